@@ -1,0 +1,51 @@
+#include "common/rr_arbiter.hpp"
+
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+
+namespace trn::common {
+
+RrArbiter::RrArbiter(Params p) : p_(p) {
+  if (p_.n < 1 || p_.n > 64) throw std::invalid_argument("RrArbiter: n must be in 1..64");
+  if (p_.width < 1 || p_.width > 64) throw std::invalid_argument("RrArbiter: width must be in 1..64");
+}
+
+unsigned RrArbiter::idx_width() const { return p_.n > 1 ? clog2(p_.n) : 1; }
+
+RrArbiter::Pick RrArbiter::pick(const In& in, unsigned prio, bool lock, unsigned lock_idx) const {
+  if (lock && ((in.req_valid_i >> lock_idx) & 1)) return {true, lock_idx};
+  for (unsigned i = 0; i < p_.n; ++i) {
+    unsigned j = (prio + i) % p_.n;
+    if ((in.req_valid_i >> j) & 1) return {true, j};
+  }
+  return {};
+}
+
+void RrArbiter::eval(const In& in, Out& out) const {
+  // Asynchronous reset: the arbiter is combinational on top of the reset state.
+  const Pick g = in.rst_ni ? pick(in, prio_q_, lock_q_, lock_idx_q_) : pick(in, 0, false, 0);
+  out.gnt_valid_o = g.found;
+  out.gnt_idx_o = g.idx;
+  out.gnt_data_o = Bits(p_.width, g.found ? in.req_data_i.slice(g.idx * p_.width, p_.width) : 0);
+  out.req_ready_o = (g.found && in.gnt_ready_i) ? (std::uint64_t{1} << g.idx) : 0;
+}
+
+void RrArbiter::tick(const In& in) {
+  if (!in.rst_ni) {
+    prio_q_ = 0;
+    lock_q_ = false;
+    lock_idx_q_ = 0;
+    return;
+  }
+  const Pick g = pick(in, prio_q_, lock_q_, lock_idx_q_);
+  lock_q_ = false;
+  if (g.found && in.gnt_ready_i) {
+    prio_q_ = g.idx + 1 == p_.n ? 0 : g.idx + 1;
+  } else if (g.found) {
+    lock_q_ = true;
+    lock_idx_q_ = g.idx;
+  }
+}
+
+}  // namespace trn::common

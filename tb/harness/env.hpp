@@ -1,0 +1,95 @@
+// The run's options (environment variables and plusargs, as cocotb reads them) and Env, what a
+// test receives: the DUT's ports, the configuration, the seed and seeded random streams.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "harness/errors.hpp"
+#include "harness/rng.hpp"
+#include "harness/scheduler.hpp"
+#include "harness/signal.hpp"
+#include "trn_config.hpp"
+
+namespace trn::tb {
+
+struct RunOptions {
+  std::string exe;               ///< absolute path of this bench binary
+  std::string top;               ///< the DUT top (TOPLEVEL)
+  std::string config;            ///< configuration name the bench was built for
+  std::uint32_t seed = 0;        ///< RANDOM_SEED
+  bool waves = false;            ///< WAVES=1
+  std::string wave_file;         ///< the FST written when waves is set
+  std::string results_file = "results.xml";  ///< COCOTB_RESULTS_FILE
+  std::vector<std::string> testcases;        ///< TESTCASE (empty: all)
+  bool lockstep = true;          ///< LOCKSTEP=0 runs without the model
+  std::uint64_t watchdog_cycles = 10000;     ///< WATCHDOG_CYCLES
+  // LOCKSTEP_INJECT=<signal>@<cycle>[:<bit>]: flip that bit of the model's output at that cycle
+  // (a deliberately wrong model, to show the checker catching it).
+  bool inject = false;
+  std::string inject_signal;
+  std::uint64_t inject_cycle = 0;
+  unsigned inject_bit = 0;
+  std::vector<std::string> plusargs;  ///< every +arg given, passed on to Verilator
+};
+
+/// The options of this run (set once by the bench's main()).
+const RunOptions& options();
+RunOptions& mutable_options();
+/// The name of the test that is running.
+const std::string& current_test_name();
+/// The command that reruns `test` with the same seed and settings (absolute paths).
+std::string reproduce_command(const std::string& test);
+
+class PortTable {
+ public:
+  void add(std::string name, Dir dir, unsigned width, void* storage) {
+    ports_.emplace_back(std::move(name), dir, width, storage);
+  }
+  Signal* find(std::string_view name) {
+    for (auto& s : ports_)
+      if (s.name() == name) return &s;
+    return nullptr;
+  }
+  Signal& at(std::string_view name) {
+    if (auto* s = find(name)) return *s;
+    std::string names;
+    for (auto& s : ports_) names += (names.empty() ? "" : ", ") + s.name();
+    throw HarnessError(fmt::format("no port '{}' on the DUT (ports: {})", name, names));
+  }
+  std::vector<Signal>& all() { return ports_; }
+
+ private:
+  std::vector<Signal> ports_;
+};
+
+class Env {
+ public:
+  Env(PortTable& ports, const cfg::Config& cfg, std::string test)
+      : ports_(ports), cfg_(cfg), test_(std::move(test)) {}
+  Signal& sig(std::string_view name) { return ports_.at(name); }
+  PortTable& ports() { return ports_; }
+  const cfg::Config& cfg() const { return cfg_; }
+  const std::string& test() const { return test_; }
+  std::uint32_t seed() const { return options().seed; }
+  /// A random stream named `stream`, private to this test and seed.
+  Rng rng(std::string_view stream) const { return Rng(seed(), test_ + "/" + std::string(stream)); }
+
+ private:
+  PortTable& ports_;
+  const cfg::Config& cfg_;
+  std::string test_;
+};
+
+/// Fail the test (TestFailure) with a formatted message unless `cond` holds.
+template <class... Args>
+void check(bool cond, fmt::format_string<Args...> f, Args&&... args) {
+  if (!cond) throw TestFailure(fmt::format(f, std::forward<Args>(args)...));
+}
+
+}  // namespace trn::tb

@@ -1,0 +1,139 @@
+#include "harness/lockstep.hpp"
+
+#include <algorithm>
+
+namespace trn::tb {
+
+namespace {
+/// Interface of a port: its name up to the first '_' ("push_valid_i" -> "push").
+std::string iface_name(const std::string& port) { return port.substr(0, port.find('_')); }
+bool has_role(const std::string& port, const char* role) {
+  // <iface>_<role>_i / _o
+  auto a = port.find('_');
+  if (a == std::string::npos) return false;
+  auto b = port.rfind('_');
+  return b > a && port.substr(a + 1, b - a - 1) == role;
+}
+std::string show(const Bits& b) {
+  if (b.width() <= 64) return fmt::format("0x{} ({})", b.hex(), b.to_u64());
+  return "0x" + b.hex();
+}
+}  // namespace
+
+LockstepCore::LockstepCore(Env& env, Clock& clk, std::string name)
+    : env_(env), clk_(clk), name_(std::move(name)), use_model_(options().lockstep) {
+  hook_ = clk_.add_pre_edge_hook([this] { on_edge(); });
+}
+
+LockstepCore::~LockstepCore() { clk_.remove_hook(hook_); }
+
+void LockstepCore::set_decoder(const std::string& port, std::function<std::string(const Bits&)> fn) {
+  decoders_.emplace_back(port, std::move(fn));
+}
+
+void LockstepCore::bind(const char* name, unsigned width, Dir dir) {
+  Signal* s = env_.ports().find(name);
+  const char* what = dir == Dir::In ? "input" : "output";
+  if (!s) throw HarnessError(fmt::format("{}: the model's {} '{}' is not a port of the DUT", name_, what, name));
+  if (s->dir() != dir)
+    throw HarnessError(fmt::format("{}: '{}' is an {} of the model but not of the DUT", name_, name, what));
+  if (s->width() != width)
+    throw HarnessError(fmt::format("{}: '{}' is {} bits in the model and {} in the DUT", name_, name, width, s->width()));
+  (dir == Dir::In ? in_ : out_).push_back(s);
+  iface_of(name).ports.push_back(s);
+}
+
+LockstepCore::Iface& LockstepCore::iface_of(const std::string& port) {
+  std::string n = iface_name(port);
+  auto it = std::find_if(ifaces_.begin(), ifaces_.end(), [&](const Iface& f) { return f.name == n; });
+  if (it != ifaces_.end()) return *it;
+  ifaces_.push_back(Iface{n, {}, nullptr, nullptr, {}, {}});
+  return ifaces_.back();
+}
+
+void LockstepCore::finish_binding() {
+  for (auto& p : env_.ports().all()) {
+    const bool bound = std::find(in_.begin(), in_.end(), &p) != in_.end() ||
+                       std::find(out_.begin(), out_.end(), &p) != out_.end();
+    if (bound || &p == &clk_.signal()) continue;
+    throw HarnessError(fmt::format("{}: the DUT's {} '{}' is not described by the model", name_,
+                                   p.dir() == Dir::In ? "input" : "output", p.name()));
+  }
+  for (auto& f : ifaces_) {
+    for (Signal* s : f.ports) {
+      if (has_role(s->name(), "valid")) f.valid = s;
+      if (has_role(s->name(), "ready")) f.ready = s;
+    }
+    f.last.resize(f.ports.size());
+  }
+}
+
+bool LockstepCore::injecting_now(const char* name) const {
+  const RunOptions& o = options();
+  return o.inject && clk_.cycle() == o.inject_cycle && o.inject_signal == name;
+}
+
+void LockstepCore::record_history() {
+  constexpr std::size_t kKeep = 8;
+  for (auto& f : ifaces_) {
+    bool take;
+    if (f.valid && f.ready) {
+      take = (f.valid->get() & f.ready->get()) != 0;
+      if (take)
+        for (std::size_t i = 0; i < f.ports.size(); ++i) f.ports[i]->get(f.last[i]);
+    } else {  // no handshake: every change of value is a transaction
+      take = false;
+      for (std::size_t i = 0; i < f.ports.size(); ++i) {
+        Bits v = f.ports[i]->bits();
+        if (!(v == f.last[i])) {
+          take = true;
+          f.last[i] = std::move(v);
+        }
+      }
+    }
+    if (!take) continue;
+    f.history.emplace_back(clk_.cycle(), f.last);
+    if (f.history.size() > kKeep) f.history.pop_front();
+  }
+}
+
+void LockstepCore::report(std::size_t out_index, const Bits& expected) {
+  Signal& s = *out_[out_index];
+  const Bits actual = s.bits();
+  auto& sched = Scheduler::get();
+  const std::uint64_t cyc = clk_.cycle();
+  const double t_ns = sched.now() / 1000.0;
+  const RunOptions& o = options();
+  std::string dec_e = show(expected), dec_a = show(actual);
+  for (auto& [port, fn] : decoders_)
+    if (port == s.name()) {
+      dec_e += " = " + fn(expected);
+      dec_a += " = " + fn(actual);
+    }
+  std::string msg = fmt::format(
+      "lockstep mismatch on {} at cycle {} ({} ns): expected 0x{}, actual 0x{}\n"
+      "  test {}  seed {}  config {}  top {}  checker {}\n"
+      "  cycle {}, sim time {:.3f} ns, signal {}\n"
+      "    expected (model) {}\n"
+      "    actual   (DUT)   {}\n",
+      s.name(), cyc, t_ns, expected.hex(), actual.hex(), env_.test(), o.seed, o.config, o.top, name_, cyc,
+      t_ns, s.name(), dec_e, dec_a);
+  Iface& f = iface_of(s.name());
+  msg += fmt::format("  last transactions on '{}' ({}, oldest first):\n", f.name,
+                     f.valid && f.ready ? "handshakes" : "changes of value");
+  if (f.history.empty()) msg += "    (none)\n";
+  for (auto& [c, vals] : f.history) {
+    msg += fmt::format("    cycle {}:", c);
+    for (std::size_t i = 0; i < f.ports.size(); ++i) msg += fmt::format(" {}=0x{}", f.ports[i]->name(), vals[i].hex());
+    msg += "\n";
+  }
+  msg += o.waves ? fmt::format("  waveform: {} (marker at the mismatch)\n", o.wave_file)
+                 : std::string("  waveform: not written (rerun with WAVES=1, or make wave)\n");
+  msg += "  reproduce: " + reproduce_command(env_.test()) + "\n";
+  active_ = false;
+  // The values compared were settled in the previous time step: put the marker there.
+  sched.set_failure_marker(sched.previous_step());
+  throw LockstepMismatch(msg, s.name(), cyc, sched.now());
+}
+
+}  // namespace trn::tb

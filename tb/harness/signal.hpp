@@ -1,0 +1,155 @@
+// trn::tb::Signal — a handle on one port of a Verilated top (or of any C++ model that keeps its
+// ports in plain integers), and Field, a bit range of one.
+//
+// Storage follows Verilator: width <= 8 in uint8_t, <= 16 uint16_t, <= 32 uint32_t, <= 64
+// uint64_t, wider in 32-bit words, least significant first. Writes take effect at the next
+// evaluation of the model; writing in the ReadOnly phase is an error, as in cocotb.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "common/bits.hpp"
+#include "harness/errors.hpp"
+
+namespace trn::tb {
+
+enum class Dir { In, Out };
+
+class Signal {
+ public:
+  Signal() = default;
+  Signal(std::string name, Dir dir, unsigned width, void* storage)
+      : name_(std::move(name)), dir_(dir), width_(width), p_(storage) {
+    if (width_ == 0 || storage == nullptr) throw HarnessError("Signal " + name_ + ": no storage or zero width");
+  }
+
+  const std::string& name() const { return name_; }
+  Dir dir() const { return dir_; }
+  unsigned width() const { return width_; }
+  bool wide() const { return width_ > 64; }
+
+  /// The low 64 bits.
+  std::uint64_t get() const {
+    if (width_ <= 8) return *static_cast<const std::uint8_t*>(p_);
+    if (width_ <= 16) return *static_cast<const std::uint16_t*>(p_);
+    if (width_ <= 32) return *static_cast<const std::uint32_t*>(p_);
+    if (width_ <= 64) return *static_cast<const std::uint64_t*>(p_);
+    const auto* w = static_cast<const std::uint32_t*>(p_);
+    return std::uint64_t{w[0]} | (std::uint64_t{w[1]} << 32);
+  }
+  void get(Bits& out) const {
+    if (out.width() != width_) out = Bits(width_);
+    if (!wide()) {
+      out.set_word(0, get());
+      return;
+    }
+    const auto* w = static_cast<const std::uint32_t*>(p_);
+    const unsigned n32 = (width_ + 31) / 32;
+    for (unsigned i = 0; i < out.words(); ++i) {
+      std::uint64_t lo = w[2 * i], hi = (2 * i + 1 < n32) ? w[2 * i + 1] : 0;
+      out.set_word(i, lo | (hi << 32));
+    }
+  }
+  Bits bits() const {
+    Bits b(width_);
+    get(b);
+    return b;
+  }
+
+  void set(std::uint64_t v) {
+    check_write();
+    if (width_ < 64) v &= (std::uint64_t{1} << width_) - 1;
+    if (width_ <= 8)
+      *static_cast<std::uint8_t*>(p_) = static_cast<std::uint8_t>(v);
+    else if (width_ <= 16)
+      *static_cast<std::uint16_t*>(p_) = static_cast<std::uint16_t>(v);
+    else if (width_ <= 32)
+      *static_cast<std::uint32_t*>(p_) = static_cast<std::uint32_t>(v);
+    else if (width_ <= 64)
+      *static_cast<std::uint64_t*>(p_) = v;
+    else {
+      Bits b(width_, v);
+      set(b);
+    }
+  }
+  void set(const Bits& v) {
+    check_write();
+    if (!wide()) {
+      set(v.to_u64());
+      return;
+    }
+    auto* w = static_cast<std::uint32_t*>(p_);
+    const unsigned n32 = (width_ + 31) / 32;
+    for (unsigned i = 0; i < n32; ++i) {
+      std::uint64_t word = v.word(i / 2);
+      w[i] = static_cast<std::uint32_t>(i % 2 ? word >> 32 : word);
+    }
+    if (width_ % 32) w[n32 - 1] &= (std::uint32_t{1} << (width_ % 32)) - 1;
+  }
+
+  /// Set by the scheduler while it is in the ReadOnly phase.
+  static inline bool readonly_phase = false;
+
+ private:
+  void check_write() const {
+    if (readonly_phase) throw HarnessError("write to " + name_ + " in the ReadOnly phase");
+  }
+  std::string name_;
+  Dir dir_ = Dir::In;
+  unsigned width_ = 0;
+  void* p_ = nullptr;
+};
+
+/// A bit range [lsb, lsb + width) of a signal, such as one requester's lane of a packed bus.
+class Field {
+ public:
+  Field() = default;
+  Field(Signal* s) : s_(s), lsb_(0), width_(s->width()) {}  // NOLINT: whole signal
+  Field(Signal* s, unsigned lsb, unsigned width) : s_(s), lsb_(lsb), width_(width) {
+    if (lsb + width > s->width()) throw HarnessError("field past the end of " + s->name());
+  }
+  unsigned width() const { return width_; }
+  const Signal& signal() const { return *s_; }
+  bool whole() const { return lsb_ == 0 && width_ == s_->width(); }
+
+  std::uint64_t get() const {
+    if (!s_->wide() && lsb_ + width_ <= 64) {
+      std::uint64_t v = s_->get() >> lsb_;
+      return width_ >= 64 ? v : v & ((std::uint64_t{1} << width_) - 1);
+    }
+    return s_->bits().slice(lsb_, width_);
+  }
+  Bits bits() const {
+    if (whole()) return s_->bits();
+    Bits b(width_);
+    Bits all = s_->bits();
+    for (unsigned i = 0; i < width_; ++i) b.set_bit(i, all.bit(lsb_ + i));
+    return b;
+  }
+  void set(std::uint64_t v) {
+    if (whole()) {
+      s_->set(v);
+      return;
+    }
+    Bits all = s_->bits();
+    all.set_slice(lsb_, width_, v);
+    s_->set(all);
+  }
+  void set(const Bits& v) {
+    if (whole()) {
+      s_->set(v);
+      return;
+    }
+    Bits all = s_->bits();
+    for (unsigned i = 0; i < width_; ++i) all.set_bit(lsb_ + i, v.bit(i));
+    s_->set(all);
+  }
+
+ private:
+  Signal* s_ = nullptr;
+  unsigned lsb_ = 0, width_ = 0;
+};
+
+}  // namespace trn::tb
