@@ -1,6 +1,7 @@
 // Bench for rtl/common/credit_counter.sv: lockstep with trn::common::CreditCounter, and a
 // scoreboard that keeps its own count of the credits out (count = max - out, every cycle).
 #include "common/credit_counter.hpp"
+#include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -140,6 +141,17 @@ TRN_TEST(reset_mid_traffic, .timeout_ns = 1e6) {
   c.rst.set(1);
   c.out = 0;
   for (int k = 0; k < 300; ++k) co_await c.cycle(r.chance(0.6), r.chance(0.5));
+}
+
+TRN_TEST(throughput) {
+  // For make bench: random legal traffic for BENCH_CYCLES cycles (default 20000).
+  CreditEnv c(env);
+  co_await c.start();
+  const std::uint64_t n = bench_cycles(20000);
+  auto r = env.rng("traffic");
+  BenchTimer t;
+  for (std::uint64_t k = 0; k < n; ++k) co_await c.cycle(r.chance(0.6), r.chance(0.6));
+  t.report(n);
 }
 
 TRN_BENCH_MAIN(Vcredit_counter, "credit_counter")

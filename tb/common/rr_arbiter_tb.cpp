@@ -1,11 +1,13 @@
 // Bench for rtl/common/rr_arbiter.sv: lockstep with trn::common::RrArbiter; a scoreboard that
 // checks every item is delivered once, in order per requester, with the right gnt_idx_o, and
 // that round-robin fairness holds (a waiting requester sees at most N-1 other grants).
+#include <algorithm>
 #include <deque>
 #include <memory>
 #include <vector>
 
 #include "common/rr_arbiter.hpp"
+#include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/stream.hpp"
@@ -175,11 +177,25 @@ TRN_TEST(reset_mid_traffic, .timeout_ns = 2e6) {
     a.expected[i].clear();
   }
   a.rst.set(0);
+  std::fill(a.others_while_waiting.begin(), a.others_while_waiting.end(), 0u);  // fairness restarts
   co_await ClockCycles(a.clk.signal(), 2);
   a.rst.set(1);
   std::uint64_t before = a.checked;
   for (unsigned i = 0; i < a.n; ++i) a.send(i, 30, data);
   co_await a.drain(before + 30ull * a.n);
+}
+
+TRN_TEST(throughput) {
+  // For make bench: every requester busy for BENCH_CYCLES cycles (default 20000).
+  ArbEnv a(env, 0.9);
+  co_await a.start();
+  const std::uint64_t n = bench_cycles(20000);
+  auto data = env.rng("data");
+  for (unsigned i = 0; i < a.n; ++i) a.send(i, static_cast<unsigned>(n / a.n + 1), data);
+  BenchTimer t;
+  co_await ClockCycles(a.clk.signal(), static_cast<unsigned>(n));
+  t.report(n);
+  check(a.checked > n / 2, "only {} grants in {} cycles", a.checked, n);
 }
 
 TRN_BENCH_MAIN(Vrr_arbiter, "rr_arbiter")

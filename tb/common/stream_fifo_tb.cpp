@@ -4,6 +4,7 @@
 #include <deque>
 
 #include "common/stream_fifo.hpp"
+#include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/stream.hpp"
@@ -147,6 +148,19 @@ TRN_TEST(reset_mid_traffic, .timeout_ns = 1e6) {
   const std::uint64_t before = f.checked;
   for (unsigned i = 0; i < 300; ++i) f.src.send(data.bits(f.model.params().width));
   co_await f.drain(before + 300);
+}
+
+TRN_TEST(throughput) {
+  // For make bench: steady random traffic for BENCH_CYCLES cycles (default 20000).
+  FifoEnv f(env, 0.9, 0.9);
+  co_await f.start();
+  const std::uint64_t n = bench_cycles(20000);
+  auto data = env.rng("data");
+  for (std::uint64_t i = 0; i < n; ++i) f.src.send(data.bits(f.model.params().width));
+  BenchTimer t;
+  co_await ClockCycles(f.clk.signal(), static_cast<unsigned>(n));
+  t.report(n);
+  check(f.checked > n / 2, "only {} items in {} cycles", f.checked, n);
 }
 
 // ---- harness self-tests: the checkers must be able to fail

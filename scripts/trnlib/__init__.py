@@ -1,0 +1,1 @@
+"""Shared helpers of the trn-rtl scripts (Python standard library only)."""

@@ -1,0 +1,56 @@
+"""Configure and build the CMake tree for a set of configurations (used by regress, wave, bench)."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def cached_configs(build: Path) -> list[str]:
+    cache = build / "CMakeCache.txt"
+    if not cache.exists():
+        return []
+    m = re.search(r"^TRN_CONFIGS:STRING=(.*)$", cache.read_text(), re.M)
+    return [c for c in m.group(1).split(";") if c] if m else []
+
+
+def ensure_configured(build: Path, configs: list[str], log: Path | None = None) -> None:
+    """Configure `build` so that it has benches for every configuration in `configs` (the set
+    only grows, so earlier builds stay usable)."""
+    have = cached_configs(build)
+    want = have + [c for c in configs if c not in have]
+    if have and want == have:
+        return
+    if not want:
+        want = ["tiny", "small"]
+    cmd = ["cmake", "-S", str(ROOT), "-B", str(build), f"-DTRN_CONFIGS={';'.join(want)}"]
+    run_logged(cmd, log, "configure")
+
+
+def build_targets(build: Path, targets: list[str], jobs: int, log: Path | None = None) -> None:
+    cmd = ["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets]
+    run_logged(cmd, log, "build")
+
+
+def run_logged(cmd: list[str], log: Path | None, what: str) -> None:
+    if log:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("a") as f:
+            f.write("$ " + " ".join(cmd) + "\n")
+            f.flush()
+            rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+    else:
+        rc = subprocess.call(cmd)
+    if rc != 0:
+        tail = ""
+        if log and log.exists():
+            tail = "\n".join(log.read_text().splitlines()[-30:])
+        print(f"{tail}\nerror: {what} failed (exit {rc}); full log: {log}", file=sys.stderr)
+        sys.exit(1)
+
+
+def bench_exe(build: Path, bench: str, config: str) -> Path:
+    return build / "bin" / f"tb_{bench}_{config}"
