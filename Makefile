@@ -1,0 +1,65 @@
+# trn-rtl — top-level commands. `make help` lists them.
+SHELL := /bin/bash
+BUILD  ?= build
+LIST   ?= smoke
+CONFIG ?=
+JOBS   ?= $(shell nproc)
+SEEDS  ?=
+TEST   ?=
+SEED   ?=
+PY     ?= python3
+
+BOOTSTRAP := scripts/bootstrap
+TOPS := $(shell sed -n 's/^trn_bench.\([a-z_0-9]*\) .*/\1/p' tb/CMakeLists.txt)
+
+.PHONY: help bootstrap configure build test regress wave lint bench clean
+
+help:
+	@echo "trn-rtl make targets"
+	@echo "  make regress [LIST=smoke|full] [CONFIG=tiny|small|full] [JOBS=n] [SEEDS=n]"
+	@echo "                  build once per configuration, run every test of a list over many seeds"
+	@echo "  make test       what CI runs: Boost.Test units, the smoke regression (tiny), runner self-tests"
+	@echo "  make wave TEST=<name> SEED=<n> [CONFIG=..]  rerun one test with FST waves, open GTKWave"
+	@echo "  make lint       verilator --lint-only -Wall over every RTL top (waivers: rtl/lint.vlt)"
+	@echo "  make bench      simulation speed (lockstep/waves on/off) and build time per RTL top"
+	@echo "  make build      configure and build everything (TRN_CONFIGS from the cache, default tiny;small)"
+	@echo "  make clean      remove $(BUILD)/"
+	@echo "  make bootstrap  check the toolchain; install missing Debian packages when root"
+
+bootstrap:
+	@$(BOOTSTRAP)
+
+$(BUILD)/CMakeCache.txt: | bootstrap
+	cmake -S . -B $(BUILD) "-DTRN_CONFIGS=tiny;small"
+
+configure: bootstrap $(BUILD)/CMakeCache.txt
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: configure
+	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
+	cmake --build $(BUILD) -j $(JOBS) --target model_tests harness_tests $(addsuffix _tiny,$(addprefix tb_,$(TOPS)))
+	@set -o pipefail; cd $(BUILD) && ctest --output-on-failure 2>&1 | tee ctest.log; rc=$$?; \
+	  p=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' ctest.log); \
+	  f=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' ctest.log); \
+	  echo "make test: $$p passed, $$f failed"; exit $$rc
+
+regress: bootstrap
+	$(PY) scripts/regress --list $(LIST) -j $(JOBS) --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(if $(SEEDS),--seeds $(SEEDS))
+
+wave: bootstrap
+	@if [ -z "$(TEST)" ] || [ -z "$(SEED)" ]; then echo "usage: make wave TEST=<name> SEED=<n> [CONFIG=..] [LIST=..]" >&2; exit 2; fi
+	$(PY) scripts/wave --test $(TEST) --seed $(SEED) --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(if $(filter-out smoke,$(LIST)),--list $(LIST))
+
+lint: bootstrap
+	@rc=0; for t in $(TOPS); do \
+	  src=$$(sed -n "s|^trn_bench($$t RTL \$${CMAKE_SOURCE_DIR}/\([^ ]*\).*|\1|p" tb/CMakeLists.txt); \
+	  if verilator --lint-only -Wall rtl/lint.vlt $$src --top-module $$t; then echo "lint: $$t clean"; else rc=1; fi; \
+	done; exit $$rc
+
+bench: bootstrap
+	$(PY) scripts/bench --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG))
+
+clean:
+	rm -rf $(BUILD)

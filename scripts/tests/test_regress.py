@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""Self-tests of scripts/regress and scripts/wave (run by CTest on the tiny benches).
+
+- bad input (unknown list, malformed TOML, unknown bench / test / configuration, duplicate test)
+  exits 2 with a one-line error naming the file and line;
+- a deliberately wrong model (LOCKSTEP_INJECT) makes the regression exit 1 with a bucketed
+  failure, a wave rerun that shows the same failure, and a reproduce command that, pasted into a
+  shell, fails again with the same mismatch at the same cycle;
+- make wave's script writes an FST that fst2vcd reads back, with a .gtkw whose signals exist.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("TRN_BUILD_DIR", ROOT / "build"))
+REGRESS = [sys.executable, str(ROOT / "scripts" / "regress"), "--no-build", "--build-dir", str(BUILD),
+           "--config", "tiny", "-j", "2", "--seed", "7"]
+
+
+def run(args, **kw):
+    return subprocess.run(args, capture_output=True, text=True, **kw)
+
+
+class RegressInput(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.d = Path(self.tmp.name)
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def regress_list(self, text):
+        p = self.d / "t.toml"
+        p.write_text(text)
+        return run(REGRESS + ["--list", str(p), "--out", str(self.d / "out")])
+
+    def assert_bad(self, r, *needles):
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        err = r.stderr.strip().splitlines()
+        self.assertEqual(len(err), 1, r.stderr)
+        for n in needles:
+            self.assertIn(n, err[0])
+
+    def test_unknown_list(self):
+        self.assert_bad(run(REGRESS + ["--list", "no_such_list"]), "no test list 'no_such_list'")
+
+    def test_malformed_toml(self):
+        self.assert_bad(self.regress_list('[[test]]\nname = "x\n'), "t.toml", "malformed TOML", "line 2")
+
+    def test_unknown_bench(self):
+        r = self.regress_list('[[test]]\nname = "a"\nbench = "stream_fifo"\n\n[[test]]\nname = "b"\nbench = "nope"\n')
+        self.assert_bad(r, "t.toml:5:", "unknown bench 'nope'")
+
+    def test_unknown_testcase(self):
+        r = self.regress_list('[[test]]\nname = "a.no_such_test"\nbench = "stream_fifo"\n')
+        self.assert_bad(r, "t.toml:1:", "no test 'no_such_test'")
+
+    def test_unknown_config(self):
+        r = self.regress_list('[[test]]\nname = "a.random_traffic"\nbench = "stream_fifo"\nconfigs = ["huge"]\n')
+        self.assert_bad(r, "t.toml:1:", "unknown configuration 'huge'")
+        self.assert_bad(run(REGRESS + ["--config", "huge"]), "unknown configuration 'huge'")
+
+    def test_duplicate_and_unknown_key(self):
+        r = self.regress_list('[[test]]\nname = "a"\nbench = "stream_fifo"\n[[test]]\nname = "a"\nbench = "stream_fifo"\n')
+        self.assert_bad(r, "t.toml:4:", "already defined")
+        r = self.regress_list('[[test]]\nname = "a"\nbench = "stream_fifo"\nseed = 3\n')
+        self.assert_bad(r, "t.toml:1:", "unknown key(s) ['seed']")
+
+    def test_bench_rejects_bad_settings(self):
+        exe = str(BUILD / "bin" / "tb_stream_fifo_tiny")
+        for env, needle in [({"TESTCASE": "nope"}, "no test 'nope'"), ({"RANDOM_SEED": "x1"}, "RANDOM_SEED"),
+                            ({"LOCKSTEP_INJECT": "pop_data_o"}, "LOCKSTEP_INJECT"),
+                            ({"TOPLEVEL": "rr_arbiter"}, "TOPLEVEL")]:
+            r = run([exe], env=dict(os.environ, **env), cwd=self.d)
+            self.assertEqual(r.returncode, 2, (env, r.stdout, r.stderr))
+            self.assertIn(needle, r.stderr)
+
+
+class FailureReproduces(unittest.TestCase):
+    def test_injected_mismatch_is_caught_bucketed_and_reproduced(self):
+        with tempfile.TemporaryDirectory() as t:
+            d = Path(t)
+            (d / "bad.toml").write_text(
+                '[[test]]\nname = "fifo.wrong_model"\nbench = "stream_fifo"\ntestcase = "random_traffic"\n'
+                'seeds = 2\nenv = { LOCKSTEP_INJECT = "pop_data_o@50:3" }\n')
+            r = run(REGRESS + ["--list", str(d / "bad.toml"), "--out", str(d / "out")])
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            self.assertIn("regress: 0 passed, 2 failed", r.stdout)
+            self.assertIn("Bucket 1: 2 run(s)", r.stdout)  # two seeds, one signature
+            self.assertIn("lockstep mismatch on pop_data_o at cycle # (# ns)", r.stdout)
+            self.assertIn("(rerun: same failure)", r.stdout)
+            cmds = re.findall(r"reproduce: `(.*)`", r.stdout)
+            self.assertEqual(len(cmds), 2)
+            for c in cmds:
+                seed = re.search(r"RANDOM_SEED=(\d+)", c).group(1)
+                first = (d / "out" / "fifo.wrong_model" / "tiny" / f"seed{seed}" / "log.txt").read_text()
+                want = re.search(r"lockstep mismatch on .*", first).group(0)
+                self.assertIn("at cycle 50 ", want)
+                again = run(["bash", "-c", c])
+                self.assertEqual(again.returncode, 1, again.stdout)
+                got = re.search(r"lockstep mismatch on .*", again.stdout).group(0)
+                self.assertEqual(got, want)  # same signal, cycle, time, values
+
+
+class Waves(unittest.TestCase):
+    def test_wave_fst_and_gtkw(self):
+        r = run([sys.executable, str(ROOT / "scripts" / "wave"), "--test", "stream_fifo.random_traffic", "--seed",
+                 "3", "--config", "tiny", "--no-open", "--build-dir", str(BUILD)])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("read back by fst2vcd", r.stdout)
+        m = re.search(r"\((read back by fst2vcd; (\d+) signals)", r.stdout)
+        self.assertGreaterEqual(int(m.group(2)), 9)
+
+    def test_failure_marker_in_gtkw(self):
+        with tempfile.TemporaryDirectory() as t:
+            exe = str(BUILD / "bin" / "tb_stream_fifo_tiny")
+            env = dict(os.environ, TESTCASE="random_traffic", RANDOM_SEED="4", WAVES="1",
+                       LOCKSTEP_INJECT="usage_o@40:0")
+            r = run([exe], env=env, cwd=t)
+            self.assertEqual(r.returncode, 1)
+            marker = int(re.search(r"^\*-[\d.]+ (-?\d+)", (Path(t) / "dump.gtkw").read_text(), re.M).group(1))
+            ns = float(re.search(r"at cycle 40 \(([\d.]+) ns\)", r.stdout).group(1))
+            # The marker sits in the time step where the compared values settled: before the edge.
+            self.assertTrue(0 < marker < ns * 1000, (marker, ns))
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
