@@ -43,6 +43,8 @@ test: configure
 	@set -o pipefail; cd $(BUILD) && ctest --output-on-failure 2>&1 | tee ctest.log; rc=$$?; \
 	  p=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' ctest.log); \
 	  f=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' ctest.log); \
+	  s=$$(grep -h '^regress: .* passed' ctest-smoke-report.md regress/ctest-smoke/report.md 2>/dev/null | tail -n1); \
+	  [ -n "$$s" ] && echo "smoke regression runs: $${s#regress: }"; \
 	  echo "make test: $$p passed, $$f failed"; exit $$rc
 
 regress: bootstrap
@@ -53,10 +55,7 @@ wave: bootstrap
 	$(PY) scripts/wave --test $(TEST) --seed $(SEED) --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(if $(filter-out smoke,$(LIST)),--list $(LIST))
 
 lint: bootstrap
-	@rc=0; for t in $(TOPS); do \
-	  src=$$(sed -n "s|^trn_bench($$t RTL \$${CMAKE_SOURCE_DIR}/\([^ ]*\).*|\1|p" tb/CMakeLists.txt); \
-	  if verilator --lint-only -Wall rtl/lint.vlt $$src --top-module $$t; then echo "lint: $$t clean"; else rc=1; fi; \
-	done; exit $$rc
+	$(PY) scripts/lint
 
 bench: bootstrap
 	$(PY) scripts/bench --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG))

@@ -54,3 +54,27 @@ def run_logged(cmd: list[str], log: Path | None, what: str) -> None:
 
 def bench_exe(build: Path, bench: str, config: str) -> Path:
     return build / "bin" / f"tb_{bench}_{config}"
+
+
+def rtl_tops() -> dict[str, dict]:
+    """The trn_bench() calls of tb/CMakeLists.txt: top -> {rtl: [files], params: [(SvParam, section, key)]}."""
+    text = (ROOT / "tb" / "CMakeLists.txt").read_text()
+    out = {}
+    for m in re.finditer(r"^trn_bench\((\w.*?)\)", text, re.S | re.M):
+        words = m.group(1).replace("${CMAKE_SOURCE_DIR}", str(ROOT)).split()
+        top, mode, rtl, params = words[0], None, [], []
+        for w in words[1:]:
+            if w in ("RTL", "TB", "PARAMS"):
+                mode = w
+            elif mode == "RTL":
+                rtl.append(w)
+            elif mode == "PARAMS":
+                sv, ref = w.split("=")
+                params.append((sv, *ref.split(".")))
+        out[top] = {"rtl": rtl, "params": params}
+    return out
+
+
+def gparams(info: dict, cfg: dict) -> list[str]:
+    """Verilator -G arguments of one top in one configuration (a table of rtl/configs.toml)."""
+    return [f"-G{sv}={cfg[sec][key]}" for sv, sec, key in info["params"]]

@@ -4,9 +4,9 @@ namespace trn::tb {
 
 StreamSource::StreamSource(std::string name, Clock& clk, Signal& rst_n, StreamPorts ports, Rng rng,
                            double p_valid, Watchdog* wd)
-    : name_(std::move(name)), clk_(clk), rst_n_(rst_n), ports_(ports), rng_(rng), p_valid_(p_valid), wd_(wd) {
+    : StreamEndpoint(std::move(name), clk, rst_n, ports, rng, wd), p_valid_(p_valid) {
   hook_ = clk_.add_pre_edge_hook([this] {
-    took_ = driving_ && (rst_n_.get() & 1) && ports_.valid.get() && ports_.ready.get();
+    took_ = driving_ && handshake();
     if (took_) {
       ++accepted_count_;
       if (on_accept) on_accept(q_.front(), clk_.cycle());
@@ -15,11 +15,9 @@ StreamSource::StreamSource(std::string name, Clock& clk, Signal& rst_n, StreamPo
   });
   if (wd_)
     wd_id_ = wd_->add_interface(
-        name_, [this] { return driving_ && (rst_n_.get() & 1) && !ports_.ready.get(); },
+        name_, [this] { return driving_ && out_of_reset() && !ports_.ready.get(); },
         [this] { return !q_.empty(); });
 }
-
-StreamSource::~StreamSource() { clk_.remove_hook(hook_); }
 
 void StreamSource::flush() {
   q_.clear();
@@ -51,9 +49,9 @@ Task<> StreamSource::run() {
 
 StreamSink::StreamSink(std::string name, Clock& clk, Signal& rst_n, StreamPorts ports, Rng rng, double p_ready,
                        Watchdog* wd)
-    : name_(std::move(name)), clk_(clk), rst_n_(rst_n), ports_(ports), rng_(rng), p_ready_(p_ready), wd_(wd) {
+    : StreamEndpoint(std::move(name), clk, rst_n, ports, rng, wd), p_ready_(p_ready) {
   hook_ = clk_.add_pre_edge_hook([this] {
-    if ((rst_n_.get() & 1) && ports_.valid.get() && ports_.ready.get()) {
+    if (handshake()) {
       ++count_;
       if (on_item) on_item(ports_.data.bits(), clk_.cycle());
       if (wd_) wd_->progress(wd_id_);
@@ -61,11 +59,9 @@ StreamSink::StreamSink(std::string name, Clock& clk, Signal& rst_n, StreamPorts 
   });
   if (wd_)
     wd_id_ = wd_->add_interface(
-        name_, [this] { return (rst_n_.get() & 1) && ports_.valid.get() && !ports_.ready.get(); },
+        name_, [this] { return out_of_reset() && ports_.valid.get() && !ports_.ready.get(); },
         [this] { return expecting && expecting(); });
 }
-
-StreamSink::~StreamSink() { clk_.remove_hook(hook_); }
 
 Task<> StreamSink::run() {
   for (;;) {

@@ -23,13 +23,36 @@ struct StreamPorts {
   Field valid, ready, data;
 };
 
-class StreamSource {
+/// What a source and a sink share: the ports, the clock and reset, a random stream, the
+/// watchdog, and a pre-edge hook.
+class StreamEndpoint {
+ public:
+  StreamEndpoint(const StreamEndpoint&) = delete;
+  StreamEndpoint& operator=(const StreamEndpoint&) = delete;
+  const std::string& name() const { return name_; }
+
+ protected:
+  StreamEndpoint(std::string name, Clock& clk, Signal& rst_n, StreamPorts ports, Rng rng, Watchdog* wd)
+      : name_(std::move(name)), clk_(clk), rst_n_(rst_n), ports_(ports), rng_(rng), wd_(wd) {}
+  ~StreamEndpoint() { clk_.remove_hook(hook_); }
+  bool out_of_reset() const { return rst_n_.get() & 1; }
+  /// valid and ready both high, out of reset (sampled before an edge: a transfer).
+  bool handshake() const { return out_of_reset() && ports_.valid.get() && ports_.ready.get(); }
+
+  std::string name_;
+  Clock& clk_;
+  Signal& rst_n_;
+  StreamPorts ports_;
+  Rng rng_;
+  Watchdog* wd_;
+  Watchdog::Id wd_id_ = 0;
+  Clock::HookId hook_ = 0;
+};
+
+class StreamSource : public StreamEndpoint {
  public:
   StreamSource(std::string name, Clock& clk, Signal& rst_n, StreamPorts ports, Rng rng, double p_valid = 1.0,
                Watchdog* wd = nullptr);
-  ~StreamSource();
-  StreamSource(const StreamSource&) = delete;
-  StreamSource& operator=(const StreamSource&) = delete;
 
   void send(Bits item) { q_.push_back(std::move(item)); }
   void send(std::uint64_t v) { q_.emplace_back(ports_.data.width(), v); }
@@ -40,32 +63,20 @@ class StreamSource {
   void flush();
   /// Called at each handshake with the item and the cycle.
   std::function<void(const Bits&, std::uint64_t)> on_accept;
-  /// The driver; start it with start_soon(src.run()).
+  /// The driver; start it with start_soon(src.run()) or a TaskGroup.
   Task<> run();
-  const std::string& name() const { return name_; }
 
  private:
-  std::string name_;
-  Clock& clk_;
-  Signal& rst_n_;
-  StreamPorts ports_;
-  Rng rng_;
   double p_valid_;
-  Watchdog* wd_;
-  Watchdog::Id wd_id_ = 0;
   std::deque<Bits> q_;
   bool driving_ = false, took_ = false;
   std::uint64_t accepted_count_ = 0;
-  Clock::HookId hook_;
 };
 
-class StreamSink {
+class StreamSink : public StreamEndpoint {
  public:
   StreamSink(std::string name, Clock& clk, Signal& rst_n, StreamPorts ports, Rng rng, double p_ready = 1.0,
              Watchdog* wd = nullptr);
-  ~StreamSink();
-  StreamSink(const StreamSink&) = delete;
-  StreamSink& operator=(const StreamSink&) = delete;
 
   void set_p_ready(double p) { p_ready_ = p; }
   std::uint64_t received() const { return count_; }
@@ -74,19 +85,10 @@ class StreamSink {
   /// Called at each handshake with the item and the cycle.
   std::function<void(const Bits&, std::uint64_t)> on_item;
   Task<> run();
-  const std::string& name() const { return name_; }
 
  private:
-  std::string name_;
-  Clock& clk_;
-  Signal& rst_n_;
-  StreamPorts ports_;
-  Rng rng_;
   double p_ready_;
-  Watchdog* wd_;
-  Watchdog::Id wd_id_ = 0;
   std::uint64_t count_ = 0;
-  Clock::HookId hook_;
 };
 
 }  // namespace trn::tb

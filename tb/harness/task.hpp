@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "harness/errors.hpp"
@@ -82,25 +83,34 @@ struct PromiseBase {
   std::suspend_always initial_suspend() noexcept { return {}; }
   FinalAwaiter final_suspend() noexcept { return {core}; }
   void unhandled_exception() { core->exc = std::current_exception(); }
+  Task<T> get_return_object();
 };
+
+template <class T>
+struct Promise : PromiseBase<T> {
+  template <class U>
+  void return_value(U&& v) {
+    this->core->value.emplace(std::forward<U>(v));
+  }
+};
+template <>
+struct Promise<void> : PromiseBase<void> {
+  void return_void() {}
+};
+
+/// The task's outcome: rethrows what it threw, else its value.
+template <class T>
+T outcome(const Core<T>& c) {
+  if (c.exc) std::rethrow_exception(c.exc);
+  if constexpr (!std::is_void_v<T>) return *c.value;
+}
 
 }  // namespace detail
 
 template <class T = void>
 class [[nodiscard]] Task {
  public:
-  struct promise_type : detail::PromiseBase<T> {
-    Task get_return_object() {
-      auto c = std::make_shared<Core<T>>();
-      c->handle = std::coroutine_handle<promise_type>::from_promise(*this);
-      this->core = c.get();
-      return Task(std::move(c));
-    }
-    template <class U>
-    void return_value(U&& v) {
-      this->core->value.emplace(std::forward<U>(v));
-    }
-  };
+  using promise_type = detail::Promise<T>;
 
   Task() = default;
   explicit Task(std::shared_ptr<Core<T>> c) : core_(std::move(c)) {}
@@ -115,8 +125,8 @@ class [[nodiscard]] Task {
   /// The value it returned; rethrows what it threw. Only once done.
   T result() const {
     if (!done()) throw HarnessError("Task::result() of a task that is not done");
-    if (core_->exc) std::rethrow_exception(core_->exc);
-    return *core_->value;
+    if (core_->killed) throw HarnessError("Task::result() of a task that was killed");
+    return detail::outcome(*core_);
   }
   std::shared_ptr<CoreBase> core() const { return core_; }
 
@@ -138,64 +148,19 @@ class [[nodiscard]] Task {
     }
     T await_resume() {
       if (c->killed) throw HarnessError("awaited a task that was killed");
-      if (c->exc) std::rethrow_exception(c->exc);
-      return *c->value;
+      return detail::outcome(*c);
     }
   };
   std::shared_ptr<Core<T>> core_;
 };
 
-template <>
-class [[nodiscard]] Task<void> {
- public:
-  struct promise_type : detail::PromiseBase<void> {
-    Task get_return_object() {
-      auto c = std::make_shared<Core<void>>();
-      c->handle = std::coroutine_handle<promise_type>::from_promise(*this);
-      this->core = c.get();
-      return Task(std::move(c));
-    }
-    void return_void() {}
-  };
-
-  Task() = default;
-  explicit Task(std::shared_ptr<Core<void>> c) : core_(std::move(c)) {}
-
-  bool valid() const { return core_ != nullptr; }
-  bool done() const { return core_ && core_->done; }
-  bool killed() const { return core_ && core_->killed; }
-  void kill() {
-    if (core_) kill_root(core_);
-  }
-  void result() const {
-    if (!done()) throw HarnessError("Task::result() of a task that is not done");
-    if (core_->exc) std::rethrow_exception(core_->exc);
-  }
-  std::shared_ptr<CoreBase> core() const { return core_; }
-
-  auto operator co_await() const noexcept { return Awaiter{core_}; }
-
- private:
-  struct Awaiter {
-    std::shared_ptr<Core<void>> c;
-    bool await_ready() const noexcept { return c->done; }
-    std::coroutine_handle<> await_suspend(std::coroutine_handle<> h) {
-      if (!c->started) {
-        c->started = true;
-        c->continuation = h;
-        c->root_of = current_root();
-        return c->handle;
-      }
-      join_task(c, h);
-      return std::noop_coroutine();
-    }
-    void await_resume() {
-      if (c->killed) throw HarnessError("awaited a task that was killed");
-      if (c->exc) std::rethrow_exception(c->exc);
-    }
-  };
-  std::shared_ptr<Core<void>> core_;
-};
+template <class T>
+Task<T> detail::PromiseBase<T>::get_return_object() {
+  auto c = std::make_shared<Core<T>>();
+  c->handle = std::coroutine_handle<Promise<T>>::from_promise(static_cast<Promise<T>&>(*this));
+  core = c.get();
+  return Task<T>(std::move(c));
+}
 
 /// Start `t` as an independent task; it runs when the current coroutine yields (cocotb's
 /// start_soon). The scheduler keeps it alive; the returned handle may be dropped.

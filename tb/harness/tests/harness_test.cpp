@@ -349,37 +349,31 @@ Task<> drive_random(Clock& clk, Signal& d, int cycles) {
     d.set(r.below(256));
   }
 }
+/// Clock, lockstep of `m` against the flop, and `cycles` cycles of random d.
+template <class M>
+Task<> flop_lockstep(PortTable& ports, M& m, int cycles, std::uint64_t* compared = nullptr) {
+  Env env(ports, *cfg::find("tiny"), "flop_lockstep");
+  Clock clk(ports.at("clk"), 10);
+  Lockstep<M> ls(env, clk, m);
+  clk.start();
+  ls.start();
+  co_await drive_random(clk, ports.at("d"), cycles);
+  if (compared) *compared = ls.cycles_compared();
+}
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(lockstep_passes_a_correct_model) {
-  Env env(ports, *cfg::find("tiny"), "lockstep_good");
   FlopModel m;
   std::uint64_t compared = 0;
-  auto main = [&]() -> Task<> {
-    Clock clk(ports.at("clk"), 10);
-    Lockstep<FlopModel> ls(env, clk, m);
-    clk.start();
-    ls.start();
-    co_await drive_random(clk, ports.at("d"), 200);
-    compared = ls.cycles_compared();
-  };
-  auto e = run(main());
+  auto e = run(flop_lockstep(ports, m, 200, &compared));
   BOOST_TEST(!e, (e ? what(e) : ""));
   BOOST_TEST(compared >= 199u);
 }
 
 BOOST_AUTO_TEST_CASE(lockstep_catches_a_wrong_model) {
-  Env env(ports, *cfg::find("tiny"), "lockstep_bad");
   FlopModel m;
   m.wrong = true;
-  auto main = [&]() -> Task<> {
-    Clock clk(ports.at("clk"), 10);
-    Lockstep<FlopModel> ls(env, clk, m);
-    clk.start();
-    ls.start();
-    co_await drive_random(clk, ports.at("d"), 200);
-  };
-  auto e = run(main());
+  auto e = run(flop_lockstep(ports, m, 200));
   BOOST_REQUIRE(e);
   try {
     std::rethrow_exception(e);
@@ -392,17 +386,9 @@ BOOST_AUTO_TEST_CASE(lockstep_catches_a_wrong_model) {
 }
 
 BOOST_AUTO_TEST_CASE(lockstep_injected_bit_flip_names_signal_and_cycle) {
-  Env env(ports, *cfg::find("tiny"), "lockstep_inject");
   FlopModel m;
   InjectGuard g("q", 25, 3);
-  auto main = [&]() -> Task<> {
-    Clock clk(ports.at("clk"), 10);
-    Lockstep<FlopModel> ls(env, clk, m);
-    clk.start();
-    ls.start();
-    co_await drive_random(clk, ports.at("d"), 100);
-  };
-  auto e = run(main());
+  auto e = run(flop_lockstep(ports, m, 100));
   BOOST_REQUIRE(e);
   try {
     std::rethrow_exception(e);
@@ -414,14 +400,8 @@ BOOST_AUTO_TEST_CASE(lockstep_injected_bit_flip_names_signal_and_cycle) {
 
 BOOST_AUTO_TEST_CASE(lockstep_rejects_unbound_and_misfit_ports) {
   // A model whose port is wider than the DUT's: binding fails with a clear error.
-  Env env(ports, *cfg::find("tiny"), "lockstep_bind");
   WideModel m;
-  auto main = [&]() -> Task<> {
-    Clock clk(ports.at("clk"), 10);
-    Lockstep<WideModel> ls(env, clk, m);
-    co_return;
-  };
-  auto e = run(main());
+  auto e = run(flop_lockstep(ports, m, 1));
   BOOST_REQUIRE(e);
   BOOST_TEST(what(e).find("9 bits in the model and 8 in the DUT") != std::string::npos);
 }
