@@ -25,7 +25,6 @@ using WaiterPtr = std::shared_ptr<Waiter>;
 struct CoreBase {
   std::coroutine_handle<> handle;
   std::coroutine_handle<> continuation;  ///< the caller, when awaited inline
-  std::shared_ptr<CoreBase> root_of;     ///< set while running inline: the root it runs in
   bool started = false;
   bool is_root = false;
   bool done = false;
@@ -140,7 +139,6 @@ class [[nodiscard]] Task {
       if (!c->started) {  // inline call: runs inside the caller's root task
         c->started = true;
         c->continuation = h;
-        c->root_of = current_root();
         return c->handle;
       }
       join_task(c, h);
