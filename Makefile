@@ -43,7 +43,7 @@ test: configure
 	@set -o pipefail; cd $(BUILD) && ctest --output-on-failure 2>&1 | tee ctest.log; rc=$$?; \
 	  p=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' ctest.log); \
 	  f=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' ctest.log); \
-	  s=$$(grep -h '^regress: .* passed' ctest-smoke-report.md regress/ctest-smoke/report.md 2>/dev/null | tail -n1); \
+	  s=$$(grep -h '^regress: .* passed' regress/ctest-smoke/report.md 2>/dev/null | tail -n1); \
 	  [ -n "$$s" ] && echo "smoke regression runs: $${s#regress: }"; \
 	  echo "make test: $$p passed, $$f failed"; exit $$rc
 

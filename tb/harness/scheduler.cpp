@@ -14,7 +14,6 @@ Scheduler& Scheduler::get() {
 
 // ---- hooks used by task.hpp
 void on_root_done(CoreBase* core) { Scheduler::get().root_done(core); }
-std::shared_ptr<CoreBase> current_root() { return Scheduler::get().current_root(); }
 void join_task(const std::shared_ptr<CoreBase>& t, std::coroutine_handle<> h) { Scheduler::get().join(t, h); }
 void start_root(const std::shared_ptr<CoreBase>& t) { Scheduler::get().start_root(t); }
 void kill_root(const std::shared_ptr<CoreBase>& t) { Scheduler::get().kill_root(t); }
@@ -118,7 +117,6 @@ void Scheduler::root_done(CoreBase* core) {
 void Scheduler::fail(std::exception_ptr e) {
   if (failure_) return;
   failure_ = std::move(e);
-  failure_time_ = now_;
   if (!marker_set_) failure_marker_ = now_;
 }
 

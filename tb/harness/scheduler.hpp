@@ -79,7 +79,6 @@ class Scheduler {
   enum class EdgeKind { Rising, Falling, Any };
   void add_edge(const Signal& s, EdgeKind k, WaiterPtr w, unsigned count = 1);
 
-  std::shared_ptr<CoreBase> current_root() const { return current_; }
   void start_root(const std::shared_ptr<CoreBase>& t);
   void kill_root(const std::shared_ptr<CoreBase>& t);
   void join(const std::shared_ptr<CoreBase>& t, std::coroutine_handle<> h);
@@ -89,8 +88,6 @@ class Scheduler {
   /// The first one wins.
   void fail(std::exception_ptr e);
   bool failed() const { return failure_ != nullptr; }
-  /// Time of the first failure (ps), valid once failed().
-  std::uint64_t failure_time() const { return failure_time_; }
   std::uint64_t failure_marker_time() const { return failure_marker_; }
   /// Where a failure about to be reported is best seen in a waveform (default: its time).
   void set_failure_marker(std::uint64_t ps);
@@ -139,7 +136,7 @@ class Scheduler {
   std::shared_ptr<CoreBase> current_;
   std::shared_ptr<CoreBase> main_;
   std::exception_ptr failure_;
-  std::uint64_t failure_time_ = 0, failure_marker_ = 0;
+  std::uint64_t failure_marker_ = 0;
   bool marker_set_ = false;
 };
 

@@ -54,7 +54,6 @@ struct Core<void> : CoreBase {};
 
 // Implemented by the scheduler (scheduler.cpp).
 void on_root_done(CoreBase* core);
-std::shared_ptr<CoreBase> current_root();
 void join_task(const std::shared_ptr<CoreBase>& task, std::coroutine_handle<> h);
 void start_root(const std::shared_ptr<CoreBase>& task);
 void kill_root(const std::shared_ptr<CoreBase>& task);
