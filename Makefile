@@ -39,13 +39,14 @@ build: configure
 
 test: configure
 	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
-	cmake --build $(BUILD) -j $(JOBS) --target model_tests harness_tests $(addsuffix _tiny,$(addprefix tb_,$(TOPS)))
+	cmake --build $(BUILD) -j $(JOBS) --target model_tests harness_tests trnsim $(addsuffix _tiny,$(addprefix tb_,$(TOPS)))
 	@set -o pipefail; cd $(BUILD) && ctest --output-on-failure 2>&1 | tee ctest.log; rc=$$?; \
 	  p=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' ctest.log); \
-	  f=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*|Failed|Not Run|Timeout)' ctest.log); \
+	  f=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*(\*\*\*Failed|\*\*\*Exception|\*\*\*Timeout|Not Run)' ctest.log); \
+	  k=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .*\*\*\*Skipped' ctest.log); \
 	  s=$$(grep -h '^regress: .* passed' regress/ctest-smoke/report.md 2>/dev/null | tail -n1); \
 	  [ -n "$$s" ] && echo "smoke regression runs: $${s#regress: }"; \
-	  echo "make test: $$p passed, $$f failed"; exit $$rc
+	  echo "make test: $$p passed, $$f failed, $$k skipped"; exit $$rc
 
 regress: bootstrap
 	$(PY) scripts/regress --list $(LIST) -j $(JOBS) --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(if $(SEEDS),--seeds $(SEEDS))

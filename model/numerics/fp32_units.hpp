@@ -1,0 +1,78 @@
+// trn::numerics::Fp32Add and Fp32Mul — cycle-exact models of rtl/numerics/fp32_add.sv and
+// rtl/numerics/fp32_mul.sv: Lanes independent FP32 lanes, one result per lane per cycle, latency
+// 1 (y_o holds the result of the operands presented with valid_i on the previous cycle; it keeps its
+// value while valid_i is low). The arithmetic is the host's IEEE float (numerics/arith.hpp).
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/bits.hpp"
+#include "numerics/arith.hpp"
+
+namespace trn::numerics {
+
+template <std::uint32_t (*Op)(std::uint32_t, std::uint32_t)>
+class Fp32Lanewise {
+ public:
+  struct Params {
+    unsigned lanes = 4;
+  };
+  struct In {
+    bool rst_ni = false;
+    bool valid_i = false;
+    Bits a_i, b_i;
+  };
+  struct Out {
+    bool valid_o = false;
+    Bits y_o;
+  };
+
+  explicit Fp32Lanewise(Params p) : p_(p), y_q_(32 * p.lanes) {
+    if (p_.lanes < 1) throw std::invalid_argument("Fp32 unit: lanes must be >= 1");
+  }
+  const Params& params() const { return p_; }
+  In make_in() const { return In{false, false, Bits(32 * p_.lanes), Bits(32 * p_.lanes)}; }
+  Out make_out() const { return Out{false, Bits(32 * p_.lanes)}; }
+
+  void eval(const In& in, Out& out) const {
+    out.valid_o = in.rst_ni && valid_q_;
+    out.y_o = in.rst_ni ? y_q_ : Bits(32 * p_.lanes);
+  }
+  void tick(const In& in) {
+    if (!in.rst_ni) {
+      valid_q_ = false;
+      y_q_ = Bits(32 * p_.lanes);
+      return;
+    }
+    valid_q_ = in.valid_i;
+    if (in.valid_i)
+      for (unsigned l = 0; l < p_.lanes; ++l)
+        y_q_.set_slice(32 * l, 32,
+                       Op(static_cast<std::uint32_t>(in.a_i.slice(32 * l, 32)),
+                          static_cast<std::uint32_t>(in.b_i.slice(32 * l, 32))));
+  }
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("valid_i", in.valid_i, 1);
+    v("a_i", in.a_i, 32 * p_.lanes);
+    v("b_i", in.b_i, 32 * p_.lanes);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("valid_o", out.valid_o, 1);
+    v("y_o", out.y_o, 32 * p_.lanes);
+  }
+
+ private:
+  Params p_;
+  bool valid_q_ = false;
+  Bits y_q_;
+};
+
+using Fp32Add = Fp32Lanewise<fp32_add>;
+using Fp32Mul = Fp32Lanewise<fp32_mul>;
+
+}  // namespace trn::numerics

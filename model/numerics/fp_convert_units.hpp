@@ -1,0 +1,121 @@
+// trn::numerics::FpEncode and FpDecode — cycle-exact models of rtl/numerics/fp_encode.sv and
+// rtl/numerics/fp_decode.sv, Lanes conversions per cycle, latency 1 (outputs hold while valid_i is
+// low).
+//
+// FpEncode: FP32 -> fmt_i (bf16, fp16, the FP8 variants with bias_i, e2m1, e8m0), RNE or stochastic
+// (sr_i) with saturate (sat_i); lane l converts when lane_en_i[l] (code 0 otherwise) and, in SR
+// mode, takes the next word of its own generator (an embedded SrRng; seed_load_i loads seed_i,
+// which has priority over the step). Codes are 16 bits per lane, zero-extended.
+// FpDecode: code (16 bits per lane) of fmt_i -> FP32, exact; NaN -> 0x7FC00000.
+// A fmt_i outside the supported list gives 0 in every lane.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+
+#include "common/bits.hpp"
+#include "numerics/format.hpp"
+#include "numerics/sr_rng.hpp"
+
+namespace trn::numerics {
+
+/// Formats the converter units take (FP32 <-> these).
+bool is_convert_format(std::uint64_t fmt);
+
+class FpEncode {
+ public:
+  struct Params {
+    unsigned lanes = 4;
+  };
+  struct In {
+    bool rst_ni = false;
+    bool valid_i = false;
+    std::uint64_t fmt_i = 0, bias_i = 0;
+    bool sr_i = false, sat_i = false;
+    Bits lane_en_i;
+    bool seed_load_i = false;
+    std::uint64_t seed_i = 0;
+    Bits data_i;
+  };
+  struct Out {
+    bool valid_o = false;
+    Bits code_o;
+  };
+
+  explicit FpEncode(Params p);
+  const Params& params() const { return p_; }
+  In make_in() const;
+  Out make_out() const { return Out{false, Bits(16 * p_.lanes)}; }
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("valid_i", in.valid_i, 1);
+    v("fmt_i", in.fmt_i, 4);
+    v("bias_i", in.bias_i, 6);
+    v("sr_i", in.sr_i, 1);
+    v("sat_i", in.sat_i, 1);
+    v("lane_en_i", in.lane_en_i, p_.lanes);
+    v("seed_load_i", in.seed_load_i, 1);
+    v("seed_i", in.seed_i, 32);
+    v("data_i", in.data_i, 32 * p_.lanes);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("valid_o", out.valid_o, 1);
+    v("code_o", out.code_o, 16 * p_.lanes);
+  }
+
+ private:
+  Params p_;
+  SrRng rng_;
+  bool valid_q_ = false;
+  Bits code_q_;
+};
+
+class FpDecode {
+ public:
+  struct Params {
+    unsigned lanes = 4;
+  };
+  struct In {
+    bool rst_ni = false;
+    bool valid_i = false;
+    std::uint64_t fmt_i = 0, bias_i = 0;
+    Bits code_i;
+  };
+  struct Out {
+    bool valid_o = false;
+    Bits data_o;
+  };
+
+  explicit FpDecode(Params p);
+  const Params& params() const { return p_; }
+  In make_in() const { return In{false, false, 0, 0, Bits(16 * p_.lanes)}; }
+  Out make_out() const { return Out{false, Bits(32 * p_.lanes)}; }
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("valid_i", in.valid_i, 1);
+    v("fmt_i", in.fmt_i, 4);
+    v("bias_i", in.bias_i, 6);
+    v("code_i", in.code_i, 16 * p_.lanes);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("valid_o", out.valid_o, 1);
+    v("data_o", out.data_o, 32 * p_.lanes);
+  }
+
+ private:
+  Params p_;
+  bool valid_q_ = false;
+  Bits data_q_;
+};
+
+}  // namespace trn::numerics

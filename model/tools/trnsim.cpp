@@ -1,0 +1,280 @@
+// trnsim — the trn-rtl model from the command line.
+//
+//   trnsim convert --to e4m3 --bias 9 --round sr --seed 7 1.5 -3e-5 nan
+//   trnsim decode --from e5m2 0x3c 0x7e
+//   trnsim mx-quantize --elem e2m1 [--neuron] v0 ... v31
+//
+// Values come from the arguments or, when there are none, from stdin (whitespace separated).
+// Bad input (unknown format, unparsable number, bias out of range) -> one-line error, exit 2.
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "numerics/format.hpp"
+#include "numerics/mx.hpp"
+#include "numerics/sr_rng.hpp"
+
+using namespace trn::numerics;
+
+namespace {
+
+constexpr const char* kUsage = R"(usage: trnsim <command> [options] [values...]
+
+Commands:
+  convert       FP32 -> a narrow format: input, FP32 bits, code (hex and bits), decoded value
+  decode        codes of a format -> FP32 value and bits
+  mx-quantize   one MX block of 32 values -> E8M0 scale, element codes, dequantized values
+  formats       the format table (bits, bias, max, min normal, min subnormal, Inf/NaN)
+
+convert options:
+  --to FMT          target format: bf16 fp16 e5m2 e4m3 e4m3fn e3m4 e2m1 e8m0 tf32 (and ml_dtypes names)
+  --bias N          FP8 exponent-bias register, 0..63 (default: the format's standard bias)
+  --round rne|sr    round to nearest even (default) or stochastic
+  --seed S          stochastic rounding: 32-bit seed register (default 0); values use lane --lane
+  --lane L          the lane whose generator is used (default 0); it advances once per value
+  --saturate        overflow and Inf give +-max even where the format has Inf
+  --bits            values are FP32 bit patterns in hex (0x3fc00000) instead of numbers
+  --raw             print only the code in hex, one per line
+decode options:
+  --from FMT        format of the codes (hex, e.g. 0x3c); --bias N; --raw prints FP32 bits only
+mx-quantize options:
+  --elem FMT        element type: e4m3fn, e5m2 (MXFP8) or e2m1 (MXFP4); exactly 32 values
+  --neuron          Neuron's variant: scale 2x larger (shared exponent + 1)
+
+Values are read from stdin when none are given. Exit status: 0 ok, 2 bad input.
+)";
+
+struct Usage : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Args {
+  std::vector<std::string> values;
+  std::string cmd;
+  std::string fmt;
+  int bias = -1;
+  bool sr = false, saturate = false, bits = false, raw = false, neuron = false;
+  std::uint32_t seed = 0;
+  unsigned lane = 0;
+};
+
+long long parse_int(const std::string& opt, const std::string& s, long long lo, long long hi) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(s.c_str(), &end, 0);
+  if (s.empty() || *end || errno) throw Usage(fmt::format("{}: '{}' is not an integer", opt, s));
+  if (v < lo || v > hi) throw Usage(fmt::format("{} {} is out of range ({}..{})", opt, s, lo, hi));
+  return v;
+}
+
+Args parse(int argc, char** argv) {
+  Args a;
+  if (argc < 2) throw Usage("no command given (convert, decode, mx-quantize, formats; see --help)");
+  a.cmd = argv[1];
+  if (a.cmd == "-h" || a.cmd == "--help") return a;
+  if (a.cmd != "convert" && a.cmd != "decode" && a.cmd != "mx-quantize" && a.cmd != "formats")
+    throw Usage(fmt::format("unknown command '{}' (convert, decode, mx-quantize, formats)", a.cmd));
+  for (int i = 2; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw Usage(fmt::format("{} needs a value", s));
+      return argv[++i];
+    };
+    if (s == "--to" || s == "--from" || s == "--elem")
+      a.fmt = value();
+    else if (s == "--bias")
+      a.bias = static_cast<int>(parse_int(s, value(), kMinBias, kMaxBias));
+    else if (s == "--round") {
+      const std::string r = value();
+      if (r == "sr" || r == "stochastic")
+        a.sr = true;
+      else if (r != "rne")
+        throw Usage(fmt::format("--round: unknown mode '{}' (rne or sr)", r));
+    } else if (s == "--seed")
+      a.seed = static_cast<std::uint32_t>(parse_int(s, value(), 0, 0xFFFFFFFFll));
+    else if (s == "--lane")
+      a.lane = static_cast<unsigned>(parse_int(s, value(), 0, 1 << 20));
+    else if (s == "--saturate")
+      a.saturate = true;
+    else if (s == "--bits")
+      a.bits = true;
+    else if (s == "--raw")
+      a.raw = true;
+    else if (s == "--neuron")
+      a.neuron = true;
+    else if (s == "-h" || s == "--help") {
+      a.cmd = "--help";
+      return a;
+    } else if (s.size() > 1 && s[0] == '-' && s[1] == '-')
+      throw Usage(fmt::format("unknown option '{}' (see --help)", s));
+    else
+      a.values.push_back(s);
+  }
+  return a;
+}
+
+Format need_format(const Args& a, const char* opt) {
+  if (a.fmt.empty()) throw Usage(fmt::format("{}: {} FMT is required", a.cmd, opt));
+  auto f = parse_format(a.fmt);
+  if (!f) throw Usage(fmt::format("{}: unknown format '{}' (see trnsim formats)", opt, a.fmt));
+  return *f;
+}
+
+std::vector<std::string> read_values(const Args& a) {
+  if (!a.values.empty()) return a.values;
+  std::vector<std::string> v;
+  char buf[256];
+  while (std::fscanf(stdin, "%255s", buf) == 1) v.emplace_back(buf);
+  return v;
+}
+
+std::uint32_t parse_fp32(const std::string& s, bool as_bits, std::size_t index) {
+  char* end = nullptr;
+  errno = 0;
+  if (as_bits) {
+    const unsigned long long v = std::strtoull(s.c_str(), &end, 16);
+    if (s.empty() || *end || errno || v > 0xFFFFFFFFull)
+      throw Usage(fmt::format("value {}: '{}' is not a 32-bit hex pattern", index + 1, s));
+    return static_cast<std::uint32_t>(v);
+  }
+  const float f = std::strtof(s.c_str(), &end);
+  if (s.empty() || *end) throw Usage(fmt::format("value {}: cannot parse '{}' as a number", index + 1, s));
+  if (errno == ERANGE && std::isinf(f)) throw Usage(fmt::format("value {}: '{}' is beyond the FP32 range", index + 1, s));
+  return f32_bits(f);
+}
+
+std::string code_bits(const FormatInfo& d, std::uint32_t code) {
+  std::string out;
+  auto field = [&](unsigned hi, unsigned n) {
+    for (unsigned k = 0; k < n; ++k) out += ((code >> (hi - k)) & 1) ? '1' : '0';
+  };
+  unsigned pos = d.bits - 1;
+  if (d.is_signed) {
+    field(pos, 1);
+    out += ' ';
+    pos -= 1;
+  }
+  field(pos, d.exp_bits);
+  if (d.man_bits) {
+    out += ' ';
+    field(pos - d.exp_bits, d.man_bits);
+  }
+  return out;
+}
+
+std::string show(std::uint32_t fp32) { return fmt::format("{}", f32_from(fp32)); }
+
+int cmd_convert(const Args& a) {
+  const Format f = need_format(a, "--to");
+  const FormatInfo& d = format_info(f);
+  if (a.bias >= 0 && !d.adjustable_bias)
+    throw Usage(fmt::format("--bias applies to FP8 formats only, not {}", d.name));
+  const auto vals = read_values(a);
+  std::vector<std::uint32_t> xs;
+  for (std::size_t i = 0; i < vals.size(); ++i) xs.push_back(parse_fp32(vals[i], a.bits, i));
+  Xorshift32 rng(a.seed, a.lane);
+  const unsigned hex_digits = (d.bits + 3) / 4;
+  if (!a.raw)
+    fmt::print("{:<16} {:<10}  {:<{}}  {:<{}}  {}\n", "input", "fp32", "code", hex_digits + 2, "bits", d.bits + 2,
+               "value");
+  for (std::size_t i = 0; i < vals.size(); ++i) {
+    const std::uint32_t x = xs[i];
+    Convert c;
+    c.mode = a.sr ? Round::sr : Round::rne;
+    c.saturate = a.saturate;
+    c.bias = a.bias;
+    if (a.sr) c.rnd = rng.next();
+    const std::uint32_t code = encode(f, x, c);
+    if (a.raw)
+      fmt::print("{:#0{}x}\n", code, hex_digits + 2);
+    else
+      fmt::print("{:<16} {:#010x}  {:#0{}x}  {:<{}}  {}\n", vals[i], x, code, hex_digits + 2, code_bits(d, code),
+                 d.bits + 2, show(decode(f, code, a.bias)));
+  }
+  return 0;
+}
+
+int cmd_decode(const Args& a) {
+  const Format f = need_format(a, "--from");
+  const FormatInfo& d = format_info(f);
+  if (a.bias >= 0 && !d.adjustable_bias)
+    throw Usage(fmt::format("--bias applies to FP8 formats only, not {}", d.name));
+  const auto vals = read_values(a);
+  for (std::size_t i = 0; i < vals.size(); ++i) {
+    char* end = nullptr;
+    errno = 0;
+    const unsigned long long code = std::strtoull(vals[i].c_str(), &end, 16);
+    if (vals[i].empty() || *end || errno || code > code_mask(d))
+      throw Usage(fmt::format("code {}: '{}' is not a {}-bit hex code of {}", i + 1, vals[i], d.bits, d.name));
+    const std::uint32_t x = decode(f, static_cast<std::uint32_t>(code), a.bias);
+    if (a.raw)
+      fmt::print("{:#010x}\n", x);
+    else
+      fmt::print("{:#0{}x}  {:<{}}  {:#010x}  {}\n", code, (d.bits + 3) / 4 + 2, code_bits(d, static_cast<std::uint32_t>(code)),
+                 d.bits + 2, x, show(x));
+  }
+  return 0;
+}
+
+int cmd_mx(const Args& a) {
+  const Format f = need_format(a, "--elem");
+  if (!is_mx_element(f))
+    throw Usage(fmt::format("--elem: '{}' is not an MX element type (e4m3fn, e5m2, e2m1)", a.fmt));
+  const auto vals = read_values(a);
+  if (vals.size() != kMxBlock) throw Usage(fmt::format("mx-quantize: a block has 32 values, got {}", vals.size()));
+  std::vector<std::uint32_t> x;
+  for (std::size_t i = 0; i < vals.size(); ++i) x.push_back(parse_fp32(vals[i], a.bits, i));
+  const MxBlock b = mx_quantize(x, f, a.neuron);
+  const FormatInfo& d = format_info(f);
+  fmt::print("scale 0x{:02x} = {}{}\n", b.scale, show(decode(Format::e8m0, b.scale)),
+             a.neuron ? " (Neuron variant)" : " (OCP)");
+  fmt::print("{:>3}  {:<16} {:<6} {:<{}}  {}\n", "i", "input", "code", "bits", d.bits + 2, "dequantized");
+  for (unsigned i = 0; i < kMxBlock; ++i)
+    fmt::print("{:>3}  {:<16} 0x{:02x}   {:<{}}  {}\n", i, vals[i], b.codes[i], code_bits(d, b.codes[i]), d.bits + 2,
+               show(mx_dequantize(b, f, i)));
+  return 0;
+}
+
+int cmd_formats() {
+  fmt::print("{:<7} {:>4} {:>3} {:>3} {:>5}  {:<14} {:<14} {:<14} {}\n", "format", "bits", "E", "M", "bias", "max",
+             "min normal", "min subnormal", "Inf/NaN");
+  for (const auto& d : all_formats()) {
+    const std::uint32_t min_normal = d.subnormals ? (1u << d.man_bits) : 0;
+    const char* policy = d.specials == Specials::ieee       ? "Inf and NaN (IEEE)"
+                         : d.specials == Specials::nan_only ? "NaN only (all-ones code)"
+                                                            : "none";
+    fmt::print("{:<7} {:>4} {:>3} {:>3} {:>5}  {:<14} {:<14} {:<14} {}\n", d.name, d.bits, d.exp_bits, d.man_bits,
+               d.bias, show(decode(d.id, max_magnitude(d))), show(decode(d.id, min_normal)),
+               d.subnormals ? show(decode(d.id, 1)) : std::string("-"), policy);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const Args a = parse(argc, argv);
+    if (a.cmd == "--help" || a.cmd == "-h") {
+      fmt::print("{}", kUsage);
+      return 0;
+    }
+    if (a.cmd == "convert") return cmd_convert(a);
+    if (a.cmd == "decode") return cmd_decode(a);
+    if (a.cmd == "mx-quantize") return cmd_mx(a);
+    return cmd_formats();
+  } catch (const Usage& e) {
+    fmt::print(stderr, "trnsim: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "trnsim: error: {}\n", e.what());
+    return 2;
+  }
+}
