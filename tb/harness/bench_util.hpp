@@ -12,15 +12,18 @@
 
 namespace trn::tb {
 
-/// BENCH_CYCLES from the environment, or `dflt`.
-inline std::uint64_t bench_cycles(std::uint64_t dflt) {
-  const char* e = std::getenv("BENCH_CYCLES");
+/// A positive count from environment variable `name` (e.g. NUMERICS_VALUES), or `dflt`.
+inline std::uint64_t env_count(const char* name, std::uint64_t dflt) {
+  const char* e = std::getenv(name);
   if (!e || !*e) return dflt;
   char* end = nullptr;
   unsigned long long v = std::strtoull(e, &end, 10);
-  if (*end || v == 0) throw HarnessError(fmt::format("BENCH_CYCLES={} is not a positive integer", e));
+  if (*end || v == 0) throw HarnessError(fmt::format("{}={} is not a positive integer", name, e));
   return v;
 }
+
+/// BENCH_CYCLES from the environment, or `dflt`.
+inline std::uint64_t bench_cycles(std::uint64_t dflt) { return env_count("BENCH_CYCLES", dflt); }
 
 /// Prints "bench: cycles=<n> seconds=<s> cycles_per_s=<r>" for scripts/bench.
 class BenchTimer {
