@@ -92,4 +92,11 @@ void check(bool cond, fmt::format_string<Args...> f, Args&&... args) {
   if (!cond) throw TestFailure(fmt::format(f, std::forward<Args>(args)...));
 }
 
+/// Log a line from a test in cocotb's format: "<sim time>ns INFO     trn.test     message".
+template <class... Args>
+void info(fmt::format_string<Args...> f, Args&&... args) {
+  fmt::print("{:>11.2f}ns INFO     trn.test           {}\n", static_cast<double>(Scheduler::get().now()) / 1000.0,
+             fmt::format(f, std::forward<Args>(args)...));
+}
+
 }  // namespace trn::tb

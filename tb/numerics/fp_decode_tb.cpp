@@ -48,7 +48,7 @@ struct DecodeBench : UnitEnv<FpDecode> {
       Bits in(16 * lanes);
       for (unsigned l = 0; l < lanes; ++l) in.set_slice(16 * l, 16, (base + l) % count);
       code.set(in);
-      co_await step([this, &d, f, b, eb, base, count] {
+      push([this, &d, f, b, eb, base, count] {
         const Bits out = data.bits();
         for (unsigned l = 0; l < lanes; ++l) {
           const std::uint32_t c = (base + l) % count, x = static_cast<std::uint32_t>(out.slice(32 * l, 32));
@@ -69,6 +69,7 @@ struct DecodeBench : UnitEnv<FpDecode> {
           check(back == c, "{} bias {} code {:#x}: round trip through {:#010x} gives {:#x}", d.name, eb, c, x, back);
         }
       });
+      co_await next();
     }
     co_await drain();
   }
@@ -112,7 +113,8 @@ TRN_TEST(unsupported_format_gives_zero, .timeout_ns = 1e7) {
   for (unsigned f : {0u, 1u, 10u, 11u, 15u}) {
     b.fmt.set(f);
     b.code.set(r.bits(16 * b.lanes));
-    co_await b.step([&b, f] { check(!b.data.bits().any(), "fmt {} decoded to nonzero data", f); });
+    b.push([&b, f] { check(!b.data.bits().any(), "fmt {} decoded to nonzero data", f); });
+    co_await b.next();
   }
   co_await b.drain();
 }
@@ -128,7 +130,8 @@ TRN_TEST(throughput) {
     b.fmt.set(r.range(2, 9));
     b.bias.set(r.below(64));
     b.code.set(r.bits(16 * b.lanes));
-    co_await b.step([] {});
+    b.push([] {});
+    co_await b.next();
   }
   co_await b.drain();
   t.report(n);

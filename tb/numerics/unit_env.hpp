@@ -1,7 +1,7 @@
 // UnitEnv — the common environment of the rtl/numerics benches: clock, reset, the model in
 // lockstep, and an in-order scoreboard for pipelines without back-pressure.
 //
-// A test sets the unit's inputs, then calls step(check): valid_i is raised for one cycle and
+// A test sets the unit's inputs, then calls push(check) and next(): valid_i is raised for one cycle and
 // `check` (which reads the DUT's outputs and compares them with values the test computed
 // independently) runs when the result appears on valid_o. drain() waits for every result and
 // fails if one never came or an extra one did.
@@ -55,9 +55,14 @@ class UnitEnv {
     co_await reset_dut(clk, rst);
   }
   /// One input cycle: the inputs are already set; `fn` checks the result `latency` cycles later.
-  Task<> step(Check fn) {
+  /// Call next() after it. (A plain function: GCC 12 destroys non-trivial temporaries inside
+  /// co_await expressions twice, so checks are never passed to a coroutine.)
+  void push(Check fn) {
     valid_i.set(1);
     pending_.emplace_back(clk.cycle(), std::move(fn));  // sampled by the next edge
+  }
+  /// The edge that takes the pushed inputs.
+  Task<> next() {
     co_await RisingEdge(clk.signal());
     valid_i.set(0);
   }
