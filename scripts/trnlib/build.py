@@ -59,9 +59,17 @@ def bench_exe(build: Path, bench: str, config: str) -> Path:
 def rtl_tops() -> dict[str, dict]:
     """The trn_bench() calls of tb/CMakeLists.txt: top -> {rtl: [files], params: [(SvParam, section, key)]}."""
     text = (ROOT / "tb" / "CMakeLists.txt").read_text()
+    # Plain set(VAR values...) lines may name source lists: expand them in order.
+    vars_ = {"CMAKE_SOURCE_DIR": str(ROOT)}
+
+    def expand(s: str) -> str:
+        return re.sub(r"\$\{(\w+)\}", lambda m: vars_.get(m.group(1), m.group(0)), s)
+
+    for m in re.finditer(r"^set\((\w+)\s+(.*?)\)", text, re.S | re.M):
+        vars_[m.group(1)] = expand(m.group(2))
     out = {}
     for m in re.finditer(r"^trn_bench\((\w.*?)\)", text, re.S | re.M):
-        words = m.group(1).replace("${CMAKE_SOURCE_DIR}", str(ROOT)).split()
+        words = expand(m.group(1)).split()
         top, mode, rtl, params = words[0], None, [], []
         for w in words[1:]:
             if w in ("RTL", "TB", "PARAMS"):
