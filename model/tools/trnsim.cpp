@@ -207,17 +207,21 @@ int cmd_decode(const Args& a) {
   if (a.bias >= 0 && !d.adjustable_bias)
     throw Usage(fmt::format("--bias applies to FP8 formats only, not {}", d.name));
   const auto vals = read_values(a);
+  std::vector<std::uint32_t> codes;
   for (std::size_t i = 0; i < vals.size(); ++i) {
     char* end = nullptr;
     errno = 0;
     const unsigned long long code = std::strtoull(vals[i].c_str(), &end, 16);
     if (vals[i].empty() || *end || errno || code > code_mask(d))
       throw Usage(fmt::format("code {}: '{}' is not a {}-bit hex code of {}", i + 1, vals[i], d.bits, d.name));
-    const std::uint32_t x = decode(f, static_cast<std::uint32_t>(code), a.bias);
+    codes.push_back(static_cast<std::uint32_t>(code));
+  }
+  for (const std::uint32_t code : codes) {
+    const std::uint32_t x = decode(f, code, a.bias);
     if (a.raw)
       fmt::print("{:#010x}\n", x);
     else
-      fmt::print("{:#0{}x}  {:<{}}  {:#010x}  {}\n", code, (d.bits + 3) / 4 + 2, code_bits(d, static_cast<std::uint32_t>(code)),
+      fmt::print("{:#0{}x}  {:<{}}  {:#010x}  {}\n", code, (d.bits + 3) / 4 + 2, code_bits(d, code),
                  d.bits + 2, x, show(x));
   }
   return 0;
