@@ -273,6 +273,18 @@ TRN_TEST(lane_enable_and_bad_format, .timeout_ns = 1e8) {
   co_await b.drain();
 }
 
+TRN_TEST(selftest_neighbour_check_catches_wrong_code, .timeout_ns = 1e6, .expect_fail = true) {
+  // The neighbour check must be able to fail: 1.3 in E4M3 lies between 1.25 and 1.375, and a
+  // code two steps away must be reported.
+  expect_failure([](const TestFailure& f) {
+    check(std::string(f.what()).find("not a neighbour") != std::string::npos, "wrong failure: {}", f.what());
+  });
+  const std::uint32_t right = encode(Format::e4m3, f32_bits(1.3f));
+  EncodeBench::check_neighbours(Format::e4m3, -1, {false, false}, f32_bits(1.3f), right);  // passes
+  EncodeBench::check_neighbours(Format::e4m3, -1, {false, false}, f32_bits(1.3f), right + 2);
+  co_return;
+}
+
 TRN_TEST(throughput) {
   EncodeBench b(env);
   co_await b.begin();

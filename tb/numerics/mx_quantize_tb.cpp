@@ -63,13 +63,16 @@ struct MxBench : UnitEnv<MxQuantize> {
     return e;
   }
 
-  void send(const std::vector<std::uint32_t>& v, Format f, bool neu) {
+  /// `corrupt`: expect a wrong code for element 5 (the reference's self-test).
+  void send(const std::vector<std::uint32_t>& v, Format f, bool neu, bool corrupt = false) {
     Bits in(32 * kMxBlock);
     for (unsigned i = 0; i < kMxBlock; ++i) in.set_slice(32 * i, 32, v[i]);
     data.set(in);
     elem.set(static_cast<unsigned>(f));
     neuron.set(neu);
-    push([this, e = reference(v, f, neu), f] {
+    Expect e = reference(v, f, neu);
+    if (corrupt) e.codes[5] ^= 1;
+    push([this, e, f] {
       check(scale.get() == e.scale, "{} block: scale {:#04x}, reference {:#04x}", format_info(f).name, scale.get(), e.scale);
       const Bits c = codes.bits();
       for (unsigned i = 0; i < kMxBlock; ++i)
@@ -167,6 +170,21 @@ TRN_TEST(bad_element_type, .timeout_ns = 1e8) {
     t.push([&t, f] { check(t.scale.get() == 0xFF && !t.codes.bits().any(), "element type {} not rejected", f); });
     co_await t.next();
   }
+  co_await t.drain();
+}
+
+TRN_TEST(selftest_reference_catches_wrong_code, .timeout_ns = 1e6, .expect_fail = true) {
+  // The brute-force reference comparison must be able to fail: expect a wrong code for one
+  // element (lockstep off, so only that comparison can report it).
+  MxBench t(env);
+  expect_failure([](const TestFailure& f) {
+    check(std::string(f.what()).find("element 5: code") != std::string::npos, "wrong failure: {}", f.what());
+  });
+  co_await t.start();
+  t.lockstep.stop();
+  std::vector<std::uint32_t> v(kMxBlock, f32_bits(1.0f));
+  t.send(v, Format::e4m3fn, false, true);
+  co_await t.next();
   co_await t.drain();
 }
 
