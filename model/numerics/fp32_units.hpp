@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/bits.hpp"
+#include "common/pipe_reg.hpp"
 #include "numerics/arith.hpp"
 
 namespace trn::numerics {
@@ -28,29 +29,21 @@ class Fp32Lanewise {
     Bits y_o;
   };
 
-  explicit Fp32Lanewise(Params p) : p_(p), y_q_(32 * p.lanes) {
+  explicit Fp32Lanewise(Params p) : p_(p), out_(32 * p.lanes) {
     if (p_.lanes < 1) throw std::invalid_argument("Fp32 unit: lanes must be >= 1");
   }
   const Params& params() const { return p_; }
   In make_in() const { return In{false, false, Bits(32 * p_.lanes), Bits(32 * p_.lanes)}; }
   Out make_out() const { return Out{false, Bits(32 * p_.lanes)}; }
 
-  void eval(const In& in, Out& out) const {
-    out.valid_o = in.rst_ni && valid_q_;
-    out.y_o = in.rst_ni ? y_q_ : Bits(32 * p_.lanes);
-  }
+  void eval(const In& in, Out& out) const { out_.eval(in.rst_ni, out.valid_o, out.y_o); }
   void tick(const In& in) {
-    if (!in.rst_ni) {
-      valid_q_ = false;
-      y_q_ = Bits(32 * p_.lanes);
-      return;
-    }
-    valid_q_ = in.valid_i;
-    if (in.valid_i)
+    out_.tick(in.rst_ni, in.valid_i, [&](Bits& y) {
       for (unsigned l = 0; l < p_.lanes; ++l)
-        y_q_.set_slice(32 * l, 32,
-                       Op(static_cast<std::uint32_t>(in.a_i.slice(32 * l, 32)),
-                          static_cast<std::uint32_t>(in.b_i.slice(32 * l, 32))));
+        y.set_slice(32 * l, 32,
+                    Op(static_cast<std::uint32_t>(in.a_i.slice(32 * l, 32)),
+                       static_cast<std::uint32_t>(in.b_i.slice(32 * l, 32))));
+    });
   }
 
   template <class V>
@@ -68,8 +61,7 @@ class Fp32Lanewise {
 
  private:
   Params p_;
-  bool valid_q_ = false;
-  Bits y_q_;
+  common::PipeReg out_;  ///< u_out
 };
 
 using Fp32Add = Fp32Lanewise<fp32_add>;

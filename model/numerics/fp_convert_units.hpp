@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "common/bits.hpp"
+#include "common/pipe_reg.hpp"
 #include "numerics/format.hpp"
 #include "numerics/sr_rng.hpp"
 
@@ -70,9 +71,8 @@ class FpEncode {
 
  private:
   Params p_;
-  SrRng rng_;
-  bool valid_q_ = false;
-  Bits code_q_;
+  SrRng rng_;             ///< u_rng
+  common::PipeReg out_;  ///< u_out
 };
 
 class FpDecode {
@@ -114,8 +114,7 @@ class FpDecode {
 
  private:
   Params p_;
-  bool valid_q_ = false;
-  Bits data_q_;
+  common::PipeReg out_;  ///< u_out
 };
 
 }  // namespace trn::numerics

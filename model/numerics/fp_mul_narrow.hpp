@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "common/bits.hpp"
+#include "common/pipe_reg.hpp"
 #include "numerics/arith.hpp"
 
 namespace trn::numerics {
@@ -30,17 +31,14 @@ class FpMulNarrow {
     Bits y_o;
   };
 
-  explicit FpMulNarrow(Params p) : p_(p), y_q_(32 * p.lanes) {
+  explicit FpMulNarrow(Params p) : p_(p), out_(32 * p.lanes) {
     if (p_.lanes < 1) throw std::invalid_argument("FpMulNarrow: lanes must be >= 1");
   }
   const Params& params() const { return p_; }
   In make_in() const { return In{false, false, 0, 0, 0, 0, Bits(16 * p_.lanes), Bits(16 * p_.lanes)}; }
   Out make_out() const { return Out{false, Bits(32 * p_.lanes)}; }
 
-  void eval(const In& in, Out& out) const {
-    out.valid_o = in.rst_ni && valid_q_;
-    out.y_o = in.rst_ni ? y_q_ : Bits(32 * p_.lanes);
-  }
+  void eval(const In& in, Out& out) const { out_.eval(in.rst_ni, out.valid_o, out.y_o); }
   void tick(const In& in);
 
   template <class V>
@@ -62,8 +60,7 @@ class FpMulNarrow {
 
  private:
   Params p_;
-  bool valid_q_ = false;
-  Bits y_q_;
+  common::PipeReg out_;  ///< u_out
 };
 
 }  // namespace trn::numerics

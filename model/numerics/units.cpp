@@ -14,7 +14,7 @@ bool is_convert_format(std::uint64_t fmt) {
 bool is_narrow_operand(Format f) { return f >= Format::bf16 && f <= Format::e2m1; }
 
 // ---- FpEncode
-FpEncode::FpEncode(Params p) : p_(p), rng_({p.lanes}), code_q_(16 * p.lanes) {
+FpEncode::FpEncode(Params p) : p_(p), rng_({p.lanes}), out_(16 * p.lanes) {
   if (p_.lanes < 1) throw std::invalid_argument("FpEncode: lanes must be >= 1");
 }
 
@@ -25,25 +25,14 @@ FpEncode::In FpEncode::make_in() const {
   return in;
 }
 
-void FpEncode::eval(const In& in, Out& out) const {
-  out.valid_o = in.rst_ni && valid_q_;
-  out.code_o = in.rst_ni ? code_q_ : Bits(16 * p_.lanes);
-}
+void FpEncode::eval(const In& in, Out& out) const { out_.eval(in.rst_ni, out.valid_o, out.code_o); }
 
 void FpEncode::tick(const In& in) {
-  if (!in.rst_ni) {
-    valid_q_ = false;
-    code_q_ = Bits(16 * p_.lanes);
-    rng_.load(0);
-    return;
-  }
-  valid_q_ = in.valid_i;
-  if (in.valid_i) {
+  out_.tick(in.rst_ni, in.valid_i, [&](Bits& code_d) {
     const bool ok = is_convert_format(in.fmt_i);
     for (unsigned l = 0; l < p_.lanes; ++l) {
       std::uint32_t code = 0;
-      const bool en = in.lane_en_i.bit(l);
-      if (ok && en) {
+      if (ok && in.lane_en_i.bit(l)) {
         Convert c;
         c.mode = in.sr_i ? Round::sr : Round::rne;
         c.saturate = in.sat_i;
@@ -51,61 +40,51 @@ void FpEncode::tick(const In& in) {
         c.rnd = rng_.peek(l);
         code = encode(static_cast<Format>(in.fmt_i), static_cast<std::uint32_t>(in.data_i.slice(32 * l, 32)), c);
       }
-      code_q_.set_slice(16 * l, 16, code);
+      code_d.set_slice(16 * l, 16, code);
     }
-    if (in.sr_i && !in.seed_load_i)
-      for (unsigned l = 0; l < p_.lanes; ++l)
-        if (in.lane_en_i.bit(l)) rng_.advance(l);
+  });
+  // u_rng: load (reset: seed 0) has priority; each enabled lane steps once per SR conversion.
+  if (!in.rst_ni || in.seed_load_i) {
+    rng_.load(in.rst_ni ? static_cast<std::uint32_t>(in.seed_i) : 0);
+  } else if (in.valid_i && in.sr_i) {
+    for (unsigned l = 0; l < p_.lanes; ++l)
+      if (in.lane_en_i.bit(l)) rng_.advance(l);
   }
-  if (in.seed_load_i) rng_.load(static_cast<std::uint32_t>(in.seed_i));
 }
 
 // ---- FpDecode
-FpDecode::FpDecode(Params p) : p_(p), data_q_(32 * p.lanes) {
+FpDecode::FpDecode(Params p) : p_(p), out_(32 * p.lanes) {
   if (p_.lanes < 1) throw std::invalid_argument("FpDecode: lanes must be >= 1");
 }
 
-void FpDecode::eval(const In& in, Out& out) const {
-  out.valid_o = in.rst_ni && valid_q_;
-  out.data_o = in.rst_ni ? data_q_ : Bits(32 * p_.lanes);
-}
+void FpDecode::eval(const In& in, Out& out) const { out_.eval(in.rst_ni, out.valid_o, out.data_o); }
 
 void FpDecode::tick(const In& in) {
-  if (!in.rst_ni) {
-    valid_q_ = false;
-    data_q_ = Bits(32 * p_.lanes);
-    return;
-  }
-  valid_q_ = in.valid_i;
-  if (!in.valid_i) return;
-  const bool ok = is_convert_format(in.fmt_i);
-  for (unsigned l = 0; l < p_.lanes; ++l)
-    data_q_.set_slice(32 * l, 32,
-                      ok ? decode(static_cast<Format>(in.fmt_i), static_cast<std::uint32_t>(in.code_i.slice(16 * l, 16)),
-                                  static_cast<int>(in.bias_i))
-                         : 0);
+  out_.tick(in.rst_ni, in.valid_i, [&](Bits& data_d) {
+    const bool ok = is_convert_format(in.fmt_i);
+    for (unsigned l = 0; l < p_.lanes; ++l)
+      data_d.set_slice(32 * l, 32,
+                       ok ? decode(static_cast<Format>(in.fmt_i), static_cast<std::uint32_t>(in.code_i.slice(16 * l, 16)),
+                                   static_cast<int>(in.bias_i))
+                          : 0);
+  });
 }
 
 // ---- FpMulNarrow
 void FpMulNarrow::tick(const In& in) {
-  if (!in.rst_ni) {
-    valid_q_ = false;
-    y_q_ = Bits(32 * p_.lanes);
-    return;
-  }
-  valid_q_ = in.valid_i;
-  if (!in.valid_i) return;
-  const auto fa = static_cast<Format>(in.fmt_a_i), fb = static_cast<Format>(in.fmt_b_i);
-  const bool ok = is_narrow_operand(fa) && is_narrow_operand(fb);
-  for (unsigned l = 0; l < p_.lanes; ++l) {
-    std::uint32_t y = 0;
-    if (ok) {
-      const Operand a{fa, static_cast<std::uint32_t>(in.a_i.slice(16 * l, 16)), static_cast<int>(in.bias_a_i)};
-      const Operand b{fb, static_cast<std::uint32_t>(in.b_i.slice(16 * l, 16)), static_cast<int>(in.bias_b_i)};
-      y = mul_narrow(a, b);
+  out_.tick(in.rst_ni, in.valid_i, [&](Bits& y_d) {
+    const auto fa = static_cast<Format>(in.fmt_a_i), fb = static_cast<Format>(in.fmt_b_i);
+    const bool ok = is_narrow_operand(fa) && is_narrow_operand(fb);
+    for (unsigned l = 0; l < p_.lanes; ++l) {
+      std::uint32_t y = 0;
+      if (ok) {
+        const Operand a{fa, static_cast<std::uint32_t>(in.a_i.slice(16 * l, 16)), static_cast<int>(in.bias_a_i)};
+        const Operand b{fb, static_cast<std::uint32_t>(in.b_i.slice(16 * l, 16)), static_cast<int>(in.bias_b_i)};
+        y = mul_narrow(a, b);
+      }
+      y_d.set_slice(32 * l, 32, y);
     }
-    y_q_.set_slice(32 * l, 32, y);
-  }
+  });
 }
 
 }  // namespace trn::numerics

@@ -91,4 +91,18 @@ TRN_TEST(load_has_priority, .timeout_ns = 1e8) {
   co_await t.cycle(false, 0, Bits(t.lanes));
 }
 
+TRN_TEST(throughput) {
+  // make bench: every lane steps every cycle (the lockstep checks the words).
+  RngBench t(env);
+  co_await t.start();
+  Bits all(t.lanes);
+  for (unsigned l = 0; l < t.lanes; ++l) all.set_bit(l, true);
+  t.advance.set(all);
+  const std::uint64_t n = bench_cycles(20000);
+  BenchTimer timer;
+  co_await ClockCycles(t.clk.signal(), static_cast<unsigned>(n));
+  timer.report(n);
+  fmt::print("bench: unit=sr_rng lanes={} latency=0 results_per_cycle={}\n", t.lanes, t.lanes);
+}
+
 TRN_BENCH_MAIN(Vsr_rng, "sr_rng")
