@@ -270,7 +270,8 @@ package numerics_pkg;
                       32'd0, 1'b0);
   endfunction
 
-  // Product of two unpacked finite nonzero operands whose significands have at most SigBits bits.
+  // Product of two unpacked operands, rounded once to FP32. narrow: both significands have at most
+  // 11 bits (sig[23:13]), so an 11x11 multiplier forms the exact product.
   function automatic logic [31:0] mul_unpacked(unpacked_t ua, unpacked_t ub, logic narrow);
     logic [47:0] prod;
     logic [21:0] pn;

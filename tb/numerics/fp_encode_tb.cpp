@@ -85,14 +85,11 @@ struct EncodeBench : UnitEnv<FpEncode> {
       check(std::fabs(cv) == maxv, "{}: {} beyond max {} gave {}", d.name, xv, maxv, cv);
       return;
     }
-    // Bracketing codes: the largest code value <= |x| and the next one.
-    const FormatInfo& dd = d;
-    std::uint32_t lo_code = dd.subnormals ? 0 : 0;
+    // Bracketing codes: the largest code value <= |x| (binary search: magnitude codes are
+    // monotonic in value) and the next one.
     const double ax = std::fabs(static_cast<double>(xv));
-    // binary search over magnitude codes (monotonic in value)
-    std::uint32_t lo = 0, hi = max_magnitude(dd);
-    if (ax < f32_from(decode(f, 0, b))) {
-      lo_code = 0;  // below the smallest value of a format without zero (E8M0)
+    std::uint32_t lo = 0, hi = max_magnitude(d);
+    if (ax < f32_from(decode(f, 0, b))) {  // below the smallest value of a format without zero (E8M0)
       check(c == 0, "{}: {} below the minimum gave {:#x}", d.name, xv, c);
       return;
     }
@@ -101,14 +98,14 @@ struct EncodeBench : UnitEnv<FpEncode> {
       if (f32_from(decode(f, mid, b)) <= ax) lo = mid;
       else hi = mid - 1;
     }
-    lo_code = lo;
+    const std::uint32_t lo_code = lo;
     const double lov = f32_from(decode(f, lo_code, b));
     const std::uint32_t mag = c & ((1u << (d.exp_bits + d.man_bits)) - 1);
     if (lov == ax) {
       check(mag == lo_code, "{}: exact value {} gave {}", d.name, xv, cv);
       return;
     }
-    const double hiv = lo_code < max_magnitude(dd) ? f32_from(decode(f, lo_code + 1, b)) : INFINITY;
+    const double hiv = lo_code < max_magnitude(d) ? f32_from(decode(f, lo_code + 1, b)) : INFINITY;
     check(mag == lo_code || mag == lo_code + 1, "{}: {} gave {}, not a neighbour ({} or {})", d.name, xv, cv, lov, hiv);
     if (!m.sr) {
       const double dl = ax - lov, dh = hiv - ax;
@@ -185,7 +182,6 @@ TRN_TEST(sr_unbiased_mean, .timeout_ns = 1e10) {
   b.seed_load.set(1);
   co_await RisingEdge(b.clk.signal());
   b.seed_load.set(0);
-  auto r = env.rng("values");
   const unsigned cycles = 4096;
   for (Format f : {Format::bf16, Format::e4m3, Format::e2m1}) {
     const FormatInfo& d = format_info(f);
@@ -218,7 +214,6 @@ TRN_TEST(sr_unbiased_mean, .timeout_ns = 1e10) {
             count, x, mean, bound);
       info("{} x={} n={} mean={} |err|={:.3g} bound={:.3g}", d.name, x, count, mean, std::fabs(mean - x), bound);
     }
-    (void)r;
   }
 }
 
