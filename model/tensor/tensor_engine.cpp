@@ -1,0 +1,262 @@
+#include "tensor/tensor_engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+#include "numerics/arith.hpp"
+
+namespace trn::tensor {
+
+using numerics::Format;
+
+namespace {
+constexpr std::uint32_t kNegZero = 0x80000000u;  // row 0's incoming partial sum: x + -0 == x
+}
+
+bool is_pe_format(std::uint64_t fmt) { return fmt <= static_cast<unsigned>(Format::e2m1); }
+
+namespace {
+std::uint32_t operand(std::uint32_t code, unsigned fmt, unsigned bias) {
+  const auto f = static_cast<Format>(fmt);
+  if (f == Format::tf32) return numerics::tf32_round(code);
+  if (f == Format::fp32) return numerics::decode(Format::fp32, code);
+  return numerics::decode(f, code, static_cast<int>(bias));
+}
+}  // namespace
+
+std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt, unsigned xbias) {
+  return numerics::fp32_mul(operand(w, wfmt, wbias), operand(x, xfmt, xbias));
+}
+
+TensorEngine::TensorEngine(Params p)
+    : p_(p),
+      addr_w_(std::max(1u, clog2(p.sbuf_depth))),
+      k_w_(clog2(p.rows + 1)),
+      m_w_(clog2(p.cols + 1)),
+      n_w_(clog2(p.max_n + 1)),
+      off_w_(std::max(1u, clog2(p.depth))),
+      psum_(p.banks, p.cols, p.depth) {
+  if (p_.rows < 1 || p_.cols < 1 || p_.max_n < 1 || p_.banks < 1 || p_.banks > 16 || p_.depth < p_.max_n ||
+      p_.max_outstanding < 1)
+    throw std::invalid_argument("TensorEngine: bad parameters");
+  reset();
+}
+
+void TensorEngine::reset() {
+  psum_.clear();
+  for (auto& w : w_q_) w.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
+  bank_q_ = {};
+  cur_bank_q_ = next_ls_bank_q_ = 0;
+  inflight_q_ = {};
+  ls_q_ = {};
+  mm_q_ = {};
+  pend_q_.clear();
+  skew_q_.assign(p_.rows, {});
+  for (unsigned r = 0; r < p_.rows; ++r) skew_q_[r].assign(r, Token{});
+  x_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, Token{});
+  ps_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
+  ps_valid_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, false);
+  bmeta_q_.assign(p_.cols, Meta{});
+  ls_done_q_ = mm_done_q_ = err_q_ = false;
+  ls_done_tag_q_ = mm_done_tag_q_ = err_tag_q_ = err_code_q_ = 0;
+  pr_data_q_ = Bits(32 * p_.cols);
+}
+
+TensorEngine::In TensorEngine::make_in() const {
+  In in;
+  in.st_rsp_data_i = Bits(32 * p_.rows);
+  in.mv_rsp_data_i = Bits(32 * p_.rows);
+  return in;
+}
+
+TensorEngine::Out TensorEngine::make_out() const {
+  Out out;
+  out.pw_valid_o = Bits(p_.cols);
+  out.pw_data_o = Bits(32 * p_.cols);
+  out.pr_data_o = Bits(32 * p_.cols);
+  return out;
+}
+
+Err TensorEngine::check_cmd(const In& in) const {
+  if (!is_pe_format(in.cmd_fmt_i)) return Err::type;
+  if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) {
+    if (in.cmd_k_i == 0 || in.cmd_k_i > p_.rows || in.cmd_m_i == 0 || in.cmd_m_i > p_.cols) return Err::shape;
+    if (in.cmd_addr_i + in.cmd_m_i > p_.sbuf_depth) return Err::range;
+    return Err::none;
+  }
+  if (in.cmd_n_i == 0 || in.cmd_n_i > p_.max_n) return Err::shape;
+  if (in.cmd_bank_i >= p_.banks || in.cmd_off_i + in.cmd_n_i > p_.depth || in.cmd_addr_i + in.cmd_n_i > p_.sbuf_depth)
+    return Err::range;
+  if (!ls_q_.busy && !bank_q_[cur_bank_q_].loaded) return Err::no_weights;
+  return Err::none;
+}
+
+bool TensorEngine::cmd_ready(const In& in) const {
+  if (!in.cmd_valid_i) return false;
+  if (check_cmd(in) != Err::none) return true;
+  if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0;
+  return !ls_q_.busy && !mm_q_.busy;
+}
+
+void TensorEngine::eval(const In& in, Out& out) const {
+  if (!in.rst_ni) {  // asynchronous reset: the outputs of the reset state
+    TensorEngine fresh(p_);
+    In live = in;
+    live.rst_ni = true;
+    fresh.eval(live, out);
+    return;
+  }
+  out.cmd_ready_o = cmd_ready(in);
+  out.st_req_valid_o = ls_q_.busy && ls_q_.req_left > 0;
+  out.st_req_addr_o = ls_q_.addr;
+  out.mv_req_valid_o = mm_q_.busy && mm_q_.left > 0 && pend_q_.size() < p_.max_outstanding;
+  out.mv_req_addr_o = mm_q_.addr;
+  out.ls_done_o = ls_done_q_;
+  out.ls_done_tag_o = ls_done_tag_q_;
+  out.mm_done_o = mm_done_q_;
+  out.mm_done_tag_o = mm_done_tag_q_;
+  out.err_o = err_q_;
+  out.err_tag_o = err_tag_q_;
+  out.err_code_o = err_code_q_;
+  out.pr_data_o = pr_data_q_;
+  const unsigned last = p_.rows - 1;
+  for (unsigned c = 0; c < p_.cols; ++c) {
+    const Meta& m = bmeta_q_[c];
+    const bool v = ps_valid_q_[idx(last, c)] && c < m.m;
+    out.pw_valid_o.set_bit(c, v);
+    std::uint32_t d = 0;
+    if (v) {
+      const std::uint32_t s = ps_q_[idx(last, c)];
+      d = m.acc ? numerics::fp32_add(psum_.read(static_cast<unsigned>(m.bank), c, static_cast<unsigned>(m.off)), s) : s;
+    }
+    out.pw_data_o.set_slice(32 * c, 32, d);
+  }
+}
+
+void TensorEngine::tick(const In& in) {
+  if (!in.rst_ni) {
+    reset();
+    return;
+  }
+  Out o = make_out();
+  eval(in, o);
+  const bool cmd_fire = in.cmd_valid_i && o.cmd_ready_o;
+  const bool st_fire = o.st_req_valid_o && in.st_req_ready_i;
+  const bool mv_fire = o.mv_req_valid_o && in.mv_req_ready_i;
+  const unsigned R = p_.rows, C = p_.cols, last = R - 1;
+
+  // PSUM read port (the value before this edge's writes)
+  pr_data_q_ = Bits(32 * C);
+  if (in.pr_valid_i && in.pr_bank_i < p_.banks && in.pr_off_i < p_.depth)
+    for (unsigned c = 0; c < C; ++c)
+      pr_data_q_.set_slice(32 * c, 32, psum_.read(static_cast<unsigned>(in.pr_bank_i), c, static_cast<unsigned>(in.pr_off_i)));
+
+  // Bottom of the array: PSUM writes, the column leaving, the MultiplyMoving finishing.
+  for (unsigned c = 0; c < C; ++c)
+    if (o.pw_valid_o.bit(c))
+      psum_.write(static_cast<unsigned>(bmeta_q_[c].bank), c, static_cast<unsigned>(bmeta_q_[c].off),
+                  static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
+  mm_done_q_ = ps_valid_q_[idx(last, C - 1)] && bmeta_q_[C - 1].last;
+  mm_done_tag_q_ = mm_done_q_ ? bmeta_q_[C - 1].tag : 0;
+  std::array<unsigned, 2> inflight = inflight_q_;
+  if (ps_valid_q_[idx(last, C - 1)]) --inflight[bmeta_q_[C - 1].wsel];
+
+  // The array: partial sums down, moving values right (weights of this cycle).
+  std::vector<std::uint32_t> ps(ps_q_.size());
+  std::vector<bool> psv(ps_q_.size());
+  for (unsigned r = 0; r < R; ++r)
+    for (unsigned c = 0; c < C; ++c) {
+      const Token& x = x_q_[idx(r, c)];
+      psv[idx(r, c)] = x.valid;
+      if (!x.valid) continue;
+      const std::uint32_t in_ps = r == 0 ? kNegZero : ps_q_[idx(r - 1, c)];
+      const BankInfo& b = bank_q_[x.wsel];
+      ps[idx(r, c)] = r < b.k ? numerics::fp32_add(in_ps, pe_product(w_q_[x.wsel][idx(r, c)], b.fmt, b.bias, x.code, x.fmt, x.bias))
+                              : in_ps;
+    }
+  for (unsigned c = 0; c < C; ++c) bmeta_q_[c] = x_q_[idx(last, c)].meta;
+  ps_q_ = std::move(ps);
+  ps_valid_q_ = std::move(psv);
+
+  // A moving column enters: row r through an r-stage delay (the skew).
+  std::vector<Token> col(R);
+  if (in.mv_rsp_valid_i && !pend_q_.empty()) {
+    const Pending p = pend_q_.front();
+    pend_q_.pop_front();
+    for (unsigned r = 0; r < R; ++r) {
+      col[r].valid = true;
+      col[r].wsel = p.wsel;
+      col[r].fmt = p.fmt;
+      col[r].bias = p.bias;
+      col[r].code = static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32));
+      if (r == last) col[r].meta = p.meta;
+    }
+  }
+  for (unsigned r = 0; r < R; ++r)
+    for (unsigned c = C; c-- > 1;) x_q_[idx(r, c)] = x_q_[idx(r, c - 1)];
+  for (unsigned r = 0; r < R; ++r) {
+    auto& d = skew_q_[r];
+    if (d.empty()) {
+      x_q_[idx(r, 0)] = col[r];
+    } else {
+      x_q_[idx(r, 0)] = d.back();
+      for (std::size_t s = d.size(); s-- > 1;) d[s] = d[s - 1];
+      d[0] = col[r];
+    }
+  }
+
+  // Stationary loader.
+  ls_done_q_ = false;
+  ls_done_tag_q_ = 0;
+  const std::uint64_t amask = (std::uint64_t{1} << addr_w_) - 1;  // addresses wrap like the RTL's
+  if (st_fire) {
+    ls_q_.addr = (ls_q_.addr + 1) & amask;
+    --ls_q_.req_left;
+  }
+  if (in.st_rsp_valid_i && ls_q_.busy && ls_q_.rsp_idx < ls_q_.m) {
+    for (unsigned r = 0; r < R; ++r)
+      w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32));
+    if (++ls_q_.rsp_idx == ls_q_.m) {
+      ls_q_.busy = false;
+      cur_bank_q_ = ls_q_.bank;
+      bank_q_[ls_q_.bank].loaded = true;
+      ls_done_q_ = true;
+      ls_done_tag_q_ = ls_q_.tag;
+    }
+  }
+
+  // Moving-read issuer.
+  if (mv_fire) {
+    Pending p{mm_q_.wsel, mm_q_.fmt, mm_q_.bias,
+              Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}};
+    pend_q_.push_back(p);
+    ++inflight[mm_q_.wsel];
+    mm_q_.addr = (mm_q_.addr + 1) & amask;
+    mm_q_.off = (mm_q_.off + 1) & ((std::uint64_t{1} << off_w_) - 1);
+    if (--mm_q_.left == 0) mm_q_.busy = false;
+  }
+  inflight_q_ = inflight;
+
+  // Dispatch.
+  err_q_ = false;
+  err_tag_q_ = err_code_q_ = 0;
+  if (cmd_fire) {
+    const Err e = check_cmd(in);
+    if (e != Err::none) {
+      err_q_ = true;
+      err_tag_q_ = in.cmd_tag_i;
+      err_code_q_ = static_cast<unsigned>(e);
+    } else if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) {
+      ls_q_ = Ls{true, in.cmd_addr_i, in.cmd_m_i, 0, in.cmd_m_i, in.cmd_tag_i, next_ls_bank_q_};
+      bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_k_i), static_cast<unsigned>(in.cmd_m_i),
+                                          static_cast<unsigned>(in.cmd_fmt_i), static_cast<unsigned>(in.cmd_bias_i), false};
+      next_ls_bank_q_ ^= 1;
+    } else {
+      mm_q_ = Mm{true, in.cmd_addr_i, in.cmd_n_i, in.cmd_off_i, in.cmd_bank_i, in.cmd_tag_i, bank_q_[cur_bank_q_].m,
+                 cur_bank_q_, static_cast<unsigned>(in.cmd_fmt_i), static_cast<unsigned>(in.cmd_bias_i), in.cmd_acc_i};
+    }
+  }
+}
+
+}  // namespace trn::tensor

@@ -1,0 +1,188 @@
+// trn::tensor::TensorEngine — cycle-exact model of rtl/tensor/tensor_engine.sv: the weight-
+// stationary systolic array (R rows = K, C columns = M), its controller and PSUM (SPEC 5.1, 5.2).
+//
+// Commands (cmd_* ports, one per handshake, dispatched in order):
+//   LoadStationary (op 0): stationary[K, M] from SBUF elements addr..addr+M-1 (one read per column
+//     m, every partition r at once) into the weight bank the next MultiplyMoving will use, while
+//     the other bank keeps computing. It waits until no column in the array uses that bank.
+//   MultiplyMoving (op 1): moving[K, N] from SBUF elements addr..addr+N-1 streams one column per
+//     cycle (as the read responses arrive; a late response is a bubble) through the array with the
+//     most recently loaded weights; dst[M, N] = stationary^T . moving goes to PSUM bank `bank`,
+//     elements off..off+N-1 of partitions 0..M-1, overwriting or accumulating (PSUM + sum).
+// Each PE(r, c) holds w[r][c]; the moving value of row r passes right, the partial sum passes down:
+//   ps(r, c) = ps(r-1, c) + w[r][c] * x[r]   (rows r >= K pass ps through; row 0 starts at -0)
+// with the product exact (narrow types) or rounded once (FP32) and one IEEE FP32 addition.
+// Illegal commands are rejected at dispatch (err_* for one cycle) and touch nothing.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "common/bits.hpp"
+#include "mem/psum.hpp"
+#include "numerics/format.hpp"
+
+namespace trn::tensor {
+
+enum class Op : std::uint8_t { load_stationary = 0, multiply_moving = 1 };
+enum class Err : std::uint8_t { none = 0, shape = 1, range = 2, type = 3, no_weights = 4 };
+
+/// Formats a PE multiplies: FP32, TF32, BF16, FP16, the FP8 variants, E2M1.
+bool is_pe_format(std::uint64_t fmt);
+/// One PE product: exact for narrow types; TF32 operands rounded first; FP32 rounded once.
+std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt, unsigned xbias);
+
+class TensorEngine {
+ public:
+  struct Params {
+    unsigned rows = 4, cols = 4, max_n = 16, banks = 8, depth = 16, sbuf_depth = 256;
+    unsigned max_outstanding = 8;  ///< moving reads in flight
+  };
+  struct In {
+    bool rst_ni = false;
+    bool cmd_valid_i = false;
+    std::uint64_t cmd_op_i = 0, cmd_tag_i = 0, cmd_fmt_i = 0, cmd_bias_i = 0, cmd_addr_i = 0, cmd_k_i = 0,
+                  cmd_m_i = 0, cmd_n_i = 0, cmd_bank_i = 0, cmd_off_i = 0;
+    bool cmd_acc_i = false;
+    bool st_req_ready_i = false, st_rsp_valid_i = false;
+    Bits st_rsp_data_i;
+    bool mv_req_ready_i = false, mv_rsp_valid_i = false;
+    Bits mv_rsp_data_i;
+    bool pr_valid_i = false;
+    std::uint64_t pr_bank_i = 0, pr_off_i = 0;
+  };
+  struct Out {
+    bool cmd_ready_o = false;
+    bool st_req_valid_o = false;
+    std::uint64_t st_req_addr_o = 0;
+    bool mv_req_valid_o = false;
+    std::uint64_t mv_req_addr_o = 0;
+    bool ls_done_o = false;
+    std::uint64_t ls_done_tag_o = 0;
+    bool mm_done_o = false;
+    std::uint64_t mm_done_tag_o = 0;
+    bool err_o = false;
+    std::uint64_t err_tag_o = 0, err_code_o = 0;
+    Bits pw_valid_o;  ///< per column: PSUM written at the next edge
+    Bits pw_data_o;   ///< per column: the value written
+    Bits pr_data_o;   ///< PSUM read port (registered)
+  };
+
+  explicit TensorEngine(Params p);
+  const Params& params() const { return p_; }
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  const mem::Psum& psum() const { return psum_; }
+  unsigned aw() const { return addr_w_; }
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("cmd_valid_i", in.cmd_valid_i, 1);
+    v("cmd_op_i", in.cmd_op_i, 1);
+    v("cmd_tag_i", in.cmd_tag_i, 4);
+    v("cmd_fmt_i", in.cmd_fmt_i, 4);
+    v("cmd_bias_i", in.cmd_bias_i, 6);
+    v("cmd_addr_i", in.cmd_addr_i, addr_w_);
+    v("cmd_k_i", in.cmd_k_i, k_w_);
+    v("cmd_m_i", in.cmd_m_i, m_w_);
+    v("cmd_n_i", in.cmd_n_i, n_w_);
+    v("cmd_bank_i", in.cmd_bank_i, 4);
+    v("cmd_off_i", in.cmd_off_i, off_w_);
+    v("cmd_acc_i", in.cmd_acc_i, 1);
+    v("st_req_ready_i", in.st_req_ready_i, 1);
+    v("st_rsp_valid_i", in.st_rsp_valid_i, 1);
+    v("st_rsp_data_i", in.st_rsp_data_i, 32 * p_.rows);
+    v("mv_req_ready_i", in.mv_req_ready_i, 1);
+    v("mv_rsp_valid_i", in.mv_rsp_valid_i, 1);
+    v("mv_rsp_data_i", in.mv_rsp_data_i, 32 * p_.rows);
+    v("pr_valid_i", in.pr_valid_i, 1);
+    v("pr_bank_i", in.pr_bank_i, 4);
+    v("pr_off_i", in.pr_off_i, off_w_);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("cmd_ready_o", out.cmd_ready_o, 1);
+    v("st_req_valid_o", out.st_req_valid_o, 1);
+    v("st_req_addr_o", out.st_req_addr_o, addr_w_);
+    v("mv_req_valid_o", out.mv_req_valid_o, 1);
+    v("mv_req_addr_o", out.mv_req_addr_o, addr_w_);
+    v("ls_done_o", out.ls_done_o, 1);
+    v("ls_done_tag_o", out.ls_done_tag_o, 4);
+    v("mm_done_o", out.mm_done_o, 1);
+    v("mm_done_tag_o", out.mm_done_tag_o, 4);
+    v("err_o", out.err_o, 1);
+    v("err_tag_o", out.err_tag_o, 4);
+    v("err_code_o", out.err_code_o, 3);
+    v("pw_valid_o", out.pw_valid_o, p_.cols);
+    v("pw_data_o", out.pw_data_o, 32 * p_.cols);
+    v("pr_data_o", out.pr_data_o, 32 * p_.cols);
+  }
+
+  /// The check a command gets at dispatch (Err::none: legal).
+  Err check_cmd(const In& in) const;
+
+ private:
+  struct Meta {  // what a moving column needs at the bottom of the array
+    std::uint64_t bank = 0, off = 0, m = 0, tag = 0;
+    bool acc = false, last = false;
+    unsigned wsel = 0;  ///< the weight bank (released when the column leaves)
+  };
+  struct Token {  // a moving value in the array
+    bool valid = false;
+    unsigned wsel = 0, fmt = 0, bias = 0;
+    std::uint32_t code = 0;
+    Meta meta;  // used on the last row only
+  };
+  struct BankInfo {
+    unsigned k = 0, m = 0, fmt = 0, bias = 0;
+    bool loaded = false;
+  };
+  struct Mm {  // the moving-read issuer
+    bool busy = false;
+    std::uint64_t addr = 0, left = 0, off = 0, bank = 0, tag = 0, m = 0;
+    unsigned wsel = 0, fmt = 0, bias = 0;
+    bool acc = false;
+  };
+  struct Ls {  // the stationary loader
+    bool busy = false;
+    std::uint64_t addr = 0, req_left = 0, rsp_idx = 0, m = 0, tag = 0;
+    unsigned bank = 0;
+  };
+  struct Pending {  // an issued moving read
+    unsigned wsel, fmt, bias;
+    Meta meta;
+  };
+
+  bool cmd_ready(const In& in) const;
+  std::size_t idx(unsigned r, unsigned c) const { return static_cast<std::size_t>(r) * p_.cols + c; }
+  void reset();
+
+  Params p_;
+  unsigned addr_w_, k_w_, m_w_, n_w_, off_w_;
+  mem::Psum psum_;
+  // weights: two banks of R x C codes
+  std::array<std::vector<std::uint32_t>, 2> w_q_;
+  std::array<BankInfo, 2> bank_q_;
+  unsigned cur_bank_q_ = 0;      ///< the bank the next MultiplyMoving uses
+  unsigned next_ls_bank_q_ = 0;  ///< the bank the next LoadStationary writes
+  std::array<unsigned, 2> inflight_q_{};  ///< moving columns issued and not yet out, per bank
+  Ls ls_q_;
+  Mm mm_q_;
+  std::deque<Pending> pend_q_;  ///< issued moving reads, in order
+  std::vector<std::vector<Token>> skew_q_;  ///< row r: r-stage delay line to column 0
+  std::vector<Token> x_q_;                  ///< R x C: the moving value at each PE
+  std::vector<std::uint32_t> ps_q_;         ///< R x C: the partial sum each PE produced
+  std::vector<bool> ps_valid_q_;
+  std::vector<Meta> bmeta_q_;  ///< per column: meta of the bottom partial sum
+  bool ls_done_q_ = false, mm_done_q_ = false, err_q_ = false;
+  std::uint64_t ls_done_tag_q_ = 0, mm_done_tag_q_ = 0, err_tag_q_ = 0, err_code_q_ = 0;
+  Bits pr_data_q_;
+};
+
+}  // namespace trn::tensor

@@ -1,0 +1,413 @@
+// tensor_engine — weight-stationary systolic array, controller and PSUM (SPEC 5.1, 5.2; model:
+// trn::tensor::TensorEngine, docs in model/tensor/tensor_engine.hpp).
+//   R = Rows (K per pass), C = Cols (M). Commands over cmd_valid_i/cmd_ready_o, dispatched in
+//   order: LoadStationary (op 0) reads stationary[K, M] column by column through the st_ read port
+//   into the weight bank the next MultiplyMoving uses, in the background; MultiplyMoving (op 1)
+//   streams moving[K, N] through the mv_ read port, one column per cycle as responses arrive,
+//   and writes dst[M, N] to PSUM (bank, off.., overwrite or accumulate).
+//   SBUF ports: requests valid/ready with an element address; responses in order, one 32-bit
+//   element code per partition, always accepted; at most MaxOut moving reads in flight.
+//   Timing: a moving column whose response arrives in cycle t reaches PSUM column c at the edge
+//   ending cycle t + R + c (fill R + C - 1 cycles); one column per cycle at steady state.
+//   Illegal commands are accepted and answered on err_* (codes: 1 shape, 2 range, 3 type,
+//   4 no weights) without touching anything.
+module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
+  parameter int unsigned Rows = 4,
+  parameter int unsigned Cols = 4,
+  parameter int unsigned MaxN = 16,
+  parameter int unsigned Banks = 8,
+  parameter int unsigned PsumBankBytes = 64,
+  parameter int unsigned SbufBytes = 1024,
+  parameter int unsigned MaxOut = 8,
+  localparam int unsigned Depth = PsumBankBytes / 4,
+  localparam int unsigned SbufDepth = SbufBytes / 4,
+  localparam int unsigned AW = (SbufDepth > 1) ? $clog2(SbufDepth) : 1,
+  localparam int unsigned KW = $clog2(Rows + 1),
+  localparam int unsigned MW = $clog2(Cols + 1),
+  localparam int unsigned NW = $clog2(MaxN + 1),
+  localparam int unsigned OW = (Depth > 1) ? $clog2(Depth) : 1,
+  localparam int unsigned CW = (Cols > 1) ? $clog2(Cols) : 1
+) (
+  input  logic                 clk_i,
+  input  logic                 rst_ni,
+  // commands
+  input  logic                 cmd_valid_i,
+  output logic                 cmd_ready_o,
+  input  logic                 cmd_op_i,     /// 0 LoadStationary, 1 MultiplyMoving
+  input  logic [3:0]           cmd_tag_i,    /// echoed on ls_done / mm_done / err
+  input  logic [3:0]           cmd_fmt_i,    /// numerics_pkg::fmt_e of the operand read
+  input  logic [5:0]           cmd_bias_i,   /// FP8 bias register
+  input  logic [AW-1:0]        cmd_addr_i,   /// first SBUF element
+  input  logic [KW-1:0]        cmd_k_i,      /// LoadStationary: K rows
+  input  logic [MW-1:0]        cmd_m_i,      /// LoadStationary: M columns
+  input  logic [NW-1:0]        cmd_n_i,      /// MultiplyMoving: N columns
+  input  logic [3:0]           cmd_bank_i,   /// MultiplyMoving: PSUM bank
+  input  logic [OW-1:0]        cmd_off_i,    /// MultiplyMoving: first PSUM element
+  input  logic                 cmd_acc_i,    /// MultiplyMoving: accumulate into PSUM
+  // SBUF read port for stationary data
+  output logic                 st_req_valid_o,
+  input  logic                 st_req_ready_i,
+  output logic [AW-1:0]        st_req_addr_o,
+  input  logic                 st_rsp_valid_i,
+  input  logic [Rows*32-1:0]   st_rsp_data_i,
+  // SBUF read port for moving data
+  output logic                 mv_req_valid_o,
+  input  logic                 mv_req_ready_i,
+  output logic [AW-1:0]        mv_req_addr_o,
+  input  logic                 mv_rsp_valid_i,
+  input  logic [Rows*32-1:0]   mv_rsp_data_i,
+  // completions and rejections (one cycle each)
+  output logic                 ls_done_o,
+  output logic [3:0]           ls_done_tag_o,
+  output logic                 mm_done_o,
+  output logic [3:0]           mm_done_tag_o,
+  output logic                 err_o,
+  output logic [3:0]           err_tag_o,
+  output logic [2:0]           err_code_o,
+  // PSUM writes of this cycle (observation) and the PSUM read port
+  output logic [Cols-1:0]      pw_valid_o,
+  output logic [Cols*32-1:0]   pw_data_o,
+  input  logic                 pr_valid_i,
+  input  logic [3:0]           pr_bank_i,
+  input  logic [OW-1:0]        pr_off_i,
+  output logic [Cols*32-1:0]   pr_data_o
+);
+  localparam logic [31:0] NegZero = 32'h8000_0000;
+
+  typedef struct packed {
+    logic          wsel;
+    logic [3:0]    bank;
+    logic [OW-1:0] off;
+    logic [MW-1:0] m;
+    logic [3:0]    tag;
+    logic          acc;
+    logic          last;
+  } meta_t;
+
+  typedef struct packed {
+    logic        valid;
+    logic        wsel;
+    logic [3:0]  fmt;
+    logic [5:0]  bias;
+    logic [31:0] code;
+  } tok_t;
+
+  typedef struct packed {
+    logic [KW-1:0] k;
+    logic [MW-1:0] m;
+    logic [3:0]    fmt;
+    logic [5:0]    bias;
+    logic          loaded;
+  } bank_t;
+
+  typedef struct packed {
+    logic       wsel;
+    logic [3:0] fmt;
+    logic [5:0] bias;
+    meta_t      meta;
+  } pend_t;
+
+  // ---- state
+  logic [31:0] w_q [2][Rows][Cols];
+  bank_t       bank_q [2];
+  logic        cur_bank_q, next_ls_bank_q;
+  logic [15:0] inflight_q [2];
+  // stationary loader
+  logic          ls_busy_q;
+  logic [AW-1:0] ls_addr_q;
+  logic [MW-1:0] ls_req_left_q, ls_rsp_idx_q, ls_m_q;
+  logic [3:0]    ls_tag_q;
+  logic          ls_bank_q;
+  // moving-read issuer
+  logic          mm_busy_q, mm_wsel_q, mm_acc_q;
+  logic [AW-1:0] mm_addr_q;
+  logic [NW-1:0] mm_left_q;
+  logic [OW-1:0] mm_off_q;
+  logic [3:0]    mm_bank_q, mm_tag_q, mm_fmt_q;
+  logic [5:0]    mm_bias_q;
+  logic [MW-1:0] mm_m_q;
+  // array
+  tok_t        sk_q [Rows][Rows];   // row r uses stages 0..r-1
+  meta_t       skm_q [Rows];        // the last row's meta, stages 0..Rows-2
+  tok_t        x_q [Rows][Cols];
+  meta_t       xm_q [Cols];         // meta of the last row's tokens
+  logic [31:0] ps_q [Rows][Cols];
+  logic        psv_q [Rows][Cols];
+  meta_t       bmeta_q [Cols];
+  // outputs
+  logic       ls_done_q, mm_done_q, err_q;
+  logic [3:0] ls_done_tag_q, mm_done_tag_q, err_tag_q;
+  logic [2:0] err_code_q;
+
+  // ---- command check and dispatch
+  logic [2:0] cmd_err;
+  always_comb begin
+    cmd_err = 3'd0;
+    if (!te_is_pe_fmt(cmd_fmt_i)) cmd_err = 3'd3;
+    else if (!cmd_op_i) begin
+      if (cmd_k_i == '0 || 32'(cmd_k_i) > Rows || cmd_m_i == '0 || 32'(cmd_m_i) > Cols) cmd_err = 3'd1;
+      else if (32'(cmd_addr_i) + 32'(cmd_m_i) > SbufDepth) cmd_err = 3'd2;
+    end else begin
+      if (cmd_n_i == '0 || 32'(cmd_n_i) > MaxN) cmd_err = 3'd1;
+      else if (32'(cmd_bank_i) >= Banks || 32'(cmd_off_i) + 32'(cmd_n_i) > Depth ||
+               32'(cmd_addr_i) + 32'(cmd_n_i) > SbufDepth) cmd_err = 3'd2;
+      else if (!ls_busy_q && !bank_q[cur_bank_q].loaded) cmd_err = 3'd4;
+    end
+  end
+
+  always_comb begin
+    cmd_ready_o = 1'b0;
+    if (cmd_valid_i) begin
+      if (cmd_err != 3'd0) cmd_ready_o = 1'b1;
+      else if (!cmd_op_i) cmd_ready_o = !ls_busy_q && inflight_q[next_ls_bank_q] == '0;
+      else cmd_ready_o = !ls_busy_q && !mm_busy_q;
+    end
+  end
+  wire cmd_fire = cmd_valid_i && cmd_ready_o;
+
+  // ---- SBUF requests
+  assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0;
+  assign st_req_addr_o  = ls_addr_q;
+  wire st_fire = st_req_valid_o && st_req_ready_i;
+
+  logic pend_push_ready, pend_valid;  // push_ready: usage < MaxOut is checked before each push
+  logic [$clog2(MaxOut+1)-1:0] pend_usage;
+  pend_t pend_in, pend_head;
+  assign mv_req_valid_o = mm_busy_q && mm_left_q != '0 && 32'(pend_usage) < MaxOut;
+  assign mv_req_addr_o  = mm_addr_q;
+  wire mv_fire = mv_req_valid_o && mv_req_ready_i;
+  wire col_in = mv_rsp_valid_i && pend_valid;
+
+  always_comb begin
+    pend_in = '0;
+    pend_in.wsel = mm_wsel_q;
+    pend_in.fmt = mm_fmt_q;
+    pend_in.bias = mm_bias_q;
+    pend_in.meta = '{wsel: mm_wsel_q, bank: mm_bank_q, off: mm_off_q, m: mm_m_q, tag: mm_tag_q, acc: mm_acc_q,
+                     last: mm_left_q == NW'(1)};
+  end
+
+  stream_fifo #(.Width($bits(pend_t)), .Depth(MaxOut)) u_pend (
+    .clk_i, .rst_ni,
+    .push_valid_i(mv_fire), .push_ready_o(pend_push_ready), .push_data_i(pend_in),
+    .pop_valid_o(pend_valid), .pop_ready_i(mv_rsp_valid_i), .pop_data_o(pend_head),
+    .usage_o(pend_usage)
+  );
+
+  // ---- PSUM
+  logic [Cols*4-1:0]  rd_bank, wr_bank;
+  logic [Cols*OW-1:0] rd_off, wr_off;
+  logic [Cols*32-1:0] rd_data;
+  always_comb begin
+    for (int unsigned c = 0; c < Cols; c++) begin
+      rd_bank[c*4 +: 4] = bmeta_q[c].bank;
+      rd_off[c*OW +: OW] = bmeta_q[c].off;
+    end
+  end
+  assign wr_bank = rd_bank;
+  assign wr_off = rd_off;
+
+  always_comb begin
+    for (int unsigned c = 0; c < Cols; c++) begin
+      pw_valid_o[c] = psv_q[Rows-1][c] && 32'(bmeta_q[c].m) > c;
+      pw_data_o[c*32 +: 32] = '0;
+      if (pw_valid_o[c])
+        pw_data_o[c*32 +: 32] = bmeta_q[c].acc ? fp32_add_f(rd_data[c*32 +: 32], ps_q[Rows-1][c]) : ps_q[Rows-1][c];
+    end
+  end
+
+  psum #(.Banks(Banks), .Parts(Cols), .Depth(Depth)) u_psum (
+    .clk_i, .rst_ni,
+    .rd_bank_i(rd_bank), .rd_off_i(rd_off), .rd_data_o(rd_data),
+    .we_i(pw_valid_o), .wr_bank_i(wr_bank), .wr_off_i(wr_off), .wr_data_i(pw_data_o),
+    .pr_valid_i, .pr_bank_i, .pr_off_i, .pr_data_o
+  );
+
+  // ---- the array (next state)
+  tok_t col [Rows];
+  meta_t col_meta;
+  always_comb begin
+    for (int unsigned r = 0; r < Rows; r++) begin
+      col[r] = '0;
+      if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, fmt: pend_head.fmt, bias: pend_head.bias,
+                             code: mv_rsp_data_i[r*32 +: 32]};
+    end
+    col_meta = col_in ? pend_head.meta : '0;
+  end
+
+  // ---- array and weights: next state
+  tok_t        sk_d [Rows][Rows];
+  meta_t       skm_d [Rows];
+  tok_t        x_d [Rows][Cols];
+  meta_t       xm_d [Cols];
+  logic [31:0] ps_d [Rows][Cols];
+  logic        psv_d [Rows][Cols];
+  meta_t       bmeta_d [Cols];
+  logic [31:0] w_d [2][Rows][Cols];
+  wire ls_rsp = st_rsp_valid_i && ls_busy_q && ls_rsp_idx_q < ls_m_q;
+
+  always_comb begin
+    // PEs: partial sums down (row 0 starts at -0), moving values right
+    for (int unsigned r = 0; r < Rows; r++)
+      for (int unsigned c = 0; c < Cols; c++) begin
+        psv_d[r][c] = x_q[r][c].valid;
+        ps_d[r][c] = x_q[r][c].valid
+            ? te_pe((r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c],
+                    32'(bank_q[x_q[r][c].wsel].k) > r,
+                    w_q[x_q[r][c].wsel][r][c], bank_q[x_q[r][c].wsel].fmt, bank_q[x_q[r][c].wsel].bias,
+                    x_q[r][c].code, x_q[r][c].fmt, x_q[r][c].bias)
+            : 32'd0;
+      end
+    for (int unsigned c = 0; c < Cols; c++) bmeta_d[c] = xm_q[c];
+    // moving values: right by one; column 0 from the skew (row r delayed r cycles)
+    for (int unsigned r = 0; r < Rows; r++) begin
+      for (int unsigned c = 1; c < Cols; c++) x_d[r][c] = x_q[r][c-1];
+      x_d[r][0] = (r == 0) ? col[r] : sk_q[r][(r == 0) ? 0 : r - 1];
+      sk_d[r][0] = col[r];
+      for (int unsigned s = 1; s < Rows; s++) sk_d[r][s] = sk_q[r][s-1];
+    end
+    for (int unsigned c = 1; c < Cols; c++) xm_d[c] = xm_q[c-1];
+    xm_d[0] = (Rows == 1) ? col_meta : skm_q[(Rows > 1) ? Rows - 2 : 0];
+    skm_d[0] = col_meta;
+    for (int unsigned s = 1; s < Rows; s++) skm_d[s] = skm_q[s-1];
+    // weights: a stationary response fills one column of the loading bank
+    w_d = w_q;
+    if (ls_rsp)
+      for (int unsigned r = 0; r < Rows; r++) w_d[ls_bank_q][r][CW'(ls_rsp_idx_q)] = st_rsp_data_i[r*32 +: 32];
+  end
+
+  // Reset values of the arrays (Verilator 5.006 takes neither '{default: ...} for nested unpacked
+  // arrays nor non-blocking writes to array elements inside large loops).
+  tok_t        sk_0 [Rows][Rows];
+  meta_t       m_0 [Rows];
+  tok_t        x_0 [Rows][Cols];
+  meta_t       mc_0 [Cols];
+  logic [31:0] ps_0 [Rows][Cols];
+  logic        psv_0 [Rows][Cols];
+  logic [31:0] w_0 [2][Rows][Cols];
+  always_comb begin
+    for (int unsigned r = 0; r < Rows; r++) begin
+      for (int unsigned s = 0; s < Rows; s++) sk_0[r][s] = '0;
+      m_0[r] = '0;
+      for (int unsigned c = 0; c < Cols; c++) begin
+        x_0[r][c] = '0;
+        ps_0[r][c] = '0;
+        psv_0[r][c] = 1'b0;
+        w_0[0][r][c] = '0;
+        w_0[1][r][c] = '0;
+      end
+    end
+    for (int unsigned c = 0; c < Cols; c++) mc_0[c] = '0;
+  end
+
+  // ---- registers
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      w_q <= w_0;
+      sk_q <= sk_0;
+      skm_q <= m_0;
+      x_q <= x_0;
+      xm_q <= mc_0;
+      ps_q <= ps_0;
+      psv_q <= psv_0;
+      bmeta_q <= mc_0;
+      bank_q[0] <= '0;
+      bank_q[1] <= '0;
+      inflight_q[0] <= '0;
+      inflight_q[1] <= '0;
+      cur_bank_q <= 1'b0;
+      next_ls_bank_q <= 1'b0;
+      ls_busy_q <= 1'b0; ls_addr_q <= '0; ls_req_left_q <= '0; ls_rsp_idx_q <= '0; ls_m_q <= '0;
+      ls_tag_q <= '0; ls_bank_q <= 1'b0;
+      mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_addr_q <= '0; mm_left_q <= '0;
+      mm_off_q <= '0; mm_bank_q <= '0; mm_tag_q <= '0; mm_fmt_q <= '0; mm_bias_q <= '0; mm_m_q <= '0;
+      ls_done_q <= 1'b0; mm_done_q <= 1'b0; err_q <= 1'b0;
+      ls_done_tag_q <= '0; mm_done_tag_q <= '0; err_tag_q <= '0; err_code_q <= '0;
+    end else begin
+      w_q <= w_d;
+      sk_q <= sk_d;
+      skm_q <= skm_d;
+      x_q <= x_d;
+      xm_q <= xm_d;
+      ps_q <= ps_d;
+      psv_q <= psv_d;
+      bmeta_q <= bmeta_d;
+
+      // bottom: the MultiplyMoving finishing, the column releasing its weight bank
+      mm_done_q <= psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last;
+      mm_done_tag_q <= (psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last) ? bmeta_q[Cols-1].tag : 4'd0;
+      inflight_q[0] <= inflight_q[0] - 16'(psv_q[Rows-1][Cols-1] && !bmeta_q[Cols-1].wsel)
+                                     + 16'(mv_fire && !mm_wsel_q);
+      inflight_q[1] <= inflight_q[1] - 16'(psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].wsel)
+                                     + 16'(mv_fire && mm_wsel_q);
+
+      // stationary loader
+      ls_done_q <= 1'b0;
+      ls_done_tag_q <= '0;
+      if (st_fire) begin
+        ls_addr_q <= ls_addr_q + AW'(1);
+        ls_req_left_q <= ls_req_left_q - MW'(1);
+      end
+      if (ls_rsp) begin
+        ls_rsp_idx_q <= ls_rsp_idx_q + MW'(1);
+        if (ls_rsp_idx_q + MW'(1) == ls_m_q) begin
+          ls_busy_q <= 1'b0;
+          cur_bank_q <= ls_bank_q;
+          bank_q[ls_bank_q].loaded <= 1'b1;
+          ls_done_q <= 1'b1;
+          ls_done_tag_q <= ls_tag_q;
+        end
+      end
+
+      // moving-read issuer
+      if (mv_fire) begin
+        mm_addr_q <= mm_addr_q + AW'(1);
+        mm_off_q <= mm_off_q + OW'(1);
+        mm_left_q <= mm_left_q - NW'(1);
+        if (mm_left_q == NW'(1)) mm_busy_q <= 1'b0;
+      end
+
+      // dispatch
+      err_q <= 1'b0;
+      err_tag_q <= '0;
+      err_code_q <= '0;
+      if (cmd_fire) begin
+        if (cmd_err != 3'd0) begin
+          err_q <= 1'b1;
+          err_tag_q <= cmd_tag_i;
+          err_code_q <= cmd_err;
+        end else if (!cmd_op_i) begin
+          ls_busy_q <= 1'b1;
+          ls_addr_q <= cmd_addr_i;
+          ls_req_left_q <= cmd_m_i;
+          ls_rsp_idx_q <= '0;
+          ls_m_q <= cmd_m_i;
+          ls_tag_q <= cmd_tag_i;
+          ls_bank_q <= next_ls_bank_q;
+          bank_q[next_ls_bank_q] <= '{k: cmd_k_i, m: cmd_m_i, fmt: cmd_fmt_i, bias: cmd_bias_i, loaded: 1'b0};
+          next_ls_bank_q <= !next_ls_bank_q;
+        end else begin
+          mm_busy_q <= 1'b1;
+          mm_addr_q <= cmd_addr_i;
+          mm_left_q <= cmd_n_i;
+          mm_off_q <= cmd_off_i;
+          mm_bank_q <= cmd_bank_i;
+          mm_tag_q <= cmd_tag_i;
+          mm_m_q <= bank_q[cur_bank_q].m;
+          mm_wsel_q <= cur_bank_q;
+          mm_fmt_q <= cmd_fmt_i;
+          mm_bias_q <= cmd_bias_i;
+          mm_acc_q <= cmd_acc_i;
+        end
+      end
+    end
+  end
+
+  assign ls_done_o = ls_done_q;
+  assign ls_done_tag_o = ls_done_tag_q;
+  assign mm_done_o = mm_done_q;
+  assign mm_done_tag_o = mm_done_tag_q;
+  assign err_o = err_q;
+  assign err_tag_o = err_tag_q;
+  assign err_code_o = err_code_q;
+endmodule

@@ -1,0 +1,369 @@
+// Bench for rtl/tensor/tensor_engine.sv in lockstep with trn::tensor::TensorEngine.
+// Environment: an SBUF memory (one 32-bit element code per partition and address) behind the two
+// read ports, answering in order after a seeded random latency with seeded request stalls; a
+// command driver; a completion monitor. After each program every PSUM entry is read back through
+// the pr_ port and compared with a functional reference: a plain loop computing every output with
+// the same FP32 additions in the same order (row 0 first).
+#include <deque>
+#include <optional>
+#include <vector>
+
+#include "numerics/arith.hpp"
+#include "tensor/tensor_engine.hpp"
+#include "harness/bench_util.hpp"
+#include "harness/lockstep.hpp"
+#include "harness/reset.hpp"
+#include "harness/verilated_bench.hpp"
+#include "tensor_engine_ports.hpp"
+
+using namespace trn;
+using namespace trn::tb;
+using namespace trn::tensor;
+using numerics::Format;
+
+namespace {
+
+struct Cmd {
+  Op op;
+  unsigned tag = 0, fmt = 0, bias = 0, addr = 0, k = 0, m = 0, n = 0, bank = 0, off = 0;
+  bool acc = false;
+};
+
+/// One SBUF read port: requests accepted with probability p_ready, answered in order after
+/// lat_min..lat_max cycles.
+struct ReadServer {
+  Signal &req_valid, &req_ready, &req_addr, &rsp_valid, &rsp_data;
+  std::deque<std::pair<std::uint64_t, unsigned>> q;  // (ready cycle, addr)
+};
+
+struct TeBench {
+  Env& env;
+  Signal& rst;
+  Clock clk;
+  TensorEngine::Params prm;
+  TensorEngine model;
+  Lockstep<TensorEngine> lockstep;
+  ReadServer st, mv;
+  Signal &cmd_valid, &cmd_ready, &ls_done, &mm_done, &err, &err_code, &err_tag, &pr_valid, &pr_bank, &pr_off,
+      &pr_data;
+  std::vector<std::vector<std::uint32_t>> sbuf;  // [partition][address]
+  Rng rng;
+  double p_ready = 1.0;
+  unsigned lat_min = 1, lat_max = 1;
+  unsigned done_count = 0, err_count = 0;
+  std::vector<unsigned> err_codes;
+  Clock::HookId hook;
+
+  static TensorEngine::Params params_of(const Env& e) {
+    const auto& a = e.cfg().arch;
+    TensorEngine::Params p;
+    p.rows = a.partitions;
+    p.cols = a.te_cols;
+    p.max_n = a.max_moving_n;
+    p.banks = a.psum_banks;
+    p.depth = a.psum_bank_bytes / 4;
+    p.sbuf_depth = a.sbuf_bytes_per_partition / 4;
+    return p;
+  }
+
+  explicit TeBench(Env& e)
+      : env(e),
+        rst(e.sig("rst_ni")),
+        clk(e.sig("clk_i"), 10),
+        prm(params_of(e)),
+        model(prm),
+        lockstep(e, clk, model),
+        st{e.sig("st_req_valid_o"), e.sig("st_req_ready_i"), e.sig("st_req_addr_o"), e.sig("st_rsp_valid_i"),
+           e.sig("st_rsp_data_i"), {}},
+        mv{e.sig("mv_req_valid_o"), e.sig("mv_req_ready_i"), e.sig("mv_req_addr_o"), e.sig("mv_rsp_valid_i"),
+           e.sig("mv_rsp_data_i"), {}},
+        cmd_valid(e.sig("cmd_valid_i")),
+        cmd_ready(e.sig("cmd_ready_o")),
+        ls_done(e.sig("ls_done_o")),
+        mm_done(e.sig("mm_done_o")),
+        err(e.sig("err_o")),
+        err_code(e.sig("err_code_o")),
+        err_tag(e.sig("err_tag_o")),
+        pr_valid(e.sig("pr_valid_i")),
+        pr_bank(e.sig("pr_bank_i")),
+        pr_off(e.sig("pr_off_i")),
+        pr_data(e.sig("pr_data_o")),
+        sbuf(prm.rows, std::vector<std::uint32_t>(prm.sbuf_depth, 0)),
+        rng(e.rng("sbuf")) {
+    // The SBUF ports and the monitor act just before each edge, on settled values.
+    hook = clk.add_pre_edge_hook([this] { serve(); });
+  }
+  ~TeBench() { clk.remove_hook(hook); }
+
+  void serve() {
+    if (!(rst.get() & 1)) return;
+    const std::uint64_t now = clk.cycle();
+    for (ReadServer* s : {&st, &mv}) {
+      if ((s->req_valid.get() & 1) && (s->req_ready.get() & 1))
+        s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1), static_cast<unsigned>(s->req_addr.get()));
+    }
+    if (ls_done.get() & 1) ++done_count;
+    if (mm_done.get() & 1) ++done_count;
+    if (err.get() & 1) {
+      ++err_count;
+      err_codes.push_back(static_cast<unsigned>(err_code.get()));
+    }
+  }
+  /// Drive the ports for the next cycle (after the edge).
+  void drive() {
+    const std::uint64_t now = clk.cycle();
+    for (ReadServer* s : {&st, &mv}) {
+      s->req_ready.set(rng.chance(p_ready));
+      const bool v = !s->q.empty() && s->q.front().first <= now;
+      s->rsp_valid.set(v);
+      if (v) {
+        Bits d(32 * prm.rows);
+        for (unsigned r = 0; r < prm.rows; ++r) d.set_slice(32 * r, 32, sbuf[r][s->q.front().second]);
+        s->rsp_data.set(d);
+        s->q.pop_front();
+      }
+    }
+  }
+
+  Task<> start() {
+    cmd_valid.set(0);
+    pr_valid.set(0);
+    for (ReadServer* s : {&st, &mv}) {
+      s->req_ready.set(0);
+      s->rsp_valid.set(0);
+    }
+    clk.start();
+    lockstep.start();
+    co_await reset_dut(clk, rst);
+  }
+
+  /// One cycle: drive the servers, wait for the edge.
+  Task<> cycle() {
+    drive();
+    co_await RisingEdge(clk.signal());
+  }
+
+  Task<> issue(const Cmd& c) {
+    cmd_valid.set(1);
+    env.sig("cmd_op_i").set(static_cast<unsigned>(c.op));
+    env.sig("cmd_tag_i").set(c.tag);
+    env.sig("cmd_fmt_i").set(c.fmt);
+    env.sig("cmd_bias_i").set(c.bias);
+    env.sig("cmd_addr_i").set(c.addr);
+    env.sig("cmd_k_i").set(c.k);
+    env.sig("cmd_m_i").set(c.m);
+    env.sig("cmd_n_i").set(c.n);
+    env.sig("cmd_bank_i").set(c.bank);
+    env.sig("cmd_off_i").set(c.off);
+    env.sig("cmd_acc_i").set(c.acc);
+    for (;;) {
+      drive();
+      co_await ReadOnly();
+      const bool fire = cmd_ready.get() & 1;
+      co_await RisingEdge(clk.signal());
+      if (fire) break;
+    }
+    cmd_valid.set(0);
+  }
+
+  /// Wait until `n` completions (done or error) have been seen.
+  Task<> wait_done(unsigned n, unsigned limit = 100000) {
+    for (unsigned k = 0; done_count + err_count < n; ++k) {
+      check(k < limit, "{} of {} commands completed after {} cycles", done_count + err_count, n, limit);
+      co_await cycle();
+    }
+  }
+
+  /// Read back every PSUM entry and compare with `ref` [bank][part][off].
+  Task<> compare_psum(const std::vector<std::uint32_t>& ref) {
+    for (unsigned b = 0; b < prm.banks; ++b)
+      for (unsigned o = 0; o < prm.depth; ++o) {
+        pr_valid.set(1);
+        pr_bank.set(b);
+        pr_off.set(o);
+        co_await cycle();
+        pr_valid.set(0);
+        co_await ReadOnly();
+        const Bits d = pr_data.bits();
+        for (unsigned c = 0; c < prm.cols; ++c) {
+          const std::uint32_t want = ref[(static_cast<std::size_t>(b) * prm.cols + c) * prm.depth + o];
+          check(d.slice(32 * c, 32) == want, "PSUM bank {} partition {} element {}: {:#010x}, reference {:#010x}", b, c,
+                o, d.slice(32 * c, 32), want);
+        }
+        co_await RisingEdge(clk.signal());
+      }
+  }
+};
+
+/// The functional reference: PSUM after a command program, every output summed row 0 first.
+struct Reference {
+  const TensorEngine::Params& p;
+  std::vector<std::uint32_t> psum;
+  std::vector<std::uint32_t> w;  // [k][m] of the current weights
+  unsigned k = 0, m = 0, wfmt = 0, wbias = 0;
+  explicit Reference(const TensorEngine::Params& prm)
+      : p(prm), psum(static_cast<std::size_t>(prm.banks) * prm.cols * prm.depth, 0) {}
+
+  void run(const Cmd& c, const std::vector<std::vector<std::uint32_t>>& sbuf) {
+    if (c.op == Op::load_stationary) {
+      k = c.k;
+      m = c.m;
+      wfmt = c.fmt;
+      wbias = c.bias;
+      w.assign(static_cast<std::size_t>(p.rows) * p.cols, 0);
+      for (unsigned r = 0; r < k; ++r)
+        for (unsigned j = 0; j < m; ++j) w[r * p.cols + j] = sbuf[r][c.addr + j];
+      return;
+    }
+    for (unsigned n = 0; n < c.n; ++n)
+      for (unsigned j = 0; j < m; ++j) {
+        std::uint32_t s = 0x80000000u;
+        for (unsigned r = 0; r < k; ++r)
+          s = numerics::fp32_add(s, pe_product(w[r * p.cols + j], wfmt, wbias, sbuf[r][c.addr + n], c.fmt, c.bias));
+        std::uint32_t& d = psum[(static_cast<std::size_t>(c.bank) * p.cols + j) * p.depth + c.off + n];
+        d = c.acc ? numerics::fp32_add(d, s) : s;
+      }
+  }
+};
+
+const unsigned kTypes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};  // FP32, TF32, BF16, FP16, FP8 x4, E2M1
+
+std::uint32_t random_code(Rng& r, unsigned fmt) {
+  const auto& d = numerics::format_info(static_cast<Format>(fmt));
+  if (fmt <= 1) {  // FP32/TF32: moderate exponents mostly, specials sometimes
+    if (r.chance(0.05)) return static_cast<std::uint32_t>(r.next());
+    return (static_cast<std::uint32_t>(r.next()) & 0x807FFFFFu) | (static_cast<std::uint32_t>(r.range(100, 150)) << 23);
+  }
+  return static_cast<std::uint32_t>(r.next()) & numerics::code_mask(d);
+}
+
+}  // namespace
+
+TRN_TEST(random_programs, .timeout_ns = 1e10) {
+  // Random LoadStationary / MultiplyMoving programs: every type (mixed stationary and moving types
+  // too), random K, M, N, banks, offsets, overwrite and accumulate, FP8 biases, SBUF latency and
+  // stalls; then PSUM against the reference. Commands are issued back to back in batches whose
+  // SBUF data sit at distinct addresses (so loads run behind multiplies); between batches the
+  // bench waits for completion and rewrites the SBUF.
+  TeBench t(env);
+  t.p_ready = 0.8;
+  t.lat_min = 1;
+  t.lat_max = 4;
+  co_await t.start();
+  auto r = env.rng("program");
+  const auto& p = t.prm;
+  Reference ref(p);
+  unsigned issued = 0, next_addr = 0;
+  const unsigned programs = static_cast<unsigned>(env_count("TE_PROGRAMS", 6));
+  auto alloc = [&](unsigned n) -> std::optional<unsigned> {
+    if (next_addr + n > p.sbuf_depth) return std::nullopt;
+    next_addr += n;
+    return next_addr - n;
+  };
+  auto bias_of = [&](unsigned fmt) {
+    return numerics::format_info(static_cast<Format>(fmt)).adjustable_bias ? static_cast<unsigned>(r.range(0, 20)) : 0u;
+  };
+  for (unsigned g = 0; g < programs; ++g) {
+    const unsigned wfmt = kTypes[r.below(9)];
+    Cmd ls{Op::load_stationary};
+    ls.fmt = wfmt;
+    ls.bias = bias_of(wfmt);
+    ls.k = static_cast<unsigned>(r.range(1, p.rows));
+    ls.m = static_cast<unsigned>(r.range(1, p.cols));
+    const unsigned mms = static_cast<unsigned>(r.range(1, 3));
+    std::vector<Cmd> mm(mms, Cmd{Op::multiply_moving});
+    for (auto& c : mm) {
+      c.fmt = r.chance(0.7) ? wfmt : kTypes[r.below(9)];
+      c.bias = bias_of(c.fmt);
+      c.n = static_cast<unsigned>(r.range(1, p.max_n));
+      c.bank = static_cast<unsigned>(r.below(p.banks));
+      c.off = static_cast<unsigned>(r.below(p.depth - c.n + 1));
+      c.acc = r.chance(0.5);
+    }
+    unsigned need = ls.m;
+    for (auto& c : mm) need += c.n;
+    if (next_addr + need > p.sbuf_depth) {  // new batch: everything issued must finish first
+      co_await t.wait_done(issued);
+      next_addr = 0;
+    }
+    ls.addr = *alloc(ls.m);
+    for (unsigned rr = 0; rr < p.rows; ++rr)
+      for (unsigned j = 0; j < ls.m; ++j) t.sbuf[rr][ls.addr + j] = random_code(r, wfmt);
+    ls.tag = issued++ & 15;
+    co_await t.issue(ls);
+    ref.run(ls, t.sbuf);
+    for (auto& c : mm) {
+      c.addr = *alloc(c.n);
+      for (unsigned rr = 0; rr < p.rows; ++rr)
+        for (unsigned j = 0; j < c.n; ++j) t.sbuf[rr][c.addr + j] = random_code(r, c.fmt);
+      c.tag = issued++ & 15;
+      co_await t.issue(c);
+      ref.run(c, t.sbuf);
+    }
+  }
+  co_await t.wait_done(issued);
+  check(t.err_count == 0, "{} legal commands were rejected", t.err_count);
+  co_await t.compare_psum(ref.psum);
+  info("{} commands, PSUM matches the reference", issued);
+}
+
+TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
+  // Each kind of illegal command is answered on err_* and leaves PSUM untouched.
+  TeBench t(env);
+  co_await t.start();
+  const auto& p = t.prm;
+  Reference ref(p);
+  Cmd mm0{Op::multiply_moving};
+  mm0.fmt = 2;
+  mm0.n = 1;
+  co_await t.issue(mm0);  // no weights loaded yet
+  std::vector<std::pair<Cmd, unsigned>> bad;
+  Cmd c{Op::load_stationary};
+  c.fmt = 2;
+  c.k = p.rows + 1;
+  c.m = 1;
+  bad.push_back({c, 1});  // K > R
+  c.k = 1;
+  c.m = 0;
+  bad.push_back({c, 1});  // M = 0
+  c.m = 1;
+  c.fmt = 9;
+  bad.push_back({c, 3});  // E8M0 is not a PE type
+  c.fmt = 2;
+  c.addr = p.sbuf_depth - 1;
+  c.m = 2;
+  bad.push_back({c, 2});  // past the end of SBUF
+  co_await t.wait_done(1);
+  for (auto& [cmd, code] : bad) co_await t.issue(cmd);
+  // load legal weights, then bad MultiplyMoving commands
+  Cmd ls{Op::load_stationary};
+  ls.fmt = 2;
+  ls.k = p.rows;
+  ls.m = p.cols;
+  co_await t.issue(ls);
+  ref.run(ls, t.sbuf);
+  Cmd m{Op::multiply_moving};
+  m.fmt = 2;
+  m.n = p.max_n + 1;
+  bad.push_back({m, 1});  // N > Nmax
+  co_await t.issue(m);
+  m.n = 1;
+  m.bank = p.banks;
+  bad.push_back({m, 2});  // bank out of range
+  co_await t.issue(m);
+  m.bank = 0;
+  m.off = p.depth - 1;
+  m.n = 2;
+  bad.push_back({m, 2});  // past the end of the bank
+  co_await t.issue(m);
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + 1);
+  check(t.err_count == bad.size() + 1, "{} rejections for {} illegal commands", t.err_count, bad.size() + 1);
+  check(t.err_codes[0] == 4, "MultiplyMoving without weights: code {}", t.err_codes[0]);
+  for (std::size_t i = 0; i < bad.size(); ++i)
+    check(t.err_codes[i + 1] == bad[i].second, "illegal command {}: code {}, expected {}", i, t.err_codes[i + 1],
+          bad[i].second);
+  for (int k = 0; k < 20; ++k) co_await t.cycle();
+  co_await t.compare_psum(ref.psum);  // all zero: nothing written
+}
+
+TRN_BENCH_MAIN(Vtensor_engine, "tensor_engine")
