@@ -16,17 +16,15 @@ constexpr std::uint32_t kNegZero = 0x80000000u;  // row 0's incoming partial sum
 
 bool is_pe_format(std::uint64_t fmt) { return fmt <= static_cast<unsigned>(Format::e2m1); }
 
-namespace {
-std::uint32_t operand(std::uint32_t code, unsigned fmt, unsigned bias) {
+std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias) {
   const auto f = static_cast<Format>(fmt);
   if (f == Format::tf32) return numerics::tf32_round(code);
   if (f == Format::fp32) return numerics::decode(Format::fp32, code);
   return numerics::decode(f, code, static_cast<int>(bias));
 }
-}  // namespace
 
 std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt, unsigned xbias) {
-  return numerics::fp32_mul(operand(w, wfmt, wbias), operand(x, xfmt, xbias));
+  return numerics::fp32_mul(pe_operand(w, wfmt, wbias), pe_operand(x, xfmt, xbias));
 }
 
 TensorEngine::TensorEngine(Params p)
@@ -172,8 +170,7 @@ void TensorEngine::tick(const In& in) {
       if (!x.valid) continue;
       const std::uint32_t in_ps = r == 0 ? kNegZero : ps_q_[idx(r - 1, c)];
       const BankInfo& b = bank_q_[x.wsel];
-      ps[idx(r, c)] = r < b.k ? numerics::fp32_add(in_ps, pe_product(w_q_[x.wsel][idx(r, c)], b.fmt, b.bias, x.code, x.fmt, x.bias))
-                              : in_ps;
+      ps[idx(r, c)] = r < b.k ? numerics::fp32_add(in_ps, numerics::fp32_mul(w_q_[x.wsel][idx(r, c)], x.code)) : in_ps;
     }
   for (unsigned c = 0; c < C; ++c) bmeta_q_[c] = x_q_[idx(last, c)].meta;
   ps_q_ = std::move(ps);
@@ -187,9 +184,7 @@ void TensorEngine::tick(const In& in) {
     for (unsigned r = 0; r < R; ++r) {
       col[r].valid = true;
       col[r].wsel = p.wsel;
-      col[r].fmt = p.fmt;
-      col[r].bias = p.bias;
-      col[r].code = static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32));
+      col[r].code = pe_operand(static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32)), p.fmt, p.bias);
       if (r == last) col[r].meta = p.meta;
     }
   }
@@ -216,7 +211,9 @@ void TensorEngine::tick(const In& in) {
   }
   if (in.st_rsp_valid_i && ls_q_.busy && ls_q_.rsp_idx < ls_q_.m) {
     for (unsigned r = 0; r < R; ++r)
-      w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32));
+      w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] =
+          pe_operand(static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32)), bank_q_[ls_q_.bank].fmt,
+                     bank_q_[ls_q_.bank].bias);
     if (++ls_q_.rsp_idx == ls_q_.m) {
       ls_q_.busy = false;
       cur_bank_q_ = ls_q_.bank;

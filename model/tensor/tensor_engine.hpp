@@ -31,6 +31,9 @@ enum class Err : std::uint8_t { none = 0, shape = 1, range = 2, type = 3, no_wei
 
 /// Formats a PE multiplies: FP32, TF32, BF16, FP16, the FP8 variants, E2M1.
 bool is_pe_format(std::uint64_t fmt);
+/// An operand as the array holds it: FP32 bits (narrow codes decoded exactly, FP8 with its bias;
+/// TF32 rounded RNE to 10 mantissa bits; FP32 as is, NaN canonical). Decoded where it enters.
+std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias);
 /// One PE product: exact for narrow types; TF32 operands rounded first; FP32 rounded once.
 std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt, unsigned xbias);
 
@@ -133,9 +136,9 @@ class TensorEngine {
     bool acc = false, last = false;
     unsigned wsel = 0;  ///< the weight bank (released when the column leaves)
   };
-  struct Token {  // a moving value in the array
+  struct Token {  // a moving value in the array, decoded to FP32 where it entered
     bool valid = false;
-    unsigned wsel = 0, fmt = 0, bias = 0;
+    unsigned wsel = 0;
     std::uint32_t code = 0;
     Meta meta;  // used on the last row only
   };
@@ -166,7 +169,7 @@ class TensorEngine {
   Params p_;
   unsigned addr_w_, k_w_, m_w_, n_w_, off_w_;
   mem::Psum psum_;
-  // weights: two banks of R x C codes
+  // weights: two banks of R x C operands, decoded to FP32 as they load
   std::array<std::vector<std::uint32_t>, 2> w_q_;
   std::array<BankInfo, 2> bank_q_;
   unsigned cur_bank_q_ = 0;      ///< the bank the next MultiplyMoving uses

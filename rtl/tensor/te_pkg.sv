@@ -19,11 +19,11 @@ package te_pkg;
     return fmt <= FmtE2m1;
   endfunction
 
-  // One PE: ps_out = ps_in + w * x (one exact product for narrow types, one rounding for FP32;
-  // one IEEE FP32 addition); a disabled row (r >= K) passes ps_in through.
-  function automatic logic [31:0] te_pe(logic [31:0] ps_in, logic en, logic [31:0] w, logic [3:0] wfmt,
-                                        logic [5:0] wbias, logic [31:0] x, logic [3:0] xfmt, logic [5:0] xbias);
+  // One PE: ps_out = ps_in + w * x on operands already decoded to FP32 where they entered the
+  // array (exact product for narrow types, one rounding for FP32; one IEEE FP32 addition); a
+  // disabled row (r >= K) passes ps_in through.
+  function automatic logic [31:0] te_pe(logic [31:0] ps_in, logic en, logic [31:0] w, logic [31:0] x);
     if (!en) return ps_in;
-    return fp32_add_f(ps_in, fp32_mul_f(te_operand(w, wfmt, wbias), te_operand(x, xfmt, xbias)));
+    return fp32_add_f(ps_in, fp32_mul_f(w, x));
   endfunction
 endpackage

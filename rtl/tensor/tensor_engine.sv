@@ -84,11 +84,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     logic          last;
   } meta_t;
 
-  typedef struct packed {
+  typedef struct packed {  // a moving value, decoded to FP32 where it entered
     logic        valid;
     logic        wsel;
-    logic [3:0]  fmt;
-    logic [5:0]  bias;
     logic [31:0] code;
   } tok_t;
 
@@ -108,7 +106,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   } pend_t;
 
   // ---- state
-  logic [31:0] w_q [2][Rows][Cols];
+  logic [31:0] w_q [2][Rows][Cols];  // weights, decoded to FP32 as they load
   bank_t       bank_q [2];
   logic        cur_bank_q, next_ls_bank_q;
   logic [15:0] inflight_q [2];
@@ -229,8 +227,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
       col[r] = '0;
-      if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, fmt: pend_head.fmt, bias: pend_head.bias,
-                             code: mv_rsp_data_i[r*32 +: 32]};
+      if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel,
+                             code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias)};
     end
     col_meta = col_in ? pend_head.meta : '0;
   end
@@ -253,9 +251,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
         psv_d[r][c] = x_q[r][c].valid;
         ps_d[r][c] = x_q[r][c].valid
             ? te_pe((r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c],
-                    32'(bank_q[x_q[r][c].wsel].k) > r,
-                    w_q[x_q[r][c].wsel][r][c], bank_q[x_q[r][c].wsel].fmt, bank_q[x_q[r][c].wsel].bias,
-                    x_q[r][c].code, x_q[r][c].fmt, x_q[r][c].bias)
+                    32'(bank_q[x_q[r][c].wsel].k) > r, w_q[x_q[r][c].wsel][r][c], x_q[r][c].code)
             : 32'd0;
       end
     for (int unsigned c = 0; c < Cols; c++) bmeta_d[c] = xm_q[c];
@@ -273,7 +269,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     // weights: a stationary response fills one column of the loading bank
     w_d = w_q;
     if (ls_rsp)
-      for (int unsigned r = 0; r < Rows; r++) w_d[ls_bank_q][r][CW'(ls_rsp_idx_q)] = st_rsp_data_i[r*32 +: 32];
+      for (int unsigned r = 0; r < Rows; r++)
+        w_d[ls_bank_q][r][CW'(ls_rsp_idx_q)] = te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_bank_q].fmt,
+                                                          bank_q[ls_bank_q].bias);
   end
 
   // Reset values of the arrays (Verilator 5.006 takes neither '{default: ...} for nested unpacked

@@ -366,4 +366,48 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   co_await t.compare_psum(ref.psum);  // all zero: nothing written
 }
 
+TRN_TEST(throughput) {
+  // make bench: back-to-back MultiplyMoving with N = Nmax, K = R, M = C (BF16), each followed by
+  // a LoadStationary of the next weights in the background; SBUF answers every request the next
+  // cycle. Utilization = useful MACs / (R x C x cycles from the first MultiplyMoving's dispatch
+  // to its last result in PSUM), over at least 8 multiplies and BENCH_CYCLES cycles.
+  TeBench t(env);
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("data");
+  for (auto& part : t.sbuf)
+    for (auto& x : part) x = static_cast<std::uint32_t>(r.next()) & 0x3FFF;  // BF16, moderate
+  Cmd ls{Op::load_stationary};
+  ls.fmt = 2;
+  ls.k = p.rows;
+  ls.m = p.cols;
+  Cmd mm{Op::multiply_moving};
+  mm.fmt = 2;
+  mm.n = p.max_n;
+  mm.addr = p.cols;
+  co_await t.issue(ls);
+  co_await t.wait_done(1);
+  const std::uint64_t want_cycles = bench_cycles(20000);
+  unsigned issued = 1, mms = 0;
+  BenchTimer timer;
+  const std::uint64_t c0 = t.clk.cycle();
+  while (mms < 8 || t.clk.cycle() - c0 < want_cycles) {
+    mm.tag = issued++ & 15;
+    mm.bank = mms % p.banks;
+    co_await t.issue(mm);
+    ++mms;
+    ls.tag = issued++ & 15;
+    co_await t.issue(ls);
+  }
+  co_await t.wait_done(issued);
+  const std::uint64_t cycles = t.clk.cycle() - c0;
+  timer.report(cycles);
+  const double macs = static_cast<double>(mms) * p.rows * p.cols * p.max_n;
+  const double util = macs / (static_cast<double>(p.rows) * p.cols * static_cast<double>(cycles));
+  fmt::print("bench: figure tensor_engine {}x{} N={}: {} MultiplyMoving in {} cycles, utilization {:.1f}% "
+             "(ideal {} cycles; fill {} and drain {} cycles: R + C - 1 each way plus SBUF latency)\n",
+             p.rows, p.cols, p.max_n, mms, cycles, 100 * util, static_cast<std::uint64_t>(mms) * p.max_n,
+             p.rows + p.cols - 1, p.rows + p.cols - 1);
+}
+
 TRN_BENCH_MAIN(Vtensor_engine, "tensor_engine")
