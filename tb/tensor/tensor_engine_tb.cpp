@@ -4,6 +4,7 @@
 // command driver; a completion monitor. After each program every PSUM entry is read back through
 // the pr_ port and compared with a functional reference: a plain loop computing every output with
 // the same FP32 additions in the same order (row 0 first).
+#include <cmath>
 #include <deque>
 #include <optional>
 #include <vector>
@@ -364,6 +365,118 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
           bad[i].second);
   for (int k = 0; k < 20; ++k) co_await t.cycle();
   co_await t.compare_psum(ref.psum);  // all zero: nothing written
+}
+
+TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
+  // End to end: C[M, N] = A[K, M]^T . B[K, N] with K = 3R, M = 2C, N = 2 Nmax, tiled over K (PSUM
+  // accumulation: the first K tile overwrites, the others accumulate), M and N, for BF16 and
+  // E4M3 (bias 9). The result must equal, bit for bit, a plain GEMM loop that sums each K tile
+  // from row 0 and adds the tiles in order; and stay within a bound of the double-precision GEMM.
+  TeBench t(env);
+  t.p_ready = 0.7;
+  t.lat_max = 3;
+  co_await t.start();
+  const auto& p = t.prm;
+  const unsigned KT = 3, MT = 2, NT = 2, K = KT * p.rows, M = MT * p.cols, N = NT * p.max_n;
+  auto r = env.rng("gemm");
+  unsigned issued = 0;
+  for (unsigned fmt : {2u, 5u}) {
+    const unsigned bias = fmt == 5 ? 9 : 0;
+    std::vector<std::uint32_t> A(static_cast<std::size_t>(K) * M), B(static_cast<std::size_t>(K) * N);
+    auto draw = [&]() {  // a value in [-2, 2] rounded to the type
+      const float v = static_cast<float>((static_cast<double>(r.next() >> 11) * 0x1.0p-53) * 4 - 2);
+      numerics::Convert cv;
+      cv.bias = static_cast<int>(bias);
+      return numerics::encode(static_cast<Format>(fmt), numerics::f32_bits(v), cv);
+    };
+    for (auto& a : A) a = draw();
+    for (auto& b : B) b = draw();
+    // SBUF: A tile (kt, mt) at (kt * MT + mt) * C, B tile (kt, nt) after all A tiles
+    const unsigned b_base = KT * MT * p.cols;
+    for (unsigned k = 0; k < K; ++k) {
+      const unsigned kt = k / p.rows, row = k % p.rows;
+      for (unsigned m = 0; m < M; ++m) t.sbuf[row][(kt * MT + m / p.cols) * p.cols + m % p.cols] = A[k * M + m];
+      for (unsigned n = 0; n < N; ++n)
+        t.sbuf[row][b_base + (kt * NT + n / p.max_n) * p.max_n + n % p.max_n] = B[k * N + n];
+    }
+    for (unsigned mt = 0; mt < MT; ++mt)
+      for (unsigned nt = 0; nt < NT; ++nt)
+        for (unsigned kt = 0; kt < KT; ++kt) {
+          Cmd ls{Op::load_stationary};
+          ls.fmt = fmt;
+          ls.bias = bias;
+          ls.k = p.rows;
+          ls.m = p.cols;
+          ls.addr = (kt * MT + mt) * p.cols;
+          ls.tag = issued++ & 15;
+          co_await t.issue(ls);
+          Cmd mm{Op::multiply_moving};
+          mm.fmt = fmt;
+          mm.bias = bias;
+          mm.n = p.max_n;
+          mm.addr = b_base + (kt * NT + nt) * p.max_n;
+          mm.bank = mt * NT + nt;
+          mm.acc = kt > 0;
+          mm.tag = issued++ & 15;
+          co_await t.issue(mm);
+        }
+    co_await t.wait_done(issued);
+    // the plain GEMM loop, and the double-precision one
+    std::vector<std::uint32_t> ref(static_cast<std::size_t>(p.banks) * p.cols * p.depth, 0);
+    for (unsigned m = 0; m < M; ++m)
+      for (unsigned n = 0; n < N; ++n) {
+        std::uint32_t acc = 0;
+        double exact = 0, mag = 0;
+        for (unsigned kt = 0; kt < KT; ++kt) {
+          std::uint32_t tile = 0x80000000u;
+          for (unsigned row = 0; row < p.rows; ++row) {
+            const unsigned k = kt * p.rows + row;
+            tile = numerics::fp32_add(tile, pe_product(A[k * M + m], fmt, bias, B[k * N + n], fmt, bias));
+            const double prod = static_cast<double>(numerics::f32_from(pe_operand(A[k * M + m], fmt, bias))) *
+                                numerics::f32_from(pe_operand(B[k * N + n], fmt, bias));
+            exact += prod;
+            mag += std::fabs(prod);
+          }
+          acc = kt == 0 ? tile : numerics::fp32_add(acc, tile);
+        }
+        const double got = numerics::f32_from(acc);
+        check(std::fabs(got - exact) <= 4 * K * 0x1.0p-24 * mag + 1e-30,
+              "GEMM ({}, {}): {} vs double {} beyond the rounding bound", m, n, got, exact);
+        ref[(static_cast<std::size_t>((m / p.cols) * NT + n / p.max_n) * p.cols + m % p.cols) * p.depth + n % p.max_n] = acc;
+      }
+    co_await t.compare_psum(ref);
+    info("{}: {}x{}x{} GEMM tiled {}x{}x{} over the array matches the reference bit for bit",
+         numerics::format_info(static_cast<Format>(fmt)).name, M, N, K, MT, NT, KT);
+  }
+}
+
+TRN_TEST(selftest_psum_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_fail = true) {
+  // The PSUM comparison must be able to fail: one multiply, then a reference with one entry off
+  // by one ulp.
+  TeBench t(env);
+  expect_failure([](const TestFailure& f) {
+    check(std::string(f.what()).find("PSUM bank 1 partition 0 element 2") != std::string::npos, "wrong failure: {}",
+          f.what());
+  });
+  co_await t.start();
+  const auto& p = t.prm;
+  for (auto& part : t.sbuf) part.assign(p.sbuf_depth, 0x3F80);  // BF16 1.0
+  Reference ref(p);
+  Cmd ls{Op::load_stationary};
+  ls.fmt = 2;
+  ls.k = p.rows;
+  ls.m = p.cols;
+  Cmd mm{Op::multiply_moving};
+  mm.fmt = 2;
+  mm.n = 4;
+  mm.bank = 1;
+  for (const Cmd& c : {ls, mm}) {
+    co_await t.issue(c);
+    ref.run(c, t.sbuf);
+  }
+  co_await t.wait_done(2);
+  ref.psum[(1 * p.cols + 0) * p.depth + 2] += 1;
+  co_await t.compare_psum(ref.psum);
 }
 
 TRN_TEST(throughput) {
