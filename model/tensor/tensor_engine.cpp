@@ -84,9 +84,14 @@ Err TensorEngine::check_cmd(const In& in) const {
     return Err::none;
   }
   if (in.cmd_n_i == 0 || in.cmd_n_i > p_.max_n) return Err::shape;
-  if (in.cmd_bank_i >= p_.banks || in.cmd_off_i + in.cmd_n_i > p_.depth || in.cmd_addr_i + in.cmd_n_i > p_.sbuf_depth)
+  if (in.cmd_bank_i >= p_.banks || in.cmd_off_i + in.cmd_n_i > p_.depth ||
+      (!in.cmd_tr_i && in.cmd_addr_i + in.cmd_n_i > p_.sbuf_depth))
     return Err::range;
-  if (!ls_q_.busy && !bank_q_[cur_bank_q_].loaded) return Err::no_weights;
+  if (ls_q_.busy) return Err::none;  // the weights' checks wait for the load
+  const BankInfo& b = bank_q_[cur_bank_q_];
+  if (!b.loaded) return Err::no_weights;
+  if (b.raw != in.cmd_tr_i) return Err::mode;
+  if (in.cmd_tr_i && in.cmd_n_i > b.k) return Err::shape;
   return Err::none;
 }
 
@@ -94,7 +99,7 @@ bool TensorEngine::cmd_ready(const In& in) const {
   if (!in.cmd_valid_i) return false;
   if (check_cmd(in) != Err::none) return true;
   if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0;
-  return !ls_q_.busy && !mm_q_.busy;
+  return !ls_q_.busy && !mm_q_.busy && (!in.cmd_tr_i || pend_q_.empty());
 }
 
 void TensorEngine::eval(const In& in, Out& out) const {
@@ -108,7 +113,7 @@ void TensorEngine::eval(const In& in, Out& out) const {
   out.cmd_ready_o = cmd_ready(in);
   out.st_req_valid_o = ls_q_.busy && ls_q_.req_left > 0;
   out.st_req_addr_o = ls_q_.addr;
-  out.mv_req_valid_o = mm_q_.busy && mm_q_.left > 0 && pend_q_.size() < p_.max_outstanding;
+  out.mv_req_valid_o = mm_q_.busy && !mm_q_.tr && mm_q_.left > 0 && pend_q_.size() < p_.max_outstanding;
   out.mv_req_addr_o = mm_q_.addr;
   out.ls_done_o = ls_done_q_;
   out.ls_done_tag_o = ls_done_tag_q_;
@@ -170,7 +175,10 @@ void TensorEngine::tick(const In& in) {
       if (!x.valid) continue;
       const std::uint32_t in_ps = r == 0 ? kNegZero : ps_q_[idx(r - 1, c)];
       const BankInfo& b = bank_q_[x.wsel];
-      ps[idx(r, c)] = r < b.k ? numerics::fp32_add(in_ps, numerics::fp32_mul(w_q_[x.wsel][idx(r, c)], x.code)) : in_ps;
+      if (x.tr)  // transpose: the column takes row `code`'s weight, bits unchanged
+        ps[idx(r, c)] = r == x.code ? w_q_[x.wsel][idx(r, c)] : in_ps;
+      else
+        ps[idx(r, c)] = r < b.k ? numerics::fp32_add(in_ps, numerics::fp32_mul(w_q_[x.wsel][idx(r, c)], x.code)) : in_ps;
     }
   for (unsigned c = 0; c < C; ++c) bmeta_q_[c] = x_q_[idx(last, c)].meta;
   ps_q_ = std::move(ps);
@@ -178,7 +186,16 @@ void TensorEngine::tick(const In& in) {
 
   // A moving column enters: row r through an r-stage delay (the skew).
   std::vector<Token> col(R);
-  if (in.mv_rsp_valid_i && !pend_q_.empty()) {
+  const bool tr_col = mm_q_.busy && mm_q_.tr;  // a transpose generates one column per cycle
+  if (tr_col) {
+    for (unsigned r = 0; r < R; ++r) {
+      col[r].valid = true;
+      col[r].wsel = mm_q_.wsel;
+      col[r].tr = true;
+      col[r].code = static_cast<std::uint32_t>(mm_q_.n - mm_q_.left);
+    }
+    col[last].meta = Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, false, mm_q_.left == 1, mm_q_.wsel};
+  } else if (in.mv_rsp_valid_i && !pend_q_.empty()) {
     const Pending p = pend_q_.front();
     pend_q_.pop_front();
     for (unsigned r = 0; r < R; ++r) {
@@ -210,10 +227,11 @@ void TensorEngine::tick(const In& in) {
     --ls_q_.req_left;
   }
   if (in.st_rsp_valid_i && ls_q_.busy && ls_q_.rsp_idx < ls_q_.m) {
-    for (unsigned r = 0; r < R; ++r)
-      w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] =
-          pe_operand(static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32)), bank_q_[ls_q_.bank].fmt,
-                     bank_q_[ls_q_.bank].bias);
+    const BankInfo& b = bank_q_[ls_q_.bank];
+    for (unsigned r = 0; r < R; ++r) {
+      const auto code = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32));
+      w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] = b.raw ? code : pe_operand(code, b.fmt, b.bias);
+    }
     if (++ls_q_.rsp_idx == ls_q_.m) {
       ls_q_.busy = false;
       cur_bank_q_ = ls_q_.bank;
@@ -223,7 +241,12 @@ void TensorEngine::tick(const In& in) {
     }
   }
 
-  // Moving-read issuer.
+  // Moving-read issuer (or the transpose's column generator).
+  if (tr_col) {
+    ++inflight[mm_q_.wsel];
+    mm_q_.off = (mm_q_.off + 1) & ((std::uint64_t{1} << off_w_) - 1);
+    if (--mm_q_.left == 0) mm_q_.busy = false;
+  }
   if (mv_fire) {
     Pending p{mm_q_.wsel, mm_q_.fmt, mm_q_.bias,
               Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}};
@@ -247,11 +270,13 @@ void TensorEngine::tick(const In& in) {
     } else if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) {
       ls_q_ = Ls{true, in.cmd_addr_i, in.cmd_m_i, 0, in.cmd_m_i, in.cmd_tag_i, next_ls_bank_q_};
       bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_k_i), static_cast<unsigned>(in.cmd_m_i),
-                                          static_cast<unsigned>(in.cmd_fmt_i), static_cast<unsigned>(in.cmd_bias_i), false};
+                                          static_cast<unsigned>(in.cmd_fmt_i), static_cast<unsigned>(in.cmd_bias_i), false,
+                                          in.cmd_tr_i};
       next_ls_bank_q_ ^= 1;
     } else {
       mm_q_ = Mm{true, in.cmd_addr_i, in.cmd_n_i, in.cmd_off_i, in.cmd_bank_i, in.cmd_tag_i, bank_q_[cur_bank_q_].m,
-                 cur_bank_q_, static_cast<unsigned>(in.cmd_fmt_i), static_cast<unsigned>(in.cmd_bias_i), in.cmd_acc_i};
+                 cur_bank_q_, static_cast<unsigned>(in.cmd_fmt_i), static_cast<unsigned>(in.cmd_bias_i),
+                 in.cmd_acc_i && !in.cmd_tr_i, in.cmd_tr_i, in.cmd_n_i};
     }
   }
 }

@@ -27,7 +27,7 @@
 namespace trn::tensor {
 
 enum class Op : std::uint8_t { load_stationary = 0, multiply_moving = 1 };
-enum class Err : std::uint8_t { none = 0, shape = 1, range = 2, type = 3, no_weights = 4 };
+enum class Err : std::uint8_t { none = 0, shape = 1, range = 2, type = 3, no_weights = 4, mode = 5 };
 
 /// Formats a PE multiplies: FP32, TF32, BF16, FP16, the FP8 variants, E2M1.
 bool is_pe_format(std::uint64_t fmt);
@@ -49,6 +49,7 @@ class TensorEngine {
     std::uint64_t cmd_op_i = 0, cmd_tag_i = 0, cmd_fmt_i = 0, cmd_bias_i = 0, cmd_addr_i = 0, cmd_k_i = 0,
                   cmd_m_i = 0, cmd_n_i = 0, cmd_bank_i = 0, cmd_off_i = 0;
     bool cmd_acc_i = false;
+    bool cmd_tr_i = false;
     bool st_req_ready_i = false, st_rsp_valid_i = false;
     Bits st_rsp_data_i;
     bool mv_req_ready_i = false, mv_rsp_valid_i = false;
@@ -98,6 +99,7 @@ class TensorEngine {
     v("cmd_bank_i", in.cmd_bank_i, 4);
     v("cmd_off_i", in.cmd_off_i, off_w_);
     v("cmd_acc_i", in.cmd_acc_i, 1);
+    v("cmd_tr_i", in.cmd_tr_i, 1);
     v("st_req_ready_i", in.st_req_ready_i, 1);
     v("st_rsp_valid_i", in.st_rsp_valid_i, 1);
     v("st_rsp_data_i", in.st_rsp_data_i, 32 * p_.rows);
@@ -139,18 +141,22 @@ class TensorEngine {
   struct Token {  // a moving value in the array, decoded to FP32 where it entered
     bool valid = false;
     unsigned wsel = 0;
+    bool tr = false;         ///< transpose: code is the row whose weight the column takes
     std::uint32_t code = 0;
     Meta meta;  // used on the last row only
   };
   struct BankInfo {
     unsigned k = 0, m = 0, fmt = 0, bias = 0;
     bool loaded = false;
+    bool raw = false;  ///< loaded for a transpose: codes kept as they are
   };
   struct Mm {  // the moving-read issuer
     bool busy = false;
     std::uint64_t addr = 0, left = 0, off = 0, bank = 0, tag = 0, m = 0;
     unsigned wsel = 0, fmt = 0, bias = 0;
     bool acc = false;
+    bool tr = false;  ///< transpose: columns generated here, no SBUF reads
+    std::uint64_t n = 0;
   };
   struct Ls {  // the stationary loader
     bool busy = false;

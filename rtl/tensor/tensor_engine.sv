@@ -9,8 +9,11 @@
 //   element code per partition, always accepted; at most MaxOut moving reads in flight.
 //   Timing: a moving column whose response arrives in cycle t reaches PSUM column c at the edge
 //   ending cycle t + R + c (fill R + C - 1 cycles); one column per cycle at steady state.
+//   Transpose (cmd_tr_i): a LoadStationary keeps the raw codes of a [K, M] tile; the next
+//   MultiplyMoving with cmd_tr_i writes it to PSUM as [M, K] (N <= K columns, generated here with
+//   no SBUF reads; each column takes one row's weights bit for bit, NaN payloads included).
 //   Illegal commands are accepted and answered on err_* (codes: 1 shape, 2 range, 3 type,
-//   4 no weights) without touching anything.
+//   4 no weights, 5 transpose / multiply on the wrong kind of weights) without touching anything.
 module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   parameter int unsigned Rows = 4,
   parameter int unsigned Cols = 4,
@@ -44,6 +47,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   input  logic [3:0]           cmd_bank_i,   /// MultiplyMoving: PSUM bank
   input  logic [OW-1:0]        cmd_off_i,    /// MultiplyMoving: first PSUM element
   input  logic                 cmd_acc_i,    /// MultiplyMoving: accumulate into PSUM
+  input  logic                 cmd_tr_i,     /// transpose: LoadStationary keeps raw codes; MultiplyMoving
+                                             /// writes the loaded [K, M] tile to PSUM as [M, K]
   // SBUF read port for stationary data
   output logic                 st_req_valid_o,
   input  logic                 st_req_ready_i,
@@ -87,6 +92,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   typedef struct packed {  // a moving value, decoded to FP32 where it entered
     logic        valid;
     logic        wsel;
+    logic        tr;    // transpose: code is the row whose weight the column takes
     logic [31:0] code;
   } tok_t;
 
@@ -96,6 +102,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     logic [3:0]    fmt;
     logic [5:0]    bias;
     logic          loaded;
+    logic          raw;   // loaded for a transpose: codes kept as they are
   } bank_t;
 
   typedef struct packed {
@@ -117,7 +124,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   logic [3:0]    ls_tag_q;
   logic          ls_bank_q;
   // moving-read issuer
-  logic          mm_busy_q, mm_wsel_q, mm_acc_q;
+  logic          mm_busy_q, mm_wsel_q, mm_acc_q, mm_tr_q;
+  logic [NW-1:0] mm_n_q;
   logic [AW-1:0] mm_addr_q;
   logic [NW-1:0] mm_left_q;
   logic [OW-1:0] mm_off_q;
@@ -148,8 +156,12 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     end else begin
       if (cmd_n_i == '0 || 32'(cmd_n_i) > MaxN) cmd_err = 3'd1;
       else if (32'(cmd_bank_i) >= Banks || 32'(cmd_off_i) + 32'(cmd_n_i) > Depth ||
-               32'(cmd_addr_i) + 32'(cmd_n_i) > SbufDepth) cmd_err = 3'd2;
-      else if (!ls_busy_q && !bank_q[cur_bank_q].loaded) cmd_err = 3'd4;
+               (!cmd_tr_i && 32'(cmd_addr_i) + 32'(cmd_n_i) > SbufDepth)) cmd_err = 3'd2;
+      else if (!ls_busy_q) begin  // the weights' checks wait for the load
+        if (!bank_q[cur_bank_q].loaded) cmd_err = 3'd4;
+        else if (bank_q[cur_bank_q].raw != cmd_tr_i) cmd_err = 3'd5;
+        else if (cmd_tr_i && 32'(cmd_n_i) > 32'(bank_q[cur_bank_q].k)) cmd_err = 3'd1;
+      end
     end
   end
 
@@ -158,7 +170,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     if (cmd_valid_i) begin
       if (cmd_err != 3'd0) cmd_ready_o = 1'b1;
       else if (!cmd_op_i) cmd_ready_o = !ls_busy_q && inflight_q[next_ls_bank_q] == '0;
-      else cmd_ready_o = !ls_busy_q && !mm_busy_q;
+      else cmd_ready_o = !ls_busy_q && !mm_busy_q && (!cmd_tr_i || !pend_valid);
     end
   end
   wire cmd_fire = cmd_valid_i && cmd_ready_o;
@@ -171,10 +183,11 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   logic pend_push_ready, pend_valid;  // push_ready: usage < MaxOut is checked before each push
   logic [$clog2(MaxOut+1)-1:0] pend_usage;
   pend_t pend_in, pend_head;
-  assign mv_req_valid_o = mm_busy_q && mm_left_q != '0 && 32'(pend_usage) < MaxOut;
+  assign mv_req_valid_o = mm_busy_q && !mm_tr_q && mm_left_q != '0 && 32'(pend_usage) < MaxOut;
   assign mv_req_addr_o  = mm_addr_q;
   wire mv_fire = mv_req_valid_o && mv_req_ready_i;
   wire col_in = mv_rsp_valid_i && pend_valid;
+  wire tr_col = mm_busy_q && mm_tr_q;  // a transpose generates one column per cycle
 
   always_comb begin
     pend_in = '0;
@@ -227,10 +240,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
       col[r] = '0;
-      if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel,
-                             code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias)};
+      if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_wsel_q, tr: 1'b1, code: 32'(NW'(mm_n_q - mm_left_q))};
+      else if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, tr: 1'b0,
+                                  code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias)};
     end
-    col_meta = col_in ? pend_head.meta : '0;
+    col_meta = '0;
+    if (tr_col) col_meta = '{wsel: mm_wsel_q, bank: mm_bank_q, off: mm_off_q, m: mm_m_q, tag: mm_tag_q, acc: 1'b0,
+                             last: mm_left_q == NW'(1)};
+    else if (col_in) col_meta = pend_head.meta;
   end
 
   // ---- array and weights: next state
@@ -249,10 +266,11 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     for (int unsigned r = 0; r < Rows; r++)
       for (int unsigned c = 0; c < Cols; c++) begin
         psv_d[r][c] = x_q[r][c].valid;
-        ps_d[r][c] = x_q[r][c].valid
-            ? te_pe((r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c],
-                    32'(bank_q[x_q[r][c].wsel].k) > r, w_q[x_q[r][c].wsel][r][c], x_q[r][c].code)
-            : 32'd0;
+        ps_d[r][c] = !x_q[r][c].valid ? 32'd0
+            : x_q[r][c].tr ? ((x_q[r][c].code == r) ? w_q[x_q[r][c].wsel][r][c]
+                                                    : ((r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c]))
+            : te_pe((r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c],
+                    32'(bank_q[x_q[r][c].wsel].k) > r, w_q[x_q[r][c].wsel][r][c], x_q[r][c].code);
       end
     for (int unsigned c = 0; c < Cols; c++) bmeta_d[c] = xm_q[c];
     // moving values: right by one; column 0 from the skew (row r delayed r cycles)
@@ -270,8 +288,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     w_d = w_q;
     if (ls_rsp)
       for (int unsigned r = 0; r < Rows; r++)
-        w_d[ls_bank_q][r][CW'(ls_rsp_idx_q)] = te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_bank_q].fmt,
-                                                          bank_q[ls_bank_q].bias);
+        w_d[ls_bank_q][r][CW'(ls_rsp_idx_q)] =
+            bank_q[ls_bank_q].raw ? st_rsp_data_i[r*32 +: 32]
+                                  : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_bank_q].fmt, bank_q[ls_bank_q].bias);
   end
 
   // Reset values of the arrays (Verilator 5.006 takes neither '{default: ...} for nested unpacked
@@ -317,7 +336,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       next_ls_bank_q <= 1'b0;
       ls_busy_q <= 1'b0; ls_addr_q <= '0; ls_req_left_q <= '0; ls_rsp_idx_q <= '0; ls_m_q <= '0;
       ls_tag_q <= '0; ls_bank_q <= 1'b0;
-      mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_addr_q <= '0; mm_left_q <= '0;
+      mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_tr_q <= 1'b0; mm_n_q <= '0; mm_addr_q <= '0; mm_left_q <= '0;
       mm_off_q <= '0; mm_bank_q <= '0; mm_tag_q <= '0; mm_fmt_q <= '0; mm_bias_q <= '0; mm_m_q <= '0;
       ls_done_q <= 1'b0; mm_done_q <= 1'b0; err_q <= 1'b0;
       ls_done_tag_q <= '0; mm_done_tag_q <= '0; err_tag_q <= '0; err_code_q <= '0;
@@ -335,9 +354,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       mm_done_q <= psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last;
       mm_done_tag_q <= (psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last) ? bmeta_q[Cols-1].tag : 4'd0;
       inflight_q[0] <= inflight_q[0] - 16'(psv_q[Rows-1][Cols-1] && !bmeta_q[Cols-1].wsel)
-                                     + 16'(mv_fire && !mm_wsel_q);
+                                     + 16'((mv_fire || tr_col) && !mm_wsel_q);
       inflight_q[1] <= inflight_q[1] - 16'(psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].wsel)
-                                     + 16'(mv_fire && mm_wsel_q);
+                                     + 16'((mv_fire || tr_col) && mm_wsel_q);
 
       // stationary loader
       ls_done_q <= 1'b0;
@@ -358,6 +377,11 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       end
 
       // moving-read issuer
+      if (tr_col) begin
+        mm_off_q <= mm_off_q + OW'(1);
+        mm_left_q <= mm_left_q - NW'(1);
+        if (mm_left_q == NW'(1)) mm_busy_q <= 1'b0;
+      end
       if (mv_fire) begin
         mm_addr_q <= mm_addr_q + AW'(1);
         mm_off_q <= mm_off_q + OW'(1);
@@ -382,7 +406,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
           ls_m_q <= cmd_m_i;
           ls_tag_q <= cmd_tag_i;
           ls_bank_q <= next_ls_bank_q;
-          bank_q[next_ls_bank_q] <= '{k: cmd_k_i, m: cmd_m_i, fmt: cmd_fmt_i, bias: cmd_bias_i, loaded: 1'b0};
+          bank_q[next_ls_bank_q] <= '{k: cmd_k_i, m: cmd_m_i, fmt: cmd_fmt_i, bias: cmd_bias_i, loaded: 1'b0,
+                                      raw: cmd_tr_i};
           next_ls_bank_q <= !next_ls_bank_q;
         end else begin
           mm_busy_q <= 1'b1;
@@ -395,7 +420,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
           mm_wsel_q <= cur_bank_q;
           mm_fmt_q <= cmd_fmt_i;
           mm_bias_q <= cmd_bias_i;
-          mm_acc_q <= cmd_acc_i;
+          mm_acc_q <= cmd_acc_i && !cmd_tr_i;
+          mm_tr_q <= cmd_tr_i;
+          mm_n_q <= cmd_n_i;
         end
       end
     end

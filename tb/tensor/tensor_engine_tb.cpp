@@ -28,6 +28,7 @@ struct Cmd {
   Op op;
   unsigned tag = 0, fmt = 0, bias = 0, addr = 0, k = 0, m = 0, n = 0, bank = 0, off = 0;
   bool acc = false;
+  bool tr = false;  ///< transpose
 };
 
 /// One SBUF read port: requests accepted with probability p_ready, answered in order after
@@ -157,6 +158,7 @@ struct TeBench {
     env.sig("cmd_bank_i").set(c.bank);
     env.sig("cmd_off_i").set(c.off);
     env.sig("cmd_acc_i").set(c.acc);
+    env.sig("cmd_tr_i").set(c.tr);
     for (;;) {
       drive();
       co_await ReadOnly();
@@ -202,6 +204,7 @@ struct Reference {
   std::vector<std::uint32_t> psum;
   std::vector<std::uint32_t> w;  // [k][m] of the current weights
   unsigned k = 0, m = 0, wfmt = 0, wbias = 0;
+  bool raw = false;
   explicit Reference(const TensorEngine::Params& prm)
       : p(prm), psum(static_cast<std::size_t>(prm.banks) * prm.cols * prm.depth, 0) {}
 
@@ -211,9 +214,16 @@ struct Reference {
       m = c.m;
       wfmt = c.fmt;
       wbias = c.bias;
+      raw = c.tr;
       w.assign(static_cast<std::size_t>(p.rows) * p.cols, 0);
       for (unsigned r = 0; r < k; ++r)
         for (unsigned j = 0; j < m; ++j) w[r * p.cols + j] = sbuf[r][c.addr + j];
+      return;
+    }
+    if (c.tr) {  // the [K, M] tile to PSUM as [M, K], bits unchanged
+      for (unsigned n = 0; n < c.n; ++n)
+        for (unsigned j = 0; j < m; ++j)
+          psum[(static_cast<std::size_t>(c.bank) * p.cols + j) * p.depth + c.off + n] = w[n * p.cols + j];
       return;
     }
     for (unsigned n = 0; n < c.n; ++n)
@@ -266,7 +276,9 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
   };
   for (unsigned g = 0; g < programs; ++g) {
     const unsigned wfmt = kTypes[r.below(9)];
+    const bool tr = r.chance(0.2);  // a transpose program: raw load, then transposing writes
     Cmd ls{Op::load_stationary};
+    ls.tr = tr;
     ls.fmt = wfmt;
     ls.bias = bias_of(wfmt);
     ls.k = static_cast<unsigned>(r.range(1, p.rows));
@@ -274,9 +286,10 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
     const unsigned mms = static_cast<unsigned>(r.range(1, 3));
     std::vector<Cmd> mm(mms, Cmd{Op::multiply_moving});
     for (auto& c : mm) {
+      c.tr = tr;
       c.fmt = r.chance(0.7) ? wfmt : kTypes[r.below(9)];
       c.bias = bias_of(c.fmt);
-      c.n = static_cast<unsigned>(r.range(1, p.max_n));
+      c.n = static_cast<unsigned>(r.range(1, tr ? ls.k : p.max_n));
       c.bank = static_cast<unsigned>(r.below(p.banks));
       c.off = static_cast<unsigned>(r.below(p.depth - c.n + 1));
       c.acc = r.chance(0.5);
@@ -289,7 +302,8 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
     }
     ls.addr = *alloc(ls.m);
     for (unsigned rr = 0; rr < p.rows; ++rr)
-      for (unsigned j = 0; j < ls.m; ++j) t.sbuf[rr][ls.addr + j] = random_code(r, wfmt);
+      for (unsigned j = 0; j < ls.m; ++j)  // a transposed FP32 tile: any 32 bits, NaN payloads too
+        t.sbuf[rr][ls.addr + j] = tr && wfmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, wfmt);
     ls.tag = issued++ & 15;
     co_await t.issue(ls);
     ref.run(ls, t.sbuf);
@@ -342,7 +356,6 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   ls.k = p.rows;
   ls.m = p.cols;
   co_await t.issue(ls);
-  ref.run(ls, t.sbuf);
   Cmd m{Op::multiply_moving};
   m.fmt = 2;
   m.n = p.max_n + 1;
@@ -357,7 +370,25 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   m.n = 2;
   bad.push_back({m, 2});  // past the end of the bank
   co_await t.issue(m);
-  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + 1);
+  m.off = 0;
+  m.n = 1;
+  m.tr = true;
+  bad.push_back({m, 5});  // transpose of weights loaded for a multiply
+  co_await t.issue(m);
+  Cmd lt{Op::load_stationary};
+  lt.fmt = 2;
+  lt.k = 1;
+  lt.m = p.cols;
+  lt.tr = true;
+  co_await t.issue(lt);
+  m.tr = false;
+  bad.push_back({m, 5});  // multiply with weights loaded for a transpose
+  co_await t.issue(m);
+  m.tr = true;
+  m.n = 2;
+  bad.push_back({m, 1});  // transpose of more rows than loaded (N > K)
+  co_await t.issue(m);
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + 2);
   check(t.err_count == bad.size() + 1, "{} rejections for {} illegal commands", t.err_count, bad.size() + 1);
   check(t.err_codes[0] == 4, "MultiplyMoving without weights: code {}", t.err_codes[0]);
   for (std::size_t i = 0; i < bad.size(); ++i)
@@ -365,6 +396,47 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
           bad[i].second);
   for (int k = 0; k < 20; ++k) co_await t.cycle();
   co_await t.compare_psum(ref.psum);  // all zero: nothing written
+}
+
+TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
+  // Every type: a [K, M] tile of raw codes (FP32: any 32 bits, NaN payloads and -0 included)
+  // loaded for a transpose and written to PSUM as [M, K], bit for bit.
+  TeBench t(env);
+  t.p_ready = 0.6;
+  t.lat_max = 3;
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("tiles");
+  Reference ref(p);
+  unsigned issued = 0;
+  for (unsigned fmt : kTypes) {
+    Cmd ls{Op::load_stationary};
+    ls.fmt = fmt;
+    ls.k = p.rows;
+    ls.m = p.cols;
+    ls.tr = true;
+    ls.addr = 0;
+    co_await t.wait_done(issued);
+    for (unsigned rr = 0; rr < p.rows; ++rr)
+      for (unsigned j = 0; j < ls.m; ++j)
+        t.sbuf[rr][j] = fmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, fmt);
+    t.sbuf[0][0] = fmt == 0 ? 0x7FA12345u : numerics::nan_code(numerics::format_info(static_cast<Format>(fmt)));
+    ls.tag = issued++ & 15;
+    co_await t.issue(ls);
+    ref.run(ls, t.sbuf);
+    Cmd mm{Op::multiply_moving};
+    mm.fmt = fmt;
+    mm.n = p.rows;
+    mm.tr = true;
+    mm.bank = fmt % p.banks;
+    mm.off = static_cast<unsigned>(r.below(p.depth - p.rows + 1));
+    mm.tag = issued++ & 15;
+    co_await t.issue(mm);
+    ref.run(mm, t.sbuf);
+  }
+  co_await t.wait_done(issued);
+  check(t.err_count == 0, "{} transposes rejected", t.err_count);
+  co_await t.compare_psum(ref.psum);
 }
 
 TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
