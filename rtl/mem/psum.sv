@@ -33,25 +33,27 @@ module psum #(
 
   always_comb begin
     for (int unsigned p = 0; p < Parts; p++)
-      rd_data_o[p*32 +: 32] = mem_q[p][at(rd_bank_i[p*BW +: BW], rd_off_i[p*OW +: OW]) % (Banks*Depth)];
+      rd_data_o[p*32 +: 32] = vld_q[p][at(rd_bank_i[p*BW +: BW], rd_off_i[p*OW +: OW]) % (Banks*Depth)]
+                              ? mem_q[p][at(rd_bank_i[p*BW +: BW], rd_off_i[p*OW +: OW]) % (Banks*Depth)] : 32'd0;
   end
 
-  // Reset clears PSUM (a simulation convenience; a real SRAM would be cleared by a pass). The
-  // whole-array assignment avoids element writes in a loop (Verilator 5.006).
-  logic [31:0] zero [Banks*Depth];
-  always_comb begin
-    for (int unsigned i = 0; i < Banks*Depth; i++) zero[i] = '0;
-  end
+  // Reset clears PSUM through one valid bit per entry (a packed vector, reset in one step); an
+  // entry not written since reset reads 0. The words themselves are never reset.
+  logic [Banks*Depth-1:0] vld_q [Parts];
 
   for (genvar p = 0; p < Parts; p++) begin : g_part
     always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) mem_q[p] <= zero;
-      else if (we_i[p]) mem_q[p][at(wr_bank_i[p*BW +: BW], wr_off_i[p*OW +: OW]) % (Banks*Depth)] <= wr_data_i[p*32 +: 32];
+      if (!rst_ni) begin
+        vld_q[p] <= '0;
+      end else if (we_i[p]) begin
+        mem_q[p][at(wr_bank_i[p*BW +: BW], wr_off_i[p*OW +: OW]) % (Banks*Depth)] <= wr_data_i[p*32 +: 32];
+        vld_q[p][at(wr_bank_i[p*BW +: BW], wr_off_i[p*OW +: OW]) % (Banks*Depth)] <= 1'b1;
+      end
     end
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) pr_q[p*32 +: 32] <= '0;
       else pr_q[p*32 +: 32] <= (pr_valid_i && int'(pr_bank_i) < Banks && int'(pr_off_i) < Depth)
-                               ? mem_q[p][at(pr_bank_i, pr_off_i)] : 32'd0;
+                               && vld_q[p][at(pr_bank_i, pr_off_i)] ? mem_q[p][at(pr_bank_i, pr_off_i)] : 32'd0;
     end
   end
 

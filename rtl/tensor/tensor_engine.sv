@@ -113,7 +113,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   } pend_t;
 
   // ---- state
-  logic [31:0] w_q [2][Rows][Cols];  // weights, decoded to FP32 as they load
+  // The array state is an unpacked array of packed rows: a whole-array register update then costs
+  // one delayed-assignment temporary per row in the simulator (per element when fully unpacked:
+  // 63 MB of C++ at 128 x 128), and each row stays under the 64k-bit limit for packed vectors.
+  // The R x C arrays are left out of FST waves (their trace code is 30 times the design's at
+  // 128 x 128); the ports, the controller and the PSUM writes (pw_*) are traced.
+  /* verilator tracing_off */
+  logic [Cols-1:0][31:0] w_q [2][Rows];  // weights, decoded to FP32 as they load
+  /* verilator tracing_on */
   bank_t       bank_q [2];
   logic        cur_bank_q, next_ls_bank_q;
   logic [15:0] inflight_q [2];
@@ -133,13 +140,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   logic [5:0]    mm_bias_q;
   logic [MW-1:0] mm_m_q;
   // array
-  tok_t        sk_q [Rows][Rows];   // row r uses stages 0..r-1
-  meta_t       skm_q [Rows];        // the last row's meta, stages 0..Rows-2
-  tok_t        x_q [Rows][Cols];
-  meta_t       xm_q [Cols];         // meta of the last row's tokens
-  logic [31:0] ps_q [Rows][Cols];
-  logic        psv_q [Rows][Cols];
-  meta_t       bmeta_q [Cols];
+  /* verilator tracing_off */
+  tok_t  [Rows-1:0] sk_q [Rows];   // row r uses stages 0..r-1
+  meta_t [Rows-1:0]           skm_q;  // the last row's meta, stages 0..Rows-2
+  tok_t  [Cols-1:0] x_q [Rows];
+  meta_t [Cols-1:0]           xm_q;   // meta of the last row's tokens
+  logic  [Cols-1:0][31:0] ps_q [Rows];
+  logic  [Cols-1:0] psv_q [Rows];
+  meta_t [Cols-1:0]           bmeta_q;
+  /* verilator tracing_on */
   // outputs
   logic       ls_done_q, mm_done_q, err_q;
   logic [3:0] ls_done_tag_q, mm_done_tag_q, err_tag_q;
@@ -251,14 +260,16 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   end
 
   // ---- array and weights: next state
-  tok_t        sk_d [Rows][Rows];
-  meta_t       skm_d [Rows];
-  tok_t        x_d [Rows][Cols];
-  meta_t       xm_d [Cols];
-  logic [31:0] ps_d [Rows][Cols];
-  logic        psv_d [Rows][Cols];
-  meta_t       bmeta_d [Cols];
-  logic [31:0] w_d [2][Rows][Cols];
+  /* verilator tracing_off */
+  tok_t  [Rows-1:0] sk_d [Rows];
+  meta_t [Rows-1:0]           skm_d;
+  tok_t  [Cols-1:0] x_d [Rows];
+  meta_t [Cols-1:0]           xm_d;
+  logic  [Cols-1:0][31:0] ps_d [Rows];
+  logic  [Cols-1:0] psv_d [Rows];
+  meta_t [Cols-1:0]           bmeta_d;
+  logic  [Cols-1:0][31:0] w_d [2][Rows];
+  /* verilator tracing_on */
   wire ls_rsp = st_rsp_valid_i && ls_busy_q && ls_rsp_idx_q < ls_m_q;
 
   always_comb begin
@@ -293,28 +304,24 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
                                   : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_bank_q].fmt, bank_q[ls_bank_q].bias);
   end
 
-  // Reset values of the arrays (Verilator 5.006 takes neither '{default: ...} for nested unpacked
-  // arrays nor non-blocking writes to array elements inside large loops).
-  tok_t        sk_0 [Rows][Rows];
-  meta_t       m_0 [Rows];
-  tok_t        x_0 [Rows][Cols];
-  meta_t       mc_0 [Cols];
-  logic [31:0] ps_0 [Rows][Cols];
-  logic        psv_0 [Rows][Cols];
-  logic [31:0] w_0 [2][Rows][Cols];
+  // Reset values of the row arrays (Verilator 5.006 takes neither '{default: ...} for them nor
+  // non-blocking writes to array elements inside large loops).
+  /* verilator tracing_off */
+  tok_t  [Rows-1:0]       sk_0 [Rows];
+  tok_t  [Cols-1:0]       x_0 [Rows];
+  logic  [Cols-1:0][31:0] ps_0 [Rows];
+  logic  [Cols-1:0]       psv_0 [Rows];
+  logic  [Cols-1:0][31:0] w_0 [2][Rows];
+  /* verilator tracing_on */
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
-      for (int unsigned s = 0; s < Rows; s++) sk_0[r][s] = '0;
-      m_0[r] = '0;
-      for (int unsigned c = 0; c < Cols; c++) begin
-        x_0[r][c] = '0;
-        ps_0[r][c] = '0;
-        psv_0[r][c] = 1'b0;
-        w_0[0][r][c] = '0;
-        w_0[1][r][c] = '0;
-      end
+      sk_0[r] = '0;
+      x_0[r] = '0;
+      ps_0[r] = '0;
+      psv_0[r] = '0;
+      w_0[0][r] = '0;
+      w_0[1][r] = '0;
     end
-    for (int unsigned c = 0; c < Cols; c++) mc_0[c] = '0;
   end
 
   // ---- registers
@@ -322,12 +329,12 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     if (!rst_ni) begin
       w_q <= w_0;
       sk_q <= sk_0;
-      skm_q <= m_0;
+      skm_q <= '0;
       x_q <= x_0;
-      xm_q <= mc_0;
+      xm_q <= '0;
       ps_q <= ps_0;
       psv_q <= psv_0;
-      bmeta_q <= mc_0;
+      bmeta_q <= '0;
       bank_q[0] <= '0;
       bank_q[1] <= '0;
       inflight_q[0] <= '0;

@@ -32,10 +32,15 @@ def ensure_configured(build: Path, configs: list[str], log: Path | None = None) 
 
 def build_targets(build: Path, targets: list[str], jobs: int, log: Path | None = None) -> None:
     cmd = ["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets]
-    run_logged(cmd, log, "build")
+    # When an RTL change makes Verilator write a different set of C++ files, the build that
+    # re-verilates still compiles the old list (CMake learns the new one at its next configure,
+    # which that build triggers): one retry is the second build that reconfigures and succeeds.
+    if run_logged(cmd, log, "build", fatal=False) != 0:
+        print("build: retrying once (Verilator's file list changed; CMake reconfigures)", file=sys.stderr)
+        run_logged(cmd, log, "build")
 
 
-def run_logged(cmd: list[str], log: Path | None, what: str) -> None:
+def run_logged(cmd: list[str], log: Path | None, what: str, fatal: bool = True) -> int:
     if log:
         log.parent.mkdir(parents=True, exist_ok=True)
         with log.open("a") as f:
@@ -44,12 +49,15 @@ def run_logged(cmd: list[str], log: Path | None, what: str) -> None:
             rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
     else:
         rc = subprocess.call(cmd)
+    if rc != 0 and not fatal:
+        return rc
     if rc != 0:
         tail = ""
         if log and log.exists():
             tail = "\n".join(log.read_text().splitlines()[-30:])
         print(f"{tail}\nerror: {what} failed (exit {rc}); full log: {log}", file=sys.stderr)
         sys.exit(1)
+    return rc
 
 
 def bench_exe(build: Path, bench: str, config: str) -> Path:

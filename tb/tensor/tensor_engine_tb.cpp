@@ -4,6 +4,7 @@
 // command driver; a completion monitor. After each program every PSUM entry is read back through
 // the pr_ port and compared with a functional reference: a plain loop computing every output with
 // the same FP32 additions in the same order (row 0 first).
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <optional>
@@ -177,10 +178,12 @@ struct TeBench {
     }
   }
 
-  /// Read back every PSUM entry and compare with `ref` [bank][part][off].
-  Task<> compare_psum(const std::vector<std::uint32_t>& ref) {
-    for (unsigned b = 0; b < prm.banks; ++b)
-      for (unsigned o = 0; o < prm.depth; ++o) {
+  /// Read back PSUM (every entry, or banks [b0, b1) x elements [o0, o1)) and compare with `ref`
+  /// [bank][part][off].
+  Task<> compare_psum(const std::vector<std::uint32_t>& ref, unsigned b0 = 0, unsigned b1 = ~0u, unsigned o0 = 0,
+                      unsigned o1 = ~0u) {
+    for (unsigned b = b0; b < std::min(b1, prm.banks); ++b)
+      for (unsigned o = o0; o < std::min(o1, prm.depth); ++o) {
         pr_valid.set(1);
         pr_bank.set(b);
         pr_off.set(o);
@@ -549,6 +552,43 @@ TRN_TEST(selftest_psum_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_f
   co_await t.wait_done(2);
   ref.psum[(1 * p.cols + 0) * p.depth + 2] += 1;
   co_await t.compare_psum(ref.psum);
+}
+
+TRN_TEST(single_matmul, .timeout_ns = 1e10) {
+  // One R x C x Nmax BF16 matmul (full configuration: 128 x 128 x 512) in lockstep: cycles from
+  // the MultiplyMoving's dispatch to its completion against the ideal (N columns plus fill and
+  // drain), and the PSUM bank against the reference.
+  TeBench t(env);
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("data");
+  for (auto& part : t.sbuf)
+    for (unsigned a = 0; a < p.cols + p.max_n; ++a)
+      part[a] = numerics::encode(Format::bf16, numerics::f32_bits(static_cast<float>(r.below(2001)) / 1000 - 1));
+  Reference ref(p);
+  Cmd ls{Op::load_stationary};
+  ls.fmt = 2;
+  ls.k = p.rows;
+  ls.m = p.cols;
+  co_await t.issue(ls);
+  ref.run(ls, t.sbuf);
+  co_await t.wait_done(1);
+  Cmd mm{Op::multiply_moving};
+  mm.fmt = 2;
+  mm.n = p.max_n;
+  mm.addr = p.cols;
+  mm.bank = 1;
+  const std::uint64_t c0 = t.clk.cycle();
+  co_await t.issue(mm);
+  ref.run(mm, t.sbuf);
+  co_await t.wait_done(2);
+  const std::uint64_t cycles = t.clk.cycle() - c0;
+  const std::uint64_t ideal = p.max_n + p.rows + p.cols - 1;
+  info("{}x{}x{} BF16 matmul: {} cycles from dispatch to completion; ideal {} (N + R + C - 1), ratio {:.3f}",
+       p.rows, p.cols, p.max_n, cycles, ideal, static_cast<double>(cycles) / ideal);
+  fmt::print("bench: figure tensor_engine single {}x{}x{} BF16 matmul: {} cycles, ideal {} (N + R + C - 1)\n", p.rows,
+             p.cols, p.max_n, cycles, ideal);
+  co_await t.compare_psum(ref.psum, 1, 2, 0, p.max_n);
 }
 
 TRN_TEST(throughput) {
