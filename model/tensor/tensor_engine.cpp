@@ -5,6 +5,7 @@
 
 #include "common/clog2.hpp"
 #include "numerics/arith.hpp"
+#include "numerics/mx.hpp"
 
 namespace trn::tensor {
 
@@ -54,6 +55,8 @@ void TensorEngine::reset() {
   for (unsigned r = 0; r < p_.rows; ++r) skew_q_[r].assign(r, Token{});
   x_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, Token{});
   ps_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
+  ts_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
+  for (auto& w : ws_q_) w.assign(static_cast<std::size_t>(p_.rows / block_rows()) * p_.cols, 0);
   ps_valid_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, false);
   bmeta_q_.assign(p_.cols, Meta{});
   ls_done_q_ = mm_done_q_ = err_q_ = false;
@@ -78,6 +81,7 @@ TensorEngine::Out TensorEngine::make_out() const {
 
 Err TensorEngine::check_cmd(const In& in) const {
   if (!is_pe_format(in.cmd_fmt_i)) return Err::type;
+  if (in.cmd_mx_i && (in.cmd_tr_i || !numerics::is_mx_element(static_cast<Format>(in.cmd_fmt_i)))) return Err::type;
   if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) {
     if (in.cmd_k_i == 0 || in.cmd_k_i > p_.rows || in.cmd_m_i == 0 || in.cmd_m_i > p_.cols) return Err::shape;
     if (in.cmd_addr_i + in.cmd_m_i > p_.sbuf_depth) return Err::range;
@@ -93,6 +97,12 @@ Err TensorEngine::check_cmd(const In& in) const {
   if (b.raw != in.cmd_tr_i) return Err::mode;
   if (in.cmd_tr_i && in.cmd_n_i > b.k) return Err::shape;
   return Err::none;
+}
+
+unsigned TensorEngine::op_bias(const In& in) {
+  // MX elements use their standard bias; the bias register is for plain FP8 operands.
+  return in.cmd_mx_i ? static_cast<unsigned>(numerics::format_info(static_cast<Format>(in.cmd_fmt_i)).bias)
+                     : static_cast<unsigned>(in.cmd_bias_i);
 }
 
 bool TensorEngine::cmd_ready(const In& in) const {
@@ -130,7 +140,7 @@ void TensorEngine::eval(const In& in, Out& out) const {
     out.pw_valid_o.set_bit(c, v);
     std::uint32_t d = 0;
     if (v) {
-      const std::uint32_t s = ps_q_[idx(last, c)];
+      const std::uint32_t s = ts_q_[idx(last, c)];
       d = m.acc ? numerics::fp32_add(psum_.read(static_cast<unsigned>(m.bank), c, static_cast<unsigned>(m.off)), s) : s;
     }
     out.pw_data_o.set_slice(32 * c, 32, d);
@@ -166,22 +176,39 @@ void TensorEngine::tick(const In& in) {
   if (ps_valid_q_[idx(last, C - 1)]) --inflight[bmeta_q_[C - 1].wsel];
 
   // The array: partial sums down, moving values right (weights of this cycle).
-  std::vector<std::uint32_t> ps(ps_q_.size());
+  // Two sums flow down: P, the current block's partial sum, and T, the sum of the finished blocks,
+  // each scaled by its weight and moving E8M0 scales (1.0 for non-MX operands) at the block's
+  // last row: T += (P * Sw) * Sx, then P restarts at -0.
+  std::vector<std::uint32_t> ps(ps_q_.size()), ts(ts_q_.size());
   std::vector<bool> psv(ps_q_.size());
+  const unsigned bs = block_rows();
   for (unsigned r = 0; r < R; ++r)
     for (unsigned c = 0; c < C; ++c) {
       const Token& x = x_q_[idx(r, c)];
       psv[idx(r, c)] = x.valid;
       if (!x.valid) continue;
-      const std::uint32_t in_ps = r == 0 ? kNegZero : ps_q_[idx(r - 1, c)];
+      const std::uint32_t in_p = r == 0 ? kNegZero : ps_q_[idx(r - 1, c)];
+      const std::uint32_t in_t = r == 0 ? kNegZero : ts_q_[idx(r - 1, c)];
       const BankInfo& b = bank_q_[x.wsel];
-      if (x.tr)  // transpose: the column takes row `code`'s weight, bits unchanged
-        ps[idx(r, c)] = r == x.code ? w_q_[x.wsel][idx(r, c)] : in_ps;
-      else
-        ps[idx(r, c)] = r < b.k ? numerics::fp32_add(in_ps, numerics::fp32_mul(w_q_[x.wsel][idx(r, c)], x.code)) : in_ps;
+      if (x.tr) {  // transpose: the column takes row `code`'s weight, bits unchanged
+        ps[idx(r, c)] = in_p;
+        ts[idx(r, c)] = r == x.code ? w_q_[x.wsel][idx(r, c)] : in_t;
+        continue;
+      }
+      std::uint32_t pv = r < b.k ? numerics::fp32_add(in_p, numerics::fp32_mul(w_q_[x.wsel][idx(r, c)], x.code)) : in_p;
+      std::uint32_t tv = in_t;
+      if (r % bs == bs - 1) {
+        const std::uint32_t sw = numerics::decode(Format::e8m0, ws_q_[x.wsel][(r / bs) * C + c]);
+        const std::uint32_t sx = numerics::decode(Format::e8m0, x.sx);
+        tv = numerics::fp32_add(in_t, numerics::fp32_mul(numerics::fp32_mul(pv, sw), sx));
+        pv = kNegZero;
+      }
+      ps[idx(r, c)] = pv;
+      ts[idx(r, c)] = tv;
     }
   for (unsigned c = 0; c < C; ++c) bmeta_q_[c] = x_q_[idx(last, c)].meta;
   ps_q_ = std::move(ps);
+  ts_q_ = std::move(ts);
   ps_valid_q_ = std::move(psv);
 
   // A moving column enters: row r through an r-stage delay (the skew).
@@ -198,10 +225,13 @@ void TensorEngine::tick(const In& in) {
   } else if (in.mv_rsp_valid_i && !pend_q_.empty()) {
     const Pending p = pend_q_.front();
     pend_q_.pop_front();
+    const unsigned bs = block_rows();
     for (unsigned r = 0; r < R; ++r) {
       col[r].valid = true;
       col[r].wsel = p.wsel;
       col[r].code = pe_operand(static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32)), p.fmt, p.bias);
+      // MX: the block's scale sits in bits 15:8 of the block's first row
+      col[r].sx = p.mx ? static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * ((r / bs) * bs) + 8, 8)) : 127;
       if (r == last) col[r].meta = p.meta;
     }
   }
@@ -232,6 +262,10 @@ void TensorEngine::tick(const In& in) {
       const auto code = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32));
       w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] = b.raw ? code : pe_operand(code, b.fmt, b.bias);
     }
+    const unsigned bs = block_rows();
+    for (unsigned blk = 0; blk < R / bs; ++blk)
+      ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] =
+          b.mx ? static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * bs + 8, 8)) : 127;
     if (++ls_q_.rsp_idx == ls_q_.m) {
       ls_q_.busy = false;
       cur_bank_q_ = ls_q_.bank;
@@ -248,7 +282,7 @@ void TensorEngine::tick(const In& in) {
     if (--mm_q_.left == 0) mm_q_.busy = false;
   }
   if (mv_fire) {
-    Pending p{mm_q_.wsel, mm_q_.fmt, mm_q_.bias,
+    Pending p{mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx,
               Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}};
     pend_q_.push_back(p);
     ++inflight[mm_q_.wsel];
@@ -270,13 +304,13 @@ void TensorEngine::tick(const In& in) {
     } else if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) {
       ls_q_ = Ls{true, in.cmd_addr_i, in.cmd_m_i, 0, in.cmd_m_i, in.cmd_tag_i, next_ls_bank_q_};
       bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_k_i), static_cast<unsigned>(in.cmd_m_i),
-                                          static_cast<unsigned>(in.cmd_fmt_i), static_cast<unsigned>(in.cmd_bias_i), false,
-                                          in.cmd_tr_i};
+                                          static_cast<unsigned>(in.cmd_fmt_i), op_bias(in), false, in.cmd_tr_i,
+                                          in.cmd_mx_i};
       next_ls_bank_q_ ^= 1;
     } else {
       mm_q_ = Mm{true, in.cmd_addr_i, in.cmd_n_i, in.cmd_off_i, in.cmd_bank_i, in.cmd_tag_i, bank_q_[cur_bank_q_].m,
-                 cur_bank_q_, static_cast<unsigned>(in.cmd_fmt_i), static_cast<unsigned>(in.cmd_bias_i),
-                 in.cmd_acc_i && !in.cmd_tr_i, in.cmd_tr_i, in.cmd_n_i};
+                 cur_bank_q_, static_cast<unsigned>(in.cmd_fmt_i), op_bias(in),
+                 in.cmd_acc_i && !in.cmd_tr_i, in.cmd_tr_i, in.cmd_n_i, in.cmd_mx_i};
     }
   }
 }

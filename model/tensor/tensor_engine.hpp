@@ -50,6 +50,7 @@ class TensorEngine {
                   cmd_m_i = 0, cmd_n_i = 0, cmd_bank_i = 0, cmd_off_i = 0;
     bool cmd_acc_i = false;
     bool cmd_tr_i = false;
+    bool cmd_mx_i = false;
     bool st_req_ready_i = false, st_rsp_valid_i = false;
     Bits st_rsp_data_i;
     bool mv_req_ready_i = false, mv_rsp_valid_i = false;
@@ -100,6 +101,7 @@ class TensorEngine {
     v("cmd_off_i", in.cmd_off_i, off_w_);
     v("cmd_acc_i", in.cmd_acc_i, 1);
     v("cmd_tr_i", in.cmd_tr_i, 1);
+    v("cmd_mx_i", in.cmd_mx_i, 1);
     v("st_req_ready_i", in.st_req_ready_i, 1);
     v("st_rsp_valid_i", in.st_rsp_valid_i, 1);
     v("st_rsp_data_i", in.st_rsp_data_i, 32 * p_.rows);
@@ -143,12 +145,14 @@ class TensorEngine {
     unsigned wsel = 0;
     bool tr = false;         ///< transpose: code is the row whose weight the column takes
     std::uint32_t code = 0;
+    std::uint32_t sx = 0;    ///< E8M0 scale of this row's block (127: 1.0 for non-MX operands)
     Meta meta;  // used on the last row only
   };
   struct BankInfo {
     unsigned k = 0, m = 0, fmt = 0, bias = 0;
     bool loaded = false;
     bool raw = false;  ///< loaded for a transpose: codes kept as they are
+    bool mx = false;   ///< MX elements with E8M0 scales
   };
   struct Mm {  // the moving-read issuer
     bool busy = false;
@@ -157,6 +161,7 @@ class TensorEngine {
     bool acc = false;
     bool tr = false;  ///< transpose: columns generated here, no SBUF reads
     std::uint64_t n = 0;
+    bool mx = false;
   };
   struct Ls {  // the stationary loader
     bool busy = false;
@@ -165,11 +170,15 @@ class TensorEngine {
   };
   struct Pending {  // an issued moving read
     unsigned wsel, fmt, bias;
+    bool mx;
     Meta meta;
   };
 
   bool cmd_ready(const In& in) const;
+  static unsigned op_bias(const In& in);
   std::size_t idx(unsigned r, unsigned c) const { return static_cast<std::size_t>(r) * p_.cols + c; }
+  /// Rows of an MX block: 32, or all R rows when R < 32.
+  unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }
   void reset();
 
   Params p_;
@@ -186,7 +195,9 @@ class TensorEngine {
   std::deque<Pending> pend_q_;  ///< issued moving reads, in order
   std::vector<std::vector<Token>> skew_q_;  ///< row r: r-stage delay line to column 0
   std::vector<Token> x_q_;                  ///< R x C: the moving value at each PE
-  std::vector<std::uint32_t> ps_q_;         ///< R x C: the partial sum each PE produced
+  std::vector<std::uint32_t> ps_q_;         ///< R x C: the block's partial sum each PE produced
+  std::vector<std::uint32_t> ts_q_;         ///< R x C: the sum of the scaled blocks above
+  std::array<std::vector<std::uint32_t>, 2> ws_q_;  ///< per bank: E8M0 scale per (block, column)
   std::vector<bool> ps_valid_q_;
   std::vector<Meta> bmeta_q_;  ///< per column: meta of the bottom partial sum
   bool ls_done_q_ = false, mm_done_q_ = false, err_q_ = false;

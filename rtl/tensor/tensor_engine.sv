@@ -29,7 +29,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   localparam int unsigned MW = $clog2(Cols + 1),
   localparam int unsigned NW = $clog2(MaxN + 1),
   localparam int unsigned OW = (Depth > 1) ? $clog2(Depth) : 1,
-  localparam int unsigned CW = (Cols > 1) ? $clog2(Cols) : 1
+  localparam int unsigned CW = (Cols > 1) ? $clog2(Cols) : 1,
+  localparam int unsigned BS = (Rows < 32) ? Rows : 32,  // rows of an MX block
+  localparam int unsigned NB = Rows / BS                  // MX blocks per pass
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -49,6 +51,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   input  logic                 cmd_acc_i,    /// MultiplyMoving: accumulate into PSUM
   input  logic                 cmd_tr_i,     /// transpose: LoadStationary keeps raw codes; MultiplyMoving
                                              /// writes the loaded [K, M] tile to PSUM as [M, K]
+  input  logic                 cmd_mx_i,     /// the operand is MX (E4M3FN, E5M2, E2M1 elements): each
+                                             /// block's E8M0 scale in bits 15:8 of its first row
   // SBUF read port for stationary data
   output logic                 st_req_valid_o,
   input  logic                 st_req_ready_i,
@@ -94,6 +98,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     logic        wsel;
     logic        tr;    // transpose: code is the row whose weight the column takes
     logic [31:0] code;
+    logic [7:0]  sx;    // E8M0 scale of this row's block (127 = 1.0 for non-MX operands)
   } tok_t;
 
   typedef struct packed {
@@ -103,12 +108,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     logic [5:0]    bias;
     logic          loaded;
     logic          raw;   // loaded for a transpose: codes kept as they are
+    logic          mx;    // MX elements with E8M0 scales
   } bank_t;
 
   typedef struct packed {
     logic       wsel;
     logic [3:0] fmt;
     logic [5:0] bias;
+    logic       mx;
     meta_t      meta;
   } pend_t;
 
@@ -120,6 +127,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   // 128 x 128); the ports, the controller and the PSUM writes (pw_*) are traced.
   /* verilator tracing_off */
   logic [Cols-1:0][31:0] w_q [2][Rows];  // weights, decoded to FP32 as they load
+  logic [Cols-1:0][7:0]  ws_q [2][NB];   // weight E8M0 scale per block and column
   /* verilator tracing_on */
   bank_t       bank_q [2];
   logic        cur_bank_q, next_ls_bank_q;
@@ -131,7 +139,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   logic [3:0]    ls_tag_q;
   logic          ls_bank_q;
   // moving-read issuer
-  logic          mm_busy_q, mm_wsel_q, mm_acc_q, mm_tr_q;
+  logic          mm_busy_q, mm_wsel_q, mm_acc_q, mm_tr_q, mm_mx_q;
   logic [NW-1:0] mm_n_q;
   logic [AW-1:0] mm_addr_q;
   logic [NW-1:0] mm_left_q;
@@ -145,7 +153,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   meta_t [Rows-1:0]           skm_q;  // the last row's meta, stages 0..Rows-2
   tok_t  [Cols-1:0] x_q [Rows];
   meta_t [Cols-1:0]           xm_q;   // meta of the last row's tokens
-  logic  [Cols-1:0][31:0] ps_q [Rows];
+  logic  [Cols-1:0][31:0] ps_q [Rows];  // the block's partial sum
+  logic  [Cols-1:0][31:0] ts_q [Rows];  // the sum of the scaled blocks above
   logic  [Cols-1:0] psv_q [Rows];
   meta_t [Cols-1:0]           bmeta_q;
   /* verilator tracing_on */
@@ -158,7 +167,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   logic [2:0] cmd_err;
   always_comb begin
     cmd_err = 3'd0;
-    if (!te_is_pe_fmt(cmd_fmt_i)) cmd_err = 3'd3;
+    if (!te_is_pe_fmt(cmd_fmt_i) ||
+        (cmd_mx_i && (cmd_tr_i || !(cmd_fmt_i == FmtE4m3fn || cmd_fmt_i == FmtE5m2 || cmd_fmt_i == FmtE2m1))))
+      cmd_err = 3'd3;
     else if (!cmd_op_i) begin
       if (cmd_k_i == '0 || 32'(cmd_k_i) > Rows || cmd_m_i == '0 || 32'(cmd_m_i) > Cols) cmd_err = 3'd1;
       else if (32'(cmd_addr_i) + 32'(cmd_m_i) > SbufDepth) cmd_err = 3'd2;
@@ -183,6 +194,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     end
   end
   wire cmd_fire = cmd_valid_i && cmd_ready_o;
+  // MX elements use their standard bias; the bias register is for plain FP8 operands.
+  fmt_desc_t cmd_desc;
+  assign cmd_desc = fmt_desc(cmd_fmt_i);
+  wire [5:0] op_bias = cmd_mx_i ? cmd_desc.bias[5:0] : cmd_bias_i;
 
   // ---- SBUF requests
   assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0;
@@ -203,6 +218,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     pend_in.wsel = mm_wsel_q;
     pend_in.fmt = mm_fmt_q;
     pend_in.bias = mm_bias_q;
+    pend_in.mx = mm_mx_q;
     pend_in.meta = '{wsel: mm_wsel_q, bank: mm_bank_q, off: mm_off_q, m: mm_m_q, tag: mm_tag_q, acc: mm_acc_q,
                      last: mm_left_q == NW'(1)};
   end
@@ -232,7 +248,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       pw_valid_o[c] = psv_q[Rows-1][c] && 32'(bmeta_q[c].m) > c;
       pw_data_o[c*32 +: 32] = '0;
       if (pw_valid_o[c])
-        pw_data_o[c*32 +: 32] = bmeta_q[c].acc ? fp32_add_f(rd_data[c*32 +: 32], ps_q[Rows-1][c]) : ps_q[Rows-1][c];
+        pw_data_o[c*32 +: 32] = bmeta_q[c].acc ? fp32_add_f(rd_data[c*32 +: 32], ts_q[Rows-1][c]) : ts_q[Rows-1][c];
     end
   end
 
@@ -249,9 +265,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
       col[r] = '0;
-      if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_wsel_q, tr: 1'b1, code: 32'(NW'(mm_n_q - mm_left_q))};
+      if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_wsel_q, tr: 1'b1, code: 32'(NW'(mm_n_q - mm_left_q)), sx: 8'd0};
       else if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, tr: 1'b0,
-                                  code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias)};
+                                  code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias),
+                                  sx: pend_head.mx ? mv_rsp_data_i[(r / BS) * BS * 32 + 8 +: 8] : 8'd127};
     end
     col_meta = '0;
     if (tr_col) col_meta = '{wsel: mm_wsel_q, bank: mm_bank_q, off: mm_off_q, m: mm_m_q, tag: mm_tag_q, acc: 1'b0,
@@ -266,6 +283,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   tok_t  [Cols-1:0] x_d [Rows];
   meta_t [Cols-1:0]           xm_d;
   logic  [Cols-1:0][31:0] ps_d [Rows];
+  logic  [Cols-1:0][31:0] ts_d [Rows];
+  logic  [Cols-1:0][7:0]  ws_d [2][NB];
   logic  [Cols-1:0] psv_d [Rows];
   meta_t [Cols-1:0]           bmeta_d;
   logic  [Cols-1:0][31:0] w_d [2][Rows];
@@ -273,15 +292,34 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   wire ls_rsp = st_rsp_valid_i && ls_busy_q && ls_rsp_idx_q < ls_m_q;
 
   always_comb begin
-    // PEs: partial sums down (row 0 starts at -0), moving values right
+    // PEs: two sums flow down (row 0 starts both at -0): P, the current block's partial sum, and
+    // T, the sum of the finished blocks, each scaled by its weight and moving E8M0 scales (1.0
+    // for non-MX operands) at the block's last row: T += (P * Sw) * Sx, then P restarts at -0.
     for (int unsigned r = 0; r < Rows; r++)
       for (int unsigned c = 0; c < Cols; c++) begin
+        logic [31:0] in_p, in_t, pv, tv;
+        in_p = (r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c];
+        in_t = (r == 0) ? NegZero : ts_q[(r == 0) ? 0 : r - 1][c];
         psv_d[r][c] = x_q[r][c].valid;
-        ps_d[r][c] = !x_q[r][c].valid ? 32'd0
-            : x_q[r][c].tr ? ((x_q[r][c].code == r) ? w_q[x_q[r][c].wsel][r][c]
-                                                    : ((r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c]))
-            : te_pe((r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c],
-                    32'(bank_q[x_q[r][c].wsel].k) > r, w_q[x_q[r][c].wsel][r][c], x_q[r][c].code);
+        pv = 32'd0;
+        tv = 32'd0;
+        if (x_q[r][c].valid) begin
+          if (x_q[r][c].tr) begin  // transpose: the column takes row `code`'s weight, bits unchanged
+            pv = in_p;
+            tv = (x_q[r][c].code == r) ? w_q[x_q[r][c].wsel][r][c] : in_t;
+          end else begin
+            pv = te_pe(in_p, 32'(bank_q[x_q[r][c].wsel].k) > r, w_q[x_q[r][c].wsel][r][c], x_q[r][c].code);
+            tv = in_t;
+            if (r % BS == BS - 1) begin
+              tv = fp32_add_f(in_t, fp32_mul_f(fp32_mul_f(pv, decode(fmt_desc(FmtE8m0), 8'd127,
+                                                                     {24'd0, ws_q[x_q[r][c].wsel][r / BS][c]})),
+                                               decode(fmt_desc(FmtE8m0), 8'd127, {24'd0, x_q[r][c].sx})));
+              pv = NegZero;
+            end
+          end
+        end
+        ps_d[r][c] = pv;
+        ts_d[r][c] = tv;
       end
     for (int unsigned c = 0; c < Cols; c++) bmeta_d[c] = xm_q[c];
     // moving values: right by one; column 0 from the skew (row r delayed r cycles)
@@ -295,8 +333,12 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     xm_d[0] = (Rows == 1) ? col_meta : skm_q[(Rows > 1) ? Rows - 2 : 0];
     skm_d[0] = col_meta;
     for (int unsigned s = 1; s < Rows; s++) skm_d[s] = skm_q[s-1];
-    // weights: a stationary response fills one column of the loading bank
+    // weights: a stationary response fills one column of the loading bank (and its MX scales)
     w_d = w_q;
+    ws_d = ws_q;
+    if (ls_rsp)
+      for (int unsigned b = 0; b < NB; b++)
+        ws_d[ls_bank_q][b][CW'(ls_rsp_idx_q)] = bank_q[ls_bank_q].mx ? st_rsp_data_i[b * BS * 32 + 8 +: 8] : 8'd127;
     if (ls_rsp)
       for (int unsigned r = 0; r < Rows; r++)
         w_d[ls_bank_q][r][CW'(ls_rsp_idx_q)] =
@@ -312,6 +354,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   logic  [Cols-1:0][31:0] ps_0 [Rows];
   logic  [Cols-1:0]       psv_0 [Rows];
   logic  [Cols-1:0][31:0] w_0 [2][Rows];
+  logic  [Cols-1:0][7:0]  ws_0 [2][NB];
   /* verilator tracing_on */
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
@@ -322,12 +365,18 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       w_0[0][r] = '0;
       w_0[1][r] = '0;
     end
+    for (int unsigned b = 0; b < NB; b++) begin
+      ws_0[0][b] = '0;
+      ws_0[1][b] = '0;
+    end
   end
 
   // ---- registers
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       w_q <= w_0;
+      ws_q <= ws_0;
+      ts_q <= ps_0;
       sk_q <= sk_0;
       skm_q <= '0;
       x_q <= x_0;
@@ -343,12 +392,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       next_ls_bank_q <= 1'b0;
       ls_busy_q <= 1'b0; ls_addr_q <= '0; ls_req_left_q <= '0; ls_rsp_idx_q <= '0; ls_m_q <= '0;
       ls_tag_q <= '0; ls_bank_q <= 1'b0;
-      mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_tr_q <= 1'b0; mm_n_q <= '0; mm_addr_q <= '0; mm_left_q <= '0;
+      mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_tr_q <= 1'b0; mm_mx_q <= 1'b0; mm_n_q <= '0; mm_addr_q <= '0; mm_left_q <= '0;
       mm_off_q <= '0; mm_bank_q <= '0; mm_tag_q <= '0; mm_fmt_q <= '0; mm_bias_q <= '0; mm_m_q <= '0;
       ls_done_q <= 1'b0; mm_done_q <= 1'b0; err_q <= 1'b0;
       ls_done_tag_q <= '0; mm_done_tag_q <= '0; err_tag_q <= '0; err_code_q <= '0;
     end else begin
       w_q <= w_d;
+      ws_q <= ws_d;
+      ts_q <= ts_d;
       sk_q <= sk_d;
       skm_q <= skm_d;
       x_q <= x_d;
@@ -413,8 +464,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
           ls_m_q <= cmd_m_i;
           ls_tag_q <= cmd_tag_i;
           ls_bank_q <= next_ls_bank_q;
-          bank_q[next_ls_bank_q] <= '{k: cmd_k_i, m: cmd_m_i, fmt: cmd_fmt_i, bias: cmd_bias_i, loaded: 1'b0,
-                                      raw: cmd_tr_i};
+          bank_q[next_ls_bank_q] <= '{k: cmd_k_i, m: cmd_m_i, fmt: cmd_fmt_i, bias: op_bias, loaded: 1'b0,
+                                      raw: cmd_tr_i, mx: cmd_mx_i};
           next_ls_bank_q <= !next_ls_bank_q;
         end else begin
           mm_busy_q <= 1'b1;
@@ -426,7 +477,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
           mm_m_q <= bank_q[cur_bank_q].m;
           mm_wsel_q <= cur_bank_q;
           mm_fmt_q <= cmd_fmt_i;
-          mm_bias_q <= cmd_bias_i;
+          mm_bias_q <= op_bias;
+          mm_mx_q <= cmd_mx_i;
           mm_acc_q <= cmd_acc_i && !cmd_tr_i;
           mm_tr_q <= cmd_tr_i;
           mm_n_q <= cmd_n_i;

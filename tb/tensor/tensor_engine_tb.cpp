@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "numerics/arith.hpp"
+#include "numerics/mx.hpp"
 #include "tensor/tensor_engine.hpp"
 #include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
@@ -30,7 +31,13 @@ struct Cmd {
   unsigned tag = 0, fmt = 0, bias = 0, addr = 0, k = 0, m = 0, n = 0, bank = 0, off = 0;
   bool acc = false;
   bool tr = false;  ///< transpose
+  bool mx = false;  ///< MX operand: block scales in bits 15:8 of each block's first row
 };
+
+/// The bias an operand is decoded with: MX elements use their standard bias.
+unsigned op_bias(const Cmd& c) {
+  return c.mx ? static_cast<unsigned>(numerics::format_info(static_cast<Format>(c.fmt)).bias) : c.bias;
+}
 
 /// One SBUF read port: requests accepted with probability p_ready, answered in order after
 /// lat_min..lat_max cycles.
@@ -160,6 +167,7 @@ struct TeBench {
     env.sig("cmd_off_i").set(c.off);
     env.sig("cmd_acc_i").set(c.acc);
     env.sig("cmd_tr_i").set(c.tr);
+    env.sig("cmd_mx_i").set(c.mx);
     for (;;) {
       drive();
       co_await ReadOnly();
@@ -205,21 +213,24 @@ struct TeBench {
 struct Reference {
   const TensorEngine::Params& p;
   std::vector<std::uint32_t> psum;
-  std::vector<std::uint32_t> w;  // [k][m] of the current weights
+  std::vector<std::uint32_t> w;  // [r][m]: the SBUF words of the current weights, every row
   unsigned k = 0, m = 0, wfmt = 0, wbias = 0;
-  bool raw = false;
+  bool raw = false, wmx = false;
   explicit Reference(const TensorEngine::Params& prm)
       : p(prm), psum(static_cast<std::size_t>(prm.banks) * prm.cols * prm.depth, 0) {}
+
+  unsigned block_rows() const { return p.rows < 32 ? p.rows : 32; }
 
   void run(const Cmd& c, const std::vector<std::vector<std::uint32_t>>& sbuf) {
     if (c.op == Op::load_stationary) {
       k = c.k;
       m = c.m;
       wfmt = c.fmt;
-      wbias = c.bias;
+      wbias = op_bias(c);
       raw = c.tr;
+      wmx = c.mx;
       w.assign(static_cast<std::size_t>(p.rows) * p.cols, 0);
-      for (unsigned r = 0; r < k; ++r)
+      for (unsigned r = 0; r < p.rows; ++r)
         for (unsigned j = 0; j < m; ++j) w[r * p.cols + j] = sbuf[r][c.addr + j];
       return;
     }
@@ -229,16 +240,39 @@ struct Reference {
           psum[(static_cast<std::size_t>(c.bank) * p.cols + j) * p.depth + c.off + n] = w[n * p.cols + j];
       return;
     }
+    // Each output: per block (32 rows, or all R), the products summed from the block's first row,
+    // then scaled by the weight and moving E8M0 scales (1.0 for non-MX) and added to the total.
+    const unsigned bs = block_rows();
+    auto scale = [](bool mx, std::uint32_t word) {
+      return numerics::decode(Format::e8m0, mx ? (word >> 8) & 0xFF : 127);
+    };
     for (unsigned n = 0; n < c.n; ++n)
       for (unsigned j = 0; j < m; ++j) {
-        std::uint32_t s = 0x80000000u;
-        for (unsigned r = 0; r < k; ++r)
-          s = numerics::fp32_add(s, pe_product(w[r * p.cols + j], wfmt, wbias, sbuf[r][c.addr + n], c.fmt, c.bias));
+        std::uint32_t t = 0x80000000u;
+        for (unsigned b0 = 0; b0 < p.rows; b0 += bs) {
+          std::uint32_t s = 0x80000000u;
+          for (unsigned r = b0; r < std::min(b0 + bs, k); ++r)
+            s = numerics::fp32_add(s, pe_product(w[r * p.cols + j], wfmt, wbias, sbuf[r][c.addr + n], c.fmt, op_bias(c)));
+          const std::uint32_t sw = scale(wmx, w[b0 * p.cols + j]), sx = scale(c.mx, sbuf[b0][c.addr + n]);
+          t = numerics::fp32_add(t, numerics::fp32_mul(numerics::fp32_mul(s, sw), sx));
+        }
         std::uint32_t& d = psum[(static_cast<std::size_t>(c.bank) * p.cols + j) * p.depth + c.off + n];
-        d = c.acc ? numerics::fp32_add(d, s) : s;
+        d = c.acc ? numerics::fp32_add(d, t) : t;
       }
   }
 };
+
+bool is_mx_elem(unsigned fmt) { return numerics::is_mx_element(static_cast<Format>(fmt)); }
+
+/// An MX operand word: the element code, and in bits 15:8 a scale (only the block's first row's
+/// counts; the others carry noise the engine must ignore). Scales mostly near 1.0, sometimes
+/// extreme or NaN.
+std::uint32_t mx_word(Rng& r, unsigned fmt) {
+  const std::uint32_t code = static_cast<std::uint32_t>(r.next()) & numerics::code_mask(numerics::format_info(static_cast<Format>(fmt)));
+  static const std::uint32_t extremes[] = {0, 1, 64, 200, 253, 254, 255};
+  const std::uint32_t sc = r.chance(0.15) ? extremes[r.below(7)] : static_cast<std::uint32_t>(r.range(110, 140));
+  return code | (sc << 8);
+}
 
 const unsigned kTypes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};  // FP32, TF32, BF16, FP16, FP8 x4, E2M1
 
@@ -282,6 +316,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
     const bool tr = r.chance(0.2);  // a transpose program: raw load, then transposing writes
     Cmd ls{Op::load_stationary};
     ls.tr = tr;
+    ls.mx = !tr && is_mx_elem(wfmt) && r.chance(0.6);
     ls.fmt = wfmt;
     ls.bias = bias_of(wfmt);
     ls.k = static_cast<unsigned>(r.range(1, p.rows));
@@ -291,6 +326,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
     for (auto& c : mm) {
       c.tr = tr;
       c.fmt = r.chance(0.7) ? wfmt : kTypes[r.below(9)];
+      c.mx = !tr && is_mx_elem(c.fmt) && r.chance(0.6);
       c.bias = bias_of(c.fmt);
       c.n = static_cast<unsigned>(r.range(1, tr ? ls.k : p.max_n));
       c.bank = static_cast<unsigned>(r.below(p.banks));
@@ -306,14 +342,16 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
     ls.addr = *alloc(ls.m);
     for (unsigned rr = 0; rr < p.rows; ++rr)
       for (unsigned j = 0; j < ls.m; ++j)  // a transposed FP32 tile: any 32 bits, NaN payloads too
-        t.sbuf[rr][ls.addr + j] = tr && wfmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, wfmt);
+        t.sbuf[rr][ls.addr + j] = tr && wfmt == 0 ? static_cast<std::uint32_t>(r.next())
+                                  : ls.mx                 ? mx_word(r, wfmt)
+                                                          : random_code(r, wfmt);
     ls.tag = issued++ & 15;
     co_await t.issue(ls);
     ref.run(ls, t.sbuf);
     for (auto& c : mm) {
       c.addr = *alloc(c.n);
       for (unsigned rr = 0; rr < p.rows; ++rr)
-        for (unsigned j = 0; j < c.n; ++j) t.sbuf[rr][c.addr + j] = random_code(r, c.fmt);
+        for (unsigned j = 0; j < c.n; ++j) t.sbuf[rr][c.addr + j] = c.mx ? mx_word(r, c.fmt) : random_code(r, c.fmt);
       c.tag = issued++ & 15;
       co_await t.issue(c);
       ref.run(c, t.sbuf);
@@ -351,6 +389,15 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   c.addr = p.sbuf_depth - 1;
   c.m = 2;
   bad.push_back({c, 2});  // past the end of SBUF
+  c.addr = 0;
+  c.m = 1;
+  c.mx = true;
+  bad.push_back({c, 3});  // MX with a non-MX type (BF16)
+  c.fmt = 6;
+  c.tr = true;
+  bad.push_back({c, 3});  // a transpose of MX data
+  c.mx = false;
+  c.tr = false;
   co_await t.wait_done(1);
   for (auto& [cmd, code] : bad) co_await t.issue(cmd);
   // load legal weights, then bad MultiplyMoving commands
@@ -440,6 +487,57 @@ TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
   co_await t.wait_done(issued);
   check(t.err_count == 0, "{} transposes rejected", t.err_count);
   co_await t.compare_psum(ref.psum);
+}
+
+TRN_TEST(mx_blocks, .timeout_ns = 1e10) {
+  // MXFP8 (E4M3FN, E5M2) and MXFP4 (E2M1) in every pairing, MX with a plain BF16 side, block
+  // scales from 2^-127 to 2^127 and NaN: PSUM against the reference, and a NaN scale must give NaN.
+  TeBench t(env);
+  t.p_ready = 0.8;
+  t.lat_max = 3;
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("mx");
+  Reference ref(p);
+  const unsigned elems[] = {6, 4, 8};  // e4m3fn, e5m2, e2m1
+  unsigned issued = 0, nan_outputs = 0;
+  for (unsigned wf : elems)
+    for (unsigned xf : {6u, 4u, 8u, 2u}) {
+      co_await t.wait_done(issued);
+      Cmd ls{Op::load_stationary};
+      ls.fmt = wf;
+      ls.mx = true;
+      ls.k = p.rows;
+      ls.m = p.cols;
+      ls.addr = 0;
+      Cmd mm{Op::multiply_moving};
+      mm.fmt = xf;
+      mm.mx = xf != 2;
+      mm.n = p.max_n;
+      mm.addr = p.cols;
+      mm.bank = issued / 2 % p.banks;
+      for (unsigned rr = 0; rr < p.rows; ++rr) {
+        for (unsigned j = 0; j < p.cols; ++j) t.sbuf[rr][j] = mx_word(r, wf);
+        for (unsigned j = 0; j < mm.n; ++j)
+          t.sbuf[rr][p.cols + j] = mm.mx ? mx_word(r, xf) : random_code(r, xf);
+      }
+      t.sbuf[0][p.cols] = (t.sbuf[0][p.cols] & 0xFF) | 0xFF00;  // a NaN scale for moving column 0
+      ls.tag = issued++ & 15;
+      co_await t.issue(ls);
+      ref.run(ls, t.sbuf);
+      mm.tag = issued++ & 15;
+      co_await t.issue(mm);
+      ref.run(mm, t.sbuf);
+      if (mm.mx) {
+        const std::uint32_t v = ref.psum[(static_cast<std::size_t>(mm.bank) * p.cols) * p.depth];
+        check(v == numerics::kCanonicalNaN, "{} x {}: a NaN block scale gave {:#010x} in the reference", wf, xf, v);
+        ++nan_outputs;
+      }
+    }
+  co_await t.wait_done(issued);
+  check(t.err_count == 0, "{} MX commands rejected", t.err_count);
+  co_await t.compare_psum(ref.psum);
+  info("{} MX matmuls over every element pairing match the reference; {} NaN-scale columns", issued / 2, nan_outputs);
 }
 
 TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
