@@ -6,6 +6,8 @@
 // the same FP32 additions in the same order (row 0 first).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string>
 #include <deque>
 #include <optional>
 #include <vector>
@@ -653,26 +655,38 @@ TRN_TEST(selftest_psum_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_f
 }
 
 TRN_TEST(single_matmul, .timeout_ns = 1e10) {
-  // One R x C x Nmax BF16 matmul (full configuration: 128 x 128 x 512) in lockstep: cycles from
-  // the MultiplyMoving's dispatch to its completion against the ideal (N columns plus fill and
-  // drain), and the PSUM bank against the reference.
+  // One R x C x Nmax matmul (full configuration: 128 x 128 x 512) in lockstep: cycles from the
+  // MultiplyMoving's dispatch to its completion against the ideal (N columns plus fill and
+  // drain), and the PSUM bank against the reference. TE_FMT=bf16 (default) or mxfp8 (E4M3FN
+  // elements with random E8M0 block scales on both sides: four blocks per pass at 128 rows).
   TeBench t(env);
   co_await t.start();
   const auto& p = t.prm;
   auto r = env.rng("data");
+  const char* fe = std::getenv("TE_FMT");
+  const std::string fmt_name = fe && *fe ? fe : "bf16";
+  if (fmt_name != "bf16" && fmt_name != "mxfp8") throw HarnessError(fmt::format("TE_FMT={}: want bf16 or mxfp8", fmt_name));
+  const bool mx = fmt_name == "mxfp8";
+  const unsigned fmt = mx ? 6 : 2;
   for (auto& part : t.sbuf)
-    for (unsigned a = 0; a < p.cols + p.max_n; ++a)
-      part[a] = numerics::encode(Format::bf16, numerics::f32_bits(static_cast<float>(r.below(2001)) / 1000 - 1));
+    for (unsigned a = 0; a < p.cols + p.max_n; ++a) {
+      const float v = static_cast<float>(r.below(2001)) / 1000 - 1;
+      part[a] = mx ? numerics::encode(Format::e4m3fn, numerics::f32_bits(v * 400)) |
+                         (static_cast<std::uint32_t>(r.range(120, 134)) << 8)
+                   : numerics::encode(Format::bf16, numerics::f32_bits(v));
+    }
   Reference ref(p);
   Cmd ls{Op::load_stationary};
-  ls.fmt = 2;
+  ls.fmt = fmt;
+  ls.mx = mx;
   ls.k = p.rows;
   ls.m = p.cols;
   co_await t.issue(ls);
   ref.run(ls, t.sbuf);
   co_await t.wait_done(1);
   Cmd mm{Op::multiply_moving};
-  mm.fmt = 2;
+  mm.fmt = fmt;
+  mm.mx = mx;
   mm.n = p.max_n;
   mm.addr = p.cols;
   mm.bank = 1;
@@ -682,10 +696,10 @@ TRN_TEST(single_matmul, .timeout_ns = 1e10) {
   co_await t.wait_done(2);
   const std::uint64_t cycles = t.clk.cycle() - c0;
   const std::uint64_t ideal = p.max_n + p.rows + p.cols - 1;
-  info("{}x{}x{} BF16 matmul: {} cycles from dispatch to completion; ideal {} (N + R + C - 1), ratio {:.3f}",
-       p.rows, p.cols, p.max_n, cycles, ideal, static_cast<double>(cycles) / ideal);
-  fmt::print("bench: figure tensor_engine single {}x{}x{} BF16 matmul: {} cycles, ideal {} (N + R + C - 1)\n", p.rows,
-             p.cols, p.max_n, cycles, ideal);
+  info("{}x{}x{} {} matmul: {} cycles from dispatch to completion; ideal {} (N + R + C - 1), ratio {:.3f}",
+       p.rows, p.cols, p.max_n, fmt_name, cycles, ideal, static_cast<double>(cycles) / ideal);
+  fmt::print("bench: figure tensor_engine single {}x{}x{} {} matmul: {} cycles, ideal {} (N + R + C - 1)\n", p.rows,
+             p.cols, p.max_n, fmt_name, cycles, ideal);
   co_await t.compare_psum(ref.psum, 1, 2, 0, p.max_n);
 }
 
