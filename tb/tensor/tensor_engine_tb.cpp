@@ -14,6 +14,7 @@
 
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
+#include "tensor/reference.hpp"
 #include "tensor/tensor_engine.hpp"
 #include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
@@ -27,19 +28,6 @@ using namespace trn::tensor;
 using numerics::Format;
 
 namespace {
-
-struct Cmd {
-  Op op;
-  unsigned tag = 0, fmt = 0, bias = 0, addr = 0, k = 0, m = 0, n = 0, bank = 0, off = 0;
-  bool acc = false;
-  bool tr = false;  ///< transpose
-  bool mx = false;  ///< MX operand: block scales in bits 15:8 of each block's first row
-};
-
-/// The bias an operand is decoded with: MX elements use their standard bias.
-unsigned op_bias(const Cmd& c) {
-  return c.mx ? static_cast<unsigned>(numerics::format_info(static_cast<Format>(c.fmt)).bias) : c.bias;
-}
 
 /// One SBUF read port: requests accepted with probability p_ready, answered in order after
 /// lat_min..lat_max cycles.
@@ -155,7 +143,7 @@ struct TeBench {
     co_await RisingEdge(clk.signal());
   }
 
-  Task<> issue(const Cmd& c) {
+  Task<> issue(const Command& c) {
     cmd_valid.set(1);
     env.sig("cmd_op_i").set(static_cast<unsigned>(c.op));
     env.sig("cmd_tag_i").set(c.tag);
@@ -211,59 +199,6 @@ struct TeBench {
   }
 };
 
-/// The functional reference: PSUM after a command program, every output summed row 0 first.
-struct Reference {
-  const TensorEngine::Params& p;
-  std::vector<std::uint32_t> psum;
-  std::vector<std::uint32_t> w;  // [r][m]: the SBUF words of the current weights, every row
-  unsigned k = 0, m = 0, wfmt = 0, wbias = 0;
-  bool raw = false, wmx = false;
-  explicit Reference(const TensorEngine::Params& prm)
-      : p(prm), psum(static_cast<std::size_t>(prm.banks) * prm.cols * prm.depth, 0) {}
-
-  unsigned block_rows() const { return p.rows < 32 ? p.rows : 32; }
-
-  void run(const Cmd& c, const std::vector<std::vector<std::uint32_t>>& sbuf) {
-    if (c.op == Op::load_stationary) {
-      k = c.k;
-      m = c.m;
-      wfmt = c.fmt;
-      wbias = op_bias(c);
-      raw = c.tr;
-      wmx = c.mx;
-      w.assign(static_cast<std::size_t>(p.rows) * p.cols, 0);
-      for (unsigned r = 0; r < p.rows; ++r)
-        for (unsigned j = 0; j < m; ++j) w[r * p.cols + j] = sbuf[r][c.addr + j];
-      return;
-    }
-    if (c.tr) {  // the [K, M] tile to PSUM as [M, K], bits unchanged
-      for (unsigned n = 0; n < c.n; ++n)
-        for (unsigned j = 0; j < m; ++j)
-          psum[(static_cast<std::size_t>(c.bank) * p.cols + j) * p.depth + c.off + n] = w[n * p.cols + j];
-      return;
-    }
-    // Each output: per block (32 rows, or all R), the products summed from the block's first row,
-    // then scaled by the weight and moving E8M0 scales (1.0 for non-MX) and added to the total.
-    const unsigned bs = block_rows();
-    auto scale = [](bool mx, std::uint32_t word) {
-      return numerics::decode(Format::e8m0, mx ? (word >> 8) & 0xFF : 127);
-    };
-    for (unsigned n = 0; n < c.n; ++n)
-      for (unsigned j = 0; j < m; ++j) {
-        std::uint32_t t = 0x80000000u;
-        for (unsigned b0 = 0; b0 < p.rows; b0 += bs) {
-          std::uint32_t s = 0x80000000u;
-          for (unsigned r = b0; r < std::min(b0 + bs, k); ++r)
-            s = numerics::fp32_add(s, pe_product(w[r * p.cols + j], wfmt, wbias, sbuf[r][c.addr + n], c.fmt, op_bias(c)));
-          const std::uint32_t sw = scale(wmx, w[b0 * p.cols + j]), sx = scale(c.mx, sbuf[b0][c.addr + n]);
-          t = numerics::fp32_add(t, numerics::fp32_mul(numerics::fp32_mul(s, sw), sx));
-        }
-        std::uint32_t& d = psum[(static_cast<std::size_t>(c.bank) * p.cols + j) * p.depth + c.off + n];
-        d = c.acc ? numerics::fp32_add(d, t) : t;
-      }
-  }
-};
-
 bool is_mx_elem(unsigned fmt) { return numerics::is_mx_element(static_cast<Format>(fmt)); }
 
 /// An MX operand word: the element code, and in bits 15:8 a scale (only the block's first row's
@@ -302,7 +237,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
   co_await t.start();
   auto r = env.rng("program");
   const auto& p = t.prm;
-  Reference ref(p);
+  FunctionalReference ref(p);
   unsigned issued = 0, next_addr = 0;
   const unsigned programs = static_cast<unsigned>(env_count("TE_PROGRAMS", 6));
   auto alloc = [&](unsigned n) -> std::optional<unsigned> {
@@ -316,7 +251,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
   for (unsigned g = 0; g < programs; ++g) {
     const unsigned wfmt = kTypes[r.below(9)];
     const bool tr = r.chance(0.2);  // a transpose program: raw load, then transposing writes
-    Cmd ls{Op::load_stationary};
+    Command ls{Op::load_stationary};
     ls.tr = tr;
     ls.mx = !tr && is_mx_elem(wfmt) && r.chance(0.6);
     ls.fmt = wfmt;
@@ -324,7 +259,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
     ls.k = static_cast<unsigned>(r.range(1, p.rows));
     ls.m = static_cast<unsigned>(r.range(1, p.cols));
     const unsigned mms = static_cast<unsigned>(r.range(1, 3));
-    std::vector<Cmd> mm(mms, Cmd{Op::multiply_moving});
+    std::vector<Command> mm(mms, Command{Op::multiply_moving});
     for (auto& c : mm) {
       c.tr = tr;
       c.fmt = r.chance(0.7) ? wfmt : kTypes[r.below(9)];
@@ -370,13 +305,13 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   TeBench t(env);
   co_await t.start();
   const auto& p = t.prm;
-  Reference ref(p);
-  Cmd mm0{Op::multiply_moving};
+  FunctionalReference ref(p);
+  Command mm0{Op::multiply_moving};
   mm0.fmt = 2;
   mm0.n = 1;
   co_await t.issue(mm0);  // no weights loaded yet
-  std::vector<std::pair<Cmd, unsigned>> bad;
-  Cmd c{Op::load_stationary};
+  std::vector<std::pair<Command, unsigned>> bad;
+  Command c{Op::load_stationary};
   c.fmt = 2;
   c.k = p.rows + 1;
   c.m = 1;
@@ -403,12 +338,12 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   co_await t.wait_done(1);
   for (auto& [cmd, code] : bad) co_await t.issue(cmd);
   // load legal weights, then bad MultiplyMoving commands
-  Cmd ls{Op::load_stationary};
+  Command ls{Op::load_stationary};
   ls.fmt = 2;
   ls.k = p.rows;
   ls.m = p.cols;
   co_await t.issue(ls);
-  Cmd m{Op::multiply_moving};
+  Command m{Op::multiply_moving};
   m.fmt = 2;
   m.n = p.max_n + 1;
   bad.push_back({m, 1});  // N > Nmax
@@ -427,7 +362,7 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   m.tr = true;
   bad.push_back({m, 5});  // transpose of weights loaded for a multiply
   co_await t.issue(m);
-  Cmd lt{Op::load_stationary};
+  Command lt{Op::load_stationary};
   lt.fmt = 2;
   lt.k = 1;
   lt.m = p.cols;
@@ -459,10 +394,10 @@ TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
   co_await t.start();
   const auto& p = t.prm;
   auto r = env.rng("tiles");
-  Reference ref(p);
+  FunctionalReference ref(p);
   unsigned issued = 0;
   for (unsigned fmt : kTypes) {
-    Cmd ls{Op::load_stationary};
+    Command ls{Op::load_stationary};
     ls.fmt = fmt;
     ls.k = p.rows;
     ls.m = p.cols;
@@ -476,7 +411,7 @@ TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
     ls.tag = issued++ & 15;
     co_await t.issue(ls);
     ref.run(ls, t.sbuf);
-    Cmd mm{Op::multiply_moving};
+    Command mm{Op::multiply_moving};
     mm.fmt = fmt;
     mm.n = p.rows;
     mm.tr = true;
@@ -500,19 +435,19 @@ TRN_TEST(mx_blocks, .timeout_ns = 1e10) {
   co_await t.start();
   const auto& p = t.prm;
   auto r = env.rng("mx");
-  Reference ref(p);
+  FunctionalReference ref(p);
   const unsigned elems[] = {6, 4, 8};  // e4m3fn, e5m2, e2m1
   unsigned issued = 0, nan_outputs = 0;
   for (unsigned wf : elems)
     for (unsigned xf : {6u, 4u, 8u, 2u}) {
       co_await t.wait_done(issued);
-      Cmd ls{Op::load_stationary};
+      Command ls{Op::load_stationary};
       ls.fmt = wf;
       ls.mx = true;
       ls.k = p.rows;
       ls.m = p.cols;
       ls.addr = 0;
-      Cmd mm{Op::multiply_moving};
+      Command mm{Op::multiply_moving};
       mm.fmt = xf;
       mm.mx = xf != 2;
       mm.n = p.max_n;
@@ -577,7 +512,7 @@ TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
     for (unsigned mt = 0; mt < MT; ++mt)
       for (unsigned nt = 0; nt < NT; ++nt)
         for (unsigned kt = 0; kt < KT; ++kt) {
-          Cmd ls{Op::load_stationary};
+          Command ls{Op::load_stationary};
           ls.fmt = fmt;
           ls.bias = bias;
           ls.k = p.rows;
@@ -585,7 +520,7 @@ TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
           ls.addr = (kt * MT + mt) * p.cols;
           ls.tag = issued++ & 15;
           co_await t.issue(ls);
-          Cmd mm{Op::multiply_moving};
+          Command mm{Op::multiply_moving};
           mm.fmt = fmt;
           mm.bias = bias;
           mm.n = p.max_n;
@@ -636,16 +571,16 @@ TRN_TEST(selftest_psum_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_f
   co_await t.start();
   const auto& p = t.prm;
   for (auto& part : t.sbuf) part.assign(p.sbuf_depth, 0x3F80);  // BF16 1.0
-  Reference ref(p);
-  Cmd ls{Op::load_stationary};
+  FunctionalReference ref(p);
+  Command ls{Op::load_stationary};
   ls.fmt = 2;
   ls.k = p.rows;
   ls.m = p.cols;
-  Cmd mm{Op::multiply_moving};
+  Command mm{Op::multiply_moving};
   mm.fmt = 2;
   mm.n = 4;
   mm.bank = 1;
-  for (const Cmd& c : {ls, mm}) {
+  for (const Command& c : {ls, mm}) {
     co_await t.issue(c);
     ref.run(c, t.sbuf);
   }
@@ -675,8 +610,8 @@ TRN_TEST(single_matmul, .timeout_ns = 1e10) {
                          (static_cast<std::uint32_t>(r.range(120, 134)) << 8)
                    : numerics::encode(Format::bf16, numerics::f32_bits(v));
     }
-  Reference ref(p);
-  Cmd ls{Op::load_stationary};
+  FunctionalReference ref(p);
+  Command ls{Op::load_stationary};
   ls.fmt = fmt;
   ls.mx = mx;
   ls.k = p.rows;
@@ -684,7 +619,7 @@ TRN_TEST(single_matmul, .timeout_ns = 1e10) {
   co_await t.issue(ls);
   ref.run(ls, t.sbuf);
   co_await t.wait_done(1);
-  Cmd mm{Op::multiply_moving};
+  Command mm{Op::multiply_moving};
   mm.fmt = fmt;
   mm.mx = mx;
   mm.n = p.max_n;
@@ -714,11 +649,11 @@ TRN_TEST(throughput) {
   auto r = env.rng("data");
   for (auto& part : t.sbuf)
     for (auto& x : part) x = static_cast<std::uint32_t>(r.next()) & 0x3FFF;  // BF16, moderate
-  Cmd ls{Op::load_stationary};
+  Command ls{Op::load_stationary};
   ls.fmt = 2;
   ls.k = p.rows;
   ls.m = p.cols;
-  Cmd mm{Op::multiply_moving};
+  Command mm{Op::multiply_moving};
   mm.fmt = 2;
   mm.n = p.max_n;
   mm.addr = p.cols;

@@ -1,0 +1,45 @@
+// trn::tensor::FunctionalReference — the plain functional reference of the tensor engine (SPEC
+// 5.1, 5.2): the PSUM image a command program produces, computed by loops, with no timing.
+// Each output sums, per block (32 rows, or all R), the products of rows 0..K-1 in order from the
+// block's first row (one exact product and one IEEE FP32 addition each), scales the block sum by
+// the weight and moving E8M0 scales (1.0 for non-MX operands) and adds it to the total; the
+// MultiplyMoving overwrites PSUM with it or adds it. A transpose copies the loaded tile's codes.
+// It reads the same SBUF words as the engine and must agree with it bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/tensor_engine.hpp"
+
+namespace trn::tensor {
+
+/// One command as the tests issue it (the fields of the cmd_* ports).
+struct Command {
+  Op op;
+  unsigned tag = 0, fmt = 0, bias = 0, addr = 0, k = 0, m = 0, n = 0, bank = 0, off = 0;
+  bool acc = false;
+  bool tr = false;  ///< transpose
+  bool mx = false;  ///< MX operand: block scales in bits 15:8 of each block's first row
+};
+
+/// The bias an operand is decoded with: MX elements use their standard bias.
+unsigned op_bias(const Command& c);
+
+class FunctionalReference {
+ public:
+  explicit FunctionalReference(const TensorEngine::Params& prm);
+  /// Apply one legal command; sbuf[partition][address] holds the element words.
+  void run(const Command& c, const std::vector<std::vector<std::uint32_t>>& sbuf);
+  /// [bank][partition][element]
+  std::vector<std::uint32_t> psum;
+
+ private:
+  unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }
+  TensorEngine::Params p_;
+  std::vector<std::uint32_t> w_;  // [r][m]: the SBUF words of the current weights, every row
+  unsigned k_ = 0, m_ = 0, wfmt_ = 0, wbias_ = 0;
+  bool wmx_ = false;
+};
+
+}  // namespace trn::tensor
