@@ -12,6 +12,7 @@
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
 #include "numerics/sr_rng.hpp"
+#include "scalar/accuracy.hpp"
 
 using namespace trn::numerics;
 
@@ -110,5 +111,15 @@ int main(int argc, char** argv) {
   fmt::print("| fp32_add | fp32 | {:.1f} |\n| fp32_mul | fp32 | {:.1f} |\n| mul_narrow | e4m3 x bf16 | {:.1f} |\n"
              "| mx_quantize (elements) | e4m3fn | {:.1f} |\n",
              add / 1e6, mul / 1e6, nar / 1e6, mx / 1e6);
+  // Activation accuracy against libm (docs/activations.md states the bounds).
+  fmt::print("\n| activation | valid range | samples | max error FP32 (ulp) | max error BF16 (ulp) | worst FP32 input |\n"
+             "|---|---|---:|---:|---:|---|\n");
+  for (unsigned i = 0; i < trn::scalar::kActCount; ++i) {
+    const auto f = static_cast<trn::scalar::Act>(i);
+    const auto vr = trn::scalar::valid_range(f);
+    const auto st = trn::scalar::measure(f, n / 4);
+    fmt::print("| {} | [{:g}, {:g}] | {} | {:.2f} | {:.2f} | {} |\n", trn::scalar::act_name(f), vr.lo, vr.hi, st.samples,
+               st.max_ulp_fp32, st.max_ulp_bf16, f32_from(st.worst_x));
+  }
   return 0;
 }
