@@ -68,7 +68,7 @@ def rtl_tops() -> dict[str, dict]:
     """The trn_bench() calls of tb/CMakeLists.txt: top -> {rtl: [files], params: [(SvParam, section, key)]}."""
     text = (ROOT / "tb" / "CMakeLists.txt").read_text()
     # Plain set(VAR values...) lines may name source lists: expand them in order.
-    vars_ = {"CMAKE_SOURCE_DIR": str(ROOT)}
+    vars_ = {"CMAKE_SOURCE_DIR": str(ROOT), "TRN_GEN_DIR": str(ROOT / "build" / "gen")}
 
     def expand(s: str) -> str:
         return re.sub(r"\$\{(\w+)\}", lambda m: vars_.get(m.group(1), m.group(0)), s)
