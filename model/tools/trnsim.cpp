@@ -3,6 +3,7 @@
 //   trnsim convert --to e4m3 --bias 9 --round sr --seed 7 1.5 -3e-5 nan
 //   trnsim decode --from e5m2 0x3c 0x7e
 //   trnsim mx-quantize --elem e2m1 [--neuron] v0 ... v31
+//   trnsim activate --fn gelu 1.5 -3 nan
 //
 // Values come from the arguments or, when there are none, from stdin (whitespace separated).
 // Bad input (unknown format, unparsable number, bias out of range) -> one-line error, exit 2.
@@ -20,6 +21,7 @@
 #include "numerics/format.hpp"
 #include "numerics/mx.hpp"
 #include "numerics/sr_rng.hpp"
+#include "scalar/accuracy.hpp"
 
 using namespace trn::numerics;
 
@@ -32,6 +34,7 @@ Commands:
   decode        codes of a format -> FP32 value and bits
   mx-quantize   one MX block of 32 values -> E8M0 scale, element codes, dequantized values
   formats       the format table (bits, bias, max, min normal, min subnormal, Inf/NaN)
+  activate      the scalar engine's activation f(x) (bit-exact with the RTL), against libm
 
 convert options:
   --to FMT          target format: bf16 fp16 e5m2 e4m3 e4m3fn e3m4 e2m1 e8m0 tf32 (and ml_dtypes names)
@@ -44,6 +47,8 @@ convert options:
   --raw             print only the code in hex, one per line
 decode options:
   --from FMT        format of the codes (hex, e.g. 0x3c); --bias N; --raw prints FP32 bits only
+activate options:
+  --fn NAME         identity relu exp log tanh sigmoid gelu silu reciprocal rsqrt sqrt square
 mx-quantize options:
   --elem FMT        element type: e4m3fn, e5m2 (MXFP8) or e2m1 (MXFP4); exactly 32 values
   --neuron          Neuron's variant: scale 2x larger (shared exponent + 1)
@@ -79,15 +84,15 @@ Args parse(int argc, char** argv) {
   if (argc < 2) throw Usage("no command given (convert, decode, mx-quantize, formats; see --help)");
   a.cmd = argv[1];
   if (a.cmd == "-h" || a.cmd == "--help") return a;
-  if (a.cmd != "convert" && a.cmd != "decode" && a.cmd != "mx-quantize" && a.cmd != "formats")
-    throw Usage(fmt::format("unknown command '{}' (convert, decode, mx-quantize, formats)", a.cmd));
+  if (a.cmd != "convert" && a.cmd != "decode" && a.cmd != "mx-quantize" && a.cmd != "formats" && a.cmd != "activate")
+    throw Usage(fmt::format("unknown command '{}' (convert, decode, mx-quantize, formats, activate)", a.cmd));
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
     auto value = [&]() -> std::string {
       if (i + 1 >= argc) throw Usage(fmt::format("{} needs a value", s));
       return argv[++i];
     };
-    if (s == "--to" || s == "--from" || s == "--elem")
+    if (s == "--to" || s == "--from" || s == "--elem" || s == "--fn")
       a.fmt = value();
     else if (s == "--bias")
       a.bias = static_cast<int>(parse_int(s, value(), kMinBias, kMaxBias));
@@ -246,6 +251,28 @@ int cmd_mx(const Args& a) {
   return 0;
 }
 
+int cmd_activate(const Args& a) {
+  if (a.fmt.empty()) throw Usage("activate: --fn NAME is required");
+  const auto f = trn::scalar::parse_act(a.fmt);
+  if (!f)
+    throw Usage(fmt::format("--fn: unknown function '{}' (identity relu exp log tanh sigmoid gelu silu reciprocal "
+                            "rsqrt sqrt square)",
+                            a.fmt));
+  const auto vals = read_values(a);
+  std::vector<std::uint32_t> xs;
+  for (std::size_t i = 0; i < vals.size(); ++i) xs.push_back(parse_fp32(vals[i], a.bits, i));
+  if (!a.raw) fmt::print("{:<16} {:<10}  {:<10}  {:<16} {}\n", "input", "fp32", "result", "value", "libm (double)");
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const std::uint32_t y = trn::scalar::activate(*f, xs[i]);
+    if (a.raw)
+      fmt::print("{:#010x}\n", y);
+    else
+      fmt::print("{:<16} {:#010x}  {:#010x}  {:<16} {}\n", vals[i], xs[i], y, show(y),
+                 trn::scalar::reference(*f, static_cast<double>(f32_from(xs[i]))));
+  }
+  return 0;
+}
+
 int cmd_formats() {
   fmt::print("{:<7} {:>4} {:>3} {:>3} {:>5}  {:<14} {:<14} {:<14} {}\n", "format", "bits", "E", "M", "bias", "max",
              "min normal", "min subnormal", "Inf/NaN");
@@ -273,6 +300,7 @@ int main(int argc, char** argv) {
     if (a.cmd == "convert") return cmd_convert(a);
     if (a.cmd == "decode") return cmd_decode(a);
     if (a.cmd == "mx-quantize") return cmd_mx(a);
+    if (a.cmd == "activate") return cmd_activate(a);
     return cmd_formats();
   } catch (const Usage& e) {
     fmt::print(stderr, "trnsim: error: {}\n", e.what());
