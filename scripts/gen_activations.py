@@ -4,12 +4,12 @@ committed and shared by the RTL and the model). Python standard library only.
 
 Method. Each tabulated kernel approximates g on a domain split into segments chosen by the FP32
 exponent and the top M mantissa bits (M per kernel) of the reduced argument v: segment
-[a, a + 2^(e-M)) for
-v in binade e, plus one segment [0, 2^emin) for |v| below the table (kernels with `small`). On
-each segment a degree-4 polynomial in u = v - a (u is exact in FP32) interpolates g at the 5
-Chebyshev points of the segment (near-minimax), computed in double and rounded to FP32. The
-evaluator (model/scalar/activation.cpp, and later rtl/scalar) runs Horner's rule with IEEE FP32
-multiply and add.
+[a, a + 2^(e-M)) for v in binade e, plus one segment [0, 2^emin) for |v| below the table (kernels
+with a small segment, which use g's Taylor series there). On each other segment a degree-4
+polynomial in u = |v| - a (u is exact in FP32) interpolates g at the segment's start and at 4
+Chebyshev points (near-minimax, and p(0) = g(a) exactly), computed in double and rounded to
+FP32. The evaluators (model/scalar/activation.cpp and rtl/scalar/act_pkg.sv) run Horner's rule
+with IEEE FP32 multiply and add.
 
 Kernels (v is the reduced argument the evaluator forms; docs/activations.md has the reductions):
   recip  1/v      on [1, 2)        reciprocal

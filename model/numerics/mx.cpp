@@ -28,7 +28,7 @@ int mx_shared_exponent(std::span<const std::uint32_t> fp32, Format elem, bool ne
   bool any = false;
   int amax_exp = 0;
   for (std::uint32_t x : fp32) {
-    if ((x & 0x7FFFFFFF) == 0) continue;
+    if ((x & 0x7FFFFFFF) == 0 || (x & 0x7F800000) == 0x7F800000) continue;  // zeros; Inf/NaN make the block NaN
     const int l = floor_log2(x);
     amax_exp = any ? std::max(amax_exp, l) : l;
     any = true;

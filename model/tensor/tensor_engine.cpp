@@ -37,8 +37,8 @@ TensorEngine::TensorEngine(Params p)
       off_w_(std::max(1u, clog2(p.depth))),
       psum_(p.banks, p.cols, p.depth) {
   if (p_.rows < 1 || p_.cols < 1 || p_.max_n < 1 || p_.banks < 1 || p_.banks > 16 || p_.depth < p_.max_n ||
-      p_.max_outstanding < 1)
-    throw std::invalid_argument("TensorEngine: bad parameters");
+      p_.max_outstanding < 1 || (p_.rows > 32 && p_.rows % 32 != 0))
+    throw std::invalid_argument("TensorEngine: bad parameters (rows above 32 must be a multiple of the MX block, 32)");
   reset();
 }
 
@@ -108,7 +108,8 @@ unsigned TensorEngine::op_bias(const In& in) {
 bool TensorEngine::cmd_ready(const In& in) const {
   if (!in.cmd_valid_i) return false;
   if (check_cmd(in) != Err::none) return true;
-  if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0;
+  if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary))  // its bank: no column in flight, none to issue
+    return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0 && !(mm_q_.busy && mm_q_.wsel == next_ls_bank_q_);
   return !ls_q_.busy && !mm_q_.busy && (!in.cmd_tr_i || pend_q_.empty());
 }
 

@@ -25,6 +25,9 @@ module psum #(
   output logic [Parts*32-1:0]   pr_data_o
 );
   logic [31:0] mem_q [Parts][Banks*Depth];
+  // Reset clears PSUM through one valid bit per entry (a packed vector, reset in one step); an
+  // entry not written since reset reads 0. The words themselves are never reset.
+  logic [Banks*Depth-1:0] vld_q [Parts];
   logic [Parts*32-1:0] pr_q;
 
   function automatic int unsigned at(logic [BW-1:0] bank, logic [OW-1:0] off);
@@ -37,9 +40,6 @@ module psum #(
                               ? mem_q[p][at(rd_bank_i[p*BW +: BW], rd_off_i[p*OW +: OW]) % (Banks*Depth)] : 32'd0;
   end
 
-  // Reset clears PSUM through one valid bit per entry (a packed vector, reset in one step); an
-  // entry not written since reset reads 0. The words themselves are never reset.
-  logic [Banks*Depth-1:0] vld_q [Parts];
 
   for (genvar p = 0; p < Parts; p++) begin : g_part
     always_ff @(posedge clk_i or negedge rst_ni) begin

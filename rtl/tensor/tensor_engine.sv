@@ -83,6 +83,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
 );
   localparam logic [31:0] NegZero = 32'h8000_0000;
 
+  if (Rows > 32 && Rows % 32 != 0) begin : g_check_rows
+    $error("tensor_engine: Rows (%0d) above 32 must be a multiple of the MX block (32)", Rows);
+  end
+
   typedef struct packed {
     logic          wsel;
     logic [3:0]    bank;
@@ -189,7 +193,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     cmd_ready_o = 1'b0;
     if (cmd_valid_i) begin
       if (cmd_err != 3'd0) cmd_ready_o = 1'b1;
-      else if (!cmd_op_i) cmd_ready_o = !ls_busy_q && inflight_q[next_ls_bank_q] == '0;
+      // a LoadStationary's bank: no column in flight and none still to be issued from it
+      else if (!cmd_op_i) cmd_ready_o = !ls_busy_q && inflight_q[next_ls_bank_q] == '0 &&
+                                        !(mm_busy_q && mm_wsel_q == next_ls_bank_q);
       else cmd_ready_o = !ls_busy_q && !mm_busy_q && (!cmd_tr_i || !pend_valid);
     end
   end
@@ -376,7 +382,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     if (!rst_ni) begin
       w_q <= w_0;
       ws_q <= ws_0;
-      ts_q <= ps_0;
+      ts_q <= ps_0;  // the same zero rows as ps_q
       sk_q <= sk_0;
       skm_q <= '0;
       x_q <= x_0;

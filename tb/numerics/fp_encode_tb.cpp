@@ -224,9 +224,9 @@ TRN_TEST(sr_seed_reload_repeats, .timeout_ns = 1e9) {
   auto r = env.rng("values");
   std::vector<std::uint32_t> xs(64 * b.lanes);
   for (auto& x : xs) x = random_value(r, Format::e5m2, -1);
-  std::vector<Bits> first, second;
-  for (auto* run : {&first, &second}) {
-    b.seed.set(0xC0FFEEu ^ env.seed());
+  std::vector<Bits> first, second, other;
+  for (auto* run : {&first, &second, &other}) {
+    b.seed.set((run == &other ? 0x5EEDu : 0xC0FFEEu) ^ env.seed());
     b.seed_load.set(1);
     co_await RisingEdge(b.clk.signal());
     b.seed_load.set(0);
@@ -241,6 +241,7 @@ TRN_TEST(sr_seed_reload_repeats, .timeout_ns = 1e9) {
     co_await b.drain();
   }
   check(first == second, "a reloaded seed did not repeat the stochastic roundings");
+  check(first != other, "another seed gave the same stochastic roundings of {} values", xs.size());
 }
 
 TRN_TEST(lane_enable_and_bad_format, .timeout_ns = 1e8) {
