@@ -4,7 +4,8 @@
 // Commands (cmd_* ports, one per handshake, dispatched in order):
 //   LoadStationary (op 0): stationary[K, M] from SBUF elements addr..addr+M-1 (one read per column
 //     m, every partition r at once) into the weight bank the next MultiplyMoving will use, while
-//     the other bank keeps computing. It waits until no column in the array uses that bank.
+//     the other bank keeps computing. It waits until no column in the array uses that bank and no
+//     MultiplyMoving still has reads to issue with it.
 //   MultiplyMoving (op 1): moving[K, N] from SBUF elements addr..addr+N-1 streams one column per
 //     cycle (as the read responses arrive; a late response is a bubble) through the array with the
 //     most recently loaded weights; dst[M, N] = stationary^T . moving goes to PSUM bank `bank`,
