@@ -18,6 +18,17 @@ ValidRange valid_range(Act f);
 /// f(x) in double from libm (the reference).
 double reference(Act f, double x);
 
+/// docs/activations.md, "Error bounds": the most f may differ from libm over its valid range, in
+/// ulp of FP32 and of BF16 (after the RNE cast).
+struct Bound {
+  double fp32, bf16;
+};
+Bound documented_bound(Act f);
+
+/// Units in the last place of an output type with `man` mantissa bits at the magnitude of r
+/// (subnormal spacing below the smallest normal).
+double ulp_of(double r, int man);
+
 struct ErrorStats {
   double max_ulp_fp32 = 0, max_ulp_bf16 = 0;
   std::uint32_t worst_x = 0;  ///< the input of the largest FP32 error

@@ -18,37 +18,6 @@ using numerics::f32_from;
 
 namespace {
 
-// docs/activations.md, "Error bounds" (FP32 ulp)
-double bound(Act f) {
-  switch (f) {
-    case Act::identity:
-    case Act::relu:
-      return 0;
-    case Act::exp:
-    case Act::log:
-    case Act::tanh:
-    case Act::rsqrt:
-    case Act::sqrt:
-      return 1.5;
-    case Act::sigmoid:
-      return 4;
-    case Act::silu:
-      return 4.5;
-    case Act::gelu:
-      return 256;
-    case Act::reciprocal:
-      return 2;
-    case Act::square:
-      return 0.5;
-  }
-  return 0;
-}
-
-double ulp32(double r) {
-  const int e = r == 0 ? -126 : std::max(std::ilogb(r), -126);
-  return std::ldexp(1.0, e - 23);
-}
-
 struct ActBench : UnitEnv<ActUnit> {
   Signal &func, &x, &y;
   unsigned lanes;
@@ -76,9 +45,10 @@ struct ActBench : UnitEnv<ActUnit> {
           const double ref = reference(f, xv);
           if (!std::isfinite(ref) || std::fabs(ref) > 3.4028234663852886e38) continue;
           const double got = f32_from(static_cast<std::uint32_t>(out.slice(32 * l, 32)));
-          const double err = std::fabs(got - ref) / ulp32(ref);
-          check(err <= bound(f), "{}({}) = {}: {:.2f} ulp from libm's {}, bound {}", act_name(f), v[l], got, err, ref,
-                bound(f));
+          const double err = std::fabs(got - ref) / ulp_of(ref, 23);
+          const double bound = documented_bound(f).fp32;
+          check(err <= bound, "{}({}) = {}: {:.2f} ulp from libm's {}, bound {}", act_name(f), v[l], got, err, ref,
+                bound);
         }
       });
       co_await next();

@@ -200,6 +200,16 @@ struct TeBench {
   }
 };
 
+/// A LoadStationary of a whole R x C tile of `fmt` from SBUF address `addr`.
+Command load_all(const TensorEngine::Params& p, unsigned fmt, unsigned addr = 0) {
+  Command c{Op::load_stationary};
+  c.fmt = fmt;
+  c.k = p.rows;
+  c.m = p.cols;
+  c.addr = addr;
+  return c;
+}
+
 bool is_mx_elem(unsigned fmt) { return numerics::is_mx_element(static_cast<Format>(fmt)); }
 
 /// An MX operand word: the element code, and in bits 15:8 a scale (only the block's first row's
@@ -280,10 +290,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
     if (r.chance(0.2) && next_addr + need + p.cols <= p.sbuf_depth) {
       // A load that is overwritten before use: the next load goes to the bank the previous
       // program's multiplies may still be reading from, and must wait for them.
-      Command decoy{Op::load_stationary};
-      decoy.fmt = 2;
-      decoy.k = p.rows;
-      decoy.m = p.cols;
+      Command decoy = load_all(p, 2);
       decoy.addr = *alloc(p.cols);
       for (unsigned rr = 0; rr < p.rows; ++rr)
         for (unsigned j = 0; j < p.cols; ++j) t.sbuf[rr][decoy.addr + j] = random_code(r, 2);
@@ -353,10 +360,7 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   co_await t.wait_done(1);
   for (auto& [cmd, code] : bad) co_await t.issue(cmd);
   // load legal weights, then bad MultiplyMoving commands
-  Command ls{Op::load_stationary};
-  ls.fmt = 2;
-  ls.k = p.rows;
-  ls.m = p.cols;
+  Command ls = load_all(p, 2);
   co_await t.issue(ls);
   Command m{Op::multiply_moving};
   m.fmt = 2;
@@ -414,10 +418,7 @@ TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
   FunctionalReference ref(p);
   unsigned issued = 0;
   for (unsigned fmt : kTypes) {
-    Command ls{Op::load_stationary};
-    ls.fmt = fmt;
-    ls.k = p.rows;
-    ls.m = p.cols;
+    Command ls = load_all(p, fmt);
     ls.tr = true;
     ls.addr = 0;
     co_await t.wait_done(issued);
@@ -458,11 +459,8 @@ TRN_TEST(mx_blocks, .timeout_ns = 1e10) {
   for (unsigned wf : elems)
     for (unsigned xf : {6u, 4u, 8u, 2u}) {
       co_await t.wait_done(issued);
-      Command ls{Op::load_stationary};
-      ls.fmt = wf;
+      Command ls = load_all(p, wf);
       ls.mx = true;
-      ls.k = p.rows;
-      ls.m = p.cols;
       ls.addr = 0;
       Command mm{Op::multiply_moving};
       mm.fmt = xf;
@@ -506,10 +504,7 @@ TRN_TEST(bank_reuse_waits_for_issuing_multiply, .timeout_ns = 1e9) {
   for (auto& part : t.sbuf)
     for (auto& w : part) w = random_code(r, 2);
   FunctionalReference ref(p);
-  Command ls{Op::load_stationary};
-  ls.fmt = 2;
-  ls.k = p.rows;
-  ls.m = p.cols;
+  Command ls = load_all(p, 2);
   Command mm{Op::multiply_moving};
   mm.fmt = 2;
   mm.n = p.max_n;
@@ -577,11 +572,8 @@ TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
     for (unsigned mt = 0; mt < MT; ++mt)
       for (unsigned nt = 0; nt < NT; ++nt)
         for (unsigned kt = 0; kt < KT; ++kt) {
-          Command ls{Op::load_stationary};
-          ls.fmt = fmt;
+          Command ls = load_all(p, fmt);
           ls.bias = bias;
-          ls.k = p.rows;
-          ls.m = p.cols;
           ls.addr = (kt * MT + mt) * p.cols;
           ls.tag = issued++ & 15;
           co_await t.issue(ls);
@@ -642,10 +634,7 @@ TRN_TEST(selftest_psum_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_f
   const auto& p = t.prm;
   for (auto& part : t.sbuf) part.assign(p.sbuf_depth, 0x3F80);  // BF16 1.0
   FunctionalReference ref(p);
-  Command ls{Op::load_stationary};
-  ls.fmt = 2;
-  ls.k = p.rows;
-  ls.m = p.cols;
+  Command ls = load_all(p, 2);
   Command mm{Op::multiply_moving};
   mm.fmt = 2;
   mm.n = 4;
@@ -681,11 +670,8 @@ TRN_TEST(single_matmul, .timeout_ns = 1e10) {
                    : numerics::encode(Format::bf16, numerics::f32_bits(v));
     }
   FunctionalReference ref(p);
-  Command ls{Op::load_stationary};
-  ls.fmt = fmt;
+  Command ls = load_all(p, fmt);
   ls.mx = mx;
-  ls.k = p.rows;
-  ls.m = p.cols;
   co_await t.issue(ls);
   ref.run(ls, t.sbuf);
   co_await t.wait_done(1);
@@ -719,10 +705,7 @@ TRN_TEST(throughput) {
   auto r = env.rng("data");
   for (auto& part : t.sbuf)
     for (auto& x : part) x = static_cast<std::uint32_t>(r.next()) & 0x3FFF;  // BF16, moderate
-  Command ls{Op::load_stationary};
-  ls.fmt = 2;
-  ls.k = p.rows;
-  ls.m = p.cols;
+  Command ls = load_all(p, 2);
   Command mm{Op::multiply_moving};
   mm.fmt = 2;
   mm.n = p.max_n;
