@@ -100,6 +100,8 @@ std::uint32_t eval_kernel(Kernel kid, std::uint32_t v) {
   return p;
 }
 
+std::uint32_t scale_pow2(std::uint32_t p, int k) { return scale(p, k); }
+
 namespace {
 
 std::uint32_t act_exp(std::uint32_t x) {

@@ -36,4 +36,7 @@ std::uint32_t activate(Act f, std::uint32_t x);
 enum class Kernel : std::uint8_t { recip = 0, rsqrt = 1, sqrt = 2, log1p = 3, exp = 4, tanh = 5 };
 std::uint32_t eval_kernel(Kernel k, std::uint32_t v);
 
+/// p * 2^k with one rounding, k in [-190, 190] (p normal): the exponent step of the kernels.
+std::uint32_t scale_pow2(std::uint32_t p, int k);
+
 }  // namespace trn::scalar

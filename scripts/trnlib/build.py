@@ -65,7 +65,8 @@ def bench_exe(build: Path, bench: str, config: str) -> Path:
 
 
 def rtl_tops() -> dict[str, dict]:
-    """The trn_bench() calls of tb/CMakeLists.txt: top -> {rtl: [files], params: [(SvParam, section, key)]}."""
+    """The trn_bench() calls of tb/CMakeLists.txt: bench -> {module, rtl: [files], params: [(SvParam, section,
+    key) or (SvParam, None, literal)]}."""
     text = (ROOT / "tb" / "CMakeLists.txt").read_text()
     # Plain set(VAR values...) lines may name source lists: expand them in order.
     vars_ = {"CMAKE_SOURCE_DIR": str(ROOT), "TRN_GEN_DIR": str(ROOT / "build" / "gen")}
@@ -79,18 +80,21 @@ def rtl_tops() -> dict[str, dict]:
     for m in re.finditer(r"^trn_bench\((\w.*?)\)", text, re.S | re.M):
         words = expand(m.group(1)).split()
         top, mode, rtl, params = words[0], None, [], []
+        module = top
         for w in words[1:]:
-            if w in ("RTL", "TB", "PARAMS"):
+            if w in ("RTL", "TB", "PARAMS", "MODULE"):
                 mode = w
+            elif mode == "MODULE":
+                module = w
             elif mode == "RTL":
                 rtl.append(w)
             elif mode == "PARAMS":
                 sv, ref = w.split("=")
-                params.append((sv, *ref.split(".")))
-        out[top] = {"rtl": rtl, "params": params}
+                params.append((sv, None, ref) if ref.isdigit() else (sv, *ref.split(".")))
+        out[top] = {"module": module, "rtl": rtl, "params": params}
     return out
 
 
 def gparams(info: dict, cfg: dict) -> list[str]:
     """Verilator -G arguments of one top in one configuration (a table of rtl/configs.toml)."""
-    return [f"-G{sv}={cfg[sec][key]}" for sv, sec, key in info["params"]]
+    return [f"-G{sv}={key}" if sec is None else f"-G{sv}={cfg[sec][key]}" for sv, sec, key in info["params"]]

@@ -1,0 +1,380 @@
+#include "vector/lane_engine.hpp"
+
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+#include "numerics/arith.hpp"
+#include "numerics/mx.hpp"
+#include "numerics/sr_rng.hpp"
+#include "scalar/activation.hpp"
+
+namespace trn::vector {
+
+namespace {
+
+std::uint32_t field(std::uint64_t packed, unsigned d) {
+  return static_cast<std::uint32_t>((packed >> (kDimBits * d)) & ((1u << kDimBits) - 1));
+}
+std::uint64_t pack(const std::array<std::uint32_t, kDims>& a) {
+  std::uint64_t v = 0;
+  for (unsigned d = 0; d < kDims; ++d) v |= static_cast<std::uint64_t>(a[d] & ((1u << kDimBits) - 1)) << (kDimBits * d);
+  return v;
+}
+
+}  // namespace
+
+LaneEngine::LaneEngine(Params p) : p_(p) {
+  if (p_.lanes < 1 || p_.lanes > 128) throw std::invalid_argument("LaneEngine: lanes must be 1..128");
+  if (p_.lanes >= 32 && p_.lanes % 32 != 0) throw std::invalid_argument("LaneEngine: lanes above 32 must be a multiple of 32");
+  if (p_.depth < 2) throw std::invalid_argument("LaneEngine: depth must be >= 2");
+  if (p_.fifo_depth < 2) throw std::invalid_argument("LaneEngine: fifo_depth must be >= 2");
+  aw_ = clog2(p_.depth);
+  reset();
+}
+
+LaneEngine::In LaneEngine::make_in() const {
+  In in;
+  in.rd0_rsp_data_i = Bits(32 * p_.lanes);
+  in.rd1_rsp_data_i = Bits(32 * p_.lanes);
+  return in;
+}
+
+LaneEngine::Out LaneEngine::make_out() const {
+  Out o;
+  o.wr_mask_o = Bits(p_.lanes);
+  o.wr_data_o = Bits(32 * p_.lanes);
+  o.acc_o = Bits(32 * p_.lanes);
+  return o;
+}
+
+Instr LaneEngine::decode(const In& in) {
+  Instr s;
+  s.op = static_cast<Op>(in.cmd_op_i);
+  s.tag = static_cast<unsigned>(in.cmd_tag_i);
+  s.ps = static_cast<unsigned>(in.cmd_ps_i);
+  s.pc = static_cast<unsigned>(in.cmd_pc_i);
+  s.a_addr = static_cast<std::uint32_t>(in.cmd_a_addr_i);
+  s.b_addr = static_cast<std::uint32_t>(in.cmd_b_addr_i);
+  s.o_addr = static_cast<std::uint32_t>(in.cmd_o_addr_i);
+  s.s0_addr = static_cast<std::uint32_t>(in.cmd_s0_addr_i);
+  s.s1_addr = static_cast<std::uint32_t>(in.cmd_s1_addr_i);
+  s.a_fmt = static_cast<unsigned>(in.cmd_a_fmt_i);
+  s.a_bias = static_cast<unsigned>(in.cmd_a_bias_i);
+  s.b_fmt = static_cast<unsigned>(in.cmd_b_fmt_i);
+  s.b_bias = static_cast<unsigned>(in.cmd_b_bias_i);
+  s.o_fmt = static_cast<unsigned>(in.cmd_o_fmt_i);
+  s.o_bias = static_cast<unsigned>(in.cmd_o_bias_i);
+  s.o_sr = in.cmd_o_sr_i;
+  s.o_sat = in.cmd_o_sat_i;
+  s.o_mx = in.cmd_o_mx_i;
+  s.mx_neuron = in.cmd_mx_neuron_i;
+  for (unsigned d = 0; d < kDims; ++d) {
+    s.size[d] = field(in.cmd_size_i, d);
+    s.a_stride[d] = field(in.cmd_a_stride_i, d);
+    s.b_stride[d] = field(in.cmd_b_stride_i, d);
+    s.o_stride[d] = field(in.cmd_o_stride_i, d);
+  }
+  s.alu0 = static_cast<Alu>(in.cmd_alu0_i);
+  s.alu1 = static_cast<Alu>(in.cmd_alu1_i);
+  s.imm0 = static_cast<std::uint32_t>(in.cmd_imm0_i);
+  s.imm1 = static_cast<std::uint32_t>(in.cmd_imm1_i);
+  s.s0_vec = in.cmd_s0_vec_i;
+  s.s1_vec = in.cmd_s1_vec_i;
+  s.func = static_cast<unsigned>(in.cmd_func_i);
+  s.acc = in.cmd_acc_i;
+  s.acc_clr = in.cmd_acc_clr_i;
+  return s;
+}
+
+void LaneEngine::encode(const Instr& s, In& in) {
+  constexpr std::uint64_t kAddrMask = (1u << kAddrBits) - 1;
+  in.cmd_op_i = static_cast<unsigned>(s.op) & 0xF;
+  in.cmd_tag_i = s.tag & 0xF;
+  in.cmd_ps_i = s.ps & 0xFF;
+  in.cmd_pc_i = s.pc & 0xFF;
+  in.cmd_a_addr_i = s.a_addr & kAddrMask;
+  in.cmd_b_addr_i = s.b_addr & kAddrMask;
+  in.cmd_o_addr_i = s.o_addr & kAddrMask;
+  in.cmd_s0_addr_i = s.s0_addr & kAddrMask;
+  in.cmd_s1_addr_i = s.s1_addr & kAddrMask;
+  in.cmd_a_fmt_i = s.a_fmt & 0xF;
+  in.cmd_a_bias_i = s.a_bias & 0x3F;
+  in.cmd_b_fmt_i = s.b_fmt & 0xF;
+  in.cmd_b_bias_i = s.b_bias & 0x3F;
+  in.cmd_o_fmt_i = s.o_fmt & 0xF;
+  in.cmd_o_bias_i = s.o_bias & 0x3F;
+  in.cmd_o_sr_i = s.o_sr;
+  in.cmd_o_sat_i = s.o_sat;
+  in.cmd_o_mx_i = s.o_mx;
+  in.cmd_mx_neuron_i = s.mx_neuron;
+  in.cmd_size_i = pack(s.size);
+  in.cmd_a_stride_i = pack(s.a_stride);
+  in.cmd_b_stride_i = pack(s.b_stride);
+  in.cmd_o_stride_i = pack(s.o_stride);
+  in.cmd_alu0_i = static_cast<unsigned>(s.alu0) & 0xF;
+  in.cmd_alu1_i = static_cast<unsigned>(s.alu1) & 0xF;
+  in.cmd_imm0_i = s.imm0;
+  in.cmd_imm1_i = s.imm1;
+  in.cmd_s0_vec_i = s.s0_vec;
+  in.cmd_s1_vec_i = s.s1_vec;
+  in.cmd_func_i = s.func & 0xF;
+  in.cmd_acc_i = s.acc;
+  in.cmd_acc_clr_i = s.acc_clr;
+}
+
+void LaneEngine::reset() {
+  st_ = St::idle;
+  ins_ = Instr{};
+  int_dom_ = false;
+  idx_ = {};
+  iss_done_ = {true, true};
+  outst_ = {};
+  fifo_[0].clear();
+  fifo_[1].clear();
+  pro_iss_ = pro_rcv_ = 0;
+  s0_.assign(p_.lanes, 0);
+  s1_.assign(p_.lanes, 0);
+  cidx_ = oidx_ = {};
+  c_done_ = false;
+  tph_ = false;
+  tcnt_ = 0;
+  red_.assign(p_.lanes, 0);
+  tbuf_.assign(Shape{p_.engine, p_.lanes, p_.depth}.group(), std::vector<std::uint32_t>(p_.lanes, 0));
+  wv_ = false;
+  waddr_ = 0;
+  wmask_ = Bits(p_.lanes);
+  wdata_ = Bits(32 * p_.lanes);
+  acc_.assign(p_.lanes, 0);
+  rng_.resize(p_.lanes);
+  for (unsigned l = 0; l < p_.lanes; ++l) rng_[l] = numerics::Xorshift32::lane_seed(0, l);
+  done_ = err_ = false;
+  done_tag_ = err_tag_ = err_code_ = 0;
+}
+
+bool LaneEngine::advance(Idx& idx, const Idx& size) {
+  for (unsigned d = 0; d < kDims; ++d) {
+    if (++idx[d] < size[d]) return false;
+    idx[d] = 0;
+  }
+  return true;
+}
+
+std::uint64_t LaneEngine::address(std::uint32_t base, const Idx& idx, const Idx& stride) {
+  std::uint64_t a = base;
+  for (unsigned d = 0; d < kDims; ++d) a += static_cast<std::uint64_t>(idx[d]) * stride[d];
+  return a;
+}
+
+bool LaneEngine::req_valid(unsigned p) const {
+  if (p == 1 && st_ == St::prologue) return pro_iss_ < prologue_reads(ins_);
+  return st_ == St::run && !iss_done_[p] && outst_[p] + fifo_[p].size() < p_.fifo_depth;
+}
+
+std::uint64_t LaneEngine::req_addr(unsigned p) const {
+  std::uint64_t a;
+  if (st_ == St::prologue)
+    a = (pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr;
+  else if (st_ == St::run)
+    a = p == 0 ? address(ins_.a_addr, idx_[0], ins_.a_stride) : address(ins_.b_addr, idx_[1], ins_.b_stride);
+  else
+    a = 0;
+  return a & ((std::uint64_t{1} << aw_) - 1);
+}
+
+void LaneEngine::eval(const In& in, Out& out) const {
+  if (!in.rst_ni) {
+    out = make_out();
+    return;
+  }
+  out.cmd_ready_o = st_ == St::idle;
+  out.rd0_req_valid_o = req_valid(0);
+  out.rd0_req_addr_o = req_addr(0);
+  out.rd1_req_valid_o = req_valid(1);
+  out.rd1_req_addr_o = req_addr(1);
+  out.wr_valid_o = wv_;
+  out.wr_addr_o = waddr_;
+  out.wr_mask_o = wmask_;
+  out.wr_data_o = wdata_;
+  out.done_o = done_;
+  out.done_tag_o = done_tag_;
+  out.err_o = err_;
+  out.err_tag_o = err_tag_;
+  out.err_code_o = err_code_;
+  out.acc_o = Bits(32 * p_.lanes);
+  for (unsigned l = 0; l < p_.lanes; ++l) out.acc_o.set_slice(32 * l, 32, acc_[l]);
+  out.busy_o = st_ != St::idle;
+}
+
+void LaneEngine::step(const In& in) {
+  const Instr& s = ins_;
+  const unsigned L = p_.lanes, G = shape().group();
+  const bool needs_in = reads_a(s) && !(s.op == Op::transpose && tph_);
+  const bool have = !needs_in || (!fifo_[0].empty() && (!reads_b(s) || !fifo_[1].empty()));
+  const bool produce = s.op == Op::tensor_reduce ? cidx_[0] + 1 == s.size[0] : (s.op != Op::transpose || tph_);
+  const bool out_free = !wv_ || in.wr_ready_i;
+  if (c_done_ || !have || (produce && !out_free)) return;
+
+  std::vector<std::uint32_t> a(L, 0), b(L, 0), v(L, 0);
+  if (needs_in) {
+    for (unsigned l = 0; l < L; ++l) {
+      if (!active(l)) continue;
+      a[l] = in_cast(s.a_fmt, s.a_bias, static_cast<std::uint32_t>(fifo_[0].front().slice(32 * l, 32)), int_dom_);
+      if (reads_b(s))
+        b[l] = in_cast(s.b_fmt, s.b_bias, static_cast<std::uint32_t>(fifo_[1].front().slice(32 * l, 32)), int_dom_);
+    }
+  }
+  for (unsigned l = 0; l < L; ++l) {
+    if (!active(l)) continue;
+    switch (s.op) {
+      case Op::copy: v[l] = a[l]; break;
+      case Op::tensor_tensor: v[l] = alu(s.alu0, a[l], b[l], int_dom_); break;
+      case Op::tensor_scalar: v[l] = alu(s.alu1, alu(s.alu0, a[l], s0_[l], int_dom_), s1_[l], int_dom_); break;
+      case Op::tensor_reduce:
+        if (cidx_[0] == 0)
+          v[l] = s.alu0 == Alu::absmax ? alu(Alu::absmax, a[l], a[l], int_dom_) : a[l];
+        else
+          v[l] = alu(s.alu0, red_[l], a[l], int_dom_);
+        red_[l] = v[l];
+        break;
+      case Op::exp: v[l] = fast_exp(a[l]); break;
+      case Op::iota: {
+        std::uint32_t n = s.imm0 + s.imm1 * l;
+        for (unsigned d = 0; d < kDims; ++d) n += oidx_[d] * s.a_stride[d];
+        v[l] = int_dom_ ? n : int_to_fp32(static_cast<std::int32_t>(n));
+        break;
+      }
+      case Op::memset: v[l] = s.imm0; break;
+      case Op::quantize_mx: v[l] = a[l]; break;
+      case Op::transpose:
+        if (tph_) v[l] = tbuf_[l % G][(l / G) * G + tcnt_];
+        else tbuf_[tcnt_][l] = a[l];
+        break;
+      case Op::activate: {
+        const std::uint32_t x = numerics::fp32_add(numerics::fp32_mul(a[l], s0_[l]), s1_[l]);
+        v[l] = scalar::activate(static_cast<scalar::Act>(s.func), x);
+        if (s.acc) acc_[l] = numerics::fp32_add(acc_[l], v[l]);
+        break;
+      }
+      case Op::acc_store: v[l] = acc_[l]; break;
+      case Op::set_seed: break;
+    }
+  }
+
+  if (needs_in) {
+    fifo_[0].pop_front();
+    if (reads_b(s)) fifo_[1].pop_front();
+    const bool wrapped = advance(cidx_, s.size);
+    if (s.op == Op::transpose) {
+      ++tcnt_;
+      if (wrapped) {
+        tph_ = true;
+        tcnt_ = 0;
+      }
+    }
+  } else if (s.op == Op::transpose) {
+    ++tcnt_;
+  }
+  if (!produce) return;
+
+  Bits mask(L), data(32 * L);
+  if (s.op == Op::quantize_mx) {
+    const auto elem = static_cast<numerics::Format>(s.o_fmt);
+    for (unsigned b0 = s.ps; b0 < s.ps + s.pc; b0 += G) {
+      const numerics::MxBlock blk =
+          numerics::mx_quantize(std::span<const std::uint32_t>(v.data() + b0, G), elem, s.mx_neuron);
+      for (unsigned i = 0; i < G; ++i)
+        data.set_slice(32 * (b0 + i), 32, blk.codes[i] | (i == 0 ? static_cast<std::uint32_t>(blk.scale) << 8 : 0u));
+    }
+  }
+  for (unsigned l = 0; l < L; ++l) {
+    if (!active(l)) continue;
+    mask.set_bit(l, true);
+    if (s.op == Op::quantize_mx) continue;
+    std::uint32_t rnd = 0;
+    if (s.o_sr) rnd = rng_[l] = numerics::Xorshift32::step(rng_[l]);
+    data.set_slice(32 * l, 32, out_cast(s.o_fmt, s.o_bias, v[l], int_dom_, s.o_sr, s.o_sat, rnd));
+  }
+  wv_ = true;
+  waddr_ = address(s.o_addr, oidx_, s.o_stride) & ((std::uint64_t{1} << aw_) - 1);
+  wmask_ = mask;
+  wdata_ = data;
+  if (advance(oidx_, out_sizes(s))) c_done_ = true;
+}
+
+void LaneEngine::tick(const In& in) {
+  if (!in.rst_ni) {
+    reset();
+    return;
+  }
+  const bool fire0 = req_valid(0) && in.rd0_req_ready_i;
+  const bool fire1 = req_valid(1) && in.rd1_req_ready_i;
+  const bool finishing = st_ == St::run && c_done_ && !wv_;
+  done_ = err_ = false;
+
+  if (st_ == St::idle && in.cmd_valid_i) {
+    const Instr s = decode(in);
+    const Err e = check(s, shape());
+    if (e != Err::none) {
+      err_ = true;
+      err_tag_ = s.tag;
+      err_code_ = static_cast<unsigned>(e);
+    } else if (s.op == Op::set_seed) {
+      for (unsigned l = 0; l < p_.lanes; ++l) rng_[l] = numerics::Xorshift32::lane_seed(s.imm0, l);
+      done_ = true;
+      done_tag_ = s.tag;
+    } else {
+      ins_ = s;
+      int_dom_ = int_domain(s);
+      idx_ = {};
+      iss_done_ = {!reads_a(s), !reads_b(s)};
+      pro_iss_ = pro_rcv_ = 0;
+      s0_.assign(p_.lanes, s.imm0);
+      s1_.assign(p_.lanes, s.imm1);
+      cidx_ = oidx_ = {};
+      c_done_ = false;
+      tph_ = false;
+      tcnt_ = 0;
+      if (s.op == Op::activate && s.acc_clr) acc_.assign(p_.lanes, 0);
+      st_ = prologue_reads(s) > 0 ? St::prologue : St::run;
+    }
+    return;
+  }
+
+  if (st_ == St::prologue) {
+    if (fire1) ++pro_iss_;
+    if (in.rd1_rsp_valid_i) {
+      auto& dst = (pro_rcv_ == 0 && ins_.s0_vec) ? s0_ : s1_;
+      for (unsigned l = 0; l < p_.lanes; ++l) dst[l] = static_cast<std::uint32_t>(in.rd1_rsp_data_i.slice(32 * l, 32));
+      if (++pro_rcv_ == prologue_reads(ins_)) st_ = St::run;
+    }
+    return;
+  }
+  if (st_ != St::run) return;
+
+  // output port, stream step, read issue and responses (the FIFOs have no fall-through: the step
+  // sees the heads of this cycle's state)
+  if (wv_ && in.wr_ready_i) wv_ = false;
+  if (finishing) {
+    st_ = St::idle;
+    done_ = true;
+    done_tag_ = ins_.tag;
+    return;
+  }
+  step(in);
+  const std::array<bool, 2> fire{fire0, fire1};
+  const std::array<bool, 2> rsp{in.rd0_rsp_valid_i, in.rd1_rsp_valid_i};
+  const std::array<const Bits*, 2> rdata{&in.rd0_rsp_data_i, &in.rd1_rsp_data_i};
+  for (unsigned p = 0; p < 2; ++p) {
+    if (fire[p]) {
+      ++outst_[p];
+      const Idx& size = ins_.size;
+      if (advance(idx_[p], size)) iss_done_[p] = true;
+    }
+    if (rsp[p]) {
+      fifo_[p].push_back(*rdata[p]);
+      --outst_[p];
+    }
+  }
+}
+
+}  // namespace trn::vector

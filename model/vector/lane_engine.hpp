@@ -1,0 +1,194 @@
+// trn::vector::LaneEngine — cycle-exact model of rtl/vector/lane_engine.sv, the vector engine
+// (Engine::vector) and the scalar (activation) engine (Engine::scalar) of SPEC 5.3: Lanes FP32
+// lanes, one per partition, streaming tensors through two read ports and one write port.
+//
+// Timing contract (docs/vector.md):
+//   - cmd_ready_o is high while idle; an accepted instruction is checked at once. An illegal one
+//     raises err_o (code, tag) in the next cycle and nothing else happens; set_seed raises done_o.
+//   - Prologue: a tensor_scalar or activate with per-partition operands reads them on port 1, one
+//     read each (s0 then s1), and starts the stream when both have arrived.
+//   - Stream: port p issues one read per cycle along its access pattern while (reads in flight +
+//     FIFO entries) < FifoDepth; responses enter a FIFO (no fall-through). A step consumes the
+//     FIFO heads (both for tensor_tensor) and, when it produces an element, needs the output
+//     register free (empty, or written in this cycle). Every produced element goes through the
+//     output register to the write port (wr_valid_o until wr_ready_i).
+//   - Reduce produces at the last element of each dim-0 row; transpose loads G columns into its
+//     buffer, then writes G columns (G = min(32, Lanes)).
+//   - Done: the cycle after the last write has been accepted (done_o for one cycle, with the tag);
+//     the next instruction is accepted in the same cycle as done_o.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "common/bits.hpp"
+#include "vector/instr.hpp"
+
+namespace trn::vector {
+
+class LaneEngine {
+ public:
+  struct Params {
+    Engine engine = Engine::vector;
+    unsigned lanes = 4;
+    std::uint32_t depth = 256;  ///< elements per partition (SBUF bytes / 4)
+    unsigned fifo_depth = 8;    ///< read FIFO entries per port (credits for reads in flight)
+  };
+  struct In {
+    bool rst_ni = false;
+    bool cmd_valid_i = false;
+    std::uint64_t cmd_op_i = 0, cmd_tag_i = 0, cmd_ps_i = 0, cmd_pc_i = 0;
+    std::uint64_t cmd_a_addr_i = 0, cmd_a_fmt_i = 0, cmd_a_bias_i = 0;
+    std::uint64_t cmd_b_addr_i = 0, cmd_b_fmt_i = 0, cmd_b_bias_i = 0;
+    std::uint64_t cmd_o_addr_i = 0, cmd_o_fmt_i = 0, cmd_o_bias_i = 0;
+    bool cmd_o_sr_i = false, cmd_o_sat_i = false, cmd_o_mx_i = false, cmd_mx_neuron_i = false;
+    std::uint64_t cmd_size_i = 0, cmd_a_stride_i = 0, cmd_b_stride_i = 0, cmd_o_stride_i = 0;
+    std::uint64_t cmd_alu0_i = 0, cmd_alu1_i = 0, cmd_imm0_i = 0, cmd_imm1_i = 0;
+    bool cmd_s0_vec_i = false, cmd_s1_vec_i = false;
+    std::uint64_t cmd_s0_addr_i = 0, cmd_s1_addr_i = 0, cmd_func_i = 0;
+    bool cmd_acc_i = false, cmd_acc_clr_i = false;
+    bool rd0_req_ready_i = false, rd0_rsp_valid_i = false;
+    Bits rd0_rsp_data_i;
+    bool rd1_req_ready_i = false, rd1_rsp_valid_i = false;
+    Bits rd1_rsp_data_i;
+    bool wr_ready_i = false;
+  };
+  struct Out {
+    bool cmd_ready_o = false;
+    bool rd0_req_valid_o = false;
+    std::uint64_t rd0_req_addr_o = 0;
+    bool rd1_req_valid_o = false;
+    std::uint64_t rd1_req_addr_o = 0;
+    bool wr_valid_o = false;
+    std::uint64_t wr_addr_o = 0;
+    Bits wr_mask_o;
+    Bits wr_data_o;
+    bool done_o = false;
+    std::uint64_t done_tag_o = 0;
+    bool err_o = false;
+    std::uint64_t err_tag_o = 0, err_code_o = 0;
+    Bits acc_o;
+    bool busy_o = false;
+  };
+
+  explicit LaneEngine(Params p);
+  const Params& params() const { return p_; }
+  Shape shape() const { return Shape{p_.engine, p_.lanes, p_.depth}; }
+  unsigned aw() const { return aw_; }
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  /// The instruction on the cmd_* ports, and the ports that carry an instruction.
+  static Instr decode(const In& in);
+  static void encode(const Instr& ins, In& in);
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("cmd_valid_i", in.cmd_valid_i, 1);
+    v("cmd_op_i", in.cmd_op_i, 4);
+    v("cmd_tag_i", in.cmd_tag_i, 4);
+    v("cmd_ps_i", in.cmd_ps_i, 8);
+    v("cmd_pc_i", in.cmd_pc_i, 8);
+    v("cmd_a_addr_i", in.cmd_a_addr_i, kAddrBits);
+    v("cmd_a_fmt_i", in.cmd_a_fmt_i, 4);
+    v("cmd_a_bias_i", in.cmd_a_bias_i, 6);
+    v("cmd_b_addr_i", in.cmd_b_addr_i, kAddrBits);
+    v("cmd_b_fmt_i", in.cmd_b_fmt_i, 4);
+    v("cmd_b_bias_i", in.cmd_b_bias_i, 6);
+    v("cmd_o_addr_i", in.cmd_o_addr_i, kAddrBits);
+    v("cmd_o_fmt_i", in.cmd_o_fmt_i, 4);
+    v("cmd_o_bias_i", in.cmd_o_bias_i, 6);
+    v("cmd_o_sr_i", in.cmd_o_sr_i, 1);
+    v("cmd_o_sat_i", in.cmd_o_sat_i, 1);
+    v("cmd_o_mx_i", in.cmd_o_mx_i, 1);
+    v("cmd_mx_neuron_i", in.cmd_mx_neuron_i, 1);
+    v("cmd_size_i", in.cmd_size_i, kDims * kDimBits);
+    v("cmd_a_stride_i", in.cmd_a_stride_i, kDims * kDimBits);
+    v("cmd_b_stride_i", in.cmd_b_stride_i, kDims * kDimBits);
+    v("cmd_o_stride_i", in.cmd_o_stride_i, kDims * kDimBits);
+    v("cmd_alu0_i", in.cmd_alu0_i, 4);
+    v("cmd_alu1_i", in.cmd_alu1_i, 4);
+    v("cmd_imm0_i", in.cmd_imm0_i, 32);
+    v("cmd_imm1_i", in.cmd_imm1_i, 32);
+    v("cmd_s0_vec_i", in.cmd_s0_vec_i, 1);
+    v("cmd_s1_vec_i", in.cmd_s1_vec_i, 1);
+    v("cmd_s0_addr_i", in.cmd_s0_addr_i, kAddrBits);
+    v("cmd_s1_addr_i", in.cmd_s1_addr_i, kAddrBits);
+    v("cmd_func_i", in.cmd_func_i, 4);
+    v("cmd_acc_i", in.cmd_acc_i, 1);
+    v("cmd_acc_clr_i", in.cmd_acc_clr_i, 1);
+    v("rd0_req_ready_i", in.rd0_req_ready_i, 1);
+    v("rd0_rsp_valid_i", in.rd0_rsp_valid_i, 1);
+    v("rd0_rsp_data_i", in.rd0_rsp_data_i, 32 * p_.lanes);
+    v("rd1_req_ready_i", in.rd1_req_ready_i, 1);
+    v("rd1_rsp_valid_i", in.rd1_rsp_valid_i, 1);
+    v("rd1_rsp_data_i", in.rd1_rsp_data_i, 32 * p_.lanes);
+    v("wr_ready_i", in.wr_ready_i, 1);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("cmd_ready_o", out.cmd_ready_o, 1);
+    v("rd0_req_valid_o", out.rd0_req_valid_o, 1);
+    v("rd0_req_addr_o", out.rd0_req_addr_o, aw_);
+    v("rd1_req_valid_o", out.rd1_req_valid_o, 1);
+    v("rd1_req_addr_o", out.rd1_req_addr_o, aw_);
+    v("wr_valid_o", out.wr_valid_o, 1);
+    v("wr_addr_o", out.wr_addr_o, aw_);
+    v("wr_mask_o", out.wr_mask_o, p_.lanes);
+    v("wr_data_o", out.wr_data_o, 32 * p_.lanes);
+    v("done_o", out.done_o, 1);
+    v("done_tag_o", out.done_tag_o, 4);
+    v("err_o", out.err_o, 1);
+    v("err_tag_o", out.err_tag_o, 4);
+    v("err_code_o", out.err_code_o, 3);
+    v("acc_o", out.acc_o, 32 * p_.lanes);
+    v("busy_o", out.busy_o, 1);
+  }
+
+ private:
+  enum class St : std::uint8_t { idle, prologue, run };
+  using Idx = std::array<std::uint32_t, kDims>;
+
+  void reset();
+  bool req_valid(unsigned port) const;
+  std::uint64_t req_addr(unsigned port) const;
+  bool active(unsigned lane) const { return lane >= ins_.ps && lane < ins_.ps + ins_.pc; }
+  /// Advance a 4-D index over `size` (dim 0 fastest); true when it wraps to all zeros.
+  static bool advance(Idx& idx, const Idx& size);
+  static std::uint64_t address(std::uint32_t base, const Idx& idx, const Idx& stride);
+  void step(const In& in);  ///< one consumption step of the stream (the output stage included)
+
+  Params p_;
+  unsigned aw_;
+  St st_ = St::idle;
+  Instr ins_;
+  bool int_dom_ = false;
+  // read ports
+  std::array<Idx, 2> idx_{};
+  std::array<bool, 2> iss_done_{};
+  std::array<unsigned, 2> outst_{};
+  std::array<std::deque<Bits>, 2> fifo_;
+  unsigned pro_iss_ = 0, pro_rcv_ = 0;
+  std::vector<std::uint32_t> s0_, s1_;
+  // stream
+  Idx cidx_{}, oidx_{};
+  bool c_done_ = false;
+  bool tph_ = false;  ///< transpose: writing the buffer out
+  unsigned tcnt_ = 0;
+  std::vector<std::uint32_t> red_;
+  std::vector<std::vector<std::uint32_t>> tbuf_;  ///< [column][lane]
+  // output register and status
+  bool wv_ = false;
+  std::uint64_t waddr_ = 0;
+  Bits wmask_, wdata_;
+  std::vector<std::uint32_t> acc_, rng_;
+  bool done_ = false, err_ = false;
+  std::uint64_t done_tag_ = 0, err_tag_ = 0, err_code_ = 0;
+};
+
+}  // namespace trn::vector

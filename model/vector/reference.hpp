@@ -1,0 +1,29 @@
+// trn::vector::FunctionalReference — the plain-loop meaning of every vector and scalar engine
+// instruction (docs/vector.md), with no timing: the end-to-end check of the lockstep tests.
+// Memory is [partition][element], one 32-bit slot per element (the code in its low bits). An
+// instruction reads all its inputs before it writes (an output that overlaps an input anywhere
+// but in place is outside the contract, and the tests do not generate it).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "vector/instr.hpp"
+
+namespace trn::vector {
+
+using Memory = std::vector<std::vector<std::uint32_t>>;
+
+class FunctionalReference {
+ public:
+  explicit FunctionalReference(Shape s);
+  /// Apply one instruction to `mem`; an illegal instruction changes nothing and returns its error.
+  Err execute(const Instr& in, Memory& mem);
+  const std::vector<std::uint32_t>& acc() const { return acc_; }
+
+ private:
+  Shape s_;
+  std::vector<std::uint32_t> acc_, rng_;
+};
+
+}  // namespace trn::vector
