@@ -39,7 +39,7 @@ int mx_shared_exponent(std::span<const std::uint32_t> fp32, Format elem, bool ne
 
 MxBlock mx_quantize(std::span<const std::uint32_t> fp32, Format elem, bool neuron) {
   if (!is_mx_element(elem)) throw std::invalid_argument("mx_quantize: element type must be e4m3fn, e5m2 or e2m1");
-  if (fp32.size() != kMxBlock) throw std::invalid_argument("mx_quantize: a block has 32 values");
+  if (fp32.empty() || fp32.size() > kMxBlock) throw std::invalid_argument("mx_quantize: a block has 1 to 32 values");
   MxBlock b;
   for (std::uint32_t x : fp32)
     if ((x & 0x7F800000) == 0x7F800000) {
@@ -50,7 +50,7 @@ MxBlock mx_quantize(std::span<const std::uint32_t> fp32, Format elem, bool neuro
   b.scale = static_cast<std::uint8_t>(se + 127);
   Convert c;
   c.saturate = true;
-  for (unsigned i = 0; i < kMxBlock; ++i) b.codes[i] = static_cast<std::uint8_t>(encode_scaled(elem, fp32[i], se, c));
+  for (std::size_t i = 0; i < fp32.size(); ++i) b.codes[i] = static_cast<std::uint8_t>(encode_scaled(elem, fp32[i], se, c));
   return b;
 }
 

@@ -27,6 +27,8 @@ bool is_mx_element(Format f);
 int mx_emax(Format elem);
 /// The shared exponent of a block (without the NaN case): SPEC's rule, both variants.
 int mx_shared_exponent(std::span<const std::uint32_t> fp32, Format elem, bool neuron);
+/// A block of 32 values (OCP), or fewer: the short blocks of configurations with fewer than 32
+/// partitions (codes past the block's size stay 0).
 MxBlock mx_quantize(std::span<const std::uint32_t> fp32, Format elem, bool neuron);
 /// Element i of a block as FP32: decode(code) * 2^(scale - 127), one IEEE rounding; NaN scale -> NaN.
 std::uint32_t mx_dequantize(const MxBlock& b, Format elem, unsigned i);

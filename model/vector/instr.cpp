@@ -19,7 +19,7 @@ std::uint64_t extent(std::uint32_t base, const std::array<std::uint32_t, kDims>&
 
 bool op_legal(const Instr& in, Engine e) {
   const auto a0 = static_cast<unsigned>(in.alu0), a1 = static_cast<unsigned>(in.alu1);
-  const auto ts_alu = [](unsigned a) { return a <= 7 || a == 9; };
+  const auto ts_alu = [](unsigned a) { return a <= 7 || a == 9 || a == 10; };
   switch (in.op) {
     case Op::copy:
     case Op::exp:
@@ -27,7 +27,7 @@ bool op_legal(const Instr& in, Engine e) {
     case Op::memset:
     case Op::quantize_mx:
     case Op::transpose: return e == Engine::vector;
-    case Op::tensor_tensor: return e == Engine::vector && a0 <= 7;
+    case Op::tensor_tensor: return e == Engine::vector && (a0 <= 7 || a0 == 10);
     case Op::tensor_scalar: return e == Engine::vector && ts_alu(a0) && ts_alu(a1);
     case Op::tensor_reduce:
       return e == Engine::vector &&
@@ -90,7 +90,10 @@ Err check(const Instr& in, const Shape& s) {
   if (!is_valid_dtype(in.o_fmt)) return Err::type;
   if (reads_a(in) && !is_valid_dtype(in.a_fmt)) return Err::type;
   if (reads_b(in) && !is_valid_dtype(in.b_fmt)) return Err::type;
-  if (!int_domain(in)) {
+  if (int_domain(in)) {
+    if ((in.op == Op::tensor_tensor || in.op == Op::tensor_scalar) && (in.alu0 == Alu::div || in.alu1 == Alu::div))
+      return Err::type;  // division is FP32 only
+  } else {
     if (in.op == Op::tensor_tensor && is_bitwise(in.alu0)) return Err::type;
     if (in.op == Op::tensor_scalar && (is_bitwise(in.alu0) || is_bitwise(in.alu1))) return Err::type;
   }

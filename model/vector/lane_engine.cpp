@@ -173,7 +173,7 @@ bool LaneEngine::req_valid(unsigned p) const {
 std::uint64_t LaneEngine::req_addr(unsigned p) const {
   std::uint64_t a;
   if (st_ == St::prologue)
-    a = (pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr;
+    a = p == 0 ? 0 : ((pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr);
   else if (st_ == St::run)
     a = p == 0 ? address(ins_.a_addr, idx_[0], ins_.a_stride) : address(ins_.b_addr, idx_[1], ins_.b_stride);
   else
@@ -181,11 +181,8 @@ std::uint64_t LaneEngine::req_addr(unsigned p) const {
   return a & ((std::uint64_t{1} << aw_) - 1);
 }
 
-void LaneEngine::eval(const In& in, Out& out) const {
-  if (!in.rst_ni) {
-    out = make_out();
-    return;
-  }
+void LaneEngine::eval(const In& /*in*/, Out& out) const {
+  // every output is a function of the state (the reset state while rst_ni is low)
   out.cmd_ready_o = st_ == St::idle;
   out.rd0_req_valid_o = req_valid(0);
   out.rd0_req_addr_o = req_addr(0);

@@ -19,7 +19,7 @@ constexpr std::array<std::string_view, kOpCount> kOpNames{
     "copy", "tensor_tensor", "tensor_scalar", "tensor_reduce", "exp",       "iota",
     "memset", "quantize_mx", "transpose",     "activate",      "acc_store", "set_seed"};
 constexpr std::array<std::string_view, kAluCount> kAluNames{"add", "sub", "mul", "max", "min",
-                                                            "and", "or",  "xor", "absmax", "bypass"};
+                                                            "and", "or",  "xor", "absmax", "bypass", "div"};
 constexpr std::array<std::string_view, 4> kIntNames{"int32", "int16", "int8", "uint8"};
 
 bool is_nan(std::uint32_t x) { return (x & 0x7FFFFFFFu) > 0x7F800000u; }
@@ -69,6 +69,11 @@ std::optional<unsigned> parse_dtype(std::string_view s) {
   if (auto i = find_name(kIntNames, s)) return kInt32 + *i;
   if (auto f = numerics::parse_format(s)) return static_cast<unsigned>(*f);
   return std::nullopt;
+}
+
+std::uint32_t fp32_div(std::uint32_t a, std::uint32_t b) {
+  const std::uint32_t q = numerics::f32_bits(numerics::f32_from(a) / numerics::f32_from(b));
+  return is_nan(q) ? kCanonicalNaN : q;
 }
 
 std::uint32_t int_to_fp32(std::int32_t v) { return numerics::f32_bits(static_cast<float>(v)); }
@@ -135,7 +140,8 @@ std::uint32_t alu(Alu op, std::uint32_t a, std::uint32_t b, bool int_dom) {
         const std::uint32_t ma = sa < 0 ? 0u - a : a, mb = sb < 0 ? 0u - b : b;
         return static_cast<std::int32_t>(ma) > static_cast<std::int32_t>(mb) ? ma : mb;
       }
-      case Alu::bypass: return a;
+      case Alu::bypass:
+      case Alu::div: return a;  // div is FP32-only (rejected at dispatch)
     }
     return a;
   }
@@ -155,6 +161,7 @@ std::uint32_t alu(Alu op, std::uint32_t a, std::uint32_t b, bool int_dom) {
       return (op == Alu::min) ? (a_gt ? b : a) : (a_gt ? a : b);
     }
     case Alu::bypass: return a;
+    case Alu::div: return fp32_div(a, b);
     default: return kCanonicalNaN;  // bitwise ops are integer-domain only (rejected at dispatch)
   }
 }

@@ -41,8 +41,9 @@ enum class Alu : std::uint8_t {
   bit_xor = 7,
   absmax = 8,  ///< tensor_reduce only: max(|a|, |b|)
   bypass = 9,  ///< tensor_scalar only: the operand is not used
+  div = 10,    ///< FP32 only: IEEE division, RNE
 };
-inline constexpr unsigned kAluCount = 10;
+inline constexpr unsigned kAluCount = 11;
 
 enum class Engine : std::uint8_t { vector = 0, scalar = 1 };
 
@@ -74,6 +75,8 @@ std::uint32_t out_cast(unsigned t, unsigned bias, std::uint32_t v, bool int_dom,
 /// FP32 max/min: NaN if either is NaN, -0 < +0. absmax: max(|a|, |b|).
 std::uint32_t alu(Alu op, std::uint32_t a, std::uint32_t b, bool int_dom);
 
+/// IEEE binary32 division, RNE, canonical NaN.
+std::uint32_t fp32_div(std::uint32_t a, std::uint32_t b);
 /// int32 -> FP32, RNE.
 std::uint32_t int_to_fp32(std::int32_t v);
 /// FP32 -> integer, RNE, saturated to [lo, hi]; NaN -> 0.

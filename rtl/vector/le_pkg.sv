@@ -13,7 +13,7 @@ package le_pkg;
 
   typedef enum logic [3:0] {
     AluAdd = 4'd0, AluSub = 4'd1, AluMul = 4'd2, AluMax = 4'd3, AluMin = 4'd4, AluAnd = 4'd5,
-    AluOr = 4'd6, AluXor = 4'd7, AluAbsmax = 4'd8, AluBypass = 4'd9
+    AluOr = 4'd6, AluXor = 4'd7, AluAbsmax = 4'd8, AluBypass = 4'd9, AluDiv = 4'd10
   } alu_e;
 
   localparam logic [3:0] DtInt32 = 4'd10, DtInt16 = 4'd11, DtInt8 = 4'd12, DtUint8 = 4'd13;
@@ -213,7 +213,7 @@ package le_pkg;
     return a == AluAnd || a == AluOr || a == AluXor;
   endfunction
   function automatic logic ts_alu(logic [3:0] a);
-    return a <= AluXor || a == AluBypass;
+    return a <= AluXor || a == AluBypass || a == AluDiv;
   endfunction
 
   // The dispatch check (0: legal). Order: op, type, partitions, pattern.
@@ -222,7 +222,7 @@ package le_pkg;
     logic [63:0] n;
     unique case (s.op)
       OpCopy, OpExp, OpIota, OpMemset, OpQuantizeMx, OpTranspose: op_ok = !scalar;
-      OpTensorTensor: op_ok = !scalar && s.alu0 <= AluXor;
+      OpTensorTensor: op_ok = !scalar && (s.alu0 <= AluXor || s.alu0 == AluDiv);
       OpTensorScalar: op_ok = !scalar && ts_alu(s.alu0) && ts_alu(s.alu1);
       OpTensorReduce: op_ok = !scalar && s.alu0 inside {AluAdd, AluMax, AluMin, AluAbsmax};
       OpActivate:     op_ok = scalar && s.func <= 4'd11;
@@ -237,6 +237,8 @@ package le_pkg;
     if (s.o_fmt > DtUint8) return ErrType;
     if (reads_a(s) && s.a_fmt > DtUint8) return ErrType;
     if (reads_b(s) && s.b_fmt > DtUint8) return ErrType;
+    if (idom && (s.op == OpTensorTensor || s.op == OpTensorScalar) && (s.alu0 == AluDiv || s.alu1 == AluDiv))
+      return ErrType;
     if (!idom && s.op == OpTensorTensor && is_bitwise(s.alu0)) return ErrType;
     if (!idom && s.op == OpTensorScalar && (is_bitwise(s.alu0) || is_bitwise(s.alu1))) return ErrType;
     if (s.op == OpQuantizeMx) begin
@@ -265,6 +267,26 @@ package le_pkg;
       if (s.s1_vec && int'(s.s1_addr) >= depth) return ErrPattern;
     end
     return 3'd0;
+  endfunction
+
+  // IEEE binary32 division, RNE: a 50-by-24-bit integer quotient (26 or 27 bits: the 24 kept, two
+  // or three more and the remainder as sticky) into the one rounding routine.
+  function automatic logic [31:0] fp32_div_f(logic [31:0] a, logic [31:0] b);
+    unpacked_t ua, ub;
+    logic [49:0] num, q, rem;
+    logic sign;
+    ua = unpack(Fp32Desc, a, 8'd127);
+    ub = unpack(Fp32Desc, b, 8'd127);
+    sign = ua.sign ^ ub.sign;
+    if (ua.nan || ub.nan || (ua.inf && ub.inf) || (ua.zero && ub.zero)) return CanonicalNaN;
+    if (ua.inf || ub.zero) return {sign, 31'h7F80_0000};
+    if (ua.zero || ub.inf) return {sign, 31'b0};
+    num = {ua.sig, 26'b0};
+    q = num / {26'b0, ub.sig};
+    rem = num - q * {26'b0, ub.sig};
+    if (q[26]) return round_pack(Fp32Desc, 8'd127, sign, ua.exp - ub.exp, {q[26:0], 29'b0}, rem != '0, 1'b0, 32'd0, 1'b0);
+    return round_pack(Fp32Desc, 8'd127, sign, ua.exp - ub.exp - 12'sd1, {q[25:0], 30'b0}, rem != '0, 1'b0, 32'd0,
+                      1'b0);
   endfunction
 
   // A key whose unsigned order is the FP32 order with -0 < +0.
@@ -306,6 +328,7 @@ package le_pkg;
         return gt ? ma : mb;
       end
       AluBypass: return a;
+      AluDiv: return fp32_div_f(a, b);
       default: return CanonicalNaN;
     endcase
   endfunction

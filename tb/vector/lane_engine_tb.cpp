@@ -1,0 +1,555 @@
+// Bench for rtl/vector/lane_engine.sv in lockstep with trn::vector::LaneEngine: built twice, as
+// tb_vector_engine_<cfg> (Engine = 0) and tb_scalar_engine_<cfg> (Engine = 1).
+// Environment: one memory ([partition][element], a 32-bit slot each) behind both read ports,
+// answering in order after a seeded random latency with seeded request stalls, and behind the
+// write port, which stalls at random (wr_ready_i low). After every program the whole memory is
+// compared with trn::vector::FunctionalReference (plain loops) run on its own copy.
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "numerics/format.hpp"
+#include "numerics/mx.hpp"
+#include "scalar/activation.hpp"
+#include "vector/lane_engine.hpp"
+#include "vector/reference.hpp"
+#include "vector/runner.hpp"
+#include "harness/bench_util.hpp"
+#include "harness/lockstep.hpp"
+#include "harness/reset.hpp"
+#include "harness/verilated_bench.hpp"
+#include "lane_engine_ports.hpp"
+
+using namespace trn;
+using namespace trn::tb;
+using namespace trn::vector;
+
+namespace {
+
+constexpr bool kScalar = std::string_view(TRN_BENCH_NAME) == "scalar_engine";
+
+struct ReadServer {
+  Signal &req_valid, &req_ready, &req_addr, &rsp_valid, &rsp_data;
+  std::deque<std::pair<std::uint64_t, unsigned>> q;  // (ready cycle, address)
+};
+
+struct LeBench {
+  Env& env;
+  Signal& rst;
+  Clock clk;
+  LaneEngine::Params prm;
+  LaneEngine model;
+  Lockstep<LaneEngine> lockstep;
+  std::array<ReadServer, 2> rd;
+  Signal &cmd_valid, &cmd_ready, &wr_valid, &wr_ready, &wr_addr, &wr_mask, &wr_data, &done, &err, &err_code, &acc;
+  Memory mem;
+  Rng rng;
+  double p_ready = 1.0, p_wready = 1.0;
+  unsigned lat_min = 1, lat_max = 1;
+  unsigned done_count = 0, err_count = 0;
+  std::vector<unsigned> err_codes;
+  std::uint64_t writes = 0;
+  Clock::HookId hook;
+
+  static LaneEngine::Params params_of(const Env& e) {
+    LaneEngine::Params p;
+    p.engine = kScalar ? Engine::scalar : Engine::vector;
+    p.lanes = e.cfg().arch.partitions;
+    p.depth = e.cfg().arch.sbuf_bytes_per_partition / 4;
+    return p;
+  }
+  Shape shape() const { return model.shape(); }
+
+  explicit LeBench(Env& e)
+      : env(e),
+        rst(e.sig("rst_ni")),
+        clk(e.sig("clk_i"), 10),
+        prm(params_of(e)),
+        model(prm),
+        lockstep(e, clk, model),
+        rd{ReadServer{e.sig("rd0_req_valid_o"), e.sig("rd0_req_ready_i"), e.sig("rd0_req_addr_o"),
+                      e.sig("rd0_rsp_valid_i"), e.sig("rd0_rsp_data_i"), {}},
+           ReadServer{e.sig("rd1_req_valid_o"), e.sig("rd1_req_ready_i"), e.sig("rd1_req_addr_o"),
+                      e.sig("rd1_rsp_valid_i"), e.sig("rd1_rsp_data_i"), {}}},
+        cmd_valid(e.sig("cmd_valid_i")),
+        cmd_ready(e.sig("cmd_ready_o")),
+        wr_valid(e.sig("wr_valid_o")),
+        wr_ready(e.sig("wr_ready_i")),
+        wr_addr(e.sig("wr_addr_o")),
+        wr_mask(e.sig("wr_mask_o")),
+        wr_data(e.sig("wr_data_o")),
+        done(e.sig("done_o")),
+        err(e.sig("err_o")),
+        err_code(e.sig("err_code_o")),
+        acc(e.sig("acc_o")),
+        mem(prm.lanes, std::vector<std::uint32_t>(prm.depth, 0)),
+        rng(e.rng("memory")) {
+    hook = clk.add_pre_edge_hook([this] { serve(); });
+  }
+  ~LeBench() { clk.remove_hook(hook); }
+
+  /// Settled values just before the edge: accepted requests, accepted writes, completions.
+  void serve() {
+    if (!(rst.get() & 1)) return;
+    const std::uint64_t now = clk.cycle();
+    for (auto& s : rd)
+      if ((s.req_valid.get() & 1) && (s.req_ready.get() & 1))
+        s.q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1), static_cast<unsigned>(s.req_addr.get()));
+    if ((wr_valid.get() & 1) && (wr_ready.get() & 1)) {
+      const Bits m = wr_mask.bits(), d = wr_data.bits();
+      const auto a = static_cast<unsigned>(wr_addr.get());
+      for (unsigned l = 0; l < prm.lanes; ++l)
+        if (m.bit(l)) mem[l][a] = static_cast<std::uint32_t>(d.slice(32 * l, 32));
+      ++writes;
+    }
+    if (done.get() & 1) ++done_count;
+    if (err.get() & 1) {
+      ++err_count;
+      err_codes.push_back(static_cast<unsigned>(err_code.get()));
+    }
+  }
+  /// Drive the ports for the next cycle (after the edge).
+  void drive() {
+    const std::uint64_t now = clk.cycle();
+    for (auto& s : rd) {
+      s.req_ready.set(rng.chance(p_ready));
+      const bool v = !s.q.empty() && s.q.front().first <= now;
+      s.rsp_valid.set(v);
+      if (v) {
+        Bits d(32 * prm.lanes);
+        for (unsigned l = 0; l < prm.lanes; ++l) d.set_slice(32 * l, 32, mem[l][s.q.front().second]);
+        s.rsp_data.set(d);
+        s.q.pop_front();
+      }
+    }
+    wr_ready.set(rng.chance(p_wready));
+  }
+
+  Task<> start() {
+    cmd_valid.set(0);
+    wr_ready.set(0);
+    for (auto& s : rd) {
+      s.req_ready.set(0);
+      s.rsp_valid.set(0);
+    }
+    clk.start();
+    lockstep.start();
+    co_await reset_dut(clk, rst);
+  }
+
+  Task<> cycle() {
+    drive();
+    co_await RisingEdge(clk.signal());
+  }
+
+  /// Offer one instruction until it is accepted.
+  Task<> issue(const Instr& ins) {
+    LaneEngine::In in = model.make_in();
+    LaneEngine::encode(ins, in);
+    model.visit_in(in, [&](const char* name, auto& v, unsigned) {
+      if (std::string_view(name).substr(0, 4) != "cmd_") return;
+      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Bits>)
+        env.sig(name).set(v);
+      else
+        env.sig(name).set(static_cast<std::uint64_t>(v));
+    });
+    cmd_valid.set(1);
+    for (;;) {
+      drive();
+      co_await ReadOnly();
+      const bool fire = cmd_ready.get() & 1;
+      co_await RisingEdge(clk.signal());
+      if (fire) break;
+    }
+    cmd_valid.set(0);
+  }
+
+  /// Wait until `n` instructions in all have completed (done or error).
+  Task<> wait_done(unsigned n, unsigned limit = 200000) {
+    for (unsigned k = 0; done_count + err_count < n; ++k) {
+      check(k < limit, "{} of {} instructions completed after {} cycles", done_count + err_count, n, limit);
+      co_await cycle();
+    }
+  }
+
+  /// Issue and wait for completion.
+  Task<> run(const Instr& ins) {
+    const unsigned n = done_count + err_count + 1;
+    co_await issue(ins);
+    co_await wait_done(n);
+  }
+
+  void compare_memory(const Memory& ref) const {
+    for (unsigned l = 0; l < prm.lanes; ++l)
+      for (std::uint32_t a = 0; a < prm.depth; ++a)
+        check(mem[l][a] == ref[l][a], "memory partition {} element {}: {:#010x}, reference {:#010x}", l, a, mem[l][a],
+              ref[l][a]);
+  }
+  void compare_acc(const FunctionalReference& ref) const {
+    const Bits a = acc.bits();
+    for (unsigned l = 0; l < prm.lanes; ++l)
+      check(a.slice(32 * l, 32) == ref.acc()[l], "accumulator {}: {:#010x}, reference {:#010x}", l, a.slice(32 * l, 32),
+            ref.acc()[l]);
+  }
+};
+
+// ---- random instructions
+
+/// A memory word: mostly an FP32 of moderate exponent (its low bits are random codes of every
+/// narrower type), sometimes any 32 bits.
+std::uint32_t random_word(Rng& r) {
+  if (r.chance(0.05)) return static_cast<std::uint32_t>(r.next());
+  return (static_cast<std::uint32_t>(r.next()) & 0x807FFFFFu) | (static_cast<std::uint32_t>(r.range(112, 140)) << 23);
+}
+
+void fill_random(Memory& m, Rng& r) {
+  for (auto& row : m)
+    for (auto& w : row) w = random_word(r);
+}
+
+/// The element range [first, last] an access pattern touches.
+std::pair<std::uint64_t, std::uint64_t> span_of(std::uint32_t base, const std::array<std::uint32_t, kDims>& size,
+                                                const std::array<std::uint32_t, kDims>& stride) {
+  std::uint64_t e = base;
+  for (unsigned d = 0; d < kDims; ++d) e += static_cast<std::uint64_t>(size[d] - 1) * stride[d];
+  return {base, e};
+}
+bool overlap(std::pair<std::uint64_t, std::uint64_t> a, std::pair<std::uint64_t, std::uint64_t> b) {
+  return a.first <= b.second && b.first <= a.second;
+}
+
+unsigned bias_for(Rng& r, unsigned t) {
+  return (t >= 4 && t <= 7) ? static_cast<unsigned>(r.range(0, 20)) : 0u;
+}
+
+/// A random legal instruction for this engine with an output disjoint from its inputs.
+Instr random_instr(Rng& r, const Shape& s) {
+  const unsigned G = s.group();
+  static const Op vops[] = {Op::copy, Op::tensor_tensor, Op::tensor_scalar, Op::tensor_reduce, Op::exp,
+                            Op::iota, Op::memset,        Op::quantize_mx,   Op::transpose};
+  for (;;) {
+    Instr in;
+    if (s.engine == Engine::scalar)
+      in.op = r.chance(0.85) ? Op::activate : Op::acc_store;
+    else
+      in.op = vops[r.below(std::size(vops))];
+    in.tag = static_cast<unsigned>(r.below(16));
+    const bool grouped = in.op == Op::quantize_mx || in.op == Op::transpose;
+    if (grouped) {
+      const unsigned groups = s.lanes / G;
+      const unsigned g0 = static_cast<unsigned>(r.below(groups));
+      in.ps = g0 * G;
+      in.pc = G * static_cast<unsigned>(r.range(1, groups - g0));
+    } else {
+      in.ps = static_cast<unsigned>(r.below(s.lanes));
+      in.pc = static_cast<unsigned>(r.range(1, s.lanes - in.ps));
+      if (r.chance(0.4)) {
+        in.ps = 0;
+        in.pc = s.lanes;
+      }
+    }
+    // shape: up to 4 dims, <= 48 elements
+    if (in.op == Op::transpose) {
+      in.size = {G, 1, 1, 1};
+      if (G % 2 == 0 && r.chance(0.5)) in.size = {G / 2, 2, 1, 1};
+    } else {
+      in.size = {static_cast<std::uint32_t>(r.range(1, 8)), static_cast<std::uint32_t>(r.range(1, 3)),
+                 static_cast<std::uint32_t>(r.range(1, 2)), static_cast<std::uint32_t>(r.range(1, 2))};
+    }
+    auto strides = [&](std::array<std::uint32_t, kDims>& st) {
+      if (r.chance(0.5)) {  // dense
+        st[0] = 1;
+        for (unsigned d = 1; d < kDims; ++d) st[d] = st[d - 1] * in.size[d - 1];
+      } else {
+        for (unsigned d = 0; d < kDims; ++d) st[d] = static_cast<std::uint32_t>(r.range(0, 2 + 4 * d));
+      }
+    };
+    strides(in.a_stride);
+    strides(in.b_stride);
+    strides(in.o_stride);
+    if (in.op == Op::tensor_reduce || in.op == Op::iota) in.o_stride[0] = 0;
+    auto place = [&](const std::array<std::uint32_t, kDims>& size, const std::array<std::uint32_t, kDims>& st) {
+      const auto sp = span_of(0, size, st);
+      return static_cast<std::uint32_t>(r.below(s.depth > sp.second ? s.depth - sp.second : 1));
+    };
+    const auto osz = out_sizes(in);
+    in.a_addr = place(in.size, in.a_stride);
+    in.b_addr = place(in.size, in.b_stride);
+    in.o_addr = place(osz, in.o_stride);
+    in.s0_addr = static_cast<std::uint32_t>(r.below(s.depth));
+    in.s1_addr = static_cast<std::uint32_t>(r.below(s.depth));
+
+    // types
+    const bool ints = r.chance(0.25);
+    auto any_type = [&] { return static_cast<unsigned>(r.below(kDtypeCount)); };
+    auto int_type = [&] { return static_cast<unsigned>(r.range(kInt32, kUint8)); };
+    in.a_fmt = ints ? int_type() : any_type();
+    in.b_fmt = ints ? int_type() : any_type();
+    in.o_fmt = ints ? int_type() : any_type();
+    in.a_bias = bias_for(r, in.a_fmt);
+    in.b_bias = bias_for(r, in.b_fmt);
+    in.o_bias = bias_for(r, in.o_fmt);
+    in.o_sr = r.chance(0.2);
+    in.o_sat = r.chance(0.2);
+    if (in.op == Op::quantize_mx) {
+      static const unsigned elems[] = {6, 4, 8};
+      in.a_fmt = r.chance(0.5) ? 0u : 2u;
+      in.a_bias = 0;
+      in.o_fmt = elems[r.below(3)];
+      in.o_bias = 0;
+      in.o_mx = true;
+      in.o_sr = false;
+      in.mx_neuron = r.chance(0.5);
+    }
+    in.alu0 = static_cast<Alu>(r.below(kAluCount));
+    in.alu1 = static_cast<Alu>(r.below(kAluCount));
+    if (in.op == Op::tensor_reduce) {
+      static const Alu red[] = {Alu::add, Alu::max, Alu::min, Alu::absmax};
+      in.alu0 = red[r.below(4)];
+    }
+    const bool idom = int_domain(in);
+    auto imm = [&]() -> std::uint32_t {
+      if (idom) return static_cast<std::uint32_t>(r.range(0, 200)) - 100u;
+      return (static_cast<std::uint32_t>(r.next()) & 0x807FFFFFu) | (static_cast<std::uint32_t>(r.range(118, 132)) << 23);
+    };
+    in.imm0 = imm();
+    in.imm1 = imm();
+    if (in.op == Op::iota) in.imm1 = static_cast<std::uint32_t>(r.range(0, 64));
+    in.s0_vec = r.chance(0.4);
+    in.s1_vec = r.chance(0.4);
+    in.func = static_cast<unsigned>(r.below(scalar::kActCount));
+    in.acc = r.chance(0.6);
+    in.acc_clr = r.chance(0.3);
+
+    if (check(in, s) != Err::none) continue;
+    // the output must not overlap anything the instruction reads
+    const auto o = span_of(in.o_addr, osz, in.o_stride);
+    if (reads_a(in) && overlap(o, span_of(in.a_addr, in.size, in.a_stride))) continue;
+    if (reads_b(in) && overlap(o, span_of(in.b_addr, in.size, in.b_stride))) continue;
+    if (prologue_reads(in) > 0 && ((in.s0_vec && overlap(o, {in.s0_addr, in.s0_addr})) ||
+                                   (in.s1_vec && overlap(o, {in.s1_addr, in.s1_addr}))))
+      continue;
+    return in;
+  }
+}
+
+}  // namespace
+
+TRN_TEST(random_programs, .timeout_ns = 1e11) {
+  // Random legal instructions back to back, every op of the engine with random types, shapes,
+  // strides (broadcast and gaps), partition ranges, FP8 biases, rounding modes and per-partition
+  // operands, over one small memory (so instructions read what earlier ones wrote; a third of them
+  // read the previous output directly); read latency 1..4 with request stalls, write stalls. After
+  // each program the memory (and the scalar engine's accumulators) against the reference.
+  LeBench t(env);
+  t.p_ready = 0.8;
+  t.p_wready = 0.7;
+  t.lat_min = 1;
+  t.lat_max = 4;
+  co_await t.start();
+  auto r = env.rng("program");
+  const unsigned programs = static_cast<unsigned>(env_count("LE_PROGRAMS", 4));
+  const unsigned per = static_cast<unsigned>(env_count("LE_INSTRS", 40));
+  FunctionalReference ref(t.shape());
+  Memory refmem;
+  unsigned total = 0;
+  std::array<unsigned, kOpCount> ops{};
+  for (unsigned g = 0; g < programs; ++g) {
+    fill_random(t.mem, r);
+    refmem = t.mem;
+    Instr seed;
+    seed.op = Op::set_seed;
+    seed.imm0 = static_cast<std::uint32_t>(r.next());
+    co_await t.run(seed);
+    ref.execute(seed, refmem);
+    Instr prev;
+    bool have_prev = false;
+    for (unsigned i = 0; i < per; ++i) {
+      Instr in = random_instr(r, t.shape());
+      if (have_prev && reads_a(in) && r.chance(0.33)) {
+        // read the previous instruction's output as this one's input, if that stays legal
+        Instr dep = in;
+        dep.a_addr = prev.o_addr;
+        dep.a_stride = prev.o_stride;
+        dep.a_fmt = prev.o_fmt;
+        dep.a_bias = prev.o_bias;
+        if (check(dep, t.shape()) == Err::none &&
+            !overlap(span_of(dep.o_addr, out_sizes(dep), dep.o_stride), span_of(dep.a_addr, dep.size, dep.a_stride)) &&
+            !(reads_b(dep) && overlap(span_of(dep.o_addr, out_sizes(dep), dep.o_stride),
+                                      span_of(dep.b_addr, dep.size, dep.b_stride))) &&
+            !(prologue_reads(dep) > 0 && ((dep.s0_vec && overlap(span_of(dep.o_addr, out_sizes(dep), dep.o_stride),
+                                                                  {dep.s0_addr, dep.s0_addr})) ||
+                                          (dep.s1_vec && overlap(span_of(dep.o_addr, out_sizes(dep), dep.o_stride),
+                                                                  {dep.s1_addr, dep.s1_addr})))))
+          in = dep;
+      }
+      co_await t.issue(in);  // back to back: accepted as soon as the previous one is done
+      check(ref.execute(in, refmem) == Err::none, "generated an illegal instruction");
+      ++ops[static_cast<unsigned>(in.op)];
+      prev = in;
+      have_prev = true;
+      ++total;
+    }
+    co_await t.wait_done(total + g + 1);
+    check(t.err_count == 0, "{} legal instructions were rejected (first code {})", t.err_count,
+          t.err_codes.empty() ? 0u : t.err_codes[0]);
+    t.compare_memory(refmem);
+    if (kScalar) t.compare_acc(ref);
+  }
+  std::string mix;
+  for (unsigned o = 0; o < kOpCount; ++o)
+    if (ops[o]) mix += fmt::format(" {}={}", op_name(static_cast<Op>(o)), ops[o]);
+  info("{} instructions, {} writes, memory matches the reference; mix:{}", total, t.writes, mix);
+}
+
+TRN_TEST(every_type_pair, .timeout_ns = 1e11) {
+  // Every input type to every output type (vector: copy; scalar: activate identity), with RNE,
+  // RNE + saturate and stochastic rounding, over all partitions and a strided pattern.
+  LeBench t(env);
+  t.p_wready = 0.8;
+  co_await t.start();
+  auto r = env.rng("types");
+  fill_random(t.mem, r);
+  Memory refmem = t.mem;
+  FunctionalReference ref(t.shape());
+  const std::uint32_t half = t.prm.depth / 2;
+  unsigned n = 0;
+  for (unsigned a = 0; a < kDtypeCount; ++a)
+    for (unsigned o = 0; o < kDtypeCount; ++o)
+      for (unsigned mode = 0; mode < 3; ++mode) {
+        Instr in;
+        in.op = kScalar ? Op::activate : Op::copy;
+        in.func = 0;
+        in.imm0 = 0x3F800000u;  // scale 1.0
+        in.imm1 = 0x80000000u;  // bias -0.0 (x + -0 = x, -0 kept)
+        in.ps = 0;
+        in.pc = t.prm.lanes;
+        in.a_fmt = a;
+        in.a_bias = bias_for(r, a);
+        in.o_fmt = o;
+        in.o_bias = bias_for(r, o);
+        in.o_sat = mode == 1;
+        in.o_sr = mode == 2;
+        in.size = {4, 2, 1, 1};
+        in.a_stride = {1, 5, 0, 0};
+        in.o_stride = {2, 9, 0, 0};
+        in.a_addr = static_cast<std::uint32_t>(r.below(half - 16));
+        in.o_addr = half + static_cast<std::uint32_t>(r.below(half - 24));
+        in.tag = n & 15;
+        co_await t.issue(in);
+        check(ref.execute(in, refmem) == Err::none, "copy {} -> {} rejected by the reference", dtype_name(a),
+              dtype_name(o));
+        ++n;
+      }
+  co_await t.wait_done(n);
+  check(t.err_count == 0, "{} legal instructions were rejected", t.err_count);
+  t.compare_memory(refmem);
+  info("{} type pairs x rounding modes, memory matches the reference", n);
+}
+
+TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
+  // Each kind of illegal instruction is answered with its error code and writes nothing.
+  LeBench t(env);
+  co_await t.start();
+  auto r = env.rng("fill");
+  fill_random(t.mem, r);
+  const Memory before = t.mem;
+  const Shape s = t.shape();
+  const unsigned L = t.prm.lanes;
+  Instr base;
+  base.op = kScalar ? Op::activate : Op::copy;
+  base.pc = L;
+  base.size = {4, 1, 1, 1};
+  base.a_stride = base.o_stride = {1, 0, 0, 0};
+  base.o_addr = 64;
+  base.imm0 = 0x3F800000u;
+  std::vector<std::pair<Instr, Err>> bad;
+  auto add = [&](auto&& edit, Err e) {
+    Instr in = base;
+    edit(in);
+    bad.emplace_back(in, e);
+  };
+  // op
+  add([](Instr& in) { in.op = static_cast<Op>(12); }, Err::op);
+  add([](Instr& in) { in.op = static_cast<Op>(15); }, Err::op);
+  add([](Instr& in) { in.op = kScalar ? Op::copy : Op::activate; }, Err::op);  // the other engine's op
+  if (kScalar) {
+    add([](Instr& in) { in.func = 12; }, Err::op);
+  } else {
+    add([](Instr& in) { in.op = Op::tensor_tensor; in.alu0 = Alu::absmax; }, Err::op);
+    add([](Instr& in) { in.op = Op::tensor_reduce; in.alu0 = Alu::mul; }, Err::op);
+    add([](Instr& in) { in.op = Op::tensor_scalar; in.alu1 = static_cast<Alu>(11); }, Err::op);
+  }
+  // type
+  add([](Instr& in) { in.a_fmt = 14; }, Err::type);
+  add([](Instr& in) { in.o_fmt = 15; }, Err::type);
+  add([](Instr& in) { in.o_fmt = 6; in.o_mx = true; }, Err::type);  // MX output for a non-MX op
+  if (!kScalar) {
+    add([](Instr& in) { in.op = Op::tensor_tensor; in.alu0 = Alu::bit_xor; in.a_fmt = 2; }, Err::type);
+    add([](Instr& in) { in.op = Op::tensor_tensor; in.alu0 = Alu::div; in.a_fmt = in.b_fmt = in.o_fmt = kInt32; },
+        Err::type);
+    add([](Instr& in) { in.op = Op::quantize_mx; in.a_fmt = 3; in.o_fmt = 6; in.o_mx = true; }, Err::type);
+    add([](Instr& in) { in.op = Op::quantize_mx; in.o_fmt = 2; in.o_mx = true; }, Err::type);
+    add([](Instr& in) { in.op = Op::quantize_mx; in.o_fmt = 6; in.o_mx = false; }, Err::type);
+  }
+  // partitions
+  add([](Instr& in) { in.pc = 0; }, Err::partitions);
+  add([&](Instr& in) { in.ps = 1; in.pc = L; }, Err::partitions);
+  add([&](Instr& in) { in.ps = L; in.pc = 1; }, Err::partitions);
+  if (!kScalar && L >= 2) {
+    add([&](Instr& in) { in.op = Op::transpose; in.ps = 1; in.pc = L - 1; in.size = {s.group(), 1, 1, 1}; },
+        Err::partitions);
+    add([&](Instr& in) { in.op = Op::quantize_mx; in.o_fmt = 6; in.o_mx = true; in.pc = L - 1; }, Err::partitions);
+  }
+  // access patterns
+  add([](Instr& in) { in.size[2] = 0; }, Err::pattern);
+  add([&](Instr& in) { in.a_addr = s.depth - 3; }, Err::pattern);  // runs past the end
+  add([&](Instr& in) { in.o_addr = s.depth; }, Err::pattern);
+  add([&](Instr& in) { in.size = {2, 2, 1, 1}; in.o_stride = {1, s.depth, 0, 0}; }, Err::pattern);
+  add([&](Instr& in) { in.a_addr = (1u << kAddrBits) - 1; }, Err::pattern);
+  if (kScalar) {
+    add([&](Instr& in) { in.s0_vec = true; in.s0_addr = s.depth; }, Err::pattern);
+    add([&](Instr& in) { in.op = Op::acc_store; in.o_addr = s.depth + 5; }, Err::pattern);
+  } else {
+    add([&](Instr& in) { in.op = Op::transpose; in.size = {s.group() + 1, 1, 1, 1}; }, Err::pattern);
+    add([&](Instr& in) { in.op = Op::tensor_scalar; in.s1_vec = true; in.s1_addr = s.depth + 1; }, Err::pattern);
+  }
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    bad[i].first.tag = static_cast<unsigned>(i & 15);
+    check(trn::vector::check(bad[i].first, s) == bad[i].second, "case {}: the model's check gives {}, expected {}", i,
+          static_cast<unsigned>(trn::vector::check(bad[i].first, s)), static_cast<unsigned>(bad[i].second));
+    co_await t.issue(bad[i].first);
+  }
+  // a legal instruction after them all still runs
+  co_await t.issue(base);
+  co_await t.wait_done(static_cast<unsigned>(bad.size()) + 1);
+  for (int k = 0; k < 10; ++k) co_await t.cycle();
+  check(t.err_count == bad.size(), "{} rejections for {} illegal instructions", t.err_count, bad.size());
+  for (std::size_t i = 0; i < bad.size(); ++i)
+    check(t.err_codes[i] == static_cast<unsigned>(bad[i].second), "illegal instruction {}: code {}, expected {}", i,
+          t.err_codes[i], static_cast<unsigned>(bad[i].second));
+  Memory want = before;
+  FunctionalReference ref(s);
+  ref.execute(base, want);
+  t.compare_memory(want);  // only the legal copy wrote anything
+}
+
+TRN_TEST(selftest_memory_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_fail = true) {
+  // The memory comparison must fail when the reference and the DUT differ in one element.
+  LeBench t(env);
+  co_await t.start();
+  auto r = env.rng("fill");
+  fill_random(t.mem, r);
+  Memory refmem = t.mem;
+  FunctionalReference ref(t.shape());
+  Instr in = random_instr(r, t.shape());
+  co_await t.run(in);
+  ref.execute(in, refmem);
+  refmem[t.prm.lanes - 1][t.prm.depth - 1] ^= 0x10u;
+  t.compare_memory(refmem);
+}
+
+TRN_BENCH_MAIN(Vlane_engine, TRN_BENCH_NAME)
