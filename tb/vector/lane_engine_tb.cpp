@@ -30,6 +30,8 @@ using namespace trn::vector;
 namespace {
 
 constexpr bool kScalar = std::string_view(TRN_BENCH_NAME) == "scalar_engine";
+// docs/vector.md: softmax's bound relative to each output, for rows of up to 32 elements.
+constexpr double kSoftmaxRel = 4e-4;
 
 struct ReadServer {
   Signal &req_valid, &req_ready, &req_addr, &rsp_valid, &rsp_data;
@@ -539,6 +541,9 @@ TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
 
 TRN_TEST(selftest_memory_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_fail = true) {
   // The memory comparison must fail when the reference and the DUT differ in one element.
+  expect_failure([](const TestFailure& f) {
+    check(std::string(f.what()).find("memory partition") != std::string::npos, "wrong failure: {}", f.what());
+  });
   LeBench t(env);
   co_await t.start();
   auto r = env.rng("fill");
@@ -550,6 +555,222 @@ TRN_TEST(selftest_memory_compare_catches_wrong_value, .timeout_ns = 1e9, .expect
   ref.execute(in, refmem);
   refmem[t.prm.lanes - 1][t.prm.depth - 1] ^= 0x10u;
   t.compare_memory(refmem);
+}
+
+namespace {
+
+/// A row program over both engines: steps of this bench's engine run on the RTL (in lockstep),
+/// the other engine's on its cycle model (ModelRunner) over the same memory; every step also goes
+/// to the functional reference of its engine on a copy of the memory.
+struct RowProgram {
+  LeBench& t;
+  Shape vshape, sshape;
+  ModelRunner other;
+  FunctionalReference vref, sref;
+  Memory refmem;
+
+  explicit RowProgram(LeBench& b)
+      : t(b),
+        vshape{Engine::vector, b.prm.lanes, b.prm.depth},
+        sshape{Engine::scalar, b.prm.lanes, b.prm.depth},
+        other(LaneEngine::Params{kScalar ? Engine::vector : Engine::scalar, b.prm.lanes, b.prm.depth}, b.mem),
+        vref(vshape),
+        sref(sshape),
+        refmem(b.mem) {}
+
+  Task<> step(const Instr& in, Engine e) {
+    if ((e == Engine::scalar) == kScalar) {
+      co_await t.run(in);
+    } else {
+      const auto r = other.run(in);
+      check(r.err == Err::none, "{} on the {} engine model: error {}", op_name(in.op), kScalar ? "vector" : "scalar",
+            static_cast<unsigned>(r.err));
+    }
+    check((e == Engine::vector ? vref : sref).execute(in, refmem) == Err::none, "{} rejected by the reference",
+          op_name(in.op));
+  }
+};
+
+/// An FP32 row instruction over all partitions: n elements from a (dense) to o.
+Instr row(Op op, std::uint32_t a, std::uint32_t o, std::uint32_t n, unsigned lanes) {
+  Instr in;
+  in.op = op;
+  in.pc = lanes;
+  in.a_addr = a;
+  in.b_addr = a;
+  in.o_addr = o;
+  in.size = {n, 1, 1, 1};
+  in.a_stride = in.b_stride = in.o_stride = {1, 0, 0, 0};
+  in.imm0 = 0x3F800000u;
+  in.alu1 = Alu::bypass;
+  return in;
+}
+
+std::uint32_t f32(float v) { return numerics::f32_bits(v); }
+float fl(std::uint32_t b) { return numerics::f32_from(b); }
+
+}  // namespace
+
+TRN_TEST(softmax_rows, .timeout_ns = 1e10) {
+  // Softmax of each partition's row of n FP32 values: max, x - max, exp, sum, divide (vector
+  // engine); on the scalar engine's bench: exp with a per-partition bias and the accumulator,
+  // acc_store, reciprocal and a per-partition scale. Against a double-precision softmax; bound in
+  // docs/vector.md.
+  LeBench t(env);
+  t.p_wready = 0.8;
+  t.lat_max = 3;
+  co_await t.start();
+  auto r = env.rng("rows");
+  const unsigned L = t.prm.lanes, n = std::min(32u, t.prm.depth / 8);
+  const std::uint32_t X = 0, T = n, E = 2 * n, Y = 3 * n, M = 4 * n, S = 4 * n + 1, R = 4 * n + 2, NM = 4 * n + 3;
+  double worst = 0;
+  for (unsigned trial = 0; trial < 4; ++trial) {
+    const float spread = trial == 3 ? 40.0f : 8.0f;  // the last rows span e^-80 .. 1
+    for (unsigned l = 0; l < L; ++l)
+      for (unsigned i = 0; i < n; ++i)
+        t.mem[l][X + i] = f32(static_cast<float>((static_cast<double>(r.below(1u << 20)) / (1u << 20) * 2 - 1) * spread));
+    RowProgram g(t);
+    Instr mx = row(Op::tensor_reduce, X, M, n, L);
+    mx.alu0 = Alu::max;
+    co_await g.step(mx, Engine::vector);
+    if (!kScalar) {
+      Instr sub = row(Op::tensor_scalar, X, T, n, L);
+      sub.alu0 = Alu::sub;
+      sub.s0_vec = true;
+      sub.s0_addr = M;
+      co_await g.step(sub, Engine::vector);
+      co_await g.step(row(Op::exp, T, E, n, L), Engine::vector);
+      Instr sum = row(Op::tensor_reduce, E, S, n, L);
+      sum.alu0 = Alu::add;
+      co_await g.step(sum, Engine::vector);
+      Instr div = row(Op::tensor_scalar, E, Y, n, L);
+      div.alu0 = Alu::div;
+      div.s0_vec = true;
+      div.s0_addr = S;
+      co_await g.step(div, Engine::vector);
+    } else {
+      Instr neg = row(Op::tensor_scalar, M, NM, 1, L);
+      neg.alu0 = Alu::mul;
+      neg.imm0 = f32(-1.0f);
+      co_await g.step(neg, Engine::vector);
+      Instr ex = row(Op::activate, X, E, n, L);
+      ex.func = static_cast<unsigned>(scalar::Act::exp);
+      ex.s1_vec = true;
+      ex.s1_addr = NM;
+      ex.acc = ex.acc_clr = true;
+      co_await g.step(ex, Engine::scalar);
+      co_await g.step(row(Op::acc_store, 0, S, 1, L), Engine::scalar);
+      Instr rc = row(Op::activate, S, R, 1, L);
+      rc.func = static_cast<unsigned>(scalar::Act::reciprocal);
+      co_await g.step(rc, Engine::scalar);
+      Instr sc = row(Op::activate, E, Y, n, L);
+      sc.func = static_cast<unsigned>(scalar::Act::identity);
+      sc.s0_vec = true;
+      sc.s0_addr = R;
+      co_await g.step(sc, Engine::scalar);
+    }
+    t.compare_memory(g.refmem);
+    for (unsigned l = 0; l < L; ++l) {
+      double mxv = -1e300, sum = 0;
+      for (unsigned i = 0; i < n; ++i) mxv = std::max(mxv, static_cast<double>(fl(t.mem[l][X + i])));
+      for (unsigned i = 0; i < n; ++i) sum += std::exp(static_cast<double>(fl(t.mem[l][X + i])) - mxv);
+      for (unsigned i = 0; i < n; ++i) {
+        const double want = std::exp(static_cast<double>(fl(t.mem[l][X + i])) - mxv) / sum;
+        const double got = fl(t.mem[l][Y + i]);
+        const double err = std::abs(got - want) / (want + 1e-30);
+        if (want > 1e-30) worst = std::max(worst, err);  // FP32 subnormal outputs excluded: absolute check below
+        check(std::abs(got - want) <= kSoftmaxRel * want + 1e-37, "softmax partition {} element {}: {} vs {} (rel {:.3g})",
+              l, i, got, want, err);
+      }
+    }
+  }
+  fmt::print("bench: figure {} softmax rows n={}: max relative error {:.3g} (bound {:.3g})\n", TRN_BENCH_NAME, n, worst,
+             kSoftmaxRel);
+}
+
+TRN_TEST(layernorm_rows, .timeout_ns = 1e10) {
+  // Layer norm of each partition's row: mean and variance by reductions (vector engine), rsqrt of
+  // variance + eps (scalar engine), normalize. Against a double-precision reference; bound in
+  // docs/vector.md.
+  LeBench t(env);
+  t.p_wready = 0.8;
+  t.lat_max = 3;
+  co_await t.start();
+  auto r = env.rng("rows");
+  const unsigned L = t.prm.lanes, n = std::min(32u, t.prm.depth / 8);
+  const std::uint32_t X = 0, C = n, Q = 2 * n, Y = 3 * n, SUM = 4 * n, MEAN = SUM + 1, VS = SUM + 2, VE = SUM + 3,
+                      R = SUM + 4;
+  const float eps = 1e-5f;
+  double worst = 0;
+  for (unsigned trial = 0; trial < 4; ++trial) {
+    const double offset = trial * 3.0, scale = trial == 2 ? 0.01 : 2.0;
+    for (unsigned l = 0; l < L; ++l)
+      for (unsigned i = 0; i < n; ++i)
+        t.mem[l][X + i] =
+            f32(static_cast<float>(offset + scale * ((static_cast<double>(r.below(1u << 20)) / (1u << 20)) * 2 - 1)));
+    RowProgram g(t);
+    Instr sum = row(Op::tensor_reduce, X, SUM, n, L);
+    sum.alu0 = Alu::add;
+    co_await g.step(sum, Engine::vector);
+    Instr mean = row(Op::tensor_scalar, SUM, MEAN, 1, L);
+    mean.alu0 = Alu::mul;
+    mean.imm0 = f32(1.0f / static_cast<float>(n));
+    co_await g.step(mean, Engine::vector);
+    Instr ctr = row(Op::tensor_scalar, X, C, n, L);
+    ctr.alu0 = Alu::sub;
+    ctr.s0_vec = true;
+    ctr.s0_addr = MEAN;
+    co_await g.step(ctr, Engine::vector);
+    Instr sq = row(Op::tensor_tensor, C, Q, n, L);
+    sq.alu0 = Alu::mul;
+    co_await g.step(sq, Engine::vector);
+    Instr vs = row(Op::tensor_reduce, Q, VS, n, L);
+    vs.alu0 = Alu::add;
+    co_await g.step(vs, Engine::vector);
+    Instr ve = row(Op::tensor_scalar, VS, VE, 1, L);
+    ve.alu0 = Alu::mul;
+    ve.imm0 = f32(1.0f / static_cast<float>(n));
+    ve.alu1 = Alu::add;
+    ve.imm1 = f32(eps);
+    co_await g.step(ve, Engine::vector);
+    Instr rs = row(Op::activate, VE, R, 1, L);
+    rs.func = static_cast<unsigned>(scalar::Act::rsqrt);
+    co_await g.step(rs, Engine::scalar);
+    if (kScalar) {
+      Instr nm = row(Op::activate, C, Y, n, L);
+      nm.func = static_cast<unsigned>(scalar::Act::identity);
+      nm.s0_vec = true;
+      nm.s0_addr = R;
+      co_await g.step(nm, Engine::scalar);
+    } else {
+      Instr nm = row(Op::tensor_scalar, C, Y, n, L);
+      nm.alu0 = Alu::mul;
+      nm.s0_vec = true;
+      nm.s0_addr = R;
+      co_await g.step(nm, Engine::vector);
+    }
+    t.compare_memory(g.refmem);
+    for (unsigned l = 0; l < L; ++l) {
+      double m = 0, v = 0;
+      for (unsigned i = 0; i < n; ++i) m += fl(t.mem[l][X + i]);
+      m /= n;
+      for (unsigned i = 0; i < n; ++i) v += (fl(t.mem[l][X + i]) - m) * (fl(t.mem[l][X + i]) - m);
+      v /= n;
+      double maxabs = 0;
+      for (unsigned i = 0; i < n; ++i) maxabs = std::max(maxabs, static_cast<double>(std::abs(fl(t.mem[l][X + i]))));
+      const double sd = std::sqrt(v + static_cast<double>(eps)), u = 0x1p-24;
+      for (unsigned i = 0; i < n; ++i) {
+        const double x = fl(t.mem[l][X + i]), want = (x - m) / sd, got = fl(t.mem[l][Y + i]);
+        // docs/vector.md: the FP32 mean's error over the standard deviation, the centred value's
+        // rounding, and the variance / rsqrt / product roundings relative to the output; twice over.
+        const double bound = 2 * (((n - 1) * u * maxabs + u * std::abs(x - m)) / sd + (n + 8) * u * std::abs(want));
+        worst = std::max(worst, std::abs(got - want) / bound);
+        check(std::abs(got - want) <= bound, "layer norm partition {} element {}: {} vs {} (bound {:.3g})", l, i, got,
+              want, bound);
+      }
+    }
+  }
+  fmt::print("bench: figure {} layer norm rows n={}: largest error / bound {:.3g}\n", TRN_BENCH_NAME, n, worst);
 }
 
 TRN_BENCH_MAIN(Vlane_engine, TRN_BENCH_NAME)
