@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "scalar/activation.hpp"
 
@@ -36,5 +37,8 @@ struct ErrorStats {
 };
 /// `n` inputs from the valid range (seeded), plus the range ends.
 ErrorStats measure(Act f, std::uint64_t n, std::uint64_t seed = 1);
+/// The same for another implementation `impl` of f (the vector engine's fast exponential).
+ErrorStats measure_impl(Act f, const std::function<std::uint32_t(std::uint32_t)>& impl, std::uint64_t n,
+                        std::uint64_t seed = 1);
 
 }  // namespace trn::scalar

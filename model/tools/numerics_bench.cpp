@@ -13,6 +13,7 @@
 #include "numerics/mx.hpp"
 #include "numerics/sr_rng.hpp"
 #include "scalar/accuracy.hpp"
+#include "vector/ops.hpp"
 
 using namespace trn::numerics;
 
@@ -119,6 +120,12 @@ int main(int argc, char** argv) {
     const auto vr = trn::scalar::valid_range(f);
     const auto st = trn::scalar::measure(f, n / 4);
     fmt::print("| {} | [{:g}, {:g}] | {} | {:.2f} | {:.2f} | {} |\n", trn::scalar::act_name(f), vr.lo, vr.hi, st.samples,
+               st.max_ulp_fp32, st.max_ulp_bf16, f32_from(st.worst_x));
+  }
+  {  // the vector engine's fast exponential (docs/vector.md)
+    const auto vr = trn::scalar::valid_range(trn::scalar::Act::exp);
+    const auto st = trn::scalar::measure_impl(trn::scalar::Act::exp, trn::vector::fast_exp, n / 4);
+    fmt::print("| exp (vector engine, fast) | [{:g}, {:g}] | {} | {:.2f} | {:.2f} | {} |\n", vr.lo, vr.hi, st.samples,
                st.max_ulp_fp32, st.max_ulp_bf16, f32_from(st.worst_x));
   }
   return 0;

@@ -773,4 +773,85 @@ TRN_TEST(layernorm_rows, .timeout_ns = 1e10) {
   fmt::print("bench: figure {} layer norm rows n={}: largest error / bound {:.3g}\n", TRN_BENCH_NAME, n, worst);
 }
 
+TRN_TEST(throughput) {
+  // make bench: for each instruction class, elements per cycle at steady state and the fixed
+  // overhead per instruction (two sizes, read latency 1, no stalls), then back-to-back copies (or
+  // identity activations) for the simulation-speed figure.
+  LeBench t(env);
+  co_await t.start();
+  auto r = env.rng("fill");
+  fill_random(t.mem, r);
+  const unsigned L = t.prm.lanes, G = t.shape().group();
+  const std::uint32_t big = std::min(256u, t.prm.depth / 4), small = big / 4;
+  auto timed = [&](Instr in) -> Task<std::uint64_t> {
+    const std::uint64_t c0 = t.clk.cycle();
+    co_await t.run(in);
+    co_return t.clk.cycle() - c0;
+  };
+  auto shaped = [&](Op op, std::uint32_t n) {
+    Instr in = row(op, 0, t.prm.depth / 2, n, L);
+    in.a_fmt = in.b_fmt = in.o_fmt = 2;  // BF16
+    in.b_addr = t.prm.depth / 4;
+    in.s0_addr = in.s1_addr = t.prm.depth - 1;
+    return in;
+  };
+  struct Case {
+    const char* name;
+    Op op;
+    Alu alu0;
+    bool vec;
+  };
+  std::vector<Case> cases;
+  if (kScalar)
+    cases = {{"activate (gelu)", Op::activate, Alu::add, false}, {"activate, per-partition scale", Op::activate, Alu::add, true}};
+  else
+    cases = {{"copy", Op::copy, Alu::add, false},
+             {"tensor_tensor add", Op::tensor_tensor, Alu::add, false},
+             {"tensor_scalar, immediates", Op::tensor_scalar, Alu::mul, false},
+             {"tensor_scalar, per-partition", Op::tensor_scalar, Alu::mul, true},
+             {"tensor_reduce add", Op::tensor_reduce, Alu::add, false},
+             {"exp (fast)", Op::exp, Alu::add, false},
+             {"iota", Op::iota, Alu::add, false},
+             {"memset", Op::memset, Alu::add, false},
+             {"quantize_mx", Op::quantize_mx, Alu::add, false}};
+  for (const Case& c : cases) {
+    std::array<std::uint64_t, 2> cyc{};
+    const std::array<std::uint32_t, 2> n{small, big};
+    for (unsigned k = 0; k < 2; ++k) {
+      Instr in = shaped(c.op, n[k]);
+      in.alu0 = c.alu0;
+      in.s0_vec = c.vec;
+      in.func = static_cast<unsigned>(scalar::Act::gelu);
+      if (c.op == Op::quantize_mx) {
+        in.a_fmt = 2;
+        in.o_fmt = 6;
+        in.o_mx = true;
+      }
+      cyc[k] = co_await timed(in);
+    }
+    const double per_cycle = static_cast<double>(n[1] - n[0]) / static_cast<double>(cyc[1] - cyc[0]);
+    const double overhead = static_cast<double>(cyc[1]) - n[1] / per_cycle;
+    fmt::print("bench: figure {} {} lanes {}: {:.2f} elements/cycle ({:.2f} per lane) at steady state, "
+               "fixed overhead {:.0f} cycles per instruction ({} elements per lane in {} cycles)\n",
+               TRN_BENCH_NAME, c.name, L, per_cycle * L, per_cycle, overhead, n[1], cyc[1]);
+  }
+  if (!kScalar) {
+    Instr tr = shaped(Op::transpose, G);
+    const std::uint64_t c1 = co_await timed(tr);
+    fmt::print("bench: figure {} transpose {}x{} lanes {}: {} cycles for {} elements per lane ({:.2f} per lane per "
+               "cycle: the buffer is loaded, then written)\n",
+               TRN_BENCH_NAME, G, G, L, c1, G, static_cast<double>(G) / static_cast<double>(c1));
+  }
+  // simulation speed: back-to-back streaming instructions
+  const std::uint64_t want = bench_cycles(20000);
+  BenchTimer timer;
+  const std::uint64_t c0 = t.clk.cycle();
+  while (t.clk.cycle() - c0 < want) {
+    Instr in = shaped(kScalar ? Op::activate : Op::copy, big);
+    in.func = 0;
+    co_await t.run(in);
+  }
+  timer.report(t.clk.cycle() - c0);
+}
+
 TRN_BENCH_MAIN(Vlane_engine, TRN_BENCH_NAME)
