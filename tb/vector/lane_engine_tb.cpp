@@ -230,7 +230,7 @@ unsigned bias_for(Rng& r, unsigned t) {
 /// A random legal instruction for this engine with an output disjoint from its inputs.
 Instr random_instr(Rng& r, const Shape& s) {
   const unsigned G = s.group();
-  static const Op vops[] = {Op::copy, Op::tensor_tensor, Op::tensor_scalar, Op::tensor_reduce, Op::exp,
+  static const Op vops[] = {Op::copy, Op::tensor_tensor, Op::tensor_scalar, Op::tensor_tensor, Op::tensor_scalar, Op::tensor_reduce, Op::exp,
                             Op::iota, Op::memset,        Op::quantize_mx,   Op::transpose};
   for (;;) {
     Instr in;
