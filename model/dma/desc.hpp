@@ -1,0 +1,90 @@
+// trn::dma descriptors (SPEC 5.5, docs/dma.md): the fields, the legality check, and the element
+// arithmetic of the DMA path (cast via FP32, near-memory accumulate). Written from the spec; the
+// RTL's rtl/dma/dma_pkg.sv implements the same rules.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace trn::dma {
+
+enum class Space : std::uint8_t { hbm = 0, sbuf = 1 };
+enum class Layout : std::uint8_t { row = 0, col2 = 1, col4 = 2 };
+enum class Op : std::uint8_t { copy = 0, acc = 1 };
+
+/// Element type codes: trn::numerics::Format 0..9, and raw bytes.
+inline constexpr unsigned kTypeBytes = 15;
+
+/// Queue error codes, in the order they are checked (docs/dma.md).
+enum class Err : std::uint8_t {
+  none = 0,
+  range = 1,      ///< source, destination or semaphore range outside its memory (SBUF: one partition)
+  zero_len = 2,
+  long_len = 3,   ///< longer than max_len
+  transpose = 4,  ///< column layout: not into SBUF, element size, cols, length or offset misaligned
+  mx_cast = 5,    ///< an MX element or scale type (FP4 E2M1, E8M0) as source or destination
+  format = 6,     ///< unknown type/op/layout, a cast to/from bytes, accumulate not BF16/FP32 into
+                  ///< SBUF, a length that is not a whole number of source elements
+};
+std::string_view err_name(Err e);
+
+struct Desc {
+  Space src_space = Space::hbm;
+  std::uint32_t src_addr = 0;
+  Space dst_space = Space::sbuf;
+  std::uint32_t dst_addr = 0;
+  std::uint32_t len = 0;  ///< source bytes
+  unsigned stype = kTypeBytes, dtype = kTypeBytes;
+  unsigned layout = 0;    ///< Layout code (2 bits; 3 is illegal)
+  std::uint32_t cols = 0; ///< column layouts: source row length in elements
+  unsigned op = 0;        ///< Op code (2 bits; 2 and 3 are illegal)
+  bool sem = false;
+  Space sem_space = Space::sbuf;
+  std::uint32_t sem_addr = 0, sem_val = 0;
+  bool barrier = false, last = false;
+
+  bool cast() const { return stype != dtype; }
+  std::string str() const;
+};
+
+/// The memories a DMA engine addresses: HBM (byte addresses) and SBUF ({partition, offset}, the
+/// partition in the bits above off_bits).
+struct Geometry {
+  std::uint32_t hbm_bytes = 65536;
+  unsigned parts = 4;
+  std::uint32_t part_bytes = 1024;
+  unsigned off_bits = 10;
+  std::uint32_t max_len = 65536;
+  unsigned beat_bytes = 16;
+
+  static Geometry make(std::uint32_t hbm_bytes, unsigned parts, std::uint32_t part_bytes, unsigned beat_bytes,
+                       std::uint32_t max_len = 65536);
+  std::uint32_t sbuf_addr(unsigned part, std::uint32_t off) const { return (part << off_bits) | off; }
+  unsigned part_of(std::uint32_t a) const { return a >> off_bits; }
+  std::uint32_t off_of(std::uint32_t a) const { return a & ((1u << off_bits) - 1); }
+  /// Index of an SBUF address in a flat [parts][part_bytes] image.
+  std::uint64_t sbuf_index(std::uint32_t a) const {
+    return static_cast<std::uint64_t>(part_of(a)) * part_bytes + off_of(a);
+  }
+};
+
+bool type_known(unsigned t);
+bool type_mx(unsigned t);
+unsigned type_size(unsigned t);  ///< bytes per element: 4 (FP32, TF32), 2 (BF16, FP16), 1 (others)
+std::string_view type_name(unsigned t);
+std::optional<unsigned> parse_type(std::string_view s);
+
+/// Is [addr, addr + bytes) inside `space`? SBUF ranges stay inside one partition.
+bool in_range(const Geometry& g, Space space, std::uint32_t addr, std::uint64_t bytes);
+Err check(const Desc& d, const Geometry& g);
+
+/// One element: source code -> destination code through FP32 (exact decode, RNE encode, standard
+/// FP8 biases, Inf where the type has it, otherwise saturation as numerics::encode does).
+std::uint32_t cast_elem(unsigned stype, unsigned dtype, std::uint32_t code);
+/// Near-memory accumulate of one element: FP32 addition (RNE), or for BF16 the FP32 sum of the two
+/// BF16 values rounded to BF16 (RNE).
+std::uint32_t acc_add(bool bf16, std::uint32_t a, std::uint32_t b);
+
+}  // namespace trn::dma

@@ -1,0 +1,383 @@
+#include "dma/dma_engine.hpp"
+
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+
+namespace trn::dma {
+
+namespace {
+unsigned lg(unsigned s) { return s == 4 ? 2 : (s == 2 ? 1 : 0); }
+}  // namespace
+
+DmaEngine::DmaEngine(Params p) : p_(p) {
+  if (p_.queues < 1 || p_.queues > 64 || (p_.queues & (p_.queues - 1)) != 0)
+    throw std::invalid_argument("DmaEngine: queues must be a power of two in 1..64");
+  if (p_.slots < 2 || (p_.slots & (p_.slots - 1)) != 0)
+    throw std::invalid_argument("DmaEngine: slots must be a power of two >= 2");
+  if (p_.qdepth < 2 || (p_.qdepth & (p_.qdepth - 1)) != 0)
+    throw std::invalid_argument("DmaEngine: qdepth must be a power of two >= 2");
+  const unsigned w = p_.geo.beat_bytes;
+  if (w < 4 || w > 64 || (w & (w - 1)) != 0) throw std::invalid_argument("DmaEngine: beat_bytes must be 4..64, a power of two");
+  qw_ = p_.queues > 1 ? clog2(p_.queues) : 1;
+  sw_ = clog2(p_.slots);
+  nb_ = clog2(w) + 1;
+  reset();
+}
+
+DmaEngine::In DmaEngine::make_in() const {
+  In in;
+  in.r_data_i = Bits(8 * p_.geo.beat_bytes);
+  return in;
+}
+
+DmaEngine::Out DmaEngine::make_out() const {
+  Out o;
+  o.wr_data_o = Bits(8 * p_.geo.beat_bytes);
+  o.q_code_o = Bits(3 * p_.queues);
+  o.q_done_o = Bits(16 * p_.queues);
+  return o;
+}
+
+Desc DmaEngine::decode(const In& in) {
+  Desc d;
+  d.src_space = static_cast<Space>(in.desc_src_space_i);
+  d.src_addr = static_cast<std::uint32_t>(in.desc_src_addr_i);
+  d.dst_space = static_cast<Space>(in.desc_dst_space_i);
+  d.dst_addr = static_cast<std::uint32_t>(in.desc_dst_addr_i);
+  d.len = static_cast<std::uint32_t>(in.desc_len_i);
+  d.stype = static_cast<unsigned>(in.desc_stype_i & 15);
+  d.dtype = static_cast<unsigned>(in.desc_dtype_i & 15);
+  d.layout = static_cast<unsigned>(in.desc_layout_i & 3);
+  d.cols = static_cast<std::uint32_t>(in.desc_cols_i & 0xFFFF);
+  d.op = static_cast<unsigned>(in.desc_op_i & 3);
+  d.sem = in.desc_sem_i;
+  d.sem_space = static_cast<Space>(in.desc_sem_space_i);
+  d.sem_addr = static_cast<std::uint32_t>(in.desc_sem_addr_i);
+  d.sem_val = static_cast<std::uint32_t>(in.desc_sem_val_i);
+  d.barrier = in.desc_barrier_i;
+  d.last = in.desc_last_i;
+  return d;
+}
+
+void DmaEngine::encode(const Desc& d, In& in) {
+  in.desc_src_space_i = d.src_space == Space::sbuf;
+  in.desc_src_addr_i = d.src_addr;
+  in.desc_dst_space_i = d.dst_space == Space::sbuf;
+  in.desc_dst_addr_i = d.dst_addr;
+  in.desc_len_i = d.len;
+  in.desc_stype_i = d.stype;
+  in.desc_dtype_i = d.dtype;
+  in.desc_layout_i = d.layout;
+  in.desc_cols_i = d.cols;
+  in.desc_op_i = d.op;
+  in.desc_sem_i = d.sem;
+  in.desc_sem_space_i = d.sem_space == Space::sbuf;
+  in.desc_sem_addr_i = d.sem_addr;
+  in.desc_sem_val_i = d.sem_val;
+  in.desc_barrier_i = d.barrier;
+  in.desc_last_i = d.last;
+}
+
+void DmaEngine::reset() {
+  q_.assign(p_.queues, Queue{});
+  s_.assign(p_.slots, Slot{});
+  for (auto& s : s_) s.data = Bits(8 * p_.geo.beat_bytes);
+  rr_ = inflight_ = rob_ = 0;
+  ar_v_ = ar_space_ = false;
+  ar_addr_ = 0;
+  ar_bytes_ = ar_id_ = 0;
+  w_v_ = w_sem_ = false;
+  w_slot_ = w_q_ = 0;
+}
+
+DmaEngine::Comb DmaEngine::comb(const In& in) const {
+  Comb c;
+  const unsigned Q = p_.queues;
+  bool have_free = false;
+  for (unsigned i = 0; i < p_.slots && !have_free; ++i)
+    if (s_[i].st == S::free) {
+      have_free = true;
+      c.free_slot = i;
+    }
+  c.res_ok = (!ar_v_ || in.ar_ready_i) && have_free && inflight_ < in.cfg_max_outst_i;
+  for (unsigned k = 0; k < Q && !c.any_req; ++k)
+    if (q_[(rr_ + k) % Q].st == Q::run) {
+      c.any_req = true;
+      c.win = (rr_ + k) % Q;
+    }
+  if (c.any_req) {
+    const Queue& qu = q_[c.win];
+    const Desc& d = qu.fifo.front();
+    const std::uint32_t rem = qu.nelem - qu.elem;
+    if (d.layout == 0) {
+      c.cn = rem < qu.ecap ? rem : qu.ecap;
+    } else {
+      const std::uint32_t left = (d.cols - qu.col) & 0xFFFF;
+      c.cn = left < qu.ecap ? left : qu.ecap;
+    }
+    c.es = d.layout == static_cast<unsigned>(Layout::col2) ? 2 : 4;
+    c.src = d.src_addr + (qu.elem << lg(qu.ss));
+    c.src_space = d.src_space == Space::sbuf;
+    const std::uint64_t sp = static_cast<std::uint64_t>(d.dst_space == Space::sbuf) << 32;
+    if (d.layout == 0) {
+      c.dst = d.dst_addr + (qu.elem << lg(qu.ds));
+      c.wn = c.cn << lg(qu.ds);
+      c.lo = sp | c.dst;
+      c.hi = c.lo + c.wn;
+    } else {
+      c.dst = d.dst_addr + (qu.col << p_.geo.off_bits) + (qu.row << lg(c.es));
+      c.wn = c.cn;
+      c.lo = sp | c.dst;
+      c.hi = c.lo + ((static_cast<std::uint64_t>(c.cn) - 1) << p_.geo.off_bits) + c.es;
+    }
+    for (const Slot& s : s_)
+      if (s.st != S::free && c.lo < s.hi && s.lo < c.hi) c.hazard = true;
+    c.chunk_last = qu.elem + c.cn == qu.nelem;
+  }
+  c.issue = c.res_ok && c.any_req && !c.hazard;
+
+  c.wfree = !w_v_ || in.wr_ready_i;
+  bool sem = false;
+  for (unsigned q = 0; q < Q && !sem; ++q)
+    if (q_[q].st == Q::semw && q_[q].pend == 0 && q_[q].fifo.front().sem) {
+      sem = true;
+      c.sem_q = q;
+    }
+  bool data = false;
+  for (unsigned i = 0; i < p_.slots && !data; ++i) {
+    const Slot& s = s_[i];
+    if (s.st == S::data && (!strong(in, s.q) || s.seq == q_[s.q].wseq)) {
+      data = true;
+      c.data_slot = i;
+    }
+  }
+  c.sem_pick = sem && c.wfree;
+  c.data_pick = data && c.wfree && !c.sem_pick;
+
+  c.pop.assign(Q, false);
+  c.drop.assign(Q, false);
+  const bool w_acc = w_v_ && in.wr_ready_i;
+  for (unsigned q = 0; q < Q; ++q) {
+    const Queue& qu = q_[q];
+    switch (qu.st) {
+      case Q::run:
+        c.pop[q] = c.issue && c.win == q && c.chunk_last && !qu.fifo.front().sem && !qu.fifo.front().last;
+        break;
+      case Q::semw: c.pop[q] = qu.pend == 0 && !qu.fifo.front().sem; break;
+      case Q::sema: c.pop[q] = w_acc && w_sem_ && w_q_ == q; break;
+      default: break;
+    }
+    c.drop[q] = qu.st == Q::err && ((in.q_clr_i >> q) & 1);
+  }
+  return c;
+}
+
+Bits DmaEngine::convert(const Slot& s, const Bits& d) const {
+  const unsigned W = p_.geo.beat_bytes;
+  Bits rx(8 * W);
+  if (!s.cast) {
+    for (unsigned b = 0; b < W && b < s.cnt * s.ss; ++b) rx.set_slice(8 * b, 8, d.slice(8 * b, 8));
+    return rx;
+  }
+  for (unsigned j = 0; j < W / 4 && j < s.cnt; ++j) {
+    const auto code = static_cast<std::uint32_t>(d.slice(8 * s.ss * j, 8 * s.ss));
+    const std::uint32_t v = cast_elem(s.stype, s.dtype, code);
+    rx.set_slice(8 * s.esize * j, 8 * s.esize, v);
+  }
+  return rx;
+}
+
+void DmaEngine::eval(const In& in, Out& o) const {
+  const auto qid = static_cast<unsigned>(in.desc_queue_i);
+  o.desc_ready_o = qid < p_.queues && q_[qid].fifo.size() < p_.qdepth;
+  o.ar_valid_o = ar_v_;
+  o.ar_space_o = ar_space_;
+  o.ar_addr_o = ar_addr_;
+  o.ar_bytes_o = ar_bytes_;
+  o.ar_id_o = ar_id_;
+  o.wr_valid_o = w_v_;
+  o.wr_sem_o = w_v_ && w_sem_;
+  o.wr_data_o = Bits(8 * p_.geo.beat_bytes);
+  if (!w_v_) {
+    o.wr_space_o = o.wr_col_o = o.wr_acc_o = false;
+    o.wr_esize_o = o.wr_addr_o = o.wr_n_o = o.wr_queue_o = o.wr_desc_o = o.wr_elem_o = 0;
+  } else if (w_sem_) {
+    const Desc& h = q_[w_q_].fifo.front();
+    o.wr_space_o = h.sem_space == Space::sbuf;
+    o.wr_col_o = false;
+    o.wr_esize_o = 4;
+    o.wr_addr_o = h.sem_addr;
+    o.wr_n_o = 4;
+    o.wr_acc_o = false;
+    o.wr_data_o.set_slice(0, 32, h.sem_val);
+    o.wr_queue_o = w_q_;
+    o.wr_desc_o = q_[w_q_].dseq;
+    o.wr_elem_o = q_[w_q_].nelem;
+  } else {
+    const Slot& s = s_[w_slot_];
+    o.wr_space_o = s.space;
+    o.wr_col_o = s.col;
+    o.wr_esize_o = s.esize;
+    o.wr_addr_o = s.addr;
+    o.wr_n_o = s.n;
+    o.wr_acc_o = s.acc;
+    o.wr_data_o = s.data;
+    o.wr_queue_o = w_q_;
+    o.wr_desc_o = s.desc;
+    o.wr_elem_o = s.elem;
+  }
+  o.q_idle_o = o.q_err_o = 0;
+  o.q_code_o = Bits(3 * p_.queues);
+  o.q_done_o = Bits(16 * p_.queues);
+  for (unsigned q = 0; q < p_.queues; ++q) {
+    const Queue& qu = q_[q];
+    if (qu.st == Q::load && qu.fifo.empty() && qu.pend == 0) o.q_idle_o |= std::uint64_t{1} << q;
+    if (qu.st == Q::err) o.q_err_o |= std::uint64_t{1} << q;
+    o.q_code_o.set_slice(3 * q, 3, static_cast<unsigned>(qu.code));
+    o.q_done_o.set_slice(16 * q, 16, qu.done);
+  }
+  o.rob_o = rob_;
+  o.inflight_o = inflight_;
+}
+
+void DmaEngine::tick(const In& in) {
+  if (!in.rst_ni) {
+    reset();
+    return;
+  }
+  const Comb c = comb(in);
+  const unsigned W = p_.geo.beat_bytes;
+  const bool w_acc = w_v_ && in.wr_ready_i;
+  const unsigned w_slot_q = s_[w_slot_].q;
+  const unsigned data_slot_q = s_[c.data_slot].q;
+  const bool push = in.desc_valid_i && static_cast<unsigned>(in.desc_queue_i) < p_.queues &&
+                    q_[static_cast<unsigned>(in.desc_queue_i)].fifo.size() < p_.qdepth;
+  // the issuing chunk's slot, before the queue's counters move
+  Slot ns;
+  if (c.issue) {
+    const Queue& qu = q_[c.win];
+    const Desc& d = qu.fifo.front();
+    ns.st = S::wait;
+    ns.q = c.win;
+    ns.seq = qu.iseq;
+    ns.desc = qu.dseq;
+    ns.elem = qu.elem;
+    ns.space = d.dst_space == Space::sbuf;
+    ns.col = d.layout != 0;
+    ns.acc = d.op == static_cast<unsigned>(Op::acc);
+    ns.cast = d.cast();
+    ns.esize = d.layout != 0 ? c.es : qu.ds;
+    ns.ss = qu.ss;
+    ns.stype = d.stype;
+    ns.dtype = d.dtype;
+    ns.addr = c.dst;
+    ns.n = c.wn;
+    ns.cnt = c.cn;
+    ns.lo = c.lo;
+    ns.hi = c.hi;
+    ns.data = s_[c.free_slot].data;
+  }
+
+  for (unsigned q = 0; q < p_.queues; ++q) {
+    Queue& qu = q_[q];
+    switch (qu.st) {
+      case Q::load:
+        if (!qu.fifo.empty()) {
+          const Desc& h = qu.fifo.front();
+          const Err e = check(h, p_.geo);
+          if (e != Err::none) {
+            qu.st = Q::err;
+            qu.code = e;
+          } else {
+            qu.ss = type_size(h.stype);
+            qu.ds = type_size(h.dtype);
+            qu.nelem = h.len >> lg(qu.ss);
+            qu.ecap = h.cast() ? W / 4 : W >> lg(qu.ss);
+            qu.elem = qu.row = qu.col = 0;
+            qu.st = h.barrier ? Q::bar : Q::run;
+          }
+        }
+        break;
+      case Q::bar:
+        if (qu.pend == 0) qu.st = Q::run;
+        break;
+      case Q::run:
+        if (c.issue && c.win == q) {
+          const Desc& h = qu.fifo.front();
+          qu.elem += c.cn;
+          if (h.layout != 0) {
+            if (((qu.col + c.cn) & 0xFFFF) == h.cols) {
+              qu.col = 0;
+              ++qu.row;
+            } else {
+              qu.col = (qu.col + c.cn) & 0xFFFF;
+            }
+          }
+          if (c.chunk_last && (h.sem || h.last)) qu.st = Q::semw;
+        }
+        break;
+      case Q::semw:
+        if (qu.pend == 0 && c.sem_pick && c.sem_q == q) qu.st = Q::sema;
+        break;
+      case Q::err:
+        if ((in.q_clr_i >> q) & 1) {
+          qu.st = Q::load;
+          qu.code = Err::none;
+        }
+        break;
+      default: break;
+    }
+    if (c.pop[q]) {
+      qu.st = Q::load;
+      ++qu.done;
+    }
+    if (c.pop[q] || c.drop[q]) {
+      qu.fifo.pop_front();
+      ++qu.dseq;
+    }
+    if (push && in.desc_queue_i == q) qu.fifo.push_back(decode(in));
+    if (c.issue && c.win == q) {
+      ++qu.pend;
+      ++qu.iseq;
+    }
+    if (w_acc && !w_sem_ && w_slot_q == q) --qu.pend;
+    if (c.data_pick && data_slot_q == q) ++qu.wseq;
+  }
+
+  if (c.any_req && c.res_ok) rr_ = (c.win + 1) % p_.queues;
+  if (c.issue) {
+    s_[c.free_slot] = ns;
+    ar_v_ = true;
+    ar_space_ = c.src_space;
+    ar_addr_ = c.src;
+    ar_bytes_ = c.cn << lg(ns.ss);
+    ar_id_ = c.free_slot;
+  } else if (in.ar_ready_i) {
+    ar_v_ = false;
+  }
+  if (in.r_valid_i) {
+    Slot& s = s_[static_cast<unsigned>(in.r_id_i) % p_.slots];
+    s.st = S::data;
+    s.data = convert(s, in.r_data_i);
+  }
+  inflight_ = inflight_ + (c.issue ? 1 : 0) - (in.r_valid_i ? 1 : 0);
+  rob_ = rob_ + (in.r_valid_i ? 1 : 0) - (c.data_pick ? 1 : 0);
+
+  if (w_acc && !w_sem_) s_[w_slot_].st = S::free;
+  if (c.sem_pick) {
+    w_v_ = true;
+    w_sem_ = true;
+    w_q_ = c.sem_q;
+  } else if (c.data_pick) {
+    w_v_ = true;
+    w_sem_ = false;
+    w_slot_ = c.data_slot;
+    w_q_ = data_slot_q;
+    s_[c.data_slot].st = S::wr;
+  } else if (in.wr_ready_i) {
+    w_v_ = false;
+  }
+}
+
+}  // namespace trn::dma

@@ -1,0 +1,82 @@
+#include "dma/memsys.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace trn::dma {
+
+std::uint32_t Image::load(Space s, std::uint32_t a, unsigned size) const {
+  std::uint32_t v = 0;
+  for (unsigned b = 0; b < size; ++b) v |= static_cast<std::uint32_t>(at(s, a + b)) << (8 * b);
+  return v;
+}
+
+void Image::store(Space s, std::uint32_t a, unsigned size, std::uint32_t v) {
+  for (unsigned b = 0; b < size; ++b) at(s, a + b) = static_cast<std::uint8_t>(v >> (8 * b));
+}
+
+void Image::apply(const Write& w) {
+  const unsigned es = w.esize;
+  for (unsigned k = 0; k < w.elems(); ++k) {
+    const std::uint32_t a = w.col ? geo.sbuf_addr(geo.part_of(w.addr) + k, geo.off_of(w.addr)) : w.addr + k * es;
+    std::uint32_t v = 0;
+    for (unsigned b = 0; b < es; ++b) v |= static_cast<std::uint32_t>(w.data.at(k * es + b)) << (8 * b);
+    if (w.acc) v = acc_add(es == 2, load(w.space, a, es), v);
+    store(w.space, a, es, v);
+  }
+}
+
+MemSystem::MemSystem(const Geometry& g, Params p, std::uint64_t seed) : g_(g), p_(p), img_(g), rng_(seed) {
+  ports_.r_data.assign(g_.beat_bytes, 0);
+}
+
+void MemSystem::observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, const std::optional<Write>& wr) {
+  if (rd) {
+    if (rd->bytes == 0 || rd->bytes > g_.beat_bytes || !in_range(g_, rd->space, rd->addr, rd->bytes))
+      throw std::runtime_error("memory: read request outside its memory or beat");
+    Pending e;
+    const unsigned lat = rd->space == Space::sbuf
+                             ? p_.sbuf_lat
+                             : p_.hbm_lat_min + static_cast<unsigned>(std::uniform_int_distribution<unsigned>(
+                                                    0, p_.hbm_lat_max - p_.hbm_lat_min)(rng_));
+    e.due = cycle + std::max(1u, lat);
+    e.order = order_++;
+    e.id = rd->id;
+    e.data.assign(g_.beat_bytes, 0);
+    for (unsigned b = 0; b < rd->bytes; ++b) e.data[b] = img_.at(rd->space, rd->addr + b);
+    pend_.push_back(std::move(e));
+  }
+  if (wr) {
+    Write w = *wr;
+    w.cycle = cycle;
+    const unsigned span = w.col ? w.esize : w.n;
+    if (w.n == 0 || !in_range(g_, w.space, w.addr, span) ||
+        (w.col && (w.space != Space::sbuf || g_.part_of(w.addr) + w.n > g_.parts)))
+      throw std::runtime_error("memory: write outside its memory");
+    img_.apply(w);
+    trace_.push_back(w);
+    if (on_write) on_write(trace_.back());
+  }
+}
+
+void MemSystem::advance(std::uint64_t cycle) {
+  ports_.ar_ready = chance(p_.p_ar_ready);
+  ports_.wr_ready = chance(p_.p_wr_ready);
+  ports_.r_valid = false;
+  if (p_.bw_bytes > 0) tokens_ = std::min(tokens_ + p_.bw_bytes, 2.0 * g_.beat_bytes);
+  auto best = pend_.end();
+  for (auto it = pend_.begin(); it != pend_.end(); ++it)
+    if (it->due <= cycle && (best == pend_.end() || it->due < best->due || (it->due == best->due && it->order < best->order)))
+      best = it;
+  if (best != pend_.end() && (p_.bw_bytes <= 0 || tokens_ >= g_.beat_bytes)) {
+    if (p_.bw_bytes > 0) tokens_ -= g_.beat_bytes;
+    ports_.r_valid = true;
+    ports_.r_id = best->id;
+    ports_.r_data = best->data;
+    if (best->order < last_order_) ++reordered_;
+    last_order_ = std::max(last_order_, best->order);
+    pend_.erase(best);
+  }
+}
+
+}  // namespace trn::dma

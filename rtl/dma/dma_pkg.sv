@@ -1,0 +1,138 @@
+// dma_pkg — the DMA descriptor of SPEC 5.5 (docs/dma.md), its legality check, and the element
+// conversion and near-memory accumulate arithmetic shared by the DMA engine and SBUF.
+//
+// Addresses: HBM addresses are byte addresses. SBUF addresses are {partition, offset}: the
+// partition in the bits above OffBits (= clog2(bytes per partition)), the byte offset below.
+package dma_pkg;
+  import numerics_pkg::*;
+
+  localparam int unsigned AddrBits = 32;
+  localparam logic SpaceHbm = 1'b0;
+  localparam logic SpaceSbuf = 1'b1;
+
+  // Element types: numerics_pkg::fmt_e codes 0..9, and raw bytes.
+  localparam logic [3:0] TypeBytes = 4'd15;
+
+  typedef enum logic [1:0] {
+    LayoutRow  = 2'd0,  // contiguous bytes (in SBUF: within one partition)
+    LayoutCol2 = 2'd1,  // source element (r, c) -> SBUF partition p0 + c, offset o0 + 2r
+    LayoutCol4 = 2'd2   // the same with 4-byte elements
+  } layout_e;
+
+  typedef enum logic [1:0] {
+    OpCopy = 2'd0,
+    OpAcc  = 2'd1  // destination = destination + source, in the destination type (BF16 or FP32)
+  } op_e;
+
+  // Error codes of a queue's status (docs/dma.md), in the order they are checked.
+  typedef enum logic [2:0] {
+    ErrNone     = 3'd0,
+    ErrRange    = 3'd1,  // an address range (source, destination or semaphore) outside its memory
+    ErrZeroLen  = 3'd2,
+    ErrLongLen  = 3'd3,  // longer than MaxLen
+    ErrTranspose = 3'd4, // column layout: not to SBUF, element size, cols, length or offset misaligned
+    ErrMxCast   = 3'd5,  // an MX element or scale type (FP4, E8M0) as source or destination type
+    ErrFormat   = 3'd6   // unknown type, op or layout; a cast from/to bytes; accumulate not BF16/FP32
+                         // into SBUF; a length that is not a whole number of source elements
+  } err_e;
+
+  typedef struct packed {
+    logic                src_space;
+    logic [AddrBits-1:0] src_addr;
+    logic                dst_space;
+    logic [AddrBits-1:0] dst_addr;
+    logic [31:0]         len;       // source bytes
+    logic [3:0]          stype;
+    logic [3:0]          dtype;
+    logic [1:0]          layout;
+    logic [15:0]         cols;      // column layouts: source row length in elements
+    logic [1:0]          op;
+    logic                sem;       // write sem_val to sem_addr once all the data is visible
+    logic                sem_space;
+    logic [AddrBits-1:0] sem_addr;
+    logic [31:0]         sem_val;
+    logic                barrier;   // wait until every earlier write of the queue is visible
+    logic                last;      // complete only when every write of the queue is visible
+  } desc_t;
+
+  function automatic logic type_known(logic [3:0] t);
+    return t <= 4'd9 || t == TypeBytes;
+  endfunction
+  function automatic logic type_mx(logic [3:0] t);
+    return t == 4'd8 || t == 4'd9;
+  endfunction
+  // Element size in bytes (types accepted by check only).
+  function automatic logic [2:0] type_size(logic [3:0] t);
+    unique case (t)
+      4'd0, 4'd1: return 3'd4;
+      4'd2, 4'd3: return 3'd2;
+      default: return 3'd1;
+    endcase
+  endfunction
+
+  // Is [addr, addr + bytes) inside the memory `space`? SBUF ranges stay in one partition.
+  function automatic logic in_range(logic space, logic [AddrBits-1:0] addr, logic [33:0] bytes,
+                                    int unsigned hbm_bytes, int unsigned parts, int unsigned off_bits,
+                                    int unsigned part_bytes);
+    logic [33:0] off, part;
+    if (space == SpaceHbm) return {2'b0, addr} + bytes <= 34'(hbm_bytes);
+    off = {2'b0, addr} & ((34'd1 << off_bits) - 34'd1);
+    part = {2'b0, addr} >> off_bits;
+    return part < 34'(parts) && off + bytes <= 34'(part_bytes);
+  endfunction
+
+  function automatic logic [2:0] check(desc_t d, int unsigned hbm_bytes, int unsigned parts,
+                                       int unsigned off_bits, int unsigned part_bytes, int unsigned max_len);
+    logic [2:0] ss, ds, es;
+    logic [33:0] nelem, rows, dbytes, obase, pbase;
+    if (!type_known(d.stype) || !type_known(d.dtype) || d.op > 2'd1 || d.layout > 2'd2) return ErrFormat;
+    if (type_mx(d.stype) || type_mx(d.dtype)) return ErrMxCast;
+    if ((d.stype == TypeBytes) != (d.dtype == TypeBytes)) return ErrFormat;
+    if (d.len == 32'd0) return ErrZeroLen;
+    if (d.len > max_len) return ErrLongLen;
+    ss = type_size(d.stype);
+    ds = type_size(d.dtype);
+    if ({2'b0, d.len} % {31'b0, ss} != 34'd0) return ErrFormat;
+    if (d.op == OpAcc && (!(d.dtype == FmtFp32 || d.dtype == FmtBf16) || d.dst_space != SpaceSbuf)) return ErrFormat;
+    nelem = {2'b0, d.len} / {31'b0, ss};
+    dbytes = nelem * {31'b0, ds};
+    es = d.layout == LayoutCol2 ? 3'd2 : 3'd4;
+    obase = {2'b0, d.dst_addr} & ((34'd1 << off_bits) - 34'd1);
+    pbase = {2'b0, d.dst_addr} >> off_bits;
+    rows = 34'd0;
+    if (d.layout != LayoutRow) begin
+      if (d.dst_space != SpaceSbuf || ds != es || d.cols == 16'd0 || nelem % {18'b0, d.cols} != 34'd0 ||
+          obase % {31'b0, es} != 34'd0)
+        return ErrTranspose;
+      rows = nelem / {18'b0, d.cols};
+    end
+    if (!in_range(d.src_space, d.src_addr, {2'b0, d.len}, hbm_bytes, parts, off_bits, part_bytes)) return ErrRange;
+    if (d.layout == LayoutRow) begin
+      if (!in_range(d.dst_space, d.dst_addr, dbytes, hbm_bytes, parts, off_bits, part_bytes)) return ErrRange;
+    end else if (pbase + {18'b0, d.cols} > 34'(parts) || obase + rows * {31'b0, es} > 34'(part_bytes)) begin
+      return ErrRange;
+    end
+    if (d.sem && (d.sem_addr[1:0] != 2'b0 ||
+                  !in_range(d.sem_space, d.sem_addr, 34'd4, hbm_bytes, parts, off_bits, part_bytes)))
+      return ErrRange;
+    return ErrNone;
+  endfunction
+
+  // One element: source code -> destination code via FP32, RNE, standard biases.
+  function automatic logic [31:0] cast(logic [3:0] st, logic [3:0] dt, logic [31:0] code);
+    fmt_desc_t sd, dd;
+    sd = fmt_desc(st);
+    dd = fmt_desc(dt);
+    return encode(dd, dd.bias, decode(sd, sd.bias, code), 1'b0, 32'd0, 1'b0, 12'sd0);
+  endfunction
+
+  // Near-memory accumulate of one element: FP32 (esize 4) or BF16 (esize 2, the FP32 sum rounded
+  // to BF16 with RNE).
+  function automatic logic [31:0] acc_add(logic bf16, logic [31:0] a, logic [31:0] b);
+    fmt_desc_t bd;
+    if (!bf16) return fp32_add_f(a, b);
+    bd = fmt_desc(FmtBf16);
+    return encode(bd, bd.bias, fp32_add_f({a[15:0], 16'b0}, {b[15:0], 16'b0}), 1'b0, 32'd0, 1'b0, 12'sd0);
+  endfunction
+
+endpackage
