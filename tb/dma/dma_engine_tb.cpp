@@ -547,12 +547,14 @@ TRN_TEST(throughput) {
       rows.push_back(row);
     }
   fmt::print("bench: figure dma copy 8 KiB HBM->HBM, port {} B/cycle: latency, outstanding reads, "
-             "write-after-write B/cycle (%port, peak ROB), strong B/cycle (%port, peak ROB), strong/waw\n", W);
+             "write-after-write B/cycle (%port, peak ROB), strong B/cycle (%port, peak ROB), strong/waw, Little's-law "
+             "bound min(1, outstanding / mean latency)\n", W);
   for (const Row& r : rows)
     fmt::print("bench: figure dma   L={:3} outst={:2}{}: waw {:5.2f} ({:5.1f}%, rob {:2})  strong {:5.2f} ({:5.1f}%, "
-               "rob {:2})  ratio {:.3f}\n",
+               "rob {:2})  ratio {:.3f}  bound {:5.1f}%\n",
                r.lat, r.outst, r.outst >= r.lat * 3 / 2 ? " (covers latency)" : "                 ", r.bpc[0],
-               100 * r.bpc[0] / W, r.rob[0], r.bpc[1], 100 * r.bpc[1] / W, r.rob[1], r.bpc[0] > 0 ? r.bpc[1] / r.bpc[0] : 0);
+               100 * r.bpc[0] / W, r.rob[0], r.bpc[1], 100 * r.bpc[1] / W, r.rob[1], r.bpc[0] > 0 ? r.bpc[1] / r.bpc[0] : 0,
+               100 * std::min(1.0, static_cast<double>(r.outst) / r.lat));
   // simulation speed: back-to-back copies
   DmaBench t(env, MemSystem::Params{10, 30, 2, 1.0, 1.0, 0});
   co_await t.start(32);
