@@ -112,22 +112,14 @@ struct DmaBench {
     max_rob = std::max(max_rob, static_cast<unsigned>(rob.get()));
     max_inflight = std::max(max_inflight, static_cast<unsigned>(inflight.get()));
   }
-  Write write_from_ports() const {
-    Write w;
-    w.space = env.sig("wr_space_o").get() & 1 ? Space::sbuf : Space::hbm;
-    w.col = env.sig("wr_col_o").get() & 1;
-    w.esize = static_cast<unsigned>(env.sig("wr_esize_o").get());
-    w.addr = static_cast<std::uint32_t>(env.sig("wr_addr_o").get());
-    w.n = static_cast<unsigned>(env.sig("wr_n_o").get());
-    w.acc = env.sig("wr_acc_o").get() & 1;
-    const Bits d = env.sig("wr_data_o").bits();
-    w.data.resize(prm.geo.beat_bytes);
-    for (unsigned b = 0; b < prm.geo.beat_bytes; ++b) w.data[b] = static_cast<std::uint8_t>(d.slice(8 * b, 8));
-    w.queue = static_cast<unsigned>(env.sig("wr_queue_o").get());
-    w.desc = static_cast<unsigned>(env.sig("wr_desc_o").get());
-    w.elem = static_cast<std::uint32_t>(env.sig("wr_elem_o").get());
-    w.sem = env.sig("wr_sem_o").get() & 1;
-    return w;
+  /// The DUT's write channel as a Write: its outputs read into the model's Out, then write_of
+  /// (the conversion the model-only runner uses).
+  Write write_from_ports() {
+    DmaEngine::Out o = model.make_out();
+    model.visit_out(o, [&](const char* name, auto& f, unsigned) {
+      if (std::string_view(name).substr(0, 3) == "wr_") trn::tb::detail::read_field(env.sig(name), f);
+    });
+    return write_of(o, prm.geo.beat_bytes);
   }
   /// Drive the ports for the next cycle (after the edge).
   void drive() {
