@@ -1,5 +1,5 @@
 // dma_pkg — the DMA descriptor of SPEC 5.5 (docs/dma.md), its legality check, and the element
-// conversion and near-memory accumulate arithmetic shared by the DMA engine and SBUF.
+// conversion (cast via FP32) of the DMA path.
 //
 // Addresses: HBM addresses are byte addresses. SBUF addresses are {partition, offset}: the
 // partition in the bits above OffBits (= clog2(bytes per partition)), the byte offset below.
@@ -124,15 +124,6 @@ package dma_pkg;
     sd = fmt_desc(st);
     dd = fmt_desc(dt);
     return encode(dd, dd.bias, decode(sd, sd.bias, code), 1'b0, 32'd0, 1'b0, 12'sd0);
-  endfunction
-
-  // Near-memory accumulate of one element: FP32 (esize 4) or BF16 (esize 2, the FP32 sum rounded
-  // to BF16 with RNE).
-  function automatic logic [31:0] acc_add(logic bf16, logic [31:0] a, logic [31:0] b);
-    fmt_desc_t bd;
-    if (!bf16) return fp32_add_f(a, b);
-    bd = fmt_desc(FmtBf16);
-    return encode(bd, bd.bias, fp32_add_f({a[15:0], 16'b0}, {b[15:0], 16'b0}), 1'b0, 32'd0, 1'b0, 12'sd0);
   endfunction
 
 endpackage

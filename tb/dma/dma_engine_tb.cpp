@@ -116,9 +116,7 @@ struct DmaBench {
   /// (the conversion the model-only runner uses).
   Write write_from_ports() {
     DmaEngine::Out o = model.make_out();
-    model.visit_out(o, [&](const char* name, auto& f, unsigned) {
-      if (std::string_view(name).substr(0, 3) == "wr_") trn::tb::detail::read_field(env.sig(name), f);
-    });
+    read_outputs(env, model, o, "wr_");
     return write_of(o, prm.geo.beat_bytes);
   }
   /// Drive the ports for the next cycle (after the edge).
@@ -148,13 +146,7 @@ struct DmaBench {
     DmaEngine::In in = model.make_in();
     DmaEngine::encode(*o->second, in);
     in.desc_queue_i = o->first;
-    model.visit_in(in, [&](const char* name, auto& v, unsigned) {
-      if (std::string_view(name).substr(0, 5) != "desc_" || std::string_view(name) == "desc_valid_i") return;
-      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Bits>)
-        env.sig(name).set(v);
-      else
-        env.sig(name).set(static_cast<std::uint64_t>(v));
-    });
+    drive_inputs(env, model, in, "desc_", "desc_valid_i");
   }
 
   Task<> start(unsigned max_outst, std::uint64_t strong_mask = 0) {
@@ -290,8 +282,9 @@ TRN_TEST(waw_reorders_writes, .timeout_ns = 1e10) {
 TRN_TEST(strong_order_keeps_order, .timeout_ns = 1e10) {
   // The same traffic in strong-order-write mode: the checker's strong-order promise (exact
   // descriptor and element order per queue) holds on every write; run over many seeds.
-  const std::uint64_t n = co_await mode_run(env, true);
-  check(n == 0, "strong mode counted {} reordered writes", n);
+  // The assertion is the checker's: any reordered write fails the test inside mode_run
+  // (selftest_checker_catches_reordering_dut shows it catching one).
+  co_await mode_run(env, true);
 }
 
 TRN_TEST(semaphore_consumer_sees_data, .timeout_ns = 1e10) {

@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -107,6 +108,29 @@ void flip(F& f, unsigned bit) {
     f ^= F{1} << bit;
 }
 }  // namespace detail
+
+/// Drive the DUT inputs whose names start with `prefix` (all but `except`) from a model's In, by
+/// the model's port list: how a bench offers a command or descriptor it encoded with the model.
+template <class Model>
+void drive_inputs(Env& env, const Model& m, typename Model::In& in, std::string_view prefix,
+                  std::string_view except = {}) {
+  m.visit_in(in, [&](const char* name, auto& v, unsigned) {
+    const std::string_view n(name);
+    if (n.substr(0, prefix.size()) != prefix || n == except) return;
+    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Bits>)
+      env.sig(name).set(v);
+    else
+      env.sig(name).set(static_cast<std::uint64_t>(v));
+  });
+}
+
+/// Read the DUT outputs whose names start with `prefix` into a model's Out (the same port list).
+template <class Model>
+void read_outputs(Env& env, const Model& m, typename Model::Out& out, std::string_view prefix) {
+  m.visit_out(out, [&](const char* name, auto& f, unsigned) {
+    if (std::string_view(name).substr(0, prefix.size()) == prefix) detail::read_field(env.sig(name), f);
+  });
+}
 
 template <class Model>
 class Lockstep : public LockstepCore {

@@ -151,13 +151,7 @@ struct LeBench {
   Task<> issue(const Instr& ins) {
     LaneEngine::In in = model.make_in();
     LaneEngine::encode(ins, in);
-    model.visit_in(in, [&](const char* name, auto& v, unsigned) {
-      if (std::string_view(name).substr(0, 4) != "cmd_") return;
-      if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Bits>)
-        env.sig(name).set(v);
-      else
-        env.sig(name).set(static_cast<std::uint64_t>(v));
-    });
+    drive_inputs(env, model, in, "cmd_");
     cmd_valid.set(1);
     for (;;) {
       drive();
