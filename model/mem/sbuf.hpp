@@ -1,0 +1,110 @@
+// trn::mem::Sbuf — cycle-exact model of rtl/mem/sbuf.sv, written from SPEC 5.4 and the contract
+// in docs/sbuf.md: Parts partitions of PartBytes bytes in lines of BeatBytes bytes, line l in bank
+// l % Banks; a DMA write port (row or column, copy or accumulate), a DMA read port and an engine
+// word port, arbitrated on the banks each request touches; reads return the next cycle.
+//
+// The model keeps the contents as one byte image and applies every write, accumulates included,
+// in the cycle it is accepted. The read-add-write unit's second stage shows only in timing: for
+// one cycle after an accumulate its banks refuse copies, engine accesses and DMA reads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/bits.hpp"
+
+namespace trn::mem {
+
+class Sbuf {
+ public:
+  struct Params {
+    unsigned parts = 4;
+    std::uint32_t part_bytes = 1024;
+    unsigned beat_bytes = 16;
+    unsigned banks = 4;
+  };
+  struct In {
+    bool rst_ni = false;
+    bool dw_valid_i = false, dw_col_i = false;
+    std::uint64_t dw_esize_i = 0, dw_addr_i = 0, dw_n_i = 0;
+    bool dw_acc_i = false;
+    Bits dw_data_i;
+    bool dr_valid_i = false;
+    std::uint64_t dr_addr_i = 0, dr_bytes_i = 0;
+    bool e_valid_i = false, e_we_i = false;
+    std::uint64_t e_addr_i = 0;
+    Bits e_mask_i, e_wdata_i;
+  };
+  struct Out {
+    bool dw_ready_o = false, dr_ready_o = false, dr_rvalid_o = false;
+    Bits dr_rdata_o;
+    bool e_ready_o = false, e_rvalid_o = false;
+    Bits e_rdata_o;
+    bool acc_busy_o = false;
+  };
+
+  explicit Sbuf(Params p);
+  const Params& params() const { return p_; }
+  unsigned nb() const { return nb_; }
+  unsigned ew() const { return ew_; }
+  unsigned off_bits() const { return off_bits_; }
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  /// The contents (partition-major), for tests; not a port.
+  std::uint8_t byte(unsigned part, std::uint32_t off) const { return mem_.at(std::size_t{part} * p_.part_bytes + off); }
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("dw_valid_i", in.dw_valid_i, 1);
+    v("dw_col_i", in.dw_col_i, 1);
+    v("dw_esize_i", in.dw_esize_i, 3);
+    v("dw_addr_i", in.dw_addr_i, 32);
+    v("dw_n_i", in.dw_n_i, nb_);
+    v("dw_acc_i", in.dw_acc_i, 1);
+    v("dw_data_i", in.dw_data_i, 8 * p_.beat_bytes);
+    v("dr_valid_i", in.dr_valid_i, 1);
+    v("dr_addr_i", in.dr_addr_i, 32);
+    v("dr_bytes_i", in.dr_bytes_i, nb_);
+    v("e_valid_i", in.e_valid_i, 1);
+    v("e_we_i", in.e_we_i, 1);
+    v("e_addr_i", in.e_addr_i, ew_);
+    v("e_mask_i", in.e_mask_i, p_.parts);
+    v("e_wdata_i", in.e_wdata_i, 32 * p_.parts);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("dw_ready_o", out.dw_ready_o, 1);
+    v("dr_ready_o", out.dr_ready_o, 1);
+    v("dr_rvalid_o", out.dr_rvalid_o, 1);
+    v("dr_rdata_o", out.dr_rdata_o, 8 * p_.beat_bytes);
+    v("e_ready_o", out.e_ready_o, 1);
+    v("e_rvalid_o", out.e_rvalid_o, 1);
+    v("e_rdata_o", out.e_rdata_o, 32 * p_.parts);
+    v("acc_busy_o", out.acc_busy_o, 1);
+  }
+
+ private:
+  struct Grants {
+    std::uint64_t dw_banks = 0;
+    bool dw_ready = false, dw_go = false, e_ready = false, e_go = false, dr_ready = false, dr_go = false;
+  };
+  Grants grants(const In& in) const;
+  /// The banks holding bytes [first, last] of one partition's offsets.
+  std::uint64_t banks_of(std::uint32_t first, std::uint32_t last) const;
+  std::uint64_t dw_banks(const In& in) const;
+  std::uint8_t& at(unsigned part, std::uint32_t off) { return mem_.at(std::size_t{part} * p_.part_bytes + off); }
+
+  Params p_;
+  unsigned nb_, ew_, off_bits_;
+  std::vector<std::uint8_t> mem_;
+  bool s2_v_ = false;
+  std::uint64_t s2_banks_ = 0;
+  bool dr_v_ = false, e_v_ = false;
+  Bits dr_q_, e_q_;
+};
+
+}  // namespace trn::mem
