@@ -1,7 +1,9 @@
 #include "harness/regression.hpp"
 
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -174,10 +176,27 @@ void parse_options(int argc, char** argv, const std::string& top, const std::str
   }
 }
 
+/// Verilator keeps temporaries of very wide signals on the stack (the full SBUF's bank rows are
+/// 64 Kbit, and its evaluation needs more than the usual 8 MiB). Run every bench with a stack of
+/// 256 MiB (or the hard limit): raise the soft limit and re-execute once, before anything runs.
+void ensure_stack(char** argv) {
+  constexpr rlim_t want = rlim_t{256} << 20;
+  rlimit rl{};
+  if (std::getenv("TRN_STACK_RAISED") || getrlimit(RLIMIT_STACK, &rl) != 0) return;
+  if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want) return;
+  const rlim_t target = rl.rlim_max == RLIM_INFINITY ? want : std::min(want, rl.rlim_max);
+  if (target <= rl.rlim_cur) return;
+  rl.rlim_cur = target;
+  if (setrlimit(RLIMIT_STACK, &rl) != 0) return;
+  setenv("TRN_STACK_RAISED", "1", 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: go on with the smaller stack
+}
+
 }  // namespace
 
 int bench_main(int argc, char** argv, const std::string& top, const std::string& config,
                const std::function<std::unique_ptr<Bench>(const std::vector<std::string>&, bool)>& make) {
+  ensure_stack(argv);
   bool list = false;
   try {
     parse_options(argc, argv, top, config, list);
