@@ -214,34 +214,31 @@ struct SbufBench {
     const unsigned lim = traffic.parts ? std::min(traffic.parts, prm.parts) : prm.parts;
     return static_cast<unsigned>(rng.below(std::max(1u, std::min(lim, prm.parts + 1 - room))));
   }
+  /// The data of a DMA write: random bytes for a copy, float values for an accumulate.
+  void fill_data(DwReq& w) {
+    const unsigned bytes = w.col ? w.n * w.esize : w.n;
+    for (unsigned b = 0; b < bytes; b += w.esize) {
+      const std::uint32_t v = !w.acc ? static_cast<std::uint32_t>(rng.next()) : w.esize == 4 ? value32(rng) : value16(rng);
+      for (unsigned i = 0; i < w.esize; ++i) w.data.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+    }
+  }
   DwReq random_dw(bool acc) {
     DwReq w;
     w.acc = acc;
     w.col = rng.chance(traffic.p_col);
-    if (traffic.full && !w.col) {
-      w.esize = acc ? (rng.chance(0.5) ? 2 : 4) : 1;
-      w.n = B();
-      w.addr = addr(part(), pick_off(B(), B()));
-      for (unsigned b = 0; b < B(); b += w.esize) {
-        const std::uint32_t v = !acc ? static_cast<std::uint32_t>(rng.next()) : w.esize == 4 ? value32(rng) : value16(rng);
-        for (unsigned i = 0; i < w.esize; ++i) w.data.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-      }
-      return w;
-    }
     w.esize = acc || w.col ? (rng.chance(0.5) ? 2 : 4) : 1;
     if (w.col) {
       const unsigned p0 = part();
       w.n = static_cast<unsigned>(rng.range(1, std::min<std::uint64_t>(B() / w.esize, prm.parts - p0)));
       w.addr = addr(p0, pick_off(w.esize, w.esize));
+    } else if (traffic.full) {
+      w.n = B();
+      w.addr = addr(part(), pick_off(B(), B()));
     } else {
       w.n = static_cast<unsigned>(rng.range(1, B() / w.esize)) * w.esize;
       w.addr = addr(part(), pick_off(w.n, acc && rng.chance(0.7) ? w.esize : 1));
     }
-    const unsigned bytes = w.col ? w.n * w.esize : w.n;
-    for (unsigned b = 0; b < bytes; b += w.esize) {
-      const std::uint32_t v = !acc ? static_cast<std::uint32_t>(rng.next()) : w.esize == 4 ? value32(rng) : value16(rng);
-      for (unsigned i = 0; i < w.esize; ++i) w.data.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
-    }
+    fill_data(w);
     return w;
   }
   DrReq random_dr() {
