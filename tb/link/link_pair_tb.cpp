@@ -1,0 +1,281 @@
+// Bench for rtl/link/link_pair.sv (a NeuronLink link's sender and receiver) in lockstep with
+// trn::link::LinkPair. The channel model closes the loop: flits from tx_* reach rx_* after a fixed
+// latency, each corrupted with a seeded probability (one to three bit flips anywhere in sequence
+// number, payload or CRC); acknowledgements from rack_*/rnack_* reach ack_*/nack_* after the same
+// latency, each lost with a seeded probability. The scoreboard checks that the receiver delivers
+// the offered payloads exactly once, in order and intact.
+#include <deque>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/bench_util.hpp"
+#include "harness/lockstep.hpp"
+#include "harness/reset.hpp"
+#include "harness/verilated_bench.hpp"
+#include "link/link.hpp"
+#include "link_pair_ports.hpp"
+
+using namespace trn;
+using namespace trn::tb;
+using trn::link::LinkPair;
+
+namespace {
+
+/// The bench build whose receiver ignores the CRC (CheckCrc = 0), for the self-test.
+constexpr bool kBroken = std::string_view(TRN_BENCH_NAME) == "link_nocrc";
+
+LinkPair::Params params_of(const Env& e) {
+  const auto& a = e.cfg().arch;
+  return LinkPair::Params{a.link_flit_bits, a.link_replay_depth, a.link_timeout, !kBroken};
+}
+
+struct Channel {
+  unsigned latency = 3;
+  double p_flit_error = 0;  ///< chance that a flit is corrupted
+  double p_ack_loss = 0;    ///< chance that an acknowledgement (ack or nack) is lost
+  double p_offer = 1.0;     ///< chance that the source offers a flit in a cycle
+};
+
+struct LinkBench {
+  Env& env;
+  Signal& rst;
+  Clock clk;
+  LinkPair::Params prm;
+  LinkPair model;
+  Lockstep<LinkPair> lockstep;
+  Channel ch;
+  Rng rng;
+  struct Flit {
+    std::uint64_t due;
+    std::uint64_t seq;
+    Bits data;
+    std::uint64_t crc;
+  };
+  struct Ack {
+    std::uint64_t due;
+    bool nack;
+    std::uint64_t seq;
+  };
+  std::deque<Flit> fwd;
+  std::deque<Ack> back;
+  std::vector<Bits> sent;  ///< every payload the sender accepted, in order
+  std::size_t delivered = 0;
+  std::uint64_t corrupted = 0, acks_lost = 0, cycles = 0;
+  std::optional<Bits> offer;
+  bool took = false;
+  Clock::HookId hook;
+
+  explicit LinkBench(Env& e, Channel c)
+      : env(e),
+        rst(e.sig("rst_ni")),
+        clk(e.sig("clk_i"), 10),
+        prm(params_of(e)),
+        model(prm),
+        lockstep(e, clk, model),
+        ch(c),
+        rng(e.rng("channel")) {
+    hook = clk.add_pre_edge_hook([this] { serve(); });
+  }
+  ~LinkBench() { clk.remove_hook(hook); }
+
+  std::uint64_t get(const char* n) const { return env.sig(n).get(); }
+
+  /// The settled outputs of the cycle that ends: the source handshake, the receiver's deliveries
+  /// (the scoreboard), and what enters the two channels.
+  void serve() {
+    if (!(rst.get() & 1)) return;
+    ++cycles;
+    const std::uint64_t now = clk.cycle();
+    took = offer && (get("in_ready_o") & 1);
+    if (took) sent.push_back(*offer);
+    if (get("out_valid_o") & 1) {
+      const Bits d = env.sig("out_data_o").bits();
+      check(delivered < sent.size(), "cycle {}: flit {} delivered, but only {} were sent (a duplicate)", now, delivered,
+            sent.size());
+      check(d == sent[delivered], "cycle {}: flit {} delivered corrupted or out of order: {}, sent {}", now, delivered,
+            d.hex(), sent[delivered].hex());
+      ++delivered;
+    }
+    if (get("tx_valid_o") & 1) {
+      Flit f{now + ch.latency, get("tx_seq_o"), env.sig("tx_data_o").bits(), get("tx_crc_o")};
+      if (rng.chance(ch.p_flit_error)) {
+        ++corrupted;
+        const unsigned sb = model.sb(), total = sb + prm.w + 16;
+        for (unsigned k = 0, n = static_cast<unsigned>(rng.range(1, 3)); k < n; ++k) {
+          const unsigned b = static_cast<unsigned>(rng.below(total));
+          if (b < prm.w)
+            f.data.flip_bit(b);
+          else if (b < prm.w + sb)
+            f.seq ^= std::uint64_t{1} << (b - prm.w);
+          else
+            f.crc ^= std::uint64_t{1} << (b - prm.w - sb);
+        }
+      }
+      fwd.push_back(std::move(f));
+    }
+    for (bool nack : {false, true}) {
+      if (!(get(nack ? "rnack_valid_o" : "rack_valid_o") & 1)) continue;
+      if (rng.chance(ch.p_ack_loss)) {
+        ++acks_lost;
+        continue;
+      }
+      back.push_back(Ack{now + ch.latency, nack, get(nack ? "rnack_seq_o" : "rack_seq_o")});
+    }
+  }
+
+  /// Drive the inputs of the next cycle: the source's offer and whatever the channels deliver.
+  void drive() {
+    const std::uint64_t now = clk.cycle();
+    if (took) offer.reset();
+    took = false;
+    if (!offer && source_left > 0 && rng.chance(ch.p_offer)) {
+      offer = rng.bits(prm.w);
+      --source_left;
+    }
+    LinkPair::In in = model.make_in();
+    in.in_valid_i = offer.has_value();
+    if (offer) in.in_data_i = *offer;
+    if (!fwd.empty() && fwd.front().due <= now) {
+      const Flit& f = fwd.front();
+      in.rx_valid_i = true;
+      in.rx_seq_i = f.seq;
+      in.rx_data_i = f.data;
+      in.rx_crc_i = f.crc;
+      fwd.pop_front();
+    }
+    while (!back.empty() && back.front().due <= now) {
+      const Ack& a = back.front();
+      (a.nack ? in.nack_valid_i : in.ack_valid_i) = true;
+      (a.nack ? in.nack_seq_i : in.ack_seq_i) = a.seq;
+      back.pop_front();
+    }
+    drive_inputs(env, model, in, "in_");
+    drive_inputs(env, model, in, "rx_");
+    drive_inputs(env, model, in, "ack_");
+    drive_inputs(env, model, in, "nack_");
+  }
+
+  std::uint64_t source_left = 0;
+  bool with_model = true;  ///< lockstep with the model (the self-test runs the scoreboard alone)
+
+  Task<> start() {
+    LinkPair::In in = model.make_in();
+    drive_inputs(env, model, in, "in_");
+    drive_inputs(env, model, in, "rx_");
+    drive_inputs(env, model, in, "ack_");
+    drive_inputs(env, model, in, "nack_");
+    clk.start();
+    if (with_model) lockstep.start();
+    co_await reset_dut(clk, rst);
+  }
+  /// Send n random flits through the link; wait until all are delivered (or fail after `limit`
+  /// cycles). Returns the cycles taken.
+  Task<std::uint64_t> send(std::uint64_t n, std::uint64_t limit) {
+    source_left = n;
+    const std::size_t want = sent.size() + n;
+    const std::uint64_t c0 = clk.cycle();
+    while (delivered < want || offer) {
+      check(clk.cycle() - c0 < limit, "{} of {} flits delivered after {} cycles (held {}, replays {}, timeouts {})",
+            delivered, want, limit, get("held_o"), get("replays_o"), get("timeouts_o"));
+      drive();
+      co_await RisingEdge(clk.signal());
+    }
+    co_return clk.cycle() - c0;
+  }
+  void report(const char* what) const {
+    info("{}: {} flits delivered in {} cycles; {} corrupted on the wire, {} acknowledgements lost; receiver: {} CRC "
+         "errors, {} out-of-sequence drops; sender: {} replays on nack, {} on timeout",
+         what, delivered, cycles, corrupted, acks_lost, env.sig("crc_errors_o").get(), env.sig("drops_o").get(),
+         env.sig("replays_o").get(), env.sig("timeouts_o").get());
+  }
+};
+
+Channel random_channel(Env& env, double p_err) {
+  Rng r = env.rng("setup");
+  Channel c;
+  c.latency = static_cast<unsigned>(r.range(1, 8));
+  c.p_flit_error = p_err;
+  c.p_ack_loss = r.chance(0.5) ? 0.05 : 0.0;
+  c.p_offer = r.chance(0.5) ? 1.0 : 0.5;
+  return c;
+}
+
+}  // namespace
+
+TRN_TEST(clean_link, .timeout_ns = 1e10) {
+  // No errors: every flit once, in order, no replay and no drop.
+  LinkBench t(env, Channel{2, 0, 0, 1.0});
+  co_await t.start();
+  co_await t.send(1000, 20000);
+  t.report("clean link");
+  check(t.get("replays_o") == 0 && t.get("timeouts_o") == 0 && t.get("crc_errors_o") == 0 && t.get("drops_o") == 0,
+        "a clean link replayed or dropped flits");
+}
+
+TRN_TEST(bit_errors, .timeout_ns = 1e10) {
+  // 2 % of flits corrupted, random latency, sometimes lost acknowledgements: nothing lost,
+  // duplicated, reordered or corrupted, and the counters show the errors were seen and repaired.
+  LinkBench t(env, random_channel(env, 0.02));
+  info("channel: latency {}, flit error rate {}, acknowledgement loss {}, offer rate {}", t.ch.latency,
+       t.ch.p_flit_error, t.ch.p_ack_loss, t.ch.p_offer);
+  co_await t.start();
+  co_await t.send(env_count("LINK_FLITS", 3000), 400000);
+  t.report("bit errors");
+  check(t.corrupted > 0, "the channel corrupted no flit: the test shows nothing");
+  check(t.get("crc_errors_o") > 0, "the receiver saw no CRC error although {} flits were corrupted", t.corrupted);
+  check(t.get("replays_o") + t.get("timeouts_o") > 0, "no replay although flits were dropped");
+}
+
+TRN_TEST(heavy_errors, .timeout_ns = 1e10) {
+  // One flit in five corrupted and one acknowledgement in ten lost.
+  Channel c = random_channel(env, 0.2);
+  c.p_ack_loss = 0.1;
+  LinkBench t(env, c);
+  co_await t.start();
+  co_await t.send(500, 400000);
+  t.report("heavy errors");
+  check(t.get("crc_errors_o") > 0 && t.get("replays_o") > 0, "no CRC error or replay at a 20 % flit error rate");
+}
+
+TRN_TEST(selftest_corruption_is_caught, .timeout_ns = 1e10, .expect_fail = true) {
+  // Runs on the link_nocrc build, whose receiver ignores the CRC: a corrupted payload is
+  // delivered, and the scoreboard must say so.
+  if (!kBroken) throw HarnessError("selftest_corruption_is_caught runs on the link_nocrc build");
+  expect_failure([](const TestFailure& f) {
+    const std::string m = f.what();
+    check(m.find("delivered corrupted or out of order") != std::string::npos, "wrong failure: {}", m);
+  });
+  LinkBench t(env, Channel{2, 0.05, 0, 1.0});
+  t.with_model = false;
+  co_await t.start();
+  co_await t.send(2000, 100000);
+}
+
+TRN_TEST(throughput) {
+  // make bench: delivered flits per cycle with the source always offering, against the flit error
+  // rate and the channel latency; a flit holds its replay-buffer slot for a round trip of 2 x latency + 4 cycles.
+  fmt::print("bench: figure link goodput (flits/cycle), replay buffer {} flits, flit error rate x channel latency\n",
+             params_of(env).depth);
+  for (double p : {0.0, 1e-4, 1e-3, 1e-2, 1e-1}) {
+    std::string row;
+    for (unsigned lat : {1u, 2u, 4u, 8u}) {
+      LinkBench t(env, Channel{lat, p, 0, 1.0});
+      co_await t.start();
+      const std::uint64_t n = 20000;
+      const std::uint64_t cyc = co_await t.send(n, 100 * n);
+      row += fmt::format("  L={}: {:.3f}", lat, static_cast<double>(n) / static_cast<double>(cyc));
+    }
+    fmt::print("bench: figure link   error rate {:7.0e}:{}\n", p, row);
+  }
+  LinkBench t(env, Channel{2, 1e-3, 0, 1.0});
+  co_await t.start();
+  const std::uint64_t want = bench_cycles(20000);
+  BenchTimer timer;
+  const std::uint64_t c0 = t.clk.cycle();
+  co_await t.send(want, 100 * want);
+  timer.report(t.clk.cycle() - c0);
+}
+
+TRN_BENCH_MAIN(Vlink_pair, TRN_BENCH_NAME)
