@@ -1,0 +1,192 @@
+#include "link/router.hpp"
+
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+
+namespace trn::link {
+
+Kind kind_of(const Bits& f) { return static_cast<Kind>(f.slice(f.width() - 2, 2)); }
+
+Head head_of(const Bits& f) {
+  return Head{static_cast<unsigned>(f.slice(0, 8)), static_cast<unsigned>(f.slice(8, 8)),
+              static_cast<unsigned>(f.slice(16, 2)), static_cast<unsigned>(f.slice(18, 8))};
+}
+
+Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload) {
+  Bits f = payload;
+  if (f.width() != w) throw std::invalid_argument("make_flit: payload width");
+  if (k == Kind::head || k == Kind::single) {
+    f.set_slice(0, 8, h.dst);
+    f.set_slice(8, 8, h.src);
+    f.set_slice(16, 2, h.type);
+    f.set_slice(18, 8, h.len);
+  }
+  f.set_slice(w - 2, 2, static_cast<unsigned>(k));
+  return f;
+}
+
+Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
+            unsigned in_class) {
+  if (topo == Topo::sw) return Route{dst % ports, 2};
+  const unsigned x = me % kx, y = me / kx, dx = dst % kx, dy = dst / kx;
+  Route r{0, 2};
+  if (dx != x) {
+    r.port = 2 * ((dx + kx - x) % kx) <= kx ? 1 : 2;
+    r.cls = (in_port == 1 || in_port == 2) ? in_class : 0;
+    if ((r.port == 1 && x == kx - 1) || (r.port == 2 && x == 0)) r.cls = 1;  // the x dateline
+  } else if (dy != y) {
+    r.port = 2 * ((dy + ky - y) % ky) <= ky ? 3 : 4;
+    r.cls = (in_port == 3 || in_port == 4) ? in_class : 0;
+    if ((r.port == 3 && y == ky - 1) || (r.port == 4 && y == 0)) r.cls = 1;  // the y dateline
+  }
+  return r;
+}
+
+Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
+  if (p_.p * p_.v > 32) throw std::invalid_argument("router: at most 32 input VCs");
+  if (p_.topo == Topo::torus && (p_.p != 5 || p_.v % 2 != 0))
+    throw std::invalid_argument("router: a torus router has 5 ports and an even number of VCs");
+  iv_.resize(p_.p * p_.v);
+  obusy_.assign(p_.p * p_.v, false);
+  cred_.assign(p_.p * p_.v, p_.d);
+  va_prio_.assign(p_.p, 0);
+  sa_in_prio_.assign(p_.p, 0);
+  sa_out_prio_.assign(p_.p, 0);
+  q_ = make_out();
+}
+
+Router::In Router::make_in() const {
+  In in;
+  in.in_vc_i = Bits(p_.p * vb_);
+  in.in_flit_i = Bits(p_.p * p_.w);
+  in.out_credit_vc_i = Bits(p_.p * vb_);
+  return in;
+}
+
+Router::Out Router::make_out() const {
+  Out o;
+  o.in_credit_vc_o = Bits(p_.p * vb_);
+  o.out_vc_o = Bits(p_.p * vb_);
+  o.out_flit_o = Bits(p_.p * p_.w);
+  return o;
+}
+
+void Router::eval(const In&, Out& out) const { out = q_; }
+
+namespace {
+/// Round-robin: the first requester at or after `prio` (wrapping) among n; n if none.
+unsigned rr(const std::vector<bool>& req, unsigned prio) {
+  const unsigned n = static_cast<unsigned>(req.size());
+  for (unsigned k = 0; k < n; ++k)
+    if (req[(prio + k) % n]) return (prio + k) % n;
+  return n;
+}
+}  // namespace
+
+void Router::tick(const In& in) {
+  const unsigned P = p_.p, V = p_.v, NV = P * V;
+  if (!in.rst_ni) {
+    for (auto& i : iv_) i = InVc{};
+    obusy_.assign(NV, false);
+    cred_.assign(NV, p_.d);
+    va_prio_.assign(P, 0);
+    sa_in_prio_.assign(P, 0);
+    sa_out_prio_.assign(P, 0);
+    q_ = make_out();
+    return;
+  }
+  const unsigned me = static_cast<unsigned>(in.id_i);
+  // route of every input VC's front flit
+  std::vector<Route> rt(NV);
+  for (unsigned i = 0; i < NV; ++i)
+    if (!iv_[i].fifo.empty())
+      rt[i] = route(p_.topo, P, p_.kx, p_.ky, me, head_of(iv_[i].fifo.front()).dst, i / V, (i % V) % 2);
+  auto is_head = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::head || k == Kind::single; };
+  auto is_tail = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::tail || k == Kind::single; };
+  // VC allocation: per output port, one input VC, the lowest free output VC of its class
+  std::vector<bool> va_gnt(NV, false);
+  std::vector<unsigned> va_vc(NV, 0);
+  std::vector<unsigned> va_pick(P, NV);
+  std::vector<bool> va_take(NV, false);
+  for (unsigned o = 0; o < P; ++o) {
+    std::vector<bool> req(NV, false);
+    for (unsigned i = 0; i < NV; ++i) req[i] = !iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && rt[i].port == o;
+    const unsigned w = rr(req, va_prio_[o]);
+    if (w == NV) continue;
+    for (unsigned v = 0; v < V; ++v) {
+      if (obusy_[o * V + v] || (rt[w].cls != 2 && rt[w].cls != v % 2)) continue;
+      va_gnt[w] = true;
+      va_vc[w] = v;
+      va_pick[o] = w;
+      va_take[o * V + v] = true;
+      break;
+    }
+  }
+  // switch allocation: input stage, then output stage
+  std::vector<unsigned> in_pick(P, V);
+  for (unsigned p = 0; p < P; ++p) {
+    std::vector<bool> req(V, false);
+    for (unsigned v = 0; v < V; ++v) {
+      const InVc& s = iv_[p * V + v];
+      req[v] = s.active && !s.fifo.empty() && cred_[s.op * V + s.ov] > 0;
+    }
+    in_pick[p] = rr(req, sa_in_prio_[p]);
+  }
+  std::vector<unsigned> out_pick(P, P);
+  for (unsigned o = 0; o < P; ++o) {
+    std::vector<bool> req(P, false);
+    for (unsigned p = 0; p < P; ++p) req[p] = in_pick[p] < V && iv_[p * V + in_pick[p]].op == o;
+    out_pick[o] = rr(req, sa_out_prio_[o]);
+  }
+  // outputs of the next cycle (the data registers keep their values when nothing is sent), state
+  Out n = q_;
+  n.out_valid_o = 0;
+  n.in_credit_o = 0;
+  std::vector<bool> sent(NV, false), freed(NV, false);
+  for (unsigned o = 0; o < P; ++o) {
+    if (out_pick[o] == P) continue;
+    const unsigned p = out_pick[o], i = p * V + in_pick[p];
+    InVc& s = iv_[i];
+    n.out_valid_o |= std::uint64_t{1} << o;
+    n.out_vc_o.set_slice(o * vb_, vb_, s.ov);
+    const Bits& f = s.fifo.front();
+    for (unsigned b = 0; b < p_.w; ++b) n.out_flit_o.set_bit(o * p_.w + b, f.bit(b));
+    sent[s.op * V + s.ov] = true;
+    freed[s.op * V + s.ov] = is_tail(i);
+    if (is_tail(i)) s.active = false;
+    s.fifo.pop_front();
+    n.in_credit_o |= std::uint64_t{1} << p;
+    n.in_credit_vc_o.set_slice(p * vb_, vb_, in_pick[p]);
+    sa_in_prio_[p] = (in_pick[p] + 1) % V;
+    sa_out_prio_[o] = (p + 1) % P;
+  }
+  for (unsigned i = 0; i < NV; ++i)
+    if (va_gnt[i]) {
+      iv_[i].active = true;
+      iv_[i].op = rt[i].port;
+      iv_[i].ov = va_vc[i];
+    }
+  for (unsigned j = 0; j < NV; ++j) {
+    const unsigned o = j / V;
+    const bool back = ((in.out_credit_i >> o) & 1) && in.out_credit_vc_i.slice(o * vb_, vb_) == j % V;
+    cred_[j] = cred_[j] - (sent[j] ? 1 : 0) + (back ? 1 : 0);
+    if (va_take[j]) obusy_[j] = true;
+    else if (freed[j]) obusy_[j] = false;
+  }
+  for (unsigned o = 0; o < P; ++o)
+    if (va_pick[o] < NV) va_prio_[o] = (va_pick[o] + 1) % NV;
+  // arriving flits
+  for (unsigned p = 0; p < P; ++p) {
+    if (!((in.in_valid_i >> p) & 1)) continue;
+    const unsigned v = static_cast<unsigned>(in.in_vc_i.slice(p * vb_, vb_));
+    if (v >= V) throw std::runtime_error("router: flit on a virtual channel that does not exist");
+    if (iv_[p * V + v].fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
+    Bits f(p_.w);
+    for (unsigned b = 0; b < p_.w; ++b) f.set_bit(b, in.in_flit_i.bit(p * p_.w + b));
+    iv_[p * V + v].fifo.push_back(f);
+  }
+  q_ = n;
+}
+
+}  // namespace trn::link

@@ -1,0 +1,95 @@
+// trn::link::Router — cycle-exact model of rtl/link/router.sv (SPEC 5.6, docs/link.md): input
+// FIFOs per virtual channel, route computation and VC allocation in one cycle, separable
+// round-robin switch allocation the next, output registers; credits per output VC.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <vector>
+
+#include "common/bits.hpp"
+
+namespace trn::link {
+
+enum class Topo : unsigned { torus = 0, sw = 1 };
+
+/// Flit kinds (the top two bits of a flit) and the head flit's fields.
+enum class Kind : unsigned { body = 0, head = 1, tail = 2, single = 3 };
+struct Head {
+  unsigned dst = 0, src = 0, type = 0, len = 1;
+};
+Kind kind_of(const Bits& flit);
+Head head_of(const Bits& flit);
+/// A flit of w bits: kind, and for a head the fields; the rest of the bits from `payload`.
+Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload);
+
+/// Route of a head flit: output port and the VC class the hop allows (2: any).
+struct Route {
+  unsigned port = 0, cls = 2;
+};
+Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
+            unsigned in_class);
+
+class Router {
+ public:
+  struct Params {
+    unsigned p = 5, v = 2, d = 4, w = 64;
+    Topo topo = Topo::torus;
+    unsigned kx = 4, ky = 4;
+  };
+  struct In {
+    bool rst_ni = false;
+    std::uint64_t id_i = 0, in_valid_i = 0;
+    Bits in_vc_i, in_flit_i;
+    std::uint64_t out_credit_i = 0;
+    Bits out_credit_vc_i;
+  };
+  struct Out {
+    std::uint64_t in_credit_o = 0;
+    Bits in_credit_vc_o;
+    std::uint64_t out_valid_o = 0;
+    Bits out_vc_o, out_flit_o;
+  };
+  explicit Router(Params p);
+  const Params& params() const { return p_; }
+  unsigned vb() const { return vb_; }
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("id_i", in.id_i, 8);
+    v("in_valid_i", in.in_valid_i, p_.p);
+    v("in_vc_i", in.in_vc_i, p_.p * vb_);
+    v("in_flit_i", in.in_flit_i, p_.p * p_.w);
+    v("out_credit_i", in.out_credit_i, p_.p);
+    v("out_credit_vc_i", in.out_credit_vc_i, p_.p * vb_);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("in_credit_o", out.in_credit_o, p_.p);
+    v("in_credit_vc_o", out.in_credit_vc_o, p_.p * vb_);
+    v("out_valid_o", out.out_valid_o, p_.p);
+    v("out_vc_o", out.out_vc_o, p_.p * vb_);
+    v("out_flit_o", out.out_flit_o, p_.p * p_.w);
+  }
+
+ private:
+  struct InVc {
+    std::deque<Bits> fifo;
+    bool active = false;
+    unsigned op = 0, ov = 0;
+  };
+  Params p_;
+  unsigned vb_;
+  std::vector<InVc> iv_;             // p * v + vc
+  std::vector<bool> obusy_;          // o * v + vc
+  std::vector<unsigned> cred_;       // o * v + vc
+  std::vector<unsigned> va_prio_, sa_in_prio_, sa_out_prio_;
+  Out q_;
+};
+
+}  // namespace trn::link

@@ -1,0 +1,260 @@
+// router — input-queued wormhole router with virtual channels and credit flow control
+// (SPEC 5.6, docs/link.md).
+//
+// Every input port has one FIFO of D flits per virtual channel; the upstream sender holds a
+// credit per free slot (in_credit_*: one credit returned per flit read). Per input VC:
+//   IDLE   -> a head flit at the front: route computation and VC allocation in the same cycle;
+//   ACTIVE -> holding an output port and VC: switch allocation, one flit per cycle, until the tail.
+// VC allocation: per output port, round-robin among the input VCs asking for it; the winner takes
+// the lowest free output VC of the class its route allows. Switch allocation (separable): every
+// input port picks one of its ACTIVE VCs that has a flit and a downstream credit (round-robin),
+// then every output port picks one of the input ports asking for it (round-robin). The winner's
+// flit goes to the output register. Pipeline: a head flit written at edge E is allocated a VC in
+// the next cycle and switched in the one after, and appears on the output after the edge E + 2: 3
+// cycles per hop; body flits follow one per cycle.
+module router
+  import router_pkg::*;
+#(
+  parameter int unsigned P    = 5,    // ports (torus: 5; switch: the endpoints)
+  parameter int unsigned V    = 2,    // virtual channels per port (torus: even, for the classes)
+  parameter int unsigned D    = 4,    // flits per input VC buffer (and the credits of each output VC)
+  parameter int unsigned W    = 64,   // flit bits
+  parameter int unsigned Topo = TopoTorus,
+  parameter int unsigned KX   = 4,
+  parameter int unsigned KY   = 4,
+  localparam int unsigned VB = V > 1 ? $clog2(V) : 1,
+  localparam int unsigned PB = P > 1 ? $clog2(P) : 1,
+  localparam int unsigned DB = $clog2(D + 1)
+) (
+  input  logic             clk_i,
+  input  logic             rst_ni,
+  input  logic [IdBits-1:0] id_i,
+  input  logic [P-1:0]     in_valid_i,
+  input  logic [P*VB-1:0]  in_vc_i,
+  input  logic [P*W-1:0]   in_flit_i,
+  output logic [P-1:0]     in_credit_o,
+  output logic [P*VB-1:0]  in_credit_vc_o,
+  output logic [P-1:0]     out_valid_o,
+  output logic [P*VB-1:0]  out_vc_o,
+  output logic [P*W-1:0]   out_flit_o,
+  input  logic [P-1:0]     out_credit_i,
+  input  logic [P*VB-1:0]  out_credit_vc_i
+);
+  if (P * V > 32 || P > 32) $error("router: at most 32 input VCs");
+  if (Topo == TopoTorus && (P != 5 || V % 2 != 0)) $error("router: a torus router has 5 ports and an even V");
+
+  localparam int unsigned NV = P * V;  // input VCs, index p * V + v
+  localparam int unsigned AB = D > 1 ? $clog2(D) : 1;
+
+  // ---- route computation: output port and the VC class it allows (2: any) ----
+  function automatic logic [PB+1:0] route(logic [IdBits-1:0] dst, logic [IdBits-1:0] me, int unsigned in_port,
+                                          logic in_class);
+    int unsigned x, y, dx, dy, op, fwd;
+    logic [1:0] cls;
+    if (Topo == TopoSwitch) return {2'd2, PB'(int'(dst) % P)};
+    x = int'(me) % KX;
+    y = int'(me) / KX;
+    dx = int'(dst) % KX;
+    dy = int'(dst) / KX;
+    op = 0;
+    cls = 2'd2;
+    if (dx != x) begin
+      fwd = (dx + KX - x) % KX;
+      op = (2 * fwd <= KX) ? 1 : 2;
+      cls = (in_port == 1 || in_port == 2) ? {1'b0, in_class} : 2'd0;
+      if ((op == 1 && x == KX - 1) || (op == 2 && x == 0)) cls = 2'd1;
+    end else if (dy != y) begin
+      fwd = (dy + KY - y) % KY;
+      op = (2 * fwd <= KY) ? 3 : 4;
+      cls = (in_port == 3 || in_port == 4) ? {1'b0, in_class} : 2'd0;
+      if ((op == 3 && y == KY - 1) || (op == 4 && y == 0)) cls = 2'd1;
+    end
+    return {cls, PB'(op)};
+  endfunction
+
+  // ---- state ----
+  logic [W-1:0]    fifo_q [NV][D];
+  logic [AB-1:0]   rd_q [NV], wr_q [NV];
+  logic [DB-1:0]   cnt_q [NV];
+  logic [NV-1:0]   act_q;                // input VC holds an output VC
+  logic [PB-1:0]   iop_q [NV];           // its output port
+  logic [VB-1:0]   iov_q [NV];           // its output VC
+  logic [P*V-1:0]  obusy_q;              // output VC (o * V + v) allocated
+  logic [DB-1:0]   cred_q [P*V];         // credits of output VC (o * V + v)
+  logic [4:0]      va_prio_q [P], sa_in_prio_q [P], sa_out_prio_q [P];
+  logic [P-1:0]    ov_q;
+  logic [P*VB-1:0] ovc_q;
+  logic [P*W-1:0]  oflit_q;
+  logic [P-1:0]    cr_q;
+  logic [P*VB-1:0] crvc_q;
+
+  // ---- per input VC: the front flit and its route ----
+  logic [W-1:0]  front [NV];
+  logic [NV-1:0] nonempty, is_head, is_tail;
+  logic [PB-1:0] rop [NV];
+  logic [1:0]    rcls [NV];
+  always_comb begin
+    for (int unsigned i = 0; i < NV; i++) begin
+      front[i] = fifo_q[i][rd_q[i]];
+      nonempty[i] = cnt_q[i] != '0;
+      is_head[i] = front[i][W-2];             // kinds 1 and 3
+      is_tail[i] = front[i][W-1];             // kinds 2 and 3
+      {rcls[i], rop[i]} = route(front[i][IdBits-1:0], id_i, i / V, 1'((i % V) % 2));
+    end
+  end
+
+  // ---- VC allocation ----
+  logic [NV-1:0] va_req, va_gnt;
+  logic [VB-1:0] va_vc [NV];
+  logic [P*V-1:0] va_take;
+  logic [5:0]    pick;
+  logic [5:0]    va_pick [P];      // the input VC each output port's VC allocation took (32: none)
+  logic [31:0]   req;
+  logic          found;
+  always_comb begin
+    va_gnt = '0;
+    va_take = '0;
+    pick = '0;
+    req = '0;
+    found = 1'b0;
+    for (int unsigned i = 0; i < NV; i++) begin
+      va_req[i] = !act_q[i] && nonempty[i] && is_head[i];
+      va_vc[i] = '0;
+    end
+    for (int unsigned o = 0; o < P; o++) begin
+      req = '0;
+      for (int unsigned i = 0; i < NV; i++) req[i] = va_req[i] && 32'(rop[i]) == o;
+      pick = rr_pick(req, va_prio_q[o], NV);
+      va_pick[o] = 6'd32;
+      if (pick != 6'd32) begin
+        // the lowest free output VC of the allowed class
+        found = 1'b0;
+        for (int unsigned v = 0; v < V; v++) begin
+          if (!found && !obusy_q[o * V + v] && (rcls[int'(pick)] == 2'd2 || 32'(rcls[int'(pick)]) == v % 2)) begin
+            found = 1'b1;
+            va_gnt[int'(pick)] = 1'b1;
+            va_vc[int'(pick)] = VB'(v);
+            va_pick[o] = pick;
+            va_take[o * V + v] = 1'b1;
+          end
+        end
+      end
+    end
+  end
+
+  // ---- switch allocation ----
+  logic [5:0]    in_pick [P];      // the input VC (index within the port) each input port offers
+  logic [P-1:0]  sa_gnt;           // input port p won its output port
+  logic [5:0]    out_pick [P];     // the input port each output port takes
+  logic [NV-1:0] rd_en;
+  always_comb begin
+    rd_en = '0;
+    sa_gnt = '0;
+    for (int unsigned p = 0; p < P; p++) begin
+      req = '0;
+      for (int unsigned v = 0; v < V; v++)
+        req[v] = act_q[p * V + v] && nonempty[p * V + v] && cred_q[32'(iop_q[p * V + v]) * V + 32'(iov_q[p * V + v])] != '0;
+      in_pick[p] = rr_pick(req, sa_in_prio_q[p], V);
+    end
+    for (int unsigned o = 0; o < P; o++) begin
+      req = '0;
+      for (int unsigned p = 0; p < P; p++)
+        req[p] = in_pick[p] != 6'd32 && 32'(iop_q[p * V + 32'(in_pick[p])]) == o;
+      out_pick[o] = rr_pick(req, sa_out_prio_q[o], P);
+      if (out_pick[o] != 6'd32) begin
+        sa_gnt[int'(out_pick[o])] = 1'b1;
+        rd_en[32'(out_pick[o]) * V + 32'(in_pick[int'(out_pick[o])])] = 1'b1;
+      end
+    end
+  end
+
+  // ---- output VCs: a flit sent on each, and whether it was a tail ----
+  logic [P*V-1:0] ovc_sent, ovc_freed;
+  always_comb begin
+    ovc_sent = '0;
+    ovc_freed = '0;
+    for (int unsigned i = 0; i < NV; i++) begin
+      if (rd_en[i]) begin
+        ovc_sent[32'(iop_q[i]) * V + 32'(iov_q[i])] = 1'b1;
+        ovc_freed[32'(iop_q[i]) * V + 32'(iov_q[i])] = is_tail[i];
+      end
+    end
+  end
+
+  // ---- registers ----
+  always_ff @(posedge clk_i) begin
+    for (int unsigned p = 0; p < P; p++)
+      if (in_valid_i[p]) fifo_q[p * V + 32'(in_vc_i[p*VB +: VB])][wr_q[p * V + 32'(in_vc_i[p*VB +: VB])]] <= in_flit_i[p*W +: W];
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int unsigned i = 0; i < NV; i++) begin
+        rd_q[i] <= '0;
+        wr_q[i] <= '0;
+        cnt_q[i] <= '0;
+        iop_q[i] <= '0;
+        iov_q[i] <= '0;
+      end
+      act_q <= '0;
+      obusy_q <= '0;
+      for (int unsigned j = 0; j < P * V; j++) cred_q[j] <= DB'(D);
+      for (int unsigned p = 0; p < P; p++) begin
+        va_prio_q[p] <= '0;
+        sa_in_prio_q[p] <= '0;
+        sa_out_prio_q[p] <= '0;
+      end
+      ov_q <= '0;
+      ovc_q <= '0;
+      oflit_q <= '0;
+      cr_q <= '0;
+      crvc_q <= '0;
+    end else begin
+      // buffers
+      for (int unsigned i = 0; i < NV; i++) begin
+        if (rd_en[i]) rd_q[i] <= AB'((32'(rd_q[i]) + 1) % D);
+        if (in_valid_i[i / V] && 32'(in_vc_i[(i / V)*VB +: VB]) == i % V) wr_q[i] <= AB'((32'(wr_q[i]) + 1) % D);
+        cnt_q[i] <= cnt_q[i] + DB'(in_valid_i[i / V] && 32'(in_vc_i[(i / V)*VB +: VB]) == i % V) - DB'(rd_en[i]);
+        if (va_gnt[i]) begin
+          act_q[i] <= 1'b1;
+          iop_q[i] <= rop[i];
+          iov_q[i] <= va_vc[i];
+        end else if (rd_en[i] && is_tail[i]) begin
+          act_q[i] <= 1'b0;
+        end
+      end
+      // output VCs and credits
+      for (int unsigned j = 0; j < P * V; j++) begin
+        cred_q[j] <= cred_q[j] - DB'(ovc_sent[j])
+                     + DB'(out_credit_i[j / V] && 32'(out_credit_vc_i[(j / V)*VB +: VB]) == j % V);
+        if (va_take[j]) obusy_q[j] <= 1'b1;
+        else if (ovc_freed[j]) obusy_q[j] <= 1'b0;
+      end
+      // arbiter priorities: one past the winner
+      for (int unsigned o = 0; o < P; o++) begin
+        if (va_pick[o] != 6'd32) va_prio_q[o] <= 5'((32'(va_pick[o]) + 1) % NV);
+        if (out_pick[o] != 6'd32) sa_out_prio_q[o] <= 5'((32'(out_pick[o]) + 1) % P);
+      end
+      for (int unsigned p = 0; p < P; p++)
+        if (sa_gnt[p]) sa_in_prio_q[p] <= 5'((32'(in_pick[p]) + 1) % V);
+      // output registers and returned credits
+      for (int unsigned o = 0; o < P; o++) begin
+        ov_q[o] <= out_pick[o] != 6'd32;
+        if (out_pick[o] != 6'd32) begin
+          ovc_q[o*VB +: VB] <= iov_q[32'(out_pick[o]) * V + 32'(in_pick[int'(out_pick[o])])];
+          oflit_q[o*W +: W] <= front[32'(out_pick[o]) * V + 32'(in_pick[int'(out_pick[o])])];
+        end
+      end
+      for (int unsigned p = 0; p < P; p++) begin
+        cr_q[p] <= sa_gnt[p];
+        if (sa_gnt[p]) crvc_q[p*VB +: VB] <= VB'(in_pick[p]);
+      end
+    end
+  end
+
+  assign in_credit_o = cr_q;
+  assign in_credit_vc_o = crvc_q;
+  assign out_valid_o = ov_q;
+  assign out_vc_o = ovc_q;
+  assign out_flit_o = oflit_q;
+endmodule

@@ -1,0 +1,25 @@
+// router_pkg — NeuronLink packets and routing (SPEC 5.6, docs/link.md).
+//
+// Flit (W bits): kind in the top two bits (0 body, 1 head, 2 tail, 3 head and tail: a one-flit
+// packet). A head flit carries, from bit 0: destination chip id (8), source id (8), packet type
+// (2: write, read request, read response, semaphore), length in flits (8); the rest is payload.
+//
+// Topologies: 2D torus KX x KY (ports 0 local, 1 +x, 2 -x, 3 +y, 4 -y; chip id = y * KX + x),
+// dimension order (x first, the shorter way round, ties to +), with dateline VC classes: virtual
+// channel v has class v % 2; a packet enters each dimension in class 0 and moves to class 1 on the
+// hop that crosses that dimension's dateline (the wrap link between coordinates K-1 and 0).
+// Switch: one router whose port i is endpoint i; any virtual channel.
+package router_pkg;
+  localparam int unsigned IdBits = 8;
+  localparam int unsigned TopoTorus = 0, TopoSwitch = 1;
+
+  // Round-robin: the first set bit of req at or after prio (wrapping), among n; found in [n].
+  function automatic logic [5:0] rr_pick(logic [31:0] req, logic [4:0] prio, int unsigned n);
+    logic [5:0] r;
+    r = 6'd32;  // none
+    for (int unsigned k = 0; k < n; k++) begin
+      if (r == 6'd32 && req[(32'(prio) + k) % n]) r = 6'(((32'(prio) + k) % n));
+    end
+    return r;
+  endfunction
+endpackage
