@@ -111,7 +111,14 @@ void Router::tick(const In& in) {
   std::vector<bool> va_take(NV, false);
   for (unsigned o = 0; o < P; ++o) {
     std::vector<bool> req(NV, false);
-    for (unsigned i = 0; i < NV; ++i) req[i] = !iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && rt[i].port == o;
+    // only requests that a free output VC of their class can satisfy take part
+    auto free_vc = [&](unsigned i) {
+      for (unsigned v = 0; v < V; ++v)
+        if (!obusy_[o * V + v] && (rt[i].cls == 2 || rt[i].cls == v % 2)) return true;
+      return false;
+    };
+    for (unsigned i = 0; i < NV; ++i)
+      req[i] = !iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && rt[i].port == o && free_vc(i);
     const unsigned w = rr(req, va_prio_[o]);
     if (w == NV) continue;
     for (unsigned v = 0; v < V; ++v) {

@@ -5,8 +5,8 @@
 // credit per free slot (in_credit_*: one credit returned per flit read). Per input VC:
 //   IDLE   -> a head flit at the front: route computation and VC allocation in the same cycle;
 //   ACTIVE -> holding an output port and VC: switch allocation, one flit per cycle, until the tail.
-// VC allocation: per output port, round-robin among the input VCs asking for it; the winner takes
-// the lowest free output VC of the class its route allows. Switch allocation (separable): every
+// VC allocation: per output port, round-robin among the input VCs asking for it for which a free
+// output VC of the class their route allows exists; the winner takes the lowest such VC. Switch allocation (separable): every
 // input port picks one of its ACTIVE VCs that has a flit and a downstream credit (round-robin),
 // then every output port picks one of the input ports asking for it (round-robin). The winner's
 // flit goes to the output register. Pipeline: a head flit written at edge E is allocated a VC in
@@ -122,8 +122,15 @@ module router
       va_vc[i] = '0;
     end
     for (int unsigned o = 0; o < P; o++) begin
+      // only requests a free output VC of their class can satisfy take part, so a blocked class
+      // never holds up another (that would make class-1 channels wait for class-0 ones)
       req = '0;
-      for (int unsigned i = 0; i < NV; i++) req[i] = va_req[i] && 32'(rop[i]) == o;
+      for (int unsigned i = 0; i < NV; i++) begin
+        req[i] = 1'b0;
+        if (va_req[i] && 32'(rop[i]) == o)
+          for (int unsigned v = 0; v < V; v++)
+            if (!obusy_q[o * V + v] && (rcls[i] == 2'd2 || 32'(rcls[i]) == v % 2)) req[i] = 1'b1;
+      end
       pick = rr_pick(req, va_prio_q[o], NV);
       va_pick[o] = 6'd32;
       if (pick != 6'd32) begin

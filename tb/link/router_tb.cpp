@@ -7,6 +7,7 @@
 #include <deque>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/bench_util.hpp"
@@ -22,14 +23,18 @@ using namespace trn::link;
 
 namespace {
 
+/// router_torus: one router of a 4 x 4 torus; router_switch: the all-to-all domain of 8 endpoints,
+/// one router whose port i is endpoint i.
+constexpr bool kSwitch = std::string_view(TRN_BENCH_NAME) == "router_switch";
+
 Router::Params params_of(const Env& e) {
   const auto& a = e.cfg().arch;
   Router::Params p;
-  p.p = 5;
+  p.p = kSwitch ? 8 : 5;
   p.v = a.link_vcs;
   p.d = a.link_vc_depth;
   p.w = a.link_flit_bits;
-  p.topo = Topo::torus;
+  p.topo = kSwitch ? Topo::sw : Topo::torus;
   p.kx = p.ky = 4;
   return p;
 }
@@ -89,7 +94,7 @@ struct RouterBench {
     k.in_port = port;
     k.in_vc = vc;
     const unsigned len = static_cast<unsigned>(rng.range(1, 4));
-    Head h{static_cast<unsigned>(rng.below(prm.kx * prm.ky)), static_cast<unsigned>(rng.below(256)),
+    Head h{static_cast<unsigned>(rng.below(kSwitch ? prm.p : prm.kx * prm.ky)), static_cast<unsigned>(rng.below(256)),
            static_cast<unsigned>(rng.below(4)), len};
     for (unsigned f = 0; f < len; ++f) {
       Bits pay = rng.bits(prm.w);
@@ -256,8 +261,8 @@ TRN_TEST(throughput) {
   BenchTimer timer;
   const std::uint64_t c0 = t.clk.cycle();
   co_await t.run(static_cast<unsigned>(bench_cycles(20000) / 4), 1000000);
-  fmt::print("bench: figure router torus {}: {:.2f} flits/cycle leaving 5 ports, all inputs saturated, random destinations\n",
-             t.me, static_cast<double>(t.flits_out) / static_cast<double>(t.clk.cycle() - c0));
+  fmt::print("bench: figure {}: {:.2f} flits/cycle leaving {} ports, all inputs saturated, random destinations\n",
+             TRN_BENCH_NAME, static_cast<double>(t.flits_out) / static_cast<double>(t.clk.cycle() - c0), t.prm.p);
   timer.report(t.clk.cycle() - c0);
 }
 

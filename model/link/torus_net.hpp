@@ -1,0 +1,70 @@
+// trn::link::TorusNet — cycle-exact model of rtl/link/torus_net.sv: a KX x KY torus of Routers
+// (docs/link.md), router r with chip id r, port 0 the endpoint, ports 1..4 to the +x, -x, +y, -y
+// neighbours. The same class builds any torus size for the system model (no RTL needed).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/bits.hpp"
+#include "link/router.hpp"
+
+namespace trn::link {
+
+class TorusNet {
+ public:
+  struct Params {
+    unsigned kx = 4, ky = 4, v = 2, d = 4, w = 64;
+  };
+  struct In {
+    bool rst_ni = false;
+    Bits inj_valid_i, inj_vc_i, inj_flit_i, ej_credit_i, ej_credit_vc_i;
+  };
+  struct Out {
+    Bits inj_credit_o, inj_credit_vc_o, ej_valid_o, ej_vc_o, ej_flit_o, mon_valid_o, mon_vc_o, mon_flit_o,
+        mon_credit_o, mon_credit_vc_o;
+  };
+  explicit TorusNet(Params p);
+  const Params& params() const { return p_; }
+  unsigned nodes() const { return p_.kx * p_.ky; }
+  unsigned vb() const { return vb_; }
+  /// The neighbour of router r across link port q (1 +x, 2 -x, 3 +y, 4 -y).
+  unsigned neighbour(unsigned r, unsigned q) const;
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    const unsigned n = nodes(), w = p_.w;
+    v("rst_ni", in.rst_ni, 1);
+    v("inj_valid_i", in.inj_valid_i, n);
+    v("inj_vc_i", in.inj_vc_i, n * vb_);
+    v("inj_flit_i", in.inj_flit_i, n * w);
+    v("ej_credit_i", in.ej_credit_i, n);
+    v("ej_credit_vc_i", in.ej_credit_vc_i, n * vb_);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    const unsigned n = nodes(), w = p_.w;
+    v("inj_credit_o", out.inj_credit_o, n);
+    v("inj_credit_vc_o", out.inj_credit_vc_o, n * vb_);
+    v("ej_valid_o", out.ej_valid_o, n);
+    v("ej_vc_o", out.ej_vc_o, n * vb_);
+    v("ej_flit_o", out.ej_flit_o, n * w);
+    v("mon_valid_o", out.mon_valid_o, n * 4);
+    v("mon_vc_o", out.mon_vc_o, n * 4 * vb_);
+    v("mon_flit_o", out.mon_flit_o, n * 4 * w);
+    v("mon_credit_o", out.mon_credit_o, n * 4);
+    v("mon_credit_vc_o", out.mon_credit_vc_o, n * 4 * vb_);
+  }
+
+ private:
+  Router::In router_in(const In& in, unsigned r, const std::vector<Router::Out>& ro) const;
+  Params p_;
+  unsigned vb_;
+  std::vector<Router> r_;
+};
+
+}  // namespace trn::link
