@@ -15,6 +15,7 @@
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
 #include "link/router.hpp"
+#include "packets.hpp"
 #include "router_ports.hpp"
 
 using namespace trn;
@@ -96,13 +97,7 @@ struct RouterBench {
     const unsigned len = static_cast<unsigned>(rng.range(1, 4));
     Head h{static_cast<unsigned>(rng.below(kSwitch ? prm.p : prm.kx * prm.ky)), static_cast<unsigned>(rng.below(256)),
            static_cast<unsigned>(rng.below(4)), len};
-    for (unsigned f = 0; f < len; ++f) {
-      Bits pay = rng.bits(prm.w);
-      pay.set_slice(32, 20, k.id);
-      pay.set_slice(52, 8, f);
-      const Kind kind = len == 1 ? Kind::single : f == 0 ? Kind::head : f + 1 == len ? Kind::tail : Kind::body;
-      k.flits.push_back(make_flit(prm.w, kind, h, pay));
-    }
+    k.flits = packet_flits(rng, prm.w, k.id, h);
     k.rt = route(prm.topo, prm.p, prm.kx, prm.ky, me, h.dst, port, vc % 2);
     packets.push_back(std::move(k));
     return packets.back();
@@ -135,7 +130,7 @@ struct RouterBench {
       check(sink_fill[j] < prm.d, "cycle {}: output {} VC {} sent a flit without a credit", clk.cycle(), o, v);
       ++sink_fill[j];
       ++flits_out;
-      const unsigned id = static_cast<unsigned>(f.slice(32, 20)), idx = static_cast<unsigned>(f.slice(52, 8));
+      const auto [id, idx] = tag_of(f);
       check(id < packets.size(), "cycle {}: output {} flit of unknown packet {}", clk.cycle(), o, id);
       const Packet& k = packets[id];
       const Kind kind = kind_of(f);

@@ -16,6 +16,7 @@
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
 #include "link/router.hpp"
+#include "packets.hpp"
 #include "link/torus_net.hpp"
 #include "torus_net_ports.hpp"
 
@@ -117,13 +118,7 @@ struct NetBench {
     k.seq = next_seq[key]++;
     const unsigned len = static_cast<unsigned>(rng.range(1, 4));
     const Head h{k.dst, k.src, static_cast<unsigned>(rng.below(4)), len};
-    for (unsigned f = 0; f < len; ++f) {
-      Bits pay = rng.bits(prm.w);
-      pay.set_slice(32, 20, k.id);
-      pay.set_slice(52, 8, f);
-      const Kind kind = len == 1 ? Kind::single : f == 0 ? Kind::head : f + 1 == len ? Kind::tail : Kind::body;
-      k.flits.push_back(make_flit(prm.w, kind, h, pay));
-    }
+    k.flits = packet_flits(rng, prm.w, k.id, h);
     queue[s].push_back(k.id);
     pkts.push_back(std::move(k));
   }
@@ -142,7 +137,7 @@ struct NetBench {
       Bits f(w);
       for (unsigned b = 0; b < w; ++b) f.set_bit(b, ef.bit(r * w + b));
       ++flits_out;
-      const unsigned id = static_cast<unsigned>(f.slice(32, 20)), idx = static_cast<unsigned>(f.slice(52, 8));
+      const auto [id, idx] = tag_of(f);
       check(id < pkts.size(), "cycle {}: node {} ejected a flit of unknown packet {}", clk.cycle(), r, id);
       const Pkt& k = pkts[id];
       const Kind kind = kind_of(f);
