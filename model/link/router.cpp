@@ -103,6 +103,7 @@ void Router::tick(const In& in) {
     if (!iv_[i].fifo.empty())
       rt[i] = route(p_.topo, P, p_.kx, p_.ky, me, head_of(iv_[i].fifo.front()).dst, i / V, (i % V) % 2);
   auto is_head = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::head || k == Kind::single; };
+  auto bad_head = [&](unsigned i) { return is_head(i) && head_of(iv_[i].fifo.front()).dst >= ids(); };
   auto is_tail = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::tail || k == Kind::single; };
   // VC allocation: per output port, one input VC, the lowest free output VC of its class
   std::vector<bool> va_gnt(NV, false);
@@ -118,7 +119,7 @@ void Router::tick(const In& in) {
       return false;
     };
     for (unsigned i = 0; i < NV; ++i)
-      req[i] = !iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && rt[i].port == o && free_vc(i);
+      req[i] = !iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && !bad_head(i) && rt[i].port == o && free_vc(i);
     const unsigned w = rr(req, va_prio_[o]);
     if (w == NV) continue;
     for (unsigned v = 0; v < V; ++v) {
@@ -167,6 +168,21 @@ void Router::tick(const In& in) {
     n.in_credit_vc_o.set_slice(p * vb_, vb_, in_pick[p]);
     sa_in_prio_[p] = (in_pick[p] + 1) % V;
     sa_out_prio_[o] = (p + 1) % P;
+  }
+  // packets to destinations that do not exist: a port without a switch grant discards one flit of
+  // its lowest discarding VC and returns its credit
+  for (unsigned p = 0; p < P; ++p) {
+    if ((n.in_credit_o >> p) & 1) continue;  // the port's switch grant returns this cycle's credit
+    for (unsigned v = 0; v < V; ++v) {
+      InVc& s = iv_[p * V + v];
+      if (s.fifo.empty() || s.active || !(s.drop || bad_head(p * V + v))) continue;
+      if (!s.drop) ++n.bad_dst_o;
+      s.drop = !is_tail(p * V + v);
+      s.fifo.pop_front();
+      n.in_credit_o |= std::uint64_t{1} << p;
+      n.in_credit_vc_o.set_slice(p * vb_, vb_, v);
+      break;
+    }
   }
   for (unsigned i = 0; i < NV; ++i)
     if (va_gnt[i]) {

@@ -49,6 +49,7 @@ class Router {
     Bits in_credit_vc_o;
     std::uint64_t out_valid_o = 0;
     Bits out_vc_o, out_flit_o;
+    std::uint64_t bad_dst_o = 0;
   };
   explicit Router(Params p);
   const Params& params() const { return p_; }
@@ -75,12 +76,15 @@ class Router {
     v("out_valid_o", out.out_valid_o, p_.p);
     v("out_vc_o", out.out_vc_o, p_.p * vb_);
     v("out_flit_o", out.out_flit_o, p_.p * p_.w);
+    v("bad_dst_o", out.bad_dst_o, 16);
   }
+  /// Chip ids that exist: kx * ky on a torus, p on a switch.
+  unsigned ids() const { return p_.topo == Topo::sw ? p_.p : p_.kx * p_.ky; }
 
  private:
   struct InVc {
     std::deque<Bits> fifo;
-    bool active = false;
+    bool active = false, drop = false;
     unsigned op = 0, ov = 0;
   };
   Params p_;

@@ -55,6 +55,7 @@ TorusNet::Out TorusNet::make_out() const {
   o.mon_flit_o = Bits(n * 4 * p_.w);
   o.mon_credit_o = Bits(n * 4);
   o.mon_credit_vc_o = Bits(n * 4 * vb_);
+  o.bad_dst_o = Bits(n * 16);
   return o;
 }
 
@@ -69,6 +70,7 @@ void TorusNet::eval(const In& in, Out& out) const {
     out.ej_valid_o.set_bit(r, o.out_valid_o & 1);
     out.ej_vc_o.set_slice(r * vb_, vb_, o.out_vc_o.slice(0, vb_));
     copy_bits(out.ej_flit_o, r * w, o.out_flit_o, 0, w);
+    out.bad_dst_o.set_slice(r * 16, 16, o.bad_dst_o);
     for (unsigned k = 0; k < 4; ++k) {
       const unsigned q = 1 + k;
       out.mon_valid_o.set_bit(r * 4 + k, (o.out_valid_o >> q) & 1);

@@ -22,7 +22,7 @@ class TorusNet {
   };
   struct Out {
     Bits inj_credit_o, inj_credit_vc_o, ej_valid_o, ej_vc_o, ej_flit_o, mon_valid_o, mon_vc_o, mon_flit_o,
-        mon_credit_o, mon_credit_vc_o;
+        mon_credit_o, mon_credit_vc_o, bad_dst_o;
   };
   explicit TorusNet(Params p);
   const Params& params() const { return p_; }
@@ -58,6 +58,7 @@ class TorusNet {
     v("mon_flit_o", out.mon_flit_o, n * 4 * w);
     v("mon_credit_o", out.mon_credit_o, n * 4);
     v("mon_credit_vc_o", out.mon_credit_vc_o, n * 4 * vb_);
+    v("bad_dst_o", out.bad_dst_o, n * 16);
   }
 
  private:

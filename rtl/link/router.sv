@@ -9,7 +9,9 @@
 // output VC of the class their route allows exists; the winner takes the lowest such VC. Switch allocation (separable): every
 // input port picks one of its ACTIVE VCs that has a flit and a downstream credit (round-robin),
 // then every output port picks one of the input ports asking for it (round-robin). The winner's
-// flit goes to the output register. Pipeline: a head flit written at edge E is allocated a VC in
+// flit goes to the output register. A head flit whose destination does not exist (id >= KX * KY, or
+// >= P for a switch) never enters allocation: its packet is read out and discarded, one flit per
+// cycle when its port has no switch grant, its credits returned, and bad_dst_o counts it. Pipeline: a head flit written at edge E is allocated a VC in
 // the next cycle and switched in the one after, and appears on the output after the edge E + 2: 3
 // cycles per hop; body flits follow one per cycle.
 module router
@@ -38,7 +40,8 @@ module router
   output logic [P*VB-1:0]  out_vc_o,
   output logic [P*W-1:0]   out_flit_o,
   input  logic [P-1:0]     out_credit_i,
-  input  logic [P*VB-1:0]  out_credit_vc_i
+  input  logic [P*VB-1:0]  out_credit_vc_i,
+  output logic [15:0]      bad_dst_o      // packets dropped for a destination that does not exist
 );
   if (P * V > 32 || P > 32) $error("router: at most 32 input VCs");
   if (Topo == TopoTorus && (P != 5 || V % 2 != 0)) $error("router: a torus router has 5 ports and an even V");
@@ -86,6 +89,8 @@ module router
   logic [P*VB-1:0] ovc_q;
   logic [P*W-1:0]  oflit_q;
   logic [P-1:0]    cr_q;
+  logic [NV-1:0]   drop_q;               // input VC is discarding a packet with a bad destination
+  logic [15:0]     bad_q;
   logic [P*VB-1:0] crvc_q;
 
   // ---- per input VC: the front flit and its route ----
@@ -103,6 +108,13 @@ module router
     end
   end
 
+  // ---- destinations that do not exist: the packet is read and discarded, its credits returned ----
+  logic [NV-1:0] bad_head, drop_rd;
+  always_comb begin
+    for (int unsigned i = 0; i < NV; i++)
+      bad_head[i] = is_head[i] && int'(front[i][IdBits-1:0]) >= (Topo == TopoSwitch ? P : KX * KY);
+  end
+
   // ---- VC allocation ----
   logic [NV-1:0] va_req, va_gnt;
   logic [VB-1:0] va_vc [NV];
@@ -118,7 +130,7 @@ module router
     req = '0;
     found = 1'b0;
     for (int unsigned i = 0; i < NV; i++) begin
-      va_req[i] = !act_q[i] && nonempty[i] && is_head[i];
+      va_req[i] = !act_q[i] && nonempty[i] && is_head[i] && !bad_head[i];
       va_vc[i] = '0;
     end
     for (int unsigned o = 0; o < P; o++) begin
@@ -175,6 +187,20 @@ module router
     end
   end
 
+  // a port with no switch grant this cycle discards one flit (its lowest discarding VC), so that it
+  // returns at most one credit per cycle
+  logic [5:0] drop_vc [P];
+  always_comb begin
+    drop_rd = '0;
+    for (int unsigned p = 0; p < P; p++) begin
+      drop_vc[p] = 6'd32;
+      for (int unsigned v = 0; v < V; v++)
+        if (drop_vc[p] == 6'd32 && !sa_gnt[p] && nonempty[p * V + v] && !act_q[p * V + v]
+            && (drop_q[p * V + v] || bad_head[p * V + v])) drop_vc[p] = 6'(v);
+      if (drop_vc[p] != 6'd32) drop_rd[p * V + 32'(drop_vc[p])] = 1'b1;
+    end
+  end
+
   // ---- output VCs: a flit sent on each, and whether it was a tail ----
   logic [P*V-1:0] ovc_sent, ovc_freed;
   always_comb begin
@@ -205,6 +231,8 @@ module router
       end
       act_q <= '0;
       obusy_q <= '0;
+      drop_q <= '0;
+      bad_q <= '0;
       for (int unsigned j = 0; j < P * V; j++) cred_q[j] <= DB'(D);
       for (int unsigned p = 0; p < P; p++) begin
         va_prio_q[p] <= '0;
@@ -219,9 +247,11 @@ module router
     end else begin
       // buffers
       for (int unsigned i = 0; i < NV; i++) begin
-        if (rd_en[i]) rd_q[i] <= AB'((32'(rd_q[i]) + 1) % D);
+        if (rd_en[i] || drop_rd[i]) rd_q[i] <= AB'((32'(rd_q[i]) + 1) % D);
         if (in_valid_i[i / V] && 32'(in_vc_i[(i / V)*VB +: VB]) == i % V) wr_q[i] <= AB'((32'(wr_q[i]) + 1) % D);
-        cnt_q[i] <= cnt_q[i] + DB'(in_valid_i[i / V] && 32'(in_vc_i[(i / V)*VB +: VB]) == i % V) - DB'(rd_en[i]);
+        cnt_q[i] <= cnt_q[i] + DB'(in_valid_i[i / V] && 32'(in_vc_i[(i / V)*VB +: VB]) == i % V)
+                    - DB'(rd_en[i] || drop_rd[i]);
+        if (drop_rd[i]) drop_q[i] <= !is_tail[i];
         if (va_gnt[i]) begin
           act_q[i] <= 1'b1;
           iop_q[i] <= rop[i];
@@ -230,6 +260,7 @@ module router
           act_q[i] <= 1'b0;
         end
       end
+      bad_q <= bad_q + 16'($countones(drop_rd & bad_head & ~drop_q));
       // output VCs and credits
       for (int unsigned j = 0; j < P * V; j++) begin
         cred_q[j] <= cred_q[j] - DB'(ovc_sent[j])
@@ -253,8 +284,9 @@ module router
         end
       end
       for (int unsigned p = 0; p < P; p++) begin
-        cr_q[p] <= sa_gnt[p];
+        cr_q[p] <= sa_gnt[p] || drop_vc[p] != 6'd32;
         if (sa_gnt[p]) crvc_q[p*VB +: VB] <= VB'(in_pick[p]);
+        else if (drop_vc[p] != 6'd32) crvc_q[p*VB +: VB] <= VB'(drop_vc[p]);
       end
     end
   end
@@ -264,4 +296,5 @@ module router
   assign out_valid_o = ov_q;
   assign out_vc_o = ovc_q;
   assign out_flit_o = oflit_q;
+  assign bad_dst_o = bad_q;
 endmodule

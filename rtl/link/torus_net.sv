@@ -29,7 +29,8 @@ module torus_net
   output logic [N*4*VB-1:0]  mon_vc_o,
   output logic [N*4*W-1:0]   mon_flit_o,
   output logic [N*4-1:0]     mon_credit_o,     // credits router r returns on link port 1 + k
-  output logic [N*4*VB-1:0]  mon_credit_vc_o
+  output logic [N*4*VB-1:0]  mon_credit_vc_o,
+  output logic [N*16-1:0]    bad_dst_o         // router r's count of packets dropped for their destination
 );
   localparam int unsigned P = 5;
   logic [P-1:0]    ov [N], cr [N], iv [N], oc [N];
@@ -78,7 +79,8 @@ module torus_net
     router #(.P(P), .V(V), .D(D), .W(W), .Topo(TopoTorus), .KX(KX), .KY(KY)) u_router (
       .clk_i, .rst_ni, .id_i(IdBits'(r)),
       .in_valid_i(iv[r]), .in_vc_i(ivc[r]), .in_flit_i(ifl[r]), .in_credit_o(cr[r]), .in_credit_vc_o(crvc[r]),
-      .out_valid_o(ov[r]), .out_vc_o(ovc[r]), .out_flit_o(of[r]), .out_credit_i(oc[r]), .out_credit_vc_i(ocvc[r]));
+      .out_valid_o(ov[r]), .out_vc_o(ovc[r]), .out_flit_o(of[r]), .out_credit_i(oc[r]), .out_credit_vc_i(ocvc[r]),
+      .bad_dst_o(bad_dst_o[r*16 +: 16]));
     assign inj_credit_o[r] = cr[r][0];
     assign inj_credit_vc_o[r*VB +: VB] = crvc[r][0 +: VB];
     assign ej_valid_o[r] = ov[r][0];
