@@ -2,6 +2,13 @@
 // has chip id r; its port 0 is endpoint r's injection (inj_*) and ejection (ej_*) port, ports 1..4
 // link to the +x, -x, +y and -y neighbours (wrapping). Every router's link outputs and returned
 // credits are visible on mon_* so the lockstep compares every router port.
+//
+// Each directed link l = r * 4 + (q - 1) (router r's port q) runs through the link layer: link_tx
+// (replay buffer of RDepth flits) -> the wire -> link_rx at the neighbour, which delivers to the
+// neighbour's router; the receiver's ack/nack go straight back. The wire carries {crc, seq, vc,
+// flit}; flip_i[l] inverts bit flip_bit_i[l] of it this cycle (the bench's channel model). Credits
+// travel on a reliable sideband. RDepth >= V * D keeps the replay buffer from ever refusing a flit:
+// every flit not yet acknowledged holds one of the downstream buffer's V * D credits.
 module torus_net
   import router_pkg::*;
 #(
@@ -10,8 +17,13 @@ module torus_net
   parameter int unsigned V  = 2,
   parameter int unsigned D  = 4,
   parameter int unsigned W  = 64,
+  parameter int unsigned RDepth  = 8,
+  parameter int unsigned Timeout = 64,
   localparam int unsigned N  = KX * KY,
-  localparam int unsigned VB = V > 1 ? $clog2(V) : 1
+  localparam int unsigned VB = V > 1 ? $clog2(V) : 1,
+  localparam int unsigned SB = $clog2(RDepth) + 2,
+  localparam int unsigned LW = W + VB,              // link payload: {vc, flit}
+  localparam int unsigned FB = $clog2(16 + SB + LW)
 ) (
   input  logic               clk_i,
   input  logic               rst_ni,
@@ -30,12 +42,24 @@ module torus_net
   output logic [N*4*W-1:0]   mon_flit_o,
   output logic [N*4-1:0]     mon_credit_o,     // credits router r returns on link port 1 + k
   output logic [N*4*VB-1:0]  mon_credit_vc_o,
-  output logic [N*16-1:0]    bad_dst_o         // router r's count of packets dropped for their destination
+  output logic [N*16-1:0]    bad_dst_o,        // router r's count of packets dropped for their destination
+  input  logic [N*4-1:0]     flip_i,           // link l: corrupt its wire this cycle
+  input  logic [N*4*FB-1:0]  flip_bit_i,       // ... at this bit of {crc, seq, vc, flit}
+  output logic [N*4-1:0]     link_ready_o,     // link l's sender takes a flit (must be 1 whenever one comes)
+  output logic [N*4*(SB-1)-1:0] link_held_o,   // link l's sender: flits in its replay buffer
+  output logic [N*4*32-1:0]  link_crc_err_o,   // link l's receiver: flits dropped for their CRC
+  output logic [N*4*32-1:0]  link_drop_o,      // link l's receiver: good flits dropped out of sequence
+  output logic [N*4*32-1:0]  link_replay_o,    // link l's sender: replays on nack
+  output logic [N*4*32-1:0]  link_timeout_o    // link l's sender: replays on timeout
 );
+  if (RDepth < V * D) $error("torus_net: RDepth must be at least V * D");
   localparam int unsigned P = 5;
   logic [P-1:0]    ov [N], cr [N], iv [N], oc [N];
   logic [P*VB-1:0] ovc [N], crvc [N], ivc [N], ocvc [N];
   logic [P*W-1:0]  of [N], ifl [N];
+  // per link: the receiver's delivery into the neighbour
+  logic [N*4-1:0]  lv;
+  logic [LW-1:0]   ld [N*4];
 
   // the neighbour of router r across link port q (1 +x, 2 -x, 3 +y, 4 -y), and the port it uses back
   function automatic int unsigned nb(int unsigned r, int unsigned q);
@@ -69,9 +93,9 @@ module torus_net
       for (int unsigned q = 1; q < P; q++) begin
         // flits arriving on port q left the neighbour on its port back(q); credits for what this
         // router sends on port q come back from the neighbour's input port back(q)
-        iv[r][q] = ov[nb(r, q)][back(q)];
-        ivc[r][q*VB +: VB] = ovc[nb(r, q)][back(q)*VB +: VB];
-        ifl[r][q*W +: W] = of[nb(r, q)][back(q)*W +: W];
+        // the link that ends here: the neighbour's port back(q)
+        iv[r][q] = lv[nb(r, q) * 4 + back(q) - 1];
+        {ivc[r][q*VB +: VB], ifl[r][q*W +: W]} = ld[nb(r, q) * 4 + back(q) - 1];
         oc[r][q] = cr[nb(r, q)][back(q)];
         ocvc[r][q*VB +: VB] = crvc[nb(r, q)][back(q)*VB +: VB];
       end
@@ -91,5 +115,25 @@ module torus_net
     assign mon_flit_o[r*4*W +: 4*W] = of[r][P*W-1:W];
     assign mon_credit_o[r*4 +: 4] = cr[r][4:1];
     assign mon_credit_vc_o[r*4*VB +: 4*VB] = crvc[r][P*VB-1:VB];
+    for (genvar k = 0; k < 4; k++) begin : g_link
+      localparam int unsigned L = r * 4 + k;
+      logic          tv, av, nv;
+      logic [SB-1:0] ts, as, ns;
+      logic [LW-1:0] td;
+      logic [15:0]   tc;
+      logic [16+SB+LW-1:0] wire_v;
+      link_tx #(.W(LW), .Depth(RDepth), .Timeout(Timeout)) u_tx (
+        .clk_i, .rst_ni, .in_valid_i(ov[r][k + 1]), .in_ready_o(link_ready_o[L]),
+        .in_data_i({ovc[r][(k+1)*VB +: VB], of[r][(k+1)*W +: W]}),
+        .tx_valid_o(tv), .tx_seq_o(ts), .tx_data_o(td), .tx_crc_o(tc), .ack_valid_i(av), .ack_seq_i(as),
+        .nack_valid_i(nv), .nack_seq_i(ns), .held_o(link_held_o[L*(SB-1) +: SB-1]),
+        .replays_o(link_replay_o[L*32 +: 32]), .timeouts_o(link_timeout_o[L*32 +: 32]));
+      assign wire_v = {tc, ts, td} ^ ((16 + SB + LW)'(flip_i[L]) << flip_bit_i[L*FB +: FB]);
+      link_rx #(.W(LW), .SB(SB)) u_rx (
+        .clk_i, .rst_ni, .rx_valid_i(tv), .rx_seq_i(wire_v[LW +: SB]), .rx_data_i(wire_v[LW-1:0]),
+        .rx_crc_i(wire_v[LW+SB +: 16]), .out_valid_o(lv[L]), .out_data_o(ld[L]), .ack_valid_o(av), .ack_seq_o(as),
+        .nack_valid_o(nv), .nack_seq_o(ns), .crc_errors_o(link_crc_err_o[L*32 +: 32]),
+        .drops_o(link_drop_o[L*32 +: 32]));
+    end
   end
 endmodule
