@@ -364,7 +364,7 @@ TRN_TEST(throughput) {
   const auto z = co_await t.measure(Pattern::uniform, 0.01, 50, 3000);
   const double hops = t.lat_n ? static_cast<double>(t.hops_sum) / t.lat_n : 0;
   fmt::print("bench: figure torus 4x4 zero-load latency {:.1f} cycles at {:.2f} mean hops: 3 x (hops + 1) router "
-             "+ 2 x hops link + 1.5 serialization = {:.1f} predicted\n", z.second, hops, 3 * (hops + 1) + 2 * hops + 1.5);
+             "+ 3 x hops link + 1.5 serialization = {:.1f} predicted\n", z.second, hops, 3 * (hops + 1) + 3 * hops + 1.5);
   std::string csv = "pattern,offered,accepted,latency\n";
   for (Pattern p : {Pattern::uniform, Pattern::transpose, Pattern::bitcomp, Pattern::hotspot, Pattern::neighbour}) {
     std::string row;
