@@ -27,9 +27,10 @@ Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload) {
 }
 
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
-            unsigned in_class) {
+            unsigned in_class, unsigned kz) {
   if (topo == Topo::sw) return Route{dst % ports, 2};
-  const unsigned x = me % kx, y = me / kx, dx = dst % kx, dy = dst / kx;
+  const unsigned x = me % kx, y = me / kx % ky, z = me / (kx * ky);
+  const unsigned dx = dst % kx, dy = dst / kx % ky, dz = dst / (kx * ky);
   Route r{0, 2};
   if (dx != x) {
     r.port = 2 * ((dx + kx - x) % kx) <= kx ? 1 : 2;
@@ -39,14 +40,18 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
     r.port = 2 * ((dy + ky - y) % ky) <= ky ? 3 : 4;
     r.cls = (in_port == 3 || in_port == 4) ? in_class : 0;
     if ((r.port == 3 && y == ky - 1) || (r.port == 4 && y == 0)) r.cls = 1;  // the y dateline
+  } else if (dz != z) {
+    r.port = 2 * ((dz + kz - z) % kz) <= kz ? 5 : 6;
+    r.cls = (in_port == 5 || in_port == 6) ? in_class : 0;
+    if ((r.port == 5 && z == kz - 1) || (r.port == 6 && z == 0)) r.cls = 1;  // the z dateline
   }
   return r;
 }
 
 Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
   if (p_.p * p_.v > 32) throw std::invalid_argument("router: at most 32 input VCs");
-  if (p_.topo == Topo::torus && (p_.p != 5 || p_.v % 2 != 0))
-    throw std::invalid_argument("router: a torus router has 5 ports and an even number of VCs");
+  if (p_.topo == Topo::torus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % 2 != 0))
+    throw std::invalid_argument("router: a 2D (3D) torus router has 5 (7) ports and an even number of VCs");
   iv_.resize(p_.p * p_.v);
   obusy_.assign(p_.p * p_.v, false);
   cred_.assign(p_.p * p_.v, p_.d);
@@ -101,7 +106,7 @@ void Router::tick(const In& in) {
   std::vector<Route> rt(NV);
   for (unsigned i = 0; i < NV; ++i)
     if (!iv_[i].fifo.empty())
-      rt[i] = route(p_.topo, P, p_.kx, p_.ky, me, head_of(iv_[i].fifo.front()).dst, i / V, (i % V) % 2);
+      rt[i] = route(p_.topo, P, p_.kx, p_.ky, me, head_of(iv_[i].fifo.front()).dst, i / V, (i % V) % 2, p_.kz);
   auto is_head = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::head || k == Kind::single; };
   auto bad_head = [&](unsigned i) { return is_head(i) && head_of(iv_[i].fifo.front()).dst >= ids(); };
   auto is_tail = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::tail || k == Kind::single; };

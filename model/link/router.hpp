@@ -27,15 +27,17 @@ Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload);
 struct Route {
   unsigned port = 0, cls = 2;
 };
+/// Torus: 2D (kz = 1; ports 0 local, 1 +x, 2 -x, 3 +y, 4 -y) or 3D (kz > 1; also 5 +z, 6 -z; the
+/// 3D torus is built only in the model so far), chip id = (z * ky + y) * kx + x.
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
-            unsigned in_class);
+            unsigned in_class, unsigned kz = 1);
 
 class Router {
  public:
   struct Params {
     unsigned p = 5, v = 2, d = 4, w = 64;
     Topo topo = Topo::torus;
-    unsigned kx = 4, ky = 4;
+    unsigned kx = 4, ky = 4, kz = 1;
   };
   struct In {
     bool rst_ni = false;
@@ -79,7 +81,7 @@ class Router {
     v("bad_dst_o", out.bad_dst_o, 16);
   }
   /// Chip ids that exist: kx * ky on a torus, p on a switch.
-  unsigned ids() const { return p_.topo == Topo::sw ? p_.p : p_.kx * p_.ky; }
+  unsigned ids() const { return p_.topo == Topo::sw ? p_.p : p_.kx * p_.ky * p_.kz; }
 
  private:
   struct InVc {

@@ -7,7 +7,7 @@
 namespace trn::link {
 
 namespace {
-unsigned back(unsigned q) { return q == 1 ? 2 : q == 2 ? 1 : q == 3 ? 4 : 3; }
+unsigned back(unsigned q) { return q % 2 == 1 ? q + 1 : q - 1; }
 void copy_bits(Bits& dst, unsigned at, const Bits& src, unsigned from, unsigned n) {
   for (unsigned b = 0; b < n; ++b) dst.set_bit(at + b, src.bit(from + b));
 }
@@ -15,14 +15,15 @@ void copy_bits(Bits& dst, unsigned at, const Bits& src, unsigned from, unsigned 
 
 TorusNet::TorusNet(Params p) : p_(p) {
   Router::Params rp;
-  rp.p = 5;
+  rp.p = p.kz > 1 ? 7 : 5;
   rp.v = p.v;
   rp.d = p.d;
   rp.w = p.w;
   rp.topo = Topo::torus;
   rp.kx = p.kx;
   rp.ky = p.ky;
-  r_.assign(p.kx * p.ky, Router(rp));
+  rp.kz = p.kz;
+  r_.assign(nodes(), Router(rp));
   vb_ = r_.front().vb();
   if (p.rdepth < p.v * p.d) throw std::invalid_argument("torus: the replay buffer must hold v * d flits");
   const unsigned lw = p.w + vb_;
@@ -55,12 +56,14 @@ TorusNet::State TorusNet::outputs(bool rst_ni) const {
 }
 
 unsigned TorusNet::neighbour(unsigned r, unsigned q) const {
-  unsigned x = r % p_.kx, y = r / p_.kx;
+  unsigned x = r % p_.kx, y = r / p_.kx % p_.ky, z = r / (p_.kx * p_.ky);
   if (q == 1) x = (x + 1) % p_.kx;
   else if (q == 2) x = (x + p_.kx - 1) % p_.kx;
   else if (q == 3) y = (y + 1) % p_.ky;
-  else y = (y + p_.ky - 1) % p_.ky;
-  return y * p_.kx + x;
+  else if (q == 4) y = (y + p_.ky - 1) % p_.ky;
+  else if (q == 5) z = (z + 1) % p_.kz;
+  else z = (z + p_.kz - 1) % p_.kz;
+  return (z * p_.ky + y) * p_.kx + x;
 }
 
 TorusNet::In TorusNet::make_in() const {
@@ -84,11 +87,11 @@ TorusNet::Out TorusNet::make_out() const {
   o.ej_valid_o = Bits(n);
   o.ej_vc_o = Bits(n * vb_);
   o.ej_flit_o = Bits(n * p_.w);
-  o.mon_valid_o = Bits(n * 4);
-  o.mon_vc_o = Bits(n * 4 * vb_);
-  o.mon_flit_o = Bits(n * 4 * p_.w);
-  o.mon_credit_o = Bits(n * 4);
-  o.mon_credit_vc_o = Bits(n * 4 * vb_);
+  o.mon_valid_o = Bits(n * lp());
+  o.mon_vc_o = Bits(n * lp() * vb_);
+  o.mon_flit_o = Bits(n * lp() * p_.w);
+  o.mon_credit_o = Bits(n * lp());
+  o.mon_credit_vc_o = Bits(n * lp() * vb_);
   o.bad_dst_o = Bits(n * 16);
   o.link_ready_o = Bits(links());
   o.link_held_o = Bits(links() * (sb_ - 1));
@@ -119,13 +122,13 @@ void TorusNet::eval(const In& in, Out& out) const {
     out.ej_vc_o.set_slice(r * vb_, vb_, o.out_vc_o.slice(0, vb_));
     copy_bits(out.ej_flit_o, r * w, o.out_flit_o, 0, w);
     out.bad_dst_o.set_slice(r * 16, 16, o.bad_dst_o);
-    for (unsigned k = 0; k < 4; ++k) {
+    for (unsigned k = 0; k < lp(); ++k) {
       const unsigned q = 1 + k;
-      out.mon_valid_o.set_bit(r * 4 + k, (o.out_valid_o >> q) & 1);
-      out.mon_vc_o.set_slice((r * 4 + k) * vb_, vb_, o.out_vc_o.slice(q * vb_, vb_));
-      copy_bits(out.mon_flit_o, (r * 4 + k) * w, o.out_flit_o, q * w, w);
-      out.mon_credit_o.set_bit(r * 4 + k, (o.in_credit_o >> q) & 1);
-      out.mon_credit_vc_o.set_slice((r * 4 + k) * vb_, vb_, o.in_credit_vc_o.slice(q * vb_, vb_));
+      out.mon_valid_o.set_bit(r * lp() + k, (o.out_valid_o >> q) & 1);
+      out.mon_vc_o.set_slice((r * lp() + k) * vb_, vb_, o.out_vc_o.slice(q * vb_, vb_));
+      copy_bits(out.mon_flit_o, (r * lp() + k) * w, o.out_flit_o, q * w, w);
+      out.mon_credit_o.set_bit(r * lp() + k, (o.in_credit_o >> q) & 1);
+      out.mon_credit_vc_o.set_slice((r * lp() + k) * vb_, vb_, o.in_credit_vc_o.slice(q * vb_, vb_));
     }
   }
 }
@@ -141,10 +144,10 @@ Router::In TorusNet::router_in(const In& in, unsigned r, const State& st) const 
   copy_bits(ri.in_flit_i, 0, in.inj_flit_i, r * w, w);
   ri.out_credit_i = in.ej_credit_i.bit(r);
   ri.out_credit_vc_i.set_slice(0, vb_, in.ej_credit_vc_i.slice(r * vb_, vb_));
-  for (unsigned q = 1; q < 5; ++q) {
+  for (unsigned q = 1; q <= lp(); ++q) {
     const Router::Out& n = ro[neighbour(r, q)];
     const unsigned b = back(q);
-    const LinkRx::Out& x = st.xo[neighbour(r, q) * 4 + b - 1];  // the link that ends here
+    const LinkRx::Out& x = st.xo[neighbour(r, q) * lp() + b - 1];  // the link that ends here
     ri.in_valid_i |= std::uint64_t{x.out_valid_o} << q;
     ri.in_vc_i.set_slice(q * vb_, vb_, x.out_data_o.slice(w, vb_));
     copy_bits(ri.in_flit_i, q * w, x.out_data_o, 0, w);
@@ -163,7 +166,7 @@ void TorusNet::tick(const In& in) {
   std::vector<LinkTx::In> ti(links());
   std::vector<LinkRx::In> xi(links());
   for (unsigned l = 0; l < links(); ++l) {
-    const unsigned r = l / 4, q = l % 4 + 1;
+    const unsigned r = l / lp(), q = l % lp() + 1;
     const Router::Out& o = st.ro[r];
     LinkTx::In& t = ti[l];
     t.rst_ni = in.rst_ni;
