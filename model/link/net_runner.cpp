@@ -43,7 +43,7 @@ void NetRunner::step(double load) {
     Bits f(w_);
     for (unsigned b = 0; b < w_; ++b) f.set_bit(b, out_.ej_flit_o.bit(r * w_ + b));
     ++flits_out_;
-    const unsigned id = static_cast<unsigned>(f.slice(32, 20)), idx = static_cast<unsigned>(f.slice(52, 8));
+    const auto [id, idx] = tag_of(f);
     const Kind kind = kind_of(f);
     if (id >= pkts_.size()) throw std::runtime_error(fmt::format("cycle {}: node {} ejected unknown packet {}", cycle_, r, id));
     const Pkt& k = pkts_[id];
@@ -74,14 +74,10 @@ void NetRunner::step(double load) {
       k.seq = next_seq_[flow]++;
       const unsigned len = 1 + uni(4), id = static_cast<unsigned>(pkts_.size());
       const Head h{k.dst, k.src, uni(4), len};
-      for (unsigned f = 0; f < len; ++f) {
-        Bits pay(w_);
-        for (unsigned i = 0; i < pay.words(); ++i) pay.set_word(i, rng_());
-        pay.set_slice(32, 20, id);
-        pay.set_slice(52, 8, f);
-        const Kind kind = len == 1 ? Kind::single : f == 0 ? Kind::head : f + 1 == len ? Kind::tail : Kind::body;
-        k.flits.push_back(make_flit(w_, kind, h, pay));
-      }
+      std::vector<Bits> pay(len, Bits(w_));
+      for (Bits& b : pay)
+        for (unsigned i = 0; i < b.words(); ++i) b.set_word(i, rng_());
+      k.flits = tagged_packet(w_, id, h, std::move(pay));
       pkts_.push_back(std::move(k));
       queue_[r].push_back(id);
     }

@@ -26,6 +26,23 @@ Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload) {
   return f;
 }
 
+std::vector<Bits> tagged_packet(unsigned w, unsigned id, const Head& h, std::vector<Bits> payloads) {
+  if (w < 64 || payloads.size() != h.len) throw std::invalid_argument("tagged_packet: w >= 64 and one payload per flit");
+  std::vector<Bits> flits;
+  for (unsigned f = 0; f < h.len; ++f) {
+    Bits& pay = payloads[f];
+    pay.set_slice(32, 20, id);
+    pay.set_slice(52, 8, f);
+    const Kind kind = h.len == 1 ? Kind::single : f == 0 ? Kind::head : f + 1 == h.len ? Kind::tail : Kind::body;
+    flits.push_back(make_flit(w, kind, h, pay));
+  }
+  return flits;
+}
+
+FlitTag tag_of(const Bits& f) {
+  return FlitTag{static_cast<unsigned>(f.slice(32, 20)), static_cast<unsigned>(f.slice(52, 8))};
+}
+
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
             unsigned in_class, unsigned kz) {
   if (topo == Topo::sw) return Route{dst % ports, 2};

@@ -23,6 +23,15 @@ Head head_of(const Bits& flit);
 /// A flit of w bits: kind, and for a head the fields; the rest of the bits from `payload`.
 Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload);
 
+/// Test packets (benches and NetRunner): the h.len flits of packet `id`, payload from `payloads`
+/// (one per flit), tagged with the packet id (bits 32..51) and the flit's index (bits 52..59) so a
+/// scoreboard can name any flit it sees. Needs w >= 64.
+std::vector<Bits> tagged_packet(unsigned w, unsigned id, const Head& h, std::vector<Bits> payloads);
+struct FlitTag {
+  unsigned id, idx;
+};
+FlitTag tag_of(const Bits& flit);
+
 /// Route of a head flit: output port and the VC class the hop allows (2: any).
 struct Route {
   unsigned port = 0, cls = 2;
