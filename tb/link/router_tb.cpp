@@ -5,7 +5,6 @@
 // the output port its route names and on a VC of the class the route allows, its flits in order
 // and never interleaved with another packet's on one output VC.
 #include <deque>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,7 +66,6 @@ struct RouterBench {
   std::size_t done = 0, flits_out = 0;
   unsigned to_send = 0;
   unsigned corrupt_packet = ~0u;  ///< self-test: the packet whose last flit the scoreboard expects altered
-  std::optional<Bits> corrupted;
   Clock::HookId hook;
 
   explicit RouterBench(Env& e)
@@ -102,14 +100,11 @@ struct RouterBench {
     packets.push_back(std::move(k));
     return packets.back();
   }
-  /// The scoreboard's copy of a packet's flit, as the source sent it (the self-test alters one).
-  const Bits& expected(const Packet& k, unsigned idx) {
-    if (k.id == corrupt_packet && idx + 1 == k.flits.size()) {
-      if (!corrupted) corrupted = Bits(k.flits[idx]);
-      if (corrupted->bit(40) == k.flits[idx].bit(40)) corrupted->flip_bit(40);
-      return *corrupted;
-    }
-    return k.flits[idx];
+  /// The flit the scoreboard expects: as the source sent it (the self-test alters one).
+  Bits expected(const Packet& k, unsigned idx) const {
+    Bits want = k.flits[idx];
+    if (k.id == corrupt_packet && idx + 1 == k.flits.size()) want.flip_bit(40);
+    return want;
   }
 
   /// Settled outputs before the edge: credits back to the sources, flits into the sinks.
