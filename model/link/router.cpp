@@ -66,7 +66,7 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
 }
 
 Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
-  if (p_.p * p_.v > 32) throw std::invalid_argument("router: at most 32 input VCs");
+  if (p_.p > 255) throw std::invalid_argument("router: at most 255 ports (8-bit chip ids)");
   if (p_.topo == Topo::torus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % 2 != 0))
     throw std::invalid_argument("router: a 2D (3D) torus router has 5 (7) ports and an even number of VCs");
   iv_.resize(p_.p * p_.v);
@@ -80,6 +80,8 @@ Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
 
 Router::In Router::make_in() const {
   In in;
+  in.in_valid_i = Bits(p_.p);
+  in.out_credit_i = Bits(p_.p);
   in.in_vc_i = Bits(p_.p * vb_);
   in.in_flit_i = Bits(p_.p * p_.w);
   in.out_credit_vc_i = Bits(p_.p * vb_);
@@ -88,6 +90,8 @@ Router::In Router::make_in() const {
 
 Router::Out Router::make_out() const {
   Out o;
+  o.in_credit_o = Bits(p_.p);
+  o.out_valid_o = Bits(p_.p);
   o.in_credit_vc_o = Bits(p_.p * vb_);
   o.out_vc_o = Bits(p_.p * vb_);
   o.out_flit_o = Bits(p_.p * p_.w);
@@ -132,17 +136,21 @@ void Router::tick(const In& in) {
   std::vector<unsigned> va_vc(NV, 0);
   std::vector<unsigned> va_pick(P, NV);
   std::vector<bool> va_take(NV, false);
+  // requests listed per output port (a switch has many ports; most ask for none)
+  std::vector<std::vector<unsigned>> va_req(P);
+  for (unsigned i = 0; i < NV; ++i)
+    if (!iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && !bad_head(i)) va_req[rt[i].port].push_back(i);
   for (unsigned o = 0; o < P; ++o) {
-    std::vector<bool> req(NV, false);
-    // only requests that a free output VC of their class can satisfy take part
+    // only requests that a free output VC of their class can satisfy take part; round-robin: the
+    // first at or after the priority pointer, wrapping
     auto free_vc = [&](unsigned i) {
       for (unsigned v = 0; v < V; ++v)
         if (!obusy_[o * V + v] && (rt[i].cls == 2 || rt[i].cls == v % 2)) return true;
       return false;
     };
-    for (unsigned i = 0; i < NV; ++i)
-      req[i] = !iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && !bad_head(i) && rt[i].port == o && free_vc(i);
-    const unsigned w = rr(req, va_prio_[o]);
+    unsigned w = NV;
+    for (unsigned i : va_req[o])
+      if (free_vc(i) && (w == NV || (i + NV - va_prio_[o]) % NV < (w + NV - va_prio_[o]) % NV)) w = i;
     if (w == NV) continue;
     for (unsigned v = 0; v < V; ++v) {
       if (obusy_[o * V + v] || (rt[w].cls != 2 && rt[w].cls != v % 2)) continue;
@@ -164,21 +172,21 @@ void Router::tick(const In& in) {
     in_pick[p] = rr(req, sa_in_prio_[p]);
   }
   std::vector<unsigned> out_pick(P, P);
-  for (unsigned o = 0; o < P; ++o) {
-    std::vector<bool> req(P, false);
-    for (unsigned p = 0; p < P; ++p) req[p] = in_pick[p] < V && iv_[p * V + in_pick[p]].op == o;
-    out_pick[o] = rr(req, sa_out_prio_[o]);
+  for (unsigned p = 0; p < P; ++p) {
+    if (in_pick[p] == V) continue;
+    const unsigned o = iv_[p * V + in_pick[p]].op;
+    if (out_pick[o] == P || (p + P - sa_out_prio_[o]) % P < (out_pick[o] + P - sa_out_prio_[o]) % P) out_pick[o] = p;
   }
   // outputs of the next cycle (the data registers keep their values when nothing is sent), state
   Out n = q_;
-  n.out_valid_o = 0;
-  n.in_credit_o = 0;
+  n.out_valid_o = Bits(P);
+  n.in_credit_o = Bits(P);
   std::vector<bool> sent(NV, false), freed(NV, false);
   for (unsigned o = 0; o < P; ++o) {
     if (out_pick[o] == P) continue;
     const unsigned p = out_pick[o], i = p * V + in_pick[p];
     InVc& s = iv_[i];
-    n.out_valid_o |= std::uint64_t{1} << o;
+    n.out_valid_o.set_bit(o, true);
     n.out_vc_o.set_slice(o * vb_, vb_, s.ov);
     const Bits& f = s.fifo.front();
     for (unsigned b = 0; b < p_.w; ++b) n.out_flit_o.set_bit(o * p_.w + b, f.bit(b));
@@ -186,7 +194,7 @@ void Router::tick(const In& in) {
     freed[s.op * V + s.ov] = is_tail(i);
     if (is_tail(i)) s.active = false;
     s.fifo.pop_front();
-    n.in_credit_o |= std::uint64_t{1} << p;
+    n.in_credit_o.set_bit(p, true);
     n.in_credit_vc_o.set_slice(p * vb_, vb_, in_pick[p]);
     sa_in_prio_[p] = (in_pick[p] + 1) % V;
     sa_out_prio_[o] = (p + 1) % P;
@@ -194,14 +202,14 @@ void Router::tick(const In& in) {
   // packets to destinations that do not exist: a port without a switch grant discards one flit of
   // its lowest discarding VC and returns its credit
   for (unsigned p = 0; p < P; ++p) {
-    if ((n.in_credit_o >> p) & 1) continue;  // the port's switch grant returns this cycle's credit
+    if (n.in_credit_o.bit(p)) continue;  // the port's switch grant returns this cycle's credit
     for (unsigned v = 0; v < V; ++v) {
       InVc& s = iv_[p * V + v];
       if (s.fifo.empty() || s.active || !(s.drop || bad_head(p * V + v))) continue;
       if (!s.drop) ++n.bad_dst_o;
       s.drop = !is_tail(p * V + v);
       s.fifo.pop_front();
-      n.in_credit_o |= std::uint64_t{1} << p;
+      n.in_credit_o.set_bit(p, true);
       n.in_credit_vc_o.set_slice(p * vb_, vb_, v);
       break;
     }
@@ -214,7 +222,7 @@ void Router::tick(const In& in) {
     }
   for (unsigned j = 0; j < NV; ++j) {
     const unsigned o = j / V;
-    const bool back = ((in.out_credit_i >> o) & 1) && in.out_credit_vc_i.slice(o * vb_, vb_) == j % V;
+    const bool back = in.out_credit_i.bit(o) && in.out_credit_vc_i.slice(o * vb_, vb_) == j % V;
     cred_[j] = cred_[j] - (sent[j] ? 1 : 0) + (back ? 1 : 0);
     if (va_take[j]) obusy_[j] = true;
     else if (freed[j]) obusy_[j] = false;
@@ -223,7 +231,7 @@ void Router::tick(const In& in) {
     if (va_pick[o] < NV) va_prio_[o] = (va_pick[o] + 1) % NV;
   // arriving flits
   for (unsigned p = 0; p < P; ++p) {
-    if (!((in.in_valid_i >> p) & 1)) continue;
+    if (!in.in_valid_i.bit(p)) continue;
     const unsigned v = static_cast<unsigned>(in.in_vc_i.slice(p * vb_, vb_));
     if (v >= V) throw std::runtime_error("router: flit on a virtual channel that does not exist");
     if (iv_[p * V + v].fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");

@@ -50,16 +50,11 @@ class Router {
   };
   struct In {
     bool rst_ni = false;
-    std::uint64_t id_i = 0, in_valid_i = 0;
-    Bits in_vc_i, in_flit_i;
-    std::uint64_t out_credit_i = 0;
-    Bits out_credit_vc_i;
+    std::uint64_t id_i = 0;
+    Bits in_valid_i, in_vc_i, in_flit_i, out_credit_i, out_credit_vc_i;  // masks: one bit per port
   };
   struct Out {
-    std::uint64_t in_credit_o = 0;
-    Bits in_credit_vc_o;
-    std::uint64_t out_valid_o = 0;
-    Bits out_vc_o, out_flit_o;
+    Bits in_credit_o, in_credit_vc_o, out_valid_o, out_vc_o, out_flit_o;  // masks: one bit per port
     std::uint64_t bad_dst_o = 0;
   };
   explicit Router(Params p);

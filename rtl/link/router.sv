@@ -9,7 +9,7 @@
 // output VC of the class their route allows exists; the winner takes the lowest such VC. Switch allocation (separable): every
 // input port picks one of its ACTIVE VCs that has a flit and a downstream credit (round-robin),
 // then every output port picks one of the input ports asking for it (round-robin). The winner's
-// flit goes to the output register. A head flit whose destination does not exist (id >= KX * KY, or
+// flit goes to the output register. A head flit whose destination does not exist (id >= KX * KY * KZ, or
 // >= P for a switch) never enters allocation: its packet is read out and discarded, one flit per
 // cycle when its port has no switch grant, its credits returned, and bad_dst_o counts it. Pipeline: a head flit written at edge E is allocated a VC in
 // the next cycle and switched in the one after, and appears on the output after the edge E + 2: 3
@@ -24,6 +24,7 @@ module router
   parameter int unsigned Topo = TopoTorus,
   parameter int unsigned KX   = 4,
   parameter int unsigned KY   = 4,
+  parameter int unsigned KZ   = 1,    // > 1: a 3D torus (7 ports: also 5 +z, 6 -z)
   localparam int unsigned VB = V > 1 ? $clog2(V) : 1,
   localparam int unsigned PB = P > 1 ? $clog2(P) : 1,
   localparam int unsigned DB = $clog2(D + 1)
@@ -44,7 +45,8 @@ module router
   output logic [15:0]      bad_dst_o      // packets dropped for a destination that does not exist
 );
   if (P * V > 32 || P > 32) $error("router: at most 32 input VCs");
-  if (Topo == TopoTorus && (P != 5 || V % 2 != 0)) $error("router: a torus router has 5 ports and an even V");
+  if (Topo == TopoTorus && (P != (KZ > 1 ? 7 : 5) || V % 2 != 0))
+    $error("router: a 2D (3D) torus router has 5 (7) ports and an even V");
 
   localparam int unsigned NV = P * V;  // input VCs, index p * V + v
   localparam int unsigned AB = D > 1 ? $clog2(D) : 1;
@@ -52,13 +54,15 @@ module router
   // ---- route computation: output port and the VC class it allows (2: any) ----
   function automatic logic [PB+1:0] route(logic [IdBits-1:0] dst, logic [IdBits-1:0] me, int unsigned in_port,
                                           logic in_class);
-    int unsigned x, y, dx, dy, op, fwd;
+    int unsigned x, y, z, dx, dy, dz, op, fwd;
     logic [1:0] cls;
     if (Topo == TopoSwitch) return {2'd2, PB'(int'(dst) % P)};
     x = int'(me) % KX;
-    y = int'(me) / KX;
+    y = int'(me) / KX % KY;
+    z = int'(me) / (KX * KY);
     dx = int'(dst) % KX;
-    dy = int'(dst) / KX;
+    dy = int'(dst) / KX % KY;
+    dz = int'(dst) / (KX * KY);
     op = 0;
     cls = 2'd2;
     if (dx != x) begin
@@ -71,6 +75,11 @@ module router
       op = (2 * fwd <= KY) ? 3 : 4;
       cls = (in_port == 3 || in_port == 4) ? {1'b0, in_class} : 2'd0;
       if ((op == 3 && y == KY - 1) || (op == 4 && y == 0)) cls = 2'd1;
+    end else if (dz != z) begin
+      fwd = (dz + KZ - z) % KZ;
+      op = (2 * fwd <= KZ) ? 5 : 6;
+      cls = (in_port == 5 || in_port == 6) ? {1'b0, in_class} : 2'd0;
+      if ((op == 5 && z == KZ - 1) || (op == 6 && z == 0)) cls = 2'd1;
     end
     return {cls, PB'(op)};
   endfunction
@@ -112,7 +121,7 @@ module router
   logic [NV-1:0] bad_head, drop_rd;
   always_comb begin
     for (int unsigned i = 0; i < NV; i++)
-      bad_head[i] = is_head[i] && int'(front[i][IdBits-1:0]) >= (Topo == TopoSwitch ? P : KX * KY);
+      bad_head[i] = is_head[i] && int'(front[i][IdBits-1:0]) >= (Topo == TopoSwitch ? P : KX * KY * KZ);
   end
 
   // ---- VC allocation ----

@@ -8,6 +8,7 @@
 // dimension order (x first, the shorter way round, ties to +), with dateline VC classes: virtual
 // channel v has class v % 2; a packet enters each dimension in class 0 and moves to class 1 on the
 // hop that crosses that dimension's dateline (the wrap link between coordinates K-1 and 0).
+// 3D torus KX x KY x KZ: also ports 5 +z, 6 -z; chip id = (z * KY + y) * KX + x; x, then y, then z.
 // Switch: one router whose port i is endpoint i; any virtual channel.
 package router_pkg;
   localparam int unsigned IdBits = 8;

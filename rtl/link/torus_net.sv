@@ -1,9 +1,10 @@
-// torus_net — a KX x KY 2D torus of routers (docs/link.md) as a simulation top: router r = y * KX + x
-// has chip id r; its port 0 is endpoint r's injection (inj_*) and ejection (ej_*) port, ports 1..4
-// link to the +x, -x, +y and -y neighbours (wrapping). Every router's link outputs and returned
-// credits are visible on mon_* so the lockstep compares every router port.
+// torus_net — a KX x KY (x KZ) torus of routers (docs/link.md) as a simulation top: router
+// r = (z * KY + y) * KX + x has chip id r; its port 0 is endpoint r's injection (inj_*) and ejection
+// (ej_*) port, ports 1..4 link to the +x, -x, +y and -y neighbours (wrapping), and in 3D (KZ > 1)
+// ports 5, 6 to the +z and -z ones. Every router port's outputs and returned credits are visible
+// on mon_* (router r, port q at r * P + q) so the lockstep compares every router port.
 //
-// Each directed link l = r * 4 + (q - 1) (router r's port q) runs through the link layer: link_tx
+// Each directed link l = r * LP + (q - 1) (router r's port q) runs through the link layer: link_tx
 // (replay buffer of RDepth flits) -> the wire -> link_rx at the neighbour, which delivers to the
 // neighbour's router; the receiver's ack/nack go straight back. The wire carries {crc, seq, vc,
 // flit}; flip_i[l] inverts bit flip_bit_i[l] of it this cycle (the bench's channel model). Credits
@@ -14,12 +15,15 @@ module torus_net
 #(
   parameter int unsigned KX = 4,
   parameter int unsigned KY = 4,
+  parameter int unsigned KZ = 1,
   parameter int unsigned V  = 2,
   parameter int unsigned D  = 4,
   parameter int unsigned W  = 64,
   parameter int unsigned RDepth  = 8,
   parameter int unsigned Timeout = 64,
-  localparam int unsigned N  = KX * KY,
+  localparam int unsigned N  = KX * KY * KZ,
+  localparam int unsigned LP = KZ > 1 ? 6 : 4,      // link ports per router
+  localparam int unsigned P  = LP + 1,
   localparam int unsigned VB = V > 1 ? $clog2(V) : 1,
   localparam int unsigned SB = $clog2(RDepth) + 2,
   localparam int unsigned LW = W + VB,              // link payload: {vc, flit}
@@ -37,45 +41,48 @@ module torus_net
   output logic [N*W-1:0]     ej_flit_o,
   input  logic [N-1:0]       ej_credit_i,
   input  logic [N*VB-1:0]    ej_credit_vc_i,
-  output logic [N*4-1:0]     mon_valid_o,      // router r, link port 1 + k at bit r * 4 + k
-  output logic [N*4*VB-1:0]  mon_vc_o,
-  output logic [N*4*W-1:0]   mon_flit_o,
-  output logic [N*4-1:0]     mon_credit_o,     // credits router r returns on link port 1 + k
-  output logic [N*4*VB-1:0]  mon_credit_vc_o,
+  output logic [N*P-1:0]     mon_valid_o,      // router r, port q at bit r * P + q
+  output logic [N*P*VB-1:0]  mon_vc_o,
+  output logic [N*P*W-1:0]   mon_flit_o,
+  output logic [N*P-1:0]     mon_credit_o,     // credits router r returns on port q
+  output logic [N*P*VB-1:0]  mon_credit_vc_o,
   output logic [N*16-1:0]    bad_dst_o,        // router r's count of packets dropped for their destination
-  input  logic [N*4-1:0]     flip_i,           // link l: corrupt its wire this cycle
-  input  logic [N*4*FB-1:0]  flip_bit_i,       // ... at this bit of {crc, seq, vc, flit}
-  output logic [N*4-1:0]     link_ready_o,     // link l's sender takes a flit (must be 1 whenever one comes)
-  output logic [N*4*(SB-1)-1:0] link_held_o,   // link l's sender: flits in its replay buffer
-  output logic [N*4*32-1:0]  link_crc_err_o,   // link l's receiver: flits dropped for their CRC
-  output logic [N*4*32-1:0]  link_drop_o,      // link l's receiver: good flits dropped out of sequence
-  output logic [N*4*32-1:0]  link_replay_o,    // link l's sender: replays on nack
-  output logic [N*4*32-1:0]  link_timeout_o    // link l's sender: replays on timeout
+  input  logic [N*LP-1:0]     flip_i,           // link l: corrupt its wire this cycle
+  input  logic [N*LP*FB-1:0]  flip_bit_i,       // ... at this bit of {crc, seq, vc, flit}
+  output logic [N*LP-1:0]     link_ready_o,     // link l's sender takes a flit (must be 1 whenever one comes)
+  output logic [N*LP*(SB-1)-1:0] link_held_o,   // link l's sender: flits in its replay buffer
+  output logic [N*LP*32-1:0]  link_crc_err_o,   // link l's receiver: flits dropped for their CRC
+  output logic [N*LP*32-1:0]  link_drop_o,      // link l's receiver: good flits dropped out of sequence
+  output logic [N*LP*32-1:0]  link_replay_o,    // link l's sender: replays on nack
+  output logic [N*LP*32-1:0]  link_timeout_o    // link l's sender: replays on timeout
 );
   if (RDepth < V * D) $error("torus_net: RDepth must be at least V * D");
-  localparam int unsigned P = 5;
   logic [P-1:0]    ov [N], cr [N], iv [N], oc [N];
   logic [P*VB-1:0] ovc [N], crvc [N], ivc [N], ocvc [N];
   logic [P*W-1:0]  of [N], ifl [N];
   // per link: the receiver's delivery into the neighbour
-  logic [N*4-1:0]  lv;
-  logic [LW-1:0]   ld [N*4];
+  logic [N*LP-1:0]  lv;
+  logic [LW-1:0]   ld [N*LP];
 
-  // the neighbour of router r across link port q (1 +x, 2 -x, 3 +y, 4 -y), and the port it uses back
+  // the neighbour of router r across link port q (1 +x, 2 -x, 3 +y, 4 -y, 5 +z, 6 -z), and the port
+  // it uses back
   function automatic int unsigned nb(int unsigned r, int unsigned q);
-    int unsigned x, y;
+    int unsigned x, y, z;
     x = r % KX;
-    y = r / KX;
+    y = r / KX % KY;
+    z = r / (KX * KY);
     case (q)
       1: x = (x + 1) % KX;
       2: x = (x + KX - 1) % KX;
       3: y = (y + 1) % KY;
-      default: y = (y + KY - 1) % KY;
+      4: y = (y + KY - 1) % KY;
+      5: z = (z + 1) % KZ;
+      default: z = (z + KZ - 1) % KZ;
     endcase
-    return y * KX + x;
+    return (z * KY + y) * KX + x;
   endfunction
   function automatic int unsigned back(int unsigned q);
-    return q == 1 ? 2 : q == 2 ? 1 : q == 3 ? 4 : 3;
+    return q % 2 == 1 ? q + 1 : q - 1;
   endfunction
 
   for (genvar r = 0; r < N; r++) begin : g_r
@@ -94,13 +101,13 @@ module torus_net
         // flits arriving on port q left the neighbour on its port back(q); credits for what this
         // router sends on port q come back from the neighbour's input port back(q)
         // the link that ends here: the neighbour's port back(q)
-        iv[r][q] = lv[nb(r, q) * 4 + back(q) - 1];
-        {ivc[r][q*VB +: VB], ifl[r][q*W +: W]} = ld[nb(r, q) * 4 + back(q) - 1];
+        iv[r][q] = lv[nb(r, q) * LP + back(q) - 1];
+        {ivc[r][q*VB +: VB], ifl[r][q*W +: W]} = ld[nb(r, q) * LP + back(q) - 1];
         oc[r][q] = cr[nb(r, q)][back(q)];
         ocvc[r][q*VB +: VB] = crvc[nb(r, q)][back(q)*VB +: VB];
       end
     end
-    router #(.P(P), .V(V), .D(D), .W(W), .Topo(TopoTorus), .KX(KX), .KY(KY)) u_router (
+    router #(.P(P), .V(V), .D(D), .W(W), .Topo(TopoTorus), .KX(KX), .KY(KY), .KZ(KZ)) u_router (
       .clk_i, .rst_ni, .id_i(IdBits'(r)),
       .in_valid_i(iv[r]), .in_vc_i(ivc[r]), .in_flit_i(ifl[r]), .in_credit_o(cr[r]), .in_credit_vc_o(crvc[r]),
       .out_valid_o(ov[r]), .out_vc_o(ovc[r]), .out_flit_o(of[r]), .out_credit_i(oc[r]), .out_credit_vc_i(ocvc[r]),
@@ -110,30 +117,19 @@ module torus_net
     assign ej_valid_o[r] = ov[r][0];
     assign ej_vc_o[r*VB +: VB] = ovc[r][0 +: VB];
     assign ej_flit_o[r*W +: W] = of[r][0 +: W];
-    assign mon_valid_o[r*4 +: 4] = ov[r][4:1];
-    assign mon_vc_o[r*4*VB +: 4*VB] = ovc[r][P*VB-1:VB];
-    assign mon_flit_o[r*4*W +: 4*W] = of[r][P*W-1:W];
-    assign mon_credit_o[r*4 +: 4] = cr[r][4:1];
-    assign mon_credit_vc_o[r*4*VB +: 4*VB] = crvc[r][P*VB-1:VB];
-    for (genvar k = 0; k < 4; k++) begin : g_link
-      localparam int unsigned L = r * 4 + k;
-      logic          tv, av, nv;
-      logic [SB-1:0] ts, as, ns;
-      logic [LW-1:0] td;
-      logic [15:0]   tc;
-      logic [16+SB+LW-1:0] wire_v;
-      link_tx #(.W(LW), .Depth(RDepth), .Timeout(Timeout)) u_tx (
+    assign mon_valid_o[r*P +: P] = ov[r];
+    assign mon_vc_o[r*P*VB +: P*VB] = ovc[r];
+    assign mon_flit_o[r*P*W +: P*W] = of[r];
+    assign mon_credit_o[r*P +: P] = cr[r];
+    assign mon_credit_vc_o[r*P*VB +: P*VB] = crvc[r];
+    for (genvar k = 0; k < LP; k++) begin : g_link
+      localparam int unsigned L = r * LP + k;
+      link_chan #(.W(LW), .Depth(RDepth), .Timeout(Timeout)) u_link (
         .clk_i, .rst_ni, .in_valid_i(ov[r][k + 1]), .in_ready_o(link_ready_o[L]),
-        .in_data_i({ovc[r][(k+1)*VB +: VB], of[r][(k+1)*W +: W]}),
-        .tx_valid_o(tv), .tx_seq_o(ts), .tx_data_o(td), .tx_crc_o(tc), .ack_valid_i(av), .ack_seq_i(as),
-        .nack_valid_i(nv), .nack_seq_i(ns), .held_o(link_held_o[L*(SB-1) +: SB-1]),
+        .in_data_i({ovc[r][(k+1)*VB +: VB], of[r][(k+1)*W +: W]}), .out_valid_o(lv[L]), .out_data_o(ld[L]),
+        .flip_i(flip_i[L]), .flip_bit_i(flip_bit_i[L*FB +: FB]), .held_o(link_held_o[L*(SB-1) +: SB-1]),
+        .crc_errors_o(link_crc_err_o[L*32 +: 32]), .drops_o(link_drop_o[L*32 +: 32]),
         .replays_o(link_replay_o[L*32 +: 32]), .timeouts_o(link_timeout_o[L*32 +: 32]));
-      assign wire_v = {tc, ts, td} ^ ((16 + SB + LW)'(flip_i[L]) << flip_bit_i[L*FB +: FB]);
-      link_rx #(.W(LW), .SB(SB)) u_rx (
-        .clk_i, .rst_ni, .rx_valid_i(tv), .rx_seq_i(wire_v[LW +: SB]), .rx_data_i(wire_v[LW-1:0]),
-        .rx_crc_i(wire_v[LW+SB +: 16]), .out_valid_o(lv[L]), .out_data_o(ld[L]), .ack_valid_o(av), .ack_seq_o(as),
-        .nack_valid_o(nv), .nack_seq_o(ns), .crc_errors_o(link_crc_err_o[L*32 +: 32]),
-        .drops_o(link_drop_o[L*32 +: 32]));
     end
   end
 endmodule

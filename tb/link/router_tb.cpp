@@ -169,7 +169,7 @@ struct RouterBench {
       if (ready.empty()) continue;
       const unsigned v = ready[rng.below(ready.size())], j = p * V + v;
       const Packet& k = packets[src[j].front()];
-      in.in_valid_i |= std::uint64_t{1} << p;
+      in.in_valid_i.set_bit(p, true);
       in.in_vc_i.set_slice(p * vb, vb, v);
       for (unsigned b = 0; b < prm.w; ++b) in.in_flit_i.set_bit(p * prm.w + b, k.flits[src_flit[j]].bit(b));
       --src_cred[j];
@@ -187,7 +187,7 @@ struct RouterBench {
       if (full.empty()) continue;
       const unsigned v = full[rng.below(full.size())];
       --sink_fill[o * V + v];
-      in.out_credit_i |= std::uint64_t{1} << o;
+      in.out_credit_i.set_bit(o, true);
       in.out_credit_vc_i.set_slice(o * vb, vb, v);
     }
     drive_inputs(env, model, in, "", "rst_ni");

@@ -1,0 +1,271 @@
+#include "link/net.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+
+namespace trn::link {
+
+namespace {
+unsigned back(unsigned q) { return q % 2 == 1 ? q + 1 : q - 1; }
+void copy_bits(Bits& dst, unsigned at, const Bits& src, unsigned from, unsigned n) {
+  for (unsigned b = 0; b < n; ++b) dst.set_bit(at + b, src.bit(from + b));
+}
+unsigned ring(unsigned a, unsigned b, unsigned k) {
+  const unsigned d = (b + k - a) % k;
+  return std::min(d, k - d);
+}
+}  // namespace
+
+Net::Net(Params p) : p_(p) {
+  if (p.topo == Topo::sw && (p.n < 2 || p.n > 255)) throw std::invalid_argument("net: a switch has 2 to 255 endpoints");
+  if (p.topo == Topo::torus && (p.kx < 2 || p.ky < 2 || p.kz < 1 || p.kx * p.ky * p.kz > 256))
+    throw std::invalid_argument("net: a torus needs kx, ky >= 2 and at most 256 chips");
+  if (p.rdepth < p.v * p.d) throw std::invalid_argument("net: the replay buffer must hold v * d flits");
+  Router::Params rp;
+  rp.v = p.v;
+  rp.d = p.d;
+  rp.w = p.w;
+  rp.topo = p.topo;
+  rp.kx = p.kx;
+  rp.ky = p.ky;
+  rp.kz = p.kz;
+  const unsigned n = endpoints();
+  if (p.topo == Topo::sw) {
+    rp.p = p.n;
+    r_.assign(1, Router(rp));
+    for (unsigned e = 0; e < n; ++e) {  // link e: endpoint e -> switch port e
+      from_.push_back(End{true, e, 0});
+      to_.push_back(End{false, 0, e});
+    }
+    for (unsigned e = 0; e < n; ++e) {  // link n + e: switch port e -> endpoint e
+      from_.push_back(End{false, 0, e});
+      to_.push_back(End{true, e, 0});
+    }
+  } else {
+    rp.p = 1 + lp();
+    r_.assign(n, Router(rp));
+    for (unsigned r = 0; r < n; ++r)
+      for (unsigned q = 1; q <= lp(); ++q) {
+        from_.push_back(End{false, r, q});
+        to_.push_back(End{false, neighbour(r, q), back(q)});
+      }
+  }
+  ports_ = rp.p;
+  vb_ = r_.front().vb();
+  const unsigned lw = p.w + vb_;
+  tx_.assign(links(), LinkTx(LinkTx::Params{lw, p.rdepth, p.timeout}));
+  sb_ = tx_.front().sb();
+  rx_.assign(links(), LinkRx(LinkRx::Params{lw, sb_, true}));
+  fb_ = clog2(16 + sb_ + lw);
+  // who feeds every router port and what every router port feeds
+  feed_.assign(routers() * ports_, Attach{});
+  sink_.assign(routers() * ports_, Attach{});
+  home_.assign(n, End{});
+  ep_inj_.assign(n, -1);
+  ep_ej_.assign(n, -1);
+  for (unsigned e = 0; e < n; ++e) {
+    home_[e] = p.topo == Topo::sw ? End{false, 0, e} : End{false, e, 0};
+    feed_[home_[e].node * ports_ + home_[e].port] = Attach{-1, e};
+    sink_[home_[e].node * ports_ + home_[e].port] = Attach{-1, e};
+  }
+  for (unsigned l = 0; l < links(); ++l) {
+    if (from_[l].endpoint) ep_inj_[from_[l].node] = static_cast<int>(l);
+    else sink_[from_[l].node * ports_ + from_[l].port] = Attach{static_cast<int>(l), 0};
+    if (to_[l].endpoint) ep_ej_[to_[l].node] = static_cast<int>(l);
+    else feed_[to_[l].node * ports_ + to_[l].port] = Attach{static_cast<int>(l), 0};
+  }
+}
+
+unsigned Net::neighbour(unsigned r, unsigned q) const {
+  unsigned x = r % p_.kx, y = r / p_.kx % p_.ky, z = r / (p_.kx * p_.ky);
+  if (q == 1) x = (x + 1) % p_.kx;
+  else if (q == 2) x = (x + p_.kx - 1) % p_.kx;
+  else if (q == 3) y = (y + 1) % p_.ky;
+  else if (q == 4) y = (y + p_.ky - 1) % p_.ky;
+  else if (q == 5) z = (z + 1) % p_.kz;
+  else z = (z + p_.kz - 1) % p_.kz;
+  return (z * p_.ky + y) * p_.kx + x;
+}
+
+unsigned Net::links_on_path(unsigned s, unsigned d) const {
+  if (p_.topo == Topo::sw) return 2;
+  const unsigned a = p_.kx * p_.ky;
+  return ring(s % p_.kx, d % p_.kx, p_.kx) + ring(s / p_.kx % p_.ky, d / p_.kx % p_.ky, p_.ky) +
+         ring(s / a, d / a, p_.kz);
+}
+
+unsigned Net::routers_on_path(unsigned s, unsigned d) const {
+  return p_.topo == Topo::sw ? 1 : links_on_path(s, d) + 1;
+}
+
+Net::State Net::outputs(bool rst_ni) const {
+  State st;
+  for (const Router& r : r_) {
+    Router::Out o = r.make_out();
+    r.eval(Router::In{}, o);
+    st.ro.push_back(std::move(o));
+  }
+  for (const LinkTx& t : tx_) {
+    LinkTx::In ti;
+    ti.rst_ni = rst_ni;
+    LinkTx::Out o;
+    t.eval(ti, o);
+    st.to.push_back(std::move(o));
+  }
+  for (const LinkRx& x : rx_) {
+    LinkRx::Out o;
+    x.eval(LinkRx::In{}, o);
+    st.xo.push_back(std::move(o));
+  }
+  return st;
+}
+
+Net::In Net::make_in() const {
+  const unsigned n = endpoints();
+  In in;
+  in.inj_valid_i = Bits(n);
+  in.inj_vc_i = Bits(n * vb_);
+  in.inj_flit_i = Bits(n * p_.w);
+  in.ej_credit_i = Bits(n);
+  in.ej_credit_vc_i = Bits(n * vb_);
+  in.flip_i = Bits(links());
+  in.flip_bit_i = Bits(links() * fb_);
+  return in;
+}
+
+Net::Out Net::make_out() const {
+  Out o;
+  visit_out(o, [](const char*, Bits& b, unsigned width) { b = Bits(width); });
+  return o;
+}
+
+void Net::eval(const In& in, Out& out) const {
+  out = make_out();
+  const unsigned w = p_.w;
+  const State st = outputs(in.rst_ni);
+  for (unsigned l = 0; l < links(); ++l) {
+    out.link_ready_o.set_bit(l, st.to[l].in_ready_o);
+    out.link_held_o.set_slice(l * (sb_ - 1), sb_ - 1, st.to[l].held_o);
+    out.link_crc_err_o.set_slice(l * 32, 32, st.xo[l].crc_errors_o);
+    out.link_drop_o.set_slice(l * 32, 32, st.xo[l].drops_o);
+    out.link_replay_o.set_slice(l * 32, 32, st.to[l].replays_o);
+    out.link_timeout_o.set_slice(l * 32, 32, st.to[l].timeouts_o);
+  }
+  for (unsigned r = 0; r < routers(); ++r) {
+    const Router::Out& o = st.ro[r];
+    out.bad_dst_o.set_slice(r * 16, 16, o.bad_dst_o);
+    for (unsigned q = 0; q < ports_; ++q) {
+      const unsigned k = r * ports_ + q;
+      out.mon_valid_o.set_bit(k, o.out_valid_o.bit(q));
+      out.mon_vc_o.set_slice(k * vb_, vb_, o.out_vc_o.slice(q * vb_, vb_));
+      copy_bits(out.mon_flit_o, k * w, o.out_flit_o, q * w, w);
+      out.mon_credit_o.set_bit(k, o.in_credit_o.bit(q));
+      out.mon_credit_vc_o.set_slice(k * vb_, vb_, o.in_credit_vc_o.slice(q * vb_, vb_));
+    }
+  }
+  for (unsigned e = 0; e < endpoints(); ++e) {
+    const Router::Out& o = st.ro[home_[e].node];
+    const unsigned q = home_[e].port;
+    out.inj_credit_o.set_bit(e, o.in_credit_o.bit(q));
+    out.inj_credit_vc_o.set_slice(e * vb_, vb_, o.in_credit_vc_o.slice(q * vb_, vb_));
+    if (ep_ej_[e] < 0) {
+      out.ej_valid_o.set_bit(e, o.out_valid_o.bit(q));
+      out.ej_vc_o.set_slice(e * vb_, vb_, o.out_vc_o.slice(q * vb_, vb_));
+      copy_bits(out.ej_flit_o, e * w, o.out_flit_o, q * w, w);
+    } else {
+      const LinkRx::Out& x = st.xo[static_cast<unsigned>(ep_ej_[e])];
+      out.ej_valid_o.set_bit(e, x.out_valid_o);
+      out.ej_vc_o.set_slice(e * vb_, vb_, x.out_data_o.slice(w, vb_));
+      copy_bits(out.ej_flit_o, e * w, x.out_data_o, 0, w);
+    }
+  }
+}
+
+Router::In Net::router_in(const In& in, unsigned r, const State& st) const {
+  const unsigned w = p_.w;
+  Router::In ri = r_[r].make_in();
+  ri.rst_ni = in.rst_ni;
+  ri.id_i = r;
+  for (unsigned q = 0; q < ports_; ++q) {
+    const Attach& f = feed_[r * ports_ + q];
+    if (f.link < 0) {  // the endpoint itself
+      ri.in_valid_i.set_bit(q, in.inj_valid_i.bit(f.ep));
+      ri.in_vc_i.set_slice(q * vb_, vb_, in.inj_vc_i.slice(f.ep * vb_, vb_));
+      copy_bits(ri.in_flit_i, q * w, in.inj_flit_i, f.ep * w, w);
+    } else {
+      const LinkRx::Out& x = st.xo[static_cast<unsigned>(f.link)];
+      ri.in_valid_i.set_bit(q, x.out_valid_o);
+      ri.in_vc_i.set_slice(q * vb_, vb_, x.out_data_o.slice(w, vb_));
+      copy_bits(ri.in_flit_i, q * w, x.out_data_o, 0, w);
+    }
+    // credits for this output port: from the endpoint it ends at, or the router input port at the
+    // far end of its link
+    const Attach& s = sink_[r * ports_ + q];
+    const End t = s.link < 0 ? End{true, s.ep, 0} : to_[static_cast<unsigned>(s.link)];
+    if (t.endpoint) {
+      ri.out_credit_i.set_bit(q, in.ej_credit_i.bit(t.node));
+      ri.out_credit_vc_i.set_slice(q * vb_, vb_, in.ej_credit_vc_i.slice(t.node * vb_, vb_));
+    } else {
+      const Router::Out& n = st.ro[t.node];
+      ri.out_credit_i.set_bit(q, n.in_credit_o.bit(t.port));
+      ri.out_credit_vc_i.set_slice(q * vb_, vb_, n.in_credit_vc_o.slice(t.port * vb_, vb_));
+    }
+  }
+  return ri;
+}
+
+void Net::tick(const In& in) {
+  const State st = outputs(in.rst_ni);
+  const unsigned w = p_.w, lw = w + vb_;
+  std::vector<Router::In> ri;
+  ri.reserve(routers());
+  for (unsigned r = 0; r < routers(); ++r) ri.push_back(router_in(in, r, st));
+  std::vector<LinkTx::In> ti(links());
+  std::vector<LinkRx::In> xi(links());
+  for (unsigned l = 0; l < links(); ++l) {
+    LinkTx::In& t = ti[l];
+    t.rst_ni = in.rst_ni;
+    t.in_data_i = Bits(lw);
+    const End f = from_[l];
+    if (f.endpoint) {
+      t.in_valid_i = in.inj_valid_i.bit(f.node);
+      copy_bits(t.in_data_i, 0, in.inj_flit_i, f.node * w, w);
+      t.in_data_i.set_slice(w, vb_, in.inj_vc_i.slice(f.node * vb_, vb_));
+    } else {
+      const Router::Out& o = st.ro[f.node];
+      t.in_valid_i = o.out_valid_o.bit(f.port);
+      copy_bits(t.in_data_i, 0, o.out_flit_o, f.port * w, w);
+      t.in_data_i.set_slice(w, vb_, o.out_vc_o.slice(f.port * vb_, vb_));
+    }
+    t.ack_valid_i = st.xo[l].ack_valid_o;
+    t.ack_seq_i = st.xo[l].ack_seq_o;
+    t.nack_valid_i = st.xo[l].nack_valid_o;
+    t.nack_seq_i = st.xo[l].nack_seq_o;
+    // the wire {crc, seq, data}, one bit inverted when the channel says so
+    const LinkTx::Out& tx = st.to[l];
+    Bits wire(wire_bits());
+    copy_bits(wire, 0, tx.tx_data_o, 0, lw);
+    wire.set_slice(lw, sb_, tx.tx_seq_o);
+    wire.set_slice(lw + sb_, 16, tx.tx_crc_o);
+    if (in.flip_i.bit(l)) {
+      const unsigned b = static_cast<unsigned>(in.flip_bit_i.slice(l * fb_, fb_));
+      if (b < wire_bits()) wire.flip_bit(b);
+    }
+    LinkRx::In& x = xi[l];
+    x.rst_ni = in.rst_ni;
+    x.rx_valid_i = tx.tx_valid_o;
+    x.rx_data_i = Bits(lw);
+    copy_bits(x.rx_data_i, 0, wire, 0, lw);
+    x.rx_seq_i = wire.slice(lw, sb_);
+    x.rx_crc_i = wire.slice(lw + sb_, 16);
+  }
+  for (unsigned r = 0; r < routers(); ++r) r_[r].tick(ri[r]);
+  for (unsigned l = 0; l < links(); ++l) {
+    tx_[l].tick(ti[l]);
+    rx_[l].tick(xi[l]);
+  }
+}
+
+}  // namespace trn::link

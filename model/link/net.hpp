@@ -1,0 +1,132 @@
+// trn::link::Net — cycle-exact model of the NeuronLink network tops (docs/link.md), for both
+// topologies:
+//   torus  (rtl/link/torus_net.sv): a KX x KY (x KZ) torus of Routers; router r has chip id r,
+//          port 0 is endpoint r's injection and ejection port, ports 1..4 (1..6) link to the +x,
+//          -x, +y, -y (+z, -z) neighbours; link l = r * lp() + (q - 1) leaves router r's port q.
+//   switch (rtl/link/switch_net.sv): one Router of n ports, endpoint e on port e, reached through
+//          a link each way: link e carries endpoint e's injection to the switch, link n + e the
+//          switch's port e to endpoint e.
+// Every link is LinkTx -> wire (flip_i corrupts one bit of {crc, seq, vc, flit}) -> LinkRx. Credits
+// travel on a reliable sideband: an endpoint's injection credits are its router port's returned
+// credits, its ejection credits go straight to the router port that feeds it. The replay buffer
+// holds at least v * d flits, so it never refuses one. The same class builds networks the RTL does
+// not (a 4 x 4 x 4 torus, 64- and 144-endpoint switch domains) for system questions.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "common/bits.hpp"
+#include "link/link.hpp"
+#include "link/router.hpp"
+
+namespace trn::link {
+
+class Net {
+ public:
+  struct Params {
+    Topo topo = Topo::torus;
+    unsigned kx = 4, ky = 4, kz = 1;  ///< torus size (kz > 1: 3D)
+    unsigned n = 8;                   ///< switch: endpoints
+    unsigned v = 2, d = 4, w = 64, rdepth = 8, timeout = 64;
+  };
+  /// A link's end: an endpoint (node = endpoint index) or a router port.
+  struct End {
+    bool endpoint = false;
+    unsigned node = 0, port = 0;
+  };
+  struct In {
+    bool rst_ni = false;
+    Bits inj_valid_i, inj_vc_i, inj_flit_i, ej_credit_i, ej_credit_vc_i, flip_i, flip_bit_i;
+  };
+  /// mon_* show every router port (router r, port q at r * ports() + q): what it sends and the
+  /// credits it returns.
+  struct Out {
+    Bits inj_credit_o, inj_credit_vc_o, ej_valid_o, ej_vc_o, ej_flit_o, mon_valid_o, mon_vc_o, mon_flit_o,
+        mon_credit_o, mon_credit_vc_o, bad_dst_o, link_ready_o, link_held_o, link_crc_err_o, link_drop_o,
+        link_replay_o, link_timeout_o;
+  };
+  explicit Net(Params p);
+  const Params& params() const { return p_; }
+  unsigned endpoints() const { return p_.topo == Topo::sw ? p_.n : p_.kx * p_.ky * p_.kz; }
+  unsigned routers() const { return static_cast<unsigned>(r_.size()); }
+  unsigned ports() const { return ports_; }
+  unsigned links() const { return static_cast<unsigned>(from_.size()); }
+  /// Torus link ports per router: 4 (2D) or 6 (3D).
+  unsigned lp() const { return p_.kz > 1 ? 6 : 4; }
+  End link_from(unsigned l) const { return from_[l]; }
+  End link_to(unsigned l) const { return to_[l]; }
+  /// Routers and links a packet from endpoint s to endpoint d passes through.
+  unsigned routers_on_path(unsigned s, unsigned d) const;
+  unsigned links_on_path(unsigned s, unsigned d) const;
+  /// Bits of a link's wire {crc, seq, vc, flit} and of a flip_bit_i index.
+  unsigned wire_bits() const { return 16 + sb_ + p_.w + vb_; }
+  unsigned fb() const { return fb_; }
+  unsigned vb() const { return vb_; }
+  /// Torus: the router across link port q (1 +x, 2 -x, 3 +y, 4 -y, 5 +z, 6 -z) from router r.
+  unsigned neighbour(unsigned r, unsigned q) const;
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    const unsigned n = endpoints(), w = p_.w;
+    v("rst_ni", in.rst_ni, 1);
+    v("inj_valid_i", in.inj_valid_i, n);
+    v("inj_vc_i", in.inj_vc_i, n * vb_);
+    v("inj_flit_i", in.inj_flit_i, n * w);
+    v("ej_credit_i", in.ej_credit_i, n);
+    v("ej_credit_vc_i", in.ej_credit_vc_i, n * vb_);
+    v("flip_i", in.flip_i, links());
+    v("flip_bit_i", in.flip_bit_i, links() * fb_);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    const unsigned n = endpoints(), w = p_.w, rp = routers() * ports_;
+    v("inj_credit_o", out.inj_credit_o, n);
+    v("inj_credit_vc_o", out.inj_credit_vc_o, n * vb_);
+    v("ej_valid_o", out.ej_valid_o, n);
+    v("ej_vc_o", out.ej_vc_o, n * vb_);
+    v("ej_flit_o", out.ej_flit_o, n * w);
+    v("mon_valid_o", out.mon_valid_o, rp);
+    v("mon_vc_o", out.mon_vc_o, rp * vb_);
+    v("mon_flit_o", out.mon_flit_o, rp * w);
+    v("mon_credit_o", out.mon_credit_o, rp);
+    v("mon_credit_vc_o", out.mon_credit_vc_o, rp * vb_);
+    v("bad_dst_o", out.bad_dst_o, routers() * 16);
+    v("link_ready_o", out.link_ready_o, links());
+    v("link_held_o", out.link_held_o, links() * (sb_ - 1));
+    v("link_crc_err_o", out.link_crc_err_o, links() * 32);
+    v("link_drop_o", out.link_drop_o, links() * 32);
+    v("link_replay_o", out.link_replay_o, links() * 32);
+    v("link_timeout_o", out.link_timeout_o, links() * 32);
+  }
+
+ private:
+  struct State {
+    std::vector<Router::Out> ro;
+    std::vector<LinkTx::Out> to;
+    std::vector<LinkRx::Out> xo;
+  };
+  /// What feeds a router input port, and what its output port feeds: endpoint e directly
+  /// (link < 0) or link `link`.
+  struct Attach {
+    int link = -1;
+    unsigned ep = 0;
+  };
+  State outputs(bool rst_ni) const;
+  Router::In router_in(const In& in, unsigned r, const State& st) const;
+  Params p_;
+  unsigned ports_, vb_, sb_, fb_;
+  std::vector<Router> r_;
+  std::vector<LinkTx> tx_;
+  std::vector<LinkRx> rx_;
+  std::vector<End> from_, to_;           // per link
+  std::vector<Attach> feed_, sink_;      // per router port r * ports() + q
+  std::vector<End> home_;                // per endpoint: its router port
+  std::vector<int> ep_inj_, ep_ej_;      // per endpoint: its injection and ejection links (-1: direct)
+};
+
+}  // namespace trn::link
