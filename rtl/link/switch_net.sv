@@ -8,7 +8,8 @@
 // ack/nack going straight back. The wire carries {crc, seq, vc, flit}; flip_i[l] inverts bit
 // flip_bit_i[l] of it this cycle (the bench's channel model). Credits travel on a reliable
 // sideband: inj_credit_* are the switch's input credits of port e, ej_credit_* go to its output
-// port e. RDepth >= V * D keeps the replay buffers from ever refusing a flit.
+// port e. RDepth >= V * D keeps the replay buffers from ever refusing a flit. CheckCrc = 0 makes
+// every link's receiver ignore the CRC: a broken network for the scoreboard's self-test.
 module switch_net
   import router_pkg::*;
 #(
@@ -18,6 +19,7 @@ module switch_net
   parameter int unsigned W  = 64,
   parameter int unsigned RDepth  = 8,
   parameter int unsigned Timeout = 64,
+  parameter bit          CheckCrc = 1'b1,
   localparam int unsigned VB = V > 1 ? $clog2(V) : 1,
   localparam int unsigned SB = $clog2(RDepth) + 2,
   localparam int unsigned LW = W + VB,              // link payload: {vc, flit}
@@ -84,7 +86,7 @@ module switch_net
   assign mon_credit_vc_o = inj_credit_vc_o;
 
   for (genvar l = 0; l < L; l++) begin : g_link
-    link_chan #(.W(LW), .Depth(RDepth), .Timeout(Timeout)) u_link (
+    link_chan #(.W(LW), .Depth(RDepth), .Timeout(Timeout), .CheckCrc(CheckCrc)) u_link (
       .clk_i, .rst_ni, .in_valid_i(sv[l]), .in_ready_o(link_ready_o[l]),
       .in_data_i(sd[l]), .out_valid_o(rv[l]), .out_data_o(rd[l]),
       .flip_i(flip_i[l]), .flip_bit_i(flip_bit_i[l*FB +: FB]), .held_o(link_held_o[l*(SB-1) +: SB-1]),

@@ -5,6 +5,8 @@
 //   torus3d_net  rtl/link/torus_net.sv, a 4 x 2 x 2 3D torus (7-port routers, 96 links)
 //   switch_net   rtl/link/switch_net.sv, the all-to-all domain of 8 endpoints through one switch
 //                (16 links: each endpoint's to and from the switch)
+//   switch_nocrc the same with receivers that ignore the CRC: a broken DUT, only for the
+//                self-test selftest_crc_off_is_caught (no lockstep)
 // The endpoints, the channel model (one wire bit inverted per link-cycle with a seeded chance) and
 // the end-to-end scoreboard are trn::link::Traffic, the same ones the model-only NetRunner uses:
 // every packet delivered once, whole, intact, at its destination, in order per (source,
@@ -33,6 +35,9 @@ using namespace trn::link;
 
 namespace {
 
+/// The broken build (receivers that ignore the CRC), for the scoreboard's self-test.
+constexpr bool kBroken = std::string_view(TRN_BENCH_NAME) == "switch_nocrc";
+
 /// The network of this build, matching the parameters tb/CMakeLists.txt gives the top.
 Net::Params params_of(const Env& e) {
   const auto& a = e.cfg().arch;
@@ -48,7 +53,7 @@ Net::Params params_of(const Env& e) {
   } else if (name == "torus3d_net") {
     p.kx = 4;
     p.ky = p.kz = 2;
-  } else if (name == "switch_net") {
+  } else if (name == "switch_net" || name == "switch_nocrc") {
     p.topo = Topo::sw;
     p.n = 8;
   } else {
@@ -117,7 +122,7 @@ struct NetBench {
     Net::In in = model.make_in();
     drive_inputs(env, model, in, "", "rst_ni");
     clk.start();
-    lockstep.start();
+    if (!kBroken) lockstep.start();  // the model checks the CRC: the scoreboard alone judges a broken build
     co_await reset_dut(clk, rst);
   }
   Task<> cycles(std::uint64_t c) {
@@ -230,6 +235,20 @@ TRN_TEST(selftest_scoreboard_catches_corrupted_flit, .timeout_ns = 1e12, .expect
   t.traffic.corrupt_packet = 30;
   co_await t.start();
   co_await t.measure(Pattern::uniform, 0.2, 0, 500);
+}
+
+TRN_TEST(selftest_crc_off_is_caught, .timeout_ns = 1e12, .expect_fail = true) {
+  // Runs on the switch_nocrc build, whose link receivers deliver corrupted flits: with 1 % of
+  // link-cycles corrupted, the scoreboard alone (no lockstep) must report a packet gone wrong.
+  if (!kBroken) throw HarnessError("selftest_crc_off_is_caught runs on the switch_nocrc build");
+  expect_failure([](const TestFailure& f) {
+    const std::string m = f.what();
+    check(m.find("packet") != std::string::npos, "not a scoreboard failure: {}", m);
+  });
+  NetBench t(env);
+  t.traffic.p_flip = 0.01;
+  co_await t.start();
+  co_await t.measure(Pattern::uniform, 0.5, 0, 2000);
 }
 
 TRN_TEST(throughput) {
