@@ -121,7 +121,7 @@ BOOST_AUTO_TEST_CASE(switch_domains_of_64_and_144_saturate_and_drain) {
     }
 }
 
-BOOST_AUTO_TEST_CASE(switch_domain_throughput_is_bounded_by_the_ports) {
+BOOST_AUTO_TEST_CASE(switch_domain_of_64_runs_near_the_head_of_line_limit) {
   // In a 64-endpoint switch each endpoint ejects at most one flit per cycle. Under uniform traffic
   // above saturation an input-queued switch is capped by head-of-line blocking (near 0.59 of the
   // ports for one-flit packets and one queue per input; two VCs raise it, packets of several flits
@@ -135,7 +135,6 @@ BOOST_AUTO_TEST_CASE(switch_domain_throughput_is_bounded_by_the_ports) {
   run.run(2000, 1.0);
   const double thr = static_cast<double>(run.traffic().flits_out() - f0) / (2000.0 * 64);
   BOOST_TEST_MESSAGE("64-endpoint switch, uniform saturation: " << thr << " flits/endpoint/cycle");
-  BOOST_CHECK_LE(thr, 1.0);
   BOOST_CHECK_GT(thr, 0.45);
 }
 
