@@ -10,7 +10,8 @@ Kind kind_of(const Bits& f) { return static_cast<Kind>(f.slice(f.width() - 2, 2)
 
 Head head_of(const Bits& f) {
   return Head{static_cast<unsigned>(f.slice(0, 8)), static_cast<unsigned>(f.slice(8, 8)),
-              static_cast<unsigned>(f.slice(16, 2)), static_cast<unsigned>(f.slice(18, 8))};
+              static_cast<unsigned>(f.slice(16, 2)), static_cast<unsigned>(f.slice(18, 8)),
+              static_cast<unsigned>(f.slice(26, 2))};
 }
 
 Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload) {
@@ -21,6 +22,7 @@ Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload) {
     f.set_slice(8, 8, h.src);
     f.set_slice(16, 2, h.type);
     f.set_slice(18, 8, h.len);
+    f.set_slice(26, 2, h.tc);
   }
   f.set_slice(w - 2, 2, static_cast<unsigned>(k));
   return f;
@@ -63,6 +65,14 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
     if ((r.port == 5 && z == kz - 1) || (r.port == 6 && z == 0)) r.cls = 1;  // the z dateline
   }
   return r;
+}
+
+unsigned classes(Topo topo, unsigned vcs) { return topo == Topo::sw ? vcs : vcs / 2; }
+
+bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls) {
+  const unsigned c = tc % classes(topo, vcs);
+  if (topo == Topo::sw) return v == c;
+  return v / 2 == c && (cls == 2 || v % 2 == cls);
 }
 
 Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
@@ -125,9 +135,13 @@ void Router::tick(const In& in) {
   const unsigned me = static_cast<unsigned>(in.id_i);
   // route of every input VC's front flit
   std::vector<Route> rt(NV);
+  std::vector<unsigned> tc(NV, 0);
   for (unsigned i = 0; i < NV; ++i)
-    if (!iv_[i].fifo.empty())
-      rt[i] = route(p_.topo, P, p_.kx, p_.ky, me, head_of(iv_[i].fifo.front()).dst, i / V, (i % V) % 2, p_.kz);
+    if (!iv_[i].fifo.empty()) {
+      const Head h = head_of(iv_[i].fifo.front());
+      rt[i] = route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
+      tc[i] = h.tc;
+    }
   auto is_head = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::head || k == Kind::single; };
   auto bad_head = [&](unsigned i) { return is_head(i) && head_of(iv_[i].fifo.front()).dst >= ids(); };
   auto is_tail = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::tail || k == Kind::single; };
@@ -145,7 +159,7 @@ void Router::tick(const In& in) {
     // first at or after the priority pointer, wrapping
     auto free_vc = [&](unsigned i) {
       for (unsigned v = 0; v < V; ++v)
-        if (!obusy_[o * V + v] && (rt[i].cls == 2 || rt[i].cls == v % 2)) return true;
+        if (!obusy_[o * V + v] && vc_allowed(p_.topo, V, v, tc[i], rt[i].cls)) return true;
       return false;
     };
     unsigned w = NV;
@@ -153,7 +167,7 @@ void Router::tick(const In& in) {
       if (free_vc(i) && (w == NV || (i + NV - va_prio_[o]) % NV < (w + NV - va_prio_[o]) % NV)) w = i;
     if (w == NV) continue;
     for (unsigned v = 0; v < V; ++v) {
-      if (obusy_[o * V + v] || (rt[w].cls != 2 && rt[w].cls != v % 2)) continue;
+      if (obusy_[o * V + v] || !vc_allowed(p_.topo, V, v, tc[w], rt[w].cls)) continue;
       va_gnt[w] = true;
       va_vc[w] = v;
       va_pick[o] = w;

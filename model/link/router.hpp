@@ -17,6 +17,7 @@ enum class Topo : unsigned { torus = 0, sw = 1 };
 enum class Kind : unsigned { body = 0, head = 1, tail = 2, single = 3 };
 struct Head {
   unsigned dst = 0, src = 0, type = 0, len = 1;
+  unsigned tc = 0;  ///< traffic class (2 bits; a router takes it modulo its class count)
 };
 Kind kind_of(const Bits& flit);
 Head head_of(const Bits& flit);
@@ -40,6 +41,13 @@ struct Route {
 /// 3D torus is built only in the model so far), chip id = (z * ky + y) * kx + x.
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
             unsigned in_class, unsigned kz = 1);
+
+/// Traffic classes of a router with `vcs` virtual channels: vcs / 2 on a torus, vcs on a switch.
+unsigned classes(Topo topo, unsigned vcs);
+/// May a packet of traffic class tc (taken modulo classes()) use VC v on a hop whose route allows
+/// dateline class cls (2: any)? Torus: class c owns VCs 2c and 2c + 1, a link hop the one of its
+/// dateline class; switch: class c owns VC c.
+bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls);
 
 class Router {
  public:

@@ -63,11 +63,15 @@ void Traffic::new_packet(unsigned s, std::uint64_t cycle) {
     k.dst = n_ + below(rng_, 256 - n_);
     ++bad_;
   }
-  k.vc = below(rng_, v_);
+  // a traffic class at random; the class's injection VC (on a torus one of its two, by the
+  // destination, so that a flow keeps one FIFO)
+  const Topo topo = net_.params().topo;
+  const unsigned tc = below(rng_, classes(topo, v_));
+  k.vc = topo == Topo::sw ? tc : 2 * tc + (k.dst & 1);
   k.born = cycle;
   k.seq = k.dst < n_ ? next_seq_[flow(k)]++ : 0;
   const unsigned len = 1 + below(rng_, 4);
-  const Head h{k.dst, k.src, below(rng_, 4), len};
+  const Head h{k.dst, k.src, below(rng_, 4), len, tc};
   std::vector<Bits> pay(len, Bits(w_));
   for (Bits& b : pay)
     for (unsigned i = 0; i < b.words(); ++i) b.set_word(i, rng_());

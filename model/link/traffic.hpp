@@ -4,15 +4,16 @@
 // flits, the links' readiness) and drive() makes the next cycle's inputs.
 //
 // Endpoints inject packets of 1 to 4 flits by a traffic pattern at an offered load (flits per
-// endpoint per cycle, Bernoulli, 2.5 flits per packet on average) on a random VC, within their
-// credits (v * d per endpoint: the router input buffers), and eject every flit with its credit
-// returned the next cycle. The channel model inverts one bit of a link's wire with probability
+// endpoint per cycle, Bernoulli, 2.5 flits per packet on average) in a random traffic class, on
+// that class's VC (on a torus, of its two VCs the one the destination's parity picks, so a flow
+// keeps one FIFO), within their credits (the router input buffers), and eject every flit with its
+// credit returned the next cycle. The channel model inverts one bit of a link's wire with probability
 // p_flip per link and cycle, independent of what is on the wire, so each flit on a wire is
 // corrupted with probability p_flip. Three random streams: packet creation (when, where to, what),
 // the choice among ready VCs, and the channel; so the offered traffic of a seed is the same whatever
 // the network does and whatever p_flip is. The scoreboard throws std::runtime_error, naming the cycle, endpoint
 // and packet, unless every packet arrives once, whole, intact, at its destination and in order per
-// (source, destination, injection VC), and unless every link's sender took every flit offered.
+// (source, destination, traffic class), and unless every link's sender took every flit offered.
 #pragma once
 
 #include <cstdint>

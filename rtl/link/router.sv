@@ -6,7 +6,8 @@
 //   IDLE   -> a head flit at the front: route computation and VC allocation in the same cycle;
 //   ACTIVE -> holding an output port and VC: switch allocation, one flit per cycle, until the tail.
 // VC allocation: per output port, round-robin among the input VCs asking for it for which a free
-// output VC of the class their route allows exists; the winner takes the lowest such VC. Switch allocation (separable): every
+// output VC exists that their traffic class and route allow (vc_ok); the winner takes the lowest
+// such VC. On a torus link that VC is unique, so a flow keeps one FIFO per hop and its order. Switch allocation (separable): every
 // input port picks one of its ACTIVE VCs that has a flit and a downstream credit (round-robin),
 // then every output port picks one of the input ports asking for it (round-robin). The winner's
 // flit goes to the output register. A head flit whose destination does not exist (id >= KX * KY * KZ, or
@@ -49,6 +50,7 @@ module router
     $error("router: a 2D (3D) torus router has 5 (7) ports and an even V");
 
   localparam int unsigned NV = P * V;  // input VCs, index p * V + v
+  localparam int unsigned NC = Topo == TopoSwitch ? V : V / 2;  // traffic classes
   localparam int unsigned AB = D > 1 ? $clog2(D) : 1;
 
   // ---- route computation: output port and the VC class it allows (2: any) ----
@@ -84,6 +86,16 @@ module router
     return {cls, PB'(op)};
   endfunction
 
+  // May a packet of traffic class tc (the head's field, modulo NC) take output VC v on a hop whose
+  // route allows dateline class cls (2: any)? Torus: VCs 2 tc and 2 tc + 1 belong to class tc, and
+  // a link hop takes the one of its dateline class; switch: VC tc.
+  function automatic logic vc_ok(int unsigned v, logic [1:0] cls, logic [1:0] tc);
+    int unsigned c;
+    c = int'(tc) % NC;
+    if (Topo == TopoSwitch) return v == c;
+    return v / 2 == c && (cls == 2'd2 || v % 2 == int'(cls));
+  endfunction
+
   // ---- state ----
   logic [W-1:0]    fifo_q [NV][D];
   logic [AB-1:0]   rd_q [NV], wr_q [NV];
@@ -106,7 +118,7 @@ module router
   logic [W-1:0]  front [NV];
   logic [NV-1:0] nonempty, is_head, is_tail;
   logic [PB-1:0] rop [NV];
-  logic [1:0]    rcls [NV];
+  logic [1:0]    rcls [NV], rtc [NV];
   always_comb begin
     for (int unsigned i = 0; i < NV; i++) begin
       front[i] = fifo_q[i][rd_q[i]];
@@ -114,6 +126,7 @@ module router
       is_head[i] = front[i][W-2];             // kinds 1 and 3
       is_tail[i] = front[i][W-1];             // kinds 2 and 3
       {rcls[i], rop[i]} = route(front[i][IdBits-1:0], id_i, i / V, 1'((i % V) % 2));
+      rtc[i] = front[i][27:26];
     end
   end
 
@@ -150,7 +163,7 @@ module router
         req[i] = 1'b0;
         if (va_req[i] && 32'(rop[i]) == o)
           for (int unsigned v = 0; v < V; v++)
-            if (!obusy_q[o * V + v] && (rcls[i] == 2'd2 || 32'(rcls[i]) == v % 2)) req[i] = 1'b1;
+            if (!obusy_q[o * V + v] && vc_ok(v, rcls[i], rtc[i])) req[i] = 1'b1;
       end
       pick = rr_pick(req, va_prio_q[o], NV);
       va_pick[o] = 6'd32;
@@ -158,7 +171,7 @@ module router
         // the lowest free output VC of the allowed class
         found = 1'b0;
         for (int unsigned v = 0; v < V; v++) begin
-          if (!found && !obusy_q[o * V + v] && (rcls[int'(pick)] == 2'd2 || 32'(rcls[int'(pick)]) == v % 2)) begin
+          if (!found && !obusy_q[o * V + v] && vc_ok(v, rcls[int'(pick)], rtc[int'(pick)])) begin
             found = 1'b1;
             va_gnt[int'(pick)] = 1'b1;
             va_vc[int'(pick)] = VB'(v);

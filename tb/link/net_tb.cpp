@@ -2,7 +2,8 @@
 // every cycle (the endpoint ports and, through mon_*, every router port's flits and returned
 // credits) with every link's counters:
 //   torus_net    rtl/link/torus_net.sv, a 4 x 4 torus (64 links)
-//   torus3d_net  rtl/link/torus_net.sv, a 4 x 2 x 2 3D torus (7-port routers, 96 links)
+//   torus3d_net  rtl/link/torus_net.sv, a 4 x 2 x 2 3D torus (7-port routers, 96 links) with 4 VCs:
+//                two traffic classes
 //   switch_net   rtl/link/switch_net.sv, the all-to-all domain of 8 endpoints through one switch
 //                (16 links: each endpoint's to and from the switch)
 //   switch_nocrc the same with receivers that ignore the CRC: a broken DUT, only for the
@@ -53,6 +54,8 @@ Net::Params params_of(const Env& e) {
   } else if (name == "torus3d_net") {
     p.kx = 4;
     p.ky = p.kz = 2;
+    p.v = 4;  // two traffic classes
+    p.rdepth = 32;
   } else if (name == "switch_net" || name == "switch_nocrc") {
     p.topo = Topo::sw;
     p.n = 8;

@@ -40,7 +40,7 @@ Router::Params params_of(const Env& e) {
 }
 
 struct Packet {
-  unsigned id = 0, in_port = 0, in_vc = 0;
+  unsigned id = 0, in_port = 0, in_vc = 0, tc = 0;
   std::vector<Bits> flits;
   Route rt;
 };
@@ -94,7 +94,8 @@ struct RouterBench {
     k.in_vc = vc;
     const unsigned len = static_cast<unsigned>(rng.range(1, 4));
     Head h{static_cast<unsigned>(rng.below(kSwitch ? prm.p : prm.kx * prm.ky)), static_cast<unsigned>(rng.below(256)),
-           static_cast<unsigned>(rng.below(4)), len};
+           static_cast<unsigned>(rng.below(4)), len, static_cast<unsigned>(rng.below(4))};
+    k.tc = h.tc;
     k.flits = packet_flits(rng, prm.w, k.id, h);
     k.rt = route(prm.topo, prm.p, prm.kx, prm.ky, me, h.dst, port, vc % 2);
     packets.push_back(std::move(k));
@@ -133,8 +134,8 @@ struct RouterBench {
         check(sink_pkt[j] < 0, "cycle {}: output {} VC {}: packet {} starts inside packet {}", clk.cycle(), o, v, id,
               sink_pkt[j]);
         check(o == k.rt.port, "cycle {}: packet {} left on port {}, its route is port {}", clk.cycle(), id, o, k.rt.port);
-        check(k.rt.cls == 2 || v % 2 == k.rt.cls, "cycle {}: packet {} on VC {}, its route needs class {}", clk.cycle(),
-              id, v, k.rt.cls);
+        check(vc_allowed(prm.topo, V, v, k.tc, k.rt.cls), "cycle {}: packet {} (traffic class {}) on VC {}, its route "
+              "needs dateline class {}", clk.cycle(), id, k.tc, v, k.rt.cls);
         sink_pkt[j] = static_cast<int>(id);
         sink_idx[j] = 0;
       }
