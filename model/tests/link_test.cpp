@@ -124,8 +124,9 @@ BOOST_AUTO_TEST_CASE(switch_domains_of_64_and_144_saturate_and_drain) {
 BOOST_AUTO_TEST_CASE(switch_domain_of_64_runs_near_the_head_of_line_limit) {
   // In a 64-endpoint switch each endpoint ejects at most one flit per cycle. Under uniform traffic
   // above saturation an input-queued switch is capped by head-of-line blocking (near 0.59 of the
-  // ports for one-flit packets and one queue per input; two VCs raise it, packets of several flits
-  // lower it); a broken allocator or credit loop would fall far below 0.45.
+  // ports for one-flit packets and one queue per input; a queue per traffic class raises it,
+  // packets of several flits that hold their output lower it); a broken allocator or credit loop
+  // would fall far below 0.45.
   Net::Params p;
   p.topo = Topo::sw;
   p.n = 64;
