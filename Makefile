@@ -35,12 +35,12 @@ $(BUILD)/CMakeCache.txt: | bootstrap
 configure: bootstrap $(BUILD)/CMakeCache.txt
 
 build: configure
-	cmake --build $(BUILD) -j $(JOBS) || cmake --build $(BUILD) -j $(JOBS)
+	cmake --build $(BUILD) -j $(JOBS) -- -k || cmake --build $(BUILD) -j $(JOBS)
 
 test: configure
 	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
 	@# a second build picks up a changed Verilator file list (see scripts/trnlib/build.py)
-	cmake --build $(BUILD) -j $(JOBS) --target model_tests harness_tests trnsim $(addsuffix _tiny,$(addprefix tb_,$(TOPS))) \
+	cmake --build $(BUILD) -j $(JOBS) --target model_tests harness_tests trnsim $(addsuffix _tiny,$(addprefix tb_,$(TOPS))) -- -k \
 	  || cmake --build $(BUILD) -j $(JOBS) --target model_tests harness_tests trnsim $(addsuffix _tiny,$(addprefix tb_,$(TOPS)))
 	@set -o pipefail; cd $(BUILD) && ctest --output-on-failure 2>&1 | tee ctest.log; rc=$$?; \
 	  p=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' ctest.log); \

@@ -35,7 +35,9 @@ def build_targets(build: Path, targets: list[str], jobs: int, log: Path | None =
     # When an RTL change makes Verilator write a different set of C++ files, the build that
     # re-verilates still compiles the old list (CMake learns the new one at its next configure,
     # which that build triggers): one retry is the second build that reconfigures and succeeds.
-    if run_logged(cmd, log, "build", fatal=False) != 0:
+    # The first build keeps going past errors (make -k) so that every changed top is re-verilated
+    # in it, not left for the retry.
+    if run_logged(cmd + ["--", "-k"], log, "build", fatal=False) != 0:
         print("build: retrying once (Verilator's file list changed; CMake reconfigures)", file=sys.stderr)
         run_logged(cmd, log, "build")
 
