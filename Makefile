@@ -21,7 +21,7 @@ help:
 	@echo "  make test       what CI runs: Boost.Test units, the smoke regression (tiny), runner self-tests"
 	@echo "  make wave TEST=<name> SEED=<n> [CONFIG=..]  rerun one test with FST waves, open GTKWave"
 	@echo "  make lint       verilator --lint-only -Wall over every RTL top (waivers: rtl/lint.vlt)"
-	@echo "  make bench      simulation speed (lockstep/waves on/off) and build time per RTL top"
+	@echo "  make bench [TOP='a b']  simulation speed (lockstep/waves on/off), figures and build time per RTL top"
 	@echo "  make build      configure and build everything (TRN_CONFIGS from the cache, default tiny;small)"
 	@echo "  make clean      remove $(BUILD)/"
 	@echo "  make bootstrap  check the toolchain; install missing Debian packages when root"
@@ -61,7 +61,7 @@ lint: bootstrap
 	$(PY) scripts/lint
 
 bench: bootstrap
-	$(PY) scripts/bench --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG))
+	$(PY) scripts/bench --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(foreach t,$(TOP),--top $(t))
 
 clean:
 	rm -rf $(BUILD)

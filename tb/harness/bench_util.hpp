@@ -8,6 +8,8 @@
 
 #include <fmt/format.h>
 
+#include <string_view>
+
 #include "harness/env.hpp"
 
 namespace trn::tb {
@@ -24,6 +26,15 @@ inline std::uint64_t env_count(const char* name, std::uint64_t dflt) {
 
 /// BENCH_CYCLES from the environment, or `dflt`.
 inline std::uint64_t bench_cycles(std::uint64_t dflt) { return env_count("BENCH_CYCLES", dflt); }
+
+/// BENCH_FIGURES: 0 when scripts/bench runs a throughput test only for its speed (a throughput test
+/// may then skip figures that are costly to measure); unset or 1 otherwise.
+inline bool bench_figures() {
+  const char* e = std::getenv("BENCH_FIGURES");
+  if (!e || !*e || std::string_view(e) == "1") return true;
+  if (std::string_view(e) == "0") return false;
+  throw HarnessError(fmt::format("BENCH_FIGURES={} is neither 0 nor 1", e));
+}
 
 /// Prints "bench: cycles=<n> seconds=<s> cycles_per_s=<r>" for scripts/bench.
 class BenchTimer {

@@ -254,13 +254,12 @@ TRN_TEST(selftest_crc_off_is_caught, .timeout_ns = 1e12, .expect_fail = true) {
   co_await t.measure(Pattern::uniform, 0.5, 0, 2000);
 }
 
-TRN_TEST(throughput) {
-  // make bench: zero-load latency against 3 cycles per router and per link + serialization,
-  // accepted throughput against offered load for every pattern (CSV to $NET_CSV when set), and the
-  // throughput lost to corrupted flits at uniform saturation.
-  NetBench t(env);
-  const std::string name = net_name(t.model);
-  co_await t.start();
+namespace {
+
+/// make bench figures of the network: zero-load latency, the curves (CSV to $NET_CSV), and the
+/// throughput lost to corrupted flits.
+Task<> figures(NetBench& t, const std::string& name) {
+  Env& env = t.env;
   const auto z = co_await t.measure(Pattern::uniform, 0.01, 50, 3000);
   const double rt = t.traffic.mean_routers(), lk = t.traffic.mean_links();
   fmt::print("bench: figure {} zero-load latency {:.1f} cycles over {:.2f} routers and {:.2f} links: 3 x routers + 3 x "
@@ -285,7 +284,7 @@ TRN_TEST(throughput) {
   // RTL cycle for cycle) for long runs. Each seed runs every condition from reset, so the offered
   // traffic is identical and only the channel differs; the change is the mean over the seeds of
   // the paired differences, +- their standard error (the timing noise errors cause).
-  const std::uint64_t c = bench_cycles(20000);
+  const std::uint64_t c = env_count("NET_LOSS_CYCLES", 20000);
   auto saturated = [&](double pf, std::uint64_t seed) {
     NetRunner run(t.model.params(), seed);
     run.traffic().p_flip = pf;
@@ -312,6 +311,20 @@ TRN_TEST(throughput) {
   fmt::print("bench: figure {} uniform saturation throughput {:.4f} (model, {} seeds x {} cycles); change when this "
              "share of flits is corrupted on every wire:{}\n", name, std::accumulate(base.begin(), base.end(), 0.0) / kSeeds,
              kSeeds, c, loss);
+}
+
+}  // namespace
+
+TRN_TEST(throughput) {
+  // make bench: zero-load latency against 3 cycles per router and per link + serialization,
+  // accepted throughput against offered load for every pattern (CSV to $NET_CSV when set), and the
+  // throughput lost to corrupted flits at uniform saturation.
+  // (scripts/bench asks for the figures once per top, BENCH_FIGURES=1, and for speed alone in its
+  // other runs)
+  NetBench t(env);
+  const std::string name = net_name(t.model);
+  co_await t.start();
+  if (bench_figures()) co_await figures(t, name);
   BenchTimer timer;
   const std::uint64_t c0 = t.clk.cycle();
   t.traffic.load = 0.3;
