@@ -57,6 +57,15 @@ class Traffic {
   void start_window(std::uint64_t cycle);
 
   std::size_t created() const { return pkts_.size(); }
+  /// Packet `id` as created: source, destination, injection VC and flits (for tests of the checks).
+  struct PacketView {
+    unsigned src, dst, vc;
+    const std::vector<Bits>& flits;
+  };
+  PacketView packet(unsigned id) const {
+    const Pkt& k = pkts_.at(id);
+    return PacketView{k.src, k.dst, k.vc, k.flits};
+  }
   std::size_t delivered() const { return delivered_; }
   std::size_t bad() const { return bad_; }
   std::uint64_t flits_in() const { return flits_in_; }

@@ -77,6 +77,7 @@ BOOST_AUTO_TEST_CASE(models_in_a_loop_deliver_in_order) {
 BOOST_AUTO_TEST_SUITE_END()
 
 #include "link/net_runner.hpp"
+#include "link/traffic.hpp"
 
 BOOST_AUTO_TEST_SUITE(link_networks)
 
@@ -186,6 +187,60 @@ BOOST_AUTO_TEST_CASE(traffic_classes_own_their_vcs) {
   BOOST_CHECK(vc_allowed(Topo::sw, 2, 1, 1, 2));
   BOOST_CHECK(!vc_allowed(Topo::sw, 2, 0, 1, 2));
   BOOST_CHECK(vc_allowed(Topo::sw, 2, 0, 2, 2));
+}
+
+BOOST_AUTO_TEST_CASE(traffic_checks_catch_reordering_and_refused_flits) {
+  // The scoreboard's order and link checks against outputs made up to break them: the second
+  // packet of a flow ejected first, and a link not ready when its sender is offered a flit.
+  Net::Params p;
+  p.topo = Topo::sw;
+  p.n = 8;
+  const Net net(p);
+  auto expect_throw = [](auto&& f, const std::string& what) {
+    try {
+      f();
+      BOOST_ERROR("no error; expected one saying: " << what);
+    } catch (const std::runtime_error& e) {
+      BOOST_CHECK_MESSAGE(std::string(e.what()).find(what) != std::string::npos, e.what());
+    }
+  };
+  {
+    // nearest-neighbour traffic: endpoint s sends only to s + 1; find two packets of one flow
+    Traffic t(net, 7);
+    t.pattern = Pattern::neighbour;
+    t.load = 1.0;
+    t.injecting = true;
+    Net::Out idle = net.make_out();
+    for (unsigned l = 0; l < net.links(); ++l) idle.link_ready_o.set_bit(l, true);
+    for (unsigned i = 0; i < 200; ++i) {
+      t.drive(i);
+      t.observe(idle, i);  // nothing delivered, credits never return: packets only queue up
+    }
+    unsigned a = 0, b = 0;
+    for (unsigned i = 0; i < t.created() && !b; ++i)
+      for (unsigned j = i + 1; j < t.created() && !b; ++j)
+        if (t.packet(i).src == t.packet(j).src && t.packet(i).dst == t.packet(j).dst && t.packet(i).vc == t.packet(j).vc) {
+          a = i;
+          b = j;
+        }
+    BOOST_REQUIRE(b > a);
+    const auto later = t.packet(b);
+    Net::Out out = idle;
+    out.ej_valid_o.set_bit(later.dst, true);
+    out.ej_vc_o.set_slice(later.dst * net.vb(), net.vb(), later.vc);
+    for (unsigned k = 0; k < p.w; ++k) out.ej_flit_o.set_bit(later.dst * p.w + k, later.flits[0].bit(k));
+    expect_throw([&] { t.observe(out, 200); }, "is number 1 of its flow, expected 0");
+  }
+  {
+    Traffic t(net, 8);
+    t.load = 1.0;
+    t.injecting = true;
+    Net::Out out = net.make_out();  // no link ready
+    Net::In in = t.drive(0);
+    for (unsigned i = 1; i < 20 && !in.inj_valid_i.any(); ++i) in = t.drive(i);
+    BOOST_REQUIRE(in.inj_valid_i.any());
+    expect_throw([&] { t.observe(out, 20); }, "while its replay buffer was full");
+  }
 }
 
 BOOST_AUTO_TEST_CASE(torus_3d_routes_each_dimension_in_order) {
