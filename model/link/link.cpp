@@ -131,51 +131,31 @@ LinkPair::LinkPair(Params p)
 
 LinkPair::In LinkPair::make_in() const {
   In in;
-  in.in_data_i = Bits(p_.w);
-  in.rx_data_i = Bits(p_.w);
+  in.tx.in_data_i = Bits(p_.w);
+  in.rx.rx_data_i = Bits(p_.w);
   return in;
 }
 
 LinkPair::Out LinkPair::make_out() const {
   Out o;
-  o.tx_data_o = Bits(p_.w);
-  o.out_data_o = Bits(p_.w);
+  o.tx.tx_data_o = Bits(p_.w);
+  o.rx.out_data_o = Bits(p_.w);
   return o;
 }
 
-LinkTx::In LinkPair::tx_in(const In& in) {
-  return LinkTx::In{in.rst_ni, in.in_valid_i, in.in_data_i, in.ack_valid_i, in.ack_seq_i, in.nack_valid_i, in.nack_seq_i};
-}
-
 LinkRx::In LinkPair::rx_in(const In& in) {
-  return LinkRx::In{in.rst_ni, in.rx_valid_i, in.rx_seq_i, in.rx_data_i, in.rx_crc_i};
+  LinkRx::In r = in.rx;
+  r.rst_ni = in.tx.rst_ni;  // one reset port
+  return r;
 }
 
 void LinkPair::eval(const In& in, Out& out) const {
-  LinkTx::Out t;
-  tx_.eval(tx_in(in), t);
-  LinkRx::Out r;
-  rx_.eval(rx_in(in), r);
-  out.in_ready_o = t.in_ready_o;
-  out.tx_valid_o = t.tx_valid_o;
-  out.tx_seq_o = t.tx_seq_o;
-  out.tx_data_o = t.tx_data_o;
-  out.tx_crc_o = t.tx_crc_o;
-  out.held_o = t.held_o;
-  out.replays_o = t.replays_o;
-  out.timeouts_o = t.timeouts_o;
-  out.out_valid_o = r.out_valid_o;
-  out.out_data_o = r.out_data_o;
-  out.rack_valid_o = r.ack_valid_o;
-  out.rack_seq_o = r.ack_seq_o;
-  out.rnack_valid_o = r.nack_valid_o;
-  out.rnack_seq_o = r.nack_seq_o;
-  out.crc_errors_o = r.crc_errors_o;
-  out.drops_o = r.drops_o;
+  tx_.eval(in.tx, out.tx);
+  rx_.eval(rx_in(in), out.rx);
 }
 
 void LinkPair::tick(const In& in) {
-  tx_.tick(tx_in(in));
+  tx_.tick(in.tx);
   rx_.tick(rx_in(in));
 }
 
