@@ -14,7 +14,6 @@
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
 #include "link/router.hpp"
-#include "packets.hpp"
 #include "router_ports.hpp"
 
 using namespace trn;
@@ -96,7 +95,9 @@ struct RouterBench {
     Head h{static_cast<unsigned>(rng.below(kSwitch ? prm.p : prm.kx * prm.ky)), static_cast<unsigned>(rng.below(256)),
            static_cast<unsigned>(rng.below(4)), len, static_cast<unsigned>(rng.below(4))};
     k.tc = h.tc;
-    k.flits = packet_flits(rng, prm.w, k.id, h);
+    std::vector<Bits> pay;
+    for (unsigned f = 0; f < len; ++f) pay.push_back(rng.bits(prm.w));
+    k.flits = tagged_packet(prm.w, k.id, h, std::move(pay));
     k.rt = route(prm.topo, prm.p, prm.kx, prm.ky, me, h.dst, port, vc % 2);
     packets.push_back(std::move(k));
     return packets.back();
