@@ -22,6 +22,9 @@ Net::Net(Params p) : p_(p) {
   if (p.topo == Topo::sw && (p.n < 2 || p.n > 255)) throw std::invalid_argument("net: a switch has 2 to 255 endpoints");
   if (p.topo == Topo::torus && (p.kx < 2 || p.ky < 2 || p.kz < 1 || p.kx * p.ky * p.kz > 256))
     throw std::invalid_argument("net: a torus needs kx, ky >= 2 and at most 256 chips");
+  if (p.topo == Topo::table && (!p.graph || p.graph->home.size() < 2 || p.graph->home.size() > 256 ||
+                                p.graph->table.size() != p.graph->ports.size()))
+    throw std::invalid_argument("net: a table-routed network needs a graph of 2 to 256 endpoints and a table per router");
   if (p.rdepth < p.v * p.d) throw std::invalid_argument("net: the replay buffer must hold v * d flits");
   Router::Params rp;
   rp.v = p.v;
@@ -43,6 +46,22 @@ Net::Net(Params p) : p_(p) {
       from_.push_back(End{false, 0, e});
       to_.push_back(End{true, e, 0});
     }
+  } else if (p.topo == Topo::table) {
+    const Graph& g = *p.graph;
+    for (unsigned r = 0; r < g.ports.size(); ++r) {
+      if (g.table[r].size() != n) throw std::invalid_argument("net: a routing table has an entry per endpoint");
+      for (std::uint8_t q : g.table[r])
+        if (q >= g.ports[r]) throw std::invalid_argument("net: a routing table names a port its router does not have");
+      rp.p = g.ports[r];
+      rp.table = std::make_shared<const std::vector<std::uint8_t>>(g.table[r]);
+      r_.push_back(Router(rp));
+    }
+    for (const auto& [a, b] : g.links) {
+      if (a.router >= routers() || b.router >= routers() || a.port >= g.ports[a.router] || b.port >= g.ports[b.router])
+        throw std::invalid_argument("net: a link names a router port that does not exist");
+      from_.push_back(End{false, a.router, a.port});
+      to_.push_back(End{false, b.router, b.port});
+    }
   } else {
     rp.p = 1 + lp();
     r_.assign(n, Router(rp));
@@ -52,7 +71,8 @@ Net::Net(Params p) : p_(p) {
         to_.push_back(End{false, neighbour(r, q), back(q)});
       }
   }
-  ports_ = rp.p;
+  base_.assign(1, 0);
+  for (const Router& r : r_) base_.push_back(base_.back() + r.params().p);
   vb_ = r_.front().vb();
   const unsigned lw = p.w + vb_;
   tx_.assign(links(), LinkTx(LinkTx::Params{lw, p.rdepth, p.timeout}));
@@ -60,21 +80,40 @@ Net::Net(Params p) : p_(p) {
   rx_.assign(links(), LinkRx(LinkRx::Params{lw, sb_, true}));
   fb_ = clog2(16 + sb_ + lw);
   // who feeds every router port and what every router port feeds
-  feed_.assign(routers() * ports_, Attach{});
-  sink_.assign(routers() * ports_, Attach{});
+  feed_.assign(total_ports(), Attach{});
+  sink_.assign(total_ports(), Attach{});
   home_.assign(n, End{});
   ep_inj_.assign(n, -1);
   ep_ej_.assign(n, -1);
+  std::vector<bool> taken_in(total_ports(), false), taken_out(total_ports(), false);
+  auto take = [&](std::vector<bool>& taken, unsigned r, unsigned q) {
+    if (taken[port_index(r, q)]) throw std::invalid_argument("net: a router port is wired twice");
+    taken[port_index(r, q)] = true;
+  };
   for (unsigned e = 0; e < n; ++e) {
-    home_[e] = p.topo == Topo::sw ? End{false, 0, e} : End{false, e, 0};
-    feed_[home_[e].node * ports_ + home_[e].port] = Attach{-1, e};
-    sink_[home_[e].node * ports_ + home_[e].port] = Attach{-1, e};
+    home_[e] = p.topo == Topo::sw      ? End{false, 0, e}
+               : p.topo == Topo::table ? End{false, p.graph->home[e].router, p.graph->home[e].port}
+                                       : End{false, e, 0};
+    if (home_[e].node >= routers() || home_[e].port >= ports(home_[e].node))
+      throw std::invalid_argument("net: an endpoint sits on a router port that does not exist");
+    if (p.topo != Topo::sw) {
+      take(taken_in, home_[e].node, home_[e].port);
+      take(taken_out, home_[e].node, home_[e].port);
+    }
+    feed_[port_index(home_[e].node, home_[e].port)] = Attach{-1, e};
+    sink_[port_index(home_[e].node, home_[e].port)] = Attach{-1, e};
   }
   for (unsigned l = 0; l < links(); ++l) {
     if (from_[l].endpoint) ep_inj_[from_[l].node] = static_cast<int>(l);
-    else sink_[from_[l].node * ports_ + from_[l].port] = Attach{static_cast<int>(l), 0};
+    else {
+      take(taken_out, from_[l].node, from_[l].port);
+      sink_[port_index(from_[l].node, from_[l].port)] = Attach{static_cast<int>(l), 0};
+    }
     if (to_[l].endpoint) ep_ej_[to_[l].node] = static_cast<int>(l);
-    else feed_[to_[l].node * ports_ + to_[l].port] = Attach{static_cast<int>(l), 0};
+    else {
+      take(taken_in, to_[l].node, to_[l].port);
+      feed_[port_index(to_[l].node, to_[l].port)] = Attach{static_cast<int>(l), 0};
+    }
   }
 }
 
@@ -91,6 +130,18 @@ unsigned Net::neighbour(unsigned r, unsigned q) const {
 
 unsigned Net::links_on_path(unsigned s, unsigned d) const {
   if (p_.topo == Topo::sw) return 2;
+  if (p_.topo == Topo::table) {
+    // follow the tables from s's router to d's
+    unsigned r = home_[s].node, links = 0;
+    for (unsigned step = 0; step <= routers(); ++step) {
+      const unsigned q = p_.graph->table[r][d];
+      const Attach& a = sink_[port_index(r, q)];
+      if (a.link < 0) return links;
+      ++links;
+      r = to_[static_cast<unsigned>(a.link)].node;
+    }
+    throw std::logic_error("net: the routing tables loop");
+  }
   const unsigned a = p_.kx * p_.ky;
   return ring(s % p_.kx, d % p_.kx, p_.kx) + ring(s / p_.kx % p_.ky, d / p_.kx % p_.ky, p_.ky) +
          ring(s / a, d / a, p_.kz);
@@ -156,8 +207,8 @@ void Net::eval(const In& in, Out& out) const {
   for (unsigned r = 0; r < routers(); ++r) {
     const Router::Out& o = st.ro[r];
     out.bad_dst_o.set_slice(r * 16, 16, o.bad_dst_o);
-    for (unsigned q = 0; q < ports_; ++q) {
-      const unsigned k = r * ports_ + q;
+    for (unsigned q = 0; q < ports(r); ++q) {
+      const unsigned k = port_index(r, q);
       out.mon_valid_o.set_bit(k, o.out_valid_o.bit(q));
       out.mon_vc_o.set_slice(k * vb_, vb_, o.out_vc_o.slice(q * vb_, vb_));
       copy_bits(out.mon_flit_o, k * w, o.out_flit_o, q * w, w);
@@ -188,8 +239,8 @@ Router::In Net::router_in(const In& in, unsigned r, const State& st) const {
   Router::In ri = r_[r].make_in();
   ri.rst_ni = in.rst_ni;
   ri.id_i = r;
-  for (unsigned q = 0; q < ports_; ++q) {
-    const Attach& f = feed_[r * ports_ + q];
+  for (unsigned q = 0; q < ports(r); ++q) {
+    const Attach& f = feed_[port_index(r, q)];
     if (f.link < 0) {  // the endpoint itself
       ri.in_valid_i.set_bit(q, in.inj_valid_i.bit(f.ep));
       ri.in_vc_i.set_slice(q * vb_, vb_, in.inj_vc_i.slice(f.ep * vb_, vb_));
@@ -202,7 +253,7 @@ Router::In Net::router_in(const In& in, unsigned r, const State& st) const {
     }
     // credits for this output port: from the endpoint it ends at, or the router input port at the
     // far end of its link
-    const Attach& s = sink_[r * ports_ + q];
+    const Attach& s = sink_[port_index(r, q)];
     const End t = s.link < 0 ? End{true, s.ep, 0} : to_[static_cast<unsigned>(s.link)];
     if (t.endpoint) {
       ri.out_credit_i.set_bit(q, in.ej_credit_i.bit(t.node));

@@ -6,6 +6,9 @@
 //   switch (rtl/link/switch_net.sv): one Router of n ports, endpoint e on port e, reached through
 //          a link each way: link e carries endpoint e's injection to the switch, link n + e the
 //          switch's port e to endpoint e.
+//   table  (model only): any graph of routers (trn::link::Graph: the chip and switch routers of a
+//          composed system, model/system), each routing by its own table; endpoint e sits on its
+//          router's port directly, like a torus's.
 // Every link is LinkTx -> wire (flip_i corrupts one bit of {crc, seq, vc, flit}) -> LinkRx. Credits
 // travel on a reliable sideband: an endpoint's injection credits are its router port's returned
 // credits, its ejection credits go straight to the router port that feeds it. The replay buffer
@@ -14,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "common/bits.hpp"
@@ -22,6 +26,18 @@
 
 namespace trn::link {
 
+/// A network of routers for Topo::table: port counts, directed links between router ports, the
+/// router port of every endpoint, and every router's output port per destination endpoint.
+struct Graph {
+  struct Port {
+    unsigned router = 0, port = 0;
+  };
+  std::vector<unsigned> ports;                   ///< per router
+  std::vector<std::pair<Port, Port>> links;      ///< directed: from a router port to a router port
+  std::vector<Port> home;                        ///< per endpoint
+  std::vector<std::vector<std::uint8_t>> table;  ///< per router: output port per destination
+};
+
 class Net {
  public:
   struct Params {
@@ -29,6 +45,7 @@ class Net {
     unsigned kx = 4, ky = 4, kz = 1;  ///< torus size (kz > 1: 3D)
     unsigned n = 8;                   ///< switch: endpoints
     unsigned v = 2, d = 4, w = 64, rdepth = 8, timeout = 64;
+    std::shared_ptr<const Graph> graph;  ///< Topo::table
   };
   /// A link's end: an endpoint (node = endpoint index) or a router port.
   struct End {
@@ -39,7 +56,7 @@ class Net {
     bool rst_ni = false;
     Bits inj_valid_i, inj_vc_i, inj_flit_i, ej_credit_i, ej_credit_vc_i, flip_i, flip_bit_i;
   };
-  /// mon_* show every router port (router r, port q at r * ports() + q): what it sends and the
+  /// mon_* show every router port (router r, port q at port_index(r, q)): what it sends and the
   /// credits it returns.
   struct Out {
     Bits inj_credit_o, inj_credit_vc_o, ej_valid_o, ej_vc_o, ej_flit_o, mon_valid_o, mon_vc_o, mon_flit_o,
@@ -48,9 +65,15 @@ class Net {
   };
   explicit Net(Params p);
   const Params& params() const { return p_; }
-  unsigned endpoints() const { return p_.topo == Topo::sw ? p_.n : p_.kx * p_.ky * p_.kz; }
+  unsigned endpoints() const {
+    return p_.topo == Topo::sw ? p_.n : p_.topo == Topo::table ? static_cast<unsigned>(p_.graph->home.size()) : p_.kx * p_.ky * p_.kz;
+  }
   unsigned routers() const { return static_cast<unsigned>(r_.size()); }
-  unsigned ports() const { return ports_; }
+  /// Ports of router r, and the index of its port q among every router's ports (r * ports + q
+  /// where all routers have the same number).
+  unsigned ports(unsigned r) const { return r_[r].params().p; }
+  unsigned port_index(unsigned r, unsigned q) const { return base_[r] + q; }
+  unsigned total_ports() const { return base_.back(); }
   unsigned links() const { return static_cast<unsigned>(from_.size()); }
   /// Torus link ports per router: 4 (2D) or 6 (3D).
   unsigned lp() const { return p_.kz > 1 ? 6 : 4; }
@@ -84,7 +107,7 @@ class Net {
   }
   template <class V>
   void visit_out(Out& out, V&& v) const {
-    const unsigned n = endpoints(), w = p_.w, rp = routers() * ports_;
+    const unsigned n = endpoints(), w = p_.w, rp = total_ports();
     v("inj_credit_o", out.inj_credit_o, n);
     v("inj_credit_vc_o", out.inj_credit_vc_o, n * vb_);
     v("ej_valid_o", out.ej_valid_o, n);
@@ -119,12 +142,13 @@ class Net {
   State outputs(bool rst_ni) const;
   Router::In router_in(const In& in, unsigned r, const State& st) const;
   Params p_;
-  unsigned ports_, vb_, sb_, fb_;
+  unsigned vb_, sb_, fb_;
+  std::vector<unsigned> base_;           // per router: its first port's index; then the total
   std::vector<Router> r_;
   std::vector<LinkTx> tx_;
   std::vector<LinkRx> rx_;
   std::vector<End> from_, to_;           // per link
-  std::vector<Attach> feed_, sink_;      // per router port r * ports() + q
+  std::vector<Attach> feed_, sink_;      // per router port port_index(r, q)
   std::vector<End> home_;                // per endpoint: its router port
   std::vector<int> ep_inj_, ep_ej_;      // per endpoint: its injection and ejection links (-1: direct)
 };

@@ -67,16 +67,18 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
   return r;
 }
 
-unsigned classes(Topo topo, unsigned vcs) { return topo == Topo::sw ? vcs : vcs / 2; }
+unsigned classes(Topo topo, unsigned vcs) { return topo == Topo::torus ? vcs / 2 : vcs; }
 
 bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls) {
   const unsigned c = tc % classes(topo, vcs);
-  if (topo == Topo::sw) return v == c;
+  if (topo != Topo::torus) return v == c;
   return v / 2 == c && (cls == 2 || v % 2 == cls);
 }
 
 Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
   if (p_.p > 255) throw std::invalid_argument("router: at most 255 ports (8-bit chip ids)");
+  if (p_.topo == Topo::table && (!p_.table || p_.table->size() > 256))
+    throw std::invalid_argument("router: a table-routed router needs a table of at most 256 chip ids");
   if (p_.topo == Topo::torus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % 2 != 0))
     throw std::invalid_argument("router: a 2D (3D) torus router has 5 (7) ports and an even number of VCs");
   iv_.resize(p_.p * p_.v);
@@ -139,7 +141,8 @@ void Router::tick(const In& in) {
   for (unsigned i = 0; i < NV; ++i)
     if (!iv_[i].fifo.empty()) {
       const Head h = head_of(iv_[i].fifo.front());
-      rt[i] = route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
+      rt[i] = p_.topo == Topo::table ? Route{h.dst < ids() ? (*p_.table)[h.dst] : 0u, 2}
+                                     : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
       tc[i] = h.tc;
     }
   auto is_head = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::head || k == Kind::single; };

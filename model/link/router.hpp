@@ -5,13 +5,17 @@
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <vector>
 
 #include "common/bits.hpp"
 
 namespace trn::link {
 
-enum class Topo : unsigned { torus = 0, sw = 1 };
+/// torus: dimension-order routing with datelines; sw: one switch, endpoint e on port e; table: a
+/// routing table per router (destination -> output port), for the composed systems' networks of chip
+/// and switch routers (model only: the RTL router routes tori and a switch).
+enum class Topo : unsigned { torus = 0, sw = 1, table = 2 };
 
 /// Flit kinds (the top two bits of a flit) and the head flit's fields.
 enum class Kind : unsigned { body = 0, head = 1, tail = 2, single = 3 };
@@ -42,7 +46,9 @@ struct Route {
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
             unsigned in_class, unsigned kz = 1);
 
-/// Traffic classes of a router with `vcs` virtual channels: vcs / 2 on a torus, vcs on a switch.
+/// Traffic classes of a router with `vcs` virtual channels: vcs / 2 on a torus, vcs on a switch or a
+/// table-routed network (whose routes must need no dateline: the system tests check its channel
+/// dependencies are acyclic).
 unsigned classes(Topo topo, unsigned vcs);
 /// May a packet of traffic class tc (taken modulo classes()) use VC v on a hop whose route allows
 /// dateline class cls (2: any)? Torus: class c owns VCs 2c and 2c + 1, a link hop the one of its
@@ -55,6 +61,8 @@ class Router {
     unsigned p = 5, v = 2, d = 4, w = 64;
     Topo topo = Topo::torus;
     unsigned kx = 4, ky = 4, kz = 1;
+    /// Topo::table: output port per destination chip id (its size is the number of chip ids).
+    std::shared_ptr<const std::vector<std::uint8_t>> table;
   };
   struct In {
     bool rst_ni = false;
@@ -92,8 +100,10 @@ class Router {
     v("out_flit_o", out.out_flit_o, p_.p * p_.w);
     v("bad_dst_o", out.bad_dst_o, 16);
   }
-  /// Chip ids that exist: kx * ky on a torus, p on a switch.
-  unsigned ids() const { return p_.topo == Topo::sw ? p_.p : p_.kx * p_.ky * p_.kz; }
+  /// Chip ids that exist: kx * ky * kz on a torus, p on a switch, the table's size.
+  unsigned ids() const {
+    return p_.topo == Topo::sw ? p_.p : p_.topo == Topo::table ? static_cast<unsigned>(p_.table->size()) : p_.kx * p_.ky * p_.kz;
+  }
 
  private:
   struct InVc {

@@ -49,7 +49,7 @@ unsigned Traffic::dest(unsigned s) {
       if (!pow2) throw std::invalid_argument(fmt::format("traffic: bit-complement needs a power-of-two endpoint count, not {}", n_));
       return (n_ - 1) ^ s;
     case Pattern::hotspot: return chance(rng_, 0.2) ? 0 : below(rng_, n_);
-    case Pattern::neighbour: return net_.params().topo == Topo::sw ? (s + 1) % n_ : net_.neighbour(s, 1);
+    case Pattern::neighbour: return net_.params().topo == Topo::torus ? net_.neighbour(s, 1) : (s + 1) % n_;
     default: return below(rng_, n_);
   }
 }
@@ -67,7 +67,7 @@ void Traffic::new_packet(unsigned s, std::uint64_t cycle) {
   // destination, so that a flow keeps one FIFO)
   const Topo topo = net_.params().topo;
   const unsigned tc = below(rng_, classes(topo, v_));
-  k.vc = topo == Topo::sw ? tc : 2 * tc + (k.dst & 1);
+  k.vc = topo == Topo::torus ? 2 * tc + (k.dst & 1) : tc;
   k.born = cycle;
   k.seq = k.dst < n_ ? next_seq_[flow(k)]++ : 0;
   const unsigned len = 1 + below(rng_, 4);
@@ -85,7 +85,7 @@ void Traffic::observe(const Net::Out& out, std::uint64_t cycle) {
   // every link's sender must take the flit it is offered (its replay buffer covers the credits)
   for (unsigned l = 0; l < net_.links(); ++l) {
     const Net::End f = net_.link_from(l);
-    const bool offered = f.endpoint ? offered_.bit(f.node) : out.mon_valid_o.bit(f.node * net_.ports() + f.port);
+    const bool offered = f.endpoint ? offered_.bit(f.node) : out.mon_valid_o.bit(net_.port_index(f.node, f.port));
     if (offered && !out.link_ready_o.bit(l))
       fail(fmt::format("link {} was offered a flit while its replay buffer was full", l));
   }

@@ -4,6 +4,8 @@
 //   trnsim decode --from e5m2 0x3c 0x7e
 //   trnsim mx-quantize --elem e2m1 [--neuron] v0 ... v31
 //   trnsim activate --fn gelu 1.5 -3 nan
+//   trnsim system --preset trn3-us144 [--json] [--set links.intra_server.count=6]
+//   trnsim system --compare trn3-us144 trn2-us64 | --list
 //
 // Values come from the arguments or, when there are none, from stdin (whitespace separated).
 // Bad input (unknown format, unparsable number, bias out of range) -> one-line error, exit 2.
@@ -22,6 +24,7 @@
 #include "numerics/mx.hpp"
 #include "numerics/sr_rng.hpp"
 #include "scalar/accuracy.hpp"
+#include "system/report.hpp"
 
 using namespace trn::numerics;
 
@@ -35,6 +38,7 @@ Commands:
   mx-quantize   one MX block of 32 values -> E8M0 scale, element codes, dequantized values
   formats       the format table (bits, bias, max, min normal, min subnormal, Inf/NaN)
   activate      the scalar engine's activation f(x) (bit-exact with the RTL), against libm
+  system        a chip, instance, UltraServer or UltraCluster composed from a generation preset
 
 convert options:
   --to FMT          target format: bf16 fp16 e5m2 e4m3 e4m3fn e3m4 e2m1 e8m0 tf32 (and ml_dtypes names)
@@ -52,6 +56,16 @@ activate options:
 mx-quantize options:
   --elem FMT        element type: e4m3fn, e5m2 (MXFP8) or e2m1 (MXFP4); exactly 32 values
   --neuron          Neuron's variant: scale 2x larger (shared exponent + 1)
+
+system options:
+  --list            the presets
+  --preset NAME     the composition (a tree), its totals beside the published figures, its network
+  --compare A B     two presets side by side, with A / B for every figure and A's claims against B
+  --json            the --preset report as JSON
+  --set KEY=VALUE   override a preset value for a what-if (repeatable): a full path such as
+                    chip.trainium3.links.intra_server.count=6, or a path under the preset's
+                    system, chip or core (links.intra_server.count=6, tensor_ghz=3.0)
+  --presets FILE    read presets from FILE instead of the built-in model/system/presets.toml
 
 Values are read from stdin when none are given. Exit status: 0 ok, 2 bad input.
 )";
@@ -81,11 +95,11 @@ long long parse_int(const std::string& opt, const std::string& s, long long lo, 
 
 Args parse(int argc, char** argv) {
   Args a;
-  if (argc < 2) throw Usage("no command given (convert, decode, mx-quantize, formats; see --help)");
+  if (argc < 2) throw Usage("no command given (convert, decode, mx-quantize, formats, activate, system; see --help)");
   a.cmd = argv[1];
   if (a.cmd == "-h" || a.cmd == "--help") return a;
   if (a.cmd != "convert" && a.cmd != "decode" && a.cmd != "mx-quantize" && a.cmd != "formats" && a.cmd != "activate")
-    throw Usage(fmt::format("unknown command '{}' (convert, decode, mx-quantize, formats, activate)", a.cmd));
+    throw Usage(fmt::format("unknown command '{}' (convert, decode, mx-quantize, formats, activate, system)", a.cmd));
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
     auto value = [&]() -> std::string {
@@ -288,10 +302,57 @@ int cmd_formats() {
   return 0;
 }
 
+int cmd_system(int argc, char** argv) {
+  using namespace trn::system;
+  std::vector<std::string> sets, compare;
+  std::string preset, file;
+  bool json = false, list = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc || argv[i + 1][0] == '-') throw Usage(fmt::format("system: {} needs a value", s));
+      return argv[++i];
+    };
+    if (s == "--preset") preset = value();
+    else if (s == "--set") sets.push_back(value());
+    else if (s == "--presets") file = value();
+    else if (s == "--json") json = true;
+    else if (s == "--list") list = true;
+    else if (s == "--compare") {
+      compare.push_back(value());
+      compare.push_back(value());
+    } else if (s == "-h" || s == "--help") {
+      fmt::print("{}", kUsage);
+      return 0;
+    } else
+      throw Usage(fmt::format("system: unexpected argument '{}' (see --help)", s));
+  }
+  if (list + !preset.empty() + !compare.empty() != 1)
+    throw Usage("system: give exactly one of --list, --preset NAME, --compare A B");
+  if (json && preset.empty()) throw Usage("system: --json goes with --preset");
+  const std::string focus = !preset.empty() ? preset : !compare.empty() ? compare[0] : "";
+  const Presets p = file.empty() ? default_presets(sets, focus) : load_presets(file, sets, focus);
+  if (list) {
+    fmt::print("{}", list_report(p));
+    return 0;
+  }
+  if (!compare.empty()) {
+    p.system(compare[1]);  // both exist before anything is built
+    const System a(p, compare[0]), b(p, compare[1]);
+    fmt::print("{}", compare_report(summarize(a, p), summarize(b, p)));
+    return 0;
+  }
+  const System s(p, preset);
+  const Summary sm = summarize(s, p);
+  fmt::print("{}", json ? json_report(sm) : text_report(sm));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
+    if (argc >= 2 && std::string(argv[1]) == "system") return cmd_system(argc, argv);
     const Args a = parse(argc, argv);
     if (a.cmd == "--help" || a.cmd == "-h") {
       fmt::print("{}", kUsage);

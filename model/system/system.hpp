@@ -1,0 +1,195 @@
+// trn::system::System — a chip, an instance, an UltraServer or an UltraCluster composed from a
+// preset (SPEC 5.7, docs/system.md): chips built of cores (tensor, vector and scalar engines, SBUF,
+// PSUM, DMA engines), HBM stacks and NeuronLink ports, wired by the preset's topology into a
+// network of chips and switches. Every total is a walk over that composition (nothing is typed in),
+// routes come from one next-hop function per topology (for tori the router's own route()), and the
+// network can be handed to the flit-level model as a trn::link::Net.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "link/net.hpp"
+#include "system/preset.hpp"
+
+namespace trn::system {
+
+// ---------------------------------------------------------------- the units of a chip
+struct TensorEngineUnit {
+  unsigned rows = 0, cols = 0;
+  double ghz = 0;
+  std::array<double, kDTypes.size()> rate{};
+  /// rows x cols MACs a cycle at BF16 (one moving column a cycle, SPEC 5.1), 2 FLOPs a MAC.
+  double peak_tflops(DType t) const { return 2.0 * rows * cols * ghz * rate[static_cast<unsigned>(t)] / 1e3; }
+};
+struct LaneEngineUnit {
+  unsigned lanes = 0;
+  double ghz = 0;
+};
+struct SbufUnit {
+  unsigned partitions = 0;
+  std::uint64_t bytes_per_partition = 0;
+  std::uint64_t bytes() const { return partitions * bytes_per_partition; }
+};
+struct PsumUnit {
+  unsigned partitions = 0, banks = 0, bank_bytes = 0;
+  std::uint64_t bytes() const { return std::uint64_t{partitions} * banks * bank_bytes; }
+};
+struct DmaEngineUnit {
+  unsigned queues = 0, qos_classes = 0;
+  double gbps = 0;
+};
+struct Core {
+  unsigned index = 0;
+  const CoreGen* gen = nullptr;
+  TensorEngineUnit tensor;
+  LaneEngineUnit vector, scalar;
+  SbufUnit sbuf;
+  PsumUnit psum;
+  std::vector<DmaEngineUnit> dma;
+};
+struct HbmStack {
+  double gib = 0, gbps = 0, latency_ns = 0;
+};
+/// A NeuronLink port of a chip: class (index into ChipGen::links) and its rates.
+struct LinkPort {
+  unsigned cls = 0;
+  double gbps = 0, latency_ns = 0;
+  bool scale_out = false;
+};
+/// One chip design: every chip of a system is built from the same design.
+struct ChipDesign {
+  const ChipGen* gen = nullptr;
+  std::vector<Core> cores;
+  std::vector<HbmStack> hbm;
+  std::vector<LinkPort> ports;  ///< router port q = 1 + index (port 0 is the chip's own)
+  unsigned collective_cores = 0;
+  explicit ChipDesign(const Presets& p, const ChipGen& g);
+};
+
+// ---------------------------------------------------------------- the network
+enum class NodeKind { chip, server_switch, rack_plane, us_plane, leaf, spine };
+const char* node_kind_name(NodeKind k);
+const char* node_kind_plural(NodeKind k);
+
+struct Node {
+  NodeKind kind = NodeKind::chip;
+  bool chip() const { return kind == NodeKind::chip; }
+  unsigned ports = 0;          ///< chips: 1 + link ports (port 0: the chip's own injection/ejection)
+  /// chips: (x, y, z) / (rack, server, chip) / (ultraserver, chip, 0); server switch (rack, server);
+  /// rack plane (rack, plane); UltraServer plane (ultraserver, plane); leaf (ultraserver); spine (index)
+  std::array<unsigned, 3> at{};
+  std::string label;
+};
+struct Link {
+  unsigned a = 0, b = 0, a_port = 0, b_port = 0;  ///< nodes and their ports
+  unsigned cls = 0;                              ///< index into System::link_classes()
+};
+struct LinkClassInfo {
+  std::string name;
+  double gbps = 0, latency_ns = 0;
+  bool scale_out = false;  ///< not NeuronLink (a chip's scale-out port, the scale-out fabric)
+};
+/// One hop: a directed channel (2 l: link l from a to b, 2 l + 1: from b to a) and the VC class it
+/// takes (a torus' dateline class 0/1; 0 elsewhere).
+struct Hop {
+  unsigned channel = 0, vc_class = 0;
+};
+
+class System {
+ public:
+  System(const Presets& presets, const std::string& key);
+  const SystemPreset& preset() const { return preset_; }
+  const ChipDesign& design() const { return *design_; }
+  unsigned chips() const { return chips_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Link>& links() const { return links_; }
+  const std::vector<LinkClassInfo>& link_classes() const { return classes_; }
+  /// The link behind router port q of node n (-1: none) and the channel leaving n through it.
+  int link_at(unsigned n, unsigned q) const { return port_link_[port_base_[n] + q]; }
+  unsigned channel_out(unsigned n, unsigned q) const;
+  /// The node and port a channel enters.
+  unsigned channel_to(unsigned ch) const { return ch % 2 ? links_[ch / 2].a : links_[ch / 2].b; }
+  unsigned channel_to_port(unsigned ch) const { return ch % 2 ? links_[ch / 2].a_port : links_[ch / 2].b_port; }
+  double channel_gbps(unsigned ch) const { return classes_[links_[ch / 2].cls].gbps; }
+
+  /// The next hop at node n for a packet to chip dst that came in on port in_port in VC class
+  /// in_class: the output port (0 at dst: eject) and the VC class of that hop.
+  link::Route next_hop(unsigned n, unsigned dst, unsigned in_port, unsigned in_class) const;
+  /// The route from chip s to chip d (empty when s == d). Throws std::logic_error if the routing
+  /// loops or leaves the network (a bug, caught by the tests).
+  std::vector<Hop> route(unsigned s, unsigned d) const;
+  /// One-way zero-load latency of a route: link latencies plus a switch traversal per switch.
+  double route_latency_ns(const std::vector<Hop>& r) const;
+
+  /// The flit-level network model of this system (trn::link::Net): tori as Net's torus, the
+  /// switched systems as a table-routed graph of chip routers and switch routers. At most 255
+  /// chips and 255 ports a router (the head flit's 8-bit chip ids).
+  link::Net::Params flit_net(unsigned vcs = 2, unsigned depth = 4, unsigned width = 64) const;
+  bool flit_net_fits() const;
+
+ private:
+  void add_link(unsigned a, unsigned ap, unsigned b, unsigned bp, unsigned cls);
+  unsigned add_node(NodeKind kind, unsigned ports, std::array<unsigned, 3> at, std::string label);
+  unsigned class_index(const std::string& chip_class);
+  void build_torus();
+  void build_neuronswitch();
+  void build_planes();
+  /// Router port of chip c's `index`-th port of link class `name`.
+  unsigned chip_port(const std::string& name, unsigned index) const;
+
+  SystemPreset preset_;
+  std::shared_ptr<ChipDesign> design_;
+  unsigned chips_ = 0;
+  std::vector<Node> nodes_;
+  std::vector<Link> links_;
+  std::vector<LinkClassInfo> classes_;
+  std::vector<unsigned> port_base_;
+  std::vector<int> port_link_;
+  // topology facts the next-hop functions use
+  std::vector<unsigned> torus_port_;  ///< torus: chip router port of Net port q (1 +x, 2 -x, ...)
+  std::vector<unsigned> torus_q_;     ///< torus: the inverse (chip router port -> Net port)
+  unsigned group_cls_[3] = {0, 0, 0};  ///< neuronswitch: server, rack, cross-rack class; planes: links, scale-out
+};
+
+// ---------------------------------------------------------------- what is computed by walking it
+struct Totals {
+  std::array<double, kDTypes.size()> tflops{};
+  double hbm_gib = 0, hbm_gbps = 0, sbuf_mib = 0, psum_mib = 0, dma_gbps = 0;
+  unsigned cores = 0, dma_engines = 0, dma_queues = 0, collective_cores = 0, hbm_stacks = 0;
+  double port_gbps_per_chip = 0;       ///< every NeuronLink port of a chip
+  double connected_gbps_per_chip = 0;  ///< the NeuronLink ports this system wires (mean over chips)
+  double scale_out_gbps_per_chip = 0;  ///< scale-out ports of a chip
+};
+/// Sum over every chip, core, engine and stack of the system.
+Totals totals(const System& s);
+/// The same for one chip of the design.
+Totals chip_totals(const ChipDesign& d);
+/// Named metrics (the names known_metric() accepts) of totals.
+double metric(const Totals& t, const std::string& name);
+
+struct RouteStats {
+  std::uint64_t sources = 0, pairs = 0;  ///< sources walked (all chips, or a sample) and routes
+  bool sampled = false;
+  unsigned diameter = 0;                  ///< longest route, in links
+  double mean_links = 0, mean_switches = 0, mean_latency_ns = 0;
+  unsigned channels = 0, dependencies = 0;  ///< channel-dependency graph: (channel, VC class) nodes, edges
+  bool deadlock_free = false;             ///< the dependency graph is acyclic
+  std::string cycle;                      ///< a cycle, when there is one
+};
+/// Routes between every ordered pair of distinct chips (or, above `max_all` chips, from `sample`
+/// evenly spaced sources to every chip): lengths, latency and the channel-dependency check.
+RouteStats route_stats(const System& s, unsigned max_all = 1024, unsigned sample = 64);
+
+struct Bisection {
+  double gbps = 0;  ///< per direction: max flow from one half to the other
+  std::string cut;  ///< which halves
+};
+/// Bisection bandwidth: the smallest max flow over the topology's natural halvings (each torus
+/// dimension; racks, servers; UltraServers, chips).
+Bisection bisection(const System& s);
+
+}  // namespace trn::system
