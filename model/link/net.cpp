@@ -100,19 +100,19 @@ Net::Net(Params p) : p_(p) {
       take(taken_in, home_[e].node, home_[e].port);
       take(taken_out, home_[e].node, home_[e].port);
     }
-    feed_[port_index(home_[e].node, home_[e].port)] = Attach{-1, e};
-    sink_[port_index(home_[e].node, home_[e].port)] = Attach{-1, e};
+    feed_[port_index(home_[e].node, home_[e].port)] = Attach{-1, static_cast<int>(e)};
+    sink_[port_index(home_[e].node, home_[e].port)] = Attach{-1, static_cast<int>(e)};
   }
   for (unsigned l = 0; l < links(); ++l) {
     if (from_[l].endpoint) ep_inj_[from_[l].node] = static_cast<int>(l);
     else {
       take(taken_out, from_[l].node, from_[l].port);
-      sink_[port_index(from_[l].node, from_[l].port)] = Attach{static_cast<int>(l), 0};
+      sink_[port_index(from_[l].node, from_[l].port)] = Attach{static_cast<int>(l), -1};
     }
     if (to_[l].endpoint) ep_ej_[to_[l].node] = static_cast<int>(l);
     else {
       take(taken_in, to_[l].node, to_[l].port);
-      feed_[port_index(to_[l].node, to_[l].port)] = Attach{static_cast<int>(l), 0};
+      feed_[port_index(to_[l].node, to_[l].port)] = Attach{static_cast<int>(l), -1};
     }
   }
 }
@@ -136,7 +136,8 @@ unsigned Net::links_on_path(unsigned s, unsigned d) const {
     for (unsigned step = 0; step <= routers(); ++step) {
       const unsigned q = p_.graph->table[r][d];
       const Attach& a = sink_[port_index(r, q)];
-      if (a.link < 0) return links;
+      if (a.ep >= 0) return links;
+      if (a.link < 0) throw std::logic_error("net: a routing table leads to an unwired port");
       ++links;
       r = to_[static_cast<unsigned>(a.link)].node;
     }
@@ -241,11 +242,12 @@ Router::In Net::router_in(const In& in, unsigned r, const State& st) const {
   ri.id_i = r;
   for (unsigned q = 0; q < ports(r); ++q) {
     const Attach& f = feed_[port_index(r, q)];
-    if (f.link < 0) {  // the endpoint itself
-      ri.in_valid_i.set_bit(q, in.inj_valid_i.bit(f.ep));
-      ri.in_vc_i.set_slice(q * vb_, vb_, in.inj_vc_i.slice(f.ep * vb_, vb_));
-      copy_bits(ri.in_flit_i, q * w, in.inj_flit_i, f.ep * w, w);
-    } else {
+    if (f.ep >= 0) {  // the endpoint itself
+      const auto e = static_cast<unsigned>(f.ep);
+      ri.in_valid_i.set_bit(q, in.inj_valid_i.bit(e));
+      ri.in_vc_i.set_slice(q * vb_, vb_, in.inj_vc_i.slice(e * vb_, vb_));
+      copy_bits(ri.in_flit_i, q * w, in.inj_flit_i, e * w, w);
+    } else if (f.link >= 0) {
       const LinkRx::Out& x = st.xo[static_cast<unsigned>(f.link)];
       ri.in_valid_i.set_bit(q, x.out_valid_o);
       ri.in_vc_i.set_slice(q * vb_, vb_, x.out_data_o.slice(w, vb_));
@@ -254,7 +256,8 @@ Router::In Net::router_in(const In& in, unsigned r, const State& st) const {
     // credits for this output port: from the endpoint it ends at, or the router input port at the
     // far end of its link
     const Attach& s = sink_[port_index(r, q)];
-    const End t = s.link < 0 ? End{true, s.ep, 0} : to_[static_cast<unsigned>(s.link)];
+    if (s.link < 0 && s.ep < 0) continue;  // unwired: no credits, and no route leads here
+    const End t = s.link < 0 ? End{true, static_cast<unsigned>(s.ep), 0} : to_[static_cast<unsigned>(s.link)];
     if (t.endpoint) {
       ri.out_credit_i.set_bit(q, in.ej_credit_i.bit(t.node));
       ri.out_credit_vc_i.set_slice(q * vb_, vb_, in.ej_credit_vc_i.slice(t.node * vb_, vb_));

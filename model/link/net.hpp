@@ -133,11 +133,10 @@ class Net {
     std::vector<LinkTx::Out> to;
     std::vector<LinkRx::Out> xo;
   };
-  /// What feeds a router input port, and what its output port feeds: endpoint e directly
-  /// (link < 0) or link `link`.
+  /// What feeds a router input port, and what its output port feeds: link `link`, endpoint `ep`
+  /// directly, or nothing (both -1: a port the topology leaves unwired, idle and without credits).
   struct Attach {
-    int link = -1;
-    unsigned ep = 0;
+    int link = -1, ep = -1;
   };
   State outputs(bool rst_ni) const;
   Router::In router_in(const In& in, unsigned r, const State& st) const;

@@ -458,6 +458,15 @@ Presets parse_presets(std::string_view text, const std::string& source, const st
   } catch (const toml::parse_error& e) {
     throw PresetError(fmt::format("{}:{}:{}: {}", source, e.source().begin.line, e.source().begin.column, e.description()));
   }
+  if (!focus.empty()) {  // the preset the relative --set keys and the report are about
+    const toml::table* systems = root["system"].as_table();
+    if (!systems || !systems->get(focus)) {
+      std::string names;
+      if (systems)
+        for (const auto& [k, n] : Reader::ordered(*systems)) names += (names.empty() ? "" : ", ") + k;
+      throw PresetError(fmt::format("unknown preset '{}' (presets: {})", focus, names));
+    }
+  }
   std::map<const toml::node*, std::string> origin;
   for (const std::string& kv : sets) apply_set(root, kv, focus, origin);
   const Reader r(source, origin);

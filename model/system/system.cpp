@@ -314,12 +314,24 @@ link::Net::Params System::flit_net(unsigned vcs, unsigned depth, unsigned width)
     g->links.push_back({link::Graph::Port{l.b, l.b_port}, link::Graph::Port{l.a, l.a_port}});
   }
   for (unsigned c = 0; c < chips_; ++c) g->home.push_back(link::Graph::Port{c, 0});
+  // the tables from the routes themselves: every node a route to d passes sends it on the port the
+  // route takes (routing here is destination-based: one port per node and destination); entries no
+  // route uses stay 0
   g->table.assign(nodes_.size(), std::vector<std::uint8_t>(chips_, 0));
-  for (unsigned n = 0; n < nodes_.size(); ++n)
+  std::vector<std::vector<bool>> set(nodes_.size(), std::vector<bool>(chips_, false));
+  for (unsigned a = 0; a < chips_; ++a)
     for (unsigned d = 0; d < chips_; ++d) {
-      if (n == d) continue;
-      const link::Route r = next_hop(n, d, 0, 0);  // destination-based: the input port does not matter
-      g->table[n][d] = static_cast<std::uint8_t>(r.port);
+      if (a == d) continue;
+      unsigned n = a;
+      for (const Hop& h : route(a, d)) {
+        const Link& l = links_[h.channel / 2];
+        const unsigned q = h.channel % 2 ? l.b_port : l.a_port;
+        if (set[n][d] && g->table[n][d] != q)
+          throw std::logic_error(fmt::format("system: routes to {} leave {} by two ports", nodes_[d].label, nodes_[n].label));
+        g->table[n][d] = static_cast<std::uint8_t>(q);
+        set[n][d] = true;
+        n = channel_to(h.channel);
+      }
     }
   p.topo = link::Topo::table;
   p.graph = std::move(g);
@@ -392,7 +404,7 @@ double metric(const Totals& t, const std::string& name) {
 
 // ---------------------------------------------------------------- routes and deadlock freedom
 
-RouteStats route_stats(const System& s, unsigned max_all, unsigned sample) {
+RouteStats route_stats(const System& s, unsigned max_all, unsigned sample, const RouteFn& fn) {
   RouteStats st;
   const unsigned n = s.chips();
   std::vector<unsigned> sources;
@@ -410,7 +422,7 @@ RouteStats route_stats(const System& s, unsigned max_all, unsigned sample) {
   for (unsigned a : sources)
     for (unsigned b = 0; b < n; ++b) {
       if (a == b) continue;
-      const std::vector<Hop> r = s.route(a, b);
+      const std::vector<Hop> r = fn ? fn(a, b) : s.route(a, b);
       ++st.pairs;
       st.diameter = std::max(st.diameter, static_cast<unsigned>(r.size()));
       links_sum += static_cast<double>(r.size());

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -180,9 +181,12 @@ struct RouteStats {
   bool deadlock_free = false;             ///< the dependency graph is acyclic
   std::string cycle;                      ///< a cycle, when there is one
 };
+/// A routing function: the hops from chip s to chip d.
+using RouteFn = std::function<std::vector<Hop>(unsigned s, unsigned d)>;
 /// Routes between every ordered pair of distinct chips (or, above `max_all` chips, from `sample`
-/// evenly spaced sources to every chip): lengths, latency and the channel-dependency check.
-RouteStats route_stats(const System& s, unsigned max_all = 1024, unsigned sample = 64);
+/// evenly spaced sources to every chip): lengths, latency and the channel-dependency check. The
+/// routes are the system's own unless `fn` gives others (the checker's self-test).
+RouteStats route_stats(const System& s, unsigned max_all = 1024, unsigned sample = 64, const RouteFn& fn = {});
 
 struct Bisection {
   double gbps = 0;  ///< per direction: max flow from one half to the other
