@@ -1,13 +1,13 @@
 #include "system/preset.hpp"
 
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <set>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <toml++/toml.h>
 
 namespace trn::system {
 
@@ -18,9 +18,12 @@ const char* dtype_name(DType t) {
 
 const char* topo_name(TopoKind k) {
   switch (k) {
-    case TopoKind::torus: return "torus";
-    case TopoKind::neuronswitch: return "neuronswitch";
-    default: return "planes";
+    case TopoKind::torus:
+      return "torus";
+    case TopoKind::neuronswitch:
+      return "neuronswitch";
+    default:
+      return "planes";
   }
 }
 
@@ -55,7 +58,8 @@ class Reader {
       : source_(std::move(source)), origin_(std::move(origin)) {}
 
   [[noreturn]] void fail(const toml::node& n, const std::string& path, const std::string& msg) const {
-    throw PresetError(path.empty() ? fmt::format("{}: {}", where(n), msg) : fmt::format("{}: {}: {}", where(n), path, msg));
+    throw PresetError(path.empty() ? fmt::format("{}: {}", where(n), msg)
+                                   : fmt::format("{}: {}: {}", where(n), path, msg));
   }
   std::string where(const toml::node& n) const {
     if (auto it = origin_.find(&n); it != origin_.end()) return it->second;
@@ -128,8 +132,9 @@ class Reader {
     if (!n->is_table()) fail(*n, p, "must be a table");
     for (const auto& [k, v] : ordered(*n->as_table())) {
       if (!known_metric(k))
-        fail(*v, join(p, k),
-             "unknown metric (fp32..mxfp4 _tflops, hbm_gib, hbm_gbps, sbuf_mib, dma_gbps, link_gbps, collective_cores)");
+        fail(
+            *v, join(p, k),
+            "unknown metric (fp32..mxfp4 _tflops, hbm_gib, hbm_gbps, sbuf_mib, dma_gbps, link_gbps, collective_cores)");
       out.emplace_back(k, num(*v, join(p, k), 0, 1e12, true));
     }
     return out;
@@ -147,7 +152,9 @@ class Reader {
     });
     return v;
   }
-  static std::string join(const std::string& a, std::string_view b) { return a.empty() ? std::string(b) : a + "." + std::string(b); }
+  static std::string join(const std::string& a, std::string_view b) {
+    return a.empty() ? std::string(b) : a + "." + std::string(b);
+  }
 
  private:
   std::string source_;
@@ -156,9 +163,10 @@ class Reader {
 
 CoreGen read_core(const Reader& r, const std::string& key, const toml::table& t) {
   const std::string p = "core." + key;
-  r.only(t, p, {"title", "tensor_rows", "tensor_cols", "tensor_ghz", "vector_ghz", "scalar_ghz", "sbuf_partitions",
-                "sbuf_kib_per_partition", "psum_banks", "psum_bank_bytes", "dma_engines", "dma_queues",
-                "dma_qos_classes", "dma_engine_gbps", "rate"});
+  r.only(t, p,
+         {"title", "tensor_rows", "tensor_cols", "tensor_ghz", "vector_ghz", "scalar_ghz", "sbuf_partitions",
+          "sbuf_kib_per_partition", "psum_banks", "psum_bank_bytes", "dma_engines", "dma_queues", "dma_qos_classes",
+          "dma_engine_gbps", "rate"});
   CoreGen c;
   c.key = key;
   c.title = r.str(t, p, "title");
@@ -190,8 +198,9 @@ CoreGen read_core(const Reader& r, const std::string& key, const toml::table& t)
 
 ChipGen read_chip(const Reader& r, const std::string& key, const toml::table& t, const std::vector<CoreGen>& cores) {
   const std::string p = "chip." + key;
-  r.only(t, p, {"title", "core", "cores", "hbm_stacks", "hbm_stack_gib", "hbm_stack_gbps", "hbm_latency_ns",
-                "collective_cores", "neuronlink", "links", "published"});
+  r.only(t, p,
+         {"title", "core", "cores", "hbm_stacks", "hbm_stack_gib", "hbm_stack_gbps", "hbm_latency_ns",
+          "collective_cores", "neuronlink", "links", "published"});
   ChipGen c;
   c.key = key;
   c.title = r.str(t, p, "title");
@@ -242,11 +251,13 @@ Topology read_topology(const Reader& r, const std::string& sp, const toml::table
     const toml::node& dn = r.need(t, p, "dims");
     const toml::array* dims = dn.as_array();
     if (!dims || dims->size() < 2 || dims->size() > 3) r.fail(dn, p + ".dims", "must be an array of 2 or 3 integers");
-    for (std::size_t i = 0; i < dims->size(); ++i) o.dims.push_back(r.uint((*dims)[i], fmt::format("{}.dims[{}]", p, i), 2, 64));
+    for (std::size_t i = 0; i < dims->size(); ++i)
+      o.dims.push_back(r.uint((*dims)[i], fmt::format("{}.dims[{}]", p, i), 2, 64));
     const toml::node& cn = r.need(t, p, "classes");
     const toml::array* cls = cn.as_array();
     if (!cls || cls->size() != dims->size())
-      r.fail(cn, p + ".classes", fmt::format("must be an array of {} link class names, one per dimension", dims->size()));
+      r.fail(cn, p + ".classes",
+             fmt::format("must be an array of {} link class names, one per dimension", dims->size()));
     for (std::size_t i = 0; i < cls->size(); ++i) {
       const toml::node& c = (*cls)[i];
       if (!c.is_string() || !chip.link_class(c.as_string()->get()))
@@ -263,8 +274,9 @@ Topology read_topology(const Reader& r, const std::string& sp, const toml::table
     }
   } else if (kind == "neuronswitch") {
     o.kind = TopoKind::neuronswitch;
-    r.only(t, p, {"kind", "racks", "servers_per_rack", "chips_per_server", "server_links", "rack_links",
-                  "cross_rack_links", "switch_latency_ns"});
+    r.only(t, p,
+           {"kind", "racks", "servers_per_rack", "chips_per_server", "server_links", "rack_links", "cross_rack_links",
+            "switch_latency_ns"});
     o.racks = r.uint(t, p, "racks", 1, 2);
     o.servers_per_rack = r.uint(t, p, "servers_per_rack", 1, 256);
     o.chips_per_server = r.uint(t, p, "chips_per_server", 1, 64);
@@ -278,8 +290,9 @@ Topology read_topology(const Reader& r, const std::string& sp, const toml::table
       r.fail(t, p, "two racks need at least one cross_rack_links port per chip");
   } else if (kind == "planes") {
     o.kind = TopoKind::planes;
-    r.only(t, p, {"kind", "ultraservers", "chips_per_ultraserver", "links", "switch_latency_ns", "scale_out_links",
-                  "spines", "spine_gbps", "spine_latency_ns"});
+    r.only(t, p,
+           {"kind", "ultraservers", "chips_per_ultraserver", "links", "switch_latency_ns", "scale_out_links", "spines",
+            "spine_gbps", "spine_latency_ns"});
     o.ultraservers = r.uint(t, p, "ultraservers", 1, 4096);
     o.chips_per_ultraserver = r.uint(t, p, "chips_per_ultraserver", 2, 4096);
     o.links = link_class("links", true);
@@ -301,7 +314,8 @@ Topology read_topology(const Reader& r, const std::string& sp, const toml::table
   return o;
 }
 
-SystemPreset read_system(const Reader& r, const std::string& key, const toml::table& t, const std::vector<ChipGen>& chips) {
+SystemPreset read_system(const Reader& r, const std::string& key, const toml::table& t,
+                         const std::vector<ChipGen>& chips) {
   const std::string p = "system." + key;
   r.only(t, p, {"title", "chip", "topology", "published", "claims"});
   SystemPreset s;
@@ -402,10 +416,10 @@ void apply_set(toml::table& root, const std::string& kv, const std::string& focu
       for (const auto& part : t) s += (s.empty() ? "" : ".") + part;
       names += (names.empty() ? "" : ", ") + s;
     }
-    throw PresetError(fmt::format("--set {}: no such key ({})", key, tries.size() > 1 ? "tried " + names : "not in the presets"));
+    throw PresetError(
+        fmt::format("--set {}: no such key ({})", key, tries.size() > 1 ? "tried " + names : "not in the presets"));
   }
-  if (target->is_table())
-    throw PresetError(fmt::format("--set {}: names a table; set one of its values", key));
+  if (target->is_table()) throw PresetError(fmt::format("--set {}: names a table; set one of its values", key));
   // the value as TOML, or a bare word as a string
   toml::table v;
   try {
@@ -415,12 +429,18 @@ void apply_set(toml::table& root, const std::string& kv, const std::string& focu
   }
   toml::node& nv = *v.get("v");
   const auto type_name = [](const toml::node& n) -> const char* {
-    return n.is_integer() ? "an integer" : n.is_floating_point() ? "a number" : n.is_string() ? "a string"
-           : n.is_boolean() ? "true or false" : n.is_array() ? "an array" : "a table";
+    return n.is_integer()          ? "an integer"
+           : n.is_floating_point() ? "a number"
+           : n.is_string()         ? "a string"
+           : n.is_boolean()        ? "true or false"
+           : n.is_array()          ? "an array"
+                                   : "a table";
   };
   const bool ok = (target->type() == nv.type()) || (target->is_floating_point() && nv.is_integer()) ||
                   (target->is_integer() && nv.is_floating_point());  // a range check follows
-  if (!ok) throw PresetError(fmt::format("--set {}: '{}' is {}, the preset holds {}", key, text, type_name(nv), type_name(*target)));
+  if (!ok)
+    throw PresetError(
+        fmt::format("--set {}: '{}' is {}, the preset holds {}", key, text, type_name(nv), type_name(*target)));
   std::string parent_key;
   for (std::size_t i = 0; i + 1 < found.size(); ++i) parent_key += (i ? "." : "") + found[i];
   toml::table* parent = lookup(root, std::vector<std::string>(found.begin(), found.end() - 1))->as_table();
@@ -456,7 +476,8 @@ Presets parse_presets(std::string_view text, const std::string& source, const st
   try {
     root = toml::parse(text, source);
   } catch (const toml::parse_error& e) {
-    throw PresetError(fmt::format("{}:{}:{}: {}", source, e.source().begin.line, e.source().begin.column, e.description()));
+    throw PresetError(
+        fmt::format("{}:{}:{}: {}", source, e.source().begin.line, e.source().begin.column, e.description()));
   }
   if (!focus.empty()) {  // the preset the relative --set keys and the report are about
     const toml::table* systems = root["system"].as_table();
@@ -479,16 +500,20 @@ Presets parse_presets(std::string_view text, const std::string& source, const st
       const std::string p = std::string(section) + "." + key;
       if (!n->is_table()) r.fail(*n, p, "must be a table");
       const toml::table& t = *n->as_table();
-      if (section[1] == 'o') out.cores.push_back(read_core(r, key, t));
-      else if (section[1] == 'h') out.chips.push_back(read_chip(r, key, t, out.cores));
-      else out.systems.push_back(read_system(r, key, t, out.chips));
+      if (section[1] == 'o')
+        out.cores.push_back(read_core(r, key, t));
+      else if (section[1] == 'h')
+        out.chips.push_back(read_chip(r, key, t, out.cores));
+      else
+        out.systems.push_back(read_system(r, key, t, out.chips));
     }
   }
   // claims name systems that exist
   for (const SystemPreset& s : out.systems)
     for (const Claim& c : s.claims)
       if (!out.has_system(c.against))
-        throw PresetError(fmt::format("{}: system.{}.claims: no system '{}' to compare against", source, s.key, c.against));
+        throw PresetError(
+            fmt::format("{}: system.{}.claims: no system '{}' to compare against", source, s.key, c.against));
   if (!focus.empty()) out.system(focus);
   return out;
 }

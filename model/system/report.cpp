@@ -1,11 +1,11 @@
 #include "system/report.hpp"
 
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
 #include <cmath>
 #include <map>
 #include <sstream>
-
-#include <fmt/format.h>
-#include <toml++/toml.h>
 
 namespace trn::system {
 
@@ -19,9 +19,12 @@ std::string upper(std::string s) {
 
 const char* kind_label(TopoKind k) {
   switch (k) {
-    case TopoKind::torus: return "torus";
-    case TopoKind::neuronswitch: return "NeuronSwitch hierarchy";
-    default: return "all-to-all switch planes";
+    case TopoKind::torus:
+      return "torus";
+    case TopoKind::neuronswitch:
+      return "NeuronSwitch hierarchy";
+    default:
+      return "all-to-all switch planes";
   }
 }
 
@@ -61,11 +64,21 @@ std::vector<ClassUse> class_use(const System& s) {
     const Link& k = s.links()[static_cast<unsigned>(l)];
     const Node& other = s.nodes()[k.a == 0 && k.a_port == q ? k.b : k.a];
     switch (other.kind) {
-      case NodeKind::chip: u.reaches = "a neighbour chip"; break;
-      case NodeKind::server_switch: u.reaches = "its server's switch"; break;
-      case NodeKind::rack_plane: u.reaches = "its rack's inter-server switch planes"; break;
-      case NodeKind::us_plane: u.reaches = "the NeuronLink switch planes"; break;
-      default: u.reaches = "its UltraServer's scale-out leaf switch"; break;
+      case NodeKind::chip:
+        u.reaches = "a neighbour chip";
+        break;
+      case NodeKind::server_switch:
+        u.reaches = "its server's switch";
+        break;
+      case NodeKind::rack_plane:
+        u.reaches = "its rack's inter-server switch planes";
+        break;
+      case NodeKind::us_plane:
+        u.reaches = "the NeuronLink switch planes";
+        break;
+      default:
+        u.reaches = "its UltraServer's scale-out leaf switch";
+        break;
     }
   }
   return use;
@@ -95,10 +108,12 @@ std::string num(double v) {
 
 std::string metric_label(const std::string& m) {
   if (m.size() > 7 && m.ends_with("_tflops")) return fmt::format("peak {} TFLOPS", upper(m.substr(0, m.size() - 7)));
-  static const std::map<std::string, std::string> kLabels{
-      {"hbm_gib", "HBM GiB"},          {"hbm_gbps", "HBM GB/s"},
-      {"sbuf_mib", "SBUF MiB"},        {"dma_gbps", "DMA GB/s"},
-      {"link_gbps", "NeuronLink GB/s (ports)"}, {"collective_cores", "collective cores"}};
+  static const std::map<std::string, std::string> kLabels{{"hbm_gib", "HBM GiB"},
+                                                          {"hbm_gbps", "HBM GB/s"},
+                                                          {"sbuf_mib", "SBUF MiB"},
+                                                          {"dma_gbps", "DMA GB/s"},
+                                                          {"link_gbps", "NeuronLink GB/s (ports)"},
+                                                          {"collective_cores", "collective cores"}};
   const auto it = kLabels.find(m);
   return it == kLabels.end() ? m : it->second;
 }
@@ -110,7 +125,8 @@ Summary summarize(const System& s, const Presets& presets, unsigned max_all) {
   out.total = totals(s);
   out.routes = route_stats(s, max_all);
   out.bisect = bisection(s);
-  for (const auto& [m, v] : s.design().gen->published) out.published.push_back(Comparison{"chip", m, metric(out.chip, m), v});
+  for (const auto& [m, v] : s.design().gen->published)
+    out.published.push_back(Comparison{"chip", m, metric(out.chip, m), v});
   for (const auto& [m, v] : s.preset().published)
     out.published.push_back(Comparison{"system", m, metric(out.total, m), v});
   for (const Claim& c : s.preset().claims) {
@@ -147,16 +163,20 @@ std::string text_report(const Summary& sm) {
   const std::string bar = switches.empty() ? "   " : "│  ";
   line(fmt::format("{}├─ {} x{}", bar, core.title, d.cores.size()));
   std::string rates;
-  for (DType t : kDTypes) rates += fmt::format("{}{} {}", rates.empty() ? "" : ", ", dtype_name(t), num(core.rate[static_cast<unsigned>(t)]));
+  for (DType t : kDTypes)
+    rates += fmt::format("{}{} {}", rates.empty() ? "" : ", ", dtype_name(t), num(core.rate[static_cast<unsigned>(t)]));
   const Core& c0 = d.cores.front();
-  line(fmt::format("{}│  ├─ tensor engine: {} x {} PEs at {} GHz; MACs/PE/cycle {}", bar, c0.tensor.rows, c0.tensor.cols,
-                   num(c0.tensor.ghz), rates));
+  line(fmt::format("{}│  ├─ tensor engine: {} x {} PEs at {} GHz; MACs/PE/cycle {}", bar, c0.tensor.rows,
+                   c0.tensor.cols, num(c0.tensor.ghz), rates));
   line(fmt::format("{}│  ├─ vector engine: {} lanes at {} GHz", bar, c0.vector.lanes, num(c0.vector.ghz)));
   line(fmt::format("{}│  ├─ scalar engine: {} lanes at {} GHz", bar, c0.scalar.lanes, num(c0.scalar.ghz)));
-  line(fmt::format("{}│  ├─ SBUF: {} partitions x {} KiB", bar, c0.sbuf.partitions, c0.sbuf.bytes_per_partition / 1024));
-  line(fmt::format("{}│  ├─ PSUM: {} partitions x {} banks x {} B", bar, c0.psum.partitions, c0.psum.banks, c0.psum.bank_bytes));
-  line(fmt::format("{}│  └─ DMA engines x{}: {} queues, {} QoS class{}, {} GB/s each", bar, c0.dma.size(), c0.dma.front().queues,
-                   c0.dma.front().qos_classes, c0.dma.front().qos_classes > 1 ? "es" : "", num(c0.dma.front().gbps)));
+  line(
+      fmt::format("{}│  ├─ SBUF: {} partitions x {} KiB", bar, c0.sbuf.partitions, c0.sbuf.bytes_per_partition / 1024));
+  line(fmt::format("{}│  ├─ PSUM: {} partitions x {} banks x {} B", bar, c0.psum.partitions, c0.psum.banks,
+                   c0.psum.bank_bytes));
+  line(fmt::format("{}│  └─ DMA engines x{}: {} queues, {} QoS class{}, {} GB/s each", bar, c0.dma.size(),
+                   c0.dma.front().queues, c0.dma.front().qos_classes, c0.dma.front().qos_classes > 1 ? "es" : "",
+                   num(c0.dma.front().gbps)));
   line(fmt::format("{}├─ HBM stacks x{}: {} GiB, {} GB/s, {} ns", bar, d.hbm.size(), num(d.hbm.front().gib),
                    num(d.hbm.front().gbps), num(d.hbm.front().latency_ns)));
   line(fmt::format("{}├─ collective cores x{}", bar, d.collective_cores));
@@ -164,10 +184,11 @@ std::string text_report(const Summary& sm) {
   const std::vector<ClassUse> use = class_use(s);
   for (unsigned k = 0; k < cg.links.size(); ++k) {
     const LinkClass& lc = cg.links[k];
-    const std::string where = use[k].links ? fmt::format("to {} ({} links in the system)", use[k].reaches, num(use[k].links))
-                                           : std::string("not wired in this system");
-    line(fmt::format("{}   {}─ {} x{}: {} GB/s, {} ns, {}", bar, k + 1 == cg.links.size() ? "└" : "├", lc.name, lc.count,
-                     num(lc.gbps), num(lc.latency_ns), where));
+    const std::string where = use[k].links
+                                  ? fmt::format("to {} ({} links in the system)", use[k].reaches, num(use[k].links))
+                                  : std::string("not wired in this system");
+    line(fmt::format("{}   {}─ {} x{}: {} GB/s, {} ns, {}", bar, k + 1 == cg.links.size() ? "└" : "├", lc.name,
+                     lc.count, num(lc.gbps), num(lc.latency_ns), where));
   }
   unsigned left = static_cast<unsigned>(switches.size());
   for (const auto& [kind, cp] : switches)
@@ -182,8 +203,8 @@ std::string text_report(const Summary& sm) {
       if (c.scope == scope && c.metric == m) return &c;
     return nullptr;
   };
-  line(fmt::format("{:<34} {:>14} {:>12} {:>7} {:>16} {:>12} {:>7}", "totals (composed)", "per chip", "published", "ratio",
-                   "system", "published", "ratio"));
+  line(fmt::format("{:<34} {:>14} {:>12} {:>7} {:>16} {:>12} {:>7}", "totals (composed)", "per chip", "published",
+                   "ratio", "system", "published", "ratio"));
   auto row = [&](const std::string& label, double chip, double system, const std::string& m) {
     std::string a = "", ar = "", b = "", br = "";
     if (const Comparison* c = m.empty() ? nullptr : published("chip", m)) {
@@ -214,29 +235,33 @@ std::string text_report(const Summary& sm) {
   row("DMA GB/s", sm.chip.dma_gbps, sm.total.dma_gbps, "dma_gbps");
   row("collective cores", sm.chip.collective_cores, sm.total.collective_cores, "collective_cores");
   row("NeuronLink GB/s, all ports", sm.chip.port_gbps_per_chip, sm.total.port_gbps_per_chip * s.chips(), "link_gbps");
-  row("NeuronLink GB/s, wired ports", sm.total.connected_gbps_per_chip, sm.total.connected_gbps_per_chip * s.chips(), "");
+  row("NeuronLink GB/s, wired ports", sm.total.connected_gbps_per_chip, sm.total.connected_gbps_per_chip * s.chips(),
+      "");
   if (sm.chip.scale_out_gbps_per_chip > 0)
     row("scale-out GB/s", sm.chip.scale_out_gbps_per_chip, sm.total.scale_out_gbps_per_chip * s.chips(), "");
   line("");
   // ---- network
   const RouteStats& r = sm.routes;
   line("network (hops count links; chip to switch is one)");
-  line(fmt::format("  {:<32} {} ({}; GB/s from one half to the other)", "bisection bandwidth GB/s", num(sm.bisect.gbps), sm.bisect.cut));
+  line(fmt::format("  {:<32} {} ({}; GB/s from one half to the other)", "bisection bandwidth GB/s", num(sm.bisect.gbps),
+                   sm.bisect.cut));
   line(fmt::format("  {:<32} {}", "diameter (links)", r.diameter));
   line(fmt::format("  {:<32} {}", "mean links per route", num(r.mean_links)));
   line(fmt::format("  {:<32} {}", "mean switches per route", num(r.mean_switches)));
   line(fmt::format("  {:<32} {}", "mean zero-load latency ns", num(r.mean_latency_ns)));
-  line(fmt::format("  {:<32} {} routes from {} source{}{}", "routes walked", num(static_cast<double>(r.pairs)), num(static_cast<double>(r.sources)),
-                   r.sources == 1 ? "" : "s", r.sampled ? fmt::format(" (a sample of the {} chips)", num(s.chips())) : " (every pair)"));
-  line(fmt::format("  {:<32} {} ({} channels, {} dependencies{})", "deadlock-free (CDG acyclic)", r.deadlock_free ? "yes" : "NO",
-                   num(r.channels), num(r.dependencies), r.deadlock_free ? "" : "; cycle: " + r.cycle));
+  line(fmt::format("  {:<32} {} routes from {} source{}{}", "routes walked", num(static_cast<double>(r.pairs)),
+                   num(static_cast<double>(r.sources)), r.sources == 1 ? "" : "s",
+                   r.sampled ? fmt::format(" (a sample of the {} chips)", num(s.chips())) : " (every pair)"));
+  line(fmt::format("  {:<32} {} ({} channels, {} dependencies{})", "deadlock-free (CDG acyclic)",
+                   r.deadlock_free ? "yes" : "NO", num(r.channels), num(r.dependencies),
+                   r.deadlock_free ? "" : "; cycle: " + r.cycle));
   // ---- claims and misses
   if (!sm.claims.empty()) {
     line("");
     line("claims");
     for (const ClaimCheck& c : sm.claims)
-      line(fmt::format("  {} {} / {} {}: composed {}x, claimed {}x ({:+.1f} %){}", p.key, c.claim.metric, c.claim.against,
-                       c.claim.against_metric, fmt::format("{:.2f}", c.composed), num(c.claim.ratio),
+      line(fmt::format("  {} {} / {} {}: composed {}x, claimed {}x ({:+.1f} %){}", p.key, c.claim.metric,
+                       c.claim.against, c.claim.against_metric, fmt::format("{:.2f}", c.composed), num(c.claim.ratio),
                        100 * (c.composed / c.claim.ratio - 1), c.miss() ? "  MISSES THE CLAIM BY MORE THAN 2 %" : ""));
   }
   const auto misses = sm.misses();
@@ -244,8 +269,8 @@ std::string text_report(const Summary& sm) {
     line("");
     line("published figures the composition misses by more than 2 % (marked ! above)");
     for (const Comparison* c : misses)
-      line(fmt::format("  {} {}: composed {}, published {} ({:+.1f} %)", c->scope, metric_label(c->metric), num(c->composed),
-                       num(c->published), 100 * (c->ratio() - 1)));
+      line(fmt::format("  {} {}: composed {}, published {} ({:+.1f} %)", c->scope, metric_label(c->metric),
+                       num(c->composed), num(c->published), 100 * (c->ratio() - 1)));
   }
   return o;
 }
@@ -376,8 +401,8 @@ std::string compare_report(const Summary& a, const Summary& b) {
   row("mean zero-load latency ns", a.routes.mean_latency_ns, b.routes.mean_latency_ns);
   for (const ClaimCheck& c : a.claims)
     if (c.claim.against == y.preset().key)
-      line(fmt::format("claim: {} {} / {} {} = {}x claimed, {:.2f}x composed ({:+.1f} %){}", x.preset().key, c.claim.metric,
-                       y.preset().key, c.claim.against_metric, num(c.claim.ratio), c.composed,
+      line(fmt::format("claim: {} {} / {} {} = {}x claimed, {:.2f}x composed ({:+.1f} %){}", x.preset().key,
+                       c.claim.metric, y.preset().key, c.claim.against_metric, num(c.claim.ratio), c.composed,
                        100 * (c.composed / c.claim.ratio - 1), c.miss() ? "  MISSES BY MORE THAN 2 %" : ""));
   return o;
 }
@@ -392,8 +417,12 @@ std::string list_report(const Presets& p) {
         chips = 1;
         for (unsigned k : s.topo.dims) chips *= k;
         break;
-      case TopoKind::neuronswitch: chips = s.topo.racks * s.topo.servers_per_rack * s.topo.chips_per_server; break;
-      default: chips = s.topo.ultraservers * s.topo.chips_per_ultraserver; break;
+      case TopoKind::neuronswitch:
+        chips = s.topo.racks * s.topo.servers_per_rack * s.topo.chips_per_server;
+        break;
+      default:
+        chips = s.topo.ultraservers * s.topo.chips_per_ultraserver;
+        break;
     }
     o += fmt::format("{:<12} {:<32} {:>6} x {:<22} {}\n", s.key, s.title, chips, c.title, topo_name(s.topo.kind));
   }

@@ -16,7 +16,7 @@ struct Comparison {
   std::string metric;  ///< a known_metric() name
   double composed = 0, published = 0;
   double ratio() const { return composed / published; }
-  bool miss() const;   ///< more than 2 % apart
+  bool miss() const;  ///< more than 2 % apart
 };
 /// A claimed ratio against another system, and the composed one.
 struct ClaimCheck {

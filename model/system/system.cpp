@@ -1,34 +1,46 @@
 #include "system/system.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <queue>
 #include <stdexcept>
 #include <unordered_set>
 
-#include <fmt/format.h>
-
 namespace trn::system {
 
 const char* node_kind_name(NodeKind k) {
   switch (k) {
-    case NodeKind::chip: return "chip";
-    case NodeKind::server_switch: return "server switch";
-    case NodeKind::rack_plane: return "inter-server switch plane";
-    case NodeKind::us_plane: return "NeuronLink switch plane";
-    case NodeKind::leaf: return "scale-out leaf switch";
-    default: return "scale-out spine switch";
+    case NodeKind::chip:
+      return "chip";
+    case NodeKind::server_switch:
+      return "server switch";
+    case NodeKind::rack_plane:
+      return "inter-server switch plane";
+    case NodeKind::us_plane:
+      return "NeuronLink switch plane";
+    case NodeKind::leaf:
+      return "scale-out leaf switch";
+    default:
+      return "scale-out spine switch";
   }
 }
 
 const char* node_kind_plural(NodeKind k) {
   switch (k) {
-    case NodeKind::chip: return "chips";
-    case NodeKind::server_switch: return "server switches";
-    case NodeKind::rack_plane: return "inter-server switch planes";
-    case NodeKind::us_plane: return "NeuronLink switch planes";
-    case NodeKind::leaf: return "scale-out leaf switches";
-    default: return "scale-out spine switches";
+    case NodeKind::chip:
+      return "chips";
+    case NodeKind::server_switch:
+      return "server switches";
+    case NodeKind::rack_plane:
+      return "inter-server switch planes";
+    case NodeKind::us_plane:
+      return "NeuronLink switch planes";
+    case NodeKind::leaf:
+      return "scale-out leaf switches";
+    default:
+      return "scale-out spine switches";
   }
 }
 
@@ -48,18 +60,26 @@ ChipDesign::ChipDesign(const Presets& p, const ChipGen& g) : gen(&g), collective
   }
   hbm.assign(g.hbm_stacks, HbmStack{g.hbm_stack_gib, g.hbm_stack_gbps, g.hbm_latency_ns});
   for (unsigned k = 0; k < g.links.size(); ++k)
-    for (unsigned i = 0; i < g.links[k].count; ++i) ports.push_back(LinkPort{k, g.links[k].gbps, g.links[k].latency_ns, g.links[k].scale_out});
+    for (unsigned i = 0; i < g.links[k].count; ++i)
+      ports.push_back(LinkPort{k, g.links[k].gbps, g.links[k].latency_ns, g.links[k].scale_out});
 }
 
 // ---------------------------------------------------------------- building the network
 
 System::System(const Presets& presets, const std::string& key) : preset_(presets.system(key)) {
   design_ = std::make_shared<ChipDesign>(presets, presets.chip(preset_.chip));
-  for (const LinkClass& c : design_->gen->links) classes_.push_back(LinkClassInfo{c.name, c.gbps, c.latency_ns, c.scale_out});
+  for (const LinkClass& c : design_->gen->links)
+    classes_.push_back(LinkClassInfo{c.name, c.gbps, c.latency_ns, c.scale_out});
   switch (preset_.topo.kind) {
-    case TopoKind::torus: build_torus(); break;
-    case TopoKind::neuronswitch: build_neuronswitch(); break;
-    default: build_planes(); break;
+    case TopoKind::torus:
+      build_torus();
+      break;
+    case TopoKind::neuronswitch:
+      build_neuronswitch();
+      break;
+    default:
+      build_planes();
+      break;
   }
 }
 
@@ -151,7 +171,8 @@ void System::build_neuronswitch() {
   const unsigned ports = 1 + static_cast<unsigned>(design_->ports.size());
   for (unsigned r = 0; r < R; ++r)
     for (unsigned s = 0; s < S; ++s)
-      for (unsigned c = 0; c < C; ++c) add_node(NodeKind::chip, ports, {r, s, c}, fmt::format("r{}.s{:02}.c{}", r, s, c));
+      for (unsigned c = 0; c < C; ++c)
+        add_node(NodeKind::chip, ports, {r, s, c}, fmt::format("r{}.s{:02}.c{}", r, s, c));
   for (unsigned r = 0; r < R; ++r)
     for (unsigned s = 0; s < S; ++s) {
       const unsigned sw = add_node(NodeKind::server_switch, C * k, {r, s, 0}, fmt::format("r{}.s{:02} switch", r, s));
@@ -167,7 +188,8 @@ void System::build_neuronswitch() {
   if (R > 1) {
     const unsigned x = design_->gen->link_class(t.cross_rack_links)->count;
     for (unsigned i = 0; i < S * C; ++i)
-      for (unsigned j = 0; j < x; ++j) add_link(i, chip_port(t.cross_rack_links, j), S * C + i, chip_port(t.cross_rack_links, j), group_cls_[2]);
+      for (unsigned j = 0; j < x; ++j)
+        add_link(i, chip_port(t.cross_rack_links, j), S * C + i, chip_port(t.cross_rack_links, j), group_cls_[2]);
   }
 }
 
@@ -183,7 +205,8 @@ void System::build_planes() {
       add_node(NodeKind::chip, ports, {u, m, 0}, U > 1 ? fmt::format("u{:03}.c{:03}", u, m) : fmt::format("c{:03}", m));
   for (unsigned u = 0; u < U; ++u)
     for (unsigned p = 0; p < P; ++p) {
-      const unsigned pl = add_node(NodeKind::us_plane, M, {u, p, 0}, U > 1 ? fmt::format("u{:03} plane {}", u, p) : fmt::format("plane {}", p));
+      const unsigned pl = add_node(NodeKind::us_plane, M, {u, p, 0},
+                                   U > 1 ? fmt::format("u{:03} plane {}", u, p) : fmt::format("plane {}", p));
       for (unsigned m = 0; m < M; ++m) add_link(u * M + m, chip_port(t.links, p), pl, m, group_cls_[0]);
     }
   if (U > 1) {
@@ -225,7 +248,8 @@ link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigne
       switch (nd.kind) {
         case NodeKind::chip:
           if (nd.at[0] != d.at[0])  // to the same chip of the other rack first
-            return link::Route{chip_port(t.cross_rack_links, dst % design_->gen->link_class(t.cross_rack_links)->count), 0};
+            return link::Route{chip_port(t.cross_rack_links, dst % design_->gen->link_class(t.cross_rack_links)->count),
+                               0};
           if (nd.at[1] == d.at[1]) return link::Route{chip_port(t.server_links, dst % k), 0};
           return link::Route{chip_port(t.rack_links, dst % design_->gen->link_class(t.rack_links)->count), 0};
         case NodeKind::server_switch:
@@ -234,7 +258,8 @@ link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigne
         case NodeKind::rack_plane:
           if (nd.at[0] != d.at[0]) return bad();
           return link::Route{d.at[1] * C + d.at[2], 0};
-        default: return bad();
+        default:
+          return bad();
       }
     }
     default: {
@@ -249,8 +274,10 @@ link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigne
         case NodeKind::leaf:
           if (nd.at[0] == d.at[0]) return link::Route{d.at[1], 0};
           return link::Route{M + dst % t.spines, 0};
-        case NodeKind::spine: return link::Route{d.at[0], 0};
-        default: return bad();
+        case NodeKind::spine:
+          return link::Route{d.at[0], 0};
+        default:
+          return bad();
       }
     }
   }
@@ -262,7 +289,8 @@ std::vector<Hop> System::route(unsigned s, unsigned d) const {
   for (std::size_t step = 0; step <= nodes_.size(); ++step) {
     const link::Route r = next_hop(n, d, in_port, in_class);
     if (r.port == 0 && nodes_[n].chip()) {
-      if (n != d) throw std::logic_error(fmt::format("system: a packet for {} ejected at {}", nodes_[d].label, nodes_[n].label));
+      if (n != d)
+        throw std::logic_error(fmt::format("system: a packet for {} ejected at {}", nodes_[d].label, nodes_[n].label));
       return hops;
     }
     const unsigned ch = channel_out(n, r.port);
@@ -291,8 +319,8 @@ bool System::flit_net_fits() const {
 
 link::Net::Params System::flit_net(unsigned vcs, unsigned depth, unsigned width) const {
   if (!flit_net_fits())
-    throw std::invalid_argument(fmt::format("system {}: the flit-level network takes at most 255 chips and 255 ports a router",
-                                            preset_.key));
+    throw std::invalid_argument(
+        fmt::format("system {}: the flit-level network takes at most 255 chips and 255 ports a router", preset_.key));
   link::Net::Params p;
   p.v = vcs;
   p.d = depth;
@@ -327,7 +355,8 @@ link::Net::Params System::flit_net(unsigned vcs, unsigned depth, unsigned width)
         const Link& l = links_[h.channel / 2];
         const unsigned q = h.channel % 2 ? l.b_port : l.a_port;
         if (set[n][d] && g->table[n][d] != q)
-          throw std::logic_error(fmt::format("system: routes to {} leave {} by two ports", nodes_[d].label, nodes_[n].label));
+          throw std::logic_error(
+              fmt::format("system: routes to {} leave {} by two ports", nodes_[d].label, nodes_[n].label));
         g->table[n][d] = static_cast<std::uint8_t>(q);
         set[n][d] = true;
         n = channel_to(h.channel);
@@ -513,8 +542,10 @@ double max_flow(const System& s, const std::vector<bool>& in_a) {
   }
   const double inf = std::numeric_limits<double>::infinity();
   for (unsigned c = 0; c < s.chips(); ++c) {
-    if (in_a[c]) add(src, c, inf);
-    else add(c, snk, inf);
+    if (in_a[c])
+      add(src, c, inf);
+    else
+      add(c, snk, inf);
   }
   double flow = 0;
   std::vector<int> level(nn + 2);
@@ -602,7 +633,8 @@ Bisection bisection(const System& s) {
       break;
     default:
       if (t.ultraservers > 1)
-        cut(fmt::format("UltraServers < {} | the rest", t.ultraservers / 2), [&](const At& at) { return at[0] < t.ultraservers / 2; });
+        cut(fmt::format("UltraServers < {} | the rest", t.ultraservers / 2),
+            [&](const At& at) { return at[0] < t.ultraservers / 2; });
       cut(fmt::format("chips < {} | the rest, in every UltraServer", t.chips_per_ultraserver / 2),
           [&](const At& at) { return at[1] < t.chips_per_ultraserver / 2; });
       break;

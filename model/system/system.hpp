@@ -79,7 +79,7 @@ const char* node_kind_plural(NodeKind k);
 struct Node {
   NodeKind kind = NodeKind::chip;
   bool chip() const { return kind == NodeKind::chip; }
-  unsigned ports = 0;          ///< chips: 1 + link ports (port 0: the chip's own injection/ejection)
+  unsigned ports = 0;  ///< chips: 1 + link ports (port 0: the chip's own injection/ejection)
   /// chips: (x, y, z) / (rack, server, chip) / (ultraserver, chip, 0); server switch (rack, server);
   /// rack plane (rack, plane); UltraServer plane (ultraserver, plane); leaf (ultraserver); spine (index)
   std::array<unsigned, 3> at{};
@@ -87,7 +87,7 @@ struct Node {
 };
 struct Link {
   unsigned a = 0, b = 0, a_port = 0, b_port = 0;  ///< nodes and their ports
-  unsigned cls = 0;                              ///< index into System::link_classes()
+  unsigned cls = 0;                               ///< index into System::link_classes()
 };
 struct LinkClassInfo {
   std::string name;
@@ -151,8 +151,8 @@ class System {
   std::vector<unsigned> port_base_;
   std::vector<int> port_link_;
   // topology facts the next-hop functions use
-  std::vector<unsigned> torus_port_;  ///< torus: chip router port of Net port q (1 +x, 2 -x, ...)
-  std::vector<unsigned> torus_q_;     ///< torus: the inverse (chip router port -> Net port)
+  std::vector<unsigned> torus_port_;   ///< torus: chip router port of Net port q (1 +x, 2 -x, ...)
+  std::vector<unsigned> torus_q_;      ///< torus: the inverse (chip router port -> Net port)
   unsigned group_cls_[3] = {0, 0, 0};  ///< neuronswitch: server, rack, cross-rack class; planes: links, scale-out
 };
 
@@ -175,11 +175,11 @@ double metric(const Totals& t, const std::string& name);
 struct RouteStats {
   std::uint64_t sources = 0, pairs = 0;  ///< sources walked (all chips, or a sample) and routes
   bool sampled = false;
-  unsigned diameter = 0;                  ///< longest route, in links
+  unsigned diameter = 0;  ///< longest route, in links
   double mean_links = 0, mean_switches = 0, mean_latency_ns = 0;
   unsigned channels = 0, dependencies = 0;  ///< channel-dependency graph: (channel, VC class) nodes, edges
-  bool deadlock_free = false;             ///< the dependency graph is acyclic
-  std::string cycle;                      ///< a cycle, when there is one
+  bool deadlock_free = false;               ///< the dependency graph is acyclic
+  std::string cycle;                        ///< a cycle, when there is one
 };
 /// A routing function: the hops from chip s to chip d.
 using RouteFn = std::function<std::vector<Hop>(unsigned s, unsigned d)>;

@@ -3,15 +3,15 @@
 // their closed forms; every pair of chips routed and the channel-dependency graph acyclic (and the
 // check catching a torus without datelines); the 64- and 144-chip systems carrying traffic end to
 // end at the flit level; bad preset files and bad --set values giving the documented errors.
-#include <boost/test/unit_test.hpp>
+#include "system/system.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <string>
 
 #include "link/net_runner.hpp"
 #include "system/preset.hpp"
 #include "system/report.hpp"
-#include "system/system.hpp"
 
 using namespace trn;
 using namespace trn::system;
@@ -26,7 +26,8 @@ const Presets& presets() {
 double tflops(const Totals& t, DType d) { return t.tflops[static_cast<unsigned>(d)]; }
 
 /// The message of the PresetError that parsing `text` with `sets` throws ("" if none).
-std::string preset_error(const std::string& text, const std::vector<std::string>& sets = {}, const std::string& focus = "") {
+std::string preset_error(const std::string& text, const std::vector<std::string>& sets = {},
+                         const std::string& focus = "") {
   try {
     parse_presets(text, "bad.toml", sets, focus);
   } catch (const PresetError& e) {
@@ -49,7 +50,8 @@ bool has(const std::string& s, const std::string& part) { return s.find(part) !=
 BOOST_AUTO_TEST_SUITE(system_presets)
 
 BOOST_AUTO_TEST_CASE(every_preset_composes_routes_and_has_a_bisection) {
-  const std::vector<std::string> keys{"trn1-16", "trn2-16", "trn2-us64", "trn3-us64", "trn3-us144", "trn4-us128", "trn4-uc"};
+  const std::vector<std::string> keys{"trn1-16",    "trn2-16",    "trn2-us64", "trn3-us64",
+                                      "trn3-us144", "trn4-us128", "trn4-uc"};
   BOOST_REQUIRE_EQUAL(presets().systems.size(), keys.size());
   for (std::size_t i = 0; i < keys.size(); ++i) {
     BOOST_TEST_CONTEXT(keys[i]) {
@@ -75,10 +77,10 @@ BOOST_AUTO_TEST_CASE(trainium_totals_by_hand) {
   BOOST_CHECK_CLOSE(tflops(t, DType::fp32), 16 * 2 * core_bf16 / 4, 1e-9);
   BOOST_CHECK_CLOSE(tflops(t, DType::fp8), 16 * 2 * core_bf16, 1e-9);  // cFP8 at the BF16 rate on v2
   BOOST_CHECK_EQUAL(tflops(t, DType::mxfp8), 0);
-  BOOST_CHECK_CLOSE(t.hbm_gib, 16 * 32.0, 1e-9);       // 2 stacks of 16 GiB a chip
-  BOOST_CHECK_CLOSE(t.hbm_gbps, 16 * 820.0, 1e-9);     // 0.82 TB/s a chip
-  BOOST_CHECK_CLOSE(t.sbuf_mib, 16 * 48.0, 1e-9);      // 2 x 128 x 192 KiB = 48 MiB a chip
-  BOOST_CHECK_CLOSE(t.dma_gbps, 16 * 1000.0, 1e-9);    // 32 engines x 31.25 GB/s
+  BOOST_CHECK_CLOSE(t.hbm_gib, 16 * 32.0, 1e-9);     // 2 stacks of 16 GiB a chip
+  BOOST_CHECK_CLOSE(t.hbm_gbps, 16 * 820.0, 1e-9);   // 0.82 TB/s a chip
+  BOOST_CHECK_CLOSE(t.sbuf_mib, 16 * 48.0, 1e-9);    // 2 x 128 x 192 KiB = 48 MiB a chip
+  BOOST_CHECK_CLOSE(t.dma_gbps, 16 * 1000.0, 1e-9);  // 32 engines x 31.25 GB/s
   BOOST_CHECK_EQUAL(t.dma_engines, 16u * 2 * 16);
   BOOST_CHECK_CLOSE(t.port_gbps_per_chip, 384.0, 1e-9);  // 4 links x 96 GB/s (SPEC 5.7)
   BOOST_CHECK_CLOSE(t.connected_gbps_per_chip, 384.0, 1e-9);
@@ -315,14 +317,16 @@ BOOST_AUTO_TEST_CASE(topologies_that_do_not_fit_are_refused) {
   BOOST_CHECK(has(set_error({"system.trn2-16.topology.dims=[4]"}), "must be an array of 2 or 3 integers"));
   BOOST_CHECK(has(set_error({"system.trn3-us144.topology.racks=3"}), "3 is out of range (1..2)"));
   BOOST_CHECK(has(set_error({"system.trn3-us144.topology.kind=\"ring\""}), "unknown topology 'ring'"));
-  BOOST_CHECK(has(set_error({"system.trn4-us128.chip=\"trainium3\""}), "chip 'trainium3' has no link class 'neuronlink'"));
+  BOOST_CHECK(
+      has(set_error({"system.trn4-us128.chip=\"trainium3\""}), "chip 'trainium3' has no link class 'neuronlink'"));
 }
 
 BOOST_AUTO_TEST_CASE(bad_set_values_are_refused) {
   BOOST_CHECK(has(set_error({"chip.trainium3.corez=4"}), "--set chip.trainium3.corez: no such key"));
   BOOST_CHECK(has(set_error({"cores=4"}), "--set cores: no such key"));
   BOOST_CHECK(has(set_error({"chip.trainium3.cores=abc"}), "'abc' is a string, the preset holds an integer"));
-  BOOST_CHECK(has(set_error({"chip.trainium3.cores=0"}), "--set chip.trainium3.cores=0: chip.trainium3.cores: 0 is out of range"));
+  BOOST_CHECK(has(set_error({"chip.trainium3.cores=0"}),
+                  "--set chip.trainium3.cores=0: chip.trainium3.cores: 0 is out of range"));
   BOOST_CHECK(has(set_error({"chip.trainium3.cores=2.5"}), "must be an integer"));
   BOOST_CHECK(has(set_error({"chip.trainium3"}), "expected KEY=VALUE"));
   BOOST_CHECK(has(set_error({"chip.trainium3=1"}), "names a table"));

@@ -9,6 +9,8 @@
 //
 // Values come from the arguments or, when there are none, from stdin (whitespace separated).
 // Bad input (unknown format, unparsable number, bias out of range) -> one-line error, exit 2.
+#include <fmt/format.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -17,8 +19,6 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "numerics/format.hpp"
 #include "numerics/mx.hpp"
@@ -165,7 +165,8 @@ std::uint32_t parse_fp32(const std::string& s, bool as_bits, std::size_t index) 
   }
   const float f = std::strtof(s.c_str(), &end);
   if (s.empty() || *end) throw Usage(fmt::format("value {}: cannot parse '{}' as a number", index + 1, s));
-  if (errno == ERANGE && std::isinf(f)) throw Usage(fmt::format("value {}: '{}' is beyond the FP32 range", index + 1, s));
+  if (errno == ERANGE && std::isinf(f))
+    throw Usage(fmt::format("value {}: '{}' is beyond the FP32 range", index + 1, s));
   return f32_bits(f);
 }
 
@@ -193,8 +194,7 @@ std::string show(std::uint32_t fp32) { return fmt::format("{}", f32_from(fp32));
 int cmd_convert(const Args& a) {
   const Format f = need_format(a, "--to");
   const FormatInfo& d = format_info(f);
-  if (a.bias >= 0 && !d.adjustable_bias)
-    throw Usage(fmt::format("--bias applies to FP8 formats only, not {}", d.name));
+  if (a.bias >= 0 && !d.adjustable_bias) throw Usage(fmt::format("--bias applies to FP8 formats only, not {}", d.name));
   const auto vals = read_values(a);
   std::vector<std::uint32_t> xs;
   for (std::size_t i = 0; i < vals.size(); ++i) xs.push_back(parse_fp32(vals[i], a.bits, i));
@@ -223,8 +223,7 @@ int cmd_convert(const Args& a) {
 int cmd_decode(const Args& a) {
   const Format f = need_format(a, "--from");
   const FormatInfo& d = format_info(f);
-  if (a.bias >= 0 && !d.adjustable_bias)
-    throw Usage(fmt::format("--bias applies to FP8 formats only, not {}", d.name));
+  if (a.bias >= 0 && !d.adjustable_bias) throw Usage(fmt::format("--bias applies to FP8 formats only, not {}", d.name));
   const auto vals = read_values(a);
   std::vector<std::uint32_t> codes;
   for (std::size_t i = 0; i < vals.size(); ++i) {
@@ -240,16 +239,15 @@ int cmd_decode(const Args& a) {
     if (a.raw)
       fmt::print("{:#010x}\n", x);
     else
-      fmt::print("{:#0{}x}  {:<{}}  {:#010x}  {}\n", code, (d.bits + 3) / 4 + 2, code_bits(d, code),
-                 d.bits + 2, x, show(x));
+      fmt::print("{:#0{}x}  {:<{}}  {:#010x}  {}\n", code, (d.bits + 3) / 4 + 2, code_bits(d, code), d.bits + 2, x,
+                 show(x));
   }
   return 0;
 }
 
 int cmd_mx(const Args& a) {
   const Format f = need_format(a, "--elem");
-  if (!is_mx_element(f))
-    throw Usage(fmt::format("--elem: '{}' is not an MX element type (e4m3fn, e5m2, e2m1)", a.fmt));
+  if (!is_mx_element(f)) throw Usage(fmt::format("--elem: '{}' is not an MX element type (e4m3fn, e5m2, e2m1)", a.fmt));
   const auto vals = read_values(a);
   if (vals.size() != kMxBlock) throw Usage(fmt::format("mx-quantize: a block has 32 values, got {}", vals.size()));
   std::vector<std::uint32_t> x;
@@ -269,9 +267,10 @@ int cmd_activate(const Args& a) {
   if (a.fmt.empty()) throw Usage("activate: --fn NAME is required");
   const auto f = trn::scalar::parse_act(a.fmt);
   if (!f)
-    throw Usage(fmt::format("--fn: unknown function '{}' (identity relu exp log tanh sigmoid gelu silu reciprocal "
-                            "rsqrt sqrt square)",
-                            a.fmt));
+    throw Usage(
+        fmt::format("--fn: unknown function '{}' (identity relu exp log tanh sigmoid gelu silu reciprocal "
+                    "rsqrt sqrt square)",
+                    a.fmt));
   const auto vals = read_values(a);
   std::vector<std::uint32_t> xs;
   for (std::size_t i = 0; i < vals.size(); ++i) xs.push_back(parse_fp32(vals[i], a.bits, i));
@@ -313,11 +312,16 @@ int cmd_system(int argc, char** argv) {
       if (i + 1 >= argc || argv[i + 1][0] == '-') throw Usage(fmt::format("system: {} needs a value", s));
       return argv[++i];
     };
-    if (s == "--preset") preset = value();
-    else if (s == "--set") sets.push_back(value());
-    else if (s == "--presets") file = value();
-    else if (s == "--json") json = true;
-    else if (s == "--list") list = true;
+    if (s == "--preset")
+      preset = value();
+    else if (s == "--set")
+      sets.push_back(value());
+    else if (s == "--presets")
+      file = value();
+    else if (s == "--json")
+      json = true;
+    else if (s == "--list")
+      list = true;
     else if (s == "--compare") {
       compare.push_back(value());
       compare.push_back(value());
