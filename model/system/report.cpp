@@ -144,7 +144,7 @@ std::string text_report(const Summary& sm) {
   const ChipGen& cg = *d.gen;
   const CoreGen& core = *d.cores.front().gen;
   std::string o;
-  auto line = [&](const std::string& text) { o += text + "\n"; };
+  auto line = [&](const std::string& text) { o += text.substr(0, text.find_last_not_of(' ') + 1) + "\n"; };
   line(fmt::format("{}: {}", p.key, p.title));
   line(fmt::format("  {} x {} ({}), {}: {}", s.chips(), cg.title, core.title, kind_label(p.topo.kind), shape(p)));
   line("");
@@ -377,7 +377,7 @@ std::string compare_report(const Summary& a, const Summary& b) {
   const System& x = *a.system;
   const System& y = *b.system;
   std::string o;
-  auto line = [&](const std::string& t) { o += t + "\n"; };
+  auto line = [&](const std::string& t) { o += t.substr(0, t.find_last_not_of(' ') + 1) + "\n"; };
   line(fmt::format("{:<32} {:>16} {:>16} {:>9}", "", x.preset().key, y.preset().key, "ratio"));
   auto row = [&](const std::string& label, double u, double v) {
     line(fmt::format("{:<32} {:>16} {:>16} {:>9}", label, num(u), num(v), v != 0 ? fmt::format("{:.3f}", u / v) : "-"));
