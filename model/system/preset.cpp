@@ -143,13 +143,12 @@ class Reader {
   static std::vector<std::pair<std::string, const toml::node*>> ordered(const toml::table& t) {
     std::vector<std::pair<std::string, const toml::node*>> v;
     for (auto&& [k, n] : t) v.emplace_back(std::string(k.str()), &n);
-    std::stable_sort(v.begin(), v.end(), [](const auto& a, const auto& b) {
-      const auto& x = a.second->source().begin;
-      const auto& y = b.second->source().begin;
-      // values set by --set have no position: they keep their place among the others by name
-      if (x.line == 0 || y.line == 0) return false;
-      return x.line != y.line ? x.line < y.line : x.column < y.column;
-    });
+    // values set by --set have no position: they go last, in name order
+    auto pos = [](const toml::node* n) {
+      const auto& b = n->source().begin;
+      return b.line == 0 ? std::pair{~0u, 0u} : std::pair{static_cast<unsigned>(b.line), static_cast<unsigned>(b.column)};
+    };
+    std::stable_sort(v.begin(), v.end(), [&](const auto& a, const auto& b) { return pos(a.second) < pos(b.second); });
     return v;
   }
   static std::string join(const std::string& a, std::string_view b) {
