@@ -116,14 +116,6 @@ class Reader {
                 std::int64_t hi) const {
     return uint(need(t, path, key), join(path, key), lo, hi);
   }
-  unsigned uint_or(const toml::table& t, const std::string& path, std::string_view key, std::int64_t lo,
-                   std::int64_t hi, unsigned dflt) const {
-    return t.get(key) ? uint(t, path, key, lo, hi) : dflt;
-  }
-  double num_or(const toml::table& t, const std::string& path, std::string_view key, double lo, double hi,
-                double dflt) const {
-    return t.get(key) ? num(t, path, key, lo, hi) : dflt;
-  }
   Published published(const toml::table& t, const std::string& path) const {
     Published out;
     const toml::node* n = t.get("published");

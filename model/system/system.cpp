@@ -10,23 +10,6 @@
 
 namespace trn::system {
 
-const char* node_kind_name(NodeKind k) {
-  switch (k) {
-    case NodeKind::chip:
-      return "chip";
-    case NodeKind::server_switch:
-      return "server switch";
-    case NodeKind::rack_plane:
-      return "inter-server switch plane";
-    case NodeKind::us_plane:
-      return "NeuronLink switch plane";
-    case NodeKind::leaf:
-      return "scale-out leaf switch";
-    default:
-      return "scale-out spine switch";
-  }
-}
-
 const char* node_kind_plural(NodeKind k) {
   switch (k) {
     case NodeKind::chip:

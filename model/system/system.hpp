@@ -73,7 +73,6 @@ struct ChipDesign {
 
 // ---------------------------------------------------------------- the network
 enum class NodeKind { chip, server_switch, rack_plane, us_plane, leaf, spine };
-const char* node_kind_name(NodeKind k);
 const char* node_kind_plural(NodeKind k);
 
 struct Node {
