@@ -42,8 +42,22 @@ class Bits {
     if (off != 0 && off + n > 64) v |= word(i + 1) << (64 - off);
     return n >= 64 ? v : v & ((std::uint64_t{1} << n) - 1);
   }
+  /// Set n bits (n <= 64) from bit lsb to the low bits of v; bits at or above the width are dropped.
   void set_slice(unsigned lsb, unsigned n, std::uint64_t v) {
-    for (unsigned b = 0; b < n; ++b) set_bit(lsb + b, (v >> b) & 1);
+    if (n == 0) return;
+    const std::uint64_t m = n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1;
+    v &= m;
+    const unsigned i = lsb / 64, off = lsb % 64;
+    put(i, m << off, v << off);
+    if (off != 0 && off + n > 64) put(i + 1, m >> (64 - off), v >> (64 - off));
+    trim();
+  }
+  /// Copy n bits of src from bit `from` to this from bit `at`.
+  void copy(unsigned at, const Bits& src, unsigned from, unsigned n) {
+    for (unsigned k = 0; k < n; k += 64) {
+      const unsigned c = std::min(64u, n - k);
+      set_slice(at + k, c, src.slice(from + k, c));
+    }
   }
   bool bit(unsigned i) const { return (word(i / 64) >> (i % 64)) & 1; }
   void set_bit(unsigned i, bool v) {
@@ -70,6 +84,9 @@ class Bits {
   friend bool operator==(const Bits& a, const Bits& b) { return a.width_ == b.width_ && a.w_ == b.w_; }
 
  private:
+  void put(unsigned i, std::uint64_t mask, std::uint64_t v) {
+    if (i < w_.size()) w_[i] = (w_[i] & ~mask) | (v & mask);
+  }
   void trim() {
     if (width_ % 64 != 0 && !w_.empty()) w_.back() &= (std::uint64_t{1} << (width_ % 64)) - 1;
   }

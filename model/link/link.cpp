@@ -6,18 +6,39 @@
 
 namespace trn::link {
 
+namespace {
+/// CRC-16/CCITT of one byte, most significant bit first, from a zero register.
+struct CrcTable {
+  std::uint16_t t[256];
+  CrcTable() {
+    for (unsigned b = 0; b < 256; ++b) {
+      std::uint16_t c = static_cast<std::uint16_t>(b << 8);
+      for (int k = 0; k < 8; ++k) c = static_cast<std::uint16_t>((c << 1) ^ ((c & 0x8000) ? 0x1021 : 0));
+      t[b] = c;
+    }
+  }
+};
+const CrcTable kCrc;
+}  // namespace
+
 std::uint16_t crc16(const Bits& x, unsigned n) {
   std::uint16_t c = 0xFFFF;
-  for (unsigned i = n; i-- > 0;) {
-    const bool fb = ((c >> 15) & 1) != x.bit(i);
+  // the bits above the last whole byte one at a time, then a byte at a time (bit n-1 first)
+  unsigned i = n;
+  for (; i % 8 != 0; --i) {
+    const bool fb = ((c >> 15) & 1) != x.bit(i - 1);
     c = static_cast<std::uint16_t>((c << 1) ^ (fb ? 0x1021 : 0));
+  }
+  for (; i >= 8; i -= 8) {
+    const unsigned byte = static_cast<unsigned>(x.slice(i - 8, 8));
+    c = static_cast<std::uint16_t>((c << 8) ^ kCrc.t[((c >> 8) ^ byte) & 0xFF]);
   }
   return c;
 }
 
 std::uint16_t flit_crc(std::uint64_t seq, unsigned sb, const Bits& data) {
   Bits x(data.width() + sb);
-  for (unsigned i = 0; i < data.width(); ++i) x.set_bit(i, data.bit(i));
+  x.copy(0, data, 0, data.width());
   x.set_slice(data.width(), sb, seq);
   return crc16(x, data.width() + sb);
 }

@@ -9,9 +9,7 @@ namespace trn::link {
 
 namespace {
 unsigned back(unsigned q) { return q % 2 == 1 ? q + 1 : q - 1; }
-void copy_bits(Bits& dst, unsigned at, const Bits& src, unsigned from, unsigned n) {
-  for (unsigned b = 0; b < n; ++b) dst.set_bit(at + b, src.bit(from + b));
-}
+void copy_bits(Bits& dst, unsigned at, const Bits& src, unsigned from, unsigned n) { dst.copy(at, src, from, n); }
 unsigned ring(unsigned a, unsigned b, unsigned k) {
   const unsigned d = (b + k - a) % k;
   return std::min(d, k - d);

@@ -1,0 +1,143 @@
+// trn::collective — collectives on a composed system (SPEC 5.7, docs/collectives.md).
+//
+// A collective is a schedule: rounds of transfers between ranks (chips). A transfer moves whole
+// segments of a rank's buffer to a peer, copying or reducing (read-add-write, FP32 or BF16 as the
+// DMA's accumulate) into the peer's buffer, and then writes a semaphore on the peer by the same
+// path. Round t + 1 of a rank starts when every transfer of round t addressed to it has signalled.
+// The message is cut into instances (a chunk of every segment each) that run the same schedule,
+// up to `inflight` at a time per rank, so transfers pipeline.
+//
+// The schedules are generated here (ring, mesh/direct, recursive halving-doubling, hierarchical),
+// the plain reference that the tests check results against is in reference.cpp, and the engine that
+// runs a schedule on a fidelity (flow-level or flit-level network) is engine.hpp.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace trn::system {
+class System;
+}
+
+namespace trn::collective {
+
+enum class Op : unsigned { all_reduce, reduce_scatter, all_gather, all_to_all, permute };
+enum class Algo : unsigned { automatic, ring, mesh, rdh, hier };
+enum class Elem : unsigned { fp32, bf16 };
+enum class Fidelity : unsigned { flow, flit };
+
+inline constexpr Op kOps[] = {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::all_to_all, Op::permute};
+inline constexpr Algo kAlgos[] = {Algo::ring, Algo::mesh, Algo::rdh, Algo::hier};
+
+const char* op_name(Op o);
+const char* algo_name(Algo a);
+const char* elem_name(Elem e);
+const char* fidelity_name(Fidelity f);
+std::optional<Op> parse_op(std::string_view s);
+std::optional<Algo> parse_algo(std::string_view s);
+std::optional<Elem> parse_elem(std::string_view s);
+std::optional<Fidelity> parse_fidelity(std::string_view s);
+inline unsigned elem_bytes(Elem e) { return e == Elem::fp32 ? 4 : 2; }
+/// Collective-benchmark bus-bandwidth factor: 2(n-1)/n, (n-1)/n or 1.
+double busbw_factor(Op o, unsigned n);
+
+/// A request the model cannot run (unknown rank count, an algorithm the topology cannot run...):
+/// one line naming what and why.
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+/// Where the ranks sit: rank r on chip chip[r]. Consecutive ranks are neighbours where the
+/// topology allows (a snake through a torus). Hierarchical schedules: rank r = l * groups + g is
+/// member l of group g (the ranks of a group are strided, so that reduce-scatter's segment r lands on
+/// rank r and every group-level block is a contiguous range of segments).
+struct Placement {
+  std::vector<unsigned> chip;
+  unsigned group = 0;  ///< hierarchical: ranks per group (0: no hierarchy)
+  std::string level;   ///< what a group is ("instance", "server", "UltraServer", "x ring")
+};
+/// The placement of `ranks` ranks (0: every chip) for algorithm `a` on system `s`.
+Placement place(const system::System& s, unsigned ranks, Algo a);
+/// The group size hierarchical schedules use on `s` (0: none), and its name.
+unsigned hier_group(const system::System& s, std::string* level = nullptr);
+
+/// `auto`: the algorithm for this operation, message size and system (docs/collectives.md).
+Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks);
+
+// ---------------------------------------------------------------- schedules
+enum class Region : std::uint8_t { data = 0, out = 1, scratch = 2 };
+/// `count` consecutive segments from src_seg (source region) to dst_seg (destination region).
+struct Piece {
+  unsigned src_seg = 0, dst_seg = 0, count = 1;
+};
+struct Xfer {
+  unsigned src = 0, dst = 0;  ///< ranks (src == dst: a local DMA transfer)
+  bool reduce = false;
+  Region src_reg = Region::data, dst_reg = Region::data;
+  std::vector<Piece> pieces;
+};
+
+/// A part of a schedule: `rounds()` rounds; what each rank sends in each of them, and how many
+/// transfers each rank receives in each of them.
+class Phase {
+ public:
+  virtual ~Phase() = default;
+  virtual unsigned rounds() const = 0;
+  virtual void sends(unsigned rank, unsigned round, std::vector<Xfer>& out) const = 0;
+  virtual unsigned expect(unsigned rank, unsigned round) const = 0;
+  /// Rounds whose transfers add into a rank's segments from a different partner than the round
+  /// before (recursive halving): a sender waits for the receiver's ready flag, written when the
+  /// receiver has entered the round, so the additions happen in the schedule's order.
+  virtual bool needs_ready() const { return false; }
+  /// The ranks that send to `rank` in `round` (where needs_ready()).
+  virtual void senders(unsigned, unsigned, std::vector<unsigned>&) const {}
+};
+
+class Schedule {
+ public:
+  Op op = Op::all_reduce;
+  Algo algo = Algo::ring;
+  unsigned ranks = 0;
+  unsigned segs = 0;  ///< segments of the data region (= ranks)
+  bool uses_out = false, uses_scratch = false;
+  std::string describe;  ///< one line: the phases
+
+  void add(std::unique_ptr<Phase> p);
+  unsigned rounds() const { return rounds_; }
+  /// Transfers rank `rank` starts in round `round`, in issue order.
+  void sends(unsigned rank, unsigned round, std::vector<Xfer>& out) const;
+  /// Transfers addressed to rank `rank` in round `round`.
+  unsigned expect(unsigned rank, unsigned round) const;
+  bool needs_ready(unsigned round) const;
+  void senders(unsigned rank, unsigned round, std::vector<unsigned>& out) const;
+
+ private:
+  const Phase& at(unsigned round, unsigned& local) const;
+  std::vector<std::unique_ptr<Phase>> phases_;
+  std::vector<unsigned> first_;  // first round of each phase
+  unsigned rounds_ = 0;
+};
+
+/// The schedule of `op` by `algo` (not automatic) over `ranks` ranks (`group`: ranks per group of
+/// a hierarchical schedule). Throws Error for a combination that cannot run.
+Schedule build(Op op, Algo algo, unsigned ranks, unsigned group = 0);
+
+/// permute: the rank that rank r sends to.
+inline unsigned permute_peer(unsigned r, unsigned n) { return (r + 1) % n; }
+
+// ---------------------------------------------------------------- the plain reference
+/// Element values (codes: FP32 bits, or BF16 in the low 16 bits) of every rank's data region in,
+/// and the region the operation defines out: all-reduce and all-gather the data region, reduce-scatter
+/// rank r's segment r of it, all-to-all and permute the output region. Sums are taken in the order the
+/// algorithm defines (docs/collectives.md), by the DMA's accumulate (FP32 addition; BF16: the FP32 sum
+/// rounded to BF16), written directly from the algorithm's definition, not from the schedule.
+/// `seg_elems`: elements per segment. Returns per rank the expected output (same layout as in).
+std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsigned group, unsigned seg_elems,
+                                                  const std::vector<std::vector<std::uint32_t>>& in);
+
+}  // namespace trn::collective

@@ -1,0 +1,478 @@
+// The collective engine: the collective cores of every chip walking a schedule, on a backend.
+#include "collective/engine.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <unordered_set>
+
+#include "dma/desc.hpp"
+#include "numerics/format.hpp"
+#include "system/system.hpp"
+
+namespace trn::collective {
+
+std::uint64_t wire_bytes(std::uint64_t payload, unsigned pkt_bytes) {
+  const std::uint64_t full = payload / pkt_bytes, rest = payload % pkt_bytes;
+  const std::uint64_t per_full = 1 + (pkt_bytes + kBodyBytes - 1) / kBodyBytes;
+  std::uint64_t flits = full * per_full;
+  if (rest) flits += 1 + (rest + kBodyBytes - 1) / kBodyBytes;
+  return flits * kFlitBytes;
+}
+
+std::string Violation::str() const {
+  return fmt::format(
+      "at {:.1f} ns rank {} saw the semaphore of rank {}'s round-{} transfer (instance {}) with {} of its {} "
+      "bytes landed",
+      ns, dst, src, round, instance, landed, bytes);
+}
+
+// ---------------------------------------------------------------- FlowModel
+FlowModel::FlowModel(const system::System& s, const Config& c) : s_(s), c_(c) {
+  chan_ = static_cast<unsigned>(2 * s.links().size());
+  for (unsigned ch = 0; ch < chan_; ++ch) cap_.push_back(c.link_gbps > 0 ? c.link_gbps : s.channel_gbps(ch));
+  const system::Totals t = system::chip_totals(s.design());
+  const double inf = std::numeric_limits<double>::infinity();
+  for (unsigned chip = 0; chip < s.chips(); ++chip) {
+    cap_.push_back(t.dma_gbps);
+    cap_.push_back(t.hbm_gbps);
+    cap_.push_back(c.nic_gbps > 0 ? c.nic_gbps : inf);
+    cap_.push_back(c.nic_gbps > 0 ? c.nic_gbps : inf);
+  }
+  read_ns_ = s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns;
+}
+
+std::string FlowModel::resource_name(unsigned r) const {
+  if (r < chan_) {
+    const system::Link& l = s_.links()[r / 2];
+    const unsigned a = r % 2 ? l.b : l.a, b = r % 2 ? l.a : l.b;
+    return fmt::format("link {} -> {} ({} GB/s)", s_.nodes()[a].label, s_.nodes()[b].label, cap_[r]);
+  }
+  static const char* kinds[] = {"DMA", "HBM", "NIC out", "NIC in"};
+  const unsigned chip = (r - chan_) / 4;
+  return fmt::format("{} of {} ({} GB/s)", kinds[(r - chan_) % 4], s_.nodes()[chip].label, cap_[r]);
+}
+
+const std::vector<unsigned>& FlowModel::route_channels(unsigned a, unsigned b) const {
+  const std::uint64_t key = static_cast<std::uint64_t>(a) * s_.chips() + b;
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return it->second;
+  std::vector<unsigned> chs;
+  for (const system::Hop& h : s_.route(a, b)) chs.push_back(h.channel);
+  return routes_.emplace(key, std::move(chs)).first->second;
+}
+
+double FlowModel::latency_ns(unsigned a, unsigned b) const {
+  if (a == b) return 0;
+  const std::uint64_t key = static_cast<std::uint64_t>(a) * s_.chips() + b;
+  auto it = lat_.find(key);
+  if (it != lat_.end()) return it->second;
+  double ns = c_.base_ns;
+  if (c_.hop_ns >= 0)
+    ns += c_.hop_ns * static_cast<double>(route_channels(a, b).size());
+  else
+    ns += s_.route_latency_ns(s_.route(a, b));
+  lat_.emplace(key, ns);
+  return ns;
+}
+
+void FlowModel::uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload, std::uint64_t wire,
+                     std::vector<std::pair<unsigned, double>>& out) const {
+  out.clear();
+  const unsigned base = chan_ + 4 * a, bb = chan_ + 4 * b;
+  out.emplace_back(base + 0, 1.0);  // DMA
+  if (a == b) {
+    out.emplace_back(base + 1, reduce ? 3.0 : 2.0);  // HBM: read, (read,) write
+    return;
+  }
+  const double wf = payload ? static_cast<double>(wire) / static_cast<double>(payload) : 1.0;
+  out.emplace_back(base + 1, 1.0);
+  for (unsigned ch : route_channels(a, b)) out.emplace_back(ch, wf);
+  out.emplace_back(bb + 1, reduce ? 2.0 : 1.0);
+  if (c_.nic_gbps > 0) {
+    out.emplace_back(base + 2, wf);
+    out.emplace_back(bb + 3, wf);
+  }
+}
+
+// ---------------------------------------------------------------- Run
+Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
+  const unsigned es = elem_bytes(c_.elem);
+  if (c_.bytes < es || c_.bytes % es)
+    throw Error(
+        fmt::format("size {} B is not a whole number of {} elements ({} B each)", c_.bytes, elem_name(c_.elem), es));
+  if (c_.pkt_bytes < 16 || c_.pkt_bytes > 1024 || c_.pkt_bytes % 4)
+    throw Error(fmt::format("packet size {} B: a multiple of 4 from 16 to 1024", c_.pkt_bytes));
+  if (c_.inflight < 1 || c_.inflight > 64) throw Error(fmt::format("in flight {}: from 1 to 64", c_.inflight));
+  if (c_.desc_bytes < c_.pkt_bytes || c_.desc_bytes % c_.pkt_bytes)
+    throw Error(fmt::format("descriptor size {} B: a multiple of the packet size {} B", c_.desc_bytes, c_.pkt_bytes));
+  if (c_.algo == Algo::automatic) c_.algo = choose(s, c_.op, c_.bytes, c_.ranks);
+  place_ = place(s, c_.ranks, c_.algo);
+  const unsigned n = static_cast<unsigned>(place_.chip.size());
+  sched_ = build(c_.op, c_.algo, n, place_.group);
+  const std::uint64_t count = c_.bytes / es;
+  seg_bytes_ = (count + n - 1) / n * es;
+  if (c_.data) {
+    const std::uint64_t region = seg_bytes_ * n;
+    const std::uint64_t total = region * (sched_.uses_scratch ? 3 : sched_.uses_out ? 2 : 1);
+    if (total * n > (std::uint64_t{16} << 30))
+      throw Error(fmt::format("{} B on each of {} ranks is too much to hold; run timing only", total, n));
+    mem_.assign(n, std::vector<std::uint8_t>(total, 0));
+  }
+}
+
+Run::~Run() = default;
+
+void Run::fill(std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  for (unsigned r = 0; r < ranks(); ++r) {
+    std::vector<std::uint32_t> v(static_cast<std::size_t>(seg_elems()) * ranks());
+    for (auto& x : v) {
+      const float f = d(g);
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &f, 4);
+      x = c_.elem == Elem::fp32 ? bits : numerics::encode(numerics::Format::bf16, bits);
+    }
+    set_input(r, v);
+  }
+}
+
+std::vector<std::uint32_t> Run::input(unsigned rank) const {
+  const unsigned es = elem_bytes(c_.elem);
+  std::vector<std::uint32_t> v(static_cast<std::size_t>(seg_elems()) * ranks());
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::uint32_t x = 0;
+    std::memcpy(&x, &mem_.at(rank)[i * es], es);
+    v[i] = x;
+  }
+  return v;
+}
+
+void Run::set_input(unsigned rank, const std::vector<std::uint32_t>& codes) {
+  if (mem_.empty()) throw Error("this run moves no data");
+  const unsigned es = elem_bytes(c_.elem);
+  if (codes.size() != static_cast<std::size_t>(seg_elems()) * ranks()) throw std::invalid_argument("set_input: size");
+  for (std::size_t i = 0; i < codes.size(); ++i) std::memcpy(&mem_.at(rank)[i * es], &codes[i], es);
+}
+
+std::vector<std::uint32_t> Run::output(unsigned rank) const {
+  const unsigned es = elem_bytes(c_.elem), n = ranks();
+  const std::uint64_t region = seg_bytes_ * n;
+  std::uint64_t off = 0, len = region;
+  if (c_.op == Op::reduce_scatter) {
+    off = rank * seg_bytes_;
+    len = seg_bytes_;
+  } else if (c_.op == Op::all_to_all || c_.op == Op::permute) {
+    off = region;
+  }
+  std::vector<std::uint32_t> v(len / es);
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    std::uint32_t x = 0;
+    std::memcpy(&x, &mem_.at(rank)[off + i * es], es);
+    v[i] = x;
+  }
+  return v;
+}
+
+// ---------------------------------------------------------------- the engine
+class Run::Engine : public Sink {
+ public:
+  Engine(Run& run, const FlowModel& fm) : run_(run), c_(run.c_), S_(run.sched_), fm_(fm) {
+    n_ = S_.ranks;
+    cs_ = c_.chunk ? std::max<std::uint64_t>(elem_bytes(c_.elem), c_.chunk / elem_bytes(c_.elem) * elem_bytes(c_.elem))
+                   : run.seg_bytes_;
+    cs_ = std::min(cs_, run.seg_bytes_);
+    C_ = (run.seg_bytes_ + cs_ - 1) / cs_;
+    region_ = run.seg_bytes_ * n_;
+    for (unsigned r = 0; r < n_; ++r) rank_of_[run.place_.chip[r]] = r;
+    ranks_.resize(n_);
+    usage_.assign(fm.resources(), 0.0);
+    alpha_.assign(S_.rounds(), 0.0);
+    be_ = c_.fidelity == Fidelity::flow ? make_flow_backend(fm, c_) : make_flit_backend(fm.system(), c_);
+  }
+
+  Result go() {
+    const auto t0 = std::chrono::steady_clock::now();
+    auto last = t0;
+    for (unsigned r = 0; r < n_; ++r)
+      for (unsigned k = 0; k < c_.inflight && ranks_[r].next < C_; ++k) admit(r);
+    const std::uint64_t total = static_cast<std::uint64_t>(n_) * C_;
+    while (done_ < total) {
+      if (be_->idle())
+        throw std::logic_error(fmt::format("collective: nothing in flight with {} of {} rank-instances done ({})",
+                                           done_, total, waiting()));
+      now_ = be_->step(*this);
+      if (c_.progress) {
+        const auto t = std::chrono::steady_clock::now();
+        if (t - last > std::chrono::seconds(1)) {
+          last = t;
+          c_.progress(fmt::format("{:.1f} us simulated, {} of {} rank-instances done, {:.0f} s", now_ / 1e3, done_,
+                                  total, std::chrono::duration<double>(t - t0).count()));
+        }
+      }
+    }
+    Result res;
+    res.algo = c_.algo;
+    res.describe = S_.describe;
+    res.level = run_.place_.level;
+    res.ranks = n_;
+    res.rounds = S_.rounds();
+    res.instances = static_cast<unsigned>(C_);
+    res.seg_bytes = run_.seg_bytes_;
+    res.chunk_bytes = cs_;
+    res.time_ns = end_ns_;
+    res.transfers = transfers_;
+    res.descriptors = descriptors_;
+    res.payload_bytes = payload_;
+    for (double a : alpha_) res.alpha_ns += a;
+    unsigned best = 0;
+    for (unsigned r = 0; r < usage_.size(); ++r) {
+      const double b = usage_[r] / fm_.capacity(r);
+      if (b > res.beta_ns) {
+        res.beta_ns = b;
+        best = r;
+      }
+    }
+    res.busiest = fm_.resource_name(best);
+    res.violations = std::move(violations_);
+    be_->finish(res);
+    return res;
+  }
+
+  // ---- Sink
+  void read(unsigned chip, std::uint64_t off, std::uint64_t bytes, std::uint8_t* to) const override {
+    const auto& m = run_.mem_.at(rank_of_.at(chip));
+    std::memcpy(to, &m.at(off), bytes);
+  }
+  void landed(std::uint32_t id, std::uint64_t off, std::uint64_t bytes, const std::uint8_t* data, bool reduce,
+              double) override {
+    Send& s = sends_.at(id);
+    s.landed += bytes;
+    if (!data || run_.mem_.empty()) return;
+    auto& m = run_.mem_[s.dst];
+    if (off + bytes > m.size()) throw std::logic_error("collective: a write beyond the rank's memory");
+    if (!reduce) {
+      std::memcpy(&m[off], data, bytes);
+      return;
+    }
+    const unsigned es = elem_bytes(c_.elem);
+    for (std::uint64_t i = 0; i < bytes; i += es) {
+      std::uint32_t a = 0, b = 0;
+      std::memcpy(&a, &m[off + i], es);
+      std::memcpy(&b, data + i, es);
+      const std::uint32_t y = dma::acc_add(c_.elem == Elem::bf16, a, b);
+      std::memcpy(&m[off + i], &y, es);
+    }
+  }
+  void signalled(std::uint32_t id, double ns) override {
+    Send s = sends_.at(id);
+    free_.push_back(id);
+    now_ = ns;
+    if (s.flag) {
+      Rank& R = ranks_[s.dst];
+      const std::uint64_t k = key3(s.inst, s.round, s.src);
+      auto h = R.held.find(k);
+      if (h == R.held.end()) {
+        R.flags.insert(k);
+      } else {
+        const Xfer x = std::move(h->second);
+        R.held.erase(h);
+        submit(x, s.inst, s.round);
+      }
+      return;
+    }
+    if (s.landed != s.bytes) {
+      Violation v{ns, s.src, s.dst, s.inst, s.round, s.landed, s.bytes};
+      if (c_.stop_on_violation) throw std::runtime_error("collective ordering checker: " + v.str());
+      violations_.push_back(v);
+    }
+    ++ranks_[s.dst].arrived[key(s.inst, s.round)];
+    auto& src_active = ranks_[s.src].active;
+    auto it = src_active.find(s.inst);
+    if (it == src_active.end()) throw std::logic_error("collective: a transfer of an instance that is not running");
+    --it->second.open;
+    advance(s.dst, s.inst);
+    if (s.src != s.dst) advance(s.src, s.inst);
+  }
+
+ private:
+  struct Send {
+    unsigned src = 0, dst = 0, inst = 0, round = 0;
+    std::uint64_t bytes = 0, landed = 0;
+    bool flag = false;  // a ready flag from src (the receiver of round `round`) to dst
+  };
+  struct Inst {
+    unsigned round = 0, open = 0;
+  };
+  struct Rank {
+    std::uint64_t next = 0;
+    std::unordered_map<std::uint64_t, Inst> active;
+    std::unordered_map<std::uint64_t, unsigned> arrived;  // (instance, round) -> transfers signalled
+    std::unordered_set<std::uint64_t> flags;              // (instance, round, receiver): ready flags seen
+    std::unordered_map<std::uint64_t, Xfer> held;         // (instance, round, receiver): waiting for its flag
+  };
+  static std::uint64_t key3(std::uint64_t inst, unsigned round, unsigned peer) {
+    return inst << 40 | static_cast<std::uint64_t>(round) << 20 | peer;
+  }
+  static std::uint64_t key(std::uint64_t inst, unsigned round) { return inst << 20 | round; }
+  unsigned arrived(unsigned r, std::uint64_t inst, unsigned round) const {
+    auto it = ranks_[r].arrived.find(key(inst, round));
+    return it == ranks_[r].arrived.end() ? 0 : it->second;
+  }
+
+  void admit(unsigned r) {
+    const std::uint64_t c = ranks_[r].next++;
+    ranks_[r].active.emplace(c, Inst{});
+    advance(r, c);
+  }
+
+  void advance(unsigned r, std::uint64_t c) {
+    Rank& R = ranks_[r];
+    auto it = R.active.find(c);
+    if (it == R.active.end()) return;
+    Inst& I = it->second;
+    const unsigned T = S_.rounds();
+    for (;;) {
+      if (I.round > 0 && arrived(r, c, I.round - 1) < S_.expect(r, I.round - 1)) return;
+      if (I.round == T) {
+        if (I.open) return;
+        R.arrived.erase(key(c, T - 1));
+        R.active.erase(it);
+        ++done_;
+        end_ns_ = std::max(end_ns_, now_);
+        if (R.next < C_) admit(r);
+        return;
+      }
+      if (I.round > 0) R.arrived.erase(key(c, I.round - 1));
+      issue(r, c, I);
+      ++I.round;
+    }
+  }
+
+  std::uint64_t region_off(Region g) const { return static_cast<std::uint64_t>(g) * region_; }
+
+  std::uint32_t new_send() {
+    if (!free_.empty()) {
+      const std::uint32_t id = free_.back();
+      free_.pop_back();
+      return id;
+    }
+    sends_.emplace_back();
+    return static_cast<std::uint32_t>(sends_.size() - 1);
+  }
+
+  void issue(unsigned r, std::uint64_t c, Inst& I) {
+    const unsigned t = I.round;
+    const bool ready = S_.needs_ready(t);
+    if (ready) {
+      // tell the ranks that add into this one in this round that it is ready for them
+      peers_.clear();
+      S_.senders(r, t, peers_);
+      for (unsigned q : peers_) {
+        const std::uint32_t id = new_send();
+        sends_[id] = Send{r, q, static_cast<unsigned>(c), t, 0, 0, true};
+        const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true, false, true};
+        be_->submit(std::vector<Desc>{d}, now_);
+      }
+    }
+    xs_.clear();
+    S_.sends(r, t, xs_);
+    for (Xfer& x : xs_) {
+      ++I.open;
+      if (ready && x.dst != r) {
+        Rank& R = ranks_[r];
+        const std::uint64_t k = key3(c, t, x.dst);
+        if (!R.flags.erase(k)) {
+          R.held.emplace(k, std::move(x));
+          continue;
+        }
+      }
+      submit(x, c, t);
+    }
+  }
+
+  void submit(const Xfer& x, std::uint64_t c, unsigned t) {
+    const std::uint64_t lo = c * cs_, len = std::min(cs_, run_.seg_bytes_ - lo);
+    const std::uint64_t seg = run_.seg_bytes_;
+    const std::uint32_t id = new_send();
+    const unsigned a = run_.place_.chip[x.src], b = run_.place_.chip[x.dst];
+    // contiguous runs
+    runs_.clear();
+    for (const Piece& p : x.pieces)
+      for (unsigned k = 0; k < p.count; ++k) {
+        const std::uint64_t so = region_off(x.src_reg) + (p.src_seg + k) * seg + lo;
+        const std::uint64_t d = region_off(x.dst_reg) + (p.dst_seg + k) * seg + lo;
+        if (!runs_.empty() && runs_.back().src_off + runs_.back().bytes == so &&
+            runs_.back().dst_off + runs_.back().bytes == d)
+          runs_.back().bytes += len;
+        else
+          runs_.push_back(Desc{id, a, b, so, d, len, x.reduce, false, false, false});
+      }
+    descs_.clear();
+    std::uint64_t total = 0, wire = 0;
+    for (const Desc& run : runs_) {
+      total += run.bytes;
+      wire += wire_bytes(run.bytes, c_.pkt_bytes);
+      for (std::uint64_t o = 0; o < run.bytes; o += c_.desc_bytes) {
+        Desc d = run;
+        d.src_off += o;
+        d.dst_off += o;
+        d.bytes = std::min<std::uint64_t>(c_.desc_bytes, run.bytes - o);
+        descs_.push_back(d);
+      }
+    }
+    descs_.back().sem = true;
+    descs_.back().barrier = c_.barrier;
+    sends_[id] = Send{x.src, x.dst, static_cast<unsigned>(c), t, total, 0, false};
+    ++transfers_;
+    descriptors_ += descs_.size();
+    payload_ += total;
+    // the bound: every byte on its resources; the zero-load latency of instance 0's rounds
+    fm_.uses(a, b, x.reduce, total, wire + (a != b ? kFlitBytes : 0), uses_);
+    for (const auto& [res, w] : uses_) usage_[res] += w * static_cast<double>(total);
+    if (c == 0) alpha_[t] = std::max(alpha_[t], fm_.read_ns() + fm_.latency_ns(a, b));
+    be_->submit(descs_, now_);
+  }
+
+  std::string waiting() const {
+    for (unsigned r = 0; r < n_; ++r)
+      for (const auto& [c, I] : ranks_[r].active)
+        return fmt::format("rank {} instance {} at round {} with {} transfers open", r, c, I.round, I.open);
+    return "no rank active";
+  }
+
+  Run& run_;
+  const Config& c_;
+  const Schedule& S_;
+  const FlowModel& fm_;
+  std::unique_ptr<Backend> be_;
+  unsigned n_ = 0;
+  std::uint64_t cs_ = 0, C_ = 0, region_ = 0;
+  std::unordered_map<unsigned, unsigned> rank_of_;
+  std::vector<Rank> ranks_;
+  std::vector<Send> sends_;
+  std::vector<std::uint32_t> free_;
+  std::vector<Xfer> xs_;
+  std::vector<unsigned> peers_;
+  std::vector<Desc> runs_, descs_;
+  std::vector<std::pair<unsigned, double>> uses_;
+  std::vector<double> usage_, alpha_;
+  std::vector<Violation> violations_;
+  std::uint64_t done_ = 0, transfers_ = 0, descriptors_ = 0, payload_ = 0;
+  double now_ = 0, end_ns_ = 0;
+};
+
+Result Run::run() {
+  const bool flit = c_.fidelity == Fidelity::flit;
+  const Config fc = flit ? flit_equivalent(s_, c_) : c_;
+  FlowModel fm(s_, fc);
+  Engine e(*this, fm);
+  return e.go();
+}
+
+}  // namespace trn::collective

@@ -1,0 +1,188 @@
+// trn::collective::Run — a collective executed on a composed system (docs/collectives.md).
+//
+// The collective cores of every chip walk the schedule: at the start of a round they turn each of
+// the rank's transfers into DMA descriptors (contiguous runs, at most desc_bytes each; the last
+// carries the semaphore write on the peer, and the barrier flag when asked), and the round after
+// waits until every transfer addressed to the rank has signalled. A backend (one per network
+// fidelity) executes the descriptors:
+//   flow (FlowBackend): each transfer is a flow over its route; links, the chips' DMA and HBM (and
+//        optionally a NIC limit) are shared max-min fairly; the data lands after the route's latency.
+//   flit (FlitBackend): each chip's DMA queues (write-after-write or strong-order-write, HBM reads
+//        returning out of order) turn descriptors into packets that the cycle-exact trn::link::Net
+//        carries flit by flit; the receiving chip applies every write as it arrives.
+// A checker on every receiver fails the run when a semaphore is seen before all its transfer's
+// data has landed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "collective/collective.hpp"
+
+namespace trn::system {
+class System;
+}
+
+namespace trn::collective {
+
+/// The packet format both fidelities count (docs/collectives.md): a DMA write of up to pkt_bytes
+/// is a head flit and ceil(bytes / 14) body flits of 128 bits; a semaphore write is one flit.
+inline constexpr unsigned kFlitBits = 128, kFlitBytes = 16, kBodyBytes = 14;
+/// Bytes on the wire for a run of `payload` bytes cut into packets of pkt_bytes (heads included).
+std::uint64_t wire_bytes(std::uint64_t payload, unsigned pkt_bytes);
+
+struct Config {
+  Op op = Op::all_reduce;
+  Algo algo = Algo::automatic;
+  Elem elem = Elem::fp32;
+  std::uint64_t bytes = 0;  ///< message size (collective-benchmark convention)
+  unsigned ranks = 0;       ///< 0: every chip
+  Fidelity fidelity = Fidelity::flow;
+  std::uint64_t chunk = 256 * 1024;  ///< bytes of each segment per pipelined instance (0: whole segments)
+  unsigned inflight = 2;             ///< instances in flight per rank
+  unsigned pkt_bytes = 256;          ///< payload of a DMA write packet (a multiple of 4, at most 1024)
+  std::uint32_t desc_bytes = 65536;  ///< longest DMA descriptor
+  bool strong = true;                ///< strong-order-write DMA queues (false: write-after-write)
+  bool barrier = false;              ///< the barrier flag on each transfer's last (semaphore) descriptor
+  bool data = true;                  ///< move real data (false: timing only, for very large systems)
+  std::uint64_t seed = 1;
+  double hbm_jitter = 0.25;       ///< flit: HBM read latency uniform in [L, L (1 + jitter)]
+  double p_flip = 0;              ///< flit: chance per link and cycle of one inverted bit on the wire
+  bool stop_on_violation = true;  ///< a semaphore before its data throws (false: recorded)
+  // flow-level settings the cross-check sets to the flit level's (docs/collectives.md)
+  double link_gbps = 0;  ///< every link at this rate (0: each link class's own)
+  double hop_ns = -1;    ///< latency of each link hop (< 0: the link classes' and switches')
+  double base_ns = 0;    ///< added to every route's latency
+  double nic_gbps = 0;   ///< a chip's injection and ejection limit (0: none)
+  std::function<void(const std::string&)> progress;  ///< called about once a second on long runs
+};
+
+/// A semaphore seen before all its transfer's data.
+struct Violation {
+  double ns = 0;
+  unsigned src = 0, dst = 0, instance = 0, round = 0;
+  std::uint64_t landed = 0, bytes = 0;
+  std::string str() const;
+};
+
+struct Result {
+  Algo algo = Algo::ring;
+  std::string describe, level;
+  unsigned ranks = 0, rounds = 0, instances = 0;
+  std::uint64_t seg_bytes = 0, chunk_bytes = 0;
+  double time_ns = 0;
+  std::uint64_t transfers = 0, descriptors = 0, payload_bytes = 0;
+  // alpha-beta: sum over rounds of the round's zero-load latency, plus the busiest resource's bytes
+  // over its bandwidth
+  double alpha_ns = 0, beta_ns = 0;
+  std::string busiest;
+  double bound_ns() const { return alpha_ns + beta_ns; }
+  std::vector<Violation> violations;
+  // flit level
+  std::uint64_t cycles = 0, skipped_cycles = 0, flits = 0, flips = 0, replays = 0;
+  double cycle_ns = 0;
+};
+
+/// The resources and latencies of the flow level, also used for the bound of either fidelity.
+class FlowModel {
+ public:
+  FlowModel(const system::System& s, const Config& c);
+  const system::System& system() const { return s_; }
+  unsigned resources() const { return static_cast<unsigned>(cap_.size()); }
+  double capacity(unsigned r) const { return cap_[r]; }
+  std::string resource_name(unsigned r) const;
+  /// (resource, weight) pairs of a transfer of payload bytes from chip a to chip b: weight is bytes
+  /// of the resource's traffic per payload byte.
+  void uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload, std::uint64_t wire,
+            std::vector<std::pair<unsigned, double>>& out) const;
+  /// Zero-load latency from chip a to chip b (0 for a == b), without the DMA read.
+  double latency_ns(unsigned a, unsigned b) const;
+  double read_ns() const { return read_ns_; }
+  const std::vector<unsigned>& route_channels(unsigned a, unsigned b) const;
+
+ private:
+  const system::System& s_;
+  Config c_;
+  std::vector<double> cap_;  // channels, then per chip: dma, hbm, nic out, nic in
+  unsigned chan_ = 0;
+  double read_ns_ = 0;
+  mutable std::unordered_map<std::uint64_t, std::vector<unsigned>> routes_;
+  mutable std::unordered_map<std::uint64_t, double> lat_;
+};
+
+/// A DMA descriptor of a transfer as the backends see it (chips and byte offsets in the ranks'
+/// memories).
+struct Desc {
+  std::uint32_t send = 0;
+  unsigned src_chip = 0, dst_chip = 0;
+  std::uint64_t src_off = 0, dst_off = 0, bytes = 0;
+  bool reduce = false, sem = false, barrier = false;
+  bool flag = false;  ///< a ready flag: a semaphore write alone, no data and no HBM read
+};
+
+/// What a backend reports to the engine.
+class Sink {
+ public:
+  virtual ~Sink() = default;
+  /// Copy `bytes` of chip's memory at off (a DMA read).
+  virtual void read(unsigned chip, std::uint64_t off, std::uint64_t bytes, std::uint8_t* to) const = 0;
+  /// Data of transfer `send` landed at its destination (data: nullptr when the run moves none).
+  virtual void landed(std::uint32_t send, std::uint64_t dst_off, std::uint64_t bytes, const std::uint8_t* data,
+                      bool reduce, double ns) = 0;
+  /// Transfer `send`'s semaphore write landed on its destination.
+  virtual void signalled(std::uint32_t send, double ns) = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  /// Start a transfer's descriptors at time `now`.
+  virtual void submit(const std::vector<Desc>& d, double now) = 0;
+  /// Nothing in flight.
+  virtual bool idle() const = 0;
+  /// Advance to the next event and report what happened; returns the new time (ns).
+  virtual double step(Sink& sink) = 0;
+  virtual void finish(Result&) const {}
+};
+std::unique_ptr<Backend> make_flow_backend(const FlowModel& m, const Config& c);
+std::unique_ptr<Backend> make_flit_backend(const system::System& s, const Config& c);
+/// The flow-level settings that make the flow level model the flit level's network: its link
+/// rate, per-hop and base latency (measured by sending single flits through the network), and the
+/// one injection and ejection port per chip.
+Config flit_equivalent(const system::System& s, const Config& c);
+
+/// One collective on one system.
+class Run {
+ public:
+  Run(const system::System& s, Config c);
+  ~Run();
+  const Config& config() const { return c_; }
+  const Schedule& schedule() const { return sched_; }
+  const Placement& placement() const { return place_; }
+  unsigned ranks() const { return sched_.ranks; }
+  std::uint64_t seg_bytes() const { return seg_bytes_; }
+  unsigned seg_elems() const { return static_cast<unsigned>(seg_bytes_ / elem_bytes(c_.elem)); }
+  /// Fill every rank's data region with seeded random values (needs data).
+  void fill(std::uint64_t seed);
+  /// A rank's data region as element codes; set it before run().
+  std::vector<std::uint32_t> input(unsigned rank) const;
+  void set_input(unsigned rank, const std::vector<std::uint32_t>& codes);
+  /// The region the operation defines as the output (see reference()).
+  std::vector<std::uint32_t> output(unsigned rank) const;
+  Result run();
+
+ private:
+  class Engine;
+  const system::System& s_;
+  Config c_;
+  Placement place_;
+  Schedule sched_;
+  std::uint64_t seg_bytes_ = 0;
+  std::vector<std::vector<std::uint8_t>> mem_;  // per rank: data, out, scratch regions
+};
+
+}  // namespace trn::collective

@@ -1,0 +1,223 @@
+// The flow level (docs/collectives.md): each transfer is one flow over its route. It starts after
+// the DMA's HBM read latency, shares every resource it uses (the route's links, the chips' DMA,
+// HBM and optional NIC limits) max-min fairly with the other flows by progressive filling, and its
+// data and semaphore land the route's latency after its last byte left.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <limits>
+#include <queue>
+#include <unordered_map>
+
+#include "collective/engine.hpp"
+#include "system/system.hpp"
+
+namespace trn::collective {
+
+namespace {
+
+class FlowBackend : public Backend {
+ public:
+  FlowBackend(const FlowModel& m, const Config& c) : m_(m), c_(c) {
+    used_.assign(m.resources(), 0.0);
+    wsum_.assign(m.resources(), 0.0);
+    mark_.assign(m.resources(), 0);
+  }
+
+  void submit(const std::vector<Desc>& d, double now) override {
+    Flow f;
+    f.descs = d;
+    const Desc& a = d.front();
+    std::uint64_t payload = 0, wire = 0;
+    for (const Desc& x : d) {
+      payload += x.bytes;
+      wire += wire_bytes(x.bytes, c_.pkt_bytes);
+    }
+    if (a.src_chip != a.dst_chip) wire += kFlitBytes;  // the semaphore write
+    f.remaining = static_cast<double>(payload);
+    f.total = payload;
+    m_.uses(a.src_chip, a.dst_chip, a.reduce, payload, wire, f.uses);
+    f.latency = m_.latency_ns(a.src_chip, a.dst_chip);
+    f.queue = static_cast<std::uint64_t>(a.src_chip) << 32 | a.dst_chip;
+    const std::size_t id = alloc(std::move(f));
+    order_[flows_[id].queue].push_back(id);
+    pending_.push(Ev{now + (a.flag ? 0.0 : m_.read_ns()), seq_++, id});
+  }
+
+  bool idle() const override { return pending_.empty() && active_.empty() && delivering_.empty(); }
+
+  double step(Sink& sink) override {
+    const double inf = std::numeric_limits<double>::infinity();
+    double t = inf;
+    if (!pending_.empty()) t = std::min(t, pending_.top().t);
+    if (!delivering_.empty()) t = std::min(t, delivering_.top().t);
+    for (std::size_t id : active_) {
+      const Flow& f = flows_[id];
+      if (f.rate > 0) t = std::min(t, now_ + f.remaining / f.rate);
+    }
+    if (t == inf) throw std::logic_error("flow level: active flows with no rate");
+    t = std::max(t, now_);
+    const double dt = t - now_;
+    const double eps = 1e-9 * std::max(1.0, t);
+    for (std::size_t id : active_) flows_[id].remaining -= flows_[id].rate * dt;
+    now_ = t;
+    bool changed = false;
+    // flows whose last byte left: their data lands after the route's latency
+    for (std::size_t i = 0; i < active_.size();) {
+      Flow& f = flows_[active_[i]];
+      if (f.remaining <= 1e-6 * static_cast<double>(f.total) + 1e-3) {
+        // a DMA queue's transfers (one source, one destination) land in the order they were issued
+        f.done = true;
+        f.land = now_ + f.latency;
+        auto& q = order_[f.queue];
+        while (!q.empty() && flows_[q.front()].done) {
+          Flow& g = flows_[q.front()];
+          last_[g.queue] = std::max(last_[g.queue], g.land);
+          delivering_.push(Ev{last_[g.queue], seq_++, q.front()});
+          q.pop_front();
+        }
+        if (q.empty()) order_.erase(f.queue);
+        active_[i] = active_.back();
+        active_.pop_back();
+        changed = true;
+      } else {
+        ++i;
+      }
+    }
+    // flows whose HBM read returned start
+    while (!pending_.empty() && pending_.top().t <= now_ + eps) {
+      const std::size_t id = pending_.top().id;
+      pending_.pop();
+      Flow& f = flows_[id];
+      if (c_.data) {
+        f.data.resize(f.total);
+        std::uint64_t o = 0;
+        for (const Desc& d : f.descs) {
+          sink.read(d.src_chip, d.src_off, d.bytes, f.data.data() + o);
+          o += d.bytes;
+        }
+      }
+      active_.push_back(id);
+      changed = true;
+    }
+    if (changed) rates();
+    // deliveries, in submission order among equal times
+    while (!delivering_.empty() && delivering_.top().t <= now_ + eps) {
+      const std::size_t id = delivering_.top().id;
+      delivering_.pop();
+      Flow f = std::move(flows_[id]);
+      free_.push_back(id);
+      std::uint64_t o = 0;
+      for (const Desc& d : f.descs) {
+        sink.landed(d.send, d.dst_off, d.bytes, c_.data ? f.data.data() + o : nullptr, d.reduce, now_);
+        o += d.bytes;
+      }
+      sink.signalled(f.descs.front().send, now_);
+    }
+    return now_;
+  }
+
+ private:
+  struct Flow {
+    std::vector<Desc> descs;
+    std::vector<std::pair<unsigned, double>> uses;
+    std::vector<std::uint8_t> data;
+    double remaining = 0, rate = 0, latency = 0, land = 0;
+    std::uint64_t total = 0, queue = 0;
+    bool done = false;
+  };
+  struct Ev {
+    double t;
+    std::uint64_t seq;
+    std::size_t id;
+    bool operator>(const Ev& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+  };
+  using Queue = std::priority_queue<Ev, std::vector<Ev>, std::greater<Ev>>;
+
+  const FlowModel& m_;
+  const Config& c_;
+  double now_ = 0;
+  std::uint64_t seq_ = 0;
+  std::vector<Flow> flows_;
+  std::vector<std::size_t> free_, active_, unfrozen_, frozen_;
+  std::vector<unsigned> touched_;
+  std::vector<double> used_, wsum_;
+  std::vector<char> mark_;
+  Queue pending_, delivering_;
+  std::unordered_map<std::uint64_t, std::deque<std::size_t>> order_;  // per queue: flows not yet landing, in order
+  std::unordered_map<std::uint64_t, double> last_;                    // per queue: the last landing time
+
+  std::size_t alloc(Flow&& f) {
+    if (!free_.empty()) {
+      const std::size_t id = free_.back();
+      free_.pop_back();
+      flows_[id] = std::move(f);
+      return id;
+    }
+    flows_.push_back(std::move(f));
+    return flows_.size() - 1;
+  }
+
+  /// Max-min fair rates by progressive filling: every unfrozen flow has the same rate; the
+  /// resource that fills first freezes its flows; repeat.
+  void rates() {
+    touched_.clear();
+    for (std::size_t id : active_) {
+      flows_[id].rate = -1;
+      for (const auto& [r, w] : flows_[id].uses) {
+        if (!mark_[r]) {
+          mark_[r] = 1;
+          touched_.push_back(r);
+          used_[r] = 0;
+          wsum_[r] = 0;
+        }
+        wsum_[r] += w;
+      }
+    }
+    unfrozen_.assign(active_.begin(), active_.end());
+    const double inf = std::numeric_limits<double>::infinity();
+    while (!unfrozen_.empty()) {
+      double x = inf;
+      for (unsigned r : touched_)
+        if (wsum_[r] > 1e-12) x = std::min(x, (m_.capacity(r) - used_[r]) / wsum_[r]);
+      if (x == inf) throw std::logic_error("flow level: a flow with no finite resource");
+      x = std::max(x, 0.0);
+      std::size_t keep = 0;
+      frozen_.clear();
+      for (std::size_t id : unfrozen_) {
+        bool bottleneck = false;
+        for (const auto& [r, w] : flows_[id].uses)
+          if (wsum_[r] > 1e-12 && (m_.capacity(r) - used_[r]) / wsum_[r] <= x * (1 + 1e-9)) {
+            bottleneck = true;
+            break;
+          }
+        if (bottleneck)
+          frozen_.push_back(id);
+        else
+          unfrozen_[keep++] = id;
+      }
+      if (frozen_.empty()) {  // rounding: whatever is left fills together
+        frozen_.assign(unfrozen_.begin(), unfrozen_.begin() + static_cast<std::ptrdiff_t>(keep));
+        keep = 0;
+      }
+      unfrozen_.resize(keep);
+      for (std::size_t id : frozen_) {
+        flows_[id].rate = x;
+        for (const auto& [r, w] : flows_[id].uses) {
+          used_[r] += w * x;
+          wsum_[r] -= w;
+        }
+      }
+    }
+    for (unsigned r : touched_) mark_[r] = 0;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_flow_backend(const FlowModel& m, const Config& c) {
+  return std::make_unique<FlowBackend>(m, c);
+}
+
+}  // namespace trn::collective

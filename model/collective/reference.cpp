@@ -1,0 +1,104 @@
+// The plain reference of every collective: what each rank must end with, written from the
+// definitions in docs/collectives.md (who adds what, in which order) with plain loops, independent of
+// the schedule code. Additions are the DMA's accumulate (trn::dma::acc_add), so results are
+// bit-exact in both types.
+#include <fmt/format.h>
+
+#include <functional>
+
+#include "collective/collective.hpp"
+#include "dma/desc.hpp"
+
+namespace trn::collective {
+
+std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsigned group, unsigned se,
+                                                  const std::vector<std::vector<std::uint32_t>>& in) {
+  const unsigned n = static_cast<unsigned>(in.size());
+  const bool bf16 = e == Elem::bf16;
+  auto add = [bf16](std::uint32_t a, std::uint32_t b) { return dma::acc_add(bf16, a, b); };
+  // element k of segment s on rank r
+  auto x = [&](unsigned r, unsigned s, unsigned k) { return in.at(r).at(static_cast<std::size_t>(s) * se + k); };
+
+  // the reduced value of element k of segment s
+  std::function<std::uint32_t(unsigned, unsigned)> reduced;
+  switch (algo) {
+    case Algo::ring:
+      // the block travels the ring from rank s + 1 to rank s, each rank adding its own
+      reduced = [&](unsigned s, unsigned k) {
+        std::uint32_t acc = x((s + 1) % n, s, k);
+        for (unsigned m = 2; m <= n; ++m) acc = add(acc, x((s + m) % n, s, k));
+        return acc;
+      };
+      break;
+    case Algo::mesh:
+      // rank s adds the others' copies into its own, in rank order from s + 1
+      reduced = [&](unsigned s, unsigned k) {
+        std::uint32_t acc = x(s, s, k);
+        for (unsigned j = 1; j < n; ++j) acc = add(acc, x((s + j) % n, s, k));
+        return acc;
+      };
+      break;
+    case Algo::rdh:
+      // fold ranks p.. onto 0.., then pairwise over a hypercube, highest dimension first
+      reduced = [&](unsigned s, unsigned k) {
+        unsigned p = 1, lg = 0;
+        while (2 * p <= n) p *= 2, ++lg;
+        auto v = [&](unsigned i) { return i + p < n ? add(x(i, s, k), x(i + p, s, k)) : x(i, s, k); };
+        std::function<std::uint32_t(unsigned, unsigned)> tree = [&](unsigned i, unsigned j) -> std::uint32_t {
+          if (j == 0) return v(i);
+          return add(tree(i, j - 1), tree(i ^ (p >> j), j - 1));
+        };
+        return tree(s % p, lg);
+      };
+      break;
+    case Algo::hier:
+      // segment s = l G + gi: first around group gi' from member l + 1 (each group on its own),
+      // then those group sums around the groups from group gi + 1
+      reduced = [&](unsigned s, unsigned k) {
+        const unsigned g = group, G = n / g, l = s / G, gi = s % G;
+        auto group_sum = [&](unsigned gg) {
+          std::uint32_t acc = x(((l + 1) % g) * G + gg, s, k);
+          for (unsigned m = 2; m <= g; ++m) acc = add(acc, x(((l + m) % g) * G + gg, s, k));
+          return acc;
+        };
+        std::uint32_t acc = group_sum((gi + 1) % G);
+        for (unsigned m = 2; m <= G; ++m) acc = add(acc, group_sum((gi + m) % G));
+        return acc;
+      };
+      break;
+    default:
+      throw std::logic_error("reference: no algorithm");
+  }
+
+  std::vector<std::vector<std::uint32_t>> out(n);
+  const std::size_t all = static_cast<std::size_t>(n) * se;
+  switch (op) {
+    case Op::all_reduce: {
+      std::vector<std::uint32_t> r(all);
+      for (unsigned s = 0; s < n; ++s)
+        for (unsigned k = 0; k < se; ++k) r[static_cast<std::size_t>(s) * se + k] = reduced(s, k);
+      for (auto& o : out) o = r;
+      break;
+    }
+    case Op::reduce_scatter:
+      for (unsigned r = 0; r < n; ++r)
+        for (unsigned k = 0; k < se; ++k) out[r].push_back(reduced(r, k));
+      break;
+    case Op::all_gather:
+      for (unsigned r = 0; r < n; ++r)
+        for (unsigned s = 0; s < n; ++s)
+          for (unsigned k = 0; k < se; ++k) out[r].push_back(x(s, s, k));
+      break;
+    case Op::all_to_all:
+      for (unsigned r = 0; r < n; ++r)
+        for (unsigned q = 0; q < n; ++q)
+          for (unsigned k = 0; k < se; ++k) out[r].push_back(x(q, r, k));
+      break;
+    case Op::permute:
+      for (unsigned r = 0; r < n; ++r) out[permute_peer(r, n)] = in[r];
+      break;
+  }
+  return out;
+}
+
+}  // namespace trn::collective

@@ -1,0 +1,570 @@
+// Collective schedules (docs/collectives.md): placements, `auto`, and the phases every algorithm is
+// built from.
+#include <fmt/format.h>
+
+#include <functional>
+#include <utility>
+
+#include "collective/collective.hpp"
+#include "system/system.hpp"
+
+namespace trn::collective {
+
+namespace {
+constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "permute"};
+constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier"};
+constexpr const char* kElemNames[] = {"fp32", "bf16"};
+constexpr const char* kFidNames[] = {"flow", "flit"};
+
+template <class E, std::size_t N>
+std::optional<E> lookup(std::string_view s, const char* const (&names)[N]) {
+  for (std::size_t i = 0; i < N; ++i)
+    if (s == names[i]) return static_cast<E>(i);
+  return std::nullopt;
+}
+bool pow2(unsigned n) { return n && !(n & (n - 1)); }
+unsigned floor_pow2(unsigned n) {
+  unsigned p = 1;
+  while (2 * p <= n) p *= 2;
+  return p;
+}
+}  // namespace
+
+const char* op_name(Op o) { return kOpNames[static_cast<unsigned>(o)]; }
+const char* algo_name(Algo a) { return kAlgoNames[static_cast<unsigned>(a)]; }
+const char* elem_name(Elem e) { return kElemNames[static_cast<unsigned>(e)]; }
+const char* fidelity_name(Fidelity f) { return kFidNames[static_cast<unsigned>(f)]; }
+std::optional<Op> parse_op(std::string_view s) { return lookup<Op>(s, kOpNames); }
+std::optional<Algo> parse_algo(std::string_view s) { return lookup<Algo>(s, kAlgoNames); }
+std::optional<Elem> parse_elem(std::string_view s) { return lookup<Elem>(s, kElemNames); }
+std::optional<Fidelity> parse_fidelity(std::string_view s) { return lookup<Fidelity>(s, kFidNames); }
+
+double busbw_factor(Op o, unsigned n) {
+  switch (o) {
+    case Op::all_reduce:
+      return 2.0 * (n - 1) / n;
+    case Op::permute:
+      return 1.0;
+    default:
+      return static_cast<double>(n - 1) / n;
+  }
+}
+
+// ---------------------------------------------------------------- placement
+namespace {
+/// A boustrophedon walk through a torus of `dims` (first dimension fastest): consecutive entries
+/// are neighbours, and with even sizes the last is a neighbour of the first.
+std::vector<std::vector<unsigned>> snake(const std::vector<unsigned>& dims) {
+  std::vector<std::vector<unsigned>> walk{{}};
+  for (unsigned d : dims) {
+    std::vector<std::vector<unsigned>> next;
+    for (unsigned v = 0; v < d; ++v) {
+      for (std::size_t i = 0; i < walk.size(); ++i) {
+        auto c = walk[v % 2 ? walk.size() - 1 - i : i];
+        c.push_back(v);
+        next.push_back(std::move(c));
+      }
+    }
+    walk = std::move(next);
+  }
+  return walk;
+}
+unsigned torus_id(const std::vector<unsigned>& dims, const std::vector<unsigned>& c) {
+  unsigned id = 0;
+  for (std::size_t i = dims.size(); i-- > 0;) id = id * dims[i] + c[i];
+  return id;
+}
+}  // namespace
+
+unsigned hier_group(const system::System& s, std::string* level) {
+  const auto& t = s.preset().topo;
+  std::string name;
+  unsigned g = 0;
+  switch (t.kind) {
+    case system::TopoKind::torus:
+      g = 1;
+      for (std::size_t i = 0; i + 1 < t.dims.size(); ++i) g *= t.dims[i];
+      name = t.dims.size() > 2 ? "instance" : "x ring";
+      break;
+    case system::TopoKind::neuronswitch:
+      g = t.chips_per_server;
+      name = "server";
+      break;
+    case system::TopoKind::planes:
+      if (t.ultraservers > 1) {
+        g = t.chips_per_ultraserver;
+        name = "UltraServer";
+      }
+      break;
+  }
+  if (g >= s.chips()) g = 0;
+  if (level) *level = g ? name : "";
+  return g;
+}
+
+Placement place(const system::System& s, unsigned ranks, Algo a) {
+  const unsigned chips = s.chips();
+  if (ranks == 0) ranks = chips;
+  if (ranks < 2) throw Error(fmt::format("--ranks {}: a collective needs at least 2 ranks", ranks));
+  if (ranks > chips) throw Error(fmt::format("--ranks {}: {} has {} chips", ranks, s.preset().key, chips));
+  const auto& t = s.preset().topo;
+  const bool torus = t.kind == system::TopoKind::torus;
+  Placement p;
+  if (a == Algo::hier) {
+    std::string level;
+    const unsigned g = hier_group(s, &level);
+    if (g == 0)
+      throw Error(fmt::format("hier: {} has no second level to run a hierarchical schedule over", s.preset().key));
+    if (ranks % g != 0 || ranks / g < 2)
+      throw Error(fmt::format("hier: {} ranks are not whole {}s of {} chips (at least two)", ranks, level, g));
+    const unsigned G = ranks / g;
+    p.group = g;
+    p.level = level;
+    p.chip.resize(ranks);
+    std::vector<std::vector<unsigned>> inner;
+    if (torus) inner = snake(std::vector<unsigned>(t.dims.begin(), t.dims.end() - 1));
+    for (unsigned l = 0; l < g; ++l)
+      for (unsigned gi = 0; gi < G; ++gi) {
+        unsigned chip = gi * g + l;
+        if (torus) {
+          auto c = inner[l];
+          c.push_back(gi);
+          chip = torus_id(t.dims, c);
+        }
+        p.chip[l * G + gi] = chip;
+      }
+    return p;
+  }
+  if (torus) {
+    for (const auto& c : snake(t.dims)) p.chip.push_back(torus_id(t.dims, c));
+  } else {
+    for (unsigned c = 0; c < chips; ++c) p.chip.push_back(c);
+  }
+  p.chip.resize(ranks);
+  return p;
+}
+
+Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks) {
+  if (ranks == 0) ranks = s.chips();
+  if (o == Op::permute) return Algo::mesh;
+  if (o == Op::all_to_all) return ranks <= 256 ? Algo::mesh : Algo::ring;
+  const bool torus = s.preset().topo.kind == system::TopoKind::torus;
+  if (bytes <= 64 * 1024) {
+    if (!torus && ranks <= 64) return Algo::mesh;
+    if (pow2(ranks)) return Algo::rdh;
+    return Algo::ring;
+  }
+  const unsigned g = hier_group(s);
+  if (g && ranks % g == 0 && ranks / g >= 2 && (!torus || s.preset().topo.dims.size() > 2)) return Algo::hier;
+  return Algo::ring;
+}
+
+// ---------------------------------------------------------------- phases
+namespace {
+
+/// A ring reduce-scatter (kind rs) or all-gather (ag) in every ring of a family of rings of k
+/// members each; block b of ring m is a range of segments.
+class RingPhase : public Phase {
+ public:
+  using Member = std::function<unsigned(unsigned m, unsigned p)>;  // ring, position -> rank
+  using Locate = std::function<bool(unsigned rank, unsigned& m, unsigned& p)>;
+  using Block = std::function<Piece(unsigned m, unsigned b)>;  // ring, block -> segments
+  RingPhase(bool rs, unsigned k, Member mem, Locate loc, Block blk)
+      : rs_(rs), k_(k), mem_(std::move(mem)), loc_(std::move(loc)), blk_(std::move(blk)) {}
+  unsigned rounds() const override { return k_ - 1; }
+  void sends(unsigned rank, unsigned t, std::vector<Xfer>& out) const override {
+    unsigned m = 0, p = 0;
+    if (!loc_(rank, m, p)) return;
+    // reduce-scatter: block (p - 1 - t) to the next member, added; all-gather: block (p - t), copied
+    const unsigned b = (p + 2 * k_ - (rs_ ? 1 : 0) - t) % k_;
+    Xfer x;
+    x.src = rank;
+    x.dst = mem_(m, (p + 1) % k_);
+    x.reduce = rs_;
+    x.pieces.push_back(blk_(m, b));
+    out.push_back(std::move(x));
+  }
+  unsigned expect(unsigned rank, unsigned) const override {
+    unsigned m = 0, p = 0;
+    return loc_(rank, m, p) ? 1 : 0;
+  }
+
+ private:
+  bool rs_;
+  unsigned k_;
+  Member mem_;
+  Locate loc_;
+  Block blk_;
+};
+
+/// Recursive halving (reduce-scatter) or doubling (all-gather) among ranks 0..p-1 (p a power of
+/// two) over n segments (p <= n < 2p), segment s held in the end by rank s mod p.
+class RdhPhase : public Phase {
+ public:
+  RdhPhase(bool rs, unsigned p, unsigned n) : rs_(rs), p_(p), n_(n) {
+    while ((1u << lg_) < p_) ++lg_;
+  }
+  unsigned rounds() const override { return lg_; }
+  void sends(unsigned i, unsigned t, std::vector<Xfer>& out) const override {
+    if (i >= p_) return;
+    Xfer x;
+    x.src = i;
+    x.reduce = rs_;
+    unsigned h0 = 0, hn = 0;  // the holder range sent
+    if (rs_) {
+      const unsigned b = p_ >> (t + 1);
+      const unsigned lo = i & ~(2 * b - 1);
+      h0 = lo + ((i & b) ? 0 : b);
+      hn = b;
+      x.dst = i ^ b;
+    } else {
+      const unsigned b = 1u << t;
+      h0 = i & ~(b - 1);
+      hn = b;
+      x.dst = i ^ b;
+    }
+    x.pieces.push_back(Piece{h0, h0, hn});
+    if (h0 + p_ < n_) {
+      const unsigned c = std::min(hn, n_ - (h0 + p_));
+      x.pieces.push_back(Piece{h0 + p_, h0 + p_, c});
+    }
+    out.push_back(std::move(x));
+  }
+  unsigned expect(unsigned i, unsigned) const override { return i < p_ ? 1 : 0; }
+  bool needs_ready() const override { return rs_; }
+  void senders(unsigned i, unsigned t, std::vector<unsigned>& out) const override {
+    if (i < p_) out.push_back(i ^ (p_ >> (t + 1)));
+  }
+
+ private:
+  bool rs_;
+  unsigned p_, n_, lg_ = 0;
+};
+
+/// The fold of a non-power-of-two rank count onto p ranks: extra rank e = q + p pairs with q.
+/// pre_all: e adds all its segments into q; pre_own: e copies its segment e to q; post_all: q
+/// copies every segment to e; post_own: q copies segment e to e.
+class FoldPhase : public Phase {
+ public:
+  enum Kind { pre_all, pre_own, post_all, post_own };
+  FoldPhase(Kind k, unsigned p, unsigned n) : k_(k), p_(p), n_(n) {}
+  unsigned rounds() const override { return 1; }
+  void sends(unsigned r, unsigned, std::vector<Xfer>& out) const override {
+    const bool pre = k_ == pre_all || k_ == pre_own;
+    const bool from_extra = r >= p_;
+    if (pre != from_extra) return;
+    if (!pre && r + p_ >= n_) return;
+    const unsigned e = pre ? r : r + p_;
+    Xfer x;
+    x.src = r;
+    x.dst = pre ? r - p_ : r + p_;
+    x.reduce = k_ == pre_all;
+    if (k_ == pre_all || k_ == post_all)
+      x.pieces.push_back(Piece{0, 0, n_});
+    else
+      x.pieces.push_back(Piece{e, e, 1});
+    out.push_back(std::move(x));
+  }
+  unsigned expect(unsigned r, unsigned) const override {
+    const bool pre = k_ == pre_all || k_ == pre_own;
+    return pre ? (r < p_ && r + p_ < n_ ? 1 : 0) : (r >= p_ ? 1 : 0);
+  }
+
+ private:
+  Kind k_;
+  unsigned p_, n_;
+};
+
+/// Direct (mesh) rounds among all n ranks.
+class MeshPhase : public Phase {
+ public:
+  enum Kind {
+    scatter,       ///< reduce-scatter, part 1: segment q of every rank into rank q's scratch slot (source rank)
+    local_reduce,  ///< part 2: each rank adds the slots into its segment, in rank order from itself
+    gather,        ///< all-gather: segment r of rank r to every rank
+    a2a,           ///< all-to-all: segment q of rank r to rank q's output segment r (own one by a local copy)
+    permute,       ///< the whole data region to permute_peer(r)'s output region
+  };
+  MeshPhase(Kind k, unsigned n) : k_(k), n_(n) {}
+  unsigned rounds() const override { return 1; }
+  void sends(unsigned r, unsigned, std::vector<Xfer>& out) const override {
+    auto add = [&](unsigned dst, Piece pc, bool reduce, Region sr, Region dr) {
+      Xfer x;
+      x.src = r;
+      x.dst = dst;
+      x.reduce = reduce;
+      x.src_reg = sr;
+      x.dst_reg = dr;
+      x.pieces.push_back(pc);
+      out.push_back(std::move(x));
+    };
+    switch (k_) {
+      case scatter:
+        for (unsigned j = 1; j < n_; ++j) {
+          const unsigned q = (r + j) % n_;
+          add(q, Piece{q, r, 1}, false, Region::data, Region::scratch);
+        }
+        break;
+      case local_reduce:
+        for (unsigned j = 1; j < n_; ++j) add(r, Piece{(r + j) % n_, r, 1}, true, Region::scratch, Region::data);
+        break;
+      case gather:
+        for (unsigned j = 1; j < n_; ++j) add((r + j) % n_, Piece{r, r, 1}, false, Region::data, Region::data);
+        break;
+      case a2a:
+        add(r, Piece{r, r, 1}, false, Region::data, Region::out);
+        for (unsigned j = 1; j < n_; ++j) {
+          const unsigned q = (r + j) % n_;
+          add(q, Piece{q, r, 1}, false, Region::data, Region::out);
+        }
+        break;
+      case permute:
+        add(permute_peer(r, n_), Piece{0, 0, n_}, false, Region::data, Region::out);
+        break;
+    }
+  }
+  unsigned expect(unsigned, unsigned) const override {
+    switch (k_) {
+      case a2a:
+        return n_;
+      case permute:
+        return 1;
+      default:
+        return n_ - 1;
+    }
+  }
+
+ private:
+  Kind k_;
+  unsigned n_;
+};
+
+/// All-to-all in n rounds: round 0 the own segment by a local copy; round j, segment (r + j) to
+/// rank r + j (ring: shift) or segment r ^ j to rank r ^ j (rdh: pairwise exchange, n a power of two).
+class ExchangePhase : public Phase {
+ public:
+  ExchangePhase(bool xor_, unsigned n) : xor_(xor_), n_(n) {}
+  unsigned rounds() const override { return n_; }
+  void sends(unsigned r, unsigned t, std::vector<Xfer>& out) const override {
+    const unsigned q = t == 0 ? r : xor_ ? r ^ t : (r + t) % n_;
+    Xfer x;
+    x.src = r;
+    x.dst = q;
+    x.src_reg = Region::data;
+    x.dst_reg = Region::out;
+    x.pieces.push_back(Piece{q, r, 1});
+    out.push_back(std::move(x));
+  }
+  unsigned expect(unsigned, unsigned) const override { return 1; }
+
+ private:
+  bool xor_;
+  unsigned n_;
+};
+
+}  // namespace
+
+void Schedule::add(std::unique_ptr<Phase> p) {
+  first_.push_back(rounds_);
+  rounds_ += p->rounds();
+  phases_.push_back(std::move(p));
+}
+
+const Phase& Schedule::at(unsigned round, unsigned& local) const {
+  std::size_t i = phases_.size();
+  while (i-- > 0)
+    if (first_[i] <= round && phases_[i]->rounds() > 0) break;
+  local = round - first_[i];
+  return *phases_[i];
+}
+
+void Schedule::sends(unsigned rank, unsigned round, std::vector<Xfer>& out) const {
+  unsigned local = 0;
+  at(round, local).sends(rank, local, out);
+}
+
+unsigned Schedule::expect(unsigned rank, unsigned round) const {
+  unsigned local = 0;
+  return at(round, local).expect(rank, local);
+}
+
+bool Schedule::needs_ready(unsigned round) const {
+  unsigned local = 0;
+  return at(round, local).needs_ready();
+}
+
+void Schedule::senders(unsigned rank, unsigned round, std::vector<unsigned>& out) const {
+  unsigned local = 0;
+  at(round, local).senders(rank, local, out);
+}
+
+Schedule build(Op op, Algo algo, unsigned n, unsigned group) {
+  if (n < 2) throw Error(fmt::format("a collective needs at least 2 ranks, not {}", n));
+  Schedule s;
+  s.op = op;
+  s.algo = algo;
+  s.ranks = n;
+  s.segs = n;
+  const std::string what = fmt::format("{} by {}", op_name(op), algo_name(algo));
+  if (op == Op::permute && algo != Algo::mesh)
+    throw Error(fmt::format("{}: a permute is one direct transfer per rank; use --algorithm mesh or auto", what));
+  auto flat_ring = [&](bool rs) {
+    return std::make_unique<RingPhase>(
+        rs, n, [](unsigned, unsigned p) { return p; },
+        [n](unsigned r, unsigned& m, unsigned& p) {
+          m = 0;
+          p = r;
+          return r < n;
+        },
+        [](unsigned, unsigned b) {
+          return Piece{b, b, 1};
+        });
+  };
+  switch (algo) {
+    case Algo::automatic:
+      throw std::logic_error("build: choose an algorithm first");
+    case Algo::ring:
+      switch (op) {
+        case Op::all_reduce:
+          s.add(flat_ring(true));
+          s.add(flat_ring(false));
+          s.describe = fmt::format("ring reduce-scatter ({} rounds), ring all-gather ({} rounds)", n - 1, n - 1);
+          break;
+        case Op::reduce_scatter:
+          s.add(flat_ring(true));
+          s.describe = fmt::format("ring reduce-scatter ({} rounds)", n - 1);
+          break;
+        case Op::all_gather:
+          s.add(flat_ring(false));
+          s.describe = fmt::format("ring all-gather ({} rounds)", n - 1);
+          break;
+        default:
+          s.add(std::make_unique<ExchangePhase>(false, n));
+          s.uses_out = true;
+          s.describe = fmt::format("local copy, then {} shifted rounds (rank r to r + j)", n - 1);
+          break;
+      }
+      break;
+    case Algo::mesh:
+      switch (op) {
+        case Op::all_reduce:
+        case Op::reduce_scatter:
+          s.add(std::make_unique<MeshPhase>(MeshPhase::scatter, n));
+          s.add(std::make_unique<MeshPhase>(MeshPhase::local_reduce, n));
+          s.uses_scratch = true;
+          s.describe = "direct scatter into staging slots, local reduce in rank order";
+          if (op == Op::all_reduce) {
+            s.add(std::make_unique<MeshPhase>(MeshPhase::gather, n));
+            s.describe += ", direct all-gather";
+          }
+          break;
+        case Op::all_gather:
+          s.add(std::make_unique<MeshPhase>(MeshPhase::gather, n));
+          s.describe = "direct all-gather";
+          break;
+        case Op::all_to_all:
+          s.add(std::make_unique<MeshPhase>(MeshPhase::a2a, n));
+          s.uses_out = true;
+          s.describe = "direct all-to-all";
+          break;
+        case Op::permute:
+          s.add(std::make_unique<MeshPhase>(MeshPhase::permute, n));
+          s.uses_out = true;
+          s.describe = "direct: rank r to rank r + 1";
+          break;
+      }
+      break;
+    case Algo::rdh: {
+      if (op == Op::all_to_all) {
+        if (!pow2(n))
+          throw Error(fmt::format("{}: the pairwise exchange needs a power-of-two rank count, not {}", what, n));
+        s.add(std::make_unique<ExchangePhase>(true, n));
+        s.uses_out = true;
+        s.describe = fmt::format("local copy, then {} pairwise-exchange rounds (rank r with r ^ j)", n - 1);
+        break;
+      }
+      const unsigned p = floor_pow2(n);
+      const bool fold = p != n;
+      std::string d;
+      if (op == Op::all_gather) {
+        if (fold) s.add(std::make_unique<FoldPhase>(FoldPhase::pre_own, p, n));
+        s.add(std::make_unique<RdhPhase>(false, p, n));
+        if (fold) s.add(std::make_unique<FoldPhase>(FoldPhase::post_all, p, n));
+        d = "recursive doubling";
+      } else {
+        if (fold) s.add(std::make_unique<FoldPhase>(FoldPhase::pre_all, p, n));
+        s.add(std::make_unique<RdhPhase>(true, p, n));
+        d = "recursive halving";
+        if (op == Op::all_reduce) {
+          s.add(std::make_unique<RdhPhase>(false, p, n));
+          d += ", recursive doubling";
+          if (fold) s.add(std::make_unique<FoldPhase>(FoldPhase::post_all, p, n));
+        } else if (fold) {
+          s.add(std::make_unique<FoldPhase>(FoldPhase::post_own, p, n));
+        }
+      }
+      s.describe = fold ? fmt::format("fold {} ranks onto {}, {}, unfold", n, p, d) : d;
+      break;
+    }
+    case Algo::hier: {
+      if (op == Op::all_to_all) throw Error(fmt::format("{}: not available; use ring, mesh or rdh", what));
+      const unsigned g = group;
+      if (g < 2 || n % g || n / g < 2)
+        throw Error(fmt::format("{}: {} ranks are not at least two groups of {}", what, n, g));
+      const unsigned G = n / g;
+      // rank r = l * G + gi: member l of group gi; part l = segments [l G, (l + 1) G)
+      auto intra = [G, g](bool rs) {
+        return std::make_unique<RingPhase>(
+            rs, g, [G](unsigned gi, unsigned l) { return l * G + gi; },
+            [G](unsigned r, unsigned& gi, unsigned& l) {
+              gi = r % G;
+              l = r / G;
+              return true;
+            },
+            [G](unsigned, unsigned b) {
+              return Piece{b * G, b * G, G};
+            });
+      };
+      auto inter = [G](bool rs) {
+        return std::make_unique<RingPhase>(
+            rs, G, [G](unsigned l, unsigned gi) { return l * G + gi; },
+            [G](unsigned r, unsigned& l, unsigned& gi) {
+              l = r / G;
+              gi = r % G;
+              return true;
+            },
+            [G](unsigned l, unsigned b) {
+              return Piece{l * G + b, l * G + b, 1};
+            });
+      };
+      switch (op) {
+        case Op::all_reduce:
+          s.add(intra(true));
+          s.add(inter(true));
+          s.add(inter(false));
+          s.add(intra(false));
+          s.describe = fmt::format(
+              "ring reduce-scatter in each group of {}, ring all-reduce across the {} groups, ring all-gather in each "
+              "group",
+              g, G);
+          break;
+        case Op::reduce_scatter:
+          s.add(intra(true));
+          s.add(inter(true));
+          s.describe = fmt::format("ring reduce-scatter in each group of {}, then across the {} groups", g, G);
+          break;
+        case Op::all_gather:
+          s.add(inter(false));
+          s.add(intra(false));
+          s.describe = fmt::format("ring all-gather across the {} groups, then in each group of {}", G, g);
+          break;
+        default:
+          break;
+      }
+      break;
+    }
+  }
+  return s;
+}
+
+}  // namespace trn::collective
