@@ -110,6 +110,9 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   if (c_.inflight < 1 || c_.inflight > 64) throw Error(fmt::format("in flight {}: from 1 to 64", c_.inflight));
   if (c_.desc_bytes < c_.pkt_bytes || c_.desc_bytes % c_.pkt_bytes)
     throw Error(fmt::format("descriptor size {} B: a multiple of the packet size {} B", c_.desc_bytes, c_.pkt_bytes));
+  if (c_.fidelity == Fidelity::flit && !s.flit_net_fits())
+    throw Error(
+        fmt::format("--fidelity flit: {} has {} chips; the flit level takes at most 255", s.preset().key, s.chips()));
   if (c_.algo == Algo::automatic) c_.algo = choose(s, c_.op, c_.bytes, c_.ranks);
   place_ = place(s, c_.ranks, c_.algo);
   const unsigned n = static_cast<unsigned>(place_.chip.size());

@@ -42,15 +42,15 @@ struct Config {
   std::uint64_t bytes = 0;  ///< message size (collective-benchmark convention)
   unsigned ranks = 0;       ///< 0: every chip
   Fidelity fidelity = Fidelity::flow;
-  std::uint64_t chunk = 256 * 1024;  ///< bytes of each segment per pipelined instance (0: whole segments)
-  unsigned inflight = 2;             ///< instances in flight per rank
+  std::uint64_t chunk = 1 << 20;     ///< bytes of each segment per pipelined instance (0: whole segments)
+  unsigned inflight = 4;             ///< instances in flight per rank
   unsigned pkt_bytes = 256;          ///< payload of a DMA write packet (a multiple of 4, at most 1024)
   std::uint32_t desc_bytes = 65536;  ///< longest DMA descriptor
   bool strong = true;                ///< strong-order-write DMA queues (false: write-after-write)
   bool barrier = false;              ///< the barrier flag on each transfer's last (semaphore) descriptor
   bool data = true;                  ///< move real data (false: timing only, for very large systems)
   std::uint64_t seed = 1;
-  double hbm_jitter = 0.25;       ///< flit: HBM read latency uniform in [L, L (1 + jitter)]
+  double hbm_jitter = 0.1;        ///< flit: HBM read latency uniform in [L (1 - jitter/2), L (1 + jitter/2)]
   double p_flip = 0;              ///< flit: chance per link and cycle of one inverted bit on the wire
   bool stop_on_violation = true;  ///< a semaphore before its data throws (false: recorded)
   // flow-level settings the cross-check sets to the flit level's (docs/collectives.md)

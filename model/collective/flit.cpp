@@ -35,7 +35,7 @@ namespace trn::collective {
 
 namespace {
 
-constexpr unsigned kQueues = 16, kNicDepth = 4, kReadSlots = 64, kWindow = 64;
+constexpr unsigned kQueues = 16, kNicDepth = 4, kSlotsPerEngine = 64, kWindow = 64;
 // Cycles the network must have been empty (every flit ejected; acknowledgements and credits back)
 // before idle cycles are skipped.
 constexpr std::uint64_t kQuiet = 32;
@@ -73,6 +73,10 @@ class FlitBackend : public Backend {
     dma_rate_ = t.dma_gbps * cycle_ns_;
     hbm_rate_ = t.hbm_gbps * cycle_ns_;
     const double lat = (s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns) / cycle_ns_;
+    // outstanding reads: 64 per DMA engine of the chip (enough to cover HBM's bandwidth x latency)
+    slots_ = 0;
+    for (const auto& core : s.design().cores) slots_ += kSlotsPerEngine * static_cast<unsigned>(core.dma.size());
+    slots_ = std::max(slots_, kSlotsPerEngine);
     lat_lo_ = lat * (1 - c.hbm_jitter / 2);
     lat_hi_ = lat * (1 + c.hbm_jitter / 2);
     n_ = net_.endpoints();
@@ -248,7 +252,7 @@ class FlitBackend : public Backend {
         Packet want = std::move(fifo.front());
         fifo.pop_front();
         if (want.type != j.p.type || want.off != j.p.off || want.bytes != j.p.bytes || want.send != j.p.send ||
-            (want.type != 2 && want.data != j.p.data))
+            (c_.data && want.type != 2 && want.data != j.p.data))
           throw std::runtime_error(
               fmt::format("flit level: the packet chip {} received from chip {} is not the next one sent "
                           "(lost, duplicated, reordered or corrupted)",
@@ -302,7 +306,7 @@ class FlitBackend : public Backend {
       // one read: the first queue (round-robin) whose current descriptor has bytes left to read
       ch.dma_tokens = std::min(ch.dma_tokens + dma_rate_, 4.0 * c_.pkt_bytes);
       ch.hbm_tokens = std::min(ch.hbm_tokens + hbm_rate_, 12.0 * c_.pkt_bytes);
-      if (ch.reads < kReadSlots && ch.dma_tokens > 0 && ch.hbm_tokens > 0) {
+      if (ch.reads < slots_ && ch.dma_tokens > 0 && ch.hbm_tokens > 0) {
         for (unsigned k = 0; k < kQueues; ++k) {
           const unsigned qi = (ch.rr_read + k) % kQueues;
           Queue& q = ch.q[qi];
@@ -453,7 +457,7 @@ class FlitBackend : public Backend {
   link::Net::Out out_;
   std::mt19937_64 rng_, chan_;
   double cycle_ns_ = 0, dma_rate_ = 0, hbm_rate_ = 0, lat_lo_ = 0, lat_hi_ = 0;
-  unsigned n_ = 0, v_ = 0, vb_ = 0;
+  unsigned n_ = 0, v_ = 0, vb_ = 0, slots_ = 0;
   std::vector<Chip> chips_;
   std::vector<Ej> ej_;
   std::vector<unsigned> credit_next_;
@@ -479,26 +483,52 @@ Config flit_equivalent(const system::System& s, const Config& c) {
   const double gbps = flit_link_gbps(s), cyc = kFlitBytes / gbps;
   f.link_gbps = gbps;
   f.nic_gbps = gbps;
-  // zero-load latency of a one-flit packet over one and over two links, measured on the network
-  auto probe = [&](unsigned a, unsigned b) {
+  // measured on the network: the zero-load latency of a one-flit packet over one and over two
+  // links, and the rate one stream of packets of pkt_bytes reaches over one link (the routers'
+  // credit loop bounds it below one flit a cycle)
+  struct Probe {
+    unsigned first = 0, last = 0, flits = 0;
+  };
+  auto probe = [&](unsigned a, unsigned b, unsigned packets, unsigned len) {
     link::Net net(s.flit_net(2, 4, kFlitBits));
     link::Net::In in = net.make_in();
     link::Net::Out out = net.make_out();
     for (int i = 0; i < 2; ++i) net.tick(in);
     in.rst_ni = true;
-    for (unsigned cyc_n = 0; cyc_n < 10000; ++cyc_n) {
+    const unsigned vb = net.vb(), vc = net.params().topo == link::Topo::torus ? (b & 1) : 0;
+    unsigned cred = net.params().d, sent = 0, credit = 0;
+    Probe p;
+    const unsigned total = packets * len;
+    for (unsigned cyc_n = 0; cyc_n < 100000; ++cyc_n) {
       link::Net::In next = net.make_in();
       next.rst_ni = true;
       net.eval(in, out);
-      if (out.ej_valid_o.bit(b)) return cyc_n;
-      if (cyc_n == 0) {
+      if (out.inj_credit_o.bit(a)) ++cred;
+      const bool ej = out.ej_valid_o.bit(b);
+      if (ej) {
+        if (p.flits++ == 0) p.first = cyc_n;
+        p.last = cyc_n;
+        credit = static_cast<unsigned>(out.ej_vc_o.slice(b * vb, vb)) + 1;
+        if (p.flits == total) return p;
+      }
+      if (sent < total && cred > 0) {
+        const unsigned k = sent % len;
+        const link::Kind kind = len == 1       ? link::Kind::single
+                                : k == 0       ? link::Kind::head
+                                : k + 1 == len ? link::Kind::tail
+                                               : link::Kind::body;
         Bits pay(kFlitBits);
-        const Bits fl = link::make_flit(kFlitBits, link::Kind::single, link::Head{b, a, 2, 1, 0}, pay);
-        const unsigned vc = net.params().topo == link::Topo::torus ? (b & 1) : 0;
+        const Bits fl = link::make_flit(kFlitBits, kind, link::Head{b, a, 0, len, 0}, pay);
         next.inj_valid_i.set_bit(a, true);
-        next.inj_vc_i.set_slice(a * net.vb(), net.vb(), vc);
+        next.inj_vc_i.set_slice(a * vb, vb, vc);
         next.inj_flit_i.set_word(a * 2, fl.word(0));
         next.inj_flit_i.set_word(a * 2 + 1, fl.word(1));
+        --cred;
+        ++sent;
+      }
+      if (ej) {
+        next.ej_credit_i.set_bit(b, true);
+        next.ej_credit_vc_i.set_slice(b * vb, vb, credit - 1);
       }
       net.tick(in);
       in = std::move(next);
@@ -515,8 +545,13 @@ Config flit_equivalent(const system::System& s, const Config& c) {
     const std::size_t h = s.route(0, b).size();
     if (h > h1 && (!h2 || h < h2)) h2 = h, b2 = b;
   }
-  const double l1 = probe(0, b1);
-  const double per_hop = h2 ? (probe(0, b2) - l1) / static_cast<double>(h2 - h1) : 0;
+  const double l1 = probe(0, b1, 1, 1).first;
+  const double per_hop = h2 ? (probe(0, b2, 1, 1).first - l1) / static_cast<double>(h2 - h1) : 0;
+  const unsigned len = 1 + (c.pkt_bytes + kBodyBytes - 1) / kBodyBytes;
+  const Probe st = probe(0, b1, 64, len);
+  const double rate = static_cast<double>(st.flits - 1) / static_cast<double>(st.last - st.first);  // flits a cycle
+  f.link_gbps = gbps * std::min(1.0, rate);
+  f.nic_gbps = f.link_gbps;
   // the NIC's and the DMA's write port's own cycles: a write leaves the DMA the cycle its data is
   // back and the NIC injects it the next
   f.hop_ns = per_hop * cyc;

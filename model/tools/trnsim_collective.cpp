@@ -36,8 +36,8 @@ A collective benchmark on a system composed from a preset: one row per message s
   --algorithm A        auto (default) ring mesh rdh hier
   --fidelity F         flow (default) or flit (the cycle-exact network; up to 255 chips)
   --ranks N            the first N chips of the placement (default every chip)
-  --chunk BYTES        bytes of each segment per pipelined instance (default 256K; 0: whole segments)
-  --inflight N         instances in flight per rank (default 2)
+  --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
+  --inflight N         instances in flight per rank (default 4)
   --ordering O         strong (default: strong-order-write DMA queues) or waw (write-after-write)
   --barrier            the barrier flag on every transfer's semaphore descriptor
   --check              move real data and check every rank's result against the reference
