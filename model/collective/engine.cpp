@@ -408,6 +408,11 @@ class Run::Engine : public Sink {
     runs_.clear();
     for (const Piece& p : x.pieces)
       for (unsigned k = 0; k < p.count; ++k) {
+        if (len == seg && k == 0) {  // whole segments: the piece is one run
+          runs_.push_back(Desc{id, a, b, region_off(x.src_reg) + p.src_seg * seg,
+                               region_off(x.dst_reg) + p.dst_seg * seg, p.count * seg, x.reduce, false, false, false});
+          break;
+        }
         const std::uint64_t so = region_off(x.src_reg) + (p.src_seg + k) * seg + lo;
         const std::uint64_t d = region_off(x.dst_reg) + (p.dst_seg + k) * seg + lo;
         if (!runs_.empty() && runs_.back().src_off + runs_.back().bytes == so &&
@@ -416,11 +421,19 @@ class Run::Engine : public Sink {
         else
           runs_.push_back(Desc{id, a, b, so, d, len, x.reduce, false, false, false});
       }
+    // descriptors of at most desc_bytes (the flow level takes the runs whole: it moves a transfer
+    // as one flow)
     descs_.clear();
-    std::uint64_t total = 0, wire = 0;
+    std::uint64_t total = 0, wire = 0, ndesc = 0;
+    const bool split = c_.fidelity == Fidelity::flit;
     for (const Desc& run : runs_) {
       total += run.bytes;
       wire += wire_bytes(run.bytes, c_.pkt_bytes);
+      ndesc += (run.bytes + c_.desc_bytes - 1) / c_.desc_bytes;
+      if (!split) {
+        descs_.push_back(run);
+        continue;
+      }
       for (std::uint64_t o = 0; o < run.bytes; o += c_.desc_bytes) {
         Desc d = run;
         d.src_off += o;
@@ -433,7 +446,7 @@ class Run::Engine : public Sink {
     descs_.back().barrier = c_.barrier;
     sends_[id] = Send{x.src, x.dst, static_cast<unsigned>(c), t, total, 0, false};
     ++transfers_;
-    descriptors_ += descs_.size();
+    descriptors_ += ndesc;
     payload_ += total;
     // the bound: every byte on its resources; the zero-load latency of instance 0's rounds
     fm_.uses(a, b, x.reduce, total, wire + (a != b ? kFlitBytes : 0), uses_);

@@ -26,8 +26,9 @@ class FlowBackend : public Backend {
   }
 
   void submit(const std::vector<Desc>& d, double now) override {
-    Flow f;
-    f.descs = d;
+    const std::size_t id = alloc();
+    Flow& f = flows_[id];
+    f.descs.assign(d.begin(), d.end());
     const Desc& a = d.front();
     std::uint64_t payload = 0, wire = 0;
     for (const Desc& x : d) {
@@ -37,11 +38,19 @@ class FlowBackend : public Backend {
     if (a.src_chip != a.dst_chip) wire += kFlitBytes;  // the semaphore write
     f.remaining = static_cast<double>(payload);
     f.total = payload;
+    f.rate = 0;
+    f.done = false;
     m_.uses(a.src_chip, a.dst_chip, a.reduce, payload, wire, f.uses);
     f.latency = m_.latency_ns(a.src_chip, a.dst_chip);
     f.queue = static_cast<std::uint64_t>(a.src_chip) << 32 | a.dst_chip;
-    const std::size_t id = alloc(std::move(f));
-    order_[flows_[id].queue].push_back(id);
+    // a DMA queue's transfers land in issue order: link the flow behind the queue's last
+    f.prev = f.next = kNone;
+    auto [it, fresh] = tail_.try_emplace(f.queue, id);
+    if (!fresh) {
+      f.prev = it->second;
+      flows_[f.prev].next = id;
+      it->second = id;
+    }
     pending_.push(Ev{now + (a.flag ? 0.0 : m_.read_ns()), seq_++, id});
   }
 
@@ -66,18 +75,12 @@ class FlowBackend : public Backend {
     // flows whose last byte left: their data lands after the route's latency
     for (std::size_t i = 0; i < active_.size();) {
       Flow& f = flows_[active_[i]];
-      if (f.remaining <= 1e-6 * static_cast<double>(f.total) + 1e-3) {
+      // flows due within a hair of now finish together (symmetric flows differ only by rounding)
+      if (f.remaining <= f.rate * eps + 1e-6 * static_cast<double>(f.total) + 1e-3) {
         // a DMA queue's transfers (one source, one destination) land in the order they were issued
         f.done = true;
         f.land = now_ + f.latency;
-        auto& q = order_[f.queue];
-        while (!q.empty() && flows_[q.front()].done) {
-          Flow& g = flows_[q.front()];
-          last_[g.queue] = std::max(last_[g.queue], g.land);
-          delivering_.push(Ev{last_[g.queue], seq_++, q.front()});
-          q.pop_front();
-        }
-        if (q.empty()) order_.erase(f.queue);
+        if (f.prev == kNone) schedule(active_[i]);
         active_[i] = active_.back();
         active_.pop_back();
         changed = true;
@@ -106,14 +109,16 @@ class FlowBackend : public Backend {
     while (!delivering_.empty() && delivering_.top().t <= now_ + eps) {
       const std::size_t id = delivering_.top().id;
       delivering_.pop();
-      Flow f = std::move(flows_[id]);
+      // the callbacks may start new flows (and move flows_): work on a copy of what is needed
+      deliver_.swap(flows_[id].descs);
+      data_.swap(flows_[id].data);
       free_.push_back(id);
       std::uint64_t o = 0;
-      for (const Desc& d : f.descs) {
-        sink.landed(d.send, d.dst_off, d.bytes, c_.data ? f.data.data() + o : nullptr, d.reduce, now_);
+      for (const Desc& d : deliver_) {
+        sink.landed(d.send, d.dst_off, d.bytes, c_.data ? data_.data() + o : nullptr, d.reduce, now_);
         o += d.bytes;
       }
-      sink.signalled(f.descs.front().send, now_);
+      sink.signalled(deliver_.front().send, now_);
     }
     return now_;
   }
@@ -125,6 +130,7 @@ class FlowBackend : public Backend {
     std::vector<std::uint8_t> data;
     double remaining = 0, rate = 0, latency = 0, land = 0;
     std::uint64_t total = 0, queue = 0;
+    std::size_t prev = ~std::size_t{0}, next = ~std::size_t{0};  // neighbours on the queue not yet landing
     bool done = false;
   };
   struct Ev {
@@ -145,18 +151,41 @@ class FlowBackend : public Backend {
   std::vector<double> used_, wsum_;
   std::vector<char> mark_;
   Queue pending_, delivering_;
-  std::unordered_map<std::uint64_t, std::deque<std::size_t>> order_;  // per queue: flows not yet landing, in order
-  std::unordered_map<std::uint64_t, double> last_;                    // per queue: the last landing time
+  std::unordered_map<std::uint64_t, std::size_t> tail_;  // per queue: its last flow not yet landing
+  std::unordered_map<std::uint64_t, double> last_;       // per queue: the last landing time
+  std::vector<Desc> deliver_;
+  std::vector<std::uint8_t> data_;
 
-  std::size_t alloc(Flow&& f) {
+  static constexpr std::size_t kNone = ~std::size_t{0};
+
+  std::size_t alloc() {
     if (!free_.empty()) {
       const std::size_t id = free_.back();
       free_.pop_back();
-      flows_[id] = std::move(f);
       return id;
     }
-    flows_.push_back(std::move(f));
+    flows_.emplace_back();
     return flows_.size() - 1;
+  }
+
+  /// Flow id finished and everything issued before it on its queue lands: it lands no earlier than
+  /// its predecessor, and so do its finished successors.
+  void schedule(std::size_t id) {
+    while (id != kNone && flows_[id].done) {
+      Flow& g = flows_[id];
+      double& last = last_[g.queue];
+      last = std::max(last, g.land);
+      delivering_.push(Ev{last, seq_++, id});
+      const std::size_t nx = g.next;
+      g.next = kNone;
+      if (nx != kNone) {
+        flows_[nx].prev = kNone;
+      } else {
+        auto it = tail_.find(g.queue);
+        if (it != tail_.end() && it->second == id) tail_.erase(it);
+      }
+      id = nx;
+    }
   }
 
   /// Max-min fair rates by progressive filling: every unfrozen flow has the same rate; the
