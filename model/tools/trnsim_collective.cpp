@@ -40,6 +40,8 @@ A collective benchmark on a system composed from a preset: one row per message s
   --inflight N         instances in flight per rank (default 4)
   --ordering O         strong (default: strong-order-write DMA queues) or waw (write-after-write)
   --barrier            the barrier flag on every transfer's semaphore descriptor
+  --desc BYTES         longest DMA descriptor (default 64K); a transfer is cut into descriptors
+  --jitter F           flit level: HBM read latency spread, L (1 +- F/2) (default 0.1)
   --check              move real data and check every rank's result against the reference
   --seed N             data and HBM latency seed (default 1)
   --json FILE          the rows as JSON; --csv FILE as CSV
@@ -150,6 +152,17 @@ int cmd_collective(int argc, char** argv) {
       const std::string v = value();
       if (v != "strong" && v != "waw") throw CollectiveUsage(fmt::format("--ordering: '{}' is not strong or waw", v));
       base.strong = v == "strong";
+    } else if (s == "--desc") {
+      const std::uint64_t d = parse_size(s, value());
+      if (d < base.pkt_bytes || d % base.pkt_bytes || d > (1u << 30))
+        throw CollectiveUsage(fmt::format("--desc {}: a multiple of the {} B packet up to 1G", d, base.pkt_bytes));
+      base.desc_bytes = static_cast<std::uint32_t>(d);
+    } else if (s == "--jitter") {
+      const std::string v = value();
+      char* end = nullptr;
+      const double j = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || !(j >= 0 && j <= 1.9)) throw CollectiveUsage(fmt::format("--jitter '{}': a number from 0 to 1.9", v));
+      base.hbm_jitter = j;
     } else if (s == "--barrier")
       base.barrier = true;
     else if (s == "--check")

@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+"""`trnsim collective` from the command line, as a user runs it (docs/collectives.md).
+
+Checks: a size sweep prints one row per size with the benchmark columns; algbw is size / time and
+busbw is algbw times the operation's factor (2(n-1)/n, (n-1)/n, 1); --check moves the data and
+reports ok against the reference; --json and --csv hold the same rows; --set changes the answer
+(a slower link makes a ring all-reduce slower); --ordering waw with --check reports the ordering
+violations and exits 1; and bad input (a size range, an unknown op, algorithm or preset, an
+algorithm the topology cannot run, ranks that do not fit, a flit-level run on a system too big) is
+one line on stderr with exit status 2.
+
+Usage: test_trnsim_collective.py [--trnsim PATH]
+"""
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = Path(os.environ.get("TRN_BUILD_DIR", ROOT / "build"))
+
+failures = []
+
+
+def check(cond, what):
+    print(("ok    " if cond else "FAIL  ") + what)
+    if not cond:
+        failures.append(what)
+
+
+def run(trnsim, *args):
+    p = subprocess.run([str(trnsim), "collective", *args], capture_output=True, text=True, timeout=600)
+    return p.returncode, p.stdout, p.stderr
+
+
+def rows(out):
+    """The table rows: dicts of the columns."""
+    lines = [l for l in out.splitlines() if l and not l.startswith("#")]
+    head = lines[0].split()
+    return [dict(zip(head, l.split())) for l in lines[1:]]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--trnsim", type=Path, default=BUILD / "bin" / "trnsim")
+    args = ap.parse_args()
+    if not args.trnsim.exists():
+        print(f"test_trnsim_collective: error: {args.trnsim} not found (build the trnsim target)", file=sys.stderr)
+        return 2
+    t = args.trnsim
+
+    rc, out, err = run(t, "--preset", "trn2-16", "--op", "all-reduce", "-b", "8", "-e", "1M", "-f", "4", "--dtype", "bf16")
+    rs = rows(out) if rc == 0 else []
+    check(rc == 0 and [int(r["size(B)"]) for r in rs] == [8 * 4 ** i for i in range(9)],
+          "-b 8 -e 1M -f 4: one row per size")
+    check("GB/s = 10^9" in out, "the header says GB = 10^9")
+    ok = True
+    for r in rs:
+        size, time_us = int(r["size(B)"]), float(r["time(us)"])
+        algbw = size / (time_us * 1e3)
+        ok &= abs(float(r["algbw"]) - algbw) <= 0.01 + 0.01 * algbw
+        ok &= abs(float(r["busbw"]) - algbw * 2 * 15 / 16) <= 0.01 + 0.01 * algbw
+        ok &= int(r["count"]) == size // 2 and r["type"] == "bf16"
+        ok &= float(r["time/bound"]) >= 0.9
+    check(ok and rs, "algbw = size / time, busbw = algbw x 2(n-1)/n, count in BF16 elements, time near or above the bound")
+    check(rs and rs[0]["algo"] == "rdh" and rs[-1]["algo"] == "ring", "auto: rdh for small messages on 16 chips, ring for large")
+
+    for op, factor in (("reduce-scatter", 15 / 16), ("all-gather", 15 / 16), ("all-to-all", 15 / 16), ("permute", 1.0)):
+        rc, out, err = run(t, "--preset", "trn2-16", "--op", op, "-b", "64K", "--check")
+        r = rows(out)[0] if rc == 0 else {}
+        check(rc == 0 and r.get("data") == "ok" and abs(float(r["busbw"]) - float(r["algbw"]) * factor) < 0.02,
+              f"{op}: data ok, busbw factor {factor:.4f}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        js, cs = Path(tmp) / "r.json", Path(tmp) / "r.csv"
+        rc, out, err = run(t, "--preset", "trn3-us64", "--op", "all-gather", "-b", "1K", "-e", "4K", "--json", str(js), "--csv", str(cs))
+        try:
+            doc = json.loads(js.read_text())
+            table = list(csv.DictReader(cs.open()))
+            ok = rc == 0 and [r["size"] for r in doc["rows"]] == [1024, 2048, 4096] and [int(r["size"]) for r in table] == [1024, 2048, 4096]
+            ok &= all(abs(float(a["time_us"]) - b["time_us"]) < 1e-3 for a, b in zip(table, doc["rows"]))
+        except (OSError, ValueError, KeyError):
+            ok = False
+        check(ok, "--json and --csv: the same three rows")
+
+    base = rows(run(t, "--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring")[1])[0]
+    slow = rows(run(t, "--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring",
+                    "--set", "chip.trainium2.links.intra_instance.gbps=128")[1])[0]
+    check(float(slow["time(us)"]) > 1.8 * float(base["time(us)"]), "--set: half the link rate, about twice the time")
+
+    rc, out, err = run(t, "--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "ring", "--ranks", "4", "-b", "16K",
+                       "--fidelity", "flit", "--check")
+    r = rows(out)[0] if rc == 0 else {}
+    check(rc == 0 and r.get("data") == "ok" and "# flit level:" in out, "--fidelity flit --check: data ok")
+    rc, out, err = run(t, "--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "ring", "--ranks", "4", "-b", "16K",
+                       "--fidelity", "flit", "--ordering", "waw", "--desc", "512", "--check", "--seed", "3")
+    check(rc == 1 and "ORDER" in out and "ordering violation" in err,
+          "--ordering waw --check: the semaphores that overtook their data are reported, exit 1")
+
+    bad = [
+        (["--preset", "trn2-16", "--op", "all-reduce", "-b", "1M", "-e", "1K"], "smaller than -b"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "-b", "1X"], "not a size"),
+        (["--preset", "trn2-16", "--op", "all-sum"], "unknown operation"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "tree"], "unknown algorithm"),
+        (["--preset", "trn9", "--op", "all-reduce"], "trn9"),
+        (["--preset", "trn2-16", "--op", "permute", "--algorithm", "ring"], "permute"),
+        (["--preset", "trn4-us128", "--op", "all-reduce", "--algorithm", "hier"], "no second level"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--ranks", "17"], "has 16 chips"),
+        (["--preset", "trn4-uc", "--op", "all-reduce", "--fidelity", "flit"], "at most 255"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--dtype", "bf16", "-b", "3"], "whole number"),
+        (["--preset", "trn2-16"], "--op OP is required"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--bogus"], "unexpected argument"),
+    ]
+    for argv, want in bad:
+        rc, out, err = run(t, *argv)
+        lines = err.strip().splitlines()
+        check(rc == 2 and len(lines) == 1 and want in lines[0], f"bad input {' '.join(argv[2:])}: one line with '{want}', exit 2")
+
+    print(f"trnsim collective: {len(failures)} failed" if failures else "trnsim collective: all passed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
