@@ -151,8 +151,7 @@ Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks) 
   const bool torus = s.preset().topo.kind == system::TopoKind::torus;
   if (bytes <= 64 * 1024) {
     if (!torus && ranks <= 64) return Algo::mesh;
-    if (pow2(ranks)) return Algo::rdh;
-    return Algo::ring;
+    return Algo::rdh;
   }
   const unsigned g = hier_group(s);
   if (g && ranks % g == 0 && ranks / g >= 2 && (!torus || s.preset().topo.dims.size() > 2)) return Algo::hier;
