@@ -50,11 +50,11 @@ std::string FlowModel::resource_name(unsigned r) const {
   if (r < chan_) {
     const system::Link& l = s_.links()[r / 2];
     const unsigned a = r % 2 ? l.b : l.a, b = r % 2 ? l.a : l.b;
-    return fmt::format("link {} -> {} ({} GB/s)", s_.nodes()[a].label, s_.nodes()[b].label, cap_[r]);
+    return fmt::format("link {} -> {} ({:.1f} GB/s)", s_.nodes()[a].label, s_.nodes()[b].label, cap_[r]);
   }
   static const char* kinds[] = {"DMA", "HBM", "NIC out", "NIC in"};
   const unsigned chip = (r - chan_) / 4;
-  return fmt::format("{} of {} ({} GB/s)", kinds[(r - chan_) % 4], s_.nodes()[chip].label, cap_[r]);
+  return fmt::format("{} of {} ({:.1f} GB/s)", kinds[(r - chan_) % 4], s_.nodes()[chip].label, cap_[r]);
 }
 
 const std::vector<unsigned>& FlowModel::route_channels(unsigned a, unsigned b) const {
@@ -256,6 +256,7 @@ class Run::Engine : public Sink {
               double) override {
     Send& s = sends_.at(id);
     s.landed += bytes;
+    if (s.signalled && s.landed >= s.bytes) free_.push_back(id);  // its semaphore came first
     if (!data || run_.mem_.empty()) return;
     auto& m = run_.mem_[s.dst];
     if (off + bytes > m.size()) throw std::logic_error("collective: a write beyond the rank's memory");
@@ -273,8 +274,11 @@ class Run::Engine : public Sink {
     }
   }
   void signalled(std::uint32_t id, double ns) override {
-    Send s = sends_.at(id);
-    free_.push_back(id);
+    // the record is reused once the transfer's data has all landed (under write-after-write a
+    // semaphore may come first: then the last data write frees it)
+    sends_.at(id).signalled = true;
+    Send s = sends_[id];
+    if (s.landed >= s.bytes) free_.push_back(id);
     now_ = ns;
     if (s.flag) {
       Rank& R = ranks_[s.dst];
@@ -308,6 +312,7 @@ class Run::Engine : public Sink {
     unsigned src = 0, dst = 0, inst = 0, round = 0;
     std::uint64_t bytes = 0, landed = 0;
     bool flag = false;  // a ready flag from src (the receiver of round `round`) to dst
+    bool signalled = false;
   };
   struct Inst {
     unsigned round = 0, open = 0;
@@ -378,7 +383,7 @@ class Run::Engine : public Sink {
       S_.senders(r, t, peers_);
       for (unsigned q : peers_) {
         const std::uint32_t id = new_send();
-        sends_[id] = Send{r, q, static_cast<unsigned>(c), t, 0, 0, true};
+        sends_[id] = Send{r, q, static_cast<unsigned>(c), t, 0, 0, true, false};
         const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true, false, true};
         be_->submit(std::vector<Desc>{d}, now_);
       }
@@ -444,7 +449,7 @@ class Run::Engine : public Sink {
     }
     descs_.back().sem = true;
     descs_.back().barrier = c_.barrier;
-    sends_[id] = Send{x.src, x.dst, static_cast<unsigned>(c), t, total, 0, false};
+    sends_[id] = Send{x.src, x.dst, static_cast<unsigned>(c), t, total, 0, false, false};
     ++transfers_;
     descriptors_ += ndesc;
     payload_ += total;
