@@ -82,13 +82,6 @@ unsigned parse_uint(const std::string& opt, const std::string& s, unsigned lo, u
   return static_cast<unsigned>(v);
 }
 
-std::string human(std::uint64_t b) {
-  if (b >= (1ull << 30) && b % (1ull << 30) == 0) return fmt::format("{}G", b >> 30);
-  if (b >= (1ull << 20) && b % (1ull << 20) == 0) return fmt::format("{}M", b >> 20);
-  if (b >= (1ull << 10) && b % (1ull << 10) == 0) return fmt::format("{}K", b >> 10);
-  return fmt::format("{}", b);
-}
-
 struct Row {
   std::uint64_t bytes = 0, count = 0;
   collective::Result r;
@@ -161,7 +154,8 @@ int cmd_collective(int argc, char** argv) {
       const std::string v = value();
       char* end = nullptr;
       const double j = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || !(j >= 0 && j <= 1.9)) throw CollectiveUsage(fmt::format("--jitter '{}': a number from 0 to 1.9", v));
+      if (v.empty() || *end || !(j >= 0 && j <= 1.9))
+        throw CollectiveUsage(fmt::format("--jitter '{}': a number from 0 to 1.9", v));
       base.hbm_jitter = j;
     } else if (s == "--barrier")
       base.barrier = true;
@@ -216,6 +210,41 @@ int cmd_collective(int argc, char** argv) {
   fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>6} {:>12} {:>10}{}\n", "size(B)", "count", "type", "time(us)",
              "algbw", "busbw", "algo", "bound(us)", "time/bound", check ? "  data" : "");
   std::vector<Row> rows;
+  // the result files are rewritten after every row, so an interrupted sweep keeps what it measured
+  auto write_files = [&]() {
+    auto open = [](const std::string& path) {
+      std::ofstream f(path);
+      if (!f) throw std::runtime_error(fmt::format("cannot write '{}'", path));
+      return f;
+    };
+    if (!csv.empty()) {
+      auto f = open(csv);
+      f << "size,count,type,time_us,algbw_gbps,busbw_gbps,algorithm,bound_us,time_over_bound,ranks,preset,fidelity"
+        << (check ? ",data" : "") << "\n";
+      for (const Row& r : rows)
+        f << fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{},{:.4f},{:.5f},{},{},{}{}\n", r.bytes, r.count,
+                         elem_name(base.elem), r.time_us, r.algbw, r.busbw, algo_name(r.r.algo), r.bound_us,
+                         r.r.time_ns / r.r.bound_ns(), r.r.ranks, preset, fidelity_name(base.fidelity),
+                         check ? "," + r.check : "");
+    }
+    if (!json.empty()) {
+      auto f = open(json);
+      f << "{\"preset\": \"" << preset << "\", \"op\": \"" << op_name(*op) << "\", \"type\": \"" << elem_name(base.elem)
+        << "\", \"fidelity\": \"" << fidelity_name(base.fidelity) << "\", \"rows\": [\n";
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        const Row& r = rows[i];
+        f << fmt::format(
+            "  {{\"size\": {}, \"count\": {}, \"time_us\": {:.4f}, \"algbw_gbps\": {:.4f}, \"busbw_gbps\": {:.4f}, "
+            "\"algorithm\": \"{}\", \"bound_us\": {:.4f}, \"time_over_bound\": {:.5f}, \"ranks\": {}, \"rounds\": {}, "
+            "\"busiest\": \"{}\"{}}}{}\n",
+            r.bytes, r.count, r.time_us, r.algbw, r.busbw, algo_name(r.r.algo), r.bound_us,
+            r.r.time_ns / r.r.bound_ns(), r.r.ranks, r.r.rounds, r.r.busiest,
+            check ? ", \"data\": \"" + r.check + "\"" : "", i + 1 < rows.size() ? "," : "");
+      }
+      f << "]}\n";
+    }
+  };
+  write_files();  // an unwritable path fails before anything runs
   int status = 0;
   const auto t_all = std::chrono::steady_clock::now();
   bool progressed = false;
@@ -258,6 +287,7 @@ int cmd_collective(int argc, char** argv) {
     std::fflush(stdout);
     for (const Violation& v : row.r.violations) fmt::print(stderr, "trnsim: ordering violation: {}\n", v.str());
     rows.push_back(std::move(row));
+    write_files();
   }
   if (!rows.empty()) {
     const Result& r = rows.back().r;
@@ -272,38 +302,6 @@ int cmd_collective(int argc, char** argv) {
     fmt::print("# wall time {:.2f} s\n",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count());
   }
-  auto open = [](const std::string& path) {
-    std::ofstream f(path);
-    if (!f) throw std::runtime_error(fmt::format("cannot write '{}'", path));
-    return f;
-  };
-  if (!csv.empty()) {
-    auto f = open(csv);
-    f << "size,count,type,time_us,algbw_gbps,busbw_gbps,algorithm,bound_us,time_over_bound,ranks,preset,fidelity"
-      << (check ? ",data" : "") << "\n";
-    for (const Row& r : rows)
-      f << fmt::format("{},{},{},{:.4f},{:.4f},{:.4f},{},{:.4f},{:.5f},{},{},{}{}\n", r.bytes, r.count,
-                       elem_name(base.elem), r.time_us, r.algbw, r.busbw, algo_name(r.r.algo), r.bound_us,
-                       r.r.time_ns / r.r.bound_ns(), r.r.ranks, preset, fidelity_name(base.fidelity),
-                       check ? "," + r.check : "");
-  }
-  if (!json.empty()) {
-    auto f = open(json);
-    f << "{\"preset\": \"" << preset << "\", \"op\": \"" << op_name(*op) << "\", \"type\": \"" << elem_name(base.elem)
-      << "\", \"fidelity\": \"" << fidelity_name(base.fidelity) << "\", \"rows\": [\n";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      const Row& r = rows[i];
-      f << fmt::format(
-          "  {{\"size\": {}, \"count\": {}, \"time_us\": {:.4f}, \"algbw_gbps\": {:.4f}, \"busbw_gbps\": {:.4f}, "
-          "\"algorithm\": \"{}\", \"bound_us\": {:.4f}, \"time_over_bound\": {:.5f}, \"ranks\": {}, \"rounds\": {}, "
-          "\"busiest\": \"{}\"{}}}{}\n",
-          r.bytes, r.count, r.time_us, r.algbw, r.busbw, algo_name(r.r.algo), r.bound_us, r.r.time_ns / r.r.bound_ns(),
-          r.r.ranks, r.r.rounds, r.r.busiest, check ? ", \"data\": \"" + r.check + "\"" : "",
-          i + 1 < rows.size() ? "," : "");
-    }
-    f << "]}\n";
-  }
-  (void)human;
   return status;
 }
 

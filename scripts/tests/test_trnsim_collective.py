@@ -5,7 +5,7 @@ Checks: a size sweep prints one row per size with the benchmark columns; algbw i
 busbw is algbw times the operation's factor (2(n-1)/n, (n-1)/n, 1); --check moves the data and
 reports ok against the reference; --json and --csv hold the same rows; --set changes the answer
 (a slower link makes a ring all-reduce slower); --ordering waw with --check reports the ordering
-violations and exits 1; and bad input (a size range, an unknown op, algorithm or preset, an
+violations and exits 1; and bad input (an unwritable result file, a size range, an unknown op, algorithm or preset, an
 algorithm the topology cannot run, ranks that do not fit, a flit-level run on a system too big) is
 one line on stderr with exit status 2.
 
@@ -114,6 +114,7 @@ def main():
         (["--preset", "trn2-16", "--op", "all-reduce", "--dtype", "bf16", "-b", "3"], "whole number"),
         (["--preset", "trn2-16"], "--op OP is required"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--bogus"], "unexpected argument"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--json", "/nonexistent/dir/r.json"], "cannot write"),
     ]
     for argv, want in bad:
         rc, out, err = run(t, *argv)
