@@ -119,18 +119,26 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   sched_ = build(c_.op, c_.algo, n, place_.group);
   const std::uint64_t count = c_.bytes / es;
   seg_bytes_ = (count + n - 1) / n * es;
-  if (c_.data) {
-    const std::uint64_t region = seg_bytes_ * n;
-    const std::uint64_t total = region * (sched_.uses_scratch ? 3 : sched_.uses_out ? 2 : 1);
-    if (total * n > (std::uint64_t{16} << 30))
-      throw Error(fmt::format("{} B on each of {} ranks is too much to hold; run timing only", total, n));
-    mem_.assign(n, std::vector<std::uint8_t>(total, 0));
-  }
+  const std::uint64_t region = seg_bytes_ * n;
+  regions_ = sched_.uses_scratch ? 3 : sched_.uses_out ? 2 : 1;
+  if (c_.fidelity == Fidelity::flit && region * regions_ > (std::uint64_t{1} << 32))
+    throw Error(
+        fmt::format("--fidelity flit: {} B a rank is beyond the 4 GiB a packet's offset addresses", region * regions_));
+  // every rank's memory, and about as much again for the inputs and results a check compares
+  if (c_.data && 2 * region * regions_ * n > (std::uint64_t{8} << 30))
+    throw Error(fmt::format("--check: {} B on each of {} ranks is too much to hold; run without it (timing only)",
+                            region * regions_, n));
+}
+
+void Run::ensure_memory() {
+  if (!c_.data) throw Error("this run moves no data");
+  if (mem_.empty()) mem_.assign(ranks(), std::vector<std::uint8_t>(seg_bytes_ * ranks() * regions_, 0));
 }
 
 Run::~Run() = default;
 
 void Run::fill(std::uint64_t seed) {
+  ensure_memory();
   std::mt19937_64 g(seed);
   std::normal_distribution<float> d(0.0f, 1.0f);
   for (unsigned r = 0; r < ranks(); ++r) {
@@ -157,7 +165,7 @@ std::vector<std::uint32_t> Run::input(unsigned rank) const {
 }
 
 void Run::set_input(unsigned rank, const std::vector<std::uint32_t>& codes) {
-  if (mem_.empty()) throw Error("this run moves no data");
+  ensure_memory();
   const unsigned es = elem_bytes(c_.elem);
   if (codes.size() != static_cast<std::size_t>(seg_elems()) * ranks()) throw std::invalid_argument("set_input: size");
   for (std::size_t i = 0; i < codes.size(); ++i) std::memcpy(&mem_.at(rank)[i * es], &codes[i], es);
@@ -249,6 +257,7 @@ class Run::Engine : public Sink {
 
   // ---- Sink
   void read(unsigned chip, std::uint64_t off, std::uint64_t bytes, std::uint8_t* to) const override {
+    if (bytes == 0) return;
     const auto& m = run_.mem_.at(rank_of_.at(chip));
     std::memcpy(to, &m.at(off), bytes);
   }
@@ -257,7 +266,7 @@ class Run::Engine : public Sink {
     Send& s = sends_.at(id);
     s.landed += bytes;
     if (s.signalled && s.landed >= s.bytes) free_.push_back(id);  // its semaphore came first
-    if (!data || run_.mem_.empty()) return;
+    if (!data || bytes == 0 || run_.mem_.empty()) return;
     auto& m = run_.mem_[s.dst];
     if (off + bytes > m.size()) throw std::logic_error("collective: a write beyond the rank's memory");
     if (!reduce) {
@@ -489,6 +498,7 @@ class Run::Engine : public Sink {
 };
 
 Result Run::run() {
+  if (c_.data) ensure_memory();
   const bool flit = c_.fidelity == Fidelity::flit;
   const Config fc = flit ? flit_equivalent(s_, c_) : c_;
   FlowModel fm(s_, fc);

@@ -177,12 +177,15 @@ class Run {
 
  private:
   class Engine;
+  void ensure_memory();
   const system::System& s_;
   Config c_;
   Placement place_;
   Schedule sched_;
   std::uint64_t seg_bytes_ = 0;
-  std::vector<std::vector<std::uint8_t>> mem_;  // per rank: data, out, scratch regions
+  unsigned regions_ = 1;
+  std::vector<std::vector<std::uint8_t>>
+      mem_;  // allocated when data first moves  // per rank: data, out, scratch regions
 };
 
 }  // namespace trn::collective

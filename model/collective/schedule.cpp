@@ -168,8 +168,15 @@ class RingPhase : public Phase {
   using Member = std::function<unsigned(unsigned m, unsigned p)>;  // ring, position -> rank
   using Locate = std::function<bool(unsigned rank, unsigned& m, unsigned& p)>;
   using Block = std::function<Piece(unsigned m, unsigned b)>;  // ring, block -> segments
-  RingPhase(bool rs, unsigned k, Member mem, Locate loc, Block blk)
-      : rs_(rs), k_(k), mem_(std::move(mem)), loc_(std::move(loc)), blk_(std::move(blk)) {}
+  /// ready: the receiver's ready flag gates every transfer (a ring whose members' blocks were
+  /// added to by another schedule just before, which nothing orders against this ring's additions)
+  RingPhase(bool rs, unsigned k, Member mem, Locate loc, Block blk, bool ready = false)
+      : rs_(rs), ready_(ready), k_(k), mem_(std::move(mem)), loc_(std::move(loc)), blk_(std::move(blk)) {}
+  bool needs_ready() const override { return ready_; }
+  void senders(unsigned rank, unsigned, std::vector<unsigned>& out) const override {
+    unsigned m = 0, p = 0;
+    if (loc_(rank, m, p)) out.push_back(mem_(m, (p + k_ - 1) % k_));
+  }
   unsigned rounds() const override { return k_ - 1; }
   void sends(unsigned rank, unsigned t, std::vector<Xfer>& out) const override {
     unsigned m = 0, p = 0;
@@ -189,7 +196,7 @@ class RingPhase : public Phase {
   }
 
  private:
-  bool rs_;
+  bool rs_, ready_;
   unsigned k_;
   Member mem_;
   Locate loc_;
@@ -524,6 +531,8 @@ Schedule build(Op op, Algo algo, unsigned n, unsigned group) {
               return Piece{b * G, b * G, G};
             });
       };
+      // the cross-group reduce-scatter adds into part l while the receiver's own group may still be
+      // adding into it: ready flags order them
       auto inter = [G](bool rs) {
         return std::make_unique<RingPhase>(
             rs, G, [G](unsigned l, unsigned gi) { return l * G + gi; },
@@ -534,7 +543,8 @@ Schedule build(Op op, Algo algo, unsigned n, unsigned group) {
             },
             [G](unsigned l, unsigned b) {
               return Piece{l * G + b, l * G + b, 1};
-            });
+            },
+            rs);
       };
       switch (op) {
         case Op::all_reduce:

@@ -48,7 +48,8 @@ A collective benchmark on a system composed from a preset: one row per message s
   --set KEY=VALUE      override a preset value (as in trnsim system); --presets FILE another preset file
 
 Sizes are bytes of the message per rank as collective benchmarks count them (all-gather: the
-gathered result). GB/s = 10^9 bytes/s. Exit status: 0 ok, 1 a check failed, 2 bad input.
+gathered result). GB/s = 10^9 bytes/s. Exit status: 0 ok, 1 a check failed or a semaphore
+overtook its data, 2 bad input.
 )";
 
 namespace {
@@ -193,22 +194,15 @@ int cmd_collective(int argc, char** argv) {
     sizes.push_back(b);
     if (b > maxb / factor) break;
   }
-  // every size is checked before any runs
+  // every size is checked (the algorithm it gets, the placement, the schedule, the limits) before
+  // anything is printed or run
   const unsigned es = elem_bytes(base.elem);
-  for (std::uint64_t b : sizes)
-    if (b % es)
-      throw CollectiveUsage(fmt::format("size {} B is not a whole number of {} elements", b, elem_name(base.elem)));
+  for (std::uint64_t b : sizes) {
+    Config c = base;
+    c.bytes = b;
+    Run check_only(sys, c);
+  }
 
-  const unsigned n = place(sys, base.ranks, base.algo == Algo::automatic ? Algo::ring : base.algo).chip.size();
-  fmt::print("# trnsim collective: {} on {} ({} of {} chips), {}, {} level, {} DMA queues{}\n", op_name(*op), preset, n,
-             sys.chips(), elem_name(base.elem), fidelity_name(base.fidelity),
-             base.strong ? "strong-order-write" : "write-after-write", base.barrier ? " with barriers" : "");
-  fmt::print("# GB/s = 10^9 bytes/s; busbw = algbw x {}; bound = alpha-beta (docs/collectives.md)\n",
-             *op == Op::all_reduce ? "2(n-1)/n"
-             : *op == Op::permute  ? "1"
-                                   : "(n-1)/n");
-  fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>6} {:>12} {:>10}{}\n", "size(B)", "count", "type", "time(us)",
-             "algbw", "busbw", "algo", "bound(us)", "time/bound", check ? "  data" : "");
   std::vector<Row> rows;
   // the result files are rewritten after every row, so an interrupted sweep keeps what it measured
   auto write_files = [&]() {
@@ -245,6 +239,16 @@ int cmd_collective(int argc, char** argv) {
     }
   };
   write_files();  // an unwritable path fails before anything runs
+  const unsigned n = place(sys, base.ranks, base.algo == Algo::automatic ? Algo::ring : base.algo).chip.size();
+  fmt::print("# trnsim collective: {} on {} ({} of {} chips), {}, {} level, {} DMA queues{}\n", op_name(*op), preset, n,
+             sys.chips(), elem_name(base.elem), fidelity_name(base.fidelity),
+             base.strong ? "strong-order-write" : "write-after-write", base.barrier ? " with barriers" : "");
+  fmt::print("# GB/s = 10^9 bytes/s; busbw = algbw x {}; bound = alpha-beta (docs/collectives.md)\n",
+             *op == Op::all_reduce ? "2(n-1)/n"
+             : *op == Op::permute  ? "1"
+                                   : "(n-1)/n");
+  fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>6} {:>12} {:>10}{}\n", "size(B)", "count", "type", "time(us)",
+             "algbw", "busbw", "algo", "bound(us)", "time/bound", check ? "  data" : "");
   int status = 0;
   const auto t_all = std::chrono::steady_clock::now();
   bool progressed = false;
@@ -286,6 +290,7 @@ int cmd_collective(int argc, char** argv) {
                row.r.time_ns / row.r.bound_ns(), check ? "  " + row.check : "");
     std::fflush(stdout);
     for (const Violation& v : row.r.violations) fmt::print(stderr, "trnsim: ordering violation: {}\n", v.str());
+    if (!row.r.violations.empty()) status = 1;
     rows.push_back(std::move(row));
     write_files();
   }

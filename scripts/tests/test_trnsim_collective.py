@@ -115,11 +115,14 @@ def main():
         (["--preset", "trn2-16"], "--op OP is required"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--bogus"], "unexpected argument"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--json", "/nonexistent/dir/r.json"], "cannot write"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--check", "-b", "1K", "-e", "64G"], "too much to hold"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "mesh", "--fidelity", "flit", "-b", "2G"], "4 GiB"),
     ]
     for argv, want in bad:
         rc, out, err = run(t, *argv)
         lines = err.strip().splitlines()
-        check(rc == 2 and len(lines) == 1 and want in lines[0], f"bad input {' '.join(argv[2:])}: one line with '{want}', exit 2")
+        check(rc == 2 and len(lines) == 1 and want in lines[0] and out == "",
+              f"bad input {' '.join(argv[2:])}: one line with '{want}', nothing on stdout, exit 2")
 
     print(f"trnsim collective: {len(failures)} failed" if failures else "trnsim collective: all passed")
     return 1 if failures else 0
