@@ -94,6 +94,9 @@ class Phase {
   /// before (recursive halving): a sender waits for the receiver's ready flag, written when the
   /// receiver has entered the round, so the additions happen in the schedule's order.
   virtual bool needs_ready() const { return false; }
+  /// The receiver's flag at the phase's first round gates every round of the phase (a ring: after
+  /// the first round, its own order holds), instead of one flag a round.
+  virtual bool ready_once() const { return false; }
   /// The ranks that send to `rank` in `round` (where needs_ready()).
   virtual void senders(unsigned, unsigned, std::vector<unsigned>&) const {}
 };
@@ -114,6 +117,9 @@ class Schedule {
   /// Transfers addressed to rank `rank` in round `round`.
   unsigned expect(unsigned rank, unsigned round) const;
   bool needs_ready(unsigned round) const;
+  /// The round whose ready flag gates the transfers of `round` (-1: none); once: that flag gates
+  /// every round of the phase.
+  int gate(unsigned round, bool& once) const;
   void senders(unsigned rank, unsigned round, std::vector<unsigned>& out) const;
 
  private:

@@ -292,13 +292,14 @@ class Run::Engine : public Sink {
     if (s.flag) {
       Rank& R = ranks_[s.dst];
       const std::uint64_t k = key3(s.inst, s.round, s.src);
+      bool once = false;
+      S_.gate(s.round, once);
       auto h = R.held.find(k);
-      if (h == R.held.end()) {
-        R.flags.insert(k);
-      } else {
-        const Xfer x = std::move(h->second);
+      if (h == R.held.end() || once) R.flags.insert(k);  // a phase-wide flag keeps gating later rounds
+      if (h != R.held.end()) {
+        const std::vector<std::pair<Xfer, unsigned>> xs = std::move(h->second);
         R.held.erase(h);
-        submit(x, s.inst, s.round);
+        for (const auto& [x, round] : xs) submit(x, s.inst, round);
       }
       return;
     }
@@ -331,7 +332,9 @@ class Run::Engine : public Sink {
     std::unordered_map<std::uint64_t, Inst> active;
     std::unordered_map<std::uint64_t, unsigned> arrived;  // (instance, round) -> transfers signalled
     std::unordered_set<std::uint64_t> flags;              // (instance, round, receiver): ready flags seen
-    std::unordered_map<std::uint64_t, Xfer> held;         // (instance, round, receiver): waiting for its flag
+    std::unordered_map<std::uint64_t, std::vector<std::pair<Xfer, unsigned>>>
+        held;  // (instance, round, receiver): waiting
+               // for its flag, with their rounds
   };
   static std::uint64_t key3(std::uint64_t inst, unsigned round, unsigned peer) {
     return inst << 40 | static_cast<std::uint64_t>(round) << 20 | peer;
@@ -385,9 +388,10 @@ class Run::Engine : public Sink {
 
   void issue(unsigned r, std::uint64_t c, Inst& I) {
     const unsigned t = I.round;
-    const bool ready = S_.needs_ready(t);
-    if (ready) {
-      // tell the ranks that add into this one in this round that it is ready for them
+    bool once = false;
+    const int g = S_.gate(t, once);
+    if (g == static_cast<int>(t)) {
+      // tell the ranks that add into this one from this round on that it is ready for them
       peers_.clear();
       S_.senders(r, t, peers_);
       for (unsigned q : peers_) {
@@ -401,11 +405,13 @@ class Run::Engine : public Sink {
     S_.sends(r, t, xs_);
     for (Xfer& x : xs_) {
       ++I.open;
-      if (ready && x.dst != r) {
+      if (g >= 0 && x.dst != r) {
         Rank& R = ranks_[r];
-        const std::uint64_t k = key3(c, t, x.dst);
-        if (!R.flags.erase(k)) {
-          R.held.emplace(k, std::move(x));
+        const std::uint64_t k = key3(c, static_cast<unsigned>(g), x.dst);
+        auto h = R.held.find(k);
+        const bool seen = h == R.held.end() && (once ? R.flags.count(k) > 0 : R.flags.erase(k) > 0);
+        if (!seen) {
+          R.held[k].emplace_back(std::move(x), t);
           continue;
         }
       }

@@ -173,6 +173,7 @@ class RingPhase : public Phase {
   RingPhase(bool rs, unsigned k, Member mem, Locate loc, Block blk, bool ready = false)
       : rs_(rs), ready_(ready), k_(k), mem_(std::move(mem)), loc_(std::move(loc)), blk_(std::move(blk)) {}
   bool needs_ready() const override { return ready_; }
+  bool ready_once() const override { return ready_; }
   void senders(unsigned rank, unsigned, std::vector<unsigned>& out) const override {
     unsigned m = 0, p = 0;
     if (loc_(rank, m, p)) out.push_back(mem_(m, (p + k_ - 1) % k_));
@@ -397,6 +398,14 @@ unsigned Schedule::expect(unsigned rank, unsigned round) const {
 bool Schedule::needs_ready(unsigned round) const {
   unsigned local = 0;
   return at(round, local).needs_ready();
+}
+
+int Schedule::gate(unsigned round, bool& once) const {
+  unsigned local = 0;
+  const Phase& p = at(round, local);
+  once = p.ready_once();
+  if (!p.needs_ready()) return -1;
+  return static_cast<int>(once ? round - local : round);
 }
 
 void Schedule::senders(unsigned rank, unsigned round, std::vector<unsigned>& out) const {
