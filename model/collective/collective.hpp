@@ -106,7 +106,6 @@ class Schedule {
   Op op = Op::all_reduce;
   Algo algo = Algo::ring;
   unsigned ranks = 0;
-  unsigned segs = 0;  ///< segments of the data region (= ranks)
   bool uses_out = false, uses_scratch = false;
   std::string describe;  ///< one line: the phases
 
@@ -116,7 +115,6 @@ class Schedule {
   void sends(unsigned rank, unsigned round, std::vector<Xfer>& out) const;
   /// Transfers addressed to rank `rank` in round `round`.
   unsigned expect(unsigned rank, unsigned round) const;
-  bool needs_ready(unsigned round) const;
   /// The round whose ready flag gates the transfers of `round` (-1: none); once: that flag gates
   /// every round of the phase.
   int gate(unsigned round, bool& once) const;

@@ -234,12 +234,10 @@ class Run::Engine : public Sink {
     res.ranks = n_;
     res.rounds = S_.rounds();
     res.instances = static_cast<unsigned>(C_);
-    res.seg_bytes = run_.seg_bytes_;
     res.chunk_bytes = cs_;
     res.time_ns = end_ns_;
     res.transfers = transfers_;
     res.descriptors = descriptors_;
-    res.payload_bytes = payload_;
     for (double a : alpha_) res.alpha_ns += a;
     unsigned best = 0;
     for (unsigned r = 0; r < usage_.size(); ++r) {
@@ -424,23 +422,21 @@ class Run::Engine : public Sink {
     const std::uint64_t seg = run_.seg_bytes_;
     const std::uint32_t id = new_send();
     const unsigned a = run_.place_.chip[x.src], b = run_.place_.chip[x.dst];
-    // contiguous runs
+    // contiguous runs: when an instance is the whole segment a piece's segments are one run,
+    // otherwise each segment gives a slice (adjacent slices merge)
     runs_.clear();
-    for (const Piece& p : x.pieces)
-      for (unsigned k = 0; k < p.count; ++k) {
-        if (len == seg && k == 0) {  // whole segments: the piece is one run
-          runs_.push_back(Desc{id, a, b, region_off(x.src_reg) + p.src_seg * seg,
-                               region_off(x.dst_reg) + p.dst_seg * seg, p.count * seg, x.reduce, false, false, false});
-          break;
-        }
+    for (const Piece& p : x.pieces) {
+      const unsigned step = len == seg ? p.count : 1;
+      for (unsigned k = 0; k < p.count; k += step) {
         const std::uint64_t so = region_off(x.src_reg) + (p.src_seg + k) * seg + lo;
         const std::uint64_t d = region_off(x.dst_reg) + (p.dst_seg + k) * seg + lo;
         if (!runs_.empty() && runs_.back().src_off + runs_.back().bytes == so &&
             runs_.back().dst_off + runs_.back().bytes == d)
-          runs_.back().bytes += len;
+          runs_.back().bytes += step * len;
         else
-          runs_.push_back(Desc{id, a, b, so, d, len, x.reduce, false, false, false});
+          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false, false, false});
       }
+    }
     // descriptors of at most desc_bytes (the flow level takes the runs whole: it moves a transfer
     // as one flow)
     descs_.clear();
@@ -467,7 +463,6 @@ class Run::Engine : public Sink {
     sends_[id] = Send{x.src, x.dst, static_cast<unsigned>(c), t, total, 0, false, false};
     ++transfers_;
     descriptors_ += ndesc;
-    payload_ += total;
     // the bound: every byte on its resources; the zero-load latency of instance 0's rounds
     fm_.uses(a, b, x.reduce, total, wire + (a != b ? kFlitBytes : 0), uses_);
     for (const auto& [res, w] : uses_) usage_[res] += w * static_cast<double>(total);
@@ -499,7 +494,7 @@ class Run::Engine : public Sink {
   std::vector<std::pair<unsigned, double>> uses_;
   std::vector<double> usage_, alpha_;
   std::vector<Violation> violations_;
-  std::uint64_t done_ = 0, transfers_ = 0, descriptors_ = 0, payload_ = 0;
+  std::uint64_t done_ = 0, transfers_ = 0, descriptors_ = 0;
   double now_ = 0, end_ns_ = 0;
 };
 

@@ -53,6 +53,9 @@ struct Config {
   double hbm_jitter = 0.1;        ///< flit: HBM read latency uniform in [L (1 - jitter/2), L (1 + jitter/2)]
   double p_flip = 0;              ///< flit: chance per link and cycle of one inverted bit on the wire
   bool stop_on_violation = true;  ///< a semaphore before its data throws (false: recorded)
+  /// Self-test of the flit level's scoreboard: the NICs invert one data bit of the first data packet
+  /// injected from this count on (after the scoreboard recorded it as sent).
+  std::uint64_t corrupt_packet = ~std::uint64_t{0};
   // flow-level settings the cross-check sets to the flit level's (docs/collectives.md)
   double link_gbps = 0;  ///< every link at this rate (0: each link class's own)
   double hop_ns = -1;    ///< latency of each link hop (< 0: the link classes' and switches')
@@ -73,9 +76,9 @@ struct Result {
   Algo algo = Algo::ring;
   std::string describe, level;
   unsigned ranks = 0, rounds = 0, instances = 0;
-  std::uint64_t seg_bytes = 0, chunk_bytes = 0;
+  std::uint64_t chunk_bytes = 0;
   double time_ns = 0;
-  std::uint64_t transfers = 0, descriptors = 0, payload_bytes = 0;
+  std::uint64_t transfers = 0, descriptors = 0;
   // alpha-beta: sum over rounds of the round's zero-load latency, plus the busiest resource's bytes
   // over its bandwidth
   double alpha_ns = 0, beta_ns = 0;
@@ -164,7 +167,6 @@ class Run {
   const Schedule& schedule() const { return sched_; }
   const Placement& placement() const { return place_; }
   unsigned ranks() const { return sched_.ranks; }
-  std::uint64_t seg_bytes() const { return seg_bytes_; }
   unsigned seg_elems() const { return static_cast<unsigned>(seg_bytes_ / elem_bytes(c_.elem)); }
   /// Fill every rank's data region with seeded random values (needs data).
   void fill(std::uint64_t seed);

@@ -62,8 +62,7 @@ struct Packet {
 class FlitBackend : public Backend {
  public:
   FlitBackend(const system::System& s, const Config& c)
-      : s_(s),
-        c_(c),
+      : c_(c),
         net_(s.flit_net(2, 4, kFlitBits)),
         rng_(c.seed * 0x9e3779b97f4a7c15ull + 1),
         chan_(c.seed ^ 0x5bd1e995u) {
@@ -175,7 +174,8 @@ class FlitBackend : public Backend {
     unsigned rr_read = 0, rr_write = 0, reads = 0;
     double dma_tokens = 0, hbm_tokens = 0;
     std::deque<Packet> nic;
-    unsigned flit = 0;  // next flit of nic.front()
+    unsigned flit = 0;     // next flit of nic.front()
+    bool corrupt = false;  // nic.front() is the scoreboard self-test's packet
     std::vector<unsigned> cred;
   };
   struct Ej {
@@ -411,12 +411,15 @@ class FlitBackend : public Backend {
             hi = f.word(1) | static_cast<std::uint64_t>(p.bytes) >> 4 | static_cast<std::uint64_t>(p.send) << 12;
             if (p.off >> 32) throw std::logic_error("flit level: an offset beyond 32 bits");
             sent_[pair_key(e, p.dst)].push_back(p);
+            ch.corrupt = !corrupted_ && packets_++ >= c_.corrupt_packet && nf > 1;
+            corrupted_ = corrupted_ || ch.corrupt;
           } else {
             const unsigned at = (ch.flit - 1) * kBodyBytes;
             std::uint8_t b[16] = {};
             if (c_.data) std::memcpy(b, p.data.data() + at, std::min<unsigned>(kBodyBytes, p.bytes - at));
             std::memcpy(&lo, b, 8);
             std::memcpy(&hi, b + 8, 8);
+            if (ch.corrupt && ch.flit == 1) lo ^= 1;
             const link::Kind k = ch.flit + 1 == nf ? link::Kind::tail : link::Kind::body;
             hi = (hi & ~(std::uint64_t{3} << 62)) | static_cast<std::uint64_t>(k) << 62;
           }
@@ -450,7 +453,6 @@ class FlitBackend : public Backend {
     return in;
   }
 
-  const system::System& s_;
   const Config& c_;
   link::Net net_;
   link::Net::In in_;
@@ -462,23 +464,18 @@ class FlitBackend : public Backend {
   std::vector<Ej> ej_;
   std::vector<unsigned> credit_next_;
   std::unordered_map<std::uint64_t, std::deque<Packet>> sent_;
-  std::uint64_t cycle_ = 0, skipped_ = 0, quiet_ = 0, flits_ = 0, flips_ = 0;
+  std::uint64_t cycle_ = 0, skipped_ = 0, quiet_ = 0, flits_ = 0, flips_ = 0, packets_ = 0;
+  bool corrupted_ = false;
   std::uint64_t pending_descs_ = 0, writes_ = 0, in_net_ = 0, reads_ = 0, nic_packets_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_flit_backend(const system::System& s, const Config& c) {
-  if (!s.flit_net_fits())
-    throw Error(
-        fmt::format("--fidelity flit: {} has {} chips; the flit level takes at most 255", s.preset().key, s.chips()));
   return std::make_unique<FlitBackend>(s, c);
 }
 
 Config flit_equivalent(const system::System& s, const Config& c) {
-  if (!s.flit_net_fits())
-    throw Error(
-        fmt::format("--fidelity flit: {} has {} chips; the flit level takes at most 255", s.preset().key, s.chips()));
   Config f = c;
   const double gbps = flit_link_gbps(s), cyc = kFlitBytes / gbps;
   f.link_gbps = gbps;

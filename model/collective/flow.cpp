@@ -5,7 +5,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 #include <limits>
 #include <queue>
 #include <unordered_map>

@@ -395,11 +395,6 @@ unsigned Schedule::expect(unsigned rank, unsigned round) const {
   return at(round, local).expect(rank, local);
 }
 
-bool Schedule::needs_ready(unsigned round) const {
-  unsigned local = 0;
-  return at(round, local).needs_ready();
-}
-
 int Schedule::gate(unsigned round, bool& once) const {
   unsigned local = 0;
   const Phase& p = at(round, local);
@@ -419,7 +414,6 @@ Schedule build(Op op, Algo algo, unsigned n, unsigned group) {
   s.op = op;
   s.algo = algo;
   s.ranks = n;
-  s.segs = n;
   const std::string what = fmt::format("{} by {}", op_name(op), algo_name(algo));
   if (op == Op::permute && algo != Algo::mesh)
     throw Error(fmt::format("{}: a permute is one direct transfer per rank; use --algorithm mesh or auto", what));

@@ -280,33 +280,27 @@ BOOST_AUTO_TEST_CASE(bad_files_name_file_line_and_what) {
   const std::string good(default_presets_text());
   // a TOML syntax error: file, line and column from the parser
   BOOST_CHECK(has(preset_error("[core.v2\ntitle = 1\n"), "bad.toml:1:"));
+  // the error of the built-in file with its first `from` replaced by `to`
+  auto edited = [&good](const std::string& from, const std::string& to) {
+    std::string t = good;
+    t.replace(t.find(from), from.size(), to);
+    return preset_error(t);
+  };
   // an unknown key, on its line
-  std::string t = good;
-  t.replace(t.find("tensor_rows = 128"), 17, "tensor_rowz = 128");
-  const std::string e1 = preset_error(t);
+  const std::string e1 = edited("tensor_rows = 128", "tensor_rowz = 128");
   BOOST_CHECK(has(e1, "core.v2.tensor_rowz: unknown key"));
   BOOST_CHECK(has(e1, "bad.toml:"));
   // a value of the wrong type and one out of range
-  t = good;
-  t.replace(t.find("cores = 2"), 9, "cores = \"two\"");
-  BOOST_CHECK(has(preset_error(t), "chip.trainium.cores: must be an integer"));
-  t = good;
-  t.replace(t.find("cores = 8"), 9, "cores = 0");
-  BOOST_CHECK(has(preset_error(t), "chip.trainium2.cores: 0 is out of range"));
+  BOOST_CHECK(has(edited("cores = 2", "cores = \"two\""), "chip.trainium.cores: must be an integer"));
+  BOOST_CHECK(has(edited("cores = 8", "cores = 0"), "chip.trainium2.cores: 0 is out of range"));
   // a reference to nothing
-  t = good;
-  t.replace(t.find("core = \"v3\""), 11, "core = \"v9\"");
-  BOOST_CHECK(has(preset_error(t), "no core generation 'v9'"));
+  BOOST_CHECK(has(edited("core = \"v3\"", "core = \"v9\""), "no core generation 'v9'"));
   // a missing key names its table
-  t = good;
-  t.replace(t.find("hbm_latency_ns = 500"), 20, "");
-  BOOST_CHECK(has(preset_error(t), "chip.trainium: 'hbm_latency_ns' is missing"));
+  BOOST_CHECK(has(edited("hbm_latency_ns = 500", ""), "chip.trainium: 'hbm_latency_ns' is missing"));
   // the line number is the offending line's
-  t = good;
-  const auto at = t.find("tensor_ghz = 2.4");
-  t.replace(at, 16, "tensor_ghz = -1.0");
-  const auto line = 1 + std::count(t.begin(), t.begin() + static_cast<long>(at), '\n');
-  BOOST_CHECK(has(preset_error(t), fmt::format("bad.toml:{}:", line)));
+  const auto at = good.find("tensor_ghz = 2.4");
+  const auto line = 1 + std::count(good.begin(), good.begin() + static_cast<long>(at), '\n');
+  BOOST_CHECK(has(edited("tensor_ghz = 2.4", "tensor_ghz = -1.0"), fmt::format("bad.toml:{}:", line)));
 }
 
 BOOST_AUTO_TEST_CASE(topologies_that_do_not_fit_are_refused) {

@@ -296,9 +296,11 @@ int cmd_collective(int argc, char** argv) {
   }
   if (!rows.empty()) {
     const Result& r = rows.back().r;
-    fmt::print("# {} ranks; {}{}; {} rounds; last size: {} instances of {} B a segment, busiest {}\n", r.ranks,
-               r.describe, r.level.empty() ? "" : fmt::format(" (groups: {}s)", r.level), r.rounds, r.instances,
-               r.chunk_bytes, r.busiest);
+    fmt::print(
+        "# {} ranks; {}{}; {} rounds; last size: {} instances of {} B a segment, {} transfers in {} DMA "
+        "descriptors, busiest {}\n",
+        r.ranks, r.describe, r.level.empty() ? "" : fmt::format(" (groups: {}s)", r.level), r.rounds, r.instances,
+        r.chunk_bytes, r.transfers, r.descriptors, r.busiest);
     if (base.fidelity == Fidelity::flit)
       fmt::print(
           "# flit level: {} cycles of {:.4f} ns ({} skipped while the network was empty), {} flits, {} bit errors, "

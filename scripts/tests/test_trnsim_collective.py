@@ -11,30 +11,16 @@ one line on stderr with exit status 2.
 
 Usage: test_trnsim_collective.py [--trnsim PATH]
 """
-import argparse
 import csv
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("TRN_BUILD_DIR", ROOT / "build"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trnsim_cli import Checks, runner, trnsim_path  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def run(trnsim, *args):
-    p = subprocess.run([str(trnsim), "collective", *args], capture_output=True, text=True, timeout=600)
-    return p.returncode, p.stdout, p.stderr
+check = Checks("trnsim collective")
 
 
 def rows(out):
@@ -45,15 +31,9 @@ def rows(out):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trnsim", type=Path, default=BUILD / "bin" / "trnsim")
-    args = ap.parse_args()
-    if not args.trnsim.exists():
-        print(f"test_trnsim_collective: error: {args.trnsim} not found (build the trnsim target)", file=sys.stderr)
-        return 2
-    t = args.trnsim
+    run = runner(trnsim_path("test_trnsim_collective", __doc__), "collective")
 
-    rc, out, err = run(t, "--preset", "trn2-16", "--op", "all-reduce", "-b", "8", "-e", "1M", "-f", "4", "--dtype", "bf16")
+    rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "-b", "8", "-e", "1M", "-f", "4", "--dtype", "bf16")
     rs = rows(out) if rc == 0 else []
     check(rc == 0 and [int(r["size(B)"]) for r in rs] == [8 * 4 ** i for i in range(9)],
           "-b 8 -e 1M -f 4: one row per size")
@@ -70,14 +50,14 @@ def main():
     check(rs and rs[0]["algo"] == "rdh" and rs[-1]["algo"] == "ring", "auto: rdh for small messages on 16 chips, ring for large")
 
     for op, factor in (("reduce-scatter", 15 / 16), ("all-gather", 15 / 16), ("all-to-all", 15 / 16), ("permute", 1.0)):
-        rc, out, err = run(t, "--preset", "trn2-16", "--op", op, "-b", "64K", "--check")
+        rc, out, err = run("--preset", "trn2-16", "--op", op, "-b", "64K", "--check")
         r = rows(out)[0] if rc == 0 else {}
         check(rc == 0 and r.get("data") == "ok" and abs(float(r["busbw"]) - float(r["algbw"]) * factor) < 0.02,
               f"{op}: data ok, busbw factor {factor:.4f}")
 
     with tempfile.TemporaryDirectory() as tmp:
         js, cs = Path(tmp) / "r.json", Path(tmp) / "r.csv"
-        rc, out, err = run(t, "--preset", "trn3-us64", "--op", "all-gather", "-b", "1K", "-e", "4K", "--json", str(js), "--csv", str(cs))
+        rc, out, err = run("--preset", "trn3-us64", "--op", "all-gather", "-b", "1K", "-e", "4K", "--json", str(js), "--csv", str(cs))
         try:
             doc = json.loads(js.read_text())
             table = list(csv.DictReader(cs.open()))
@@ -87,16 +67,16 @@ def main():
             ok = False
         check(ok, "--json and --csv: the same three rows")
 
-    base = rows(run(t, "--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring")[1])[0]
-    slow = rows(run(t, "--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring",
+    base = rows(run("--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring")[1])[0]
+    slow = rows(run("--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring",
                     "--set", "chip.trainium2.links.intra_instance.gbps=128")[1])[0]
     check(float(slow["time(us)"]) > 1.8 * float(base["time(us)"]), "--set: half the link rate, about twice the time")
 
-    rc, out, err = run(t, "--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "ring", "--ranks", "4", "-b", "16K",
+    rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "ring", "--ranks", "4", "-b", "16K",
                        "--fidelity", "flit", "--check")
     r = rows(out)[0] if rc == 0 else {}
     check(rc == 0 and r.get("data") == "ok" and "# flit level:" in out, "--fidelity flit --check: data ok")
-    rc, out, err = run(t, "--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "ring", "--ranks", "4", "-b", "16K",
+    rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "ring", "--ranks", "4", "-b", "16K",
                        "--fidelity", "flit", "--ordering", "waw", "--desc", "512", "--check", "--seed", "3")
     check(rc == 1 and "ORDER" in out and "ordering violation" in err,
           "--ordering waw --check: the semaphores that overtook their data are reported, exit 1")
@@ -119,13 +99,12 @@ def main():
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "mesh", "--fidelity", "flit", "-b", "2G"], "4 GiB"),
     ]
     for argv, want in bad:
-        rc, out, err = run(t, *argv)
+        rc, out, err = run(*argv)
         lines = err.strip().splitlines()
         check(rc == 2 and len(lines) == 1 and want in lines[0] and out == "",
               f"bad input {' '.join(argv[2:])}: one line with '{want}', nothing on stdout, exit 2")
 
-    print(f"trnsim collective: {len(failures)} failed" if failures else "trnsim collective: all passed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":

@@ -11,50 +11,31 @@ with exit status 2.
 
 Usage: test_trnsim_system.py [--trnsim PATH]
 """
-import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import tomllib
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-BUILD = Path(os.environ.get("TRN_BUILD_DIR", ROOT / "build"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trnsim_cli import ROOT, Checks, runner, trnsim_path  # noqa: E402
 
-failures = []
-
-
-def check(cond, what):
-    print(("ok    " if cond else "FAIL  ") + what)
-    if not cond:
-        failures.append(what)
-
-
-def run(trnsim, *args):
-    p = subprocess.run([str(trnsim), "system", *args], capture_output=True, text=True, timeout=300)
-    return p.returncode, p.stdout, p.stderr
+check = Checks("trnsim system")
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--trnsim", type=Path, default=BUILD / "bin" / "trnsim")
-    args = ap.parse_args()
-    if not args.trnsim.exists():
-        print(f"test_trnsim_system: error: {args.trnsim} not found (build the trnsim target)", file=sys.stderr)
-        return 2
+    run = runner(trnsim_path("test_trnsim_system", __doc__), "system")
     with open(ROOT / "model" / "system" / "presets.toml", "rb") as f:
         presets = list(tomllib.load(f)["system"])
 
-    rc, out, err = run(args.trnsim, "--list")
+    rc, out, err = run("--list")
     check(rc == 0 and [l.split()[0] for l in out.splitlines()] == presets, "--list names every preset, in file order")
 
     for name in presets:
-        rc, out, err = run(args.trnsim, "--preset", name)
+        rc, out, err = run("--preset", name)
         check(rc == 0 and out.startswith(f"{name}: ") and "composition" in out and "totals (composed)" in out
               and "deadlock-free (CDG acyclic)      yes" in out, f"--preset {name}: tree, totals, network")
-        rc, js, err = run(args.trnsim, "--preset", name, "--json")
+        rc, js, err = run("--preset", name, "--json")
         try:
             doc = json.loads(js)
             ok = rc == 0 and doc["preset"] == name and doc["network"]["deadlock_free"] is True
@@ -62,23 +43,23 @@ def main():
             ok = False
         check(ok, f"--preset {name} --json is valid JSON")
 
-    rc, js, _ = run(args.trnsim, "--preset", "trn3-us144", "--json")
+    rc, js, _ = run("--preset", "trn3-us144", "--json")
     doc = json.loads(js)
     check(abs(doc["totals"]["peak_tflops"]["mxfp8"] / 362000 - 1) < 0.002, "trn3-us144: 362 FP8 PFLOPs (JSON)")
     check(doc["totals"]["hbm_gib"] == 20736 and doc["totals"]["hbm_gbps"] == 705600, "trn3-us144: HBM 20,736 GiB, 705.6 TB/s")
     check(doc["chips"] == 144 and doc["network"]["bisection_gbps"] == 9216, "trn3-us144: 144 chips, bisection 9,216 GB/s")
     misses = [p for p in doc["published"] if p["miss"]]
     check(any(p["metric"] == "bf16_tflops" for p in misses), "a published figure missed by > 2 % is reported (BF16 per chip)")
-    rc, out, _ = run(args.trnsim, "--preset", "trn3-us144")
+    rc, out, _ = run("--preset", "trn3-us144")
     check("chip peak BF16 TFLOPS: composed 629.1, published 671" in out, "... and named in the text report")
 
-    rc, out, _ = run(args.trnsim, "--compare", "trn3-us144", "trn2-us64")
+    rc, out, _ = run("--compare", "trn3-us144", "trn2-us64")
     row = [l for l in out.splitlines() if l.startswith("peak MXFP8 TFLOPS")]
     check(rc == 0 and "claim: trn3-us144 mxfp8_tflops / trn2-us64 fp8_tflops = 4.4x claimed, 4.50x composed" in out,
           "--compare trn3-us144 trn2-us64 shows the 4.4x claim against the composed 4.50x")
     check(rc == 0 and "peak FP8 TFLOPS" in out and "HBM GB/s" in out, "--compare prints the figures side by side")
 
-    rc, js, _ = run(args.trnsim, "--preset", "trn3-us144", "--json", "--set", "links.intra_server.count=6")
+    rc, js, _ = run("--preset", "trn3-us144", "--json", "--set", "links.intra_server.count=6")
     doc6 = json.loads(js)
     check(rc == 0 and doc6["chip"]["link_gbps"] == 13 * 64, "--set links.intra_server.count=6: 832 GB/s of ports a chip")
 
@@ -96,7 +77,7 @@ def main():
         (["--compare", "trn3-us144"], "--compare needs a value"),
     ]
     for argv, want in bad:
-        rc, out, err = run(args.trnsim, *argv)
+        rc, out, err = run(*argv)
         lines = err.strip().splitlines()
         check(rc == 2 and len(lines) == 1 and want in lines[0] and not out, f"{' '.join(argv)}: exit 2, one line: {want}")
 
@@ -107,14 +88,13 @@ def main():
         at = next(i for i, l in enumerate(lines) if l.startswith("hbm_stack_gib = 24"))
         lines[at] = "hbm_stack_gib = \"lots\""
         broken.write_text("\n".join(lines) + "\n")
-        rc, out, err = run(args.trnsim, "--list", "--presets", str(broken))
+        rc, out, err = run("--list", "--presets", str(broken))
         check(rc == 2 and f"{broken}:{at + 1}:" in err and "chip.trainium2.hbm_stack_gib: must be a number" in err,
               "a bad preset file: exit 2, file:line and the key")
-        rc, out, err = run(args.trnsim, "--list", "--presets", str(Path(tmp) / "missing.toml"))
+        rc, out, err = run("--list", "--presets", str(Path(tmp) / "missing.toml"))
         check(rc == 2 and "cannot read the preset file" in err, "a missing preset file: exit 2")
 
-    print(f"trnsim system: {len(failures)} failed" if failures else "trnsim system: all passed")
-    return 1 if failures else 0
+    return check.finish()
 
 
 if __name__ == "__main__":
