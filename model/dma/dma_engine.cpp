@@ -8,6 +8,14 @@ namespace trn::dma {
 
 namespace {
 unsigned lg(unsigned s) { return s == 4 ? 2 : (s == 2 ? 1 : 0); }
+
+// The model's error codes are the package's (rtl/dma/dma_pkg.sv err_e).
+using sv::dma_pkg::err_e;
+constexpr bool same(Err a, err_e b) { return static_cast<unsigned>(a) == static_cast<unsigned>(b); }
+static_assert(same(Err::none, err_e::ErrNone) && same(Err::range, err_e::ErrRange) &&
+              same(Err::zero_len, err_e::ErrZeroLen) && same(Err::long_len, err_e::ErrLongLen) &&
+              same(Err::transpose, err_e::ErrTranspose) && same(Err::mx_cast, err_e::ErrMxCast) &&
+              same(Err::format, err_e::ErrFormat));
 }  // namespace
 
 DmaEngine::DmaEngine(Params p) : p_(p) {
@@ -39,44 +47,46 @@ DmaEngine::Out DmaEngine::make_out() const {
   return o;
 }
 
-Desc DmaEngine::decode(const In& in) {
+Desc DmaEngine::decode(const desc_t& in) {
   Desc d;
-  d.src_space = static_cast<Space>(in.desc_src_space_i);
-  d.src_addr = static_cast<std::uint32_t>(in.desc_src_addr_i);
-  d.dst_space = static_cast<Space>(in.desc_dst_space_i);
-  d.dst_addr = static_cast<std::uint32_t>(in.desc_dst_addr_i);
-  d.len = static_cast<std::uint32_t>(in.desc_len_i);
-  d.stype = static_cast<unsigned>(in.desc_stype_i & 15);
-  d.dtype = static_cast<unsigned>(in.desc_dtype_i & 15);
-  d.layout = static_cast<unsigned>(in.desc_layout_i & 3);
-  d.cols = static_cast<std::uint32_t>(in.desc_cols_i & 0xFFFF);
-  d.op = static_cast<unsigned>(in.desc_op_i & 3);
-  d.sem = in.desc_sem_i;
-  d.sem_space = static_cast<Space>(in.desc_sem_space_i);
-  d.sem_addr = static_cast<std::uint32_t>(in.desc_sem_addr_i);
-  d.sem_val = static_cast<std::uint32_t>(in.desc_sem_val_i);
-  d.barrier = in.desc_barrier_i;
-  d.last = in.desc_last_i;
+  d.src_space = static_cast<Space>(in.src_space);
+  d.src_addr = in.src_addr;
+  d.dst_space = static_cast<Space>(in.dst_space);
+  d.dst_addr = in.dst_addr;
+  d.len = in.len;
+  d.stype = in.stype;
+  d.dtype = in.dtype;
+  d.layout = in.layout;
+  d.cols = in.cols;
+  d.op = in.op;
+  d.sem = in.sem;
+  d.sem_space = static_cast<Space>(in.sem_space);
+  d.sem_addr = in.sem_addr;
+  d.sem_val = in.sem_val;
+  d.barrier = in.barrier;
+  d.last = in.last;
   return d;
 }
 
-void DmaEngine::encode(const Desc& d, In& in) {
-  in.desc_src_space_i = d.src_space == Space::sbuf;
-  in.desc_src_addr_i = d.src_addr;
-  in.desc_dst_space_i = d.dst_space == Space::sbuf;
-  in.desc_dst_addr_i = d.dst_addr;
-  in.desc_len_i = d.len;
-  in.desc_stype_i = d.stype;
-  in.desc_dtype_i = d.dtype;
-  in.desc_layout_i = d.layout;
-  in.desc_cols_i = d.cols;
-  in.desc_op_i = d.op;
-  in.desc_sem_i = d.sem;
-  in.desc_sem_space_i = d.sem_space == Space::sbuf;
-  in.desc_sem_addr_i = d.sem_addr;
-  in.desc_sem_val_i = d.sem_val;
-  in.desc_barrier_i = d.barrier;
-  in.desc_last_i = d.last;
+DmaEngine::desc_t DmaEngine::encode(const Desc& d) {
+  desc_t o;
+  o.src_space = d.src_space == Space::sbuf;
+  o.src_addr = d.src_addr;
+  o.dst_space = d.dst_space == Space::sbuf;
+  o.dst_addr = d.dst_addr;
+  o.len = d.len;
+  o.stype = static_cast<std::uint8_t>(d.stype & 15);
+  o.dtype = static_cast<std::uint8_t>(d.dtype & 15);
+  o.layout = static_cast<std::uint8_t>(d.layout & 3);
+  o.cols = static_cast<std::uint16_t>(d.cols);
+  o.op = static_cast<std::uint8_t>(d.op & 3);
+  o.sem = d.sem;
+  o.sem_space = d.sem_space == Space::sbuf;
+  o.sem_addr = d.sem_addr;
+  o.sem_val = d.sem_val;
+  o.barrier = d.barrier;
+  o.last = d.last;
+  return o;
 }
 
 void DmaEngine::reset() {
@@ -192,40 +202,21 @@ void DmaEngine::eval(const In& in, Out& o) const {
   const auto qid = static_cast<unsigned>(in.desc_queue_i);
   o.desc_ready_o = qid < p_.queues && q_[qid].fifo.size() < p_.qdepth;
   o.ar_valid_o = ar_v_;
-  o.ar_space_o = ar_space_;
-  o.ar_addr_o = ar_addr_;
-  o.ar_bytes_o = ar_bytes_;
-  o.ar_id_o = ar_id_;
+  o.ar_o = {ar_space_, ar_addr_, static_cast<std::uint8_t>(ar_bytes_), static_cast<std::uint8_t>(ar_id_)};
   o.wr_valid_o = w_v_;
-  o.wr_sem_o = w_v_ && w_sem_;
   o.wr_data_o = Bits(8 * p_.geo.beat_bytes);
-  if (!w_v_) {
-    o.wr_space_o = o.wr_col_o = o.wr_acc_o = false;
-    o.wr_esize_o = o.wr_addr_o = o.wr_n_o = o.wr_queue_o = o.wr_desc_o = o.wr_elem_o = 0;
-  } else if (w_sem_) {
+  o.wr_o = {};
+  o.wr_info_o = {};
+  if (w_v_ && w_sem_) {
     const Desc& h = q_[w_q_].fifo.front();
-    o.wr_space_o = h.sem_space == Space::sbuf;
-    o.wr_col_o = false;
-    o.wr_esize_o = 4;
-    o.wr_addr_o = h.sem_addr;
-    o.wr_n_o = 4;
-    o.wr_acc_o = false;
+    o.wr_o = {h.sem_space == Space::sbuf, false, 4, h.sem_addr, 4, false};
     o.wr_data_o.set_slice(0, 32, h.sem_val);
-    o.wr_queue_o = w_q_;
-    o.wr_desc_o = q_[w_q_].dseq;
-    o.wr_elem_o = q_[w_q_].nelem;
-  } else {
+    o.wr_info_o = {static_cast<std::uint8_t>(w_q_), q_[w_q_].dseq, q_[w_q_].nelem, true};
+  } else if (w_v_) {
     const Slot& s = s_[w_slot_];
-    o.wr_space_o = s.space;
-    o.wr_col_o = s.col;
-    o.wr_esize_o = s.esize;
-    o.wr_addr_o = s.addr;
-    o.wr_n_o = s.n;
-    o.wr_acc_o = s.acc;
+    o.wr_o = {s.space, s.col, static_cast<std::uint8_t>(s.esize), s.addr, static_cast<std::uint8_t>(s.n), s.acc};
     o.wr_data_o = s.data;
-    o.wr_queue_o = w_q_;
-    o.wr_desc_o = s.desc;
-    o.wr_elem_o = s.elem;
+    o.wr_info_o = {static_cast<std::uint8_t>(w_q_), s.desc, s.elem, false};
   }
   o.q_idle_o = o.q_err_o = 0;
   o.q_code_o = Bits(3 * p_.queues);
@@ -336,7 +327,7 @@ void DmaEngine::tick(const In& in) {
       qu.fifo.pop_front();
       ++qu.dseq;
     }
-    if (push && in.desc_queue_i == q) qu.fifo.push_back(decode(in));
+    if (push && in.desc_queue_i == q) qu.fifo.push_back(decode(in.desc_i));
     if (c.issue && c.win == q) {
       ++qu.pend;
       ++qu.iseq;

@@ -37,18 +37,18 @@ bool Feeder::done() const {
 
 Write write_of(const DmaEngine::Out& o, unsigned beat_bytes) {
   Write w;
-  w.space = o.wr_space_o ? Space::sbuf : Space::hbm;
-  w.col = o.wr_col_o;
-  w.esize = static_cast<unsigned>(o.wr_esize_o);
-  w.addr = static_cast<std::uint32_t>(o.wr_addr_o);
-  w.n = static_cast<unsigned>(o.wr_n_o);
-  w.acc = o.wr_acc_o;
+  w.space = o.wr_o.space ? Space::sbuf : Space::hbm;
+  w.col = o.wr_o.col;
+  w.esize = o.wr_o.esize;
+  w.addr = o.wr_o.addr;
+  w.n = o.wr_o.n;
+  w.acc = o.wr_o.acc;
   w.data.resize(beat_bytes);
   for (unsigned b = 0; b < beat_bytes; ++b) w.data[b] = static_cast<std::uint8_t>(o.wr_data_o.slice(8 * b, 8));
-  w.queue = static_cast<unsigned>(o.wr_queue_o);
-  w.desc = static_cast<unsigned>(o.wr_desc_o);
-  w.elem = static_cast<std::uint32_t>(o.wr_elem_o);
-  w.sem = o.wr_sem_o;
+  w.queue = o.wr_info_o.qid;
+  w.desc = o.wr_info_o.desc;
+  w.elem = o.wr_info_o.elem;
+  w.sem = o.wr_info_o.sem;
   return w;
 }
 
@@ -85,14 +85,13 @@ RunStats ModelRunner::run(const Program& p, unsigned max_outst, std::uint64_t li
     in.desc_valid_i = o.has_value();
     if (o) {
       in.desc_queue_i = o->first;
-      DmaEngine::encode(*o->second, in);
+      in.desc_i = DmaEngine::encode(*o->second);
     }
     dma_.eval(in, out);
     if ((out.q_idle_o & all_idle) == all_idle && feed.done() && !out.wr_valid_o && !o) break;
     std::optional<ReadReq> rd;
     if (out.ar_valid_o && in.ar_ready_i)
-      rd = ReadReq{out.ar_space_o ? Space::sbuf : Space::hbm, static_cast<std::uint32_t>(out.ar_addr_o),
-                   static_cast<unsigned>(out.ar_bytes_o), static_cast<unsigned>(out.ar_id_o)};
+      rd = ReadReq{out.ar_o.space ? Space::sbuf : Space::hbm, out.ar_o.addr, out.ar_o.bytes, out.ar_o.id};
     std::optional<Write> wr;
     if (out.wr_valid_o && in.wr_ready_i) wr = write_of(out, W);
     mem_.observe(cycle_, rd, wr);

@@ -41,60 +41,37 @@ module dma_engine
   input  logic                  desc_valid_i,
   output logic                  desc_ready_o,
   input  logic [QW-1:0]         desc_queue_i,
-  input  logic                  desc_src_space_i,
-  input  logic [AddrBits-1:0]   desc_src_addr_i,
-  input  logic                  desc_dst_space_i,
-  input  logic [AddrBits-1:0]   desc_dst_addr_i,
-  input  logic [31:0]           desc_len_i,
-  input  logic [3:0]            desc_stype_i,
-  input  logic [3:0]            desc_dtype_i,
-  input  logic [1:0]            desc_layout_i,
-  input  logic [15:0]           desc_cols_i,
-  input  logic [1:0]            desc_op_i,
-  input  logic                  desc_sem_i,
-  input  logic                  desc_sem_space_i,
-  input  logic [AddrBits-1:0]   desc_sem_addr_i,
-  input  logic [31:0]           desc_sem_val_i,
-  input  logic                  desc_barrier_i,
-  input  logic                  desc_last_i,
+  input  desc_t                 desc_i,
   // configuration and control
-  input  logic [Queues-1:0]     cfg_strong_i,     // per queue: 1 strong-order-write, 0 write-after-write
-  input  logic [SW:0]           cfg_max_outst_i,  // reads in flight at most (1..Slots)
-  input  logic [Queues-1:0]     q_clr_i,          // drop a stopped queue's bad descriptor, resume
-  // read channel (source memory)
+  input  logic [Queues-1:0]     cfg_strong_i,     /// per queue: 1 strong-order-write, 0 write-after-write
+  input  logic [SW:0]           cfg_max_outst_i,  /// reads in flight at most (1..Slots)
+  input  logic [Queues-1:0]     q_clr_i,          /// drop a stopped queue's bad descriptor, resume
+  // read channel (source memory): the request's id (a read slot) comes back with its data
   output logic                  ar_valid_o,
   input  logic                  ar_ready_i,
-  output logic                  ar_space_o,
-  output logic [AddrBits-1:0]   ar_addr_o,
-  output logic [NB-1:0]         ar_bytes_o,
-  output logic [SW-1:0]         ar_id_o,
+  output rd_req_t               ar_o,
   input  logic                  r_valid_i,
   input  logic [SW-1:0]         r_id_i,
   input  logic [DW-1:0]         r_data_i,
   // write channel (destination memory): visible when accepted
   output logic                  wr_valid_o,
   input  logic                  wr_ready_i,
-  output logic                  wr_space_o,
-  output logic                  wr_col_o,        // column write: element k to partition p + k
-  output logic [2:0]            wr_esize_o,
-  output logic [AddrBits-1:0]   wr_addr_o,
-  output logic [NB-1:0]         wr_n_o,          // bytes (row) or elements (column)
-  output logic                  wr_acc_o,        // accumulate (BF16 if esize 2, else FP32)
+  output wr_req_t               wr_o,
   output logic [DW-1:0]         wr_data_o,
-  output logic [QW-1:0]         wr_queue_o,
-  output logic [15:0]           wr_desc_o,       // descriptor number in its queue (from 0)
-  output logic [31:0]           wr_elem_o,       // first source element of this write
-  output logic                  wr_sem_o,
+  output wr_info_t              wr_info_o,        /// where the write comes from (for checkers)
   // status
   output logic [Queues-1:0]     q_idle_o,
   output logic [Queues-1:0]     q_err_o,
-  output logic [3*Queues-1:0]   q_code_o,
+  output err_e [Queues-1:0]     q_code_o,
   output logic [16*Queues-1:0]  q_done_o,
-  output logic [SW:0]           rob_o,           // slots holding data not yet written
-  output logic [SW:0]           inflight_o       // reads issued, data not yet returned
+  output logic [SW:0]           rob_o,           /// slots holding data not yet written
+  output logic [SW:0]           inflight_o       /// reads issued, data not yet returned
 );
   localparam int unsigned OffBits = $clog2(PartBytes);
   localparam int unsigned Lanes4 = BeatBytes / 4;
+
+  if (Slots > 256 || BeatBytes > 128 || Queues > 256)
+    $error("dma_engine: the typed channels carry at most 256 slots, 128-byte beats and 256 queues");
 
   typedef enum logic [2:0] { QLoad, QBar, QRun, QSemw, QSema, QErr } qst_e;
   typedef enum logic [1:0] { SFree, SWait, SData, SWr } sst_e;
@@ -104,7 +81,7 @@ module dma_engine
   logic [FW-1:0] frd_q [Queues], fwr_q [Queues];
   logic [FW:0]   fcnt_q [Queues];
   qst_e          st_q [Queues];
-  logic [2:0]    code_q [Queues];
+  err_e          code_q [Queues];
   logic [31:0]   elem_q [Queues], row_q [Queues], nelem_q [Queues];
   logic [15:0]   col_q [Queues];
   logic [2:0]    ss_q [Queues], ds_q [Queues];
@@ -140,33 +117,12 @@ module dma_engine
     return s == 3'd4 ? 3'd2 : (s == 3'd2 ? 3'd1 : 3'd0);
   endfunction
 
-  // ---- descriptor input ----
-  desc_t din;
-  always_comb begin
-    din = '0;
-    din.src_space = desc_src_space_i;
-    din.src_addr = desc_src_addr_i;
-    din.dst_space = desc_dst_space_i;
-    din.dst_addr = desc_dst_addr_i;
-    din.len = desc_len_i;
-    din.stype = desc_stype_i;
-    din.dtype = desc_dtype_i;
-    din.layout = desc_layout_i;
-    din.cols = desc_cols_i;
-    din.op = desc_op_i;
-    din.sem = desc_sem_i;
-    din.sem_space = desc_sem_space_i;
-    din.sem_addr = desc_sem_addr_i;
-    din.sem_val = desc_sem_val_i;
-    din.barrier = desc_barrier_i;
-    din.last = desc_last_i;
-  end
   assign desc_ready_o = fcnt_q[desc_queue_i] < (FW + 1)'(QDepth);
   wire push = desc_valid_i && desc_ready_o;
 
   // ---- head descriptors and their checks (LOAD) ----
   desc_t      head [Queues];
-  logic [2:0] hcode [Queues];
+  err_e       hcode [Queues];
   always_comb begin
     for (int q = 0; q < Queues; q++) begin
       head[q] = fifo_q[q][frd_q[q]];
@@ -305,7 +261,7 @@ module dma_engine
         fwr_q[q] <= '0;
         fcnt_q[q] <= '0;
         st_q[q] <= QLoad;
-        code_q[q] <= '0;
+        code_q[q] <= ErrNone;
         elem_q[q] <= '0;
         row_q[q] <= '0;
         col_q[q] <= '0;
@@ -380,7 +336,7 @@ module dma_engine
           dseq_q[q] <= dseq_q[q] + 16'd1;
         end
         if (push && desc_queue_i == QW'(q)) begin
-          fifo_q[q][fwr_q[q]] <= din;
+          fifo_q[q][fwr_q[q]] <= desc_i;
           fwr_q[q] <= fwr_q[q] + FW'(1);
         end
         fcnt_q[q] <= fcnt_q[q] + (FW + 1)'(push && desc_queue_i == QW'(q)) - (FW + 1)'(pop[q] || drop[q]);
@@ -448,49 +404,24 @@ module dma_engine
 
   // ---- outputs ----
   assign ar_valid_o = ar_v_q;
-  assign ar_space_o = ar_space_q;
-  assign ar_addr_o = ar_addr_q;
-  assign ar_bytes_o = ar_bytes_q;
-  assign ar_id_o = ar_id_q;
+  assign ar_o = '{space: ar_space_q, addr: ar_addr_q, bytes: 8'(ar_bytes_q), id: 8'(ar_id_q)};
 
   desc_t wh;
   always_comb begin
     wh = head[w_qid_q];
     wr_valid_o = w_v_q;
-    wr_queue_o = w_qid_q;
-    wr_sem_o = w_v_q && w_sem_q;
-    if (w_sem_q) begin
-      wr_space_o = wh.sem_space;
-      wr_col_o = 1'b0;
-      wr_esize_o = 3'd4;
-      wr_addr_o = wh.sem_addr;
-      wr_n_o = NB'(4);
-      wr_acc_o = 1'b0;
+    wr_o = '0;
+    wr_data_o = '0;
+    wr_info_o = '0;
+    if (w_v_q && w_sem_q) begin
+      wr_o = '{space: wh.sem_space, col: 1'b0, esize: 3'd4, addr: wh.sem_addr, n: 8'd4, acc: 1'b0};
       wr_data_o = DW'(wh.sem_val);
-      wr_desc_o = dseq_q[w_qid_q];
-      wr_elem_o = nelem_q[w_qid_q];
-    end else begin
-      wr_space_o = sspace_q[w_slot_q];
-      wr_col_o = scol_q[w_slot_q];
-      wr_esize_o = sesize_q[w_slot_q];
-      wr_addr_o = saddr_q[w_slot_q];
-      wr_n_o = sn_q[w_slot_q];
-      wr_acc_o = sacc_q[w_slot_q];
+      wr_info_o = '{qid: 8'(w_qid_q), desc: dseq_q[w_qid_q], elem: nelem_q[w_qid_q], sem: 1'b1};
+    end else if (w_v_q) begin
+      wr_o = '{space: sspace_q[w_slot_q], col: scol_q[w_slot_q], esize: sesize_q[w_slot_q],
+               addr: saddr_q[w_slot_q], n: 8'(sn_q[w_slot_q]), acc: sacc_q[w_slot_q]};
       wr_data_o = sdata_q[w_slot_q];
-      wr_desc_o = sdesc_q[w_slot_q];
-      wr_elem_o = selem_q[w_slot_q];
-    end
-    if (!w_v_q) begin
-      wr_space_o = 1'b0;
-      wr_col_o = 1'b0;
-      wr_esize_o = '0;
-      wr_addr_o = '0;
-      wr_n_o = '0;
-      wr_acc_o = 1'b0;
-      wr_data_o = '0;
-      wr_desc_o = '0;
-      wr_elem_o = '0;
-      wr_queue_o = '0;
+      wr_info_o = '{qid: 8'(w_qid_q), desc: sdesc_q[w_slot_q], elem: selem_q[w_slot_q], sem: 1'b0};
     end
   end
 
@@ -498,7 +429,7 @@ module dma_engine
     for (int q = 0; q < Queues; q++) begin
       q_idle_o[q] = st_q[q] == QLoad && fcnt_q[q] == '0 && pend_q[q] == '0;
       q_err_o[q] = st_q[q] == QErr;
-      q_code_o[3*q +: 3] = code_q[q];
+      q_code_o[q] = code_q[q];
       q_done_o[16*q +: 16] = done_q[q];
     end
   end

@@ -55,6 +55,37 @@ package dma_pkg;
     logic                last;      // complete only when every write of the queue is visible
   } desc_t;
 
+  // A read request on the DMA's read channel (ar_*) and the SBUF's DMA read port (dr_*): `bytes`
+  // bytes (1 .. a beat) from `addr` in `space`; the response carries `id` back.
+  typedef struct packed {
+    logic                space;
+    logic [AddrBits-1:0] addr;
+    logic [7:0]          bytes;
+    logic [7:0]          id;
+  } rd_req_t;
+
+  // A write on the DMA's write channel (wr_*) and the SBUF's DMA write port (dw_*), the data beside
+  // it: a row of `n` bytes from `addr`, or a column of `n` elements of `esize` bytes, element k to
+  // partition part(addr) + k at offset off(addr); `acc`: accumulate (BF16 if esize is 2, else
+  // FP32) instead of copy.
+  typedef struct packed {
+    logic                space;
+    logic                col;
+    logic [2:0]          esize;
+    logic [AddrBits-1:0] addr;
+    logic [7:0]          n;
+    logic                acc;
+  } wr_req_t;
+
+  // Where a write on the DMA's write channel comes from (observation for checkers): queue (qid),
+  // descriptor number in its queue (from 0), first source element; `sem`: the completion write.
+  typedef struct packed {
+    logic [7:0]  qid;
+    logic [15:0] desc;
+    logic [31:0] elem;
+    logic        sem;
+  } wr_info_t;
+
   function automatic logic type_known(logic [3:0] t);
     return t <= 4'd9 || t == TypeBytes;
   endfunction
@@ -81,7 +112,7 @@ package dma_pkg;
     return part < 34'(parts) && off + bytes <= 34'(part_bytes);
   endfunction
 
-  function automatic logic [2:0] check(desc_t d, int unsigned hbm_bytes, int unsigned parts,
+  function automatic err_e check(desc_t d, int unsigned hbm_bytes, int unsigned parts,
                                        int unsigned off_bits, int unsigned part_bytes, int unsigned max_len);
     logic [2:0] ss, ds, es;
     logic [33:0] nelem, rows, dbytes, obase, pbase;

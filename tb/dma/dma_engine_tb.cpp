@@ -91,9 +91,10 @@ struct DmaBench {
     const std::uint64_t now = clk.cycle();
     std::optional<ReadReq> rd;
     if ((ar_valid.get() & 1) && (ar_ready.get() & 1))
-      rd = ReadReq{env.sig("ar_space_o").get() & 1 ? Space::sbuf : Space::hbm,
-                   static_cast<std::uint32_t>(env.sig("ar_addr_o").get()),
-                   static_cast<unsigned>(env.sig("ar_bytes_o").get()), static_cast<unsigned>(env.sig("ar_id_o").get())};
+    {
+      const auto ar = DmaEngine::rd_req_t::unpack(env.sig("ar_o").bits());
+      rd = ReadReq{ar.space ? Space::sbuf : Space::hbm, ar.addr, ar.bytes, ar.id};
+    }
     std::optional<Write> wr;
     if ((wr_valid.get() & 1) && (wr_ready.get() & 1)) wr = write_from_ports();
     mem.observe(now, rd, wr);
@@ -144,7 +145,7 @@ struct DmaBench {
     desc_valid.set(o.has_value());
     if (!o) return;
     DmaEngine::In in = model.make_in();
-    DmaEngine::encode(*o->second, in);
+    in.desc_i = DmaEngine::encode(*o->second);
     in.desc_queue_i = o->first;
     drive_inputs(env, model, in, "desc_", "desc_valid_i");
   }

@@ -31,16 +31,19 @@ void LockstepCore::set_decoder(const std::string& port, std::function<std::strin
   decoders_.emplace_back(port, std::move(fn));
 }
 
-void LockstepCore::bind(const char* name, unsigned width, Dir dir) {
-  Signal* s = env_.ports().find(name);
+void LockstepCore::bind(const char* port, const std::string& name, unsigned port_width, unsigned lsb,
+                        unsigned width, Dir dir) {
+  Signal* s = env_.ports().find(port);
   const char* what = dir == Dir::In ? "input" : "output";
-  if (!s) throw HarnessError(fmt::format("{}: the model's {} '{}' is not a port of the DUT", name_, what, name));
+  if (!s) throw HarnessError(fmt::format("{}: the model's {} '{}' is not a port of the DUT", name_, what, port));
   if (s->dir() != dir)
-    throw HarnessError(fmt::format("{}: '{}' is an {} of the model but not of the DUT", name_, name, what));
-  if (s->width() != width)
-    throw HarnessError(fmt::format("{}: '{}' is {} bits in the model and {} in the DUT", name_, name, width, s->width()));
-  (dir == Dir::In ? in_ : out_).push_back(s);
-  iface_of(name).ports.push_back(s);
+    throw HarnessError(fmt::format("{}: '{}' is an {} of the model but not of the DUT", name_, port, what));
+  if (s->width() != port_width)
+    throw HarnessError(
+        fmt::format("{}: '{}' is {} bits in the model and {} in the DUT", name_, port, port_width, s->width()));
+  (dir == Dir::In ? in_ : out_).push_back(Bound{name, Field(s, lsb, width)});
+  auto& ports = iface_of(port).ports;
+  if (std::find(ports.begin(), ports.end(), s) == ports.end()) ports.push_back(s);
 }
 
 LockstepCore::Iface& LockstepCore::iface_of(const std::string& port) {
@@ -53,8 +56,8 @@ LockstepCore::Iface& LockstepCore::iface_of(const std::string& port) {
 
 void LockstepCore::finish_binding() {
   for (auto& p : env_.ports().all()) {
-    const bool bound = std::find(in_.begin(), in_.end(), &p) != in_.end() ||
-                       std::find(out_.begin(), out_.end(), &p) != out_.end();
+    auto is_p = [&](const Bound& b) { return &b.field.signal() == &p; };
+    const bool bound = std::any_of(in_.begin(), in_.end(), is_p) || std::any_of(out_.begin(), out_.end(), is_p);
     if (bound || &p == &clk_.signal()) continue;
     throw HarnessError(fmt::format("{}: the DUT's {} '{}' is not described by the model", name_,
                                    p.dir() == Dir::In ? "input" : "output", p.name()));
@@ -68,7 +71,7 @@ void LockstepCore::finish_binding() {
   }
 }
 
-bool LockstepCore::injecting_now(const char* name) const {
+bool LockstepCore::injecting_now(const std::string& name) const {
   const RunOptions& o = options();
   return o.inject && clk_.cycle() == o.inject_cycle && o.inject_signal == name;
 }
@@ -98,15 +101,16 @@ void LockstepCore::record_history() {
 }
 
 void LockstepCore::report(std::size_t out_index, const Bits& expected) {
-  Signal& s = *out_[out_index];
-  const Bits actual = s.bits();
+  const Bound& b = out_[out_index];
+  const Signal& s = b.field.signal();
+  const Bits actual = b.field.bits();
   auto& sched = Scheduler::get();
   const std::uint64_t cyc = clk_.cycle();
   const double t_ns = sched.now() / 1000.0;
   const RunOptions& o = options();
   std::string dec_e = show(expected), dec_a = show(actual);
   for (auto& [port, fn] : decoders_)
-    if (port == s.name()) {
+    if (port == b.name) {
       dec_e += " = " + fn(expected);
       dec_a += " = " + fn(actual);
     }
@@ -116,15 +120,27 @@ void LockstepCore::report(std::size_t out_index, const Bits& expected) {
       "  cycle {}, sim time {:.3f} ns, signal {}\n"
       "    expected (model) {}\n"
       "    actual   (DUT)   {}\n",
-      s.name(), cyc, t_ns, expected.hex(), actual.hex(), env_.test(), o.seed, o.config, o.top, name_, cyc,
-      t_ns, s.name(), dec_e, dec_a);
+      b.name, cyc, t_ns, expected.hex(), actual.hex(), env_.test(), o.seed, o.config, o.top, name_, cyc,
+      t_ns, b.name, dec_e, dec_a);
   Iface& f = iface_of(s.name());
   msg += fmt::format("  last transactions on '{}' ({}, oldest first):\n", f.name,
                      f.valid && f.ready ? "handshakes" : "changes of value");
   if (f.history.empty()) msg += "    (none)\n";
   for (auto& [c, vals] : f.history) {
     msg += fmt::format("    cycle {}:", c);
-    for (std::size_t i = 0; i < f.ports.size(); ++i) msg += fmt::format(" {}=0x{}", f.ports[i]->name(), vals[i].hex());
+    for (std::size_t i = 0; i < f.ports.size(); ++i) {
+      // a typed port shows its fields, a plain one its value
+      bool fields = false;
+      for (const auto* list : {&in_, &out_})
+        for (const Bound& fb : *list)
+          if (&fb.field.signal() == f.ports[i] && !fb.field.whole()) {
+            Bits v(fb.field.width());
+            v.copy(0, vals[i], fb.field.lsb(), fb.field.width());
+            msg += fmt::format(" {}=0x{}", fb.name, v.hex());
+            fields = true;
+          }
+      if (!fields) msg += fmt::format(" {}=0x{}", f.ports[i]->name(), vals[i].hex());
+    }
     msg += "\n";
   }
   msg += o.waves ? fmt::format("  waveform: {} (marker at the mismatch)\n", o.wave_file)
@@ -133,7 +149,7 @@ void LockstepCore::report(std::size_t out_index, const Bits& expected) {
   active_ = false;
   // The values compared were settled in the previous time step: put the marker there.
   sched.set_failure_marker(sched.previous_step());
-  throw LockstepMismatch(msg, s.name(), cyc, sched.now());
+  throw LockstepMismatch(msg, b.name, cyc, sched.now());
 }
 
 }  // namespace trn::tb

@@ -2,7 +2,9 @@
 //
 // A model describes its ports with visit_in / visit_out (name, field, width); the lockstep binds
 // each to the DUT port of the same name and checks that directions and widths agree, that every
-// DUT output is compared and every DUT input but the clock reaches the model. Then, before every
+// DUT output is compared and every DUT input but the clock reaches the model. A port whose field
+// is a typed interface (a packed struct of a unit's package, generated into trn::sv by
+// scripts/gen_pkg.py) is bound field by field, so a mismatch names the field ("wr_req_o.addr"). Then, before every
 // rising edge of the clock (the settled values of the cycle that ends):
 //   1. the DUT's inputs are copied into the model's inputs,
 //   2. the model computes this cycle's outputs (eval) and every DUT output is compared with them,
@@ -42,17 +44,22 @@ class LockstepCore {
   void set_decoder(const std::string& port, std::function<std::string(const Bits&)> fn);
 
  protected:
-  void bind(const char* name, unsigned width, Dir dir);
+  /// Bind bits [lsb, lsb + width) of the DUT port `port` (of port_width bits), under `name`.
+  void bind(const char* port, const std::string& name, unsigned port_width, unsigned lsb, unsigned width, Dir dir);
   void finish_binding();
   void record_history();
   [[noreturn]] void report(std::size_t out_index, const Bits& expected);
-  bool injecting_now(const char* name) const;
+  bool injecting_now(const std::string& name) const;
   virtual void on_edge() = 0;
 
   Env& env_;
   Clock& clk_;
   std::string name_;
-  std::vector<Signal*> in_, out_;
+  struct Bound {
+    std::string name;  ///< the port, or port.field of a typed port
+    Field field;
+  };
+  std::vector<Bound> in_, out_;
   bool active_ = false;
   bool use_model_;
   std::uint64_t compared_ = 0;
@@ -73,8 +80,32 @@ class LockstepCore {
 };
 
 namespace detail {
+/// A typed interface: a packed struct generated from a unit's package (scripts/gen_pkg.py).
 template <class F>
-void read_field(const Signal& s, F& f) {
+concept PackedStruct = requires(F f) {
+  F::kWidth;
+  f.pack();
+};
+
+/// cb(path, leaf, width, lsb) for every leaf field of f (f itself unless it is a packed struct).
+template <class F, class CB>
+void leaves(const std::string& path, F& f, unsigned width, unsigned lsb, CB& cb) {
+  if constexpr (PackedStruct<std::remove_const_t<F>>)
+    f.visit([&](const char* n, auto& g, unsigned w, unsigned l) { leaves(path + "." + n, g, w, lsb + l, cb); });
+  else
+    cb(path, f, width, lsb);
+}
+/// The same walk without names, for every cycle.
+template <class F, class CB>
+void leaves(F& f, CB& cb) {
+  if constexpr (PackedStruct<std::remove_const_t<F>>)
+    f.visit([&](const char*, auto& g, unsigned, unsigned) { leaves(g, cb); });
+  else
+    cb(f);
+}
+
+template <class F>
+void read_field(const Field& s, F& f) {
   if constexpr (std::is_same_v<F, Bits>)
     s.get(f);
   else if constexpr (std::is_same_v<F, bool>)
@@ -83,9 +114,9 @@ void read_field(const Signal& s, F& f) {
     f = static_cast<F>(s.get());
 }
 template <class F>
-bool equal_field(const Signal& s, const F& f) {
+bool equal_field(const Field& s, const F& f) {
   if constexpr (std::is_same_v<F, Bits>) {
-    if (!s.wide()) return s.get() == f.to_u64();
+    if (s.width() <= 64) return s.get() == f.to_u64();
     return s.bits() == f;
   } else {
     return s.get() == static_cast<std::uint64_t>(f);
@@ -104,6 +135,8 @@ void flip(F& f, unsigned bit) {
     f.flip_bit(bit);
   else if constexpr (std::is_same_v<F, bool>)
     f = !f;
+  else if constexpr (std::is_enum_v<F>)
+    f = static_cast<F>(static_cast<std::underlying_type_t<F>>(f) ^ (std::underlying_type_t<F>{1} << bit));
   else
     f ^= F{1} << bit;
 }
@@ -117,8 +150,11 @@ void drive_inputs(Env& env, const Model& m, typename Model::In& in, std::string_
   m.visit_in(in, [&](const char* name, auto& v, unsigned) {
     const std::string_view n(name);
     if (n.substr(0, prefix.size()) != prefix || n == except) return;
-    if constexpr (std::is_same_v<std::decay_t<decltype(v)>, Bits>)
+    using F = std::decay_t<decltype(v)>;
+    if constexpr (std::is_same_v<F, Bits>)
       env.sig(name).set(v);
+    else if constexpr (detail::PackedStruct<F>)
+      env.sig(name).set(v.pack());
     else
       env.sig(name).set(static_cast<std::uint64_t>(v));
   });
@@ -128,7 +164,12 @@ void drive_inputs(Env& env, const Model& m, typename Model::In& in, std::string_
 template <class Model>
 void read_outputs(Env& env, const Model& m, typename Model::Out& out, std::string_view prefix) {
   m.visit_out(out, [&](const char* name, auto& f, unsigned) {
-    if (std::string_view(name).substr(0, prefix.size()) == prefix) detail::read_field(env.sig(name), f);
+    if (std::string_view(name).substr(0, prefix.size()) != prefix) return;
+    using F = std::decay_t<decltype(f)>;
+    if constexpr (detail::PackedStruct<F>)
+      f = F::unpack(env.sig(name).bits());
+    else
+      detail::read_field(Field(&env.sig(name)), f);
   });
 }
 
@@ -137,8 +178,8 @@ class Lockstep : public LockstepCore {
  public:
   Lockstep(Env& env, Clock& clk, Model& model, std::string name = "lockstep")
       : LockstepCore(env, clk, std::move(name)), m_(model), inp_(model.make_in()), outp_(model.make_out()) {
-    m_.visit_in(inp_, [&](const char* n, auto&, unsigned w) { bind(n, w, Dir::In); });
-    m_.visit_out(outp_, [&](const char* n, auto&, unsigned w) { bind(n, w, Dir::Out); });
+    bind_all(Dir::In);
+    bind_all(Dir::Out);
     finish_binding();
   }
 
@@ -146,23 +187,42 @@ class Lockstep : public LockstepCore {
   void on_edge() override {
     if (!active_ || !use_model_) return;
     std::size_t i = 0;
-    m_.visit_in(inp_, [&](const char*, auto& f, unsigned) { detail::read_field(*in_[i++], f); });
+    auto read = [&](auto& f) { detail::read_field(in_[i++].field, f); };
+    m_.visit_in(inp_, [&](const char*, auto& f, unsigned) { detail::leaves(f, read); });
     m_.eval(inp_, outp_);
     std::size_t bad = SIZE_MAX;
     Bits expected;
     i = 0;
-    m_.visit_out(outp_, [&](const char* n, auto& f, unsigned w) {
-      if (injecting_now(n)) detail::flip(f, options().inject_bit);
-      if (bad == SIZE_MAX && !detail::equal_field(*out_[i], f)) {
+    auto compare = [&](auto& f) {
+      const Bound& b = out_[i];
+      if (injecting_now(b.name)) detail::flip(f, options().inject_bit);
+      if (bad == SIZE_MAX && !detail::equal_field(b.field, f)) {
         bad = i;
-        expected = detail::to_bits(f, w);
+        expected = detail::to_bits(f, b.field.width());
       }
       ++i;
-    });
+    };
+    m_.visit_out(outp_, [&](const char*, auto& f, unsigned) { detail::leaves(f, compare); });
     record_history();
     if (bad != SIZE_MAX) report(bad, expected);
     m_.tick(inp_);
     ++compared_;
+  }
+
+  void bind_all(Dir dir) {
+    auto each = [&](const char* port, auto& f, unsigned w) {
+      using F = std::decay_t<decltype(f)>;
+      unsigned port_width = w;
+      if constexpr (detail::PackedStruct<F>) port_width = F::kWidth;
+      auto leaf = [&](const std::string& path, auto&, unsigned lw, unsigned lsb) {
+        bind(port, path, port_width, lsb, lw, dir);
+      };
+      detail::leaves(std::string(port), f, w, 0, leaf);
+    };
+    if (dir == Dir::In)
+      m_.visit_in(inp_, each);
+    else
+      m_.visit_out(outp_, each);
   }
 
   Model& m_;

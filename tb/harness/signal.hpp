@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -56,6 +57,19 @@ class Signal {
     Bits b(width_);
     get(b);
     return b;
+  }
+  /// n bits (n <= 64) from bit lsb, read from the storage directly.
+  std::uint64_t get_slice(unsigned lsb, unsigned n) const {
+    if (!wide()) {
+      const std::uint64_t v = get() >> lsb;
+      return n >= 64 ? v : v & ((std::uint64_t{1} << n) - 1);
+    }
+    const auto* w = static_cast<const std::uint32_t*>(p_);
+    const unsigned n32 = (width_ + 31) / 32, i = lsb / 32, off = lsb % 32;
+    auto word = [&](unsigned k) { return k < n32 ? std::uint64_t{w[k]} : std::uint64_t{0}; };
+    std::uint64_t v = (word(i) | (word(i + 1) << 32)) >> off;
+    if (off != 0) v |= word(i + 2) << (64 - off);
+    return n >= 64 ? v : v & ((std::uint64_t{1} << n) - 1);
   }
 
   void set(std::uint64_t v) {
@@ -111,21 +125,21 @@ class Field {
     if (lsb + width > s->width()) throw HarnessError("field past the end of " + s->name());
   }
   unsigned width() const { return width_; }
+  unsigned lsb() const { return lsb_; }
   const Signal& signal() const { return *s_; }
   bool whole() const { return lsb_ == 0 && width_ == s_->width(); }
 
-  std::uint64_t get() const {
-    if (!s_->wide() && lsb_ + width_ <= 64) {
-      std::uint64_t v = s_->get() >> lsb_;
-      return width_ >= 64 ? v : v & ((std::uint64_t{1} << width_) - 1);
-    }
-    return s_->bits().slice(lsb_, width_);
+  /// The low 64 bits.
+  std::uint64_t get() const { return s_->get_slice(lsb_, std::min(width_, 64u)); }
+  void get(Bits& out) const {
+    if (whole()) return s_->get(out);
+    if (out.width() != width_) out = Bits(width_);
+    for (unsigned k = 0; k < width_; k += 64) out.set_slice(k, std::min(64u, width_ - k), s_->get_slice(lsb_ + k, std::min(64u, width_ - k)));
   }
   Bits bits() const {
     if (whole()) return s_->bits();
     Bits b(width_);
-    Bits all = s_->bits();
-    for (unsigned i = 0; i < width_; ++i) b.set_bit(i, all.bit(lsb_ + i));
+    get(b);
     return b;
   }
   void set(std::uint64_t v) {
