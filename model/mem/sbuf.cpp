@@ -44,9 +44,9 @@ std::uint64_t Sbuf::banks_of(std::uint32_t first, std::uint32_t last) const {
 }
 
 std::uint64_t Sbuf::dw_banks(const In& in) const {
-  const std::uint32_t off = static_cast<std::uint32_t>(in.dw_addr_i) & ((1u << off_bits_) - 1);
-  if (in.dw_col_i || in.dw_n_i == 0) return banks_of(off, off);
-  return banks_of(off, off + static_cast<std::uint32_t>(in.dw_n_i) - 1);
+  const std::uint32_t off = static_cast<std::uint32_t>(in.dw_i.addr) & ((1u << off_bits_) - 1);
+  if (in.dw_i.col || in.dw_i.n == 0) return banks_of(off, off);
+  return banks_of(off, off + static_cast<std::uint32_t>(in.dw_i.n) - 1);
 }
 
 Sbuf::Grants Sbuf::grants(const In& in) const {
@@ -54,16 +54,16 @@ Sbuf::Grants Sbuf::grants(const In& in) const {
   if (!in.rst_ni) return g;
   const std::uint64_t s2 = s2_v_ ? s2_banks_ : 0;
   g.dw_banks = dw_banks(in);
-  g.dw_ready = in.dw_acc_i || (g.dw_banks & s2) == 0;
+  g.dw_ready = in.dw_i.acc || (g.dw_banks & s2) == 0;
   g.dw_go = in.dw_valid_i && g.dw_ready;
-  const bool acc_go = g.dw_go && in.dw_acc_i;
+  const bool acc_go = g.dw_go && in.dw_i.acc;
   const std::uint64_t e_bank = std::uint64_t{1} << ((4 * in.e_addr_i / p_.beat_bytes) % p_.banks);
   // an engine write may not split an accumulate nor share a write port; a read needs the read port
   const std::uint64_t e_busy = s2 | (in.e_we_i ? (g.dw_go ? g.dw_banks : 0) : (acc_go ? g.dw_banks : 0));
   g.e_ready = (e_bank & e_busy) == 0;
   g.e_go = in.e_valid_i && g.e_ready;
-  const std::uint32_t roff = static_cast<std::uint32_t>(in.dr_addr_i) & ((1u << off_bits_) - 1);
-  const std::uint64_t dr = banks_of(roff, roff + (in.dr_bytes_i ? static_cast<std::uint32_t>(in.dr_bytes_i) - 1 : 0));
+  const std::uint32_t roff = static_cast<std::uint32_t>(in.dr_i.addr) & ((1u << off_bits_) - 1);
+  const std::uint64_t dr = banks_of(roff, roff + (in.dr_i.bytes ? static_cast<std::uint32_t>(in.dr_i.bytes) - 1 : 0));
   const std::uint64_t dr_busy = s2 | (acc_go ? g.dw_banks : 0) | (g.e_go && !in.e_we_i ? e_bank : 0);
   g.dr_ready = (dr & dr_busy) == 0;
   g.dr_go = in.dr_valid_i && g.dr_ready;
@@ -76,6 +76,7 @@ void Sbuf::eval(const In& in, Out& out) const {
   out.e_ready_o = g.e_ready;
   out.dr_ready_o = g.dr_ready;
   out.dr_rvalid_o = dr_v_;
+  out.dr_rid_o = dr_id_;
   out.dr_rdata_o = dr_q_;
   out.e_rvalid_o = e_v_;
   out.e_rdata_o = e_q_;
@@ -87,6 +88,7 @@ void Sbuf::tick(const In& in) {
     s2_v_ = false;
     s2_banks_ = 0;
     dr_v_ = e_v_ = false;
+    dr_id_ = 0;
     dr_q_ = Bits(8 * p_.beat_bytes);
     e_q_ = Bits(32 * p_.parts);
     return;
@@ -96,10 +98,11 @@ void Sbuf::tick(const In& in) {
   // Reads see the contents before this cycle's writes.
   dr_v_ = g.dr_go;
   if (g.dr_go) {
-    const unsigned part = static_cast<unsigned>(in.dr_addr_i >> off_bits_);
-    const std::uint32_t off = static_cast<std::uint32_t>(in.dr_addr_i) & omask;
+    dr_id_ = in.dr_i.id;
+    const unsigned part = static_cast<unsigned>(in.dr_i.addr >> off_bits_);
+    const std::uint32_t off = static_cast<std::uint32_t>(in.dr_i.addr) & omask;
     dr_q_ = Bits(8 * p_.beat_bytes);
-    for (unsigned b = 0; b < in.dr_bytes_i; ++b) dr_q_.set_slice(8 * b, 8, at(part, off + b));
+    for (unsigned b = 0; b < in.dr_i.bytes; ++b) dr_q_.set_slice(8 * b, 8, at(part, off + b));
   }
   const std::uint32_t e_off = static_cast<std::uint32_t>(4 * in.e_addr_i);
   e_v_ = g.e_go && !in.e_we_i;
@@ -112,11 +115,11 @@ void Sbuf::tick(const In& in) {
       if (in.e_mask_i.bit(p))
         for (unsigned b = 0; b < 4; ++b) at(p, e_off + b) = static_cast<std::uint8_t>(in.e_wdata_i.slice(32 * p + 8 * b, 8));
   if (g.dw_go) {
-    const unsigned part = static_cast<unsigned>(in.dw_addr_i >> off_bits_);
-    const std::uint32_t off = static_cast<std::uint32_t>(in.dw_addr_i) & omask;
-    const unsigned es = static_cast<unsigned>(in.dw_esize_i), n = static_cast<unsigned>(in.dw_n_i);
-    if (!in.dw_acc_i) {
-      if (!in.dw_col_i) {
+    const unsigned part = static_cast<unsigned>(in.dw_i.addr >> off_bits_);
+    const std::uint32_t off = static_cast<std::uint32_t>(in.dw_i.addr) & omask;
+    const unsigned es = static_cast<unsigned>(in.dw_i.esize), n = static_cast<unsigned>(in.dw_i.n);
+    if (!in.dw_i.acc) {
+      if (!in.dw_i.col) {
         for (unsigned b = 0; b < n; ++b) at(part, off + b) = static_cast<std::uint8_t>(in.dw_data_i.slice(8 * b, 8));
       } else {
         for (unsigned k = 0; k < n; ++k)
@@ -124,10 +127,10 @@ void Sbuf::tick(const In& in) {
             at(part + k, off + b) = static_cast<std::uint8_t>(in.dw_data_i.slice(8 * (k * es + b), 8));
       }
     } else {
-      const unsigned elems = in.dw_col_i ? n : n / es;
+      const unsigned elems = in.dw_i.col ? n : n / es;
       for (unsigned k = 0; k < elems; ++k) {
-        const unsigned pp = in.dw_col_i ? part + k : part;
-        const std::uint32_t o = in.dw_col_i ? off : off + k * es;
+        const unsigned pp = in.dw_i.col ? part + k : part;
+        const std::uint32_t o = in.dw_i.col ? off : off + k * es;
         std::uint32_t d = 0;
         for (unsigned b = 0; b < es; ++b) d |= std::uint32_t{at(pp, o + b)} << (8 * b);
         const auto s = static_cast<std::uint32_t>(in.dw_data_i.slice(8 * k * es, 8 * es));
@@ -137,7 +140,7 @@ void Sbuf::tick(const In& in) {
       }
     }
   }
-  s2_v_ = g.dw_go && in.dw_acc_i;
+  s2_v_ = g.dw_go && in.dw_i.acc;
   s2_banks_ = s2_v_ ? g.dw_banks : 0;
 }
 

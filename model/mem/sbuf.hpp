@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "sv/dma_pkg.hpp"
 
 namespace trn::mem {
 
@@ -23,20 +24,23 @@ class Sbuf {
     unsigned beat_bytes = 16;
     unsigned banks = 4;
   };
+  /// The DMA ports' typed requests (rtl/dma/dma_pkg.sv).
+  using wr_req_t = sv::dma_pkg::wr_req_t;
+  using rd_req_t = sv::dma_pkg::rd_req_t;
   struct In {
     bool rst_ni = false;
-    bool dw_valid_i = false, dw_col_i = false;
-    std::uint64_t dw_esize_i = 0, dw_addr_i = 0, dw_n_i = 0;
-    bool dw_acc_i = false;
+    bool dw_valid_i = false;
+    wr_req_t dw_i;
     Bits dw_data_i;
     bool dr_valid_i = false;
-    std::uint64_t dr_addr_i = 0, dr_bytes_i = 0;
+    rd_req_t dr_i;
     bool e_valid_i = false, e_we_i = false;
     std::uint64_t e_addr_i = 0;
     Bits e_mask_i, e_wdata_i;
   };
   struct Out {
     bool dw_ready_o = false, dr_ready_o = false, dr_rvalid_o = false;
+    std::uint64_t dr_rid_o = 0;
     Bits dr_rdata_o;
     bool e_ready_o = false, e_rvalid_o = false;
     Bits e_rdata_o;
@@ -60,15 +64,10 @@ class Sbuf {
   void visit_in(In& in, V&& v) const {
     v("rst_ni", in.rst_ni, 1);
     v("dw_valid_i", in.dw_valid_i, 1);
-    v("dw_col_i", in.dw_col_i, 1);
-    v("dw_esize_i", in.dw_esize_i, 3);
-    v("dw_addr_i", in.dw_addr_i, 32);
-    v("dw_n_i", in.dw_n_i, nb_);
-    v("dw_acc_i", in.dw_acc_i, 1);
+    v("dw_i", in.dw_i, wr_req_t::kWidth);
     v("dw_data_i", in.dw_data_i, 8 * p_.beat_bytes);
     v("dr_valid_i", in.dr_valid_i, 1);
-    v("dr_addr_i", in.dr_addr_i, 32);
-    v("dr_bytes_i", in.dr_bytes_i, nb_);
+    v("dr_i", in.dr_i, rd_req_t::kWidth);
     v("e_valid_i", in.e_valid_i, 1);
     v("e_we_i", in.e_we_i, 1);
     v("e_addr_i", in.e_addr_i, ew_);
@@ -80,6 +79,7 @@ class Sbuf {
     v("dw_ready_o", out.dw_ready_o, 1);
     v("dr_ready_o", out.dr_ready_o, 1);
     v("dr_rvalid_o", out.dr_rvalid_o, 1);
+    v("dr_rid_o", out.dr_rid_o, 8);
     v("dr_rdata_o", out.dr_rdata_o, 8 * p_.beat_bytes);
     v("e_ready_o", out.e_ready_o, 1);
     v("e_rvalid_o", out.e_rvalid_o, 1);
@@ -104,6 +104,7 @@ class Sbuf {
   bool s2_v_ = false;
   std::uint64_t s2_banks_ = 0;
   bool dr_v_ = false, e_v_ = false;
+  unsigned dr_id_ = 0;
   Bits dr_q_, e_q_;
 };
 

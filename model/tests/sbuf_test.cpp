@@ -31,11 +31,11 @@ struct Bench {
   /// A row DMA write at partition 0.
   void dw(bool acc, std::uint32_t off, unsigned esize, unsigned n, std::uint32_t v) {
     in.dw_valid_i = true;
-    in.dw_acc_i = acc;
-    in.dw_col_i = false;
-    in.dw_esize_i = esize;
-    in.dw_addr_i = off;
-    in.dw_n_i = n;
+    in.dw_i.acc = acc;
+    in.dw_i.col = false;
+    in.dw_i.esize = static_cast<std::uint8_t>(esize);
+    in.dw_i.addr = off;
+    in.dw_i.n = static_cast<std::uint8_t>(n);
     in.dw_data_i = trn::Bits(128);
     for (unsigned k = 0; k < n / esize; ++k) in.dw_data_i.set_slice(8 * k * esize, 8 * esize, v);
   }
@@ -93,8 +93,8 @@ BOOST_AUTO_TEST_CASE(reads_see_earlier_cycles_only) {
   t.in.e_mask_i.set_bit(1, true);
   t.in.e_wdata_i.set_slice(32, 32, 0x12345678u);
   t.in.dr_valid_i = true;  // the same bytes, the same cycle: the old value
-  t.in.dr_addr_i = (1u << 10) | 12;
-  t.in.dr_bytes_i = 4;
+  t.in.dr_i.addr = (1u << 10) | 12;
+  t.in.dr_i.bytes = 4;
   t.step();
   BOOST_REQUIRE(t.out.e_ready_o && t.out.dr_ready_o);
   t.idle();

@@ -6,10 +6,12 @@
 // line in many partitions, is one bank write. Every bank has one read and one write port.
 //
 // Ports.
-//   dw_*  DMA write (the DMA engine's write channel): a row of n bytes inside one partition
-//         (at most two lines), or a column of n elements of esize bytes, element k into partition
-//         part(addr) + k at offset off(addr); a copy, or an accumulate (BF16 or FP32 add).
-//   dr_*  DMA read: up to BeatBytes bytes inside one partition; the data returns the next cycle.
+//   dw_*  DMA write (the DMA engine's write channel, dma_pkg::wr_req_t and the data): a row of n
+//         bytes inside one partition (at most two lines), or a column of n elements of esize
+//         bytes, element k into partition part(addr) + k at offset off(addr); a copy, or an
+//         accumulate (BF16 or FP32 add). The space field is the core's to decode (ignored here).
+//   dr_*  DMA read (dma_pkg::rd_req_t): up to BeatBytes bytes inside one partition; the data
+//         returns the next cycle with the request's id.
 //   e_*   engine: one 32-bit word (word index e_addr_i) in every partition, written in the
 //         partitions of e_mask_i or read in all; the read data returns the next cycle.
 //
@@ -31,6 +33,8 @@
 module sbuf
   import numerics_pkg::*;
   import dma_pkg::AddrBits;
+  import dma_pkg::wr_req_t;
+  import dma_pkg::rd_req_t;
 #(
   parameter int unsigned Parts     = 4,
   parameter int unsigned PartBytes = 1024,
@@ -48,18 +52,14 @@ module sbuf
   // DMA write port
   input  logic                dw_valid_i,
   output logic                dw_ready_o,
-  input  logic                dw_col_i,
-  input  logic [2:0]          dw_esize_i,
-  input  logic [AddrBits-1:0] dw_addr_i,
-  input  logic [NB-1:0]       dw_n_i,
-  input  logic                dw_acc_i,
+  input  wr_req_t             dw_i,
   input  logic [DW-1:0]       dw_data_i,
   // DMA read port
   input  logic                dr_valid_i,
   output logic                dr_ready_o,
-  input  logic [AddrBits-1:0] dr_addr_i,
-  input  logic [NB-1:0]       dr_bytes_i,
+  input  rd_req_t             dr_i,
   output logic                dr_rvalid_o,
+  output logic [7:0]          dr_rid_o,
   output logic [DW-1:0]       dr_rdata_o,
   // engine port
   input  logic                e_valid_i,
@@ -190,12 +190,25 @@ module sbuf
   wreq_t s2_q;             // stage 2: the sums of the accumulate accepted in the previous cycle
   logic  s2_v_q;
   logic  dr_v_q, e_v_q;
+  logic [7:0] dr_id_q;
   logic [DW-1:0] dr_q;
   logic [32*Parts-1:0] e_q;
   logic [PW-1:0] rd [Banks];     // each bank's read port, this cycle
   logic [PW-1:0] racc [Banks];   // the accumulate's view of it, stage 2 forwarded
 
   // ---- requests and arbitration ----
+  // the DMA ports' fields (the request's space is decoded by the core; SBUF ignores it)
+  logic dw_col_i, dw_acc_i;
+  logic [2:0] dw_esize_i;
+  logic [AddrBits-1:0] dw_addr_i, dr_addr_i;
+  logic [NB-1:0] dw_n_i, dr_bytes_i;
+  assign dw_col_i = dw_i.col;
+  assign dw_acc_i = dw_i.acc;
+  assign dw_esize_i = dw_i.esize;
+  assign dw_addr_i = dw_i.addr;
+  assign dw_n_i = NB'(dw_i.n);
+  assign dr_addr_i = dr_i.addr;
+  assign dr_bytes_i = NB'(dr_i.bytes);
   wreq_t dw;
   logic [Banks-1:0] s2_banks, dw_banks, e_banks, dr_banks;
   logic [31:0] e_off, e_line, dw_l0, dr_l0;
@@ -300,6 +313,7 @@ module sbuf
       s2_v_q <= 1'b0;
       s2_q <= '0;
       dr_v_q <= 1'b0;
+      dr_id_q <= '0;
       dr_q <= '0;
       e_v_q <= 1'b0;
       e_q <= '0;
@@ -307,7 +321,10 @@ module sbuf
       s2_v_q <= dwa_go;
       if (dwa_go) s2_q <= s1;
       dr_v_q <= dr_go;
-      if (dr_go) dr_q <= dr_data;
+      if (dr_go) begin
+        dr_q <= dr_data;
+        dr_id_q <= dr_i.id;
+      end
       e_v_q <= er_go;
       if (er_go)
         for (int unsigned p = 0; p < Parts; p++)
@@ -316,6 +333,7 @@ module sbuf
   end
 
   assign dr_rvalid_o = dr_v_q;
+  assign dr_rid_o = dr_id_q;
   assign dr_rdata_o = dr_q;
   assign e_rvalid_o = e_v_q;
   assign e_rdata_o = e_q;

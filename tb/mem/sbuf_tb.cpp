@@ -92,6 +92,7 @@ struct SbufBench {
   bool dw_took = false, dr_took = false, e_took = false;
   // the reference data of the reads accepted in the cycle before, due in this one
   std::optional<std::vector<std::uint8_t>> dr_due;
+  unsigned dr_id = 0, dr_due_id = 0;  ///< the id of the next DMA read, and of the one due
   std::optional<std::vector<std::uint32_t>> e_due;
   struct Readies {
     bool dw, dr, e;
@@ -143,6 +144,8 @@ struct SbufBench {
     check(sig("dr_rvalid_o") == dr_due.has_value(), "cycle {}: DMA read data valid {}, expected {}", clk.cycle(),
           sig("dr_rvalid_o"), dr_due.has_value());
     if (dr_due) {
+      check(env.sig("dr_rid_o").get() == dr_due_id, "cycle {}: DMA read id {}, expected {}", clk.cycle(),
+            env.sig("dr_rid_o").get(), dr_due_id);
       const Bits d = env.sig("dr_rdata_o").bits();
       for (unsigned b = 0; b < B(); ++b)
         check(d.slice(8 * b, 8) == (*dr_due)[b], "cycle {}: DMA read byte {}: {:#04x}, reference {:#04x}", clk.cycle(), b,
@@ -169,6 +172,8 @@ struct SbufBench {
       std::vector<std::uint8_t> v(B(), 0);
       for (unsigned b = 0; b < dr->bytes; ++b) v[b] = ref.at(Space::sbuf, dr->addr + b);
       dr_due = v;
+      dr_due_id = dr_id;
+      dr_id = (dr_id + 1) & 0xFF;
       ++st.dr;
     }
     const std::uint32_t e_off = e ? 4 * e->word : 0;
@@ -272,17 +277,20 @@ struct SbufBench {
     Sbuf::In in = model.make_in();
     in.dw_valid_i = dw.has_value();
     if (dw) {
-      in.dw_col_i = dw->col;
-      in.dw_acc_i = dw->acc;
-      in.dw_esize_i = dw->esize;
-      in.dw_n_i = dw->n;
-      in.dw_addr_i = dw->addr;
+      in.dw_i.space = true;  // SBUF (ignored by the unit)
+      in.dw_i.col = dw->col;
+      in.dw_i.acc = dw->acc;
+      in.dw_i.esize = static_cast<std::uint8_t>(dw->esize);
+      in.dw_i.n = static_cast<std::uint8_t>(dw->n);
+      in.dw_i.addr = dw->addr;
       for (unsigned b = 0; b < dw->data.size(); ++b) in.dw_data_i.set_slice(8 * b, 8, dw->data[b]);
     }
     in.dr_valid_i = dr.has_value();
     if (dr) {
-      in.dr_addr_i = dr->addr;
-      in.dr_bytes_i = dr->bytes;
+      in.dr_i.space = true;
+      in.dr_i.addr = dr->addr;
+      in.dr_i.bytes = static_cast<std::uint8_t>(dr->bytes);
+      in.dr_i.id = static_cast<std::uint8_t>(dr_id);
     }
     in.e_valid_i = e.has_value();
     if (e) {
