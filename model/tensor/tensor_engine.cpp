@@ -13,7 +13,17 @@ using numerics::Format;
 
 namespace {
 constexpr std::uint32_t kNegZero = 0x80000000u;  // row 0's incoming partial sum: x + -0 == x
-}
+
+// The model's command and error codes are the package's (rtl/tensor/te_pkg.sv).
+using sv::te_pkg::te_err_e;
+using sv::te_pkg::te_op_e;
+constexpr bool same(Err a, te_err_e b) { return static_cast<unsigned>(a) == static_cast<unsigned>(b); }
+static_assert(same(Err::none, te_err_e::TeErrNone) && same(Err::shape, te_err_e::TeErrShape) &&
+              same(Err::range, te_err_e::TeErrRange) && same(Err::type, te_err_e::TeErrType) &&
+              same(Err::no_weights, te_err_e::TeErrNoWeights) && same(Err::mode, te_err_e::TeErrKind));
+static_assert(static_cast<unsigned>(Op::load_stationary) == static_cast<unsigned>(te_op_e::TeLoadStationary) &&
+              static_cast<unsigned>(Op::multiply_moving) == static_cast<unsigned>(te_op_e::TeMultiplyMoving));
+}  // namespace
 
 bool is_pe_format(std::uint64_t fmt) { return fmt <= static_cast<unsigned>(Format::e2m1); }
 
@@ -80,37 +90,37 @@ TensorEngine::Out TensorEngine::make_out() const {
 }
 
 Err TensorEngine::check_cmd(const In& in) const {
-  if (!is_pe_format(in.cmd_fmt_i)) return Err::type;
-  if (in.cmd_mx_i && (in.cmd_tr_i || !numerics::is_mx_element(static_cast<Format>(in.cmd_fmt_i)))) return Err::type;
-  if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) {
-    if (in.cmd_k_i == 0 || in.cmd_k_i > p_.rows || in.cmd_m_i == 0 || in.cmd_m_i > p_.cols) return Err::shape;
-    if (in.cmd_addr_i + in.cmd_m_i > p_.sbuf_depth) return Err::range;
+  if (!is_pe_format(in.cmd_i.fmt)) return Err::type;
+  if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
+  if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
+    if (in.cmd_i.k == 0 || in.cmd_i.k > p_.rows || in.cmd_i.m == 0 || in.cmd_i.m > p_.cols) return Err::shape;
+    if (in.cmd_i.addr + in.cmd_i.m > p_.sbuf_depth) return Err::range;
     return Err::none;
   }
-  if (in.cmd_n_i == 0 || in.cmd_n_i > p_.max_n) return Err::shape;
-  if (in.cmd_bank_i >= p_.banks || in.cmd_off_i + in.cmd_n_i > p_.depth ||
-      (!in.cmd_tr_i && in.cmd_addr_i + in.cmd_n_i > p_.sbuf_depth))
+  if (in.cmd_i.n == 0 || in.cmd_i.n > p_.max_n) return Err::shape;
+  if (in.cmd_i.bank >= p_.banks || in.cmd_i.off + in.cmd_i.n > p_.depth ||
+      (!in.cmd_i.tr && in.cmd_i.addr + in.cmd_i.n > p_.sbuf_depth))
     return Err::range;
   if (ls_q_.busy) return Err::none;  // the weights' checks wait for the load
   const BankInfo& b = bank_q_[cur_bank_q_];
   if (!b.loaded) return Err::no_weights;
-  if (b.raw != in.cmd_tr_i) return Err::mode;
-  if (in.cmd_tr_i && in.cmd_n_i > b.k) return Err::shape;
+  if (b.raw != in.cmd_i.tr) return Err::mode;
+  if (in.cmd_i.tr && in.cmd_i.n > b.k) return Err::shape;
   return Err::none;
 }
 
 unsigned TensorEngine::op_bias(const In& in) {
   // MX elements use their standard bias; the bias register is for plain FP8 operands.
-  return in.cmd_mx_i ? static_cast<unsigned>(numerics::format_info(static_cast<Format>(in.cmd_fmt_i)).bias)
-                     : static_cast<unsigned>(in.cmd_bias_i);
+  return in.cmd_i.mx ? static_cast<unsigned>(numerics::format_info(static_cast<Format>(in.cmd_i.fmt)).bias)
+                     : static_cast<unsigned>(in.cmd_i.bias);
 }
 
 bool TensorEngine::cmd_ready(const In& in) const {
   if (!in.cmd_valid_i) return false;
   if (check_cmd(in) != Err::none) return true;
-  if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary))  // its bank: no column in flight, none to issue
+  if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary)  // its bank: no column in flight, none to issue
     return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0 && !(mm_q_.busy && mm_q_.wsel == next_ls_bank_q_);
-  return !ls_q_.busy && !mm_q_.busy && (!in.cmd_tr_i || pend_q_.empty());
+  return !ls_q_.busy && !mm_q_.busy && (!in.cmd_i.tr || pend_q_.empty());
 }
 
 void TensorEngine::eval(const In& in, Out& out) const {
@@ -300,18 +310,18 @@ void TensorEngine::tick(const In& in) {
     const Err e = check_cmd(in);
     if (e != Err::none) {
       err_q_ = true;
-      err_tag_q_ = in.cmd_tag_i;
+      err_tag_q_ = in.cmd_i.tag;
       err_code_q_ = static_cast<unsigned>(e);
-    } else if (in.cmd_op_i == static_cast<unsigned>(Op::load_stationary)) {
-      ls_q_ = Ls{true, in.cmd_addr_i, in.cmd_m_i, 0, in.cmd_m_i, in.cmd_tag_i, next_ls_bank_q_};
-      bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_k_i), static_cast<unsigned>(in.cmd_m_i),
-                                          static_cast<unsigned>(in.cmd_fmt_i), op_bias(in), false, in.cmd_tr_i,
-                                          in.cmd_mx_i};
+    } else if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
+      ls_q_ = Ls{true, in.cmd_i.addr, in.cmd_i.m, 0, in.cmd_i.m, in.cmd_i.tag, next_ls_bank_q_};
+      bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_i.k), static_cast<unsigned>(in.cmd_i.m),
+                                          static_cast<unsigned>(in.cmd_i.fmt), op_bias(in), false, in.cmd_i.tr,
+                                          in.cmd_i.mx};
       next_ls_bank_q_ ^= 1;
     } else {
-      mm_q_ = Mm{true, in.cmd_addr_i, in.cmd_n_i, in.cmd_off_i, in.cmd_bank_i, in.cmd_tag_i, bank_q_[cur_bank_q_].m,
-                 cur_bank_q_, static_cast<unsigned>(in.cmd_fmt_i), op_bias(in),
-                 in.cmd_acc_i && !in.cmd_tr_i, in.cmd_tr_i, in.cmd_n_i, in.cmd_mx_i};
+      mm_q_ = Mm{true, in.cmd_i.addr, in.cmd_i.n, in.cmd_i.off, in.cmd_i.bank, in.cmd_i.tag, bank_q_[cur_bank_q_].m,
+                 cur_bank_q_, static_cast<unsigned>(in.cmd_i.fmt), op_bias(in),
+                 in.cmd_i.acc && !in.cmd_i.tr, in.cmd_i.tr, in.cmd_i.n, in.cmd_i.mx};
     }
   }
 }

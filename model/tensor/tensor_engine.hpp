@@ -1,7 +1,7 @@
 // trn::tensor::TensorEngine — cycle-exact model of rtl/tensor/tensor_engine.sv: the weight-
 // stationary systolic array (R rows = K, C columns = M), its controller and PSUM (SPEC 5.1, 5.2).
 //
-// Commands (cmd_* ports, one per handshake, dispatched in order):
+// Commands (cmd_i, a te_pkg::te_cmd_t, one per handshake, dispatched in order):
 //   LoadStationary (op 0): stationary[K, M] from SBUF elements addr..addr+M-1 (one read per column
 //     m, every partition r at once) into the weight bank the next MultiplyMoving will use, while
 //     the other bank keeps computing. It waits until no column in the array uses that bank and no
@@ -24,6 +24,7 @@
 #include "common/bits.hpp"
 #include "mem/psum.hpp"
 #include "numerics/format.hpp"
+#include "sv/te_pkg.hpp"
 
 namespace trn::tensor {
 
@@ -47,11 +48,7 @@ class TensorEngine {
   struct In {
     bool rst_ni = false;
     bool cmd_valid_i = false;
-    std::uint64_t cmd_op_i = 0, cmd_tag_i = 0, cmd_fmt_i = 0, cmd_bias_i = 0, cmd_addr_i = 0, cmd_k_i = 0,
-                  cmd_m_i = 0, cmd_n_i = 0, cmd_bank_i = 0, cmd_off_i = 0;
-    bool cmd_acc_i = false;
-    bool cmd_tr_i = false;
-    bool cmd_mx_i = false;
+    sv::te_pkg::te_cmd_t cmd_i;  ///< rtl/tensor/te_pkg.sv
     bool st_req_ready_i = false, st_rsp_valid_i = false;
     Bits st_rsp_data_i;
     bool mv_req_ready_i = false, mv_rsp_valid_i = false;
@@ -90,19 +87,7 @@ class TensorEngine {
   void visit_in(In& in, V&& v) const {
     v("rst_ni", in.rst_ni, 1);
     v("cmd_valid_i", in.cmd_valid_i, 1);
-    v("cmd_op_i", in.cmd_op_i, 1);
-    v("cmd_tag_i", in.cmd_tag_i, 4);
-    v("cmd_fmt_i", in.cmd_fmt_i, 4);
-    v("cmd_bias_i", in.cmd_bias_i, 6);
-    v("cmd_addr_i", in.cmd_addr_i, addr_w_);
-    v("cmd_k_i", in.cmd_k_i, k_w_);
-    v("cmd_m_i", in.cmd_m_i, m_w_);
-    v("cmd_n_i", in.cmd_n_i, n_w_);
-    v("cmd_bank_i", in.cmd_bank_i, 4);
-    v("cmd_off_i", in.cmd_off_i, off_w_);
-    v("cmd_acc_i", in.cmd_acc_i, 1);
-    v("cmd_tr_i", in.cmd_tr_i, 1);
-    v("cmd_mx_i", in.cmd_mx_i, 1);
+    v("cmd_i", in.cmd_i, sv::te_pkg::te_cmd_t::kWidth);
     v("st_req_ready_i", in.st_req_ready_i, 1);
     v("st_rsp_valid_i", in.st_rsp_valid_i, 1);
     v("st_rsp_data_i", in.st_rsp_data_i, 32 * p_.rows);
@@ -126,7 +111,7 @@ class TensorEngine {
     v("mm_done_tag_o", out.mm_done_tag_o, 4);
     v("err_o", out.err_o, 1);
     v("err_tag_o", out.err_tag_o, 4);
-    v("err_code_o", out.err_code_o, 3);
+    v("err_code_o", out.err_code_o, sv::te_pkg::te_err_e_width);
     v("pw_valid_o", out.pw_valid_o, p_.cols);
     v("pw_data_o", out.pw_data_o, 32 * p_.cols);
     v("pr_data_o", out.pr_data_o, 32 * p_.cols);

@@ -4,6 +4,40 @@
 package te_pkg;
   import numerics_pkg::*;
 
+  typedef enum logic [0:0] {
+    TeLoadStationary = 1'b0,  // read stationary[K, M] into the background weight bank
+    TeMultiplyMoving = 1'b1   // stream moving[K, N] through the array into PSUM
+  } te_op_e;
+
+  // Why a command was rejected (err_code_o); nothing of it runs.
+  typedef enum logic [2:0] {
+    TeErrNone      = 3'd0,
+    TeErrShape     = 3'd1,  // K, M or N zero or above the array; a transpose wider than the loaded K
+    TeErrRange     = 3'd2,  // SBUF or PSUM range outside its memory, PSUM bank outside the banks
+    TeErrType      = 3'd3,  // not a PE format; MX with a non-MX element type or with transpose
+    TeErrNoWeights = 3'd4,  // MultiplyMoving with no LoadStationary before it
+    TeErrKind      = 3'd5   // transpose on multiply weights, or multiply on transpose weights
+  } te_err_e;
+
+  // A command (cmd_i). Fields are wide enough for every configuration; a value beyond this
+  // configuration's array or memories is a shape or range error, never truncated.
+  typedef struct packed {
+    te_op_e      op;
+    logic [3:0]  tag;   // echoed on ls_done / mm_done / err
+    logic [3:0]  fmt;   // numerics_pkg::fmt_e of the operand read
+    logic [5:0]  bias;  // FP8 bias register
+    logic [23:0] addr;  // first SBUF element
+    logic [15:0] k;     // LoadStationary: K rows
+    logic [15:0] m;     // LoadStationary: M columns
+    logic [15:0] n;     // MultiplyMoving: N columns
+    logic [3:0]  bank;  // MultiplyMoving: PSUM bank
+    logic [15:0] off;   // MultiplyMoving: first PSUM element
+    logic        acc;   // MultiplyMoving: accumulate into PSUM
+    logic        tr;    // transpose: LoadStationary keeps raw codes; MultiplyMoving writes [K, M] as [M, K]
+    logic        mx;    // MX operand (E4M3FN, E5M2, E2M1 elements): each block's E8M0 scale in bits
+                        // 15:8 of its first row
+  } te_cmd_t;
+
   // An operand as FP32: narrow codes decoded exactly (FP8 with its bias), TF32 = FP32 rounded to
   // 10 mantissa bits (RNE), FP32 as is (NaN canonical).
   function automatic logic [31:0] te_operand(logic [31:0] code, logic [3:0] fmt, logic [5:0] bias);

@@ -9,11 +9,12 @@
 //   element code per partition, always accepted; at most MaxOut moving reads in flight.
 //   Timing: a moving column whose response arrives in cycle t reaches PSUM column c at the edge
 //   ending cycle t + R + c (fill R + C - 1 cycles); one column per cycle at steady state.
-//   Transpose (cmd_tr_i): a LoadStationary keeps the raw codes of a [K, M] tile; the next
-//   MultiplyMoving with cmd_tr_i writes it to PSUM as [M, K] (N <= K columns, generated here with
+//   Transpose (cmd_i.tr): a LoadStationary keeps the raw codes of a [K, M] tile; the next
+//   MultiplyMoving with cmd_i.tr writes it to PSUM as [M, K] (N <= K columns, generated here with
 //   no SBUF reads; each column takes one row's weights bit for bit, NaN payloads included).
-//   Illegal commands are accepted and answered on err_* (codes: 1 shape, 2 range, 3 type,
-//   4 no weights, 5 transpose / multiply on the wrong kind of weights) without touching anything.
+//   Commands are te_pkg::te_cmd_t. Illegal ones are accepted and answered on err_* with a
+//   te_pkg::te_err_e (shape, range, type, no weights, the wrong kind of weights) without touching
+//   anything.
 module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   parameter int unsigned Rows = 4,
   parameter int unsigned Cols = 4,
@@ -38,21 +39,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   // commands
   input  logic                 cmd_valid_i,
   output logic                 cmd_ready_o,
-  input  logic                 cmd_op_i,     /// 0 LoadStationary, 1 MultiplyMoving
-  input  logic [3:0]           cmd_tag_i,    /// echoed on ls_done / mm_done / err
-  input  logic [3:0]           cmd_fmt_i,    /// numerics_pkg::fmt_e of the operand read
-  input  logic [5:0]           cmd_bias_i,   /// FP8 bias register
-  input  logic [AW-1:0]        cmd_addr_i,   /// first SBUF element
-  input  logic [KW-1:0]        cmd_k_i,      /// LoadStationary: K rows
-  input  logic [MW-1:0]        cmd_m_i,      /// LoadStationary: M columns
-  input  logic [NW-1:0]        cmd_n_i,      /// MultiplyMoving: N columns
-  input  logic [3:0]           cmd_bank_i,   /// MultiplyMoving: PSUM bank
-  input  logic [OW-1:0]        cmd_off_i,    /// MultiplyMoving: first PSUM element
-  input  logic                 cmd_acc_i,    /// MultiplyMoving: accumulate into PSUM
-  input  logic                 cmd_tr_i,     /// transpose: LoadStationary keeps raw codes; MultiplyMoving
-                                             /// writes the loaded [K, M] tile to PSUM as [M, K]
-  input  logic                 cmd_mx_i,     /// the operand is MX (E4M3FN, E5M2, E2M1 elements): each
-                                             /// block's E8M0 scale in bits 15:8 of its first row
+  input  te_cmd_t              cmd_i,
   // SBUF read port for stationary data
   output logic                 st_req_valid_o,
   input  logic                 st_req_ready_i,
@@ -72,7 +59,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   output logic [3:0]           mm_done_tag_o,
   output logic                 err_o,
   output logic [3:0]           err_tag_o,
-  output logic [2:0]           err_code_o,
+  output te_err_e              err_code_o,
   // PSUM writes of this cycle (observation) and the PSUM read port
   output logic [Cols-1:0]      pw_valid_o,
   output logic [Cols*32-1:0]   pw_data_o,
@@ -165,26 +152,26 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   // outputs
   logic       ls_done_q, mm_done_q, err_q;
   logic [3:0] ls_done_tag_q, mm_done_tag_q, err_tag_q;
-  logic [2:0] err_code_q;
+  te_err_e    err_code_q;
 
   // ---- command check and dispatch
-  logic [2:0] cmd_err;
+  te_err_e    cmd_err;
   always_comb begin
-    cmd_err = 3'd0;
-    if (!te_is_pe_fmt(cmd_fmt_i) ||
-        (cmd_mx_i && (cmd_tr_i || !(cmd_fmt_i == FmtE4m3fn || cmd_fmt_i == FmtE5m2 || cmd_fmt_i == FmtE2m1))))
-      cmd_err = 3'd3;
-    else if (!cmd_op_i) begin
-      if (cmd_k_i == '0 || 32'(cmd_k_i) > Rows || cmd_m_i == '0 || 32'(cmd_m_i) > Cols) cmd_err = 3'd1;
-      else if (32'(cmd_addr_i) + 32'(cmd_m_i) > SbufDepth) cmd_err = 3'd2;
+    cmd_err = TeErrNone;
+    if (!te_is_pe_fmt(cmd_i.fmt) ||
+        (cmd_i.mx && (cmd_i.tr || !(cmd_i.fmt == FmtE4m3fn || cmd_i.fmt == FmtE5m2 || cmd_i.fmt == FmtE2m1))))
+      cmd_err = TeErrType;
+    else if (cmd_i.op == TeLoadStationary) begin
+      if (cmd_i.k == '0 || 32'(cmd_i.k) > Rows || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
+      else if (32'(cmd_i.addr) + 32'(cmd_i.m) > SbufDepth) cmd_err = TeErrRange;
     end else begin
-      if (cmd_n_i == '0 || 32'(cmd_n_i) > MaxN) cmd_err = 3'd1;
-      else if (32'(cmd_bank_i) >= Banks || 32'(cmd_off_i) + 32'(cmd_n_i) > Depth ||
-               (!cmd_tr_i && 32'(cmd_addr_i) + 32'(cmd_n_i) > SbufDepth)) cmd_err = 3'd2;
+      if (cmd_i.n == '0 || 32'(cmd_i.n) > MaxN) cmd_err = TeErrShape;
+      else if (32'(cmd_i.bank) >= Banks || 32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
+               (!cmd_i.tr && 32'(cmd_i.addr) + 32'(cmd_i.n) > SbufDepth)) cmd_err = TeErrRange;
       else if (!ls_busy_q) begin  // the weights' checks wait for the load
-        if (!bank_q[cur_bank_q].loaded) cmd_err = 3'd4;
-        else if (bank_q[cur_bank_q].raw != cmd_tr_i) cmd_err = 3'd5;
-        else if (cmd_tr_i && 32'(cmd_n_i) > 32'(bank_q[cur_bank_q].k)) cmd_err = 3'd1;
+        if (!bank_q[cur_bank_q].loaded) cmd_err = TeErrNoWeights;
+        else if (bank_q[cur_bank_q].raw != cmd_i.tr) cmd_err = TeErrKind;
+        else if (cmd_i.tr && 32'(cmd_i.n) > 32'(bank_q[cur_bank_q].k)) cmd_err = TeErrShape;
       end
     end
   end
@@ -192,18 +179,18 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   always_comb begin
     cmd_ready_o = 1'b0;
     if (cmd_valid_i) begin
-      if (cmd_err != 3'd0) cmd_ready_o = 1'b1;
+      if (cmd_err != TeErrNone) cmd_ready_o = 1'b1;
       // a LoadStationary's bank: no column in flight and none still to be issued from it
-      else if (!cmd_op_i) cmd_ready_o = !ls_busy_q && inflight_q[next_ls_bank_q] == '0 &&
+      else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_busy_q && inflight_q[next_ls_bank_q] == '0 &&
                                         !(mm_busy_q && mm_wsel_q == next_ls_bank_q);
-      else cmd_ready_o = !ls_busy_q && !mm_busy_q && (!cmd_tr_i || !pend_valid);
+      else cmd_ready_o = !ls_busy_q && !mm_busy_q && (!cmd_i.tr || !pend_valid);
     end
   end
   wire cmd_fire = cmd_valid_i && cmd_ready_o;
   // MX elements use their standard bias; the bias register is for plain FP8 operands.
   fmt_desc_t cmd_desc;
-  assign cmd_desc = fmt_desc(cmd_fmt_i);
-  wire [5:0] op_bias = cmd_mx_i ? cmd_desc.bias[5:0] : cmd_bias_i;
+  assign cmd_desc = fmt_desc(cmd_i.fmt);
+  wire [5:0] op_bias = cmd_i.mx ? cmd_desc.bias[5:0] : cmd_i.bias;
 
   // ---- SBUF requests
   assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0;
@@ -401,7 +388,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_tr_q <= 1'b0; mm_mx_q <= 1'b0; mm_n_q <= '0; mm_addr_q <= '0; mm_left_q <= '0;
       mm_off_q <= '0; mm_bank_q <= '0; mm_tag_q <= '0; mm_fmt_q <= '0; mm_bias_q <= '0; mm_m_q <= '0;
       ls_done_q <= 1'b0; mm_done_q <= 1'b0; err_q <= 1'b0;
-      ls_done_tag_q <= '0; mm_done_tag_q <= '0; err_tag_q <= '0; err_code_q <= '0;
+      ls_done_tag_q <= '0; mm_done_tag_q <= '0; err_tag_q <= '0; err_code_q <= TeErrNone;
     end else begin
       w_q <= w_d;
       ws_q <= ws_d;
@@ -456,38 +443,38 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       // dispatch
       err_q <= 1'b0;
       err_tag_q <= '0;
-      err_code_q <= '0;
+      err_code_q <= TeErrNone;
       if (cmd_fire) begin
-        if (cmd_err != 3'd0) begin
+        if (cmd_err != TeErrNone) begin
           err_q <= 1'b1;
-          err_tag_q <= cmd_tag_i;
+          err_tag_q <= cmd_i.tag;
           err_code_q <= cmd_err;
-        end else if (!cmd_op_i) begin
+        end else if (cmd_i.op == TeLoadStationary) begin
           ls_busy_q <= 1'b1;
-          ls_addr_q <= cmd_addr_i;
-          ls_req_left_q <= cmd_m_i;
+          ls_addr_q <= AW'(cmd_i.addr);
+          ls_req_left_q <= MW'(cmd_i.m);
           ls_rsp_idx_q <= '0;
-          ls_m_q <= cmd_m_i;
-          ls_tag_q <= cmd_tag_i;
+          ls_m_q <= MW'(cmd_i.m);
+          ls_tag_q <= cmd_i.tag;
           ls_bank_q <= next_ls_bank_q;
-          bank_q[next_ls_bank_q] <= '{k: cmd_k_i, m: cmd_m_i, fmt: cmd_fmt_i, bias: op_bias, loaded: 1'b0,
-                                      raw: cmd_tr_i, mx: cmd_mx_i};
+          bank_q[next_ls_bank_q] <= '{k: KW'(cmd_i.k), m: MW'(cmd_i.m), fmt: cmd_i.fmt, bias: op_bias, loaded: 1'b0,
+                                      raw: cmd_i.tr, mx: cmd_i.mx};
           next_ls_bank_q <= !next_ls_bank_q;
         end else begin
           mm_busy_q <= 1'b1;
-          mm_addr_q <= cmd_addr_i;
-          mm_left_q <= cmd_n_i;
-          mm_off_q <= cmd_off_i;
-          mm_bank_q <= cmd_bank_i;
-          mm_tag_q <= cmd_tag_i;
+          mm_addr_q <= AW'(cmd_i.addr);
+          mm_left_q <= NW'(cmd_i.n);
+          mm_off_q <= OW'(cmd_i.off);
+          mm_bank_q <= cmd_i.bank;
+          mm_tag_q <= cmd_i.tag;
           mm_m_q <= bank_q[cur_bank_q].m;
           mm_wsel_q <= cur_bank_q;
-          mm_fmt_q <= cmd_fmt_i;
+          mm_fmt_q <= cmd_i.fmt;
           mm_bias_q <= op_bias;
-          mm_mx_q <= cmd_mx_i;
-          mm_acc_q <= cmd_acc_i && !cmd_tr_i;
-          mm_tr_q <= cmd_tr_i;
-          mm_n_q <= cmd_n_i;
+          mm_mx_q <= cmd_i.mx;
+          mm_acc_q <= cmd_i.acc && !cmd_i.tr;
+          mm_tr_q <= cmd_i.tr;
+          mm_n_q <= NW'(cmd_i.n);
         end
       end
     end

@@ -146,19 +146,21 @@ struct TeBench {
 
   Task<> issue(const Command& c) {
     cmd_valid.set(1);
-    env.sig("cmd_op_i").set(static_cast<unsigned>(c.op));
-    env.sig("cmd_tag_i").set(c.tag);
-    env.sig("cmd_fmt_i").set(c.fmt);
-    env.sig("cmd_bias_i").set(c.bias);
-    env.sig("cmd_addr_i").set(c.addr);
-    env.sig("cmd_k_i").set(c.k);
-    env.sig("cmd_m_i").set(c.m);
-    env.sig("cmd_n_i").set(c.n);
-    env.sig("cmd_bank_i").set(c.bank);
-    env.sig("cmd_off_i").set(c.off);
-    env.sig("cmd_acc_i").set(c.acc);
-    env.sig("cmd_tr_i").set(c.tr);
-    env.sig("cmd_mx_i").set(c.mx);
+    sv::te_pkg::te_cmd_t cmd;
+    cmd.op = static_cast<sv::te_pkg::te_op_e>(c.op);
+    cmd.tag = static_cast<std::uint8_t>(c.tag);
+    cmd.fmt = static_cast<std::uint8_t>(c.fmt);
+    cmd.bias = static_cast<std::uint8_t>(c.bias);
+    cmd.addr = static_cast<std::uint32_t>(c.addr);
+    cmd.k = static_cast<std::uint16_t>(c.k);
+    cmd.m = static_cast<std::uint16_t>(c.m);
+    cmd.n = static_cast<std::uint16_t>(c.n);
+    cmd.bank = static_cast<std::uint8_t>(c.bank);
+    cmd.off = static_cast<std::uint16_t>(c.off);
+    cmd.acc = c.acc;
+    cmd.tr = c.tr;
+    cmd.mx = c.mx;
+    env.sig("cmd_i").set(cmd.pack());
     for (;;) {
       drive();
       co_await ReadOnly();
