@@ -12,6 +12,29 @@ namespace trn::vector {
 
 namespace {
 
+// The model's codes are the package's (rtl/vector/le_pkg.sv): errors, operations, ALU operations.
+using sv::le_pkg::alu_e;
+using sv::le_pkg::le_err_e;
+using sv::le_pkg::op_e;
+template <class A, class B>
+constexpr bool same(A a, B b) {
+  return static_cast<unsigned>(a) == static_cast<unsigned>(b);
+}
+static_assert(same(Err::none, le_err_e::LeErrNone) && same(Err::pattern, le_err_e::LeErrPattern) &&
+              same(Err::partitions, le_err_e::LeErrPartitions) && same(Err::type, le_err_e::LeErrType) &&
+              same(Err::op, le_err_e::LeErrOp));
+static_assert(same(Op::copy, op_e::OpCopy) && same(Op::tensor_tensor, op_e::OpTensorTensor) &&
+              same(Op::tensor_scalar, op_e::OpTensorScalar) && same(Op::tensor_reduce, op_e::OpTensorReduce) &&
+              same(Op::exp, op_e::OpExp) && same(Op::iota, op_e::OpIota) && same(Op::memset, op_e::OpMemset) &&
+              same(Op::quantize_mx, op_e::OpQuantizeMx) && same(Op::transpose, op_e::OpTranspose) &&
+              same(Op::activate, op_e::OpActivate) && same(Op::acc_store, op_e::OpAccStore) &&
+              same(Op::set_seed, op_e::OpSetSeed));
+static_assert(same(Alu::add, alu_e::AluAdd) && same(Alu::sub, alu_e::AluSub) && same(Alu::mul, alu_e::AluMul) &&
+              same(Alu::max, alu_e::AluMax) && same(Alu::min, alu_e::AluMin) && same(Alu::bit_and, alu_e::AluAnd) &&
+              same(Alu::bit_or, alu_e::AluOr) && same(Alu::bit_xor, alu_e::AluXor) &&
+              same(Alu::absmax, alu_e::AluAbsmax) && same(Alu::bypass, alu_e::AluBypass) &&
+              same(Alu::div, alu_e::AluDiv));
+
 std::uint32_t field(std::uint64_t packed, unsigned d) {
   return static_cast<std::uint32_t>((packed >> (kDimBits * d)) & ((1u << kDimBits) - 1));
 }
@@ -47,79 +70,81 @@ LaneEngine::Out LaneEngine::make_out() const {
   return o;
 }
 
-Instr LaneEngine::decode(const In& in) {
+Instr LaneEngine::decode(const instr_t& in) {
   Instr s;
-  s.op = static_cast<Op>(in.cmd_op_i);
-  s.tag = static_cast<unsigned>(in.cmd_tag_i);
-  s.ps = static_cast<unsigned>(in.cmd_ps_i);
-  s.pc = static_cast<unsigned>(in.cmd_pc_i);
-  s.a_addr = static_cast<std::uint32_t>(in.cmd_a_addr_i);
-  s.b_addr = static_cast<std::uint32_t>(in.cmd_b_addr_i);
-  s.o_addr = static_cast<std::uint32_t>(in.cmd_o_addr_i);
-  s.s0_addr = static_cast<std::uint32_t>(in.cmd_s0_addr_i);
-  s.s1_addr = static_cast<std::uint32_t>(in.cmd_s1_addr_i);
-  s.a_fmt = static_cast<unsigned>(in.cmd_a_fmt_i);
-  s.a_bias = static_cast<unsigned>(in.cmd_a_bias_i);
-  s.b_fmt = static_cast<unsigned>(in.cmd_b_fmt_i);
-  s.b_bias = static_cast<unsigned>(in.cmd_b_bias_i);
-  s.o_fmt = static_cast<unsigned>(in.cmd_o_fmt_i);
-  s.o_bias = static_cast<unsigned>(in.cmd_o_bias_i);
-  s.o_sr = in.cmd_o_sr_i;
-  s.o_sat = in.cmd_o_sat_i;
-  s.o_mx = in.cmd_o_mx_i;
-  s.mx_neuron = in.cmd_mx_neuron_i;
+  s.op = static_cast<Op>(in.op);
+  s.tag = static_cast<unsigned>(in.tag);
+  s.ps = static_cast<unsigned>(in.ps);
+  s.pc = static_cast<unsigned>(in.pc);
+  s.a_addr = static_cast<std::uint32_t>(in.a_addr);
+  s.b_addr = static_cast<std::uint32_t>(in.b_addr);
+  s.o_addr = static_cast<std::uint32_t>(in.o_addr);
+  s.s0_addr = static_cast<std::uint32_t>(in.s0_addr);
+  s.s1_addr = static_cast<std::uint32_t>(in.s1_addr);
+  s.a_fmt = static_cast<unsigned>(in.a_fmt);
+  s.a_bias = static_cast<unsigned>(in.a_bias);
+  s.b_fmt = static_cast<unsigned>(in.b_fmt);
+  s.b_bias = static_cast<unsigned>(in.b_bias);
+  s.o_fmt = static_cast<unsigned>(in.o_fmt);
+  s.o_bias = static_cast<unsigned>(in.o_bias);
+  s.o_sr = in.o_sr;
+  s.o_sat = in.o_sat;
+  s.o_mx = in.o_mx;
+  s.mx_neuron = in.mx_neuron;
   for (unsigned d = 0; d < kDims; ++d) {
-    s.size[d] = field(in.cmd_size_i, d);
-    s.a_stride[d] = field(in.cmd_a_stride_i, d);
-    s.b_stride[d] = field(in.cmd_b_stride_i, d);
-    s.o_stride[d] = field(in.cmd_o_stride_i, d);
+    s.size[d] = field(in.size, d);
+    s.a_stride[d] = field(in.a_stride, d);
+    s.b_stride[d] = field(in.b_stride, d);
+    s.o_stride[d] = field(in.o_stride, d);
   }
-  s.alu0 = static_cast<Alu>(in.cmd_alu0_i);
-  s.alu1 = static_cast<Alu>(in.cmd_alu1_i);
-  s.imm0 = static_cast<std::uint32_t>(in.cmd_imm0_i);
-  s.imm1 = static_cast<std::uint32_t>(in.cmd_imm1_i);
-  s.s0_vec = in.cmd_s0_vec_i;
-  s.s1_vec = in.cmd_s1_vec_i;
-  s.func = static_cast<unsigned>(in.cmd_func_i);
-  s.acc = in.cmd_acc_i;
-  s.acc_clr = in.cmd_acc_clr_i;
+  s.alu0 = static_cast<Alu>(in.alu0);
+  s.alu1 = static_cast<Alu>(in.alu1);
+  s.imm0 = static_cast<std::uint32_t>(in.imm0);
+  s.imm1 = static_cast<std::uint32_t>(in.imm1);
+  s.s0_vec = in.s0_vec;
+  s.s1_vec = in.s1_vec;
+  s.func = static_cast<unsigned>(in.func);
+  s.acc = in.acc;
+  s.acc_clr = in.acc_clr;
   return s;
 }
 
-void LaneEngine::encode(const Instr& s, In& in) {
+LaneEngine::instr_t LaneEngine::encode(const Instr& s) {
+  instr_t in;
   constexpr std::uint64_t kAddrMask = (1u << kAddrBits) - 1;
-  in.cmd_op_i = static_cast<unsigned>(s.op) & 0xF;
-  in.cmd_tag_i = s.tag & 0xF;
-  in.cmd_ps_i = s.ps & 0xFF;
-  in.cmd_pc_i = s.pc & 0xFF;
-  in.cmd_a_addr_i = s.a_addr & kAddrMask;
-  in.cmd_b_addr_i = s.b_addr & kAddrMask;
-  in.cmd_o_addr_i = s.o_addr & kAddrMask;
-  in.cmd_s0_addr_i = s.s0_addr & kAddrMask;
-  in.cmd_s1_addr_i = s.s1_addr & kAddrMask;
-  in.cmd_a_fmt_i = s.a_fmt & 0xF;
-  in.cmd_a_bias_i = s.a_bias & 0x3F;
-  in.cmd_b_fmt_i = s.b_fmt & 0xF;
-  in.cmd_b_bias_i = s.b_bias & 0x3F;
-  in.cmd_o_fmt_i = s.o_fmt & 0xF;
-  in.cmd_o_bias_i = s.o_bias & 0x3F;
-  in.cmd_o_sr_i = s.o_sr;
-  in.cmd_o_sat_i = s.o_sat;
-  in.cmd_o_mx_i = s.o_mx;
-  in.cmd_mx_neuron_i = s.mx_neuron;
-  in.cmd_size_i = pack(s.size);
-  in.cmd_a_stride_i = pack(s.a_stride);
-  in.cmd_b_stride_i = pack(s.b_stride);
-  in.cmd_o_stride_i = pack(s.o_stride);
-  in.cmd_alu0_i = static_cast<unsigned>(s.alu0) & 0xF;
-  in.cmd_alu1_i = static_cast<unsigned>(s.alu1) & 0xF;
-  in.cmd_imm0_i = s.imm0;
-  in.cmd_imm1_i = s.imm1;
-  in.cmd_s0_vec_i = s.s0_vec;
-  in.cmd_s1_vec_i = s.s1_vec;
-  in.cmd_func_i = s.func & 0xF;
-  in.cmd_acc_i = s.acc;
-  in.cmd_acc_clr_i = s.acc_clr;
+  in.op = static_cast<decltype(in.op)>(static_cast<unsigned>(s.op) & 0xF);
+  in.tag = static_cast<decltype(in.tag)>(s.tag & 0xF);
+  in.ps = static_cast<decltype(in.ps)>(s.ps & 0xFF);
+  in.pc = static_cast<decltype(in.pc)>(s.pc & 0xFF);
+  in.a_addr = static_cast<decltype(in.a_addr)>(s.a_addr & kAddrMask);
+  in.b_addr = static_cast<decltype(in.b_addr)>(s.b_addr & kAddrMask);
+  in.o_addr = static_cast<decltype(in.o_addr)>(s.o_addr & kAddrMask);
+  in.s0_addr = static_cast<decltype(in.s0_addr)>(s.s0_addr & kAddrMask);
+  in.s1_addr = static_cast<decltype(in.s1_addr)>(s.s1_addr & kAddrMask);
+  in.a_fmt = static_cast<decltype(in.a_fmt)>(s.a_fmt & 0xF);
+  in.a_bias = static_cast<decltype(in.a_bias)>(s.a_bias & 0x3F);
+  in.b_fmt = static_cast<decltype(in.b_fmt)>(s.b_fmt & 0xF);
+  in.b_bias = static_cast<decltype(in.b_bias)>(s.b_bias & 0x3F);
+  in.o_fmt = static_cast<decltype(in.o_fmt)>(s.o_fmt & 0xF);
+  in.o_bias = static_cast<decltype(in.o_bias)>(s.o_bias & 0x3F);
+  in.o_sr = static_cast<decltype(in.o_sr)>(s.o_sr);
+  in.o_sat = static_cast<decltype(in.o_sat)>(s.o_sat);
+  in.o_mx = static_cast<decltype(in.o_mx)>(s.o_mx);
+  in.mx_neuron = static_cast<decltype(in.mx_neuron)>(s.mx_neuron);
+  in.size = static_cast<decltype(in.size)>(pack(s.size));
+  in.a_stride = static_cast<decltype(in.a_stride)>(pack(s.a_stride));
+  in.b_stride = static_cast<decltype(in.b_stride)>(pack(s.b_stride));
+  in.o_stride = static_cast<decltype(in.o_stride)>(pack(s.o_stride));
+  in.alu0 = static_cast<decltype(in.alu0)>(static_cast<unsigned>(s.alu0) & 0xF);
+  in.alu1 = static_cast<decltype(in.alu1)>(static_cast<unsigned>(s.alu1) & 0xF);
+  in.imm0 = static_cast<decltype(in.imm0)>(s.imm0);
+  in.imm1 = static_cast<decltype(in.imm1)>(s.imm1);
+  in.s0_vec = static_cast<decltype(in.s0_vec)>(s.s0_vec);
+  in.s1_vec = static_cast<decltype(in.s1_vec)>(s.s1_vec);
+  in.func = static_cast<decltype(in.func)>(s.func & 0xF);
+  in.acc = static_cast<decltype(in.acc)>(s.acc);
+  in.acc_clr = static_cast<decltype(in.acc_clr)>(s.acc_clr);
+  return in;
 }
 
 void LaneEngine::reset() {
@@ -309,7 +334,7 @@ void LaneEngine::tick(const In& in) {
   done_ = err_ = false;
 
   if (st_ == St::idle && in.cmd_valid_i) {
-    const Instr s = decode(in);
+    const Instr s = decode(in.cmd_i);
     const Err e = check(s, shape());
     if (e != Err::none) {
       err_ = true;

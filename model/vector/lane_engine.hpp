@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "sv/le_pkg.hpp"
 #include "vector/instr.hpp"
 
 namespace trn::vector {
@@ -36,19 +37,11 @@ class LaneEngine {
     std::uint32_t depth = 256;  ///< elements per partition (SBUF bytes / 4)
     unsigned fifo_depth = 8;    ///< read FIFO entries per port (credits for reads in flight)
   };
+  using instr_t = sv::le_pkg::instr_t;  ///< the command port's type (rtl/vector/le_pkg.sv)
   struct In {
     bool rst_ni = false;
     bool cmd_valid_i = false;
-    std::uint64_t cmd_op_i = 0, cmd_tag_i = 0, cmd_ps_i = 0, cmd_pc_i = 0;
-    std::uint64_t cmd_a_addr_i = 0, cmd_a_fmt_i = 0, cmd_a_bias_i = 0;
-    std::uint64_t cmd_b_addr_i = 0, cmd_b_fmt_i = 0, cmd_b_bias_i = 0;
-    std::uint64_t cmd_o_addr_i = 0, cmd_o_fmt_i = 0, cmd_o_bias_i = 0;
-    bool cmd_o_sr_i = false, cmd_o_sat_i = false, cmd_o_mx_i = false, cmd_mx_neuron_i = false;
-    std::uint64_t cmd_size_i = 0, cmd_a_stride_i = 0, cmd_b_stride_i = 0, cmd_o_stride_i = 0;
-    std::uint64_t cmd_alu0_i = 0, cmd_alu1_i = 0, cmd_imm0_i = 0, cmd_imm1_i = 0;
-    bool cmd_s0_vec_i = false, cmd_s1_vec_i = false;
-    std::uint64_t cmd_s0_addr_i = 0, cmd_s1_addr_i = 0, cmd_func_i = 0;
-    bool cmd_acc_i = false, cmd_acc_clr_i = false;
+    instr_t cmd_i;  ///< rtl/vector/le_pkg.sv
     bool rd0_req_ready_i = false, rd0_rsp_valid_i = false;
     Bits rd0_rsp_data_i;
     bool rd1_req_ready_i = false, rd1_rsp_valid_i = false;
@@ -82,46 +75,15 @@ class LaneEngine {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  /// The instruction on the cmd_* ports, and the ports that carry an instruction.
-  static Instr decode(const In& in);
-  static void encode(const Instr& ins, In& in);
+  /// An instruction from / to its typed port (cmd_i).
+  static Instr decode(const instr_t& c);
+  static instr_t encode(const Instr& ins);
 
   template <class V>
   void visit_in(In& in, V&& v) const {
     v("rst_ni", in.rst_ni, 1);
     v("cmd_valid_i", in.cmd_valid_i, 1);
-    v("cmd_op_i", in.cmd_op_i, 4);
-    v("cmd_tag_i", in.cmd_tag_i, 4);
-    v("cmd_ps_i", in.cmd_ps_i, 8);
-    v("cmd_pc_i", in.cmd_pc_i, 8);
-    v("cmd_a_addr_i", in.cmd_a_addr_i, kAddrBits);
-    v("cmd_a_fmt_i", in.cmd_a_fmt_i, 4);
-    v("cmd_a_bias_i", in.cmd_a_bias_i, 6);
-    v("cmd_b_addr_i", in.cmd_b_addr_i, kAddrBits);
-    v("cmd_b_fmt_i", in.cmd_b_fmt_i, 4);
-    v("cmd_b_bias_i", in.cmd_b_bias_i, 6);
-    v("cmd_o_addr_i", in.cmd_o_addr_i, kAddrBits);
-    v("cmd_o_fmt_i", in.cmd_o_fmt_i, 4);
-    v("cmd_o_bias_i", in.cmd_o_bias_i, 6);
-    v("cmd_o_sr_i", in.cmd_o_sr_i, 1);
-    v("cmd_o_sat_i", in.cmd_o_sat_i, 1);
-    v("cmd_o_mx_i", in.cmd_o_mx_i, 1);
-    v("cmd_mx_neuron_i", in.cmd_mx_neuron_i, 1);
-    v("cmd_size_i", in.cmd_size_i, kDims * kDimBits);
-    v("cmd_a_stride_i", in.cmd_a_stride_i, kDims * kDimBits);
-    v("cmd_b_stride_i", in.cmd_b_stride_i, kDims * kDimBits);
-    v("cmd_o_stride_i", in.cmd_o_stride_i, kDims * kDimBits);
-    v("cmd_alu0_i", in.cmd_alu0_i, 4);
-    v("cmd_alu1_i", in.cmd_alu1_i, 4);
-    v("cmd_imm0_i", in.cmd_imm0_i, 32);
-    v("cmd_imm1_i", in.cmd_imm1_i, 32);
-    v("cmd_s0_vec_i", in.cmd_s0_vec_i, 1);
-    v("cmd_s1_vec_i", in.cmd_s1_vec_i, 1);
-    v("cmd_s0_addr_i", in.cmd_s0_addr_i, kAddrBits);
-    v("cmd_s1_addr_i", in.cmd_s1_addr_i, kAddrBits);
-    v("cmd_func_i", in.cmd_func_i, 4);
-    v("cmd_acc_i", in.cmd_acc_i, 1);
-    v("cmd_acc_clr_i", in.cmd_acc_clr_i, 1);
+    v("cmd_i", in.cmd_i, instr_t::kWidth);
     v("rd0_req_ready_i", in.rd0_req_ready_i, 1);
     v("rd0_rsp_valid_i", in.rd0_rsp_valid_i, 1);
     v("rd0_rsp_data_i", in.rd0_rsp_data_i, 32 * p_.lanes);
@@ -145,7 +107,7 @@ class LaneEngine {
     v("done_tag_o", out.done_tag_o, 4);
     v("err_o", out.err_o, 1);
     v("err_tag_o", out.err_tag_o, 4);
-    v("err_code_o", out.err_code_o, 3);
+    v("err_code_o", out.err_code_o, sv::le_pkg::le_err_e_width);
     v("acc_o", out.acc_o, 32 * p_.lanes);
     v("busy_o", out.busy_o, 1);
   }

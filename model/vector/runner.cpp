@@ -16,7 +16,7 @@ ModelRunner::Result ModelRunner::run(const Instr& ins) {
   LaneEngine::In in = eng_.make_in();
   LaneEngine::Out out = eng_.make_out();
   in.rst_ni = true;
-  LaneEngine::encode(ins, in);
+  in.cmd_i = LaneEngine::encode(ins);
   in.cmd_valid_i = true;
   in.rd0_req_ready_i = in.rd1_req_ready_i = in.wr_ready_i = true;
   const std::uint64_t start = now_;

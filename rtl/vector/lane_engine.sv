@@ -3,7 +3,7 @@
 // write port (model: trn::vector::LaneEngine; instruction set and timing in docs/vector.md).
 //   Instructions over cmd_valid_i / cmd_ready_o, one at a time (cmd_ready_o while idle). Each is
 //   checked as it is accepted: an illegal one raises err_o with its code the next cycle and reads
-//   and writes nothing (codes: 1 access pattern, 2 partition range, 3 type, 4 op).
+//   and writes nothing (le_pkg::le_err_e: access pattern, partition range, type, op).
 //   Memory ports: one 32-bit slot per element and partition (a code in its low bits); requests
 //   carry an element address for every partition at once; responses come back in order, one per
 //   request, and are always accepted. Writes: wr_valid_o until wr_ready_i, with a partition mask.
@@ -29,38 +29,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
   // instructions
   input  logic              cmd_valid_i,
   output logic              cmd_ready_o,
-  input  logic [3:0]        cmd_op_i,        /// le_pkg::op_e
-  input  logic [3:0]        cmd_tag_i,       /// echoed on done / err
-  input  logic [7:0]        cmd_ps_i,        /// first partition
-  input  logic [7:0]        cmd_pc_i,        /// partition count
-  input  logic [23:0]       cmd_a_addr_i,    /// tensor A (read port 0)
-  input  logic [3:0]        cmd_a_fmt_i,     /// data type (numerics formats 0..9, integers 10..13)
-  input  logic [5:0]        cmd_a_bias_i,    /// FP8 bias register
-  input  logic [23:0]       cmd_b_addr_i,    /// tensor B of tensor_tensor (read port 1)
-  input  logic [3:0]        cmd_b_fmt_i,
-  input  logic [5:0]        cmd_b_bias_i,
-  input  logic [23:0]       cmd_o_addr_i,    /// output tensor
-  input  logic [3:0]        cmd_o_fmt_i,
-  input  logic [5:0]        cmd_o_bias_i,
-  input  logic              cmd_o_sr_i,      /// stochastic rounding on the output cast
-  input  logic              cmd_o_sat_i,     /// saturate on the output cast
-  input  logic              cmd_o_mx_i,      /// MX output (quantize_mx only)
-  input  logic              cmd_mx_neuron_i, /// quantize_mx: Neuron's scale variant
-  input  logic [63:0]       cmd_size_i,      /// 4 x 16-bit sizes, dim 0 (fastest) in bits 15:0
-  input  logic [63:0]       cmd_a_stride_i,  /// 4 x 16-bit strides in elements (iota: multipliers)
-  input  logic [63:0]       cmd_b_stride_i,
-  input  logic [63:0]       cmd_o_stride_i,
-  input  logic [3:0]        cmd_alu0_i,      /// le_pkg::alu_e
-  input  logic [3:0]        cmd_alu1_i,
-  input  logic [31:0]       cmd_imm0_i,      /// scalar operand 0 / scale / memset value / seed / iota base
-  input  logic [31:0]       cmd_imm1_i,      /// scalar operand 1 / bias / iota partition multiplier
-  input  logic              cmd_s0_vec_i,    /// operand 0 per partition, read from cmd_s0_addr_i
-  input  logic              cmd_s1_vec_i,
-  input  logic [23:0]       cmd_s0_addr_i,
-  input  logic [23:0]       cmd_s1_addr_i,
-  input  logic [3:0]        cmd_func_i,      /// activate: act_pkg::act_e
-  input  logic              cmd_acc_i,       /// activate: add every result into the lane's accumulator
-  input  logic              cmd_acc_clr_i,   /// activate: clear the accumulators first
+  input  instr_t            cmd_i,           /// le_pkg::instr_t (docs/vector.md)
   // read ports
   output logic              rd0_req_valid_o,
   input  logic              rd0_req_ready_i,
@@ -83,7 +52,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
   output logic [3:0]        done_tag_o,
   output logic              err_o,
   output logic [3:0]        err_tag_o,
-  output logic [2:0]        err_code_o,
+  output le_err_e           err_code_o,
   output logic [LW-1:0]     acc_o,           /// the scalar engine's per-lane accumulators
   output logic              busy_o
 );
@@ -92,14 +61,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
   localparam int unsigned TW = $clog2(G);
 
   instr_t cmd;
-  assign cmd = '{op: cmd_op_i, tag: cmd_tag_i, ps: cmd_ps_i, pc: cmd_pc_i, a_addr: cmd_a_addr_i,
-                 b_addr: cmd_b_addr_i, o_addr: cmd_o_addr_i, s0_addr: cmd_s0_addr_i, s1_addr: cmd_s1_addr_i,
-                 a_fmt: cmd_a_fmt_i, a_bias: cmd_a_bias_i, b_fmt: cmd_b_fmt_i, b_bias: cmd_b_bias_i,
-                 o_fmt: cmd_o_fmt_i, o_bias: cmd_o_bias_i, o_sr: cmd_o_sr_i, o_sat: cmd_o_sat_i, o_mx: cmd_o_mx_i,
-                 mx_neuron: cmd_mx_neuron_i, size: cmd_size_i, a_stride: cmd_a_stride_i,
-                 b_stride: cmd_b_stride_i, o_stride: cmd_o_stride_i, alu0: cmd_alu0_i, alu1: cmd_alu1_i,
-                 imm0: cmd_imm0_i, imm1: cmd_imm1_i, s0_vec: cmd_s0_vec_i, s1_vec: cmd_s1_vec_i,
-                 func: cmd_func_i, acc: cmd_acc_i, acc_clr: cmd_acc_clr_i};
+  assign cmd = cmd_i;
 
   // ---- state
   st_e              st_q;
@@ -122,7 +84,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
   logic [LW-1:0]    wdata_q;
   logic             done_q, err_q;
   logic [3:0]       done_tag_q, err_tag_q;
-  logic [2:0]       err_code_q;
+  le_err_e          err_code_q;
 
   // Advance a 4-D index over `size` (dim 0 fastest): {wrapped back to all zeros, the new index}.
   function automatic logic [64:0] advance(idx_t idx, logic [63:0] size);
@@ -354,7 +316,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
       err_q <= 1'b0;
       done_tag_q <= '0;
       err_tag_q <= '0;
-      err_code_q <= '0;
+      err_code_q <= LeErrNone;
     end else begin
       done_q <= 1'b0;
       err_q <= 1'b0;

@@ -18,8 +18,14 @@ package le_pkg;
 
   localparam logic [3:0] DtInt32 = 4'd10, DtInt16 = 4'd11, DtInt8 = 4'd12, DtUint8 = 4'd13;
 
-  // error codes
-  localparam logic [2:0] ErrPattern = 3'd1, ErrPartitions = 3'd2, ErrType = 3'd3, ErrOp = 3'd4;
+  // Why an instruction was rejected (err_code_o); nothing of it runs.
+  typedef enum logic [2:0] {
+    LeErrNone       = 3'd0,
+    LeErrPattern    = 3'd1,  // an access pattern: a zero size, out of the memory, a transpose not one group
+    LeErrPartitions = 3'd2,  // no partitions, or past the last lane (transpose: not whole groups)
+    LeErrType       = 3'd3,  // a data type the operation does not take
+    LeErrOp         = 3'd4   // an operation this engine does not run
+  } le_err_e;
 
   function automatic logic is_int_dt(logic [3:0] t);
     return t >= DtInt32 && t <= DtUint8;
@@ -217,7 +223,7 @@ package le_pkg;
   endfunction
 
   // The dispatch check (0: legal). Order: op, type, partitions, pattern.
-  function automatic logic [2:0] check(instr_t s, logic scalar, int lanes, int depth, int group);
+  function automatic le_err_e check(instr_t s, logic scalar, int lanes, int depth, int group);
     logic op_ok, idom;
     logic [63:0] n;
     unique case (s.op)
@@ -230,43 +236,43 @@ package le_pkg;
       OpSetSeed:      op_ok = 1'b1;
       default:        op_ok = 1'b0;
     endcase
-    if (!op_ok) return ErrOp;
-    if (s.op == OpSetSeed) return 3'd0;
+    if (!op_ok) return LeErrOp;
+    if (s.op == OpSetSeed) return LeErrNone;
     // types
     idom = int_domain(s);
-    if (s.o_fmt > DtUint8) return ErrType;
-    if (reads_a(s) && s.a_fmt > DtUint8) return ErrType;
-    if (reads_b(s) && s.b_fmt > DtUint8) return ErrType;
+    if (s.o_fmt > DtUint8) return LeErrType;
+    if (reads_a(s) && s.a_fmt > DtUint8) return LeErrType;
+    if (reads_b(s) && s.b_fmt > DtUint8) return LeErrType;
     if (idom && (s.op == OpTensorTensor || s.op == OpTensorScalar) && (s.alu0 == AluDiv || s.alu1 == AluDiv))
-      return ErrType;
-    if (!idom && s.op == OpTensorTensor && is_bitwise(s.alu0)) return ErrType;
-    if (!idom && s.op == OpTensorScalar && (is_bitwise(s.alu0) || is_bitwise(s.alu1))) return ErrType;
+      return LeErrType;
+    if (!idom && s.op == OpTensorTensor && is_bitwise(s.alu0)) return LeErrType;
+    if (!idom && s.op == OpTensorScalar && (is_bitwise(s.alu0) || is_bitwise(s.alu1))) return LeErrType;
     if (s.op == OpQuantizeMx) begin
       if (!s.o_mx || s.o_sr || !(s.a_fmt inside {FmtFp32, FmtBf16}) || !(s.o_fmt inside {FmtE4m3fn, FmtE5m2, FmtE2m1}))
-        return ErrType;
+        return LeErrType;
     end else if (s.o_mx) begin
-      return ErrType;
+      return LeErrType;
     end
     // partitions
-    if (s.pc == '0 || int'(s.ps) + int'(s.pc) > lanes) return ErrPartitions;
+    if (s.pc == '0 || int'(s.ps) + int'(s.pc) > lanes) return LeErrPartitions;
     if ((s.op == OpQuantizeMx || s.op == OpTranspose) && (int'(s.ps) % group != 0 || int'(s.pc) % group != 0))
-      return ErrPartitions;
+      return LeErrPartitions;
     // access patterns
-    if (s.op == OpAccStore) return (int'(s.o_addr) < depth) ? 3'd0 : ErrPattern;
+    if (s.op == OpAccStore) return (int'(s.o_addr) < depth) ? LeErrNone : LeErrPattern;
     n = 64'd1;
     for (int d = 0; d < Dims; d++) begin
-      if (dim(s.size, d) == '0) return ErrPattern;
+      if (dim(s.size, d) == '0) return LeErrPattern;
       n = n * 64'(dim(s.size, d));
     end
-    if (s.op == OpTranspose && n != 64'(group)) return ErrPattern;
-    if (reads_a(s) && extent(s.a_addr, s.size, s.a_stride) >= 36'(depth)) return ErrPattern;
-    if (reads_b(s) && extent(s.b_addr, s.size, s.b_stride) >= 36'(depth)) return ErrPattern;
-    if (extent(s.o_addr, out_sizes(s), s.o_stride) >= 36'(depth)) return ErrPattern;
+    if (s.op == OpTranspose && n != 64'(group)) return LeErrPattern;
+    if (reads_a(s) && extent(s.a_addr, s.size, s.a_stride) >= 36'(depth)) return LeErrPattern;
+    if (reads_b(s) && extent(s.b_addr, s.size, s.b_stride) >= 36'(depth)) return LeErrPattern;
+    if (extent(s.o_addr, out_sizes(s), s.o_stride) >= 36'(depth)) return LeErrPattern;
     if (prologue_reads(s) != '0) begin
-      if (s.s0_vec && int'(s.s0_addr) >= depth) return ErrPattern;
-      if (s.s1_vec && int'(s.s1_addr) >= depth) return ErrPattern;
+      if (s.s0_vec && int'(s.s0_addr) >= depth) return LeErrPattern;
+      if (s.s1_vec && int'(s.s1_addr) >= depth) return LeErrPattern;
     end
-    return 3'd0;
+    return LeErrNone;
   endfunction
 
   // IEEE binary32 division, RNE: a 50-by-24-bit integer quotient (26 or 27 bits: the 24 kept, two

@@ -150,7 +150,7 @@ struct LeBench {
   /// Offer one instruction until it is accepted.
   Task<> issue(const Instr& ins) {
     LaneEngine::In in = model.make_in();
-    LaneEngine::encode(ins, in);
+    in.cmd_i = LaneEngine::encode(ins);
     drive_inputs(env, model, in, "cmd_");
     cmd_valid.set(1);
     for (;;) {
