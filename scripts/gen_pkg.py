@@ -115,7 +115,7 @@ class Package:
                 for line in m.group(6).split(";"):
                     if not line.strip():
                         continue
-                    fpos = body_pos + m.group(6).find(line)
+                    fpos = body_pos + m.group(6).find(line) + len(line) - len(line.lstrip())
                     fm = re.fullmatch(rf"\s*({IDENT})\s*(\[[^\]]+\])?\s*({IDENT}(?:\s*,\s*{IDENT})*)\s*", line)
                     if not fm:
                         fail(f"{self.where(fpos)}: cannot read the field '{line.strip()}'")
@@ -178,14 +178,11 @@ def emit(pkg: Package) -> str:
             out.append(f"  {t} {fname}{init};")
         out.append("")
         out.append("  /// v(name, field, width, lsb) for every field, most significant first.")
-        out.append("  template <class V>")
-        out.append("  void visit(V&& v) {")
-        out += [f'    v("{f}", {f}, {w}u, {lo}u);' for f, _, w, lo in layout]
-        out.append("  }")
-        out.append("  template <class V>")
-        out.append("  void visit(V&& v) const {")
-        out += [f'    v("{f}", {f}, {w}u, {lo}u);' for f, _, w, lo in layout]
-        out.append("  }")
+        for qual in ("", " const"):
+            out.append("  template <class V>")
+            out.append(f"  void visit(V&& v){qual} {{")
+            out += [f'    v("{f}", {f}, {w}u, {lo}u);' for f, _, w, lo in layout]
+            out.append("  }")
         out.append("  void pack(Bits& to, unsigned lsb = 0) const {")
         for f, k, w, lo in layout:
             t = cxx_type(k, w)
