@@ -69,6 +69,17 @@ Outcome check(const system::System& s, Config c, std::uint64_t seed = 7) {
   return o;
 }
 
+/// A ring all-reduce at the flit level over `ranks` ranks of `bytes` bytes.
+Config flit_ring(unsigned ranks, std::uint64_t bytes) {
+  Config c;
+  c.op = Op::all_reduce;
+  c.algo = Algo::ring;
+  c.fidelity = Fidelity::flit;
+  c.ranks = ranks;
+  c.bytes = bytes;
+  return c;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(collectives)
@@ -173,12 +184,7 @@ BOOST_AUTO_TEST_CASE(fidelities_agree) {
 // barrier flag on the semaphore's descriptor repairs it.
 BOOST_AUTO_TEST_CASE(ordering_modes) {
   const system::System& s = sys("trn2-16");
-  Config c;
-  c.op = Op::all_reduce;
-  c.algo = Algo::ring;
-  c.fidelity = Fidelity::flit;
-  c.ranks = 4;
-  c.bytes = 4 * 4096;
+  Config c = flit_ring(4, 4 * 4096);
   c.desc_bytes = 512;  // eight descriptors a transfer
   c.hbm_jitter = 0.5;
   c.stop_on_violation = false;
@@ -212,12 +218,7 @@ BOOST_AUTO_TEST_CASE(ordering_modes) {
 // Bit errors on every link of the flit-level network: the link layer replays, and the collective
 // still delivers exactly the right data (the NIC's scoreboard also checks every packet).
 BOOST_AUTO_TEST_CASE(bit_errors) {
-  Config c;
-  c.op = Op::all_reduce;
-  c.algo = Algo::ring;
-  c.fidelity = Fidelity::flit;
-  c.ranks = 8;
-  c.bytes = 8 * 2048;
+  Config c = flit_ring(8, 8 * 2048);
   c.p_flip = 2e-3;
   const Outcome o = check(sys("trn2-16"), c, 5);
   BOOST_TEST(o.equal, o.diff);
@@ -230,12 +231,7 @@ BOOST_AUTO_TEST_CASE(bit_errors) {
 // was recorded as sent (the link layer's CRC covers the flit as injected, so only the scoreboard
 // can see it).
 BOOST_AUTO_TEST_CASE(scoreboard_catches_corruption) {
-  Config c;
-  c.op = Op::all_reduce;
-  c.algo = Algo::ring;
-  c.fidelity = Fidelity::flit;
-  c.ranks = 4;
-  c.bytes = 4 * 1024;
+  Config c = flit_ring(4, 4 * 1024);
   c.corrupt_packet = 5;
   BOOST_CHECK_EXCEPTION(check(sys("trn2-16"), c), std::runtime_error, [](const std::runtime_error& e) {
     return std::string(e.what()).find("is not the next one sent") != std::string::npos;
