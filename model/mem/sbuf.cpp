@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "common/clog2.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/format.hpp"
@@ -11,28 +13,37 @@ namespace trn::mem {
 Sbuf::Sbuf(Params p)
     : p_(p),
       nb_(clog2(p.beat_bytes) + 1),
-      ew_(clog2(p.part_bytes / 4)),
       off_bits_(clog2(p.part_bytes)),
       mem_(std::size_t{p.parts} * p.part_bytes, 0) {
   if (p_.banks < 2 || p_.banks > 64) throw std::invalid_argument("sbuf: banks must be 2..64");
   if (p_.beat_bytes < 4 || (p_.beat_bytes & (p_.beat_bytes - 1)) != 0 || p_.part_bytes % p_.beat_bytes != 0)
     throw std::invalid_argument("sbuf: beat_bytes must be a power of two >= 4 dividing part_bytes");
+  if (p_.eports < 1 || p_.eports > 64) throw std::invalid_argument("sbuf: eports must be 1..64");
   dr_q_ = Bits(8 * p_.beat_bytes);
-  e_q_ = Bits(32 * p_.parts);
+  e_q_ = Bits(p_.eports * 32 * p_.parts);
+  wait_.assign(p_.eports, 0);
+  for (unsigned b = 0; b < p_.banks; ++b) {
+    rd_arb_.emplace_back(common::RrArbiter::Params{p_.eports, 1});
+    wr_arb_.emplace_back(common::RrArbiter::Params{p_.eports, 1});
+    rd_in_.push_back(rd_arb_.back().make_in());
+    wr_in_.push_back(wr_arb_.back().make_in());
+  }
+  arb_out_ = rd_arb_.front().make_out();
 }
 
 Sbuf::In Sbuf::make_in() const {
   In in;
   in.dw_data_i = Bits(8 * p_.beat_bytes);
-  in.e_mask_i = Bits(p_.parts);
-  in.e_wdata_i = Bits(32 * p_.parts);
+  in.e_i.resize(p_.eports);
+  in.e_mask_i = Bits(p_.eports * p_.parts);
+  in.e_wdata_i = Bits(p_.eports * 32 * p_.parts);
   return in;
 }
 
 Sbuf::Out Sbuf::make_out() const {
   Out o;
   o.dr_rdata_o = Bits(8 * p_.beat_bytes);
-  o.e_rdata_o = Bits(32 * p_.parts);
+  o.e_rdata_o = Bits(p_.eports * 32 * p_.parts);
   return o;
 }
 
@@ -49,23 +60,76 @@ std::uint64_t Sbuf::dw_banks(const In& in) const {
   return banks_of(off, off + static_cast<std::uint32_t>(in.dw_i.n) - 1);
 }
 
+Sbuf::Elem Sbuf::elem(unsigned port, const e_req_t& r) const {
+  const unsigned es = static_cast<unsigned>(r.esize);
+  const std::uint64_t nib = std::uint64_t{r.idx} << es;
+  Elem e;
+  e.bits = 4u << es;
+  e.byte = static_cast<std::uint32_t>(nib / 2);
+  e.shift = static_cast<unsigned>(nib % 2) * 4;
+  if (nib / 2 + (e.bits + 7) / 8 > p_.part_bytes)
+    throw std::out_of_range(fmt::format("sbuf: engine port {} element {} of {} bits lies beyond the partition ({} bytes)",
+                                        port, r.idx, e.bits, p_.part_bytes));
+  e.bank = (e.byte / p_.beat_bytes) % p_.banks;
+  return e;
+}
+
+std::uint32_t Sbuf::read_elem(unsigned part, const Elem& e) const {
+  if (e.bits == 4) return (byte(part, e.byte) >> e.shift) & 0xFu;
+  std::uint32_t v = 0;
+  for (unsigned b = 0; b < e.bits / 8; ++b) v |= std::uint32_t{byte(part, e.byte + b)} << (8 * b);
+  return v;
+}
+
+void Sbuf::write_elem(unsigned part, const Elem& e, std::uint32_t v) {
+  if (e.bits == 4) {
+    std::uint8_t& b = at(part, e.byte);
+    b = static_cast<std::uint8_t>((b & ~(0xFu << e.shift)) | ((v & 0xFu) << e.shift));
+    return;
+  }
+  for (unsigned b = 0; b < e.bits / 8; ++b) at(part, e.byte + b) = static_cast<std::uint8_t>(v >> (8 * b));
+}
+
 Sbuf::Grants Sbuf::grants(const In& in) const {
   Grants g;
-  if (!in.rst_ni) return g;
   const std::uint64_t s2 = s2_v_ ? s2_banks_ : 0;
+  // an engine port refused `starve` cycles in a row claims its bank from the DMA
+  std::uint64_t claim = 0;
+  std::vector<unsigned> bank(p_.eports, 0);
+  for (unsigned i = 0; i < p_.eports; ++i) {
+    if (!((in.e_valid_i >> i) & 1)) continue;
+    bank[i] = elem(i, in.e_i[i]).bank;
+    if (wait_[i] == p_.starve) claim |= std::uint64_t{1} << bank[i];
+  }
   g.dw_banks = dw_banks(in);
-  g.dw_ready = in.dw_i.acc || (g.dw_banks & s2) == 0;
+  g.dw_ready = in.rst_ni && (in.dw_i.acc || (g.dw_banks & s2) == 0) && (g.dw_banks & claim) == 0;
   g.dw_go = in.dw_valid_i && g.dw_ready;
   const bool acc_go = g.dw_go && in.dw_i.acc;
-  const std::uint64_t e_bank = std::uint64_t{1} << ((4 * in.e_addr_i / p_.beat_bytes) % p_.banks);
-  // an engine write may not split an accumulate nor share a write port; a read needs the read port
-  const std::uint64_t e_busy = s2 | (in.e_we_i ? (g.dw_go ? g.dw_banks : 0) : (acc_go ? g.dw_banks : 0));
-  g.e_ready = (e_bank & e_busy) == 0;
-  g.e_go = in.e_valid_i && g.e_ready;
+  // an engine read needs its bank's read port (free of stage 2 and of an accumulate's stage 1); a
+  // write its write port, and never between an accumulate's read and its write
+  const std::uint64_t r_busy = s2 | (acc_go ? g.dw_banks : 0);
+  const std::uint64_t w_busy = s2 | (g.dw_go ? g.dw_banks : 0);
+  std::uint64_t er_banks = 0;
+  for (unsigned b = 0; b < p_.banks; ++b) {
+    auto& ri = rd_in_[b];
+    auto& wi = wr_in_[b];
+    ri.rst_ni = wi.rst_ni = in.rst_ni;
+    ri.req_valid_i = wi.req_valid_i = 0;
+    for (unsigned i = 0; i < p_.eports; ++i) {
+      if (!((in.e_valid_i >> i) & 1) || bank[i] != b) continue;
+      (in.e_i[i].we ? wi : ri).req_valid_i |= std::uint64_t{1} << i;
+    }
+    ri.gnt_ready_i = in.rst_ni && !((r_busy >> b) & 1);
+    wi.gnt_ready_i = in.rst_ni && !((w_busy >> b) & 1);
+    rd_arb_[b].eval(ri, arb_out_);
+    g.e_rd |= arb_out_.req_ready_o;
+    if (arb_out_.req_ready_o) er_banks |= std::uint64_t{1} << b;
+    wr_arb_[b].eval(wi, arb_out_);
+    g.e_wr |= arb_out_.req_ready_o;
+  }
   const std::uint32_t roff = static_cast<std::uint32_t>(in.dr_i.addr) & ((1u << off_bits_) - 1);
   const std::uint64_t dr = banks_of(roff, roff + (in.dr_i.bytes ? static_cast<std::uint32_t>(in.dr_i.bytes) - 1 : 0));
-  const std::uint64_t dr_busy = s2 | (acc_go ? g.dw_banks : 0) | (g.e_go && !in.e_we_i ? e_bank : 0);
-  g.dr_ready = (dr & dr_busy) == 0;
+  g.dr_ready = in.rst_ni && (dr & (s2 | (acc_go ? g.dw_banks : 0) | er_banks | claim)) == 0;
   g.dr_go = in.dr_valid_i && g.dr_ready;
   return g;
 }
@@ -73,7 +137,7 @@ Sbuf::Grants Sbuf::grants(const In& in) const {
 void Sbuf::eval(const In& in, Out& out) const {
   const Grants g = grants(in);
   out.dw_ready_o = g.dw_ready;
-  out.e_ready_o = g.e_ready;
+  out.e_ready_o = g.e_rd | g.e_wr;
   out.dr_ready_o = g.dr_ready;
   out.dr_rvalid_o = dr_v_;
   out.dr_rid_o = dr_id_;
@@ -87,13 +151,32 @@ void Sbuf::tick(const In& in) {
   if (!in.rst_ni) {
     s2_v_ = false;
     s2_banks_ = 0;
-    dr_v_ = e_v_ = false;
+    dr_v_ = false;
     dr_id_ = 0;
     dr_q_ = Bits(8 * p_.beat_bytes);
-    e_q_ = Bits(32 * p_.parts);
+    e_v_ = 0;
+    e_q_ = Bits(p_.eports * 32 * p_.parts);
+    wait_.assign(p_.eports, 0);
+    for (unsigned b = 0; b < p_.banks; ++b) {
+      rd_in_[b].rst_ni = wr_in_[b].rst_ni = false;
+      rd_arb_[b].tick(rd_in_[b]);
+      wr_arb_[b].tick(wr_in_[b]);
+    }
     return;
   }
   const Grants g = grants(in);
+  for (unsigned b = 0; b < p_.banks; ++b) {
+    rd_arb_[b].tick(rd_in_[b]);
+    wr_arb_[b].tick(wr_in_[b]);
+  }
+  const std::uint64_t e_go = g.e_rd | g.e_wr;
+  for (unsigned i = 0; i < p_.eports; ++i) {
+    const bool valid = (in.e_valid_i >> i) & 1;
+    if (!valid || ((e_go >> i) & 1))
+      wait_[i] = 0;
+    else if (wait_[i] < p_.starve)
+      ++wait_[i];
+  }
   const std::uint32_t omask = (1u << off_bits_) - 1;
   // Reads see the contents before this cycle's writes.
   dr_v_ = g.dr_go;
@@ -104,16 +187,20 @@ void Sbuf::tick(const In& in) {
     dr_q_ = Bits(8 * p_.beat_bytes);
     for (unsigned b = 0; b < in.dr_i.bytes; ++b) dr_q_.set_slice(8 * b, 8, at(part, off + b));
   }
-  const std::uint32_t e_off = static_cast<std::uint32_t>(4 * in.e_addr_i);
-  e_v_ = g.e_go && !in.e_we_i;
-  if (e_v_)
+  e_v_ = g.e_rd;
+  for (unsigned i = 0; i < p_.eports; ++i) {
+    if (!((g.e_rd >> i) & 1)) continue;
+    const Elem e = elem(i, in.e_i[i]);
+    for (unsigned p = 0; p < p_.parts; ++p) e_q_.set_slice(32 * (i * p_.parts + p), 32, read_elem(p, e));
+  }
+  // Writes (an engine write's bank is free of the DMA's).
+  for (unsigned i = 0; i < p_.eports; ++i) {
+    if (!((g.e_wr >> i) & 1)) continue;
+    const Elem e = elem(i, in.e_i[i]);
     for (unsigned p = 0; p < p_.parts; ++p)
-      for (unsigned b = 0; b < 4; ++b) e_q_.set_slice(32 * p + 8 * b, 8, at(p, e_off + b));
-  // Writes.
-  if (g.e_go && in.e_we_i)
-    for (unsigned p = 0; p < p_.parts; ++p)
-      if (in.e_mask_i.bit(p))
-        for (unsigned b = 0; b < 4; ++b) at(p, e_off + b) = static_cast<std::uint8_t>(in.e_wdata_i.slice(32 * p + 8 * b, 8));
+      if (in.e_mask_i.bit(i * p_.parts + p))
+        write_elem(p, e, static_cast<std::uint32_t>(in.e_wdata_i.slice(32 * (i * p_.parts + p), 32)));
+  }
   if (g.dw_go) {
     const unsigned part = static_cast<unsigned>(in.dw_i.addr >> off_bits_);
     const std::uint32_t off = static_cast<std::uint32_t>(in.dw_i.addr) & omask;

@@ -1,7 +1,8 @@
 // trn::mem::Sbuf — cycle-exact model of rtl/mem/sbuf.sv, written from SPEC 5.4 and the contract
 // in docs/sbuf.md: Parts partitions of PartBytes bytes in lines of BeatBytes bytes, line l in bank
-// l % Banks; a DMA write port (row or column, copy or accumulate), a DMA read port and an engine
-// word port, arbitrated on the banks each request touches; reads return the next cycle.
+// l % Banks; a DMA write port (row or column, copy or accumulate), a DMA read port and EPorts
+// engine element ports, arbitrated per bank (engine ports round-robin, trn::common::RrArbiter);
+// reads return the next cycle.
 //
 // The model keeps the contents as one byte image and applies every write, accumulates included,
 // in the cycle it is accepted. The read-add-write unit's second stage shows only in timing: for
@@ -12,7 +13,9 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/rr_arbiter.hpp"
 #include "sv/dma_pkg.hpp"
+#include "sv/sbuf_pkg.hpp"
 
 namespace trn::mem {
 
@@ -23,10 +26,14 @@ class Sbuf {
     std::uint32_t part_bytes = 1024;
     unsigned beat_bytes = 16;
     unsigned banks = 4;
+    unsigned eports = 8;  ///< engine ports (docs/core.md: e0..e7), at most 64
+    unsigned starve = 8;  ///< refused cycles after which an engine port claims its bank from the DMA
   };
   /// The DMA ports' typed requests (rtl/dma/dma_pkg.sv).
   using wr_req_t = sv::dma_pkg::wr_req_t;
   using rd_req_t = sv::dma_pkg::rd_req_t;
+  /// The engine ports' typed request (rtl/mem/sbuf_pkg.sv).
+  using e_req_t = sv::sbuf_pkg::e_req_t;
   struct In {
     bool rst_ni = false;
     bool dw_valid_i = false;
@@ -34,23 +41,23 @@ class Sbuf {
     Bits dw_data_i;
     bool dr_valid_i = false;
     rd_req_t dr_i;
-    bool e_valid_i = false, e_we_i = false;
-    std::uint64_t e_addr_i = 0;
-    Bits e_mask_i, e_wdata_i;
+    std::uint64_t e_valid_i = 0;  ///< bit i: engine port i
+    std::vector<e_req_t> e_i;     ///< one request per engine port
+    Bits e_mask_i;                ///< port i's partition mask at bits [i * Parts, +Parts)
+    Bits e_wdata_i;               ///< port i's partition p at bits [(i * Parts + p) * 32, +32)
   };
   struct Out {
     bool dw_ready_o = false, dr_ready_o = false, dr_rvalid_o = false;
     std::uint64_t dr_rid_o = 0;
     Bits dr_rdata_o;
-    bool e_ready_o = false, e_rvalid_o = false;
-    Bits e_rdata_o;
+    std::uint64_t e_ready_o = 0, e_rvalid_o = 0;
+    Bits e_rdata_o;  ///< as e_wdata_i
     bool acc_busy_o = false;
   };
 
   explicit Sbuf(Params p);
   const Params& params() const { return p_; }
   unsigned nb() const { return nb_; }
-  unsigned ew() const { return ew_; }
   unsigned off_bits() const { return off_bits_; }
   In make_in() const;
   Out make_out() const;
@@ -68,11 +75,10 @@ class Sbuf {
     v("dw_data_i", in.dw_data_i, 8 * p_.beat_bytes);
     v("dr_valid_i", in.dr_valid_i, 1);
     v("dr_i", in.dr_i, rd_req_t::kWidth);
-    v("e_valid_i", in.e_valid_i, 1);
-    v("e_we_i", in.e_we_i, 1);
-    v("e_addr_i", in.e_addr_i, ew_);
-    v("e_mask_i", in.e_mask_i, p_.parts);
-    v("e_wdata_i", in.e_wdata_i, 32 * p_.parts);
+    v("e_valid_i", in.e_valid_i, p_.eports);
+    v("e_i", in.e_i, p_.eports * e_req_t::kWidth);
+    v("e_mask_i", in.e_mask_i, p_.eports * p_.parts);
+    v("e_wdata_i", in.e_wdata_i, p_.eports * 32 * p_.parts);
   }
   template <class V>
   void visit_out(Out& out, V&& v) const {
@@ -81,31 +87,49 @@ class Sbuf {
     v("dr_rvalid_o", out.dr_rvalid_o, 1);
     v("dr_rid_o", out.dr_rid_o, 8);
     v("dr_rdata_o", out.dr_rdata_o, 8 * p_.beat_bytes);
-    v("e_ready_o", out.e_ready_o, 1);
-    v("e_rvalid_o", out.e_rvalid_o, 1);
-    v("e_rdata_o", out.e_rdata_o, 32 * p_.parts);
+    v("e_ready_o", out.e_ready_o, p_.eports);
+    v("e_rvalid_o", out.e_rvalid_o, p_.eports);
+    v("e_rdata_o", out.e_rdata_o, p_.eports * 32 * p_.parts);
     v("acc_busy_o", out.acc_busy_o, 1);
   }
 
  private:
   struct Grants {
     std::uint64_t dw_banks = 0;
-    bool dw_ready = false, dw_go = false, e_ready = false, e_go = false, dr_ready = false, dr_go = false;
+    bool dw_ready = false, dw_go = false, dr_ready = false, dr_go = false;
+    std::uint64_t e_rd = 0, e_wr = 0;  ///< the engine ports granted a read, a write
   };
+  /// An engine request's element: its first byte, its nibble (4-bit elements), its bits.
+  struct Elem {
+    std::uint32_t byte = 0;
+    unsigned shift = 0, bits = 0;
+    unsigned bank = 0;
+  };
+  Elem elem(unsigned port, const e_req_t& r) const;
+  /// The grants of this cycle; the arbiters' inputs are left in arb_in_ for tick().
   Grants grants(const In& in) const;
+  std::uint32_t read_elem(unsigned part, const Elem& e) const;
+  void write_elem(unsigned part, const Elem& e, std::uint32_t v);
   /// The banks holding bytes [first, last] of one partition's offsets.
   std::uint64_t banks_of(std::uint32_t first, std::uint32_t last) const;
   std::uint64_t dw_banks(const In& in) const;
   std::uint8_t& at(unsigned part, std::uint32_t off) { return mem_.at(std::size_t{part} * p_.part_bytes + off); }
 
   Params p_;
-  unsigned nb_, ew_, off_bits_;
+  unsigned nb_, off_bits_;
   std::vector<std::uint8_t> mem_;
   bool s2_v_ = false;
   std::uint64_t s2_banks_ = 0;
-  bool dr_v_ = false, e_v_ = false;
+  bool dr_v_ = false;
   unsigned dr_id_ = 0;
-  Bits dr_q_, e_q_;
+  Bits dr_q_;
+  std::uint64_t e_v_ = 0;
+  Bits e_q_;
+  std::vector<unsigned> wait_;  ///< cycles each engine port has been refused in a row
+  /// Per bank: the round-robin arbiters of the engine reads and writes (rtl/common/rr_arbiter.sv).
+  std::vector<common::RrArbiter> rd_arb_, wr_arb_;
+  mutable std::vector<common::RrArbiter::In> rd_in_, wr_in_;
+  mutable common::RrArbiter::Out arb_out_;
 };
 
 }  // namespace trn::mem

@@ -12,22 +12,23 @@
 //         accumulate (BF16 or FP32 add). The space field is the core's to decode (ignored here).
 //   dr_*  DMA read (dma_pkg::rd_req_t): up to BeatBytes bytes inside one partition; the data
 //         returns the next cycle with the request's id.
-//   e_*   engine: one 32-bit word (word index e_addr_i) in every partition, written in the
-//         partitions of e_mask_i or read in all; the read data returns the next cycle.
+//   e_*   EPorts engine ports (sbuf_pkg::e_req_t each): one element of 4 bits, 1, 2 or 4 bytes at
+//         element index idx in every partition, written in the partitions of its mask or read in
+//         all, zero-extended to 32 bits; the read data returns the next cycle.
 //
 // Read-add-write unit. An accepted accumulate (stage 1) reads its lines, takes the bytes that stage
 // 2 writes this cycle in their place (forwarding), adds in BF16 or FP32 and registers the sums;
 // stage 2 writes them the next cycle. One accumulate per cycle, back to back to one address.
 //
-// Arbitration: fixed priority per bank, on the set of banks a request touches (whatever the
-// partitions):
-//   1. stage 2's write: always;
-//   2. the DMA write: an accumulate always (it uses the read ports); a copy when stage 2 does not
-//      write its banks;
-//   3. the engine: a write when its bank is free of stage 2 and of the DMA write (copy or
-//      accumulate); a read when its bank is free of stage 2 and of an accumulate's read;
-//   4. the DMA read: when its banks are free of stage 2, of an accumulate's read and of an engine
-//      read.
+// Arbitration per bank, on the set of banks a request touches (whatever the partitions):
+//   write port: 1. stage 2's write; 2. a DMA copy; 3. the engine writes, round-robin (rr_arbiter);
+//   read port:  1. an accumulate's stage 1; 2. the engine reads, round-robin; 3. the DMA read.
+//   A DMA accumulate needs its banks' read ports only (stage 2 takes the write ports the next
+//   cycle); a copy needs its write ports free of stage 2; an engine access needs its bank free of
+//   stage 2, an engine write also of the DMA write (never between an accumulate's read and its
+//   write), an engine read of an accumulate's stage 1; a DMA read its banks free of stage 2, of an
+//   accumulate and of engine reads. An engine port refused Starve cycles in a row claims its bank:
+//   the DMA's requests touching it are refused until the port is served (the worst-case wait: docs/sbuf.md).
 // So a read sees every write accepted in an earlier cycle, and an accumulate is never split by an
 // engine write. Nothing is accepted during reset; reset does not clear the storage.
 module sbuf
@@ -35,43 +36,45 @@ module sbuf
   import dma_pkg::AddrBits;
   import dma_pkg::wr_req_t;
   import dma_pkg::rd_req_t;
+  import sbuf_pkg::*;
 #(
   parameter int unsigned Parts     = 4,
   parameter int unsigned PartBytes = 1024,
   parameter int unsigned BeatBytes = 16,
   parameter int unsigned Banks     = 4,
+  parameter int unsigned EPorts    = 8,  // engine ports (docs/core.md: e0..e7)
+  parameter int unsigned Starve    = 8,  // refused cycles after which an engine port claims its bank
   // 1 in every real configuration. 0 builds a deliberately broken read-add-write unit (no
   // forwarding from stage 2) for the bench's self-test, which must catch it.
   parameter bit          Forward   = 1'b1,
   localparam int unsigned NB = $clog2(BeatBytes) + 1,
   localparam int unsigned DW = 8 * BeatBytes,
-  localparam int unsigned EW = $clog2(PartBytes / 4)
+  localparam int unsigned LaneW = 32 * Parts
 ) (
-  input  logic                clk_i,
-  input  logic                rst_ni,
+  input  logic                          clk_i,
+  input  logic                          rst_ni,
   // DMA write port
-  input  logic                dw_valid_i,
-  output logic                dw_ready_o,
-  input  wr_req_t             dw_i,
-  input  logic [DW-1:0]       dw_data_i,
+  input  logic                          dw_valid_i,
+  output logic                          dw_ready_o,
+  input  wr_req_t                       dw_i,
+  input  logic [DW-1:0]                 dw_data_i,
   // DMA read port
-  input  logic                dr_valid_i,
-  output logic                dr_ready_o,
-  input  rd_req_t             dr_i,
-  output logic                dr_rvalid_o,
-  output logic [7:0]          dr_rid_o,
-  output logic [DW-1:0]       dr_rdata_o,
-  // engine port
-  input  logic                e_valid_i,
-  output logic                e_ready_o,
-  input  logic                e_we_i,
-  input  logic [EW-1:0]       e_addr_i,
-  input  logic [Parts-1:0]    e_mask_i,
-  input  logic [32*Parts-1:0] e_wdata_i,
-  output logic                e_rvalid_o,
-  output logic [32*Parts-1:0] e_rdata_o,
+  input  logic                          dr_valid_i,
+  output logic                          dr_ready_o,
+  input  rd_req_t                       dr_i,
+  output logic                          dr_rvalid_o,
+  output logic [7:0]                    dr_rid_o,
+  output logic [DW-1:0]                 dr_rdata_o,
+  // engine ports
+  input  logic [EPorts-1:0]             e_valid_i,
+  output logic [EPorts-1:0]             e_ready_o,
+  input  e_req_t [EPorts-1:0]           e_i,
+  input  logic [EPorts-1:0][Parts-1:0]  e_mask_i,
+  input  logic [EPorts-1:0][LaneW-1:0]  e_wdata_i,
+  output logic [EPorts-1:0]             e_rvalid_o,
+  output logic [EPorts-1:0][LaneW-1:0]  e_rdata_o,
   // stage 2 of the read-add-write unit holds an accumulate
-  output logic                acc_busy_o
+  output logic                          acc_busy_o
 );
   localparam int unsigned OffBits = $clog2(PartBytes);
   localparam int unsigned LW = $clog2(BeatBytes);
@@ -186,15 +189,30 @@ module sbuf
     return {16'b0, r[15:0]};
   endfunction
 
-  // ---- state ----
-  wreq_t s2_q;             // stage 2: the sums of the accumulate accepted in the previous cycle
-  logic  s2_v_q;
-  logic  dr_v_q, e_v_q;
-  logic [7:0] dr_id_q;
-  logic [DW-1:0] dr_q;
-  logic [32*Parts-1:0] e_q;
-  logic [PW-1:0] rd [Banks];     // each bank's read port, this cycle
-  logic [PW-1:0] racc [Banks];   // the accumulate's view of it, stage 2 forwarded
+  // The engine port's element: its line, its bit position in the line, its bits.
+  function automatic logic [31:0] e_nib(logic [23:0] idx, esize_e es);  // the element's first nibble
+    return 32'(idx) << es;
+  endfunction
+  function automatic logic [31:0] e_bits_mask(esize_e es);
+    return es == ESize4 ? 32'hFFFF_FFFF : (32'd1 << (32'd4 << es)) - 32'd1;
+  endfunction
+
+  localparam int unsigned SW = $clog2(Starve + 1);
+  localparam int unsigned GW = (EPorts > 1) ? $clog2(EPorts) : 1;
+
+  // ---- state (each register through its _d / _q pair) ----
+  wreq_t               s2_q, s2_d;        // stage 2: the sums of the accumulate accepted in the previous cycle
+  logic                s2_v_q, s2_v_d;
+  logic                dr_v_q, dr_v_d;
+  logic [7:0]          dr_id_q, dr_id_d;
+  logic [DW-1:0]       dr_q, dr_d;
+  logic [EPorts-1:0]   e_v_q, e_v_d;
+  logic [LaneW-1:0]    e_q [EPorts];
+  logic [LaneW-1:0]    e_d [EPorts];
+  logic [SW-1:0]       wait_q [EPorts];   // cycles each engine port has been refused in a row
+  logic [SW-1:0]       wait_d [EPorts];
+  logic [PW-1:0]       rd [Banks];        // each bank's read port, this cycle
+  logic [PW-1:0]       racc [Banks];      // the accumulate's view of it, stage 2 forwarded
 
   // ---- requests and arbitration ----
   // the DMA ports' fields (the request's space is decoded by the core; SBUF ignores it)
@@ -210,31 +228,69 @@ module sbuf
   assign dr_addr_i = dr_i.addr;
   assign dr_bytes_i = NB'(dr_i.bytes);
   wreq_t dw;
-  logic [Banks-1:0] s2_banks, dw_banks, e_banks, dr_banks;
-  logic [31:0] e_off, e_line, dw_l0, dr_l0;
-  logic dw_go, dwc_go, dwa_go, e_go, er_go, ew_go, dr_go;
+  logic [Banks-1:0] s2_banks, dw_banks, dr_banks, claim, r_free, w_free, er_banks;
+  logic [31:0] dw_l0, dr_l0;
+  logic [31:0] e_line [EPorts];
+  logic [31:0] e_pos [EPorts];
+  logic [Banks-1:0] e_bank [EPorts];
+  logic dw_go, dwc_go, dwa_go, dr_go;
   always_comb begin
     dw = '{col: dw_col_i, esize: dw_esize_i, addr: dw_addr_i, n: dw_n_i, data: dw_data_i};
     dw_l0 = off_of(dw_addr_i) >> LW;
     dr_l0 = off_of(dr_addr_i) >> LW;
-    e_off = 32'(e_addr_i) * 32'd4;
-    e_line = e_off >> LW;
     s2_banks = s2_v_q ? banks_of(s2_q.col, s2_q.addr, s2_q.n) : '0;
     dw_banks = banks_of(dw_col_i, dw_addr_i, dw_n_i);
-    e_banks = '0;
-    e_banks[bank_of(e_line)] = 1'b1;
     dr_banks = banks_of(1'b0, dr_addr_i, dr_bytes_i);
-
-    dw_ready_o = rst_ni && (dw_acc_i || (dw_banks & s2_banks) == '0);
+    claim = '0;
+    for (int unsigned i = 0; i < EPorts; i++) begin
+      e_line[i] = e_nib(e_i[i].idx, e_i[i].esize) >> (LW + 1);
+      e_pos[i] = 32'd4 * (e_nib(e_i[i].idx, e_i[i].esize) % (2 * BeatBytes));
+      e_bank[i] = '0;
+      e_bank[i][bank_of(e_line[i])] = 1'b1;
+      if (e_valid_i[i] && 32'(wait_q[i]) == Starve) claim |= e_bank[i];
+    end
+    dw_ready_o = rst_ni && (dw_acc_i || (dw_banks & s2_banks) == '0) && (dw_banks & claim) == '0;
     dw_go = dw_valid_i && dw_ready_o;
     dwc_go = dw_go && !dw_acc_i;
     dwa_go = dw_go && dw_acc_i;
-    e_ready_o = rst_ni && (e_banks & (s2_banks | (e_we_i ? (dw_go ? dw_banks : '0)
-                                                          : (dwa_go ? dw_banks : '0)))) == '0;
-    e_go = e_valid_i && e_ready_o;
-    ew_go = e_go && e_we_i;
-    er_go = e_go && !e_we_i;
-    dr_ready_o = rst_ni && (dr_banks & (s2_banks | (dwa_go ? dw_banks : '0) | (er_go ? e_banks : '0))) == '0;
+    r_free = rst_ni ? ~(s2_banks | (dwa_go ? dw_banks : '0)) : '0;
+    w_free = rst_ni ? ~(s2_banks | (dw_go ? dw_banks : '0)) : '0;
+  end
+
+  // The engine ports, per bank: a round-robin arbiter for its read port and one for its write port.
+  logic [EPorts-1:0] rreq [Banks];
+  logic [EPorts-1:0] wreq [Banks];
+  logic [EPorts-1:0] rgnt [Banks];
+  logic [EPorts-1:0] wgnt [Banks];
+  logic [Banks-1:0]  rgo, wgo;
+  logic [GW-1:0]     rwin [Banks];
+  logic [GW-1:0]     wwin [Banks];
+  for (genvar b = 0; b < Banks; b++) begin : g_arb
+    logic [EPorts-1:0][0:0] nodata;
+    logic rv_unused, wv_unused;
+    logic [0:0] rd_unused, wd_unused;
+    always_comb begin
+      for (int unsigned i = 0; i < EPorts; i++) begin
+        rreq[b][i] = e_valid_i[i] && !e_i[i].we && e_bank[i][b];
+        wreq[b][i] = e_valid_i[i] && e_i[i].we && e_bank[i][b];
+      end
+    end
+    assign nodata = '0;
+    rr_arbiter #(.N(EPorts), .Width(1)) u_rd (
+      .clk_i, .rst_ni, .req_valid_i(rreq[b]), .req_ready_o(rgnt[b]), .req_data_i(nodata),
+      .gnt_valid_o(rv_unused), .gnt_ready_i(r_free[b]), .gnt_data_o(rd_unused), .gnt_idx_o(rwin[b]));
+    rr_arbiter #(.N(EPorts), .Width(1)) u_wr (
+      .clk_i, .rst_ni, .req_valid_i(wreq[b]), .req_ready_o(wgnt[b]), .req_data_i(nodata),
+      .gnt_valid_o(wv_unused), .gnt_ready_i(w_free[b]), .gnt_data_o(wd_unused), .gnt_idx_o(wwin[b]));
+    assign rgo[b] = rgnt[b] != '0;
+    assign wgo[b] = wgnt[b] != '0;
+  end
+
+  always_comb begin
+    e_ready_o = '0;
+    for (int unsigned b = 0; b < Banks; b++) e_ready_o |= rgnt[b] | wgnt[b];
+    er_banks = rgo;
+    dr_ready_o = rst_ni && (dr_banks & (s2_banks | (dwa_go ? dw_banks : '0) | er_banks | claim)) == '0;
     dr_go = dr_valid_i && dr_ready_o;
   end
 
@@ -243,16 +299,20 @@ module sbuf
     logic [PW-1:0] mem [NI];
     bop_t s2w, dcw, ew, wsel;
     logic [IW-1:0] ridx;
+    logic [31:0] ewm, ewd;
     always_comb begin
       s2w = bank_write(s2_q, b);
       dcw = bank_write(dw, b);
       ew = '0;
-      ew.en = ew_go && bank_of(e_line) == b;
-      ew.idx = idx_of(e_line);
+      ew.en = wgo[b];
+      ew.idx = idx_of(e_line[wwin[b]]);
+      ewm = e_bits_mask(e_i[wwin[b]].esize);
+      ewd = '0;
       for (int unsigned p = 0; p < Parts; p++) begin
-        if (e_mask_i[p]) begin
-          ew.m |= PW'(32'hFFFF_FFFF) << (p * DW + 8 * (e_off % BeatBytes));
-          ew.d |= PW'(e_wdata_i[32*p +: 32]) << (p * DW + 8 * (e_off % BeatBytes));
+        if (e_mask_i[wwin[b]][p]) begin
+          ewd = e_wdata_i[wwin[b]][32*p +: 32] & ewm;
+          ew.m |= PW'(ewm) << (p * DW + e_pos[wwin[b]]);
+          ew.d |= PW'(ewd) << (p * DW + e_pos[wwin[b]]);
         end
       end
       // the write port: stage 2, then a DMA copy, then the engine
@@ -261,7 +321,7 @@ module sbuf
       else wsel = ew;
       // the read port: an accumulate's line, then the engine's, then the DMA read's
       if (dwa_go && dw_banks[b]) ridx = idx_of(line_in_bank(dw_l0, b));
-      else if (er_go && bank_of(e_line) == b) ridx = idx_of(e_line);
+      else if (rgo[b]) ridx = idx_of(e_line[rwin[b]]);
       else ridx = idx_of(line_in_bank(dr_l0, b));
       rd[b] = mem[ridx];
       racc[b] = rd[b];
@@ -307,6 +367,25 @@ module sbuf
     dr_data = DW'(dr_win & dr_mask);
   end
 
+  // ---- next state ----
+  always_comb begin
+    s2_v_d = dwa_go;
+    s2_d = dwa_go ? s1 : s2_q;
+    dr_v_d = dr_go;
+    dr_d = dr_go ? dr_data : dr_q;
+    dr_id_d = dr_go ? dr_i.id : dr_id_q;
+    for (int unsigned i = 0; i < EPorts; i++) begin
+      e_v_d[i] = e_valid_i[i] && e_ready_o[i] && !e_i[i].we;
+      e_d[i] = e_q[i];
+      if (e_v_d[i])
+        for (int unsigned p = 0; p < Parts; p++)
+          e_d[i][32*p +: 32] = 32'(rd[bank_of(e_line[i])] >> (p * DW + e_pos[i])) & e_bits_mask(e_i[i].esize);
+      if (!e_valid_i[i] || e_ready_o[i]) wait_d[i] = '0;
+      else if (32'(wait_q[i]) < Starve) wait_d[i] = wait_q[i] + SW'(1);
+      else wait_d[i] = wait_q[i];
+    end
+  end
+
   // ---- registers ----
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -315,20 +394,22 @@ module sbuf
       dr_v_q <= 1'b0;
       dr_id_q <= '0;
       dr_q <= '0;
-      e_v_q <= 1'b0;
-      e_q <= '0;
-    end else begin
-      s2_v_q <= dwa_go;
-      if (dwa_go) s2_q <= s1;
-      dr_v_q <= dr_go;
-      if (dr_go) begin
-        dr_q <= dr_data;
-        dr_id_q <= dr_i.id;
+      e_v_q <= '0;
+      for (int unsigned i = 0; i < EPorts; i++) begin
+        e_q[i] <= '0;
+        wait_q[i] <= '0;
       end
-      e_v_q <= er_go;
-      if (er_go)
-        for (int unsigned p = 0; p < Parts; p++)
-          e_q[32*p +: 32] <= 32'(rd[bank_of(e_line)] >> (p * DW + 8 * (e_off % BeatBytes)));
+    end else begin
+      s2_v_q <= s2_v_d;
+      s2_q <= s2_d;
+      dr_v_q <= dr_v_d;
+      dr_id_q <= dr_id_d;
+      dr_q <= dr_d;
+      e_v_q <= e_v_d;
+      for (int unsigned i = 0; i < EPorts; i++) begin
+        e_q[i] <= e_d[i];
+        wait_q[i] <= wait_d[i];
+      end
     end
   end
 
@@ -336,7 +417,9 @@ module sbuf
   assign dr_rid_o = dr_id_q;
   assign dr_rdata_o = dr_q;
   assign e_rvalid_o = e_v_q;
-  assign e_rdata_o = e_q;
+  for (genvar i = 0; i < EPorts; i++) begin : g_eout
+    assign e_rdata_o[i] = e_q[i];
+  end
   assign acc_busy_o = s2_v_q;
 
 endmodule

@@ -4,7 +4,8 @@
 // each to the DUT port of the same name and checks that directions and widths agree, that every
 // DUT output is compared and every DUT input but the clock reaches the model. A port whose field
 // is a typed interface (a packed struct of a unit's package, generated into trn::sv by
-// scripts/gen_pkg.py) is bound field by field, so a mismatch names the field ("wr_req_o.addr"). Then, before every
+// scripts/gen_pkg.py), or a packed array of them (a std::vector of the struct in the model), is bound
+// field by field, so a mismatch names the field ("wr_req_o.addr", "e_i[3].idx"). Then, before every
 // rising edge of the clock (the settled values of the cycle that ends):
 //   1. the DUT's inputs are copied into the model's inputs,
 //   2. the model computes this cycle's outputs (eval) and every DUT output is compared with them,
@@ -87,21 +88,66 @@ concept PackedStruct = requires(F f) {
   f.pack();
 };
 
-/// cb(path, leaf, width, lsb) for every leaf field of f (f itself unless it is a packed struct).
+/// A packed array of typed interfaces (`input s_t [N-1:0] x`): element i at bits [i*W, (i+1)*W).
+template <class F>
+struct IsStructArray : std::false_type {};
+template <class S>
+struct IsStructArray<std::vector<S>> : std::bool_constant<PackedStruct<S>> {};
+template <class F>
+concept StructArray = IsStructArray<std::remove_const_t<F>>::value;
+
+/// The width of a typed port (a packed struct or an array of them); `width` otherwise.
+template <class F>
+unsigned typed_width(const F& f, unsigned width) {
+  if constexpr (PackedStruct<F>)
+    return F::kWidth;
+  else if constexpr (StructArray<F>)
+    return static_cast<unsigned>(f.size()) * F::value_type::kWidth;
+  else
+    return width;
+}
+
+/// cb(path, leaf, width, lsb) for every leaf field of f (f itself unless it is a packed struct or
+/// an array of them; an array's element i is named path[i]).
 template <class F, class CB>
 void leaves(const std::string& path, F& f, unsigned width, unsigned lsb, CB& cb) {
-  if constexpr (PackedStruct<std::remove_const_t<F>>)
+  if constexpr (PackedStruct<std::remove_const_t<F>>) {
     f.visit([&](const char* n, auto& g, unsigned w, unsigned l) { leaves(path + "." + n, g, w, lsb + l, cb); });
-  else
+  } else if constexpr (StructArray<F>) {
+    constexpr unsigned ew = std::remove_const_t<F>::value_type::kWidth;
+    for (std::size_t i = 0; i < f.size(); ++i)
+      leaves(path + "[" + std::to_string(i) + "]", f[i], ew, lsb + static_cast<unsigned>(i) * ew, cb);
+  } else {
     cb(path, f, width, lsb);
+  }
 }
 /// The same walk without names, for every cycle.
 template <class F, class CB>
 void leaves(F& f, CB& cb) {
   if constexpr (PackedStruct<std::remove_const_t<F>>)
     f.visit([&](const char*, auto& g, unsigned, unsigned) { leaves(g, cb); });
+  else if constexpr (StructArray<F>)
+    for (auto& e : f) leaves(e, cb);
   else
     cb(f);
+}
+/// A typed port packed into one vector, and back.
+template <class F>
+Bits pack_typed(const F& f) {
+  if constexpr (PackedStruct<F>) {
+    return f.pack();
+  } else {
+    Bits b(typed_width(f, 0));
+    for (std::size_t i = 0; i < f.size(); ++i) f[i].pack(b, static_cast<unsigned>(i) * F::value_type::kWidth);
+    return b;
+  }
+}
+template <class F>
+void unpack_typed(const Bits& b, F& f) {
+  if constexpr (PackedStruct<F>)
+    f = F::unpack(b);
+  else
+    for (std::size_t i = 0; i < f.size(); ++i) f[i] = F::value_type::unpack(b, static_cast<unsigned>(i) * F::value_type::kWidth);
 }
 
 template <class F>
@@ -153,8 +199,8 @@ void drive_inputs(Env& env, const Model& m, typename Model::In& in, std::string_
     using F = std::decay_t<decltype(v)>;
     if constexpr (std::is_same_v<F, Bits>)
       env.sig(name).set(v);
-    else if constexpr (detail::PackedStruct<F>)
-      env.sig(name).set(v.pack());
+    else if constexpr (detail::PackedStruct<F> || detail::StructArray<F>)
+      env.sig(name).set(detail::pack_typed(v));
     else
       env.sig(name).set(static_cast<std::uint64_t>(v));
   });
@@ -166,8 +212,8 @@ void read_outputs(Env& env, const Model& m, typename Model::Out& out, std::strin
   m.visit_out(out, [&](const char* name, auto& f, unsigned) {
     if (std::string_view(name).substr(0, prefix.size()) != prefix) return;
     using F = std::decay_t<decltype(f)>;
-    if constexpr (detail::PackedStruct<F>)
-      f = F::unpack(env.sig(name).bits());
+    if constexpr (detail::PackedStruct<F> || detail::StructArray<F>)
+      detail::unpack_typed(env.sig(name).bits(), f);
     else
       detail::read_field(Field(&env.sig(name)), f);
   });
@@ -211,9 +257,7 @@ class Lockstep : public LockstepCore {
 
   void bind_all(Dir dir) {
     auto each = [&](const char* port, auto& f, unsigned w) {
-      using F = std::decay_t<decltype(f)>;
-      unsigned port_width = w;
-      if constexpr (detail::PackedStruct<F>) port_width = F::kWidth;
+      const unsigned port_width = detail::typed_width(f, w);
       auto leaf = [&](const std::string& path, auto&, unsigned lw, unsigned lsb) {
         bind(port, path, port_width, lsb, lw, dir);
       };

@@ -2,8 +2,9 @@
 // Scoreboard: a reference byte image (trn::dma::Image, whose apply() is the DMA path's copy and
 // accumulate arithmetic) takes every accepted write in the cycle it is accepted; every read is
 // checked, the cycle after it was accepted, against the reference as it stood when it was accepted
-// (a read sees the writes of earlier cycles). At the end every word is read back through the
-// engine port. Traffic: random requests on the three ports, each held until accepted.
+// (a read sees the writes of earlier cycles). At the end every word is read back through an
+// engine port. Traffic: random requests on the DMA ports and every engine port (elements of 4
+// bits, 1, 2 and 4 bytes), each held until accepted.
 #include <algorithm>
 #include <optional>
 #include <string>
@@ -23,16 +24,23 @@ using namespace trn::tb;
 using trn::dma::Image;
 using trn::dma::Space;
 using trn::mem::Sbuf;
+using trn::sv::sbuf_pkg::esize_e;
 
 namespace {
 
-/// The bench build with the broken read-add-write unit (Forward = 0), for the self-test.
-constexpr bool kBroken = std::string_view(TRN_BENCH_NAME) == "sbuf_noforward";
+/// The bench build broken for the self-tests: no stage-2 forwarding (Forward = 0), and engine ports
+/// that claim their bank only after 1000 refused cycles (Starve = 1000).
+constexpr bool kBroken = std::string_view(TRN_BENCH_NAME) == "sbuf_broken";
+constexpr unsigned kEPorts = 8, kStarve = 8;
 
 Sbuf::Params params_of(const Env& e) {
   const auto& a = e.cfg().arch;
-  return Sbuf::Params{a.partitions, a.sbuf_bytes_per_partition, a.dma_beat_bytes, a.sbuf_banks};
+  return Sbuf::Params{a.partitions, a.sbuf_bytes_per_partition, a.dma_beat_bytes, a.sbuf_banks, kEPorts,
+                      kBroken ? 1000u : kStarve};
 }
+/// The longest an engine request may be refused (docs/sbuf.md): Starve cycles before it claims its
+/// bank, one more for a stage-2 write already under way, then one grant to each other engine port.
+constexpr unsigned kWaitBound = kStarve + 1 + (kEPorts - 1);
 
 struct DwReq {
   bool col = false, acc = false;
@@ -44,11 +52,17 @@ struct DrReq {
   std::uint32_t addr = 0;
   unsigned bytes = 0;
 };
+/// An engine request: element idx of 2^es nibbles (es: 0 = 4 bits .. 3 = 4 bytes) in every partition.
 struct EReq {
   bool we = false;
-  std::uint32_t word = 0;
+  unsigned es = 3;
+  std::uint32_t idx = 0;
   std::vector<bool> mask;
   std::vector<std::uint32_t> wdata;
+  unsigned bits() const { return 4u << es; }
+  std::uint32_t byte() const { return (idx << es) / 2; }
+  unsigned shift() const { return es == 0 ? 4 * (idx & 1) : 0; }
+  std::uint32_t line(unsigned beat) const { return byte() / beat; }
 };
 
 /// What the random traffic offers: per-cycle chances of a new request on each port, the share of
@@ -58,6 +72,8 @@ struct Traffic {
   unsigned hot_lines = 2;
   unsigned parts = 0;  ///< requests in partitions [0, parts) only (0: all)
   bool full = false;   ///< DMA rows are whole aligned lines
+  std::uint64_t e_ports = ~std::uint64_t{0};  ///< the engine ports that offer requests
+  bool e_word = false;                         ///< engine elements of 4 bytes only
 };
 
 /// An FP32 value near 1 (so sums do not all saturate), now and then a special or subnormal.
@@ -88,20 +104,25 @@ struct SbufBench {
   bool with_model = true;  ///< lockstep with the model (the self-test runs the scoreboard alone)
   std::optional<DwReq> dw;
   std::optional<DrReq> dr;
-  std::optional<EReq> e;
-  bool dw_took = false, dr_took = false, e_took = false;
+  std::vector<std::optional<EReq>> e;  ///< per engine port
+  bool dw_took = false, dr_took = false;
+  std::uint64_t e_took = 0;
   // the reference data of the reads accepted in the cycle before, due in this one
   std::optional<std::vector<std::uint8_t>> dr_due;
   unsigned dr_id = 0, dr_due_id = 0;  ///< the id of the next DMA read, and of the one due
-  std::optional<std::vector<std::uint32_t>> e_due;
+  std::vector<std::optional<std::vector<std::uint32_t>>> e_due;  ///< per engine port
   struct Readies {
-    bool dw, dr, e;
+    bool dw, dr;
+    std::uint64_t e;  ///< bit i: engine port i
+    bool e0() const { return e & 1; }
   };
   std::vector<Readies> log;  ///< every cycle's ready outputs, for the directed arbitration test
   struct Stats {
     std::uint64_t cycles = 0, copies = 0, accs = 0, dr = 0, e_rd = 0, e_wr = 0, acc_chained = 0, refused = 0;
+    unsigned e_wait_max = 0;  ///< the longest an engine request waited for its grant (cycles)
   } st;
   std::optional<DwReq> last_acc;  // the accumulate accepted in the previous cycle
+  std::vector<unsigned> e_wait;  ///< cycles each engine port's request has waited
   Clock::HookId hook;
 
   explicit SbufBench(Env& en)
@@ -113,7 +134,10 @@ struct SbufBench {
         lockstep(en, clk, model),
         geo(dma::Geometry::make(1024, prm.parts, prm.part_bytes, prm.beat_bytes)),
         ref(geo),
-        rng(en.rng("traffic")) {
+        rng(en.rng("traffic")),
+        e(prm.eports),
+        e_due(prm.eports),
+        e_wait(prm.eports, 0) {
     hook = clk.add_pre_edge_hook([this] { serve(); });
   }
   ~SbufBench() { clk.remove_hook(hook); }
@@ -151,23 +175,39 @@ struct SbufBench {
         check(d.slice(8 * b, 8) == (*dr_due)[b], "cycle {}: DMA read byte {}: {:#04x}, reference {:#04x}", clk.cycle(), b,
               d.slice(8 * b, 8), (*dr_due)[b]);
     }
-    check(sig("e_rvalid_o") == e_due.has_value(), "cycle {}: engine read data valid {}, expected {}", clk.cycle(),
-          sig("e_rvalid_o"), e_due.has_value());
-    if (e_due) {
-      const Bits d = env.sig("e_rdata_o").bits();
-      for (unsigned p = 0; p < prm.parts; ++p)
-        check(d.slice(32 * p, 32) == (*e_due)[p], "cycle {}: engine read partition {}: {:#010x}, reference {:#010x}",
-              clk.cycle(), p, d.slice(32 * p, 32), (*e_due)[p]);
+    const std::uint64_t rvalid = env.sig("e_rvalid_o").get();
+    const Bits ed = env.sig("e_rdata_o").bits();
+    for (unsigned i = 0; i < prm.eports; ++i) {
+      check(((rvalid >> i) & 1) == e_due[i].has_value(), "cycle {}: engine port {} read data valid {}, expected {}",
+            clk.cycle(), i, (rvalid >> i) & 1, e_due[i].has_value());
+      if (e_due[i])
+        for (unsigned p = 0; p < prm.parts; ++p)
+          check(ed.slice(32 * (i * prm.parts + p), 32) == (*e_due[i])[p],
+                "cycle {}: engine port {} read partition {}: {:#010x}, reference {:#010x}", clk.cycle(), i, p,
+                ed.slice(32 * (i * prm.parts + p), 32), (*e_due[i])[p]);
     }
-    const Readies rd{sig("dw_ready_o"), sig("dr_ready_o"), sig("e_ready_o")};
+    const Readies rd{sig("dw_ready_o"), sig("dr_ready_o"), env.sig("e_ready_o").get()};
     log.push_back(rd);
     dw_took = dw && rd.dw;
     dr_took = dr && rd.dr;
-    e_took = e && rd.e;
-    st.refused += (dw && !rd.dw) + (dr && !rd.dr) + (e && !rd.e);
+    e_took = 0;
+    for (unsigned i = 0; i < prm.eports; ++i) {
+      const bool ready = (rd.e >> i) & 1;
+      check(!ready || e[i], "cycle {}: engine port {} ready without a request", clk.cycle(), i);
+      if (!e[i]) continue;
+      if (ready) {
+        e_took |= std::uint64_t{1} << i;
+        st.e_wait_max = std::max(st.e_wait_max, e_wait[i]);
+        e_wait[i] = 0;
+      } else {
+        ++e_wait[i];
+        ++st.refused;
+      }
+    }
+    st.refused += (dw && !rd.dw) + (dr && !rd.dr);
     // reads first: they see the writes of earlier cycles
     dr_due.reset();
-    e_due.reset();
+    for (auto& d : e_due) d.reset();
     if (dr_took) {
       std::vector<std::uint8_t> v(B(), 0);
       for (unsigned b = 0; b < dr->bytes; ++b) v[b] = ref.at(Space::sbuf, dr->addr + b);
@@ -176,16 +216,17 @@ struct SbufBench {
       dr_id = (dr_id + 1) & 0xFF;
       ++st.dr;
     }
-    const std::uint32_t e_off = e ? 4 * e->word : 0;
-    if (e_took && !e->we) {
+    for (unsigned i = 0; i < prm.eports; ++i) {
+      if (!((e_took >> i) & 1) || e[i]->we) continue;
       std::vector<std::uint32_t> v(prm.parts);
-      for (unsigned p = 0; p < prm.parts; ++p) v[p] = ref.load(Space::sbuf, addr(p, e_off), 4);
-      e_due = v;
+      for (unsigned p = 0; p < prm.parts; ++p) v[p] = ref_elem(p, *e[i]);
+      e_due[i] = v;
       ++st.e_rd;
     }
-    if (e_took && e->we) {
+    for (unsigned i = 0; i < prm.eports; ++i) {
+      if (!((e_took >> i) & 1) || !e[i]->we) continue;
       for (unsigned p = 0; p < prm.parts; ++p)
-        if (e->mask[p]) ref.store(Space::sbuf, addr(p, e_off), 4, e->wdata[p]);
+        if (e[i]->mask[p]) ref_store(p, *e[i], e[i]->wdata[p]);
       ++st.e_wr;
     }
     if (dw_took) {
@@ -202,6 +243,20 @@ struct SbufBench {
       if (dw->acc && last_acc && overlaps(*dw, *last_acc)) ++st.acc_chained;
     }
     last_acc = dw_took && dw->acc ? dw : std::nullopt;
+  }
+
+  /// The reference's element of an engine request in partition p, and a store of one.
+  std::uint32_t ref_elem(unsigned p, const EReq& q) const {
+    if (q.es == 0) return (ref.at(Space::sbuf, addr(p, q.byte())) >> q.shift()) & 0xFu;
+    return ref.load(Space::sbuf, addr(p, q.byte()), q.bits() / 8);
+  }
+  void ref_store(unsigned p, const EReq& q, std::uint32_t v) {
+    if (q.es == 0) {
+      std::uint8_t& b = ref.at(Space::sbuf, addr(p, q.byte()));
+      b = static_cast<std::uint8_t>((b & ~(0xFu << q.shift())) | ((v & 0xFu) << q.shift()));
+      return;
+    }
+    ref.store(Space::sbuf, addr(p, q.byte()), q.bits() / 8, q.bits() == 32 ? v : v & ((1u << q.bits()) - 1));
   }
 
   // ---- requests ----
@@ -255,11 +310,24 @@ struct SbufBench {
   EReq random_e() {
     EReq q;
     q.we = rng.chance(traffic.p_ewe);
-    q.word = pick_off(4, 4) / 4;
+    q.es = traffic.e_word ? 3 : static_cast<unsigned>(rng.below(4));
+    const unsigned size = std::max(1u, q.bits() / 8);
+    q.idx = pick_off(size, size) * 2 >> q.es;
+    if (q.es == 0) q.idx |= static_cast<std::uint32_t>(rng.below(2));
     for (unsigned p = 0; p < prm.parts; ++p) {
       q.mask.push_back(rng.chance(0.7));
-      q.wdata.push_back(rng.chance(0.5) ? value32(rng) : (std::uint32_t{value16(rng)} << 16 | value16(rng)));
+      const std::uint32_t v = rng.chance(0.5) ? value32(rng) : (std::uint32_t{value16(rng)} << 16 | value16(rng));
+      // bits above the element are don't-care on a write: the DUT must ignore them
+      q.wdata.push_back(rng.chance(0.2) ? static_cast<std::uint32_t>(rng.next()) : v);
     }
+    return q;
+  }
+  static EReq word(bool we, std::uint32_t w, unsigned parts) {
+    EReq q;
+    q.we = we;
+    q.idx = w;
+    q.mask.assign(parts, we);
+    q.wdata.assign(parts, 0);
     return q;
   }
 
@@ -267,12 +335,15 @@ struct SbufBench {
   void drive() {
     if (dw_took) dw.reset();
     if (dr_took) dr.reset();
-    if (e_took) e.reset();
-    dw_took = dr_took = e_took = false;
+    for (unsigned i = 0; i < prm.eports; ++i)
+      if ((e_took >> i) & 1) e[i].reset();
+    dw_took = dr_took = false;
+    e_took = 0;
     if (random_traffic) {
       if (!dw && rng.chance(traffic.p_dw)) dw = random_dw(rng.chance(traffic.p_acc));
       if (!dr && rng.chance(traffic.p_dr)) dr = random_dr();
-      if (!e && rng.chance(traffic.p_e)) e = random_e();
+      for (unsigned i = 0; i < prm.eports; ++i)
+        if (!e[i] && ((traffic.e_ports >> i) & 1) && rng.chance(traffic.p_e)) e[i] = random_e();
     }
     Sbuf::In in = model.make_in();
     in.dw_valid_i = dw.has_value();
@@ -292,18 +363,31 @@ struct SbufBench {
       in.dr_i.bytes = static_cast<std::uint8_t>(dr->bytes);
       in.dr_i.id = static_cast<std::uint8_t>(dr_id);
     }
-    in.e_valid_i = e.has_value();
-    if (e) {
-      in.e_we_i = e->we;
-      in.e_addr_i = e->word;
+    for (unsigned i = 0; i < prm.eports; ++i) {
+      if (!e[i]) continue;
+      in.e_valid_i |= std::uint64_t{1} << i;
+      in.e_i[i].we = e[i]->we;
+      in.e_i[i].esize = static_cast<esize_e>(e[i]->es);
+      in.e_i[i].idx = e[i]->idx;
       for (unsigned p = 0; p < prm.parts; ++p) {
-        in.e_mask_i.set_bit(p, e->mask[p]);
-        in.e_wdata_i.set_slice(32 * p, 32, e->wdata[p]);
+        in.e_mask_i.set_bit(i * prm.parts + p, e[i]->mask[p]);
+        in.e_wdata_i.set_slice(32 * (i * prm.parts + p), 32, e[i]->wdata[p]);
       }
     }
     drive_inputs(env, model, in, "dw_");
     drive_inputs(env, model, in, "dr_");
     drive_inputs(env, model, in, "e_");
+  }
+  bool e_busy() const {
+    return std::any_of(e.begin(), e.end(), [](const auto& q) { return q.has_value(); }) ||
+           std::any_of(e_due.begin(), e_due.end(), [](const auto& q) { return q.has_value(); });
+  }
+  void clear_requests() {
+    dw.reset();
+    dr.reset();
+    for (auto& q : e) q.reset();
+    dw_took = dr_took = false;
+    e_took = 0;
   }
 
   Task<> start() {
@@ -321,7 +405,7 @@ struct SbufBench {
   /// Wait until every offered request is accepted and its read data checked.
   Task<> drain() {
     random_traffic = false;
-    for (unsigned i = 0; dw || dr || e || dr_due || e_due || sig("acc_busy_o"); ++i) {
+    for (unsigned i = 0; dw || dr || dr_due || e_busy() || sig("acc_busy_o"); ++i) {
       check(i < 1000, "requests not accepted after 1000 cycles");
       co_await cycle();
     }
@@ -329,48 +413,36 @@ struct SbufBench {
   /// Offer the requests set in dw, dr and e for one cycle, then idle one cycle (stage 2 empties);
   /// return the first cycle's readies.
   Task<Readies> once() {
-    dw_took = dr_took = e_took = false;
+    dw_took = dr_took = false;
+    e_took = 0;
     co_await cycle();
     const Readies rd = log.back();
-    dw.reset();
-    dr.reset();
-    e.reset();
-    dw_took = dr_took = e_took = false;
+    clear_requests();
     co_await cycle();
     co_return rd;
   }
-  /// Offer one engine request and wait until it is accepted.
+  /// Offer one request on engine port 0 and wait until it is accepted.
   Task<> engine(const EReq& q) {
-    e = q;
-    e_took = false;
+    e[0] = q;
+    e_took = 0;
     do co_await cycle();
-    while (!e_took);
+    while (!(e_took & 1));
   }
   /// Fill every word of every partition through the engine port (values of both float types).
   Task<> preload() {
     for (std::uint32_t w = 0; w < prm.part_bytes / 4; ++w) {
-      EReq q;
-      q.we = true;
-      q.word = w;
-      for (unsigned p = 0; p < prm.parts; ++p) {
-        q.mask.push_back(true);
-        q.wdata.push_back(rng.chance(0.5) ? value32(rng) : (std::uint32_t{value16(rng)} << 16 | value16(rng)));
-      }
+      EReq q = word(true, w, prm.parts);
+      for (unsigned p = 0; p < prm.parts; ++p)
+        q.wdata[p] = rng.chance(0.5) ? value32(rng) : (std::uint32_t{value16(rng)} << 16 | value16(rng));
       co_await engine(q);
     }
     co_await drain();
   }
-  /// Read every word back through the engine port (each checked by the scoreboard), and compare
-  /// the model's contents with the reference.
+  /// Read every word back through engine port 0 (each checked by the scoreboard), and compare the
+  /// model's contents with the reference.
   Task<> read_back() {
     co_await drain();
-    for (std::uint32_t w = 0; w < prm.part_bytes / 4; ++w) {
-      EReq q;
-      q.word = w;
-      q.mask.assign(prm.parts, false);
-      q.wdata.assign(prm.parts, 0);
-      co_await engine(q);
-    }
+    for (std::uint32_t w = 0; w < prm.part_bytes / 4; ++w) co_await engine(word(false, w, prm.parts));
     co_await drain();
     if (lockstep.active() && options().lockstep)
       for (unsigned p = 0; p < prm.parts; ++p)
@@ -383,11 +455,16 @@ struct SbufBench {
     random_traffic = true;
     for (std::uint64_t i = 0; i < cycles; ++i) co_await cycle();
     co_await drain();
+    check_wait_bound();
+  }
+  void check_wait_bound() const {
+    check(st.e_wait_max <= kWaitBound, "an engine request waited {} cycles for its bank; the bound is {} (docs/sbuf.md)",
+          st.e_wait_max, kWaitBound);
   }
   void report(const char* what) const {
     info("{}: {} cycles, {} copies, {} accumulates ({} chained on the previous one's bytes), {} DMA reads, {} engine "
-         "reads, {} engine writes, {} request-cycles refused",
-         what, st.cycles, st.copies, st.accs, st.acc_chained, st.dr, st.e_rd, st.e_wr, st.refused);
+         "reads, {} engine writes, {} request-cycles refused, longest engine wait {} cycles",
+         what, st.cycles, st.copies, st.accs, st.acc_chained, st.dr, st.e_rd, st.e_wr, st.refused, st.e_wait_max);
   }
 };
 
@@ -404,23 +481,29 @@ Traffic random_mix(Env& env) {
   return t;
 }
 
-/// Accumulates into one or two hot lines of one partition, with engine and DMA reads and engine
-/// writes alongside: first one every cycle (the other ports wait), then with gaps in which the reads
-/// see the sums. Fails unless every accumulate was accepted the cycle it was offered (full rate) and
-/// at least a quarter landed on the bytes of the one before.
+/// Accumulates into one hot line of one partition: first one every cycle with DMA reads alongside
+/// (which wait), then with gaps in which engine and DMA reads see the sums and engine writes land.
+/// Fails unless every accumulate of the first half was accepted the cycle it was offered (full rate)
+/// and at least a quarter landed on the bytes of the one before.
 Task<> back_to_back(SbufBench& t) {
   co_await t.start();
   co_await t.preload();
-  t.traffic = Traffic{.p_dw = 1.0, .p_dr = 0.5, .p_e = 0.5, .p_acc = 1.0, .p_col = 0.3, .p_hot = 1.0, .p_ewe = 0.5,
-                      .hot_lines = 1, .parts = 1};
+  // First half: an accumulate every cycle, DMA reads alongside (they wait: lowest priority). Second
+  // half: accumulates with gaps, and two engine ports reading and writing the hot line as well (an
+  // engine port kept out Starve cycles would refuse the DMA, so only the first half counts refusals).
+  t.traffic = Traffic{.p_dw = 1.0, .p_dr = 0.5, .p_e = 0.0, .p_acc = 1.0, .p_col = 0.3, .p_hot = 1.0, .p_ewe = 0.5,
+                      .hot_lines = 1, .parts = 1, .e_ports = 0b11};
   const std::uint64_t accs0 = t.st.accs;
   std::uint64_t acc_refused = 0;
   t.random_traffic = true;
   const std::uint64_t n = 2000;
   for (std::uint64_t i = 0; i < n; ++i) {
-    if (i == n / 2) t.traffic.p_dw = 0.7;
+    if (i == n / 2) {
+      t.traffic.p_dw = 0.7;
+      t.traffic.p_e = 0.5;
+    }
     co_await t.cycle();
-    if (t.dw && !t.dw_took) ++acc_refused;
+    if (i < n / 2 && t.dw && !t.dw_took) ++acc_refused;
   }
   co_await t.drain();
   co_await t.read_back();
@@ -468,10 +551,7 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
     return w;
   };
   auto eng = [&](bool we, std::uint32_t line) {
-    EReq q;
-    q.we = we;
-    q.word = line * B / 4;
-    q.mask.assign(t.prm.parts, true);
+    EReq q = SbufBench::word(we, line * B / 4, t.prm.parts);
     q.wdata.assign(t.prm.parts, 0x3F800000u);
     return q;
   };
@@ -481,8 +561,8 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
   };
   auto expect = [&](const Case& c, const SbufBench::Readies& rd) {
     auto ok = [](int want, bool got) { return want < 0 || (want != 0) == got; };
-    check(ok(c.dw, rd.dw) && ok(c.dr, rd.dr) && ok(c.e, rd.e), "{}: readies dw/dr/e {}/{}/{}, expected {}/{}/{} (-1: none)",
-          c.what, rd.dw, rd.dr, rd.e, c.dw, c.dr, c.e);
+    check(ok(c.dw, rd.dw) && ok(c.dr, rd.dr) && ok(c.e, rd.e0()),
+          "{}: readies dw/dr/e0 {}/{}/{}, expected {}/{}/{} (-1: none)", c.what, rd.dw, rd.dr, rd.e0(), c.dw, c.dr, c.e);
     info("{}: ok", c.what);
   };
   co_await t.preload();
@@ -496,13 +576,12 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
     const std::uint32_t l = same ? nb : 1;  // bank 0 (stage 2's) or bank 1
     t.dw = row(false, l);
     t.dr = DrReq{t.addr(0, l * B), 4};
-    t.e = eng(false, l);
+    t.e[0] = eng(false, l);
     co_await t.cycle();
     const auto rd = t.log.back();
     t.dw.reset();
     t.dr.reset();
-    t.e.reset();
-    t.dw_took = t.dr_took = t.e_took = false;
+    t.clear_requests();
     co_await t.cycle();
     co_await t.cycle();
     if (same)
@@ -514,47 +593,175 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
   }
   t.dw = row(true, 0);
   t.dr = DrReq{t.addr(1, 0), 4};
-  t.e = eng(false, nb);
+  t.e[0] = eng(false, nb);
   r = co_await t.once();
   expect({"an accumulate is always taken; it holds its bank's read port against the engine and the DMA read", 1, 0, 0}, r);
   t.dw = row(true, 0);
-  t.e = eng(true, nb);
+  t.e[0] = eng(true, nb);
   r = co_await t.once();
   expect({"an accumulate holds its bank against an engine write", 1, -1, 0}, r);
   t.dw = row(false, 0);
   t.dr = DrReq{t.addr(2, nb * B), 8};
-  t.e = eng(true, nb);
+  t.e[0] = eng(true, nb);
   r = co_await t.once();
   expect({"a copy holds its bank's write port against the engine, not the read port against a DMA read", 1, 1, 0}, r);
   t.dw = row(false, 0);
-  t.e = eng(false, nb);
+  t.e[0] = eng(false, nb);
   r = co_await t.once();
   expect({"a copy leaves the read port to an engine read", 1, -1, 1}, r);
   t.dr = DrReq{t.addr(3, nb * B + 4), 4};
-  t.e = eng(false, 0);
+  t.e[0] = eng(false, 0);
   r = co_await t.once();
   expect({"an engine read takes the read port from a DMA read", -1, 0, 1}, r);
   t.dr = DrReq{t.addr(3, nb * B + 4), 4};
-  t.e = eng(true, 0);
+  t.e[0] = eng(true, 0);
   r = co_await t.once();
   expect({"an engine write leaves the read port to a DMA read", -1, 1, 1}, r);
   t.dr = DrReq{t.addr(0, B - 2), 4};
-  t.e = eng(false, 1);
+  t.e[0] = eng(false, 1);
   r = co_await t.once();
   expect({"a row across two lines needs both banks", -1, 0, 1}, r);
   t.dw = row(true, 0);
   t.dr = DrReq{t.addr(0, 2 * B), B};
-  t.e = eng(true, 1);
+  t.e[0] = eng(true, 1);
   r = co_await t.once();
   expect({"different banks: everything at once", 1, 1, 1}, r);
   co_await t.read_back();
 }
 
+TRN_TEST(engine_round_robin, .timeout_ns = 1e10) {
+  // Every engine port asks for the same bank at once, six reading and two writing, each asking
+  // again as soon as it is served: each cycle one read and one write are granted (a bank has one
+  // port of each), and the grants rotate: in every 6 cycles each reader is served once, in every 2
+  // each writer. Then the same with elements of every size, one bank per port pair.
+  SbufBench t(env);
+  co_await t.start();
+  co_await t.preload();
+  const unsigned n = t.prm.eports, B = t.B(), nb = t.prm.banks;
+  check(n == 8, "engine_round_robin expects 8 engine ports, the bench has {}", n);
+  std::vector<std::vector<unsigned>> grants(n);
+  auto offer = [&](unsigned i, unsigned k) {
+    // lines 0, Banks, 2 Banks, ...: all in bank 0, a different line per port and round
+    EReq q = SbufBench::word(i >= 6, ((i + k) % 4) * nb * B / 4, t.prm.parts);
+    for (unsigned p = 0; p < t.prm.parts; ++p) q.wdata[p] = 0x3F800000u + i * 16 + k;
+    return q;
+  };
+  std::vector<unsigned> round(n, 0);
+  for (unsigned i = 0; i < n; ++i) t.e[i] = offer(i, 0);
+  const unsigned cycles = 48;
+  for (unsigned c = 0; c < cycles; ++c) {
+    co_await t.cycle();
+    unsigned rd = 0, wr = 0;
+    for (unsigned i = 0; i < n; ++i)
+      if ((t.e_took >> i) & 1) {
+        grants[i].push_back(c);
+        (i >= 6 ? wr : rd) += 1;
+        t.e[i] = offer(i, ++round[i]);
+        t.e_took &= ~(std::uint64_t{1} << i);
+      }
+    check(rd == 1 && wr == 1, "cycle {}: {} reads and {} writes granted on one bank, expected one of each", c, rd, wr);
+  }
+  t.clear_requests();
+  co_await t.drain();
+  for (unsigned i = 0; i < n; ++i) {
+    const unsigned period = i >= 6 ? 2 : 6;
+    check(grants[i].size() == cycles / period, "engine port {} served {} times in {} cycles, expected {}", i,
+          grants[i].size(), cycles, cycles / period);
+    for (std::size_t k = 1; k < grants[i].size(); ++k)
+      check(grants[i][k] - grants[i][k - 1] == period, "engine port {} served at cycles {} and {}: not every {}", i,
+            grants[i][k - 1], grants[i][k], period);
+  }
+  info("one bank, six readers and two writers: one read and one write granted every cycle, each reader every 6 "
+       "cycles, each writer every 2");
+  // every element size at once on all ports, random lines, with DMA traffic: checked by the scoreboard
+  t.traffic = Traffic{.p_dw = 0.5, .p_dr = 0.5, .p_e = 1.0, .p_acc = 0.5, .p_col = 0.3, .p_hot = 0.5, .p_ewe = 0.5};
+  co_await t.run(2000);
+  co_await t.read_back();
+  t.report("every engine port at full rate");
+}
+
+/// An engine port that wants a bank which DMA accumulates hold every cycle: it is served after
+/// exactly Starve + 1 refused cycles (Starve, then stage 2 of the last accumulate), and the DMA
+/// goes on after it. Used by the self-test below with a DUT whose claim never comes.
+Task<> starved_engine(SbufBench& t, unsigned port) {
+  co_await t.start();
+  co_await t.preload();
+  const unsigned B = t.B();
+  // accumulates into line 0 (bank 0) of partition 0, FP32, every cycle
+  auto acc = [&] {
+    DwReq w;
+    w.acc = true;
+    w.esize = 4;
+    w.n = B;
+    w.addr = t.addr(0, 0);
+    for (unsigned k = 0; k < B / 4; ++k) {
+      const std::uint32_t v = 0x3F800000u;
+      for (unsigned b = 0; b < 4; ++b) w.data.push_back(static_cast<std::uint8_t>(v >> (8 * b)));
+    }
+    return w;
+  };
+  // offer the next accumulate as soon as one is taken
+  auto again = [&] {
+    if (!t.dw_took) return;
+    t.dw = acc();
+    t.dw_took = false;
+  };
+  for (bool we : {false, true}) {
+    t.dw = acc();
+    for (unsigned c = 0; c < 4; ++c) {  // the accumulates are running
+      co_await t.cycle();
+      check(t.dw_took, "an accumulate was refused before the engine asked");
+      again();
+    }
+    t.e[port] = SbufBench::word(we, t.prm.banks * B / 4, t.prm.parts);  // line Banks: bank 0
+    unsigned refused = 0;
+    bool served = false, resumed = false;
+    for (unsigned c = 0; c < 2000 && !served; ++c) {
+      co_await t.cycle();
+      served = (t.e_took >> port) & 1;
+      refused += !served;
+      again();
+    }
+    check(served, "engine {} on port {} never served while DMA accumulates held its bank", we ? "write" : "read", port);
+    for (unsigned c = 0; c < 4; ++c) {  // the DMA goes on
+      co_await t.cycle();
+      resumed = t.dw_took;
+      again();
+    }
+    check(resumed, "the DMA accumulates did not resume after the engine was served");
+    t.clear_requests();
+    co_await t.drain();
+    info("engine {} on port {} refused {} cycles by back-to-back DMA accumulates, then served", we ? "write" : "read", port,
+         refused);
+    check(refused == kStarve + 1, "engine {} refused {} cycles by back-to-back accumulates, expected Starve + 1 = {}",
+          we ? "write" : "read", refused, kStarve + 1);
+  }
+  t.check_wait_bound();
+  co_await t.read_back();
+}
+
+TRN_TEST(engine_claims_bank_from_dma, .timeout_ns = 1e10) {
+  SbufBench t(env);
+  co_await starved_engine(t, 5);
+}
+
+TRN_TEST(selftest_unbounded_wait_is_caught, .timeout_ns = 1e10, .expect_fail = true) {
+  // Runs on the sbuf_broken build, whose engine ports claim their bank only after 1000 refused
+  // cycles: the starved engine port waits far beyond the bound, and the bench must say so.
+  if (!kBroken) throw HarnessError("selftest_unbounded_wait_is_caught runs on the sbuf_broken build");
+  expect_failure([](const TestFailure& f) {
+    const std::string m = f.what();
+    check(m.find("refused") != std::string::npos && m.find("Starve") != std::string::npos, "wrong failure: {}", m);
+  });
+  SbufBench t(env);
+  co_await starved_engine(t, 2);
+}
+
 TRN_TEST(selftest_missing_forwarding_is_caught, .timeout_ns = 1e10, .expect_fail = true) {
-  // Runs on the sbuf_noforward build, whose read-add-write unit does not forward stage 2's sums:
+  // Runs on the sbuf_broken build, whose read-add-write unit does not forward stage 2's sums:
   // back-to-back accumulates to one address lose updates, and the read scoreboard (the lockstep
   // left out) must say so.
-  if (!kBroken) throw HarnessError("selftest_missing_forwarding_is_caught runs on the sbuf_noforward build");
+  if (!kBroken) throw HarnessError("selftest_missing_forwarding_is_caught runs on the sbuf_broken build");
   expect_failure([](const TestFailure& f) {
     const std::string m = f.what();
     check(m.find("read") != std::string::npos && m.find("reference") != std::string::npos, "wrong failure: {}", m);
@@ -576,10 +783,14 @@ TRN_TEST(throughput) {
       {"copies of whole lines", Traffic{.p_dw = 1, .p_dr = 0, .p_e = 0, .p_acc = 0, .p_col = 0, .p_hot = 0, .full = true}},
       {"accumulates of whole lines into one line (each on the previous sums)",
        Traffic{.p_dw = 1, .p_dr = 0, .p_e = 0, .p_acc = 1, .p_col = 0, .p_hot = 1, .hot_lines = 1, .parts = 1, .full = true}},
-      {"accumulates + engine reads + DMA reads, random lines",
-       Traffic{.p_dw = 1, .p_dr = 1, .p_e = 1, .p_acc = 1, .p_col = 0, .p_hot = 0, .p_ewe = 0, .full = true}},
-      {"copies + engine writes + DMA reads, random lines",
-       Traffic{.p_dw = 1, .p_dr = 1, .p_e = 1, .p_acc = 0, .p_col = 0, .p_hot = 0, .p_ewe = 1, .full = true}},
+      {"accumulates + engine reads (one port) + DMA reads, random lines",
+       Traffic{.p_dw = 1, .p_dr = 1, .p_e = 1, .p_acc = 1, .p_col = 0, .p_hot = 0, .p_ewe = 0, .full = true, .e_ports = 1,
+               .e_word = true}},
+      {"copies + engine writes (one port) + DMA reads, random lines",
+       Traffic{.p_dw = 1, .p_dr = 1, .p_e = 1, .p_acc = 0, .p_col = 0, .p_hot = 0, .p_ewe = 1, .full = true, .e_ports = 1,
+               .e_word = true}},
+      {"copies + DMA reads + all 8 engine ports (reads and writes, every size), random lines",
+       Traffic{.p_dw = 1, .p_dr = 1, .p_e = 1, .p_acc = 0, .p_col = 0, .p_hot = 0, .p_ewe = 0.25, .full = true}},
   };
   for (const Mix& m : mixes) {
     SbufBench t(env);
@@ -597,9 +808,9 @@ TRN_TEST(throughput) {
     co_await t.drain();
     const double per = static_cast<double>(cyc);
     fmt::print("bench: figure sbuf {}: DMA write {:.2f} B/cycle ({:.1f}% of one {}-byte beat per cycle), DMA writes "
-               "{:.2f}/cycle, DMA reads {:.2f}/cycle, engine accesses {:.2f}/cycle\n",
+               "{:.2f}/cycle, DMA reads {:.2f}/cycle, engine accesses {:.2f}/cycle, longest engine wait {} cycles\n",
                m.what, bytes / per, 100.0 * bytes / per / W, W, (t.st.copies + t.st.accs - s0.copies - s0.accs) / per,
-               (t.st.dr - s0.dr) / per, (t.st.e_rd + t.st.e_wr - s0.e_rd - s0.e_wr) / per);
+               (t.st.dr - s0.dr) / per, (t.st.e_rd + t.st.e_wr - s0.e_rd - s0.e_wr) / per, t.st.e_wait_max);
   }
   SbufBench t(env);
   co_await t.start();
