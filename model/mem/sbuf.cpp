@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/clog2.hpp"
+#include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/format.hpp"
 
@@ -60,34 +61,22 @@ std::uint64_t Sbuf::dw_banks(const In& in) const {
   return banks_of(off, off + static_cast<std::uint32_t>(in.dw_i.n) - 1);
 }
 
-Sbuf::Elem Sbuf::elem(unsigned port, const e_req_t& r) const {
+unsigned Sbuf::bank_of(unsigned port, const e_req_t& r) const {
   const unsigned es = static_cast<unsigned>(r.esize);
-  const std::uint64_t nib = std::uint64_t{r.idx} << es;
-  Elem e;
-  e.bits = 4u << es;
-  e.byte = static_cast<std::uint32_t>(nib / 2);
-  e.shift = static_cast<unsigned>(nib % 2) * 4;
-  if (nib / 2 + (e.bits + 7) / 8 > p_.part_bytes)
+  if (elem_bytes(std::uint64_t{r.idx} + 1, es) > p_.part_bytes)
     throw std::out_of_range(fmt::format("sbuf: engine port {} element {} of {} bits lies beyond the partition ({} bytes)",
-                                        port, r.idx, e.bits, p_.part_bytes));
-  e.bank = (e.byte / p_.beat_bytes) % p_.banks;
-  return e;
+                                        port, r.idx, 4u << es, p_.part_bytes));
+  return static_cast<unsigned>(((std::uint64_t{r.idx} << es) / 2 / p_.beat_bytes) % p_.banks);
 }
 
-std::uint32_t Sbuf::read_elem(unsigned part, const Elem& e) const {
-  if (e.bits == 4) return (byte(part, e.byte) >> e.shift) & 0xFu;
-  std::uint32_t v = 0;
-  for (unsigned b = 0; b < e.bits / 8; ++b) v |= std::uint32_t{byte(part, e.byte + b)} << (8 * b);
-  return v;
+std::uint32_t Sbuf::read_elem(unsigned part, const e_req_t& r) const {
+  return load_elem(std::span<const std::uint8_t>(mem_).subspan(std::size_t{part} * p_.part_bytes, p_.part_bytes), r.idx,
+                   static_cast<unsigned>(r.esize));
 }
 
-void Sbuf::write_elem(unsigned part, const Elem& e, std::uint32_t v) {
-  if (e.bits == 4) {
-    std::uint8_t& b = at(part, e.byte);
-    b = static_cast<std::uint8_t>((b & ~(0xFu << e.shift)) | ((v & 0xFu) << e.shift));
-    return;
-  }
-  for (unsigned b = 0; b < e.bits / 8; ++b) at(part, e.byte + b) = static_cast<std::uint8_t>(v >> (8 * b));
+void Sbuf::write_elem(unsigned part, const e_req_t& r, std::uint32_t v) {
+  store_elem(std::span<std::uint8_t>(mem_).subspan(std::size_t{part} * p_.part_bytes, p_.part_bytes), r.idx,
+             static_cast<unsigned>(r.esize), v);
 }
 
 Sbuf::Grants Sbuf::grants(const In& in) const {
@@ -98,7 +87,7 @@ Sbuf::Grants Sbuf::grants(const In& in) const {
   std::vector<unsigned> bank(p_.eports, 0);
   for (unsigned i = 0; i < p_.eports; ++i) {
     if (!((in.e_valid_i >> i) & 1)) continue;
-    bank[i] = elem(i, in.e_i[i]).bank;
+    bank[i] = bank_of(i, in.e_i[i]);
     if (wait_[i] == p_.starve) claim |= std::uint64_t{1} << bank[i];
   }
   g.dw_banks = dw_banks(in);
@@ -190,16 +179,14 @@ void Sbuf::tick(const In& in) {
   e_v_ = g.e_rd;
   for (unsigned i = 0; i < p_.eports; ++i) {
     if (!((g.e_rd >> i) & 1)) continue;
-    const Elem e = elem(i, in.e_i[i]);
-    for (unsigned p = 0; p < p_.parts; ++p) e_q_.set_slice(32 * (i * p_.parts + p), 32, read_elem(p, e));
+    for (unsigned p = 0; p < p_.parts; ++p) e_q_.set_slice(32 * (i * p_.parts + p), 32, read_elem(p, in.e_i[i]));
   }
   // Writes (an engine write's bank is free of the DMA's).
   for (unsigned i = 0; i < p_.eports; ++i) {
     if (!((g.e_wr >> i) & 1)) continue;
-    const Elem e = elem(i, in.e_i[i]);
     for (unsigned p = 0; p < p_.parts; ++p)
       if (in.e_mask_i.bit(i * p_.parts + p))
-        write_elem(p, e, static_cast<std::uint32_t>(in.e_wdata_i.slice(32 * (i * p_.parts + p), 32)));
+        write_elem(p, in.e_i[i], static_cast<std::uint32_t>(in.e_wdata_i.slice(32 * (i * p_.parts + p), 32)));
   }
   if (g.dw_go) {
     const unsigned part = static_cast<unsigned>(in.dw_i.addr >> off_bits_);

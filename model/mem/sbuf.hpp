@@ -99,17 +99,12 @@ class Sbuf {
     bool dw_ready = false, dw_go = false, dr_ready = false, dr_go = false;
     std::uint64_t e_rd = 0, e_wr = 0;  ///< the engine ports granted a read, a write
   };
-  /// An engine request's element: its first byte, its nibble (4-bit elements), its bits.
-  struct Elem {
-    std::uint32_t byte = 0;
-    unsigned shift = 0, bits = 0;
-    unsigned bank = 0;
-  };
-  Elem elem(unsigned port, const e_req_t& r) const;
+  /// The bank of an engine request's element (an element beyond the partition is an error).
+  unsigned bank_of(unsigned port, const e_req_t& r) const;
   /// The grants of this cycle; the arbiters' inputs are left in arb_in_ for tick().
   Grants grants(const In& in) const;
-  std::uint32_t read_elem(unsigned part, const Elem& e) const;
-  void write_elem(unsigned part, const Elem& e, std::uint32_t v);
+  std::uint32_t read_elem(unsigned part, const e_req_t& r) const;
+  void write_elem(unsigned part, const e_req_t& r, std::uint32_t v);
   /// The banks holding bytes [first, last] of one partition's offsets.
   std::uint64_t banks_of(std::uint32_t first, std::uint32_t last) const;
   std::uint64_t dw_banks(const In& in) const;

@@ -70,7 +70,7 @@ BOOST_AUTO_TEST_CASE(alu_rules) {
 }
 
 BOOST_AUTO_TEST_CASE(dispatch_checks) {
-  const Shape v{Engine::vector, 16, 4096}, s{Engine::scalar, 16, 4096};
+  const Shape v{Engine::vector, 16, 16384}, s{Engine::scalar, 16, 16384};  // 16 KiB per partition
   Instr in;
   in.pc = 16;
   in.size = {4, 1, 1, 1};
@@ -91,11 +91,25 @@ BOOST_AUTO_TEST_CASE(dispatch_checks) {
   q.op = Op::quantize_mx;
   q.o_fmt = 6;
   BOOST_TEST((check(q, v) == Err::none));
+  q.sc_addr = 16384 - 3;  // four scale bytes from here: one past the end
+  BOOST_TEST((check(q, v) == Err::pattern));
+  q.sc_addr = 16384 - 4;
+  BOOST_TEST((check(q, v) == Err::none));
+  // byte addresses: four FP32 elements end at the last byte, not past it; aligned to 4 bytes
   Instr r = in;
-  r.o_addr = 4093;
+  r.o_addr = 16384 - 12;
   BOOST_TEST((check(r, v) == Err::pattern));
-  r.o_addr = 4092;
+  r.o_addr = 16384 - 16;
   BOOST_TEST((check(r, v) == Err::none));
+  r.o_addr = 102;
+  BOOST_TEST((check(r, v) == Err::pattern));  // not aligned to 4 bytes
+  r.o_fmt = 2;                                // BF16: 2-byte aligned is enough
+  BOOST_TEST((check(r, v) == Err::none));
+  r.o_fmt = 8;                                // E2M1: two per byte, any byte address
+  r.o_addr = 16384 - 2;
+  BOOST_TEST((check(r, v) == Err::none));
+  r.o_addr = 16384 - 1;
+  BOOST_TEST((check(r, v) == Err::pattern));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

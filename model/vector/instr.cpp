@@ -1,5 +1,6 @@
 #include "vector/instr.hpp"
 
+#include "mem/elements.hpp"
 #include "numerics/format.hpp"
 #include "scalar/activation.hpp"
 
@@ -10,12 +11,21 @@ namespace {
 bool is_bitwise(Alu a) { return a == Alu::bit_and || a == Alu::bit_or || a == Alu::bit_xor; }
 
 /// The last element an access pattern touches (base + sum of (size - 1) * stride).
-std::uint64_t extent(std::uint32_t base, const std::array<std::uint32_t, kDims>& size,
+std::uint64_t extent(std::uint64_t base, const std::array<std::uint32_t, kDims>& size,
                      const std::array<std::uint32_t, kDims>& stride) {
   std::uint64_t e = base;
   for (unsigned d = 0; d < kDims; ++d) e += static_cast<std::uint64_t>(size[d] - 1) * stride[d];
   return e;
 }
+/// Does a pattern of type `dtype` from byte address `addr` start aligned and end inside `bytes`?
+bool fits(std::uint32_t addr, unsigned dtype, const std::array<std::uint32_t, kDims>& size,
+          const std::array<std::uint32_t, kDims>& stride, std::uint32_t bytes) {
+  const unsigned es = mem::dtype_esize(dtype);
+  if (!mem::aligned(addr, es)) return false;
+  return ((extent(mem::base_index(addr, es), size, stride) + 1) << es) <= 2 * std::uint64_t{bytes};
+}
+constexpr std::array<std::uint32_t, kDims> kOne{1, 1, 1, 1}, kZero{};
+constexpr unsigned kFp32 = 0, kE8m0 = 9;
 
 bool op_legal(const Instr& in, Engine e) {
   const auto a0 = static_cast<unsigned>(in.alu0), a1 = static_cast<unsigned>(in.alu1);
@@ -82,6 +92,20 @@ std::array<std::uint32_t, kDims> out_sizes(const Instr& in) {
   return s;
 }
 
+std::uint64_t first_index(std::uint32_t addr, unsigned dtype) { return mem::base_index(addr, mem::dtype_esize(dtype)); }
+
+std::vector<std::uint64_t> pattern_offsets(const std::array<std::uint32_t, kDims>& size,
+                                           const std::array<std::uint32_t, kDims>& stride) {
+  std::vector<std::uint64_t> v;
+  for (std::uint32_t i3 = 0; i3 < size[3]; ++i3)
+    for (std::uint32_t i2 = 0; i2 < size[2]; ++i2)
+      for (std::uint32_t i1 = 0; i1 < size[1]; ++i1)
+        for (std::uint32_t i0 = 0; i0 < size[0]; ++i0)
+          v.push_back(std::uint64_t{i0} * stride[0] + std::uint64_t{i1} * stride[1] + std::uint64_t{i2} * stride[2] +
+                      std::uint64_t{i3} * stride[3]);
+  return v;
+}
+
 Err check(const Instr& in, const Shape& s) {
   if (static_cast<unsigned>(in.op) >= kOpCount || !op_legal(in, s.engine)) return Err::op;
   if (in.op == Op::set_seed) return Err::none;
@@ -113,19 +137,21 @@ Err check(const Instr& in, const Shape& s) {
     return Err::partitions;
 
   // access patterns
-  if (in.op == Op::acc_store) return in.o_addr < s.depth ? Err::none : Err::pattern;
+  if (in.op == Op::acc_store) return fits(in.o_addr, in.o_fmt, kOne, kZero, s.bytes) ? Err::none : Err::pattern;
   std::uint64_t n = 1;
   for (unsigned d = 0; d < kDims; ++d) {
     if (in.size[d] == 0) return Err::pattern;
     n *= in.size[d];
   }
   if (in.op == Op::transpose && n != s.group()) return Err::pattern;
-  if (reads_a(in) && extent(in.a_addr, in.size, in.a_stride) >= s.depth) return Err::pattern;
-  if (reads_b(in) && extent(in.b_addr, in.size, in.b_stride) >= s.depth) return Err::pattern;
-  if (extent(in.o_addr, out_sizes(in), in.o_stride) >= s.depth) return Err::pattern;
+  if (reads_a(in) && !fits(in.a_addr, in.a_fmt, in.size, in.a_stride, s.bytes)) return Err::pattern;
+  if (reads_b(in) && !fits(in.b_addr, in.b_fmt, in.size, in.b_stride, s.bytes)) return Err::pattern;
+  if (!fits(in.o_addr, in.o_fmt, out_sizes(in), in.o_stride, s.bytes)) return Err::pattern;
+  // quantize_mx: one E8M0 scale byte per output element, at the element's offset from sc_addr
+  if (in.op == Op::quantize_mx && !fits(in.sc_addr, kE8m0, in.size, in.o_stride, s.bytes)) return Err::pattern;
   if (prologue_reads(in) > 0) {
-    if (in.s0_vec && in.s0_addr >= s.depth) return Err::pattern;
-    if (in.s1_vec && in.s1_addr >= s.depth) return Err::pattern;
+    if (in.s0_vec && !fits(in.s0_addr, kFp32, kOne, kZero, s.bytes)) return Err::pattern;
+    if (in.s1_vec && !fits(in.s1_addr, kFp32, kOne, kZero, s.bytes)) return Err::pattern;
   }
   return Err::none;
 }

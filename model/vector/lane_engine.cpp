@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "common/clog2.hpp"
+#include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
 #include "numerics/sr_rng.hpp"
@@ -49,9 +50,8 @@ std::uint64_t pack(const std::array<std::uint32_t, kDims>& a) {
 LaneEngine::LaneEngine(Params p) : p_(p) {
   if (p_.lanes < 1 || p_.lanes > 128) throw std::invalid_argument("LaneEngine: lanes must be 1..128");
   if (p_.lanes >= 32 && p_.lanes % 32 != 0) throw std::invalid_argument("LaneEngine: lanes above 32 must be a multiple of 32");
-  if (p_.depth < 2) throw std::invalid_argument("LaneEngine: depth must be >= 2");
+  if (p_.sbuf_bytes < 8) throw std::invalid_argument("LaneEngine: sbuf_bytes must be >= 8");
   if (p_.fifo_depth < 2) throw std::invalid_argument("LaneEngine: fifo_depth must be >= 2");
-  aw_ = clog2(p_.depth);
   reset();
 }
 
@@ -81,6 +81,7 @@ Instr LaneEngine::decode(const instr_t& in) {
   s.o_addr = static_cast<std::uint32_t>(in.o_addr);
   s.s0_addr = static_cast<std::uint32_t>(in.s0_addr);
   s.s1_addr = static_cast<std::uint32_t>(in.s1_addr);
+  s.sc_addr = static_cast<std::uint32_t>(in.sc_addr);
   s.a_fmt = static_cast<unsigned>(in.a_fmt);
   s.a_bias = static_cast<unsigned>(in.a_bias);
   s.b_fmt = static_cast<unsigned>(in.b_fmt);
@@ -121,6 +122,7 @@ LaneEngine::instr_t LaneEngine::encode(const Instr& s) {
   in.o_addr = static_cast<decltype(in.o_addr)>(s.o_addr & kAddrMask);
   in.s0_addr = static_cast<decltype(in.s0_addr)>(s.s0_addr & kAddrMask);
   in.s1_addr = static_cast<decltype(in.s1_addr)>(s.s1_addr & kAddrMask);
+  in.sc_addr = static_cast<decltype(in.sc_addr)>(s.sc_addr & kAddrMask);
   in.a_fmt = static_cast<decltype(in.a_fmt)>(s.a_fmt & 0xF);
   in.a_bias = static_cast<decltype(in.a_bias)>(s.a_bias & 0x3F);
   in.b_fmt = static_cast<decltype(in.b_fmt)>(s.b_fmt & 0xF);
@@ -164,11 +166,15 @@ void LaneEngine::reset() {
   tph_ = false;
   tcnt_ = 0;
   red_.assign(p_.lanes, 0);
-  tbuf_.assign(Shape{p_.engine, p_.lanes, p_.depth}.group(), std::vector<std::uint32_t>(p_.lanes, 0));
+  tbuf_.assign(shape().group(), std::vector<std::uint32_t>(p_.lanes, 0));
   wv_ = false;
-  waddr_ = 0;
+  wreq_ = e_req_t{};
   wmask_ = Bits(p_.lanes);
   wdata_ = Bits(32 * p_.lanes);
+  sc_ = false;
+  sc_req_ = e_req_t{};
+  sc_mask_ = Bits(p_.lanes);
+  sc_data_ = Bits(32 * p_.lanes);
   acc_.assign(p_.lanes, 0);
   rng_.resize(p_.lanes);
   for (unsigned l = 0; l < p_.lanes; ++l) rng_[l] = numerics::Xorshift32::lane_seed(0, l);
@@ -184,10 +190,18 @@ bool LaneEngine::advance(Idx& idx, const Idx& size) {
   return true;
 }
 
-std::uint64_t LaneEngine::address(std::uint32_t base, const Idx& idx, const Idx& stride) {
-  std::uint64_t a = base;
+std::uint32_t LaneEngine::offset(const Idx& idx, const Idx& stride) {
+  std::uint64_t a = 0;
   for (unsigned d = 0; d < kDims; ++d) a += static_cast<std::uint64_t>(idx[d]) * stride[d];
-  return a;
+  return static_cast<std::uint32_t>(a & ((1u << kAddrBits) - 1));
+}
+
+LaneEngine::e_req_t LaneEngine::elem_req(bool we, std::uint32_t base, unsigned dtype, const Idx& idx, const Idx& stride) {
+  e_req_t r;
+  r.we = we;
+  r.esize = static_cast<sv::sbuf_pkg::esize_e>(mem::dtype_esize(dtype));
+  r.idx = static_cast<std::uint32_t>((first_index(base, dtype) + offset(idx, stride)) & ((1u << kAddrBits) - 1));
+  return r;
 }
 
 bool LaneEngine::req_valid(unsigned p) const {
@@ -195,26 +209,25 @@ bool LaneEngine::req_valid(unsigned p) const {
   return st_ == St::run && !iss_done_[p] && outst_[p] + fifo_[p].size() < p_.fifo_depth;
 }
 
-std::uint64_t LaneEngine::req_addr(unsigned p) const {
-  std::uint64_t a;
+LaneEngine::e_req_t LaneEngine::req(unsigned p) const {
+  constexpr unsigned kFp32 = 0;
   if (st_ == St::prologue)
-    a = p == 0 ? 0 : ((pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr);
-  else if (st_ == St::run)
-    a = p == 0 ? address(ins_.a_addr, idx_[0], ins_.a_stride) : address(ins_.b_addr, idx_[1], ins_.b_stride);
-  else
-    a = 0;
-  return a & ((std::uint64_t{1} << aw_) - 1);
+    return p == 0 ? e_req_t{} : elem_req(false, (pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr, kFp32, {}, {});
+  if (st_ == St::run)
+    return p == 0 ? elem_req(false, ins_.a_addr, ins_.a_fmt, idx_[0], ins_.a_stride)
+                  : elem_req(false, ins_.b_addr, ins_.b_fmt, idx_[1], ins_.b_stride);
+  return e_req_t{};
 }
 
 void LaneEngine::eval(const In& /*in*/, Out& out) const {
   // every output is a function of the state (the reset state while rst_ni is low)
   out.cmd_ready_o = st_ == St::idle;
   out.rd0_req_valid_o = req_valid(0);
-  out.rd0_req_addr_o = req_addr(0);
+  out.rd0_req_o = req(0);
   out.rd1_req_valid_o = req_valid(1);
-  out.rd1_req_addr_o = req_addr(1);
+  out.rd1_req_o = req(1);
   out.wr_valid_o = wv_;
-  out.wr_addr_o = waddr_;
+  out.wr_o = wreq_;
   out.wr_mask_o = wmask_;
   out.wr_data_o = wdata_;
   out.done_o = done_;
@@ -227,13 +240,12 @@ void LaneEngine::eval(const In& /*in*/, Out& out) const {
   out.busy_o = st_ != St::idle;
 }
 
-void LaneEngine::step(const In& in) {
+void LaneEngine::step(bool out_free) {
   const Instr& s = ins_;
   const unsigned L = p_.lanes, G = shape().group();
   const bool needs_in = reads_a(s) && !(s.op == Op::transpose && tph_);
   const bool have = !needs_in || (!fifo_[0].empty() && (!reads_b(s) || !fifo_[1].empty()));
   const bool produce = s.op == Op::tensor_reduce ? cidx_[0] + 1 == s.size[0] : (s.op != Op::transpose || tph_);
-  const bool out_free = !wv_ || in.wr_ready_i;
   if (c_done_ || !have || (produce && !out_free)) return;
 
   std::vector<std::uint32_t> a(L, 0), b(L, 0), v(L, 0);
@@ -300,12 +312,20 @@ void LaneEngine::step(const In& in) {
 
   Bits mask(L), data(32 * L);
   if (s.op == Op::quantize_mx) {
+    // the codes now, then each block's scale byte in its first partition at sc_addr + offset
     const auto elem = static_cast<numerics::Format>(s.o_fmt);
+    sc_ = true;
+    sc_req_.we = true;
+    sc_req_.esize = sv::sbuf_pkg::esize_e::ESize1;
+    sc_req_.idx = (s.sc_addr + offset(oidx_, s.o_stride)) & ((1u << kAddrBits) - 1);
+    sc_mask_ = Bits(L);
+    sc_data_ = Bits(32 * L);
     for (unsigned b0 = s.ps; b0 < s.ps + s.pc; b0 += G) {
       const numerics::MxBlock blk =
           numerics::mx_quantize(std::span<const std::uint32_t>(v.data() + b0, G), elem, s.mx_neuron);
-      for (unsigned i = 0; i < G; ++i)
-        data.set_slice(32 * (b0 + i), 32, blk.codes[i] | (i == 0 ? static_cast<std::uint32_t>(blk.scale) << 8 : 0u));
+      for (unsigned i = 0; i < G; ++i) data.set_slice(32 * (b0 + i), 32, blk.codes[i]);
+      sc_mask_.set_bit(b0, true);
+      sc_data_.set_slice(32 * b0, 32, blk.scale);
     }
   }
   for (unsigned l = 0; l < L; ++l) {
@@ -317,7 +337,7 @@ void LaneEngine::step(const In& in) {
     data.set_slice(32 * l, 32, out_cast(s.o_fmt, s.o_bias, v[l], int_dom_, s.o_sr, s.o_sat, rnd));
   }
   wv_ = true;
-  waddr_ = address(s.o_addr, oidx_, s.o_stride) & ((std::uint64_t{1} << aw_) - 1);
+  wreq_ = elem_req(true, s.o_addr, s.o_fmt, oidx_, s.o_stride);
   wmask_ = mask;
   wdata_ = data;
   if (advance(oidx_, out_sizes(s))) c_done_ = true;
@@ -331,6 +351,8 @@ void LaneEngine::tick(const In& in) {
   const bool fire0 = req_valid(0) && in.rd0_req_ready_i;
   const bool fire1 = req_valid(1) && in.rd1_req_ready_i;
   const bool finishing = st_ == St::run && c_done_ && !wv_;
+  // the output register can take a result: empty, or written this cycle with no scale to follow
+  const bool out_free = !wv_ || (in.wr_ready_i && !sc_);
   done_ = err_ = false;
 
   if (st_ == St::idle && in.cmd_valid_i) {
@@ -375,14 +397,23 @@ void LaneEngine::tick(const In& in) {
 
   // output port, stream step, read issue and responses (the FIFOs have no fall-through: the step
   // sees the heads of this cycle's state)
-  if (wv_ && in.wr_ready_i) wv_ = false;
+  if (wv_ && in.wr_ready_i) {
+    if (sc_) {  // the scale write of quantize_mx follows the codes
+      wreq_ = sc_req_;
+      wmask_ = sc_mask_;
+      wdata_ = sc_data_;
+      sc_ = false;
+    } else {
+      wv_ = false;
+    }
+  }
   if (finishing) {
     st_ = St::idle;
     done_ = true;
     done_tag_ = ins_.tag;
     return;
   }
-  step(in);
+  step(out_free);
   const std::array<bool, 2> fire{fire0, fire1};
   const std::array<bool, 2> rsp{in.rd0_rsp_valid_i, in.rd1_rsp_valid_i};
   const std::array<const Bits*, 2> rdata{&in.rd0_rsp_data_i, &in.rd1_rsp_data_i};

@@ -25,6 +25,7 @@
 
 #include "common/bits.hpp"
 #include "sv/le_pkg.hpp"
+#include "sv/sbuf_pkg.hpp"
 #include "vector/instr.hpp"
 
 namespace trn::vector {
@@ -34,10 +35,11 @@ class LaneEngine {
   struct Params {
     Engine engine = Engine::vector;
     unsigned lanes = 4;
-    std::uint32_t depth = 256;  ///< elements per partition (SBUF bytes / 4)
-    unsigned fifo_depth = 8;    ///< read FIFO entries per port (credits for reads in flight)
+    std::uint32_t sbuf_bytes = 1024;  ///< SBUF bytes per partition
+    unsigned fifo_depth = 8;          ///< read FIFO entries per port (credits for reads in flight)
   };
   using instr_t = sv::le_pkg::instr_t;  ///< the command port's type (rtl/vector/le_pkg.sv)
+  using e_req_t = sv::sbuf_pkg::e_req_t;  ///< the memory ports' requests (rtl/mem/sbuf_pkg.sv)
   struct In {
     bool rst_ni = false;
     bool cmd_valid_i = false;
@@ -51,11 +53,11 @@ class LaneEngine {
   struct Out {
     bool cmd_ready_o = false;
     bool rd0_req_valid_o = false;
-    std::uint64_t rd0_req_addr_o = 0;
+    e_req_t rd0_req_o;
     bool rd1_req_valid_o = false;
-    std::uint64_t rd1_req_addr_o = 0;
+    e_req_t rd1_req_o;
     bool wr_valid_o = false;
-    std::uint64_t wr_addr_o = 0;
+    e_req_t wr_o;
     Bits wr_mask_o;
     Bits wr_data_o;
     bool done_o = false;
@@ -68,8 +70,7 @@ class LaneEngine {
 
   explicit LaneEngine(Params p);
   const Params& params() const { return p_; }
-  Shape shape() const { return Shape{p_.engine, p_.lanes, p_.depth}; }
-  unsigned aw() const { return aw_; }
+  Shape shape() const { return Shape{p_.engine, p_.lanes, p_.sbuf_bytes}; }
   In make_in() const;
   Out make_out() const;
   void eval(const In& in, Out& out) const;
@@ -96,11 +97,11 @@ class LaneEngine {
   void visit_out(Out& out, V&& v) const {
     v("cmd_ready_o", out.cmd_ready_o, 1);
     v("rd0_req_valid_o", out.rd0_req_valid_o, 1);
-    v("rd0_req_addr_o", out.rd0_req_addr_o, aw_);
+    v("rd0_req_o", out.rd0_req_o, e_req_t::kWidth);
     v("rd1_req_valid_o", out.rd1_req_valid_o, 1);
-    v("rd1_req_addr_o", out.rd1_req_addr_o, aw_);
+    v("rd1_req_o", out.rd1_req_o, e_req_t::kWidth);
     v("wr_valid_o", out.wr_valid_o, 1);
-    v("wr_addr_o", out.wr_addr_o, aw_);
+    v("wr_o", out.wr_o, e_req_t::kWidth);
     v("wr_mask_o", out.wr_mask_o, p_.lanes);
     v("wr_data_o", out.wr_data_o, 32 * p_.lanes);
     v("done_o", out.done_o, 1);
@@ -118,15 +119,18 @@ class LaneEngine {
 
   void reset();
   bool req_valid(unsigned port) const;
-  std::uint64_t req_addr(unsigned port) const;
+  e_req_t req(unsigned port) const;
   bool active(unsigned lane) const { return lane >= ins_.ps && lane < ins_.ps + ins_.pc; }
   /// Advance a 4-D index over `size` (dim 0 fastest); true when it wraps to all zeros.
   static bool advance(Idx& idx, const Idx& size);
-  static std::uint64_t address(std::uint32_t base, const Idx& idx, const Idx& stride);
-  void step(const In& in);  ///< one consumption step of the stream (the output stage included)
+  /// The request for element idx of a pattern of type dtype from byte address base.
+  static e_req_t elem_req(bool we, std::uint32_t base, unsigned dtype, const Idx& idx, const Idx& stride);
+  static std::uint32_t offset(const Idx& idx, const Idx& stride);
+  /// One consumption step of the stream (the output stage included); out_free: the output register
+  /// can take a result this cycle.
+  void step(bool out_free);
 
   Params p_;
-  unsigned aw_;
   St st_ = St::idle;
   Instr ins_;
   bool int_dom_ = false;
@@ -146,8 +150,11 @@ class LaneEngine {
   std::vector<std::vector<std::uint32_t>> tbuf_;  ///< [column][lane]
   // output register and status
   bool wv_ = false;
-  std::uint64_t waddr_ = 0;
+  e_req_t wreq_;
   Bits wmask_, wdata_;
+  bool sc_ = false;  ///< quantize_mx: the scale write follows the codes' write
+  e_req_t sc_req_;
+  Bits sc_mask_, sc_data_;
   std::vector<std::uint32_t> acc_, rng_;
   bool done_ = false, err_ = false;
   std::uint64_t done_tag_ = 0, err_tag_ = 0, err_code_ = 0;

@@ -1,5 +1,6 @@
 #include "vector/reference.hpp"
 
+#include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
 #include "numerics/sr_rng.hpp"
@@ -21,26 +22,23 @@ Err FunctionalReference::execute(const Instr& in, Memory& mem) {
   const bool idom = int_domain(in);
   const unsigned p0 = in.ps, p1 = in.ps + in.pc, G = s_.group();
 
-  // The element offsets of an access pattern, in order (dim 0 fastest).
-  auto offsets = [](std::uint32_t base, const std::array<std::uint32_t, kDims>& size,
+  // The element indices of an access pattern of type `dt` from byte address `base`, in order.
+  auto indices = [](std::uint32_t base, unsigned dt, const std::array<std::uint32_t, kDims>& size,
                     const std::array<std::uint32_t, kDims>& stride) {
-    std::vector<std::uint32_t> v;
-    for (std::uint32_t i3 = 0; i3 < size[3]; ++i3)
-      for (std::uint32_t i2 = 0; i2 < size[2]; ++i2)
-        for (std::uint32_t i1 = 0; i1 < size[1]; ++i1)
-          for (std::uint32_t i0 = 0; i0 < size[0]; ++i0)
-            v.push_back(base + i0 * stride[0] + i1 * stride[1] + i2 * stride[2] + i3 * stride[3]);
+    std::vector<std::uint64_t> v = pattern_offsets(size, stride);
+    for (auto& x : v) x += first_index(base, dt);
     return v;
   };
-  const std::vector<std::uint32_t> ao = offsets(in.a_addr, in.size, in.a_stride);
-  const std::vector<std::uint32_t> bo = offsets(in.b_addr, in.size, in.b_stride);
-  const std::vector<std::uint32_t> oo = offsets(in.o_addr, out_sizes(in), in.o_stride);
+  const std::vector<std::uint64_t> ao = indices(in.a_addr, in.a_fmt, in.size, in.a_stride);
+  const std::vector<std::uint64_t> bo = indices(in.b_addr, in.b_fmt, in.size, in.b_stride);
+  const std::vector<std::uint64_t> oo = indices(in.o_addr, in.o_fmt, out_sizes(in), in.o_stride);
+  const std::vector<std::uint64_t> offs = pattern_offsets(out_sizes(in), in.o_stride);
 
   // inputs, read before anything is written: value[element][partition]
-  auto load = [&](const std::vector<std::uint32_t>& off, unsigned fmt, unsigned bias) {
-    std::vector<std::vector<std::uint32_t>> v(off.size(), std::vector<std::uint32_t>(s_.lanes, 0));
-    for (std::size_t i = 0; i < off.size(); ++i)
-      for (unsigned p = p0; p < p1; ++p) v[i][p] = in_cast(fmt, bias, mem[p][off[i]], idom);
+  auto load = [&](const std::vector<std::uint64_t>& idx, unsigned fmt, unsigned bias) {
+    std::vector<std::vector<std::uint32_t>> v(idx.size(), std::vector<std::uint32_t>(s_.lanes, 0));
+    for (std::size_t i = 0; i < idx.size(); ++i)
+      for (unsigned p = p0; p < p1; ++p) v[i][p] = in_cast(fmt, bias, mem::load_elem(mem[p], idx[i], mem::dtype_esize(fmt)), idom);
     return v;
   };
   std::vector<std::vector<std::uint32_t>> a, b;
@@ -48,9 +46,10 @@ Err FunctionalReference::execute(const Instr& in, Memory& mem) {
   if (reads_b(in)) b = load(bo, in.b_fmt, in.b_bias);
   std::vector<std::uint32_t> s0(s_.lanes, in.imm0), s1(s_.lanes, in.imm1);
   if (prologue_reads(in) > 0) {
+    constexpr unsigned kFp32 = 0;
     for (unsigned p = 0; p < s_.lanes; ++p) {
-      if (in.s0_vec) s0[p] = mem[p][in.s0_addr];
-      if (in.s1_vec) s1[p] = mem[p][in.s1_addr];
+      if (in.s0_vec) s0[p] = mem::load_elem(mem[p], first_index(in.s0_addr, kFp32), 3);
+      if (in.s1_vec) s1[p] = mem::load_elem(mem[p], first_index(in.s1_addr, kFp32), 3);
     }
   }
 
@@ -129,15 +128,15 @@ Err FunctionalReference::execute(const Instr& in, Memory& mem) {
       for (unsigned g = p0; g < p1; g += G) {
         const numerics::MxBlock blk = numerics::mx_quantize(
             std::span<const std::uint32_t>(r[o].data() + g, G), static_cast<numerics::Format>(in.o_fmt), in.mx_neuron);
-        for (unsigned i = 0; i < G; ++i)
-          mem[g + i][oo[o]] = blk.codes[i] | (i == 0 ? static_cast<std::uint32_t>(blk.scale) << 8 : 0u);
+        for (unsigned i = 0; i < G; ++i) mem::store_elem(mem[g + i], oo[o], mem::dtype_esize(in.o_fmt), blk.codes[i]);
+        mem::store_elem(mem[g], in.sc_addr + offs[o], 1, blk.scale);  // the block's scale byte
       }
       continue;
     }
     for (unsigned p = p0; p < p1; ++p) {
       std::uint32_t rnd = 0;
       if (in.o_sr) rnd = rng_[p] = numerics::Xorshift32::step(rng_[p]);
-      mem[p][oo[o]] = out_cast(in.o_fmt, in.o_bias, r[o][p], idom, in.o_sr, in.o_sat, rnd);
+      mem::store_elem(mem[p], oo[o], mem::dtype_esize(in.o_fmt), out_cast(in.o_fmt, in.o_bias, r[o][p], idom, in.o_sr, in.o_sat, rnd));
     }
   }
   return Err::none;

@@ -1,6 +1,6 @@
 // trn::vector::FunctionalReference — the plain-loop meaning of every vector and scalar engine
 // instruction (docs/vector.md), with no timing: the end-to-end check of the lockstep tests.
-// Memory is [partition][element], one 32-bit slot per element (the code in its low bits). An
+// Memory is [partition][byte], elements laid out as in SBUF (mem/elements.hpp, docs/core.md). An
 // instruction reads all its inputs before it writes (an output that overlaps an input anywhere
 // but in place is outside the contract, and the tests do not generate it).
 #pragma once
@@ -12,7 +12,7 @@
 
 namespace trn::vector {
 
-using Memory = std::vector<std::vector<std::uint32_t>>;
+using Memory = std::vector<std::vector<std::uint8_t>>;  ///< [partition][byte]
 
 class FunctionalReference {
  public:

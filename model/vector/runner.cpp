@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "mem/elements.hpp"
+
 namespace trn::vector {
 
 ModelRunner::ModelRunner(LaneEngine::Params p, Memory& mem, unsigned read_latency)
@@ -27,7 +29,9 @@ ModelRunner::Result ModelRunner::run(const Instr& ins) {
     for (unsigned p = 0; p < 2; ++p) {
       *rv[p] = !q_[p].empty() && q_[p].front().first <= now_;
       if (*rv[p]) {
-        for (unsigned l = 0; l < L; ++l) rd[p]->set_slice(32 * l, 32, mem_[l][q_[p].front().second]);
+        const auto& r = q_[p].front().second;
+        for (unsigned l = 0; l < L; ++l)
+          rd[p]->set_slice(32 * l, 32, mem::load_elem(mem_[l], r.idx, static_cast<unsigned>(r.esize)));
         q_[p].pop_front();
       }
     }
@@ -35,11 +39,13 @@ ModelRunner::Result ModelRunner::run(const Instr& ins) {
     if (accepted && (out.done_o || out.err_o))
       return Result{out.err_o ? static_cast<Err>(out.err_code_o) : Err::none, now_ - start};
     if (out.cmd_ready_o && in.cmd_valid_i) accepted = true;
-    if (out.rd0_req_valid_o) q_[0].emplace_back(now_ + lat_, out.rd0_req_addr_o);
-    if (out.rd1_req_valid_o) q_[1].emplace_back(now_ + lat_, out.rd1_req_addr_o);
+    if (out.rd0_req_valid_o) q_[0].emplace_back(now_ + lat_, out.rd0_req_o);
+    if (out.rd1_req_valid_o) q_[1].emplace_back(now_ + lat_, out.rd1_req_o);
     if (out.wr_valid_o)
       for (unsigned l = 0; l < L; ++l)
-        if (out.wr_mask_o.bit(l)) mem_[l][out.wr_addr_o] = static_cast<std::uint32_t>(out.wr_data_o.slice(32 * l, 32));
+        if (out.wr_mask_o.bit(l))
+          mem::store_elem(mem_[l], out.wr_o.idx, static_cast<unsigned>(out.wr_o.esize),
+                          static_cast<std::uint32_t>(out.wr_data_o.slice(32 * l, 32)));
     eng_.tick(in);
     in.cmd_valid_i = in.cmd_valid_i && !accepted;
     ++now_;

@@ -27,7 +27,7 @@ class ModelRunner {
   Memory& mem_;
   unsigned lat_;
   std::uint64_t now_ = 0;
-  std::array<std::deque<std::pair<std::uint64_t, std::uint64_t>>, 2> q_;  // (ready cycle, address)
+  std::array<std::deque<std::pair<std::uint64_t, LaneEngine::e_req_t>>, 2> q_;  // (ready cycle, request)
 };
 
 }  // namespace trn::vector

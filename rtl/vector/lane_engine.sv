@@ -4,21 +4,22 @@
 //   Instructions over cmd_valid_i / cmd_ready_o, one at a time (cmd_ready_o while idle). Each is
 //   checked as it is accepted: an illegal one raises err_o with its code the next cycle and reads
 //   and writes nothing (le_pkg::le_err_e: access pattern, partition range, type, op).
-//   Memory ports: one 32-bit slot per element and partition (a code in its low bits); requests
-//   carry an element address for every partition at once; responses come back in order, one per
-//   request, and are always accepted. Writes: wr_valid_o until wr_ready_i, with a partition mask.
+//   Memory ports: SBUF's engine ports (sbuf_pkg::e_req_t): a request names one element (its size
+//   from the operand's type, its element index from the instruction's byte address and the access
+//   pattern) in every partition at once; responses carry the element zero-extended to 32 bits per
+//   partition, come back in order, one per request, and are always accepted. Writes: wr_valid_o
+//   until wr_ready_i, with a partition mask. quantize_mx writes each output element twice: the
+//   codes, then the block's E8M0 scale byte in the block's first partition at sc_addr + offset.
 //   Prologue: per-partition operands of tensor_scalar / activate are read on port 1 (s0, then s1).
 //   Stream: each port issues one read per cycle along the 4-D access pattern while reads in flight
 //   plus FIFO entries < FifoDepth; a step takes the FIFO heads, computes every lane and, when it
 //   produces an element, loads the output register (free when empty or written this cycle).
 //   done_o (with the tag) the cycle after the last write was accepted.
-module lane_engine import numerics_pkg::*; import le_pkg::*; #(
+module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_req_t; import sbuf_pkg::esize_e; #(
   parameter int unsigned Lanes = 4,
   parameter int unsigned SbufBytes = 1024,
   parameter int unsigned Engine = 0,     /// 0 vector engine, 1 scalar engine
   parameter int unsigned FifoDepth = 8,  /// read FIFO entries per port
-  localparam int unsigned Depth = SbufBytes / 4,
-  localparam int unsigned AW = $clog2(Depth),
   localparam int unsigned LW = Lanes * 32,
   localparam int unsigned G = (Lanes < 32) ? Lanes : 32,  // transpose group, MX block
   localparam int unsigned CW = $clog2(FifoDepth + 1),
@@ -33,18 +34,18 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
   // read ports
   output logic              rd0_req_valid_o,
   input  logic              rd0_req_ready_i,
-  output logic [AW-1:0]     rd0_req_addr_o,
+  output e_req_t            rd0_req_o,
   input  logic              rd0_rsp_valid_i,
   input  logic [LW-1:0]     rd0_rsp_data_i,
   output logic              rd1_req_valid_o,
   input  logic              rd1_req_ready_i,
-  output logic [AW-1:0]     rd1_req_addr_o,
+  output e_req_t            rd1_req_o,
   input  logic              rd1_rsp_valid_i,
   input  logic [LW-1:0]     rd1_rsp_data_i,
   // write port
   output logic              wr_valid_o,
   input  logic              wr_ready_i,
-  output logic [AW-1:0]     wr_addr_o,
+  output e_req_t            wr_o,
   output logic [Lanes-1:0]  wr_mask_o,
   output logic [LW-1:0]     wr_data_o,
   // status
@@ -79,9 +80,13 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
   logic [5:0]       tcnt_q;
   logic [LW-1:0]    tbuf_q [G];
   logic             wv_q;
-  logic [AW-1:0]    waddr_q;
+  e_req_t           wreq_q;
   logic [Lanes-1:0] wmask_q;
   logic [LW-1:0]    wdata_q;
+  logic             sc_q;       // quantize_mx: the scale write follows the codes' write
+  e_req_t           sc_req_q;
+  logic [Lanes-1:0] sc_mask_q;
+  logic [LW-1:0]    sc_data_q;
   logic             done_q, err_q;
   logic [3:0]       done_tag_q, err_tag_q;
   le_err_e          err_code_q;
@@ -103,11 +108,20 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
     return {wrapped, idx};
   endfunction
 
-  function automatic logic [AW-1:0] address(logic [23:0] base, idx_t idx, logic [63:0] stride);
+  // The offset of a pattern index from its first element (elements).
+  function automatic logic [23:0] offset(idx_t idx, logic [63:0] stride);
     logic [35:0] a;
-    a = 36'(base);
+    a = '0;
     for (int d = 0; d < Dims; d++) a = a + 36'(32'(dim(idx, d)) * 32'(dim(stride, d)));
-    return a[AW-1:0];
+    return a[23:0];
+  endfunction
+  // The request for element idx of a pattern of type t from byte address base (checked to fit).
+  function automatic e_req_t elem_req(logic we, logic [23:0] base, logic [3:0] t, idx_t idx, logic [63:0] stride);
+    e_req_t r;
+    r.we = we;
+    r.esize = esize_e'(dt_esize(t));
+    r.idx = 24'(base_idx(base, dt_esize(t))) + offset(idx, stride);
+    return r;
   endfunction
 
   function automatic logic lane_active(instr_t s, int l);
@@ -123,13 +137,14 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
   assign rd0_req_valid_o = rd0_valid;
   assign rd1_req_valid_o = rd1_valid;
   always_comb begin
-    rd0_req_addr_o = (st_q == StRun) ? address(ins_q.a_addr, idx0_q, ins_q.a_stride) : '0;
-    if (st_q == StPro) rd1_req_addr_o = (pro_iss_q == '0 && ins_q.s0_vec) ? ins_q.s0_addr[AW-1:0] : ins_q.s1_addr[AW-1:0];
-    else if (st_q == StRun) rd1_req_addr_o = address(ins_q.b_addr, idx1_q, ins_q.b_stride);
-    else rd1_req_addr_o = '0;
+    rd0_req_o = (st_q == StRun) ? elem_req(1'b0, ins_q.a_addr, ins_q.a_fmt, idx0_q, ins_q.a_stride) : '0;
+    if (st_q == StPro)
+      rd1_req_o = elem_req(1'b0, (pro_iss_q == '0 && ins_q.s0_vec) ? ins_q.s0_addr : ins_q.s1_addr, FmtFp32, '0, '0);
+    else if (st_q == StRun) rd1_req_o = elem_req(1'b0, ins_q.b_addr, ins_q.b_fmt, idx1_q, ins_q.b_stride);
+    else rd1_req_o = '0;
   end
   assign wr_valid_o = wv_q;
-  assign wr_addr_o = waddr_q;
+  assign wr_o = wreq_q;
   assign wr_mask_o = wmask_q;
   assign wr_data_o = wdata_q;
   assign done_o = done_q;
@@ -152,7 +167,8 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
     produce = (ins_q.op == OpTensorReduce) ? (dim(cidx_q, 0) + 16'd1 == dim(ins_q.size, 0))
                                            : (ins_q.op != OpTranspose || tph_q);
     finishing = st_q == StRun && c_done_q && !wv_q;
-    step = st_q == StRun && !c_done_q && have && (!produce || !wv_q || wr_ready_i);
+    // the output register is free when empty, or written this cycle with no scale write to follow
+    step = st_q == StRun && !c_done_q && have && (!produce || !wv_q || (wr_ready_i && !sc_q));
     av = '0;
     bv = '0;
     for (int l = 0; l < Lanes; l++) begin
@@ -177,8 +193,8 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
     assign act_v = '0;
   end
 
-  logic [LW-1:0] red_d, acc_d, rng_d, wdata_d, trow_d;
-  logic [Lanes-1:0] wmask_d;
+  logic [LW-1:0] red_d, acc_d, rng_d, wdata_d, trow_d, scdata_d;
+  logic [Lanes-1:0] wmask_d, scmask_d;
 
   always_comb begin
     logic [31:0] a, n, rnd;
@@ -236,6 +252,8 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
 
     // output cast (quantize_mx: one MX block of G partitions per group)
     wmask_d = '0;
+    scmask_d = '0;
+    scdata_d = '0;
     rng_d = rng_q;
     for (int l = 0; l < Lanes; l++) begin
       if (lane_active(ins_q, l)) begin
@@ -272,7 +290,8 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
             if (!nan) wdata_d[32*(b*G + i) +: 32] = {24'b0, 8'(encode(d, d.bias, vv[32*(b*G + i) +: 32], 1'b0, 32'd0,
                                                                         1'b1, se))};
           end
-          wdata_d[32*(b*G) + 8 +: 8] = nan ? 8'hFF : 8'(se + 12'sd127);
+          scmask_d[b*G] = 1'b1;
+          scdata_d[32*(b*G) +: 32] = {24'b0, nan ? 8'hFF : 8'(se + 12'sd127)};
         end
       end
     end
@@ -309,9 +328,13 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
       tph_q <= 1'b0;
       tcnt_q <= '0;
       wv_q <= 1'b0;
-      waddr_q <= '0;
+      wreq_q <= '0;
       wmask_q <= '0;
       wdata_q <= '0;
+      sc_q <= 1'b0;
+      sc_req_q <= '0;
+      sc_mask_q <= '0;
+      sc_data_q <= '0;
       done_q <= 1'b0;
       err_q <= 1'b0;
       done_tag_q <= '0;
@@ -322,10 +345,10 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
       err_q <= 1'b0;
       if (st_q == StIdle) begin
         if (cmd_valid_i) begin
-          if (check(cmd, Engine == 1, Lanes, Depth, G) != 3'd0) begin
+          if (check(cmd, Engine == 1, Lanes, SbufBytes, G) != 3'd0) begin
             err_q <= 1'b1;
             err_tag_q <= cmd.tag;
-            err_code_q <= check(cmd, Engine == 1, Lanes, Depth, G);
+            err_code_q <= check(cmd, Engine == 1, Lanes, SbufBytes, G);
           end else if (cmd.op == OpSetSeed) begin
             for (int l = 0; l < Lanes; l++) rng_q[32*l +: 32] <= sr_lane_seed(cmd.imm0, 32'(l));
             done_q <= 1'b1;
@@ -358,7 +381,16 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
           if (pro_rcv_q + 2'd1 == prologue_reads(ins_q)) st_q <= StRun;
         end
       end else if (st_q == StRun) begin
-        if (wv_q && wr_ready_i) wv_q <= 1'b0;
+        if (wv_q && wr_ready_i) begin
+          if (sc_q) begin  // the scale write of quantize_mx follows the codes
+            wreq_q <= sc_req_q;
+            wmask_q <= sc_mask_q;
+            wdata_q <= sc_data_q;
+            sc_q <= 1'b0;
+          end else begin
+            wv_q <= 1'b0;
+          end
+        end
         if (finishing) begin
           st_q <= StIdle;
           done_q <= 1'b1;
@@ -381,9 +413,15 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; #(
             end
             if (produce) begin
               wv_q <= 1'b1;
-              waddr_q <= address(ins_q.o_addr, oidx_q, ins_q.o_stride);
+              wreq_q <= elem_req(1'b1, ins_q.o_addr, ins_q.o_fmt, oidx_q, ins_q.o_stride);
               wmask_q <= wmask_d;
               wdata_q <= wdata_d;
+              if (ins_q.op == OpQuantizeMx) begin
+                sc_q <= 1'b1;
+                sc_req_q <= '{we: 1'b1, esize: sbuf_pkg::ESize1, idx: ins_q.sc_addr + offset(oidx_q, ins_q.o_stride)};
+                sc_mask_q <= scmask_d;
+                sc_data_q <= scdata_d;
+              end
               rng_q <= rng_d;
               nx = advance(oidx_q, out_sizes(ins_q));
               oidx_q <= nx[63:0];

@@ -151,6 +151,7 @@ package le_pkg;
     logic [23:0] o_addr;
     logic [23:0] s0_addr;
     logic [23:0] s1_addr;
+    logic [23:0] sc_addr;   // quantize_mx: the scale tensor (bytes), in each block's first partition
     logic [3:0]  a_fmt;
     logic [5:0]  a_bias;
     logic [3:0]  b_fmt;
@@ -207,12 +208,35 @@ package le_pkg;
     if (s.op == OpAccStore) z = {16'd1, 16'd1, 16'd1, 16'd1};
     return z;
   endfunction
-  // base + sum of (size - 1) * stride: the last element a pattern touches.
-  function automatic logic [35:0] extent(logic [23:0] base, logic [63:0] size, logic [63:0] stride);
+  // The SBUF element size of data type t (sbuf_pkg::esize_e): 4-byte FP32, TF32 and int32; 2-byte
+  // BF16, FP16 and int16; 1-byte FP8, E8M0, int8 and uint8; 4-bit E2M1.
+  function automatic logic [1:0] dt_esize(logic [3:0] t);
+    if (t == FmtFp32 || t == FmtTf32 || t == DtInt32) return 2'd3;
+    if (t == FmtBf16 || t == FmtFp16 || t == DtInt16) return 2'd2;
+    if (t == FmtE2m1) return 2'd0;
+    return 2'd1;
+  endfunction
+  // The element index of byte address a for elements of 2^es nibbles (a aligned to the size).
+  function automatic logic [24:0] base_idx(logic [23:0] a, logic [1:0] es);
+    return 25'({a, 1'b0} >> es);
+  endfunction
+  // Is byte address a aligned to elements of 2^es nibbles?
+  function automatic logic aligned(logic [23:0] a, logic [1:0] es);
+    return ({a, 1'b0} & ((25'd1 << es) - 25'd1)) == '0;
+  endfunction
+  // base + sum of (size - 1) * stride: the last element a pattern touches (element indices).
+  function automatic logic [35:0] extent(logic [24:0] base, logic [63:0] size, logic [63:0] stride);
     logic [35:0] e;
     e = 36'(base);
     for (int d = 0; d < Dims; d++) e = e + (36'(dim(size, d)) - 36'd1) * 36'(dim(stride, d));
     return e;
+  endfunction
+  // Does a pattern of elements of type t from byte address a fit in `bytes` (and is a aligned)?
+  function automatic logic fits(logic [23:0] a, logic [3:0] t, logic [63:0] size, logic [63:0] stride, int bytes);
+    logic [1:0] es;
+    es = dt_esize(t);
+    if (!aligned(a, es)) return 1'b0;
+    return ((40'(extent(base_idx(a, es), size, stride)) + 40'd1) << es) <= 40'(2 * bytes);
   endfunction
 
   function automatic logic is_bitwise(logic [3:0] a);
@@ -222,8 +246,9 @@ package le_pkg;
     return a <= AluXor || a == AluBypass || a == AluDiv;
   endfunction
 
-  // The dispatch check (0: legal). Order: op, type, partitions, pattern.
-  function automatic le_err_e check(instr_t s, logic scalar, int lanes, int depth, int group);
+  // The dispatch check (0: legal). Order: op, type, partitions, pattern. `bytes`: SBUF bytes per
+  // partition; every address is a byte address aligned to its element size.
+  function automatic le_err_e check(instr_t s, logic scalar, int lanes, int bytes, int group);
     logic op_ok, idom;
     logic [63:0] n;
     unique case (s.op)
@@ -258,19 +283,21 @@ package le_pkg;
     if ((s.op == OpQuantizeMx || s.op == OpTranspose) && (int'(s.ps) % group != 0 || int'(s.pc) % group != 0))
       return LeErrPartitions;
     // access patterns
-    if (s.op == OpAccStore) return (int'(s.o_addr) < depth) ? LeErrNone : LeErrPattern;
+    if (s.op == OpAccStore) return fits(s.o_addr, s.o_fmt, 64'h0001_0001_0001_0001, '0, bytes) ? LeErrNone : LeErrPattern;
     n = 64'd1;
     for (int d = 0; d < Dims; d++) begin
       if (dim(s.size, d) == '0) return LeErrPattern;
       n = n * 64'(dim(s.size, d));
     end
     if (s.op == OpTranspose && n != 64'(group)) return LeErrPattern;
-    if (reads_a(s) && extent(s.a_addr, s.size, s.a_stride) >= 36'(depth)) return LeErrPattern;
-    if (reads_b(s) && extent(s.b_addr, s.size, s.b_stride) >= 36'(depth)) return LeErrPattern;
-    if (extent(s.o_addr, out_sizes(s), s.o_stride) >= 36'(depth)) return LeErrPattern;
+    if (reads_a(s) && !fits(s.a_addr, s.a_fmt, s.size, s.a_stride, bytes)) return LeErrPattern;
+    if (reads_b(s) && !fits(s.b_addr, s.b_fmt, s.size, s.b_stride, bytes)) return LeErrPattern;
+    if (!fits(s.o_addr, s.o_fmt, out_sizes(s), s.o_stride, bytes)) return LeErrPattern;
+    // quantize_mx: one E8M0 scale byte per output element, at the element's offset from sc_addr
+    if (s.op == OpQuantizeMx && !fits(s.sc_addr, FmtE8m0, s.size, s.o_stride, bytes)) return LeErrPattern;
     if (prologue_reads(s) != '0) begin
-      if (s.s0_vec && int'(s.s0_addr) >= depth) return LeErrPattern;
-      if (s.s1_vec && int'(s.s1_addr) >= depth) return LeErrPattern;
+      if (s.s0_vec && !fits(s.s0_addr, FmtFp32, 64'h0001_0001_0001_0001, '0, bytes)) return LeErrPattern;
+      if (s.s1_vec && !fits(s.s1_addr, FmtFp32, 64'h0001_0001_0001_0001, '0, bytes)) return LeErrPattern;
     end
     return LeErrNone;
   endfunction

@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "mem/elements.hpp"
 #include "numerics/format.hpp"
 #include "numerics/mx.hpp"
 #include "scalar/activation.hpp"
@@ -33,10 +34,16 @@ constexpr bool kScalar = std::string_view(TRN_BENCH_NAME) == "scalar_engine";
 // docs/vector.md: softmax's bound relative to each output, for rows of up to 32 elements.
 constexpr double kSoftmaxRel = 4e-4;
 
+using e_req_t = LaneEngine::e_req_t;
+
 struct ReadServer {
-  Signal &req_valid, &req_ready, &req_addr, &rsp_valid, &rsp_data;
-  std::deque<std::pair<std::uint64_t, unsigned>> q;  // (ready cycle, address)
+  Signal &req_valid, &req_ready, &req, &rsp_valid, &rsp_data;
+  std::deque<std::pair<std::uint64_t, e_req_t>> q;  // (ready cycle, request)
 };
+
+/// FP32 word i of a partition (bytes 4i .. 4i + 3), for the row programs.
+std::uint32_t word(const std::vector<std::uint8_t>& row, std::uint32_t i) { return mem::load_elem(row, i, 3); }
+void set_word(std::vector<std::uint8_t>& row, std::uint32_t i, std::uint32_t v) { mem::store_elem(row, i, 3, v); }
 
 struct LeBench {
   Env& env;
@@ -46,7 +53,7 @@ struct LeBench {
   LaneEngine model;
   Lockstep<LaneEngine> lockstep;
   std::array<ReadServer, 2> rd;
-  Signal &cmd_valid, &cmd_ready, &wr_valid, &wr_ready, &wr_addr, &wr_mask, &wr_data, &done, &err, &err_code, &acc;
+  Signal &cmd_valid, &cmd_ready, &wr_valid, &wr_ready, &wr_req, &wr_mask, &wr_data, &done, &err, &err_code, &acc;
   Memory mem;
   Rng rng;
   double p_ready = 1.0, p_wready = 1.0;
@@ -60,7 +67,7 @@ struct LeBench {
     LaneEngine::Params p;
     p.engine = kScalar ? Engine::scalar : Engine::vector;
     p.lanes = e.cfg().arch.partitions;
-    p.depth = e.cfg().arch.sbuf_bytes_per_partition / 4;
+    p.sbuf_bytes = e.cfg().arch.sbuf_bytes_per_partition;
     return p;
   }
   Shape shape() const { return model.shape(); }
@@ -72,22 +79,22 @@ struct LeBench {
         prm(params_of(e)),
         model(prm),
         lockstep(e, clk, model),
-        rd{ReadServer{e.sig("rd0_req_valid_o"), e.sig("rd0_req_ready_i"), e.sig("rd0_req_addr_o"),
+        rd{ReadServer{e.sig("rd0_req_valid_o"), e.sig("rd0_req_ready_i"), e.sig("rd0_req_o"),
                       e.sig("rd0_rsp_valid_i"), e.sig("rd0_rsp_data_i"), {}},
-           ReadServer{e.sig("rd1_req_valid_o"), e.sig("rd1_req_ready_i"), e.sig("rd1_req_addr_o"),
+           ReadServer{e.sig("rd1_req_valid_o"), e.sig("rd1_req_ready_i"), e.sig("rd1_req_o"),
                       e.sig("rd1_rsp_valid_i"), e.sig("rd1_rsp_data_i"), {}}},
         cmd_valid(e.sig("cmd_valid_i")),
         cmd_ready(e.sig("cmd_ready_o")),
         wr_valid(e.sig("wr_valid_o")),
         wr_ready(e.sig("wr_ready_i")),
-        wr_addr(e.sig("wr_addr_o")),
+        wr_req(e.sig("wr_o")),
         wr_mask(e.sig("wr_mask_o")),
         wr_data(e.sig("wr_data_o")),
         done(e.sig("done_o")),
         err(e.sig("err_o")),
         err_code(e.sig("err_code_o")),
         acc(e.sig("acc_o")),
-        mem(prm.lanes, std::vector<std::uint32_t>(prm.depth, 0)),
+        mem(prm.lanes, std::vector<std::uint8_t>(prm.sbuf_bytes, 0)),
         rng(e.rng("memory")) {
     hook = clk.add_pre_edge_hook([this] { serve(); });
   }
@@ -99,12 +106,13 @@ struct LeBench {
     const std::uint64_t now = clk.cycle();
     for (auto& s : rd)
       if ((s.req_valid.get() & 1) && (s.req_ready.get() & 1))
-        s.q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1), static_cast<unsigned>(s.req_addr.get()));
+        s.q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1), e_req_t::unpack(s.req.bits()));
     if ((wr_valid.get() & 1) && (wr_ready.get() & 1)) {
       const Bits m = wr_mask.bits(), d = wr_data.bits();
-      const auto a = static_cast<unsigned>(wr_addr.get());
+      const e_req_t w = e_req_t::unpack(wr_req.bits());
+      check(w.we, "cycle {}: a write request with we = 0", now);
       for (unsigned l = 0; l < prm.lanes; ++l)
-        if (m.bit(l)) mem[l][a] = static_cast<std::uint32_t>(d.slice(32 * l, 32));
+        if (m.bit(l)) mem::store_elem(mem[l], w.idx, static_cast<unsigned>(w.esize), static_cast<std::uint32_t>(d.slice(32 * l, 32)));
       ++writes;
     }
     if (done.get() & 1) ++done_count;
@@ -122,7 +130,9 @@ struct LeBench {
       s.rsp_valid.set(v);
       if (v) {
         Bits d(32 * prm.lanes);
-        for (unsigned l = 0; l < prm.lanes; ++l) d.set_slice(32 * l, 32, mem[l][s.q.front().second]);
+        const e_req_t& q = s.q.front().second;
+        check(!q.we, "cycle {}: a read request with we = 1", now);
+        for (unsigned l = 0; l < prm.lanes; ++l) d.set_slice(32 * l, 32, mem::load_elem(mem[l], q.idx, static_cast<unsigned>(q.esize)));
         s.rsp_data.set(d);
         s.q.pop_front();
       }
@@ -180,8 +190,8 @@ struct LeBench {
 
   void compare_memory(const Memory& ref) const {
     for (unsigned l = 0; l < prm.lanes; ++l)
-      for (std::uint32_t a = 0; a < prm.depth; ++a)
-        check(mem[l][a] == ref[l][a], "memory partition {} element {}: {:#010x}, reference {:#010x}", l, a, mem[l][a],
+      for (std::uint32_t a = 0; a < prm.sbuf_bytes; ++a)
+        check(mem[l][a] == ref[l][a], "memory partition {} byte {:#x}: {:#04x}, reference {:#04x}", l, a, mem[l][a],
               ref[l][a]);
   }
   void compare_acc(const FunctionalReference& ref) const {
@@ -203,22 +213,44 @@ std::uint32_t random_word(Rng& r) {
 
 void fill_random(Memory& m, Rng& r) {
   for (auto& row : m)
-    for (auto& w : row) w = random_word(r);
+    for (std::uint32_t i = 0; i < row.size() / 4; ++i) set_word(row, i, random_word(r));
 }
 
-/// The element range [first, last] an access pattern touches.
-std::pair<std::uint64_t, std::uint64_t> span_of(std::uint32_t base, const std::array<std::uint32_t, kDims>& size,
+/// The nibble range [first, last] that an access pattern of data type dt from byte address base
+/// touches (so patterns of different element sizes compare).
+std::pair<std::uint64_t, std::uint64_t> span_of(std::uint32_t base, unsigned dt, const std::array<std::uint32_t, kDims>& size,
                                                 const std::array<std::uint32_t, kDims>& stride) {
-  std::uint64_t e = base;
+  const unsigned es = mem::dtype_esize(dt);
+  std::uint64_t e = first_index(base, dt);
   for (unsigned d = 0; d < kDims; ++d) e += static_cast<std::uint64_t>(size[d] - 1) * stride[d];
-  return {base, e};
+  return {first_index(base, dt) << es, ((e + 1) << es) - 1};
 }
+/// The byte address of element idx of data type dt (idx even for 4-bit types).
+std::uint32_t byte_of(std::uint64_t idx, unsigned dt) { return static_cast<std::uint32_t>((idx << mem::dtype_esize(dt)) / 2); }
 bool overlap(std::pair<std::uint64_t, std::uint64_t> a, std::pair<std::uint64_t, std::uint64_t> b) {
   return a.first <= b.second && b.first <= a.second;
 }
 
 unsigned bias_for(Rng& r, unsigned t) {
   return (t >= 4 && t <= 7) ? static_cast<unsigned>(r.range(0, 20)) : 0u;
+}
+
+/// Are the instruction's outputs (and quantize_mx's scales) clear of everything it reads, and of
+/// each other? The reference reads every input before it writes; the engine streams.
+bool outputs_clear(const Instr& in) {
+  constexpr unsigned kFp32 = 0, kE8m0 = 9;
+  const std::array<std::uint32_t, kDims> one{1, 1, 1, 1}, zero{};
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> outs{span_of(in.o_addr, in.o_fmt, out_sizes(in), in.o_stride)};
+  if (in.op == Op::quantize_mx) outs.push_back(span_of(in.sc_addr, kE8m0, in.size, in.o_stride));
+  if (outs.size() == 2 && overlap(outs[0], outs[1])) return false;
+  for (const auto& o : outs) {
+    if (reads_a(in) && overlap(o, span_of(in.a_addr, in.a_fmt, in.size, in.a_stride))) return false;
+    if (reads_b(in) && overlap(o, span_of(in.b_addr, in.b_fmt, in.size, in.b_stride))) return false;
+    if (prologue_reads(in) > 0 && ((in.s0_vec && overlap(o, span_of(in.s0_addr, kFp32, one, zero))) ||
+                                   (in.s1_vec && overlap(o, span_of(in.s1_addr, kFp32, one, zero)))))
+      return false;
+  }
+  return true;
 }
 
 /// A random legal instruction for this engine with an output disjoint from its inputs.
@@ -267,17 +299,6 @@ Instr random_instr(Rng& r, const Shape& s) {
     strides(in.b_stride);
     strides(in.o_stride);
     if (in.op == Op::tensor_reduce || in.op == Op::iota) in.o_stride[0] = 0;
-    auto place = [&](const std::array<std::uint32_t, kDims>& size, const std::array<std::uint32_t, kDims>& st) {
-      const auto sp = span_of(0, size, st);
-      return static_cast<std::uint32_t>(r.below(s.depth > sp.second ? s.depth - sp.second : 1));
-    };
-    const auto osz = out_sizes(in);
-    in.a_addr = place(in.size, in.a_stride);
-    in.b_addr = place(in.size, in.b_stride);
-    in.o_addr = place(osz, in.o_stride);
-    in.s0_addr = static_cast<std::uint32_t>(r.below(s.depth));
-    in.s1_addr = static_cast<std::uint32_t>(r.below(s.depth));
-
     // types
     const bool ints = r.chance(0.25);
     auto any_type = [&] { return static_cast<unsigned>(r.below(kDtypeCount)); };
@@ -300,6 +321,23 @@ Instr random_instr(Rng& r, const Shape& s) {
       in.o_sr = false;
       in.mx_neuron = r.chance(0.5);
     }
+    // addresses: a random first element of each pattern's type that keeps the pattern inside
+    auto place = [&](unsigned dt, const std::array<std::uint32_t, kDims>& size, const std::array<std::uint32_t, kDims>& st) {
+      const std::uint64_t elems = 2 * std::uint64_t{s.bytes} >> mem::dtype_esize(dt);
+      std::uint64_t last = 0;
+      for (unsigned d = 0; d < kDims; ++d) last += static_cast<std::uint64_t>(size[d] - 1) * st[d];
+      std::uint64_t idx = r.below(elems > last ? elems - last : 1);
+      if (mem::dtype_esize(dt) == 0) idx &= ~std::uint64_t{1};  // a byte address: an even 4-bit element
+      return byte_of(idx, dt);
+    };
+    const auto osz = out_sizes(in);
+    constexpr unsigned kE8m0 = 9;
+    in.a_addr = place(in.a_fmt, in.size, in.a_stride);
+    in.b_addr = place(in.b_fmt, in.size, in.b_stride);
+    in.o_addr = place(in.o_fmt, osz, in.o_stride);
+    in.sc_addr = place(kE8m0, in.size, in.o_stride);
+    in.s0_addr = 4 * static_cast<std::uint32_t>(r.below(s.bytes / 4));
+    in.s1_addr = 4 * static_cast<std::uint32_t>(r.below(s.bytes / 4));
     in.alu0 = static_cast<Alu>(r.below(kAluCount));
     in.alu1 = static_cast<Alu>(r.below(kAluCount));
     if (in.op == Op::tensor_reduce) {
@@ -321,13 +359,7 @@ Instr random_instr(Rng& r, const Shape& s) {
     in.acc_clr = r.chance(0.3);
 
     if (check(in, s) != Err::none) continue;
-    // the output must not overlap anything the instruction reads
-    const auto o = span_of(in.o_addr, osz, in.o_stride);
-    if (reads_a(in) && overlap(o, span_of(in.a_addr, in.size, in.a_stride))) continue;
-    if (reads_b(in) && overlap(o, span_of(in.b_addr, in.size, in.b_stride))) continue;
-    if (prologue_reads(in) > 0 && ((in.s0_vec && overlap(o, {in.s0_addr, in.s0_addr})) ||
-                                   (in.s1_vec && overlap(o, {in.s1_addr, in.s1_addr}))))
-      continue;
+    if (!outputs_clear(in)) continue;
     return in;
   }
 }
@@ -372,14 +404,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e11) {
         dep.a_stride = prev.o_stride;
         dep.a_fmt = prev.o_fmt;
         dep.a_bias = prev.o_bias;
-        if (check(dep, t.shape()) == Err::none &&
-            !overlap(span_of(dep.o_addr, out_sizes(dep), dep.o_stride), span_of(dep.a_addr, dep.size, dep.a_stride)) &&
-            !(reads_b(dep) && overlap(span_of(dep.o_addr, out_sizes(dep), dep.o_stride),
-                                      span_of(dep.b_addr, dep.size, dep.b_stride))) &&
-            !(prologue_reads(dep) > 0 && ((dep.s0_vec && overlap(span_of(dep.o_addr, out_sizes(dep), dep.o_stride),
-                                                                  {dep.s0_addr, dep.s0_addr})) ||
-                                          (dep.s1_vec && overlap(span_of(dep.o_addr, out_sizes(dep), dep.o_stride),
-                                                                  {dep.s1_addr, dep.s1_addr})))))
+        if (check(dep, t.shape()) == Err::none && outputs_clear(dep))
           in = dep;
       }
       co_await t.issue(in);  // back to back: accepted as soon as the previous one is done
@@ -411,7 +436,7 @@ TRN_TEST(every_type_pair, .timeout_ns = 1e11) {
   fill_random(t.mem, r);
   Memory refmem = t.mem;
   FunctionalReference ref(t.shape());
-  const std::uint32_t half = t.prm.depth / 2;
+  const std::uint32_t half = t.prm.sbuf_bytes / 2;  // inputs in the lower half, outputs in the upper
   unsigned n = 0;
   for (unsigned a = 0; a < kDtypeCount; ++a)
     for (unsigned o = 0; o < kDtypeCount; ++o)
@@ -432,8 +457,13 @@ TRN_TEST(every_type_pair, .timeout_ns = 1e11) {
         in.size = {4, 2, 1, 1};
         in.a_stride = {1, 5, 0, 0};
         in.o_stride = {2, 9, 0, 0};
-        in.a_addr = static_cast<std::uint32_t>(r.below(half - 16));
-        in.o_addr = half + static_cast<std::uint32_t>(r.below(half - 24));
+        // patterns of at most 4 x 5 + 1 + 1 and 2 x 9 + 1 + 1 elements of at most 4 bytes
+        const auto align = [](std::uint32_t b, unsigned dt) {
+          const std::uint32_t size = std::max(1u, (1u << mem::dtype_esize(dt)) / 2);  // bytes
+          return b - b % size;
+        };
+        in.a_addr = align(static_cast<std::uint32_t>(r.below(half - 16 * 4)), a);
+        in.o_addr = align(half + static_cast<std::uint32_t>(r.below(half - 24 * 4)), o);
         in.tag = n & 15;
         co_await t.issue(in);
         check(ref.execute(in, refmem) == Err::none, "copy {} -> {} rejected by the reference", dtype_name(a),
@@ -502,16 +532,21 @@ TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
   }
   // access patterns
   add([](Instr& in) { in.size[2] = 0; }, Err::pattern);
-  add([&](Instr& in) { in.a_addr = s.depth - 3; }, Err::pattern);  // runs past the end
-  add([&](Instr& in) { in.o_addr = s.depth; }, Err::pattern);
-  add([&](Instr& in) { in.size = {2, 2, 1, 1}; in.o_stride = {1, s.depth, 0, 0}; }, Err::pattern);
-  add([&](Instr& in) { in.a_addr = (1u << kAddrBits) - 1; }, Err::pattern);
+  add([&](Instr& in) { in.a_addr = s.bytes - 12; }, Err::pattern);  // four FP32 elements run past the end
+  add([&](Instr& in) { in.o_addr = s.bytes; }, Err::pattern);
+  add([&](Instr& in) { in.size = {2, 2, 1, 1}; in.o_stride = {1, s.bytes / 4, 0, 0}; }, Err::pattern);
+  add([&](Instr& in) { in.a_addr = (1u << kAddrBits) - 4; }, Err::pattern);
+  add([&](Instr& in) { in.a_addr = 6; }, Err::pattern);   // FP32 not aligned to 4 bytes
+  add([&](Instr& in) { in.o_fmt = 2; in.o_addr = 65; }, Err::pattern);  // BF16 not aligned to 2 bytes
   if (kScalar) {
-    add([&](Instr& in) { in.s0_vec = true; in.s0_addr = s.depth; }, Err::pattern);
-    add([&](Instr& in) { in.op = Op::acc_store; in.o_addr = s.depth + 5; }, Err::pattern);
+    add([&](Instr& in) { in.s0_vec = true; in.s0_addr = s.bytes; }, Err::pattern);
+    add([&](Instr& in) { in.s0_vec = true; in.s0_addr = 2; }, Err::pattern);  // not aligned
+    add([&](Instr& in) { in.op = Op::acc_store; in.o_addr = s.bytes + 20; }, Err::pattern);
   } else {
     add([&](Instr& in) { in.op = Op::transpose; in.size = {s.group() + 1, 1, 1, 1}; }, Err::pattern);
-    add([&](Instr& in) { in.op = Op::tensor_scalar; in.s1_vec = true; in.s1_addr = s.depth + 1; }, Err::pattern);
+    add([&](Instr& in) { in.op = Op::tensor_scalar; in.s1_vec = true; in.s1_addr = s.bytes + 4; }, Err::pattern);
+    add([&](Instr& in) { in.op = Op::quantize_mx; in.o_fmt = 6; in.o_mx = true; in.pc = s.group() * (L / s.group()); in.sc_addr = s.bytes - 3; },
+        Err::pattern);  // the scale bytes run past the end
   }
   for (std::size_t i = 0; i < bad.size(); ++i) {
     bad[i].first.tag = static_cast<unsigned>(i & 15);
@@ -547,7 +582,7 @@ TRN_TEST(selftest_memory_compare_catches_wrong_value, .timeout_ns = 1e9, .expect
   Instr in = random_instr(r, t.shape());
   co_await t.run(in);
   ref.execute(in, refmem);
-  refmem[t.prm.lanes - 1][t.prm.depth - 1] ^= 0x10u;
+  refmem[t.prm.lanes - 1][t.prm.sbuf_bytes - 1] ^= 0x10u;
   t.compare_memory(refmem);
 }
 
@@ -565,9 +600,9 @@ struct RowProgram {
 
   explicit RowProgram(LeBench& b)
       : t(b),
-        vshape{Engine::vector, b.prm.lanes, b.prm.depth},
-        sshape{Engine::scalar, b.prm.lanes, b.prm.depth},
-        other(LaneEngine::Params{kScalar ? Engine::vector : Engine::scalar, b.prm.lanes, b.prm.depth}, b.mem),
+        vshape{Engine::vector, b.prm.lanes, b.prm.sbuf_bytes},
+        sshape{Engine::scalar, b.prm.lanes, b.prm.sbuf_bytes},
+        other(LaneEngine::Params{kScalar ? Engine::vector : Engine::scalar, b.prm.lanes, b.prm.sbuf_bytes}, b.mem),
         vref(vshape),
         sref(sshape),
         refmem(b.mem) {}
@@ -585,14 +620,14 @@ struct RowProgram {
   }
 };
 
-/// An FP32 row instruction over all partitions: n elements from a (dense) to o.
+/// An FP32 row instruction over all partitions: n elements from word a (dense) to word o.
 Instr row(Op op, std::uint32_t a, std::uint32_t o, std::uint32_t n, unsigned lanes) {
   Instr in;
   in.op = op;
   in.pc = lanes;
-  in.a_addr = a;
-  in.b_addr = a;
-  in.o_addr = o;
+  in.a_addr = 4 * a;
+  in.b_addr = 4 * a;
+  in.o_addr = 4 * o;
   in.size = {n, 1, 1, 1};
   in.a_stride = in.b_stride = in.o_stride = {1, 0, 0, 0};
   in.imm0 = 0x3F800000u;
@@ -615,14 +650,14 @@ TRN_TEST(softmax_rows, .timeout_ns = 1e10) {
   t.lat_max = 3;
   co_await t.start();
   auto r = env.rng("rows");
-  const unsigned L = t.prm.lanes, n = std::min(32u, t.prm.depth / 8);
+  const unsigned L = t.prm.lanes, n = std::min(32u, t.prm.sbuf_bytes / 32);
   const std::uint32_t X = 0, T = n, E = 2 * n, Y = 3 * n, M = 4 * n, S = 4 * n + 1, R = 4 * n + 2, NM = 4 * n + 3;
   double worst = 0;
   for (unsigned trial = 0; trial < 4; ++trial) {
     const float spread = trial == 3 ? 40.0f : 8.0f;  // the last rows span e^-80 .. 1
     for (unsigned l = 0; l < L; ++l)
       for (unsigned i = 0; i < n; ++i)
-        t.mem[l][X + i] = f32(static_cast<float>((static_cast<double>(r.below(1u << 20)) / (1u << 20) * 2 - 1) * spread));
+        set_word(t.mem[l], X + i, f32(static_cast<float>((static_cast<double>(r.below(1u << 20)) / (1u << 20) * 2 - 1) * spread)));
     RowProgram g(t);
     Instr mx = row(Op::tensor_reduce, X, M, n, L);
     mx.alu0 = Alu::max;
@@ -631,7 +666,7 @@ TRN_TEST(softmax_rows, .timeout_ns = 1e10) {
       Instr sub = row(Op::tensor_scalar, X, T, n, L);
       sub.alu0 = Alu::sub;
       sub.s0_vec = true;
-      sub.s0_addr = M;
+      sub.s0_addr = 4 * M;
       co_await g.step(sub, Engine::vector);
       co_await g.step(row(Op::exp, T, E, n, L), Engine::vector);
       Instr sum = row(Op::tensor_reduce, E, S, n, L);
@@ -640,7 +675,7 @@ TRN_TEST(softmax_rows, .timeout_ns = 1e10) {
       Instr div = row(Op::tensor_scalar, E, Y, n, L);
       div.alu0 = Alu::div;
       div.s0_vec = true;
-      div.s0_addr = S;
+      div.s0_addr = 4 * S;
       co_await g.step(div, Engine::vector);
     } else {
       Instr neg = row(Op::tensor_scalar, M, NM, 1, L);
@@ -650,7 +685,7 @@ TRN_TEST(softmax_rows, .timeout_ns = 1e10) {
       Instr ex = row(Op::activate, X, E, n, L);
       ex.func = static_cast<unsigned>(scalar::Act::exp);
       ex.s1_vec = true;
-      ex.s1_addr = NM;
+      ex.s1_addr = 4 * NM;
       ex.acc = ex.acc_clr = true;
       co_await g.step(ex, Engine::scalar);
       co_await g.step(row(Op::acc_store, 0, S, 1, L), Engine::scalar);
@@ -660,17 +695,17 @@ TRN_TEST(softmax_rows, .timeout_ns = 1e10) {
       Instr sc = row(Op::activate, E, Y, n, L);
       sc.func = static_cast<unsigned>(scalar::Act::identity);
       sc.s0_vec = true;
-      sc.s0_addr = R;
+      sc.s0_addr = 4 * R;
       co_await g.step(sc, Engine::scalar);
     }
     t.compare_memory(g.refmem);
     for (unsigned l = 0; l < L; ++l) {
       double mxv = -1e300, sum = 0;
-      for (unsigned i = 0; i < n; ++i) mxv = std::max(mxv, static_cast<double>(fl(t.mem[l][X + i])));
-      for (unsigned i = 0; i < n; ++i) sum += std::exp(static_cast<double>(fl(t.mem[l][X + i])) - mxv);
+      for (unsigned i = 0; i < n; ++i) mxv = std::max(mxv, static_cast<double>(fl(word(t.mem[l], X + i))));
+      for (unsigned i = 0; i < n; ++i) sum += std::exp(static_cast<double>(fl(word(t.mem[l], X + i))) - mxv);
       for (unsigned i = 0; i < n; ++i) {
-        const double want = std::exp(static_cast<double>(fl(t.mem[l][X + i])) - mxv) / sum;
-        const double got = fl(t.mem[l][Y + i]);
+        const double want = std::exp(static_cast<double>(fl(word(t.mem[l], X + i))) - mxv) / sum;
+        const double got = fl(word(t.mem[l], Y + i));
         const double err = std::abs(got - want) / (want + 1e-30);
         if (want > 1e-30) worst = std::max(worst, err);  // FP32 subnormal outputs excluded: absolute check below
         check(std::abs(got - want) <= kSoftmaxRel * want + 1e-37, "softmax partition {} element {}: {} vs {} (rel {:.3g})",
@@ -691,7 +726,7 @@ TRN_TEST(layernorm_rows, .timeout_ns = 1e10) {
   t.lat_max = 3;
   co_await t.start();
   auto r = env.rng("rows");
-  const unsigned L = t.prm.lanes, n = std::min(32u, t.prm.depth / 8);
+  const unsigned L = t.prm.lanes, n = std::min(32u, t.prm.sbuf_bytes / 32);
   const std::uint32_t X = 0, C = n, Q = 2 * n, Y = 3 * n, SUM = 4 * n, MEAN = SUM + 1, VS = SUM + 2, VE = SUM + 3,
                       R = SUM + 4;
   const float eps = 1e-5f;
@@ -700,8 +735,8 @@ TRN_TEST(layernorm_rows, .timeout_ns = 1e10) {
     const double offset = trial * 3.0, scale = trial == 2 ? 0.01 : 2.0;
     for (unsigned l = 0; l < L; ++l)
       for (unsigned i = 0; i < n; ++i)
-        t.mem[l][X + i] =
-            f32(static_cast<float>(offset + scale * ((static_cast<double>(r.below(1u << 20)) / (1u << 20)) * 2 - 1)));
+        set_word(t.mem[l], X + i,
+            f32(static_cast<float>(offset + scale * ((static_cast<double>(r.below(1u << 20)) / (1u << 20)) * 2 - 1))));
     RowProgram g(t);
     Instr sum = row(Op::tensor_reduce, X, SUM, n, L);
     sum.alu0 = Alu::add;
@@ -713,7 +748,7 @@ TRN_TEST(layernorm_rows, .timeout_ns = 1e10) {
     Instr ctr = row(Op::tensor_scalar, X, C, n, L);
     ctr.alu0 = Alu::sub;
     ctr.s0_vec = true;
-    ctr.s0_addr = MEAN;
+    ctr.s0_addr = 4 * MEAN;
     co_await g.step(ctr, Engine::vector);
     Instr sq = row(Op::tensor_tensor, C, Q, n, L);
     sq.alu0 = Alu::mul;
@@ -734,27 +769,27 @@ TRN_TEST(layernorm_rows, .timeout_ns = 1e10) {
       Instr nm = row(Op::activate, C, Y, n, L);
       nm.func = static_cast<unsigned>(scalar::Act::identity);
       nm.s0_vec = true;
-      nm.s0_addr = R;
+      nm.s0_addr = 4 * R;
       co_await g.step(nm, Engine::scalar);
     } else {
       Instr nm = row(Op::tensor_scalar, C, Y, n, L);
       nm.alu0 = Alu::mul;
       nm.s0_vec = true;
-      nm.s0_addr = R;
+      nm.s0_addr = 4 * R;
       co_await g.step(nm, Engine::vector);
     }
     t.compare_memory(g.refmem);
     for (unsigned l = 0; l < L; ++l) {
       double m = 0, v = 0;
-      for (unsigned i = 0; i < n; ++i) m += fl(t.mem[l][X + i]);
+      for (unsigned i = 0; i < n; ++i) m += fl(word(t.mem[l], X + i));
       m /= n;
-      for (unsigned i = 0; i < n; ++i) v += (fl(t.mem[l][X + i]) - m) * (fl(t.mem[l][X + i]) - m);
+      for (unsigned i = 0; i < n; ++i) v += (fl(word(t.mem[l], X + i)) - m) * (fl(word(t.mem[l], X + i)) - m);
       v /= n;
       double maxabs = 0;
-      for (unsigned i = 0; i < n; ++i) maxabs = std::max(maxabs, static_cast<double>(std::abs(fl(t.mem[l][X + i]))));
+      for (unsigned i = 0; i < n; ++i) maxabs = std::max(maxabs, static_cast<double>(std::abs(fl(word(t.mem[l], X + i)))));
       const double sd = std::sqrt(v + static_cast<double>(eps)), u = 0x1p-24;
       for (unsigned i = 0; i < n; ++i) {
-        const double x = fl(t.mem[l][X + i]), want = (x - m) / sd, got = fl(t.mem[l][Y + i]);
+        const double x = fl(word(t.mem[l], X + i)), want = (x - m) / sd, got = fl(word(t.mem[l], Y + i));
         // docs/vector.md: the FP32 mean's error over the standard deviation, the centred value's
         // rounding, and the variance / rsqrt / product roundings relative to the output; twice over.
         const double bound = 2 * (((n - 1) * u * maxabs + u * std::abs(x - m)) / sd + (n + 8) * u * std::abs(want));
@@ -776,17 +811,18 @@ TRN_TEST(throughput) {
   auto r = env.rng("fill");
   fill_random(t.mem, r);
   const unsigned L = t.prm.lanes, G = t.shape().group();
-  const std::uint32_t big = std::min(256u, t.prm.depth / 4), small = big / 4;
+  const std::uint32_t words = t.prm.sbuf_bytes / 4, big = std::min(256u, words / 4), small = big / 4;
   auto timed = [&](Instr in) -> Task<std::uint64_t> {
     const std::uint64_t c0 = t.clk.cycle();
     co_await t.run(in);
     co_return t.clk.cycle() - c0;
   };
   auto shaped = [&](Op op, std::uint32_t n) {
-    Instr in = row(op, 0, t.prm.depth / 2, n, L);
+    Instr in = row(op, 0, words / 2, n, L);
     in.a_fmt = in.b_fmt = in.o_fmt = 2;  // BF16
-    in.b_addr = t.prm.depth / 4;
-    in.s0_addr = in.s1_addr = t.prm.depth - 1;
+    in.b_addr = 4 * (words / 4);
+    in.s0_addr = in.s1_addr = 4 * (words - 1);
+    in.sc_addr = 4 * (3 * words / 4);
     return in;
   };
   struct Case {
