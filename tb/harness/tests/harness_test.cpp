@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -445,6 +446,20 @@ Task<> flop_lockstep(PortTable& ports, M& m, int cycles, std::uint64_t* compared
 }
 }  // namespace
 
+namespace {
+/// The lockstep mismatch that `e` carries; anything else fails the test.
+LockstepMismatch mismatch_of(std::exception_ptr e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const LockstepMismatch& mm) {
+    return mm;
+  } catch (const std::exception& x) {
+    BOOST_FAIL("expected a lockstep mismatch, got: " << x.what());
+  }
+  throw std::logic_error("unreachable");
+}
+}  // namespace
+
 BOOST_AUTO_TEST_CASE(lockstep_passes_a_correct_model) {
   FlopModel m;
   std::uint64_t compared = 0;
@@ -494,24 +509,18 @@ BOOST_AUTO_TEST_CASE(lockstep_binds_typed_ports_field_by_field) {
   dut.q = dut.d = 0;  // the DUT as the fresh model expects it
   e = run(flop_lockstep(ports, bad, 400));
   BOOST_REQUIRE(e);
-  try {
-    std::rethrow_exception(e);
-  } catch (const LockstepMismatch& mm) {
-    BOOST_TEST(mm.signal == "q.lo");
-    BOOST_TEST(std::string(mm.what()).find("q.hi=0x") != std::string::npos);
-  }
+  const LockstepMismatch mm = mismatch_of(e);
+  BOOST_TEST(mm.signal == "q.lo");
+  BOOST_TEST(std::string(mm.what()).find("q.hi=0x") != std::string::npos);
   // An injected flip in a field is caught there.
   InjectGuard g("q.hi", 40, 1);
   TypedFlopModel fresh;
   dut.q = dut.d = 0;
   e = run(flop_lockstep(ports, fresh, 100));
   BOOST_REQUIRE(e);
-  try {
-    std::rethrow_exception(e);
-  } catch (const LockstepMismatch& mm) {
-    BOOST_TEST(mm.signal == "q.hi");
-    BOOST_TEST(mm.cycle == 40u);
-  }
+  const LockstepMismatch inj = mismatch_of(e);
+  BOOST_TEST(inj.signal == "q.hi");
+  BOOST_TEST(inj.cycle == 40u);
 }
 
 BOOST_AUTO_TEST_CASE(lockstep_binds_arrays_of_typed_ports_element_by_element) {
@@ -524,23 +533,16 @@ BOOST_AUTO_TEST_CASE(lockstep_binds_arrays_of_typed_ports_element_by_element) {
   dut.q = dut.d = 0;
   e = run(flop_lockstep(ports, bad, 400));
   BOOST_REQUIRE(e);
-  try {
-    std::rethrow_exception(e);
-  } catch (const LockstepMismatch& mm) {
-    BOOST_TEST(mm.signal == "q[1].v");
-  }
+  BOOST_TEST(mismatch_of(e).signal == "q[1].v");
   // an injected flip in element 0 is caught there
   InjectGuard g("q[0].v", 30, 2);
   ArrayFlopModel fresh;
   dut.q = dut.d = 0;
   e = run(flop_lockstep(ports, fresh, 100));
   BOOST_REQUIRE(e);
-  try {
-    std::rethrow_exception(e);
-  } catch (const LockstepMismatch& mm) {
-    BOOST_TEST(mm.signal == "q[0].v");
-    BOOST_TEST(mm.cycle == 30u);
-  }
+  const LockstepMismatch inj = mismatch_of(e);
+  BOOST_TEST(inj.signal == "q[0].v");
+  BOOST_TEST(inj.cycle == 30u);
 }
 
 BOOST_AUTO_TEST_CASE(lockstep_rejects_unbound_and_misfit_ports) {
