@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 
 namespace trn::tensor {
@@ -15,7 +16,14 @@ unsigned op_bias(const Command& c) {
 FunctionalReference::FunctionalReference(const TensorEngine::Params& prm)
     : psum(static_cast<std::size_t>(prm.banks) * prm.cols * prm.depth, 0), p_(prm) {}
 
-void FunctionalReference::run(const Command& c, const std::vector<std::vector<std::uint32_t>>& sbuf) {
+void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
+  const unsigned es = mem::dtype_esize(c.fmt), bs = block_rows();
+  const std::uint64_t base = mem::base_index(c.addr, es);
+  const auto elem = [&](unsigned r, std::uint64_t j) { return mem::load_elem(sbuf[r], base + j, es); };
+  // the E8M0 scale of block b for column j (1.0 for a non-MX operand)
+  const auto scale = [&](bool mx, unsigned b, std::uint64_t j) -> std::uint32_t {
+    return mx ? mem::load_elem(sbuf[b * bs], c.sc_addr + j, 1) : 127;
+  };
   const auto at = [&](unsigned bank, unsigned part, unsigned off) -> std::uint32_t& {
     return psum[(static_cast<std::size_t>(bank) * p_.cols + part) * p_.depth + off];
   };
@@ -26,8 +34,11 @@ void FunctionalReference::run(const Command& c, const std::vector<std::vector<st
     wbias_ = op_bias(c);
     wmx_ = c.mx;
     w_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
+    ws_.assign(static_cast<std::size_t>(p_.rows / bs) * p_.cols, 127);
     for (unsigned r = 0; r < p_.rows; ++r)
-      for (unsigned j = 0; j < m_; ++j) w_[r * p_.cols + j] = sbuf[r][c.addr + j];
+      for (unsigned j = 0; j < m_; ++j) w_[r * p_.cols + j] = elem(r, j);
+    for (unsigned b = 0; b < p_.rows / bs; ++b)
+      for (unsigned j = 0; j < m_; ++j) ws_[b * p_.cols + j] = scale(wmx_, b, j);
     return;
   }
   if (c.tr) {  // the [K, M] tile to PSUM as [M, K], bits unchanged
@@ -35,18 +46,15 @@ void FunctionalReference::run(const Command& c, const std::vector<std::vector<st
       for (unsigned j = 0; j < m_; ++j) at(c.bank, j, c.off + n) = w_[n * p_.cols + j];
     return;
   }
-  const unsigned bs = block_rows();
-  const auto scale = [](bool mx, std::uint32_t word) {
-    return numerics::decode(Format::e8m0, mx ? (word >> 8) & 0xFF : 127);
-  };
   for (unsigned n = 0; n < c.n; ++n)
     for (unsigned j = 0; j < m_; ++j) {
       std::uint32_t t = 0x80000000u;  // -0
       for (unsigned b0 = 0; b0 < p_.rows; b0 += bs) {
         std::uint32_t s = 0x80000000u;
         for (unsigned r = b0; r < std::min(b0 + bs, k_); ++r)
-          s = numerics::fp32_add(s, pe_product(w_[r * p_.cols + j], wfmt_, wbias_, sbuf[r][c.addr + n], c.fmt, op_bias(c)));
-        const std::uint32_t sw = scale(wmx_, w_[b0 * p_.cols + j]), sx = scale(c.mx, sbuf[b0][c.addr + n]);
+          s = numerics::fp32_add(s, pe_product(w_[r * p_.cols + j], wfmt_, wbias_, elem(r, n), c.fmt, op_bias(c)));
+        const std::uint32_t sw = numerics::decode(Format::e8m0, ws_[(b0 / bs) * p_.cols + j]);
+        const std::uint32_t sx = numerics::decode(Format::e8m0, scale(c.mx, b0 / bs, n));
         t = numerics::fp32_add(t, numerics::fp32_mul(numerics::fp32_mul(s, sw), sx));
       }
       std::uint32_t& d = at(c.bank, j, c.off + n);

@@ -20,8 +20,11 @@ struct Command {
   unsigned tag = 0, fmt = 0, bias = 0, addr = 0, k = 0, m = 0, n = 0, bank = 0, off = 0;
   bool acc = false;
   bool tr = false;  ///< transpose
-  bool mx = false;  ///< MX operand: block scales in bits 15:8 of each block's first row
+  bool mx = false;  ///< MX operand: E8M0 block scales in a scale tensor
+  unsigned sc_addr = 0;  ///< MX: column j's scale of block b at byte sc_addr + j of partition 32b
 };
+/// SBUF as the tests hold it: [partition][byte] (mem/elements.hpp).
+using Sbuf = std::vector<std::vector<std::uint8_t>>;
 
 /// The bias an operand is decoded with: MX elements use their standard bias.
 unsigned op_bias(const Command& c);
@@ -29,15 +32,16 @@ unsigned op_bias(const Command& c);
 class FunctionalReference {
  public:
   explicit FunctionalReference(const TensorEngine::Params& prm);
-  /// Apply one legal command; sbuf[partition][address] holds the element words.
-  void run(const Command& c, const std::vector<std::vector<std::uint32_t>>& sbuf);
+  /// Apply one legal command to the SBUF bytes (addresses are byte addresses).
+  void run(const Command& c, const Sbuf& sbuf);
   /// [bank][partition][element]
   std::vector<std::uint32_t> psum;
 
  private:
   unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }
   TensorEngine::Params p_;
-  std::vector<std::uint32_t> w_;  // [r][m]: the SBUF words of the current weights, every row
+  std::vector<std::uint32_t> w_;   // [r][m]: the element codes of the current weights, every row
+  std::vector<std::uint32_t> ws_;  // [block][m]: their E8M0 scales (127 = 1.0 for non-MX)
   unsigned k_ = 0, m_ = 0, wfmt_ = 0, wbias_ = 0;
   bool wmx_ = false;
 };

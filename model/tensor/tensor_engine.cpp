@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "common/clog2.hpp"
+#include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
 
@@ -40,7 +41,6 @@ std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::ui
 
 TensorEngine::TensorEngine(Params p)
     : p_(p),
-      addr_w_(std::max(1u, clog2(p.sbuf_depth))),
       k_w_(clog2(p.rows + 1)),
       m_w_(clog2(p.cols + 1)),
       n_w_(clog2(p.max_n + 1)),
@@ -53,6 +53,7 @@ TensorEngine::TensorEngine(Params p)
 }
 
 void TensorEngine::reset() {
+  mx_sx_q_.assign(p_.rows / block_rows(), 0);
   psum_.clear();
   for (auto& w : w_q_) w.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
   bank_q_ = {};
@@ -89,17 +90,30 @@ TensorEngine::Out TensorEngine::make_out() const {
   return out;
 }
 
+TensorEngine::e_req_t TensorEngine::read_req(bool scale, std::uint64_t idx, unsigned es) {
+  e_req_t r;
+  r.we = false;
+  r.esize = static_cast<sv::sbuf_pkg::esize_e>(scale ? 1 : es);
+  r.idx = static_cast<std::uint32_t>(idx);
+  return r;
+}
+
 Err TensorEngine::check_cmd(const In& in) const {
   if (!is_pe_format(in.cmd_i.fmt)) return Err::type;
   if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
+  // `count` elements of size e from byte address a: aligned, and inside the partition
+  const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) {
+    return mem::aligned(a, e) && ((mem::base_index(a, e) + count) << e) <= 2 * std::uint64_t{p_.sbuf_bytes};
+  };
+  const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
     if (in.cmd_i.k == 0 || in.cmd_i.k > p_.rows || in.cmd_i.m == 0 || in.cmd_i.m > p_.cols) return Err::shape;
-    if (in.cmd_i.addr + in.cmd_i.m > p_.sbuf_depth) return Err::range;
+    if (!fits(in.cmd_i.addr, es, in.cmd_i.m) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.m))) return Err::range;
     return Err::none;
   }
   if (in.cmd_i.n == 0 || in.cmd_i.n > p_.max_n) return Err::shape;
   if (in.cmd_i.bank >= p_.banks || in.cmd_i.off + in.cmd_i.n > p_.depth ||
-      (!in.cmd_i.tr && in.cmd_i.addr + in.cmd_i.n > p_.sbuf_depth))
+      (!in.cmd_i.tr && (!fits(in.cmd_i.addr, es, in.cmd_i.n) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.n)))))
     return Err::range;
   if (ls_q_.busy) return Err::none;  // the weights' checks wait for the load
   const BankInfo& b = bank_q_[cur_bank_q_];
@@ -133,9 +147,9 @@ void TensorEngine::eval(const In& in, Out& out) const {
   }
   out.cmd_ready_o = cmd_ready(in);
   out.st_req_valid_o = ls_q_.busy && ls_q_.req_left > 0;
-  out.st_req_addr_o = ls_q_.addr;
+  out.st_req_o = read_req(ls_q_.iph, ls_q_.iph ? ls_q_.sc : ls_q_.idx, ls_q_.es);
   out.mv_req_valid_o = mm_q_.busy && !mm_q_.tr && mm_q_.left > 0 && pend_q_.size() < p_.max_outstanding;
-  out.mv_req_addr_o = mm_q_.addr;
+  out.mv_req_o = read_req(mm_q_.iph, mm_q_.iph ? mm_q_.sc : mm_q_.idx, mm_q_.es);
   out.ls_done_o = ls_done_q_;
   out.ls_done_tag_o = ls_done_tag_q_;
   out.mm_done_o = mm_done_q_;
@@ -237,13 +251,17 @@ void TensorEngine::tick(const In& in) {
     const Pending p = pend_q_.front();
     pend_q_.pop_front();
     const unsigned bs = block_rows();
-    for (unsigned r = 0; r < R; ++r) {
-      col[r].valid = true;
-      col[r].wsel = p.wsel;
-      col[r].code = pe_operand(static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32)), p.fmt, p.bias);
-      // MX: the block's scale sits in bits 15:8 of the block's first row
-      col[r].sx = p.mx ? static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * ((r / bs) * bs) + 8, 8)) : 127;
-      if (r == last) col[r].meta = p.meta;
+    if (p.sc) {
+      // MX: the column's block scales, one byte in each block's first partition; its elements next
+      for (unsigned b = 0; b < R / bs; ++b) mx_sx_q_[b] = static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * b * bs, 8));
+    } else {
+      for (unsigned r = 0; r < R; ++r) {
+        col[r].valid = true;
+        col[r].wsel = p.wsel;
+        col[r].code = pe_operand(static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32)), p.fmt, p.bias);
+        col[r].sx = p.mx ? mx_sx_q_[r / bs] : 127;
+        if (r == last) col[r].meta = p.meta;
+      }
     }
   }
   for (unsigned r = 0; r < R; ++r)
@@ -262,21 +280,30 @@ void TensorEngine::tick(const In& in) {
   // Stationary loader.
   ls_done_q_ = false;
   ls_done_tag_q_ = 0;
-  const std::uint64_t amask = (std::uint64_t{1} << addr_w_) - 1;  // addresses wrap like the RTL's
-  if (st_fire) {
-    ls_q_.addr = (ls_q_.addr + 1) & amask;
+  constexpr std::uint64_t kIdxMask = (std::uint64_t{1} << 24) - 1;  // element indices wrap like the RTL's
+  if (st_fire && ls_q_.iph) {  // MX: a column's scale read, its element read next
+    ls_q_.sc = (ls_q_.sc + 1) & kIdxMask;
+    ls_q_.iph = false;
+  } else if (st_fire) {
+    ls_q_.idx = (ls_q_.idx + 1) & kIdxMask;
     --ls_q_.req_left;
+    ls_q_.iph = bank_q_[ls_q_.bank].mx;
   }
-  if (in.st_rsp_valid_i && ls_q_.busy && ls_q_.rsp_idx < ls_q_.m) {
+  const bool ls_rsp = in.st_rsp_valid_i && ls_q_.busy && ls_q_.rsp_idx < ls_q_.m;
+  if (ls_rsp && ls_q_.rph) {  // MX: the column's block scales, one byte in each block's first partition
+    const unsigned bs = block_rows();
+    for (unsigned blk = 0; blk < R / bs; ++blk)
+      ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * bs, 8));
+    ls_q_.rph = false;
+  } else if (ls_rsp) {
     const BankInfo& b = bank_q_[ls_q_.bank];
+    ls_q_.rph = b.mx;
     for (unsigned r = 0; r < R; ++r) {
       const auto code = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32));
       w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] = b.raw ? code : pe_operand(code, b.fmt, b.bias);
     }
-    const unsigned bs = block_rows();
-    for (unsigned blk = 0; blk < R / bs; ++blk)
-      ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] =
-          b.mx ? static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * bs + 8, 8)) : 127;
+    if (!b.mx)
+      for (unsigned blk = 0; blk < R / block_rows(); ++blk) ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = 127;
     if (++ls_q_.rsp_idx == ls_q_.m) {
       ls_q_.busy = false;
       cur_bank_q_ = ls_q_.bank;
@@ -293,11 +320,17 @@ void TensorEngine::tick(const In& in) {
     if (--mm_q_.left == 0) mm_q_.busy = false;
   }
   if (mv_fire) {
-    Pending p{mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx,
+    Pending p{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx,
               Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}};
     pend_q_.push_back(p);
+  }
+  if (mv_fire && mm_q_.iph) {  // MX: a column's scale read, its element read next
+    mm_q_.sc = (mm_q_.sc + 1) & kIdxMask;
+    mm_q_.iph = false;
+  } else if (mv_fire) {
     ++inflight[mm_q_.wsel];
-    mm_q_.addr = (mm_q_.addr + 1) & amask;
+    mm_q_.idx = (mm_q_.idx + 1) & kIdxMask;
+    mm_q_.iph = mm_q_.mx;
     mm_q_.off = (mm_q_.off + 1) & ((std::uint64_t{1} << off_w_) - 1);
     if (--mm_q_.left == 0) mm_q_.busy = false;
   }
@@ -313,15 +346,39 @@ void TensorEngine::tick(const In& in) {
       err_tag_q_ = in.cmd_i.tag;
       err_code_q_ = static_cast<unsigned>(e);
     } else if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
-      ls_q_ = Ls{true, in.cmd_i.addr, in.cmd_i.m, 0, in.cmd_i.m, in.cmd_i.tag, next_ls_bank_q_};
+      const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
+      ls_q_ = Ls{};
+      ls_q_.busy = true;
+      ls_q_.idx = mem::base_index(in.cmd_i.addr, es);
+      ls_q_.sc = in.cmd_i.sc_addr;
+      ls_q_.iph = ls_q_.rph = in.cmd_i.mx;
+      ls_q_.es = es;
+      ls_q_.req_left = ls_q_.m = in.cmd_i.m;
+      ls_q_.tag = in.cmd_i.tag;
+      ls_q_.bank = next_ls_bank_q_;
       bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_i.k), static_cast<unsigned>(in.cmd_i.m),
                                           static_cast<unsigned>(in.cmd_i.fmt), op_bias(in), false, in.cmd_i.tr,
                                           in.cmd_i.mx};
       next_ls_bank_q_ ^= 1;
     } else {
-      mm_q_ = Mm{true, in.cmd_i.addr, in.cmd_i.n, in.cmd_i.off, in.cmd_i.bank, in.cmd_i.tag, bank_q_[cur_bank_q_].m,
-                 cur_bank_q_, static_cast<unsigned>(in.cmd_i.fmt), op_bias(in),
-                 in.cmd_i.acc && !in.cmd_i.tr, in.cmd_i.tr, in.cmd_i.n, in.cmd_i.mx};
+      const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
+      mm_q_ = Mm{};
+      mm_q_.busy = true;
+      mm_q_.idx = mem::base_index(in.cmd_i.addr, es);
+      mm_q_.sc = in.cmd_i.sc_addr;
+      mm_q_.iph = in.cmd_i.mx && !in.cmd_i.tr;
+      mm_q_.es = es;
+      mm_q_.left = mm_q_.n = in.cmd_i.n;
+      mm_q_.off = in.cmd_i.off;
+      mm_q_.bank = in.cmd_i.bank;
+      mm_q_.tag = in.cmd_i.tag;
+      mm_q_.m = bank_q_[cur_bank_q_].m;
+      mm_q_.wsel = cur_bank_q_;
+      mm_q_.fmt = static_cast<unsigned>(in.cmd_i.fmt);
+      mm_q_.bias = op_bias(in);
+      mm_q_.acc = in.cmd_i.acc && !in.cmd_i.tr;
+      mm_q_.tr = in.cmd_i.tr;
+      mm_q_.mx = in.cmd_i.mx;
     }
   }
 }

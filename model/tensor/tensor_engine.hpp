@@ -2,11 +2,13 @@
 // stationary systolic array (R rows = K, C columns = M), its controller and PSUM (SPEC 5.1, 5.2).
 //
 // Commands (cmd_i, a te_pkg::te_cmd_t, one per handshake, dispatched in order):
-//   LoadStationary (op 0): stationary[K, M] from SBUF elements addr..addr+M-1 (one read per column
-//     m, every partition r at once) into the weight bank the next MultiplyMoving will use, while
+//   LoadStationary (op 0): stationary[K, M] from M SBUF elements of the operand's type from byte
+//     address addr (one read per column m, every partition r at once; MX: the column's block scales
+//     first, from byte sc_addr + m of each block's first partition) into the weight bank the next MultiplyMoving will use, while
 //     the other bank keeps computing. It waits until no column in the array uses that bank and no
 //     MultiplyMoving still has reads to issue with it.
-//   MultiplyMoving (op 1): moving[K, N] from SBUF elements addr..addr+N-1 streams one column per
+//   MultiplyMoving (op 1): moving[K, N] from N SBUF elements from byte address addr (MX: each
+//     column's block scales first, from byte sc_addr + n) streams one column per
 //     cycle (as the read responses arrive; a late response is a bubble) through the array with the
 //     most recently loaded weights; dst[M, N] = stationary^T . moving goes to PSUM bank `bank`,
 //     elements off..off+N-1 of partitions 0..M-1, overwriting or accumulating (PSUM + sum).
@@ -24,6 +26,7 @@
 #include "common/bits.hpp"
 #include "mem/psum.hpp"
 #include "numerics/format.hpp"
+#include "sv/sbuf_pkg.hpp"
 #include "sv/te_pkg.hpp"
 
 namespace trn::tensor {
@@ -42,9 +45,10 @@ std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::ui
 class TensorEngine {
  public:
   struct Params {
-    unsigned rows = 4, cols = 4, max_n = 16, banks = 8, depth = 16, sbuf_depth = 256;
+    unsigned rows = 4, cols = 4, max_n = 16, banks = 8, depth = 16, sbuf_bytes = 1024;
     unsigned max_outstanding = 8;  ///< moving reads in flight
   };
+  using e_req_t = sv::sbuf_pkg::e_req_t;  ///< the SBUF read ports' requests (rtl/mem/sbuf_pkg.sv)
   struct In {
     bool rst_ni = false;
     bool cmd_valid_i = false;
@@ -59,9 +63,9 @@ class TensorEngine {
   struct Out {
     bool cmd_ready_o = false;
     bool st_req_valid_o = false;
-    std::uint64_t st_req_addr_o = 0;
+    e_req_t st_req_o;
     bool mv_req_valid_o = false;
-    std::uint64_t mv_req_addr_o = 0;
+    e_req_t mv_req_o;
     bool ls_done_o = false;
     std::uint64_t ls_done_tag_o = 0;
     bool mm_done_o = false;
@@ -81,7 +85,6 @@ class TensorEngine {
   void tick(const In& in);
 
   const mem::Psum& psum() const { return psum_; }
-  unsigned aw() const { return addr_w_; }
 
   template <class V>
   void visit_in(In& in, V&& v) const {
@@ -102,9 +105,9 @@ class TensorEngine {
   void visit_out(Out& out, V&& v) const {
     v("cmd_ready_o", out.cmd_ready_o, 1);
     v("st_req_valid_o", out.st_req_valid_o, 1);
-    v("st_req_addr_o", out.st_req_addr_o, addr_w_);
+    v("st_req_o", out.st_req_o, e_req_t::kWidth);
     v("mv_req_valid_o", out.mv_req_valid_o, 1);
-    v("mv_req_addr_o", out.mv_req_addr_o, addr_w_);
+    v("mv_req_o", out.mv_req_o, e_req_t::kWidth);
     v("ls_done_o", out.ls_done_o, 1);
     v("ls_done_tag_o", out.ls_done_tag_o, 4);
     v("mm_done_o", out.mm_done_o, 1);
@@ -142,7 +145,10 @@ class TensorEngine {
   };
   struct Mm {  // the moving-read issuer
     bool busy = false;
-    std::uint64_t addr = 0, left = 0, off = 0, bank = 0, tag = 0, m = 0;
+    std::uint64_t idx = 0, sc = 0;  ///< the next column's element index and (MX) scale byte
+    bool iph = false;               ///< MX: the next read is the column's scale read
+    unsigned es = 0;                ///< element size (sbuf_pkg::esize_e)
+    std::uint64_t left = 0, off = 0, bank = 0, tag = 0, m = 0;
     unsigned wsel = 0, fmt = 0, bias = 0;
     bool acc = false;
     bool tr = false;  ///< transpose: columns generated here, no SBUF reads
@@ -151,16 +157,22 @@ class TensorEngine {
   };
   struct Ls {  // the stationary loader
     bool busy = false;
-    std::uint64_t addr = 0, req_left = 0, rsp_idx = 0, m = 0, tag = 0;
+    std::uint64_t idx = 0, sc = 0;  ///< the next column's element index and (MX) scale byte
+    bool iph = false, rph = false;  ///< MX: the next read / response is a column's scales
+    unsigned es = 0;
+    std::uint64_t req_left = 0, rsp_idx = 0, m = 0, tag = 0;
     unsigned bank = 0;
   };
   struct Pending {  // an issued moving read
+    bool sc;  ///< MX: the column's block scales, not its elements
     unsigned wsel, fmt, bias;
     bool mx;
     Meta meta;
   };
 
   bool cmd_ready(const In& in) const;
+  /// A read request: a column's scale byte (MX) or its element index of size es.
+  static e_req_t read_req(bool scale, std::uint64_t idx, unsigned es);
   static unsigned op_bias(const In& in);
   std::size_t idx(unsigned r, unsigned c) const { return static_cast<std::size_t>(r) * p_.cols + c; }
   /// Rows of an MX block: 32, or all R rows when R < 32.
@@ -168,7 +180,7 @@ class TensorEngine {
   void reset();
 
   Params p_;
-  unsigned addr_w_, k_w_, m_w_, n_w_, off_w_;
+  unsigned k_w_, m_w_, n_w_, off_w_;
   mem::Psum psum_;
   // weights: two banks of R x C operands, decoded to FP32 as they load
   std::array<std::vector<std::uint32_t>, 2> w_q_;
@@ -179,6 +191,7 @@ class TensorEngine {
   Ls ls_q_;
   Mm mm_q_;
   std::deque<Pending> pend_q_;  ///< issued moving reads, in order
+  std::vector<std::uint32_t> mx_sx_q_;  ///< MX: the block scales of the moving column next in
   std::vector<std::vector<Token>> skew_q_;  ///< row r: r-stage delay line to column 0
   std::vector<Token> x_q_;                  ///< R x C: the moving value at each PE
   std::vector<std::uint32_t> ps_q_;         ///< R x C: the block's partial sum each PE produced

@@ -42,6 +42,15 @@ package numerics_pkg;
   } fmt_desc_t;
 
   // The table of SPEC section 4.
+  // The SBUF element size of a format (sbuf_pkg::esize_e codes, docs/core.md): 3 = 4 bytes (FP32,
+  // TF32), 2 = 2 bytes (BF16, FP16), 1 = 1 byte (the FP8 types, E8M0), 0 = 4 bits (E2M1).
+  function automatic logic [1:0] fmt_esize(logic [3:0] f);
+    if (f == FmtFp32 || f == FmtTf32) return 2'd3;
+    if (f == FmtBf16 || f == FmtFp16) return 2'd2;
+    if (f == FmtE2m1) return 2'd0;
+    return 2'd1;
+  endfunction
+
   function automatic fmt_desc_t fmt_desc(logic [3:0] f);
     fmt_desc_t d;
     d = '0;

@@ -26,7 +26,7 @@ package te_pkg;
     logic [3:0]  tag;   // echoed on ls_done / mm_done / err
     logic [3:0]  fmt;   // numerics_pkg::fmt_e of the operand read
     logic [5:0]  bias;  // FP8 bias register
-    logic [23:0] addr;  // first SBUF element
+    logic [23:0] addr;  // the operand's SBUF byte address, aligned to its element size
     logic [15:0] k;     // LoadStationary: K rows
     logic [15:0] m;     // LoadStationary: M columns
     logic [15:0] n;     // MultiplyMoving: N columns
@@ -34,9 +34,18 @@ package te_pkg;
     logic [15:0] off;   // MultiplyMoving: first PSUM element
     logic        acc;   // MultiplyMoving: accumulate into PSUM
     logic        tr;    // transpose: LoadStationary keeps raw codes; MultiplyMoving writes [K, M] as [M, K]
-    logic        mx;    // MX operand (E4M3FN, E5M2, E2M1 elements): each block's E8M0 scale in bits
-                        // 15:8 of its first row
+    logic        mx;    // MX operand (E4M3FN, E5M2, E2M1 elements) with E8M0 scales
+    logic [23:0] sc_addr;  // MX: the scale tensor's byte address; column j's scale of block b at
+                           // byte sc_addr + j of partition b * 32 (docs/core.md)
   } te_cmd_t;
+
+  // Do `count` elements of size es from byte address a lie in `bytes`, a aligned to the size?
+  function automatic logic te_fits(logic [23:0] a, logic [1:0] es, logic [15:0] count, int bytes);
+    logic [39:0] nib;
+    nib = {15'd0, a, 1'b0};  // the first nibble
+    if ((nib & ((40'd1 << es) - 40'd1)) != '0) return 1'b0;
+    return (((nib >> es) + 40'(count)) << es) <= 40'(2 * bytes);
+  endfunction
 
   // An operand as FP32: narrow codes decoded exactly (FP8 with its bias), TF32 = FP32 rounded to
   // 10 mantissa bits (RNE), FP32 as is (NaN canonical).

@@ -5,8 +5,11 @@
 //   into the weight bank the next MultiplyMoving uses, in the background; MultiplyMoving (op 1)
 //   streams moving[K, N] through the mv_ read port, one column per cycle as responses arrive,
 //   and writes dst[M, N] to PSUM (bank, off.., overwrite or accumulate).
-//   SBUF ports: requests valid/ready with an element address; responses in order, one 32-bit
-//   element code per partition, always accepted; at most MaxOut moving reads in flight.
+//   SBUF ports: SBUF's engine requests (sbuf_pkg::e_req_t: the operand's element size and element
+//   index, from the command's byte address); responses in order, the element zero-extended to 32
+//   bits per partition, always accepted; at most MaxOut moving reads in flight. An MX operand reads
+//   each column's block scales first (one byte per block at sc_addr + j of the block's first
+//   partition), then the column: two reads per column.
 //   Timing: a moving column whose response arrives in cycle t reaches PSUM column c at the edge
 //   ending cycle t + R + c (fill R + C - 1 cycles); one column per cycle at steady state.
 //   Transpose (cmd_i.tr): a LoadStationary keeps the raw codes of a [K, M] tile; the next
@@ -15,7 +18,7 @@
 //   Commands are te_pkg::te_cmd_t. Illegal ones are accepted and answered on err_* with a
 //   te_pkg::te_err_e (shape, range, type, no weights, the wrong kind of weights) without touching
 //   anything.
-module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
+module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::e_req_t; import sbuf_pkg::esize_e; #(
   parameter int unsigned Rows = 4,
   parameter int unsigned Cols = 4,
   parameter int unsigned MaxN = 16,
@@ -24,8 +27,6 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   parameter int unsigned SbufBytes = 1024,
   parameter int unsigned MaxOut = 8,
   localparam int unsigned Depth = PsumBankBytes / 4,
-  localparam int unsigned SbufDepth = SbufBytes / 4,
-  localparam int unsigned AW = (SbufDepth > 1) ? $clog2(SbufDepth) : 1,
   localparam int unsigned KW = $clog2(Rows + 1),
   localparam int unsigned MW = $clog2(Cols + 1),
   localparam int unsigned NW = $clog2(MaxN + 1),
@@ -43,13 +44,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   // SBUF read port for stationary data
   output logic                 st_req_valid_o,
   input  logic                 st_req_ready_i,
-  output logic [AW-1:0]        st_req_addr_o,
+  output e_req_t               st_req_o,
   input  logic                 st_rsp_valid_i,
   input  logic [Rows*32-1:0]   st_rsp_data_i,
   // SBUF read port for moving data
   output logic                 mv_req_valid_o,
   input  logic                 mv_req_ready_i,
-  output logic [AW-1:0]        mv_req_addr_o,
+  output e_req_t               mv_req_o,
   input  logic                 mv_rsp_valid_i,
   input  logic [Rows*32-1:0]   mv_rsp_data_i,
   // completions and rejections (one cycle each)
@@ -103,6 +104,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   } bank_t;
 
   typedef struct packed {
+    logic       sc;    // the response carries the column's block scales, not its elements
     logic       wsel;
     logic [3:0] fmt;
     logic [5:0] bias;
@@ -125,14 +127,22 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   logic [15:0] inflight_q [2];
   // stationary loader
   logic          ls_busy_q;
-  logic [AW-1:0] ls_addr_q;
+  logic [23:0]   ls_idx_q;      // element index of the next column's read
+  logic [23:0]   ls_sc_q;       // MX: the next column's scale byte
+  logic          ls_iph_q;      // MX: the next read is a scale read
+  logic          ls_rph_q;      // MX: the next response is a scale response
+  logic [1:0]    ls_es_q;
   logic [MW-1:0] ls_req_left_q, ls_rsp_idx_q, ls_m_q;
   logic [3:0]    ls_tag_q;
   logic          ls_bank_q;
   // moving-read issuer
   logic          mm_busy_q, mm_wsel_q, mm_acc_q, mm_tr_q, mm_mx_q;
   logic [NW-1:0] mm_n_q;
-  logic [AW-1:0] mm_addr_q;
+  logic [23:0]   mm_idx_q;
+  logic [23:0]   mm_sc_q;
+  logic          mm_iph_q;      // MX: the next read is a scale read
+  logic [1:0]    mm_es_q;
+  logic [NB-1:0][7:0] mx_sx_q;  // MX: the block scales of the moving column next in
   logic [NW-1:0] mm_left_q;
   logic [OW-1:0] mm_off_q;
   logic [3:0]    mm_bank_q, mm_tag_q, mm_fmt_q;
@@ -163,11 +173,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       cmd_err = TeErrType;
     else if (cmd_i.op == TeLoadStationary) begin
       if (cmd_i.k == '0 || 32'(cmd_i.k) > Rows || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
-      else if (32'(cmd_i.addr) + 32'(cmd_i.m) > SbufDepth) cmd_err = TeErrRange;
+      else if (!te_fits(cmd_i.addr, fmt_esize(cmd_i.fmt), cmd_i.m, SbufBytes) ||
+               (cmd_i.mx && !te_fits(cmd_i.sc_addr, 2'd1, cmd_i.m, SbufBytes))) cmd_err = TeErrRange;
     end else begin
       if (cmd_i.n == '0 || 32'(cmd_i.n) > MaxN) cmd_err = TeErrShape;
       else if (32'(cmd_i.bank) >= Banks || 32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
-               (!cmd_i.tr && 32'(cmd_i.addr) + 32'(cmd_i.n) > SbufDepth)) cmd_err = TeErrRange;
+               (!cmd_i.tr && (!te_fits(cmd_i.addr, fmt_esize(cmd_i.fmt), cmd_i.n, SbufBytes) ||
+                              (cmd_i.mx && !te_fits(cmd_i.sc_addr, 2'd1, cmd_i.n, SbufBytes))))) cmd_err = TeErrRange;
       else if (!ls_busy_q) begin  // the weights' checks wait for the load
         if (!bank_q[cur_bank_q].loaded) cmd_err = TeErrNoWeights;
         else if (bank_q[cur_bank_q].raw != cmd_i.tr) cmd_err = TeErrKind;
@@ -194,20 +206,25 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
 
   // ---- SBUF requests
   assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0;
-  assign st_req_addr_o  = ls_addr_q;
+  assign st_req_o = ls_iph_q ? '{we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_sc_q}
+                             : '{we: 1'b0, esize: esize_e'(ls_es_q), idx: ls_idx_q};
   wire st_fire = st_req_valid_o && st_req_ready_i;
 
   logic pend_push_ready, pend_valid;  // push_ready: usage < MaxOut is checked before each push
   logic [$clog2(MaxOut+1)-1:0] pend_usage;
   pend_t pend_in, pend_head;
   assign mv_req_valid_o = mm_busy_q && !mm_tr_q && mm_left_q != '0 && 32'(pend_usage) < MaxOut;
-  assign mv_req_addr_o  = mm_addr_q;
+  assign mv_req_o = mm_iph_q ? '{we: 1'b0, esize: sbuf_pkg::ESize1, idx: mm_sc_q}
+                             : '{we: 1'b0, esize: esize_e'(mm_es_q), idx: mm_idx_q};
   wire mv_fire = mv_req_valid_o && mv_req_ready_i;
-  wire col_in = mv_rsp_valid_i && pend_valid;
+  wire mv_fire_col = mv_fire && !mm_iph_q;  // a column's element read (MX: after its scale read)
+  wire sx_in = mv_rsp_valid_i && pend_valid && pend_head.sc;
+  wire col_in = mv_rsp_valid_i && pend_valid && !pend_head.sc;
   wire tr_col = mm_busy_q && mm_tr_q;  // a transpose generates one column per cycle
 
   always_comb begin
     pend_in = '0;
+    pend_in.sc = mm_iph_q;
     pend_in.wsel = mm_wsel_q;
     pend_in.fmt = mm_fmt_q;
     pend_in.bias = mm_bias_q;
@@ -261,7 +278,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_wsel_q, tr: 1'b1, code: 32'(NW'(mm_n_q - mm_left_q)), sx: 8'd0};
       else if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, tr: 1'b0,
                                   code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias),
-                                  sx: pend_head.mx ? mv_rsp_data_i[(r / BS) * BS * 32 + 8 +: 8] : 8'd127};
+                                  sx: pend_head.mx ? mx_sx_q[r / BS] : 8'd127};
     end
     col_meta = '0;
     if (tr_col) col_meta = '{wsel: mm_wsel_q, bank: mm_bank_q, off: mm_off_q, m: mm_m_q, tag: mm_tag_q, acc: 1'b0,
@@ -283,6 +300,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
   logic  [Cols-1:0][31:0] w_d [2][Rows];
   /* verilator tracing_on */
   wire ls_rsp = st_rsp_valid_i && ls_busy_q && ls_rsp_idx_q < ls_m_q;
+  wire ls_rsp_sc = ls_rsp && ls_rph_q;   // MX: the column's block scales
+  wire ls_rsp_col = ls_rsp && !ls_rph_q;  // the column's elements
 
   always_comb begin
     // PEs: two sums flow down (row 0 starts both at -0): P, the current block's partial sum, and
@@ -329,10 +348,11 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
     // weights: a stationary response fills one column of the loading bank (and its MX scales)
     w_d = w_q;
     ws_d = ws_q;
-    if (ls_rsp)
-      for (int unsigned b = 0; b < NB; b++)
-        ws_d[ls_bank_q][b][CW'(ls_rsp_idx_q)] = bank_q[ls_bank_q].mx ? st_rsp_data_i[b * BS * 32 + 8 +: 8] : 8'd127;
-    if (ls_rsp)
+    if (ls_rsp_sc)
+      for (int unsigned b = 0; b < NB; b++) ws_d[ls_bank_q][b][CW'(ls_rsp_idx_q)] = st_rsp_data_i[b * BS * 32 +: 8];
+    if (ls_rsp_col && !bank_q[ls_bank_q].mx)
+      for (int unsigned b = 0; b < NB; b++) ws_d[ls_bank_q][b][CW'(ls_rsp_idx_q)] = 8'd127;
+    if (ls_rsp_col)
       for (int unsigned r = 0; r < Rows; r++)
         w_d[ls_bank_q][r][CW'(ls_rsp_idx_q)] =
             bank_q[ls_bank_q].raw ? st_rsp_data_i[r*32 +: 32]
@@ -383,9 +403,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       inflight_q[1] <= '0;
       cur_bank_q <= 1'b0;
       next_ls_bank_q <= 1'b0;
-      ls_busy_q <= 1'b0; ls_addr_q <= '0; ls_req_left_q <= '0; ls_rsp_idx_q <= '0; ls_m_q <= '0;
+      ls_busy_q <= 1'b0; ls_idx_q <= '0; ls_sc_q <= '0; ls_iph_q <= 1'b0; ls_rph_q <= 1'b0; ls_es_q <= '0;
+      ls_req_left_q <= '0; ls_rsp_idx_q <= '0; ls_m_q <= '0;
       ls_tag_q <= '0; ls_bank_q <= 1'b0;
-      mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_tr_q <= 1'b0; mm_mx_q <= 1'b0; mm_n_q <= '0; mm_addr_q <= '0; mm_left_q <= '0;
+      mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_tr_q <= 1'b0; mm_mx_q <= 1'b0; mm_n_q <= '0; mm_idx_q <= '0; mm_sc_q <= '0; mm_iph_q <= 1'b0; mm_es_q <= '0; mx_sx_q <= '0; mm_left_q <= '0;
       mm_off_q <= '0; mm_bank_q <= '0; mm_tag_q <= '0; mm_fmt_q <= '0; mm_bias_q <= '0; mm_m_q <= '0;
       ls_done_q <= 1'b0; mm_done_q <= 1'b0; err_q <= 1'b0;
       ls_done_tag_q <= '0; mm_done_tag_q <= '0; err_tag_q <= '0; err_code_q <= TeErrNone;
@@ -405,18 +426,24 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
       mm_done_q <= psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last;
       mm_done_tag_q <= (psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last) ? bmeta_q[Cols-1].tag : 4'd0;
       inflight_q[0] <= inflight_q[0] - 16'(psv_q[Rows-1][Cols-1] && !bmeta_q[Cols-1].wsel)
-                                     + 16'((mv_fire || tr_col) && !mm_wsel_q);
+                                     + 16'((mv_fire_col || tr_col) && !mm_wsel_q);
       inflight_q[1] <= inflight_q[1] - 16'(psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].wsel)
-                                     + 16'((mv_fire || tr_col) && mm_wsel_q);
+                                     + 16'((mv_fire_col || tr_col) && mm_wsel_q);
 
       // stationary loader
       ls_done_q <= 1'b0;
       ls_done_tag_q <= '0;
-      if (st_fire) begin
-        ls_addr_q <= ls_addr_q + AW'(1);
+      if (st_fire && ls_iph_q) begin  // MX: a column's scale read, its element read next
+        ls_sc_q <= ls_sc_q + 24'd1;
+        ls_iph_q <= 1'b0;
+      end else if (st_fire) begin
+        ls_idx_q <= ls_idx_q + 24'd1;
         ls_req_left_q <= ls_req_left_q - MW'(1);
+        ls_iph_q <= bank_q[ls_bank_q].mx;
       end
-      if (ls_rsp) begin
+      if (ls_rsp_sc) ls_rph_q <= 1'b0;
+      if (ls_rsp_col) begin
+        ls_rph_q <= bank_q[ls_bank_q].mx;
         ls_rsp_idx_q <= ls_rsp_idx_q + MW'(1);
         if (ls_rsp_idx_q + MW'(1) == ls_m_q) begin
           ls_busy_q <= 1'b0;
@@ -433,8 +460,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
         mm_left_q <= mm_left_q - NW'(1);
         if (mm_left_q == NW'(1)) mm_busy_q <= 1'b0;
       end
-      if (mv_fire) begin
-        mm_addr_q <= mm_addr_q + AW'(1);
+      if (sx_in)
+        for (int unsigned b = 0; b < NB; b++) mx_sx_q[b] <= mv_rsp_data_i[b * BS * 32 +: 8];
+      if (mv_fire && mm_iph_q) begin  // MX: a column's scale read, its element read next
+        mm_sc_q <= mm_sc_q + 24'd1;
+        mm_iph_q <= 1'b0;
+      end
+      if (mv_fire_col) begin
+        mm_idx_q <= mm_idx_q + 24'd1;
+        mm_iph_q <= mm_mx_q;
         mm_off_q <= mm_off_q + OW'(1);
         mm_left_q <= mm_left_q - NW'(1);
         if (mm_left_q == NW'(1)) mm_busy_q <= 1'b0;
@@ -451,7 +485,11 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
           err_code_q <= cmd_err;
         end else if (cmd_i.op == TeLoadStationary) begin
           ls_busy_q <= 1'b1;
-          ls_addr_q <= AW'(cmd_i.addr);
+          ls_idx_q <= 24'({cmd_i.addr, 1'b0} >> fmt_esize(cmd_i.fmt));
+          ls_sc_q <= cmd_i.sc_addr;
+          ls_iph_q <= cmd_i.mx;
+          ls_rph_q <= cmd_i.mx;
+          ls_es_q <= fmt_esize(cmd_i.fmt);
           ls_req_left_q <= MW'(cmd_i.m);
           ls_rsp_idx_q <= '0;
           ls_m_q <= MW'(cmd_i.m);
@@ -462,7 +500,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; #(
           next_ls_bank_q <= !next_ls_bank_q;
         end else begin
           mm_busy_q <= 1'b1;
-          mm_addr_q <= AW'(cmd_i.addr);
+          mm_idx_q <= 24'({cmd_i.addr, 1'b0} >> fmt_esize(cmd_i.fmt));
+          mm_sc_q <= cmd_i.sc_addr;
+          mm_iph_q <= cmd_i.mx && !cmd_i.tr;
+          mm_es_q <= fmt_esize(cmd_i.fmt);
           mm_left_q <= NW'(cmd_i.n);
           mm_off_q <= OW'(cmd_i.off);
           mm_bank_q <= cmd_i.bank;

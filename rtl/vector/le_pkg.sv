@@ -208,13 +208,13 @@ package le_pkg;
     if (s.op == OpAccStore) z = {16'd1, 16'd1, 16'd1, 16'd1};
     return z;
   endfunction
-  // The SBUF element size of data type t (sbuf_pkg::esize_e): 4-byte FP32, TF32 and int32; 2-byte
-  // BF16, FP16 and int16; 1-byte FP8, E8M0, int8 and uint8; 4-bit E2M1.
+  // The SBUF element size of data type t (sbuf_pkg::esize_e): the format's (numerics_pkg), and for
+  // the integer types 4 bytes (int32), 2 (int16) or 1 (int8, uint8).
   function automatic logic [1:0] dt_esize(logic [3:0] t);
-    if (t == FmtFp32 || t == FmtTf32 || t == DtInt32) return 2'd3;
-    if (t == FmtBf16 || t == FmtFp16 || t == DtInt16) return 2'd2;
-    if (t == FmtE2m1) return 2'd0;
-    return 2'd1;
+    if (t == DtInt32) return 2'd3;
+    if (t == DtInt16) return 2'd2;
+    if (t == DtInt8 || t == DtUint8) return 2'd1;
+    return fmt_esize(t);
   endfunction
   // The element index of byte address a for elements of 2^es nibbles (a aligned to the size).
   function automatic logic [24:0] base_idx(logic [23:0] a, logic [1:0] es);

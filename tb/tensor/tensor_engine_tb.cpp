@@ -1,6 +1,7 @@
 // Bench for rtl/tensor/tensor_engine.sv in lockstep with trn::tensor::TensorEngine.
-// Environment: an SBUF memory (one 32-bit element code per partition and address) behind the two
-// read ports, answering in order after a seeded random latency with seeded request stalls; a
+// Environment: an SBUF memory (bytes per partition, elements laid out as SBUF keeps them; MX scales
+// in scale tensors) behind the two read ports, answering SBUF engine requests in order after a
+// seeded random latency with seeded request stalls; a
 // command driver; a completion monitor. After each program every PSUM entry is read back through
 // the pr_ port and compared with trn::tensor::FunctionalReference: plain loops computing every
 // output with the same FP32 additions in the same order (row 0 first within each 32-row block).
@@ -9,9 +10,11 @@
 #include <cstdlib>
 #include <string>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <vector>
 
+#include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
 #include "tensor/reference.hpp"
@@ -32,8 +35,8 @@ namespace {
 /// One SBUF read port: requests accepted with probability p_ready, answered in order after
 /// lat_min..lat_max cycles.
 struct ReadServer {
-  Signal &req_valid, &req_ready, &req_addr, &rsp_valid, &rsp_data;
-  std::deque<std::pair<std::uint64_t, unsigned>> q;  // (ready cycle, addr)
+  Signal &req_valid, &req_ready, &req, &rsp_valid, &rsp_data;
+  std::deque<std::pair<std::uint64_t, TensorEngine::e_req_t>> q;  // (ready cycle, request)
 };
 
 struct TeBench {
@@ -46,7 +49,7 @@ struct TeBench {
   ReadServer st, mv;
   Signal &cmd_valid, &cmd_ready, &ls_done, &mm_done, &err, &err_code, &err_tag, &pr_valid, &pr_bank, &pr_off,
       &pr_data;
-  std::vector<std::vector<std::uint32_t>> sbuf;  // [partition][address]
+  Sbuf sbuf;  // [partition][byte]
   Rng rng;
   double p_ready = 1.0;
   bool mv_blocked = false;  ///< hold the moving read port's requests (a long SBUF stall)
@@ -63,7 +66,7 @@ struct TeBench {
     p.max_n = a.max_moving_n;
     p.banks = a.psum_banks;
     p.depth = a.psum_bank_bytes / 4;
-    p.sbuf_depth = a.sbuf_bytes_per_partition / 4;
+    p.sbuf_bytes = a.sbuf_bytes_per_partition;
     return p;
   }
 
@@ -74,9 +77,9 @@ struct TeBench {
         prm(params_of(e)),
         model(prm),
         lockstep(e, clk, model),
-        st{e.sig("st_req_valid_o"), e.sig("st_req_ready_i"), e.sig("st_req_addr_o"), e.sig("st_rsp_valid_i"),
+        st{e.sig("st_req_valid_o"), e.sig("st_req_ready_i"), e.sig("st_req_o"), e.sig("st_rsp_valid_i"),
            e.sig("st_rsp_data_i"), {}},
-        mv{e.sig("mv_req_valid_o"), e.sig("mv_req_ready_i"), e.sig("mv_req_addr_o"), e.sig("mv_rsp_valid_i"),
+        mv{e.sig("mv_req_valid_o"), e.sig("mv_req_ready_i"), e.sig("mv_req_o"), e.sig("mv_rsp_valid_i"),
            e.sig("mv_rsp_data_i"), {}},
         cmd_valid(e.sig("cmd_valid_i")),
         cmd_ready(e.sig("cmd_ready_o")),
@@ -89,7 +92,7 @@ struct TeBench {
         pr_bank(e.sig("pr_bank_i")),
         pr_off(e.sig("pr_off_i")),
         pr_data(e.sig("pr_data_o")),
-        sbuf(prm.rows, std::vector<std::uint32_t>(prm.sbuf_depth, 0)),
+        sbuf(prm.rows, std::vector<std::uint8_t>(prm.sbuf_bytes, 0)),
         rng(e.rng("sbuf")) {
     // The SBUF ports and the monitor act just before each edge, on settled values.
     hook = clk.add_pre_edge_hook([this] { serve(); });
@@ -101,7 +104,7 @@ struct TeBench {
     const std::uint64_t now = clk.cycle();
     for (ReadServer* s : {&st, &mv}) {
       if ((s->req_valid.get() & 1) && (s->req_ready.get() & 1))
-        s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1), static_cast<unsigned>(s->req_addr.get()));
+        s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1), TensorEngine::e_req_t::unpack(s->req.bits()));
     }
     if (ls_done.get() & 1) ++done_count;
     if (mm_done.get() & 1) ++done_count;
@@ -119,7 +122,10 @@ struct TeBench {
       s->rsp_valid.set(v);
       if (v) {
         Bits d(32 * prm.rows);
-        for (unsigned r = 0; r < prm.rows; ++r) d.set_slice(32 * r, 32, sbuf[r][s->q.front().second]);
+        const TensorEngine::e_req_t& q = s->q.front().second;
+        check(!q.we, "cycle {}: a write request on a read port", now);
+        for (unsigned r = 0; r < prm.rows; ++r)
+          d.set_slice(32 * r, 32, mem::load_elem(sbuf[r], q.idx, static_cast<unsigned>(q.esize)));
         s->rsp_data.set(d);
         s->q.pop_front();
       }
@@ -160,6 +166,7 @@ struct TeBench {
     cmd.acc = c.acc;
     cmd.tr = c.tr;
     cmd.mx = c.mx;
+    cmd.sc_addr = c.sc_addr;
     env.sig("cmd_i").set(cmd.pack());
     for (;;) {
       drive();
@@ -177,6 +184,25 @@ struct TeBench {
       check(k < limit, "{} of {} commands completed after {} cycles", done_count + err_count, n, limit);
       co_await cycle();
     }
+  }
+
+  /// Element j of command c's operand in partition r (c.addr a byte address, c.fmt the type).
+  void put(unsigned r, const Command& c, unsigned j, std::uint32_t code) {
+    put_at(r, c.fmt, mem::base_index(c.addr, mem::dtype_esize(c.fmt)) + j, code);
+  }
+  /// Element idx of type fmt in partition r.
+  void put_at(unsigned r, unsigned fmt, std::uint64_t idx, std::uint32_t code) {
+    mem::store_elem(sbuf[r], idx, mem::dtype_esize(fmt), code);
+  }
+  /// MX: the E8M0 scale of block b for column j of command c's operand.
+  void put_scale(unsigned b, const Command& c, unsigned j, std::uint32_t scale) {
+    sbuf[b * (prm.rows < 32 ? prm.rows : 32)].at(c.sc_addr + j) = static_cast<std::uint8_t>(scale);
+  }
+  /// Every element of partition r as element type fmt (its bytes filled with that code).
+  void fill(unsigned fmt, const std::function<std::uint32_t()>& code) {
+    const unsigned es = mem::dtype_esize(fmt);
+    for (auto& part : sbuf)
+      for (std::uint64_t i = 0; i < (2 * std::uint64_t{prm.sbuf_bytes} >> es); ++i) mem::store_elem(part, i, es, code());
   }
 
   /// Read back PSUM (every entry, or banks [b0, b1) x elements [o0, o1)) and compare with `ref`
@@ -212,16 +238,24 @@ Command load_all(const TensorEngine::Params& p, unsigned fmt, unsigned addr = 0)
   return c;
 }
 
+/// The byte address of element idx of type fmt (idx even for 4-bit types).
+unsigned byte_of(std::uint64_t idx, unsigned fmt) { return static_cast<unsigned>((idx << mem::dtype_esize(fmt)) / 2); }
+
 bool is_mx_elem(unsigned fmt) { return numerics::is_mx_element(static_cast<Format>(fmt)); }
 
-/// An MX operand word: the element code, and in bits 15:8 a scale (only the block's first row's
-/// counts; the others carry noise the engine must ignore). Scales mostly near 1.0, sometimes
-/// extreme or NaN.
-std::uint32_t mx_word(Rng& r, unsigned fmt) {
-  const std::uint32_t code = static_cast<std::uint32_t>(r.next()) & numerics::code_mask(numerics::format_info(static_cast<Format>(fmt)));
+/// An E8M0 block scale: mostly near 1.0, sometimes extreme or NaN.
+std::uint32_t mx_scale(Rng& r) {
   static const std::uint32_t extremes[] = {0, 1, 64, 200, 253, 254, 255};
-  const std::uint32_t sc = r.chance(0.15) ? extremes[r.below(7)] : static_cast<std::uint32_t>(r.range(110, 140));
-  return code | (sc << 8);
+  return r.chance(0.15) ? extremes[r.below(7)] : static_cast<std::uint32_t>(r.range(110, 140));
+}
+/// An MX operand: element codes (rows x columns) and a scale per block and column.
+void put_mx(TeBench& t, Rng& r, const Command& c, unsigned cols) {
+  const unsigned bs = t.prm.rows < 32 ? t.prm.rows : 32;
+  for (unsigned rr = 0; rr < t.prm.rows; ++rr)
+    for (unsigned j = 0; j < cols; ++j)
+      t.put(rr, c, j, static_cast<std::uint32_t>(r.next()) & numerics::code_mask(numerics::format_info(static_cast<Format>(c.fmt))));
+  for (unsigned b = 0; b < t.prm.rows / bs; ++b)
+    for (unsigned j = 0; j < cols; ++j) t.put_scale(b, c, j, mx_scale(r));
 }
 
 const unsigned kTypes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};  // FP32, TF32, BF16, FP16, FP8 x4, E2M1
@@ -253,10 +287,13 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
   FunctionalReference ref(p);
   unsigned issued = 0, next_addr = 0;
   const unsigned programs = static_cast<unsigned>(env_count("TE_PROGRAMS", 6));
+  // SBUF in slots of 4 bytes (room for an element of any type); a tensor of n columns takes n
+  // slots, an MX scale tensor n more. alloc returns a byte address.
+  const unsigned slots = p.sbuf_bytes / 4;
   auto alloc = [&](unsigned n) -> std::optional<unsigned> {
-    if (next_addr + n > p.sbuf_depth) return std::nullopt;
+    if (next_addr + n > slots) return std::nullopt;
     next_addr += n;
-    return next_addr - n;
+    return 4 * (next_addr - n);
   };
   auto bias_of = [&](unsigned fmt) {
     return numerics::format_info(static_cast<Format>(fmt)).adjustable_bias ? static_cast<unsigned>(r.range(0, 20)) : 0u;
@@ -283,36 +320,44 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
       c.off = static_cast<unsigned>(r.below(p.depth - c.n + 1));
       c.acc = r.chance(0.5);
     }
-    unsigned need = ls.m;
-    for (auto& c : mm) need += c.n;
-    if (next_addr + need > p.sbuf_depth) {  // new batch: everything issued must finish first
+    unsigned need = ls.mx ? 2 * ls.m : ls.m;
+    for (auto& c : mm) need += c.mx ? 2 * c.n : c.n;
+    if (next_addr + need > slots) {  // new batch: everything issued must finish first
       co_await t.wait_done(issued);
       next_addr = 0;
     }
-    if (r.chance(0.2) && next_addr + need + p.cols <= p.sbuf_depth) {
+    if (r.chance(0.2) && next_addr + need + p.cols <= slots) {
       // A load that is overwritten before use: the next load goes to the bank the previous
       // program's multiplies may still be reading from, and must wait for them.
       Command decoy = load_all(p, 2);
       decoy.addr = *alloc(p.cols);
       for (unsigned rr = 0; rr < p.rows; ++rr)
-        for (unsigned j = 0; j < p.cols; ++j) t.sbuf[rr][decoy.addr + j] = random_code(r, 2);
+        for (unsigned j = 0; j < p.cols; ++j) t.put(rr, decoy, j, random_code(r, 2));
       decoy.tag = issued++ & 15;
       co_await t.issue(decoy);
       ref.run(decoy, t.sbuf);
     }
     ls.addr = *alloc(ls.m);
-    for (unsigned rr = 0; rr < p.rows; ++rr)
-      for (unsigned j = 0; j < ls.m; ++j)  // a transposed FP32 tile: any 32 bits, NaN payloads too
-        t.sbuf[rr][ls.addr + j] = tr && wfmt == 0 ? static_cast<std::uint32_t>(r.next())
-                                  : ls.mx                 ? mx_word(r, wfmt)
-                                                          : random_code(r, wfmt);
+    if (ls.mx) {
+      ls.sc_addr = *alloc(ls.m);
+      put_mx(t, r, ls, ls.m);
+    } else {
+      for (unsigned rr = 0; rr < p.rows; ++rr)
+        for (unsigned j = 0; j < ls.m; ++j)  // a transposed FP32 tile: any 32 bits, NaN payloads too
+          t.put(rr, ls, j, tr && wfmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, wfmt));
+    }
     ls.tag = issued++ & 15;
     co_await t.issue(ls);
     ref.run(ls, t.sbuf);
     for (auto& c : mm) {
       c.addr = *alloc(c.n);
-      for (unsigned rr = 0; rr < p.rows; ++rr)
-        for (unsigned j = 0; j < c.n; ++j) t.sbuf[rr][c.addr + j] = c.mx ? mx_word(r, c.fmt) : random_code(r, c.fmt);
+      if (c.mx) {
+        c.sc_addr = *alloc(c.n);
+        put_mx(t, r, c, c.n);
+      } else {
+        for (unsigned rr = 0; rr < p.rows; ++rr)
+          for (unsigned j = 0; j < c.n; ++j) t.put(rr, c, j, random_code(r, c.fmt));
+      }
       c.tag = issued++ & 15;
       co_await t.issue(c);
       ref.run(c, t.sbuf);
@@ -347,12 +392,19 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   c.fmt = 9;
   bad.push_back({c, 3});  // E8M0 is not a PE type
   c.fmt = 2;
-  c.addr = p.sbuf_depth - 1;
+  c.addr = p.sbuf_bytes - 2;
   c.m = 2;
-  bad.push_back({c, 2});  // past the end of SBUF
-  c.addr = 0;
+  bad.push_back({c, 2});  // two BF16 elements past the end of SBUF
+  c.addr = 1;
   c.m = 1;
+  bad.push_back({c, 2});  // BF16 not aligned to 2 bytes
+  c.addr = 0;
+  c.fmt = 6;
   c.mx = true;
+  c.sc_addr = p.sbuf_bytes;
+  bad.push_back({c, 2});  // the MX scale tensor past the end of SBUF
+  c.sc_addr = 0;
+  c.fmt = 2;
   bad.push_back({c, 3});  // MX with a non-MX type (BF16)
   c.fmt = 6;
   c.tr = true;
@@ -425,9 +477,8 @@ TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
     ls.addr = 0;
     co_await t.wait_done(issued);
     for (unsigned rr = 0; rr < p.rows; ++rr)
-      for (unsigned j = 0; j < ls.m; ++j)
-        t.sbuf[rr][j] = fmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, fmt);
-    t.sbuf[0][0] = fmt == 0 ? 0x7FA12345u : numerics::nan_code(numerics::format_info(static_cast<Format>(fmt)));
+      for (unsigned j = 0; j < ls.m; ++j) t.put(rr, ls, j, fmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, fmt));
+    t.put(0, ls, 0, fmt == 0 ? 0x7FA12345u : numerics::nan_code(numerics::format_info(static_cast<Format>(fmt))));
     ls.tag = issued++ & 15;
     co_await t.issue(ls);
     ref.run(ls, t.sbuf);
@@ -468,14 +519,19 @@ TRN_TEST(mx_blocks, .timeout_ns = 1e10) {
       mm.fmt = xf;
       mm.mx = xf != 2;
       mm.n = p.max_n;
-      mm.addr = p.cols;
+      // byte addresses: weights, their scales, moving data, its scales (4 bytes per column: room for any type)
+      ls.sc_addr = 4 * p.cols;
+      mm.addr = 8 * p.cols;
+      mm.sc_addr = 8 * p.cols + 4 * p.max_n;
       mm.bank = issued / 2 % p.banks;
-      for (unsigned rr = 0; rr < p.rows; ++rr) {
-        for (unsigned j = 0; j < p.cols; ++j) t.sbuf[rr][j] = mx_word(r, wf);
-        for (unsigned j = 0; j < mm.n; ++j)
-          t.sbuf[rr][p.cols + j] = mm.mx ? mx_word(r, xf) : random_code(r, xf);
+      put_mx(t, r, ls, p.cols);
+      if (mm.mx) {
+        put_mx(t, r, mm, mm.n);
+        t.put_scale(0, mm, 0, 0xFF);  // a NaN scale for moving column 0
+      } else {
+        for (unsigned rr = 0; rr < p.rows; ++rr)
+          for (unsigned j = 0; j < mm.n; ++j) t.put(rr, mm, j, random_code(r, xf));
       }
-      t.sbuf[0][p.cols] = (t.sbuf[0][p.cols] & 0xFF) | 0xFF00;  // a NaN scale for moving column 0
       ls.tag = issued++ & 15;
       co_await t.issue(ls);
       ref.run(ls, t.sbuf);
@@ -503,14 +559,13 @@ TRN_TEST(bank_reuse_waits_for_issuing_multiply, .timeout_ns = 1e9) {
   co_await t.start();
   const auto& p = t.prm;
   auto r = env.rng("data");
-  for (auto& part : t.sbuf)
-    for (auto& w : part) w = random_code(r, 2);
+  t.fill(2, [&] { return random_code(r, 2); });
   FunctionalReference ref(p);
   Command ls = load_all(p, 2);
   Command mm{Op::multiply_moving};
   mm.fmt = 2;
   mm.n = p.max_n;
-  mm.addr = 3 * p.cols;
+  mm.addr = 2 * 3 * p.cols;  // BF16: element 3C
   ls.tag = 0;
   co_await t.issue(ls);
   ref.run(ls, t.sbuf);
@@ -526,9 +581,9 @@ TRN_TEST(bank_reuse_waits_for_issuing_multiply, .timeout_ns = 1e9) {
   };
   (void)g.start(release(t, 4 * (p.rows + p.cols) + 20));
   Command ls1 = ls, ls2 = ls;
-  ls1.addr = p.cols;
+  ls1.addr = 2 * p.cols;
   ls1.tag = 2;
-  ls2.addr = 2 * p.cols;
+  ls2.addr = 2 * 2 * p.cols;
   ls2.tag = 3;
   co_await t.issue(ls1);
   ref.run(ls1, t.sbuf);
@@ -567,23 +622,23 @@ TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
     const unsigned b_base = KT * MT * p.cols;
     for (unsigned k = 0; k < K; ++k) {
       const unsigned kt = k / p.rows, row = k % p.rows;
-      for (unsigned m = 0; m < M; ++m) t.sbuf[row][(kt * MT + m / p.cols) * p.cols + m % p.cols] = A[k * M + m];
+      for (unsigned m = 0; m < M; ++m) t.put_at(row, fmt, (kt * MT + m / p.cols) * p.cols + m % p.cols, A[k * M + m]);
       for (unsigned n = 0; n < N; ++n)
-        t.sbuf[row][b_base + (kt * NT + n / p.max_n) * p.max_n + n % p.max_n] = B[k * N + n];
+        t.put_at(row, fmt, b_base + (kt * NT + n / p.max_n) * p.max_n + n % p.max_n, B[k * N + n]);
     }
     for (unsigned mt = 0; mt < MT; ++mt)
       for (unsigned nt = 0; nt < NT; ++nt)
         for (unsigned kt = 0; kt < KT; ++kt) {
           Command ls = load_all(p, fmt);
           ls.bias = bias;
-          ls.addr = (kt * MT + mt) * p.cols;
+          ls.addr = byte_of((kt * MT + mt) * p.cols, fmt);
           ls.tag = issued++ & 15;
           co_await t.issue(ls);
           Command mm{Op::multiply_moving};
           mm.fmt = fmt;
           mm.bias = bias;
           mm.n = p.max_n;
-          mm.addr = b_base + (kt * NT + nt) * p.max_n;
+          mm.addr = byte_of(b_base + (kt * NT + nt) * p.max_n, fmt);
           mm.bank = mt * NT + nt;
           mm.acc = kt > 0;
           mm.tag = issued++ & 15;
@@ -634,7 +689,7 @@ TRN_TEST(selftest_psum_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_f
   });
   co_await t.start();
   const auto& p = t.prm;
-  for (auto& part : t.sbuf) part.assign(p.sbuf_depth, 0x3F80);  // BF16 1.0
+  t.fill(2, [] { return 0x3F80u; });  // BF16 1.0
   FunctionalReference ref(p);
   Command ls = load_all(p, 2);
   Command mm{Op::multiply_moving};
@@ -664,25 +719,31 @@ TRN_TEST(single_matmul, .timeout_ns = 1e10) {
   if (fmt_name != "bf16" && fmt_name != "mxfp8") throw HarnessError(fmt::format("TE_FMT={}: want bf16 or mxfp8", fmt_name));
   const bool mx = fmt_name == "mxfp8";
   const unsigned fmt = mx ? 6 : 2;
-  for (auto& part : t.sbuf)
+  for (unsigned part = 0; part < p.rows; ++part)
     for (unsigned a = 0; a < p.cols + p.max_n; ++a) {
       const float v = static_cast<float>(r.below(2001)) / 1000 - 1;
-      part[a] = mx ? numerics::encode(Format::e4m3fn, numerics::f32_bits(v * 400)) |
-                         (static_cast<std::uint32_t>(r.range(120, 134)) << 8)
-                   : numerics::encode(Format::bf16, numerics::f32_bits(v));
+      t.put_at(part, fmt, a, mx ? numerics::encode(Format::e4m3fn, numerics::f32_bits(v * 400))
+                                : numerics::encode(Format::bf16, numerics::f32_bits(v)));
     }
   FunctionalReference ref(p);
   Command ls = load_all(p, fmt);
   ls.mx = mx;
-  co_await t.issue(ls);
-  ref.run(ls, t.sbuf);
-  co_await t.wait_done(1);
+  ls.sc_addr = byte_of(p.cols + p.max_n, fmt);  // the scale tensors after the data
   Command mm{Op::multiply_moving};
   mm.fmt = fmt;
   mm.mx = mx;
   mm.n = p.max_n;
-  mm.addr = p.cols;
+  mm.addr = byte_of(p.cols, fmt);
+  mm.sc_addr = ls.sc_addr + p.cols;
   mm.bank = 1;
+  if (mx)
+    for (unsigned b = 0; b < p.rows / (p.rows < 32 ? p.rows : 32); ++b) {
+      for (unsigned j = 0; j < p.cols; ++j) t.put_scale(b, ls, j, static_cast<std::uint32_t>(r.range(120, 134)));
+      for (unsigned j = 0; j < p.max_n; ++j) t.put_scale(b, mm, j, static_cast<std::uint32_t>(r.range(120, 134)));
+    }
+  co_await t.issue(ls);
+  ref.run(ls, t.sbuf);
+  co_await t.wait_done(1);
   const std::uint64_t c0 = t.clk.cycle();
   co_await t.issue(mm);
   ref.run(mm, t.sbuf);
@@ -705,13 +766,12 @@ TRN_TEST(throughput) {
   co_await t.start();
   const auto& p = t.prm;
   auto r = env.rng("data");
-  for (auto& part : t.sbuf)
-    for (auto& x : part) x = static_cast<std::uint32_t>(r.next()) & 0x3FFF;  // BF16, moderate
+  t.fill(2, [&] { return static_cast<std::uint32_t>(r.next()) & 0x3FFF; });  // BF16, moderate
   Command ls = load_all(p, 2);
   Command mm{Op::multiply_moving};
   mm.fmt = 2;
   mm.n = p.max_n;
-  mm.addr = p.cols;
+  mm.addr = 2 * p.cols;
   co_await t.issue(ls);
   co_await t.wait_done(1);
   const std::uint64_t want_cycles = bench_cycles(20000);
