@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -100,21 +101,25 @@ struct Nib {
   static Nib unpack(const trn::Bits& b, unsigned lsb = 0) { return {static_cast<std::uint8_t>(b.slice(lsb, 4))}; }
 };
 
-/// The flop with d and q as arrays of two Nib: q[1].v is bits 7:4. `wrong_hi` corrupts q[1].
-struct ArrayFlopModel {
+/// The flop described with typed ports of type T: d and q as Nibbles (bound field by field), or as
+/// an array of two Nib (element by element: q[1].v is bits 7:4). `corrupt`, when set, changes the
+/// output the model computes: a wrong model.
+template <class T>
+struct TypedFlopModel {
+  explicit TypedFlopModel(T zero = T{}) : zero_(zero), q_q(zero) {}
   struct In {
-    std::vector<Nib> d = std::vector<Nib>(2);
+    T d;
   };
   struct Out {
-    std::vector<Nib> q = std::vector<Nib>(2);
+    T q;
   };
-  std::vector<Nib> q_q = std::vector<Nib>(2);
-  bool wrong_hi = false;
-  In make_in() const { return {}; }
-  Out make_out() const { return {}; }
+  T zero_, q_q;
+  std::function<void(T&)> corrupt;
+  In make_in() const { return {zero_}; }
+  Out make_out() const { return {zero_}; }
   void eval(const In&, Out& o) const {
     o.q = q_q;
-    if (wrong_hi && q_q[1].v == 9) o.q[1].v = 3;
+    if (corrupt) corrupt(o.q);
   }
   void tick(const In& i) { q_q = i.d; }
   template <class V>
@@ -126,33 +131,10 @@ struct ArrayFlopModel {
     v("q", o.q, 8);
   }
 };
-
-/// The flop described with typed ports: d and q as Nibbles, bound field by field. `wrong_lo`
-/// corrupts the low nibble of q.
-struct TypedFlopModel {
-  struct In {
-    Nibbles d;
-  };
-  struct Out {
-    Nibbles q;
-  };
-  Nibbles q_q;
-  bool wrong_lo = false;
-  In make_in() const { return {}; }
-  Out make_out() const { return {}; }
-  void eval(const In&, Out& o) const {
-    o.q = q_q;
-    if (wrong_lo && q_q.lo == 5) o.q.lo = 6;
-  }
-  void tick(const In& i) { q_q = i.d; }
-  template <class V>
-  void visit_in(In& i, V&& v) const {
-    v("d", i.d, 8);
-  }
-  template <class V>
-  void visit_out(Out& o, V&& v) const {
-    v("q", o.q, 8);
-  }
+using NibblesFlop = TypedFlopModel<Nibbles>;
+/// The array form starts as two zero elements.
+struct ArrayFlopModel : TypedFlopModel<std::vector<Nib>> {
+  ArrayFlopModel() : TypedFlopModel(std::vector<Nib>(2)) {}
 };
 
 struct Fixture {
@@ -497,15 +479,17 @@ BOOST_AUTO_TEST_CASE(lockstep_injected_bit_flip_names_signal_and_cycle) {
 }
 
 BOOST_AUTO_TEST_CASE(lockstep_binds_typed_ports_field_by_field) {
-  TypedFlopModel good;
+  NibblesFlop good;
   std::uint64_t compared = 0;
   auto e = run(flop_lockstep(ports, good, 200, &compared));
   BOOST_TEST(!e, (e ? what(e) : ""));
   BOOST_TEST(compared >= 199u);
   // A model wrong in one field: the mismatch names the port and the field, and the history shows
   // the fields of the typed port.
-  TypedFlopModel bad;
-  bad.wrong_lo = true;
+  NibblesFlop bad;
+  bad.corrupt = [](Nibbles& q) {
+    if (q.lo == 5) q.lo = 6;
+  };
   dut.q = dut.d = 0;  // the DUT as the fresh model expects it
   e = run(flop_lockstep(ports, bad, 400));
   BOOST_REQUIRE(e);
@@ -514,7 +498,7 @@ BOOST_AUTO_TEST_CASE(lockstep_binds_typed_ports_field_by_field) {
   BOOST_TEST(std::string(mm.what()).find("q.hi=0x") != std::string::npos);
   // An injected flip in a field is caught there.
   InjectGuard g("q.hi", 40, 1);
-  TypedFlopModel fresh;
+  NibblesFlop fresh;
   dut.q = dut.d = 0;
   e = run(flop_lockstep(ports, fresh, 100));
   BOOST_REQUIRE(e);
@@ -529,7 +513,9 @@ BOOST_AUTO_TEST_CASE(lockstep_binds_arrays_of_typed_ports_element_by_element) {
   BOOST_TEST(!e, (e ? what(e) : ""));
   // wrong in element 1 only: named q[1].v
   ArrayFlopModel bad;
-  bad.wrong_hi = true;
+  bad.corrupt = [](std::vector<Nib>& q) {
+    if (q[1].v == 9) q[1].v = 3;
+  };
   dut.q = dut.d = 0;
   e = run(flop_lockstep(ports, bad, 400));
   BOOST_REQUIRE(e);
