@@ -30,7 +30,9 @@ MemSystem::MemSystem(const Geometry& g, Params p, std::uint64_t seed) : g_(g), p
   ports_.r_data.assign(g_.beat_bytes, 0);
 }
 
-void MemSystem::observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, const std::optional<Write>& wr) {
+void MemSystem::observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, const std::optional<Write>& wr,
+                        bool r_ready) {
+  if (ports_.r_valid && !r_ready) held_ = Pending{cycle, 0, ports_.r_id, ports_.r_data};
   if (rd) {
     if (rd->bytes == 0 || rd->bytes > g_.beat_bytes || !in_range(g_, rd->space, rd->addr, rd->bytes))
       throw std::runtime_error("memory: read request outside its memory or beat");
@@ -64,6 +66,13 @@ void MemSystem::advance(std::uint64_t cycle) {
   ports_.wr_ready = chance(p_.p_wr_ready);
   ports_.r_valid = false;
   if (p_.bw_bytes > 0) tokens_ = std::min(tokens_ + p_.bw_bytes, 2.0 * g_.beat_bytes);
+  if (held_) {  // the refused response first, unchanged (its bandwidth was spent when first offered)
+    ports_.r_valid = true;
+    ports_.r_id = held_->id;
+    ports_.r_data = held_->data;
+    held_.reset();
+    return;
+  }
   auto best = pend_.end();
   for (auto it = pend_.begin(); it != pend_.end(); ++it)
     if (it->due <= cycle && (best == pend_.end() || it->due < best->due || (it->due == best->due && it->order < best->order)))

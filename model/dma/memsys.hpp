@@ -3,7 +3,9 @@
 //   - Read requests are accepted when ar_ready (seeded random stalls); the data is taken at
 //     acceptance. HBM answers after a seeded random latency in [hbm_lat_min, hbm_lat_max], SBUF
 //     after sbuf_lat; responses leave one per cycle, earliest-due first (so HBM returns out of
-//     order), within a bandwidth limit of bw_bytes per cycle (0: one beat per cycle).
+//     order), within a bandwidth limit of bw_bytes per cycle (0: one beat per cycle). A response
+//     the reader refuses (r_ready low, the NeuronCore's HBM port while SBUF answers) is offered
+//     again, unchanged, until it is taken.
 //   - Writes are accepted when wr_ready (seeded random back-pressure) and are visible that cycle:
 //     applied to the image (copy, or near-memory accumulate in BF16/FP32) and recorded, in order,
 //     by the visibility monitor with their queue, descriptor and first element.
@@ -92,8 +94,9 @@ class MemSystem {
   const Image& image() const { return img_; }
   Params& params() { return p_; }
   const Ports& ports() const { return ports_; }
-  /// The settled handshakes of cycle `cycle`.
-  void observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, const std::optional<Write>& wr);
+  /// The settled handshakes of cycle `cycle`; r_ready: this cycle's read response (if any) was taken.
+  void observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, const std::optional<Write>& wr,
+               bool r_ready = true);
   /// Choose the inputs of cycle `cycle`.
   void advance(std::uint64_t cycle);
   /// Every visible write so far, in order.
@@ -116,6 +119,7 @@ class MemSystem {
   Image img_;
   std::mt19937_64 rng_;
   std::vector<Pending> pend_;
+  std::optional<Pending> held_;  ///< a response offered and refused: offered again first
   std::uint64_t order_ = 0, last_order_ = 0, reordered_ = 0;
   double tokens_ = 0;
   Ports ports_;

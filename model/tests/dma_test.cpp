@@ -53,6 +53,50 @@ Write wr(unsigned q, unsigned desc, std::uint32_t elem, std::uint32_t addr, unsi
 
 BOOST_AUTO_TEST_SUITE(dma)
 
+BOOST_AUTO_TEST_CASE(memory_holds_a_refused_read_response) {
+  // Reads of distinct HBM bytes, out-of-order latencies; the reader refuses every third offered
+  // response. Each refused response must come back the next cycle unchanged, and every read must
+  // be answered exactly once with its bytes.
+  MemSystem::Params mp;
+  mp.hbm_lat_min = 1;
+  mp.hbm_lat_max = 6;
+  MemSystem m(kGeo, mp, 7);
+  for (std::uint32_t a = 0; a < 64 * 16; ++a) m.image().hbm[a] = static_cast<std::uint8_t>(a * 7 + 3);
+  std::vector<unsigned> got(64, 0);
+  unsigned offered = 0, refused = 0;
+  std::optional<std::pair<unsigned, std::vector<std::uint8_t>>> last_refused;
+  m.advance(0);
+  for (std::uint64_t c = 0; c < 400; ++c) {
+    std::optional<ReadReq> rd;
+    if (c < 64 && m.ports().ar_ready) rd = ReadReq{Space::hbm, static_cast<std::uint32_t>(c * 16), 16, static_cast<unsigned>(c)};
+    bool take = true;
+    if (m.ports().r_valid) {
+      if (last_refused) {
+        BOOST_TEST(m.ports().r_id == last_refused->first);
+        BOOST_TEST((m.ports().r_data == last_refused->second));
+        last_refused.reset();
+      } else {
+        take = ++offered % 3 != 0;
+      }
+      if (take) {
+        const unsigned id = m.ports().r_id;
+        ++got.at(id);
+        for (unsigned b = 0; b < 16; ++b) BOOST_TEST(m.ports().r_data[b] == static_cast<std::uint8_t>((id * 16 + b) * 7 + 3));
+      } else {
+        ++refused;
+        last_refused = std::make_pair(m.ports().r_id, m.ports().r_data);
+      }
+    } else {
+      BOOST_TEST(!last_refused.has_value());  // a refused response is offered the very next cycle
+    }
+    m.observe(c, rd, std::nullopt, take);
+    m.advance(c + 1);
+  }
+  BOOST_TEST(refused > 5u);
+  for (unsigned id = 0; id < 64; ++id) BOOST_TEST(got[id] == 1u, "read " << id << " answered " << got[id] << " times");
+  BOOST_TEST(m.pending_reads() == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(check_every_error_code) {
   const Geometry& g = kGeo;
   BOOST_TEST((check(copy(Space::hbm, 0, Space::sbuf, g.sbuf_addr(3, 0), 1024), g) == Err::none));
