@@ -110,6 +110,20 @@ BOOST_AUTO_TEST_CASE(dispatch_checks) {
   BOOST_TEST((check(r, v) == Err::none));
   r.o_addr = 16384 - 1;
   BOOST_TEST((check(r, v) == Err::pattern));
+  // PSUM operands: FP32 only, inside the PSUM partition (512 bytes in this shape)
+  Instr ps = in;
+  ps.o_space = true;
+  ps.o_addr = 512 - 16;
+  BOOST_TEST((check(ps, v) == Err::none));
+  ps.o_addr = 512 - 12;
+  BOOST_TEST((check(ps, v) == Err::pattern));
+  ps.o_addr = 0;
+  ps.o_fmt = 2;
+  BOOST_TEST((check(ps, v) == Err::type));
+  ps.o_fmt = 0;
+  ps.a_space = true;
+  ps.a_addr = 512;
+  BOOST_TEST((check(ps, v) == Err::pattern));
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -121,6 +121,10 @@ Err check(const Instr& in, const Shape& s) {
     if (in.op == Op::tensor_tensor && is_bitwise(in.alu0)) return Err::type;
     if (in.op == Op::tensor_scalar && (is_bitwise(in.alu0) || is_bitwise(in.alu1))) return Err::type;
   }
+  // PSUM holds FP32
+  if ((reads_a(in) && in.a_space && in.a_fmt != kFp32) || (reads_b(in) && in.b_space && in.b_fmt != kFp32) ||
+      (in.o_space && in.o_fmt != kFp32))
+    return Err::type;
   if (in.op == Op::quantize_mx) {
     using numerics::Format;
     const auto a = static_cast<Format>(in.a_fmt), o = static_cast<Format>(in.o_fmt);
@@ -137,16 +141,17 @@ Err check(const Instr& in, const Shape& s) {
     return Err::partitions;
 
   // access patterns
-  if (in.op == Op::acc_store) return fits(in.o_addr, in.o_fmt, kOne, kZero, s.bytes) ? Err::none : Err::pattern;
+  const auto room = [&](bool psum) { return psum ? s.psum_bytes : s.bytes; };
+  if (in.op == Op::acc_store) return fits(in.o_addr, in.o_fmt, kOne, kZero, room(in.o_space)) ? Err::none : Err::pattern;
   std::uint64_t n = 1;
   for (unsigned d = 0; d < kDims; ++d) {
     if (in.size[d] == 0) return Err::pattern;
     n *= in.size[d];
   }
   if (in.op == Op::transpose && n != s.group()) return Err::pattern;
-  if (reads_a(in) && !fits(in.a_addr, in.a_fmt, in.size, in.a_stride, s.bytes)) return Err::pattern;
-  if (reads_b(in) && !fits(in.b_addr, in.b_fmt, in.size, in.b_stride, s.bytes)) return Err::pattern;
-  if (!fits(in.o_addr, in.o_fmt, out_sizes(in), in.o_stride, s.bytes)) return Err::pattern;
+  if (reads_a(in) && !fits(in.a_addr, in.a_fmt, in.size, in.a_stride, room(in.a_space))) return Err::pattern;
+  if (reads_b(in) && !fits(in.b_addr, in.b_fmt, in.size, in.b_stride, room(in.b_space))) return Err::pattern;
+  if (!fits(in.o_addr, in.o_fmt, out_sizes(in), in.o_stride, room(in.o_space))) return Err::pattern;
   // quantize_mx: one E8M0 scale byte per output element, at the element's offset from sc_addr
   if (in.op == Op::quantize_mx && !fits(in.sc_addr, kE8m0, in.size, in.o_stride, s.bytes)) return Err::pattern;
   if (prologue_reads(in) > 0) {

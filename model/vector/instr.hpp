@@ -22,6 +22,9 @@ struct Instr {
   /// Byte addresses in the partition, each aligned to its element size (docs/core.md): A, B, the
   /// output, the per-partition operands (FP32) and quantize_mx's scale tensor (E8M0 bytes).
   std::uint32_t a_addr = 0, b_addr = 0, o_addr = 0, s0_addr = 0, s1_addr = 0, sc_addr = 0;
+  /// Where A, B and the output are: SBUF (false) or PSUM (true; FP32 only, byte addresses over the
+  /// partition's banks). The per-partition operands and the scale tensor are in SBUF.
+  bool a_space = false, b_space = false, o_space = false;
   unsigned a_fmt = 0, a_bias = 0, b_fmt = 0, b_bias = 0, o_fmt = 0, o_bias = 0;
   bool o_sr = false, o_sat = false, o_mx = false, mx_neuron = false;
   std::array<std::uint32_t, kDims> size{1, 1, 1, 1}, a_stride{}, b_stride{}, o_stride{};
@@ -37,6 +40,7 @@ struct Shape {
   Engine engine = Engine::vector;
   unsigned lanes = 4;
   std::uint32_t bytes = 1024;
+  std::uint32_t psum_bytes = 512;  ///< PSUM bytes per partition (banks x bank bytes)
   /// Partitions of a transpose group and of an MX block: 32, or all lanes when fewer.
   unsigned group() const { return lanes < 32 ? lanes : 32; }
 };

@@ -82,6 +82,9 @@ Instr LaneEngine::decode(const instr_t& in) {
   s.s0_addr = static_cast<std::uint32_t>(in.s0_addr);
   s.s1_addr = static_cast<std::uint32_t>(in.s1_addr);
   s.sc_addr = static_cast<std::uint32_t>(in.sc_addr);
+  s.a_space = in.a_space;
+  s.b_space = in.b_space;
+  s.o_space = in.o_space;
   s.a_fmt = static_cast<unsigned>(in.a_fmt);
   s.a_bias = static_cast<unsigned>(in.a_bias);
   s.b_fmt = static_cast<unsigned>(in.b_fmt);
@@ -123,6 +126,9 @@ LaneEngine::instr_t LaneEngine::encode(const Instr& s) {
   in.s0_addr = static_cast<decltype(in.s0_addr)>(s.s0_addr & kAddrMask);
   in.s1_addr = static_cast<decltype(in.s1_addr)>(s.s1_addr & kAddrMask);
   in.sc_addr = static_cast<decltype(in.sc_addr)>(s.sc_addr & kAddrMask);
+  in.a_space = s.a_space;
+  in.b_space = s.b_space;
+  in.o_space = s.o_space;
   in.a_fmt = static_cast<decltype(in.a_fmt)>(s.a_fmt & 0xF);
   in.a_bias = static_cast<decltype(in.a_bias)>(s.a_bias & 0x3F);
   in.b_fmt = static_cast<decltype(in.b_fmt)>(s.b_fmt & 0xF);
@@ -196,8 +202,10 @@ std::uint32_t LaneEngine::offset(const Idx& idx, const Idx& stride) {
   return static_cast<std::uint32_t>(a & ((1u << kAddrBits) - 1));
 }
 
-LaneEngine::e_req_t LaneEngine::elem_req(bool we, std::uint32_t base, unsigned dtype, const Idx& idx, const Idx& stride) {
+LaneEngine::e_req_t LaneEngine::elem_req(bool space, bool we, std::uint32_t base, unsigned dtype, const Idx& idx,
+                                         const Idx& stride) {
   e_req_t r;
+  r.space = space;
   r.we = we;
   r.esize = static_cast<sv::sbuf_pkg::esize_e>(mem::dtype_esize(dtype));
   r.idx = static_cast<std::uint32_t>((first_index(base, dtype) + offset(idx, stride)) & ((1u << kAddrBits) - 1));
@@ -212,10 +220,10 @@ bool LaneEngine::req_valid(unsigned p) const {
 LaneEngine::e_req_t LaneEngine::req(unsigned p) const {
   constexpr unsigned kFp32 = 0;
   if (st_ == St::prologue)
-    return p == 0 ? e_req_t{} : elem_req(false, (pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr, kFp32, {}, {});
+    return p == 0 ? e_req_t{} : elem_req(false, false, (pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr, kFp32, {}, {});
   if (st_ == St::run)
-    return p == 0 ? elem_req(false, ins_.a_addr, ins_.a_fmt, idx_[0], ins_.a_stride)
-                  : elem_req(false, ins_.b_addr, ins_.b_fmt, idx_[1], ins_.b_stride);
+    return p == 0 ? elem_req(ins_.a_space, false, ins_.a_addr, ins_.a_fmt, idx_[0], ins_.a_stride)
+                  : elem_req(ins_.b_space, false, ins_.b_addr, ins_.b_fmt, idx_[1], ins_.b_stride);
   return e_req_t{};
 }
 
@@ -315,6 +323,7 @@ void LaneEngine::step(bool out_free) {
     // the codes now, then each block's scale byte in its first partition at sc_addr + offset
     const auto elem = static_cast<numerics::Format>(s.o_fmt);
     sc_ = true;
+    sc_req_.space = false;
     sc_req_.we = true;
     sc_req_.esize = sv::sbuf_pkg::esize_e::ESize1;
     sc_req_.idx = (s.sc_addr + offset(oidx_, s.o_stride)) & ((1u << kAddrBits) - 1);
@@ -337,7 +346,7 @@ void LaneEngine::step(bool out_free) {
     data.set_slice(32 * l, 32, out_cast(s.o_fmt, s.o_bias, v[l], int_dom_, s.o_sr, s.o_sat, rnd));
   }
   wv_ = true;
-  wreq_ = elem_req(true, s.o_addr, s.o_fmt, oidx_, s.o_stride);
+  wreq_ = elem_req(s.o_space, true, s.o_addr, s.o_fmt, oidx_, s.o_stride);
   wmask_ = mask;
   wdata_ = data;
   if (advance(oidx_, out_sizes(s))) c_done_ = true;

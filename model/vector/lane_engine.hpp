@@ -36,6 +36,7 @@ class LaneEngine {
     Engine engine = Engine::vector;
     unsigned lanes = 4;
     std::uint32_t sbuf_bytes = 1024;  ///< SBUF bytes per partition
+    std::uint32_t psum_bytes = 512;   ///< PSUM bytes per partition (banks x bank bytes)
     unsigned fifo_depth = 8;          ///< read FIFO entries per port (credits for reads in flight)
   };
   using instr_t = sv::le_pkg::instr_t;  ///< the command port's type (rtl/vector/le_pkg.sv)
@@ -70,7 +71,7 @@ class LaneEngine {
 
   explicit LaneEngine(Params p);
   const Params& params() const { return p_; }
-  Shape shape() const { return Shape{p_.engine, p_.lanes, p_.sbuf_bytes}; }
+  Shape shape() const { return Shape{p_.engine, p_.lanes, p_.sbuf_bytes, p_.psum_bytes}; }
   In make_in() const;
   Out make_out() const;
   void eval(const In& in, Out& out) const;
@@ -124,7 +125,7 @@ class LaneEngine {
   /// Advance a 4-D index over `size` (dim 0 fastest); true when it wraps to all zeros.
   static bool advance(Idx& idx, const Idx& size);
   /// The request for element idx of a pattern of type dtype from byte address base.
-  static e_req_t elem_req(bool we, std::uint32_t base, unsigned dtype, const Idx& idx, const Idx& stride);
+  static e_req_t elem_req(bool space, bool we, std::uint32_t base, unsigned dtype, const Idx& idx, const Idx& stride);
   static std::uint32_t offset(const Idx& idx, const Idx& stride);
   /// One consumption step of the stream (the output stage included); out_free: the output register
   /// can take a result this cycle.

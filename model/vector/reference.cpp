@@ -1,5 +1,7 @@
 #include "vector/reference.hpp"
 
+#include <stdexcept>
+
 #include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
@@ -12,9 +14,15 @@ FunctionalReference::FunctionalReference(Shape s) : s_(s), acc_(s.lanes, 0), rng
   for (unsigned l = 0; l < s_.lanes; ++l) rng_[l] = numerics::Xorshift32::lane_seed(0, l);
 }
 
-Err FunctionalReference::execute(const Instr& in, Memory& mem) {
+Err FunctionalReference::execute(const Instr& in, Memory& sbuf, Memory* psum) {
   const Err e = check(in, s_);
   if (e != Err::none) return e;
+  const auto space = [&](bool in_psum) -> Memory& {
+    if (!in_psum) return sbuf;
+    if (!psum) throw std::invalid_argument("vector reference: an operand in PSUM, and no PSUM given");
+    return *psum;
+  };
+  Memory& mem = sbuf;  // the per-partition operands and the MX scale tensor
   if (in.op == Op::set_seed) {
     for (unsigned l = 0; l < s_.lanes; ++l) rng_[l] = numerics::Xorshift32::lane_seed(in.imm0, l);
     return Err::none;
@@ -35,15 +43,16 @@ Err FunctionalReference::execute(const Instr& in, Memory& mem) {
   const std::vector<std::uint64_t> offs = pattern_offsets(out_sizes(in), in.o_stride);
 
   // inputs, read before anything is written: value[element][partition]
-  auto load = [&](const std::vector<std::uint64_t>& idx, unsigned fmt, unsigned bias) {
+  auto load = [&](const Memory& m, const std::vector<std::uint64_t>& idx, unsigned fmt, unsigned bias) {
     std::vector<std::vector<std::uint32_t>> v(idx.size(), std::vector<std::uint32_t>(s_.lanes, 0));
     for (std::size_t i = 0; i < idx.size(); ++i)
-      for (unsigned p = p0; p < p1; ++p) v[i][p] = in_cast(fmt, bias, mem::load_elem(mem[p], idx[i], mem::dtype_esize(fmt)), idom);
+      for (unsigned p = p0; p < p1; ++p) v[i][p] = in_cast(fmt, bias, mem::load_elem(m[p], idx[i], mem::dtype_esize(fmt)), idom);
     return v;
   };
   std::vector<std::vector<std::uint32_t>> a, b;
-  if (reads_a(in)) a = load(ao, in.a_fmt, in.a_bias);
-  if (reads_b(in)) b = load(bo, in.b_fmt, in.b_bias);
+  if (reads_a(in)) a = load(space(in.a_space), ao, in.a_fmt, in.a_bias);
+  if (reads_b(in)) b = load(space(in.b_space), bo, in.b_fmt, in.b_bias);
+  Memory& out = space(in.o_space);
   std::vector<std::uint32_t> s0(s_.lanes, in.imm0), s1(s_.lanes, in.imm1);
   if (prologue_reads(in) > 0) {
     constexpr unsigned kFp32 = 0;
@@ -128,7 +137,7 @@ Err FunctionalReference::execute(const Instr& in, Memory& mem) {
       for (unsigned g = p0; g < p1; g += G) {
         const numerics::MxBlock blk = numerics::mx_quantize(
             std::span<const std::uint32_t>(r[o].data() + g, G), static_cast<numerics::Format>(in.o_fmt), in.mx_neuron);
-        for (unsigned i = 0; i < G; ++i) mem::store_elem(mem[g + i], oo[o], mem::dtype_esize(in.o_fmt), blk.codes[i]);
+        for (unsigned i = 0; i < G; ++i) mem::store_elem(out[g + i], oo[o], mem::dtype_esize(in.o_fmt), blk.codes[i]);
         mem::store_elem(mem[g], in.sc_addr + offs[o], 1, blk.scale);  // the block's scale byte
       }
       continue;
@@ -136,7 +145,7 @@ Err FunctionalReference::execute(const Instr& in, Memory& mem) {
     for (unsigned p = p0; p < p1; ++p) {
       std::uint32_t rnd = 0;
       if (in.o_sr) rnd = rng_[p] = numerics::Xorshift32::step(rng_[p]);
-      mem::store_elem(mem[p], oo[o], mem::dtype_esize(in.o_fmt), out_cast(in.o_fmt, in.o_bias, r[o][p], idom, in.o_sr, in.o_sat, rnd));
+      mem::store_elem(out[p], oo[o], mem::dtype_esize(in.o_fmt), out_cast(in.o_fmt, in.o_bias, r[o][p], idom, in.o_sr, in.o_sat, rnd));
     }
   }
   return Err::none;

@@ -17,8 +17,9 @@ using Memory = std::vector<std::vector<std::uint8_t>>;  ///< [partition][byte]
 class FunctionalReference {
  public:
   explicit FunctionalReference(Shape s);
-  /// Apply one instruction to `mem`; an illegal instruction changes nothing and returns its error.
-  Err execute(const Instr& in, Memory& mem);
+  /// Apply one instruction to `mem` (SBUF) and `psum` (operands in PSUM; required when the
+  /// instruction names it); an illegal instruction changes nothing and returns its error.
+  Err execute(const Instr& in, Memory& mem, Memory* psum = nullptr);
   const std::vector<std::uint32_t>& acc() const { return acc_; }
 
  private:

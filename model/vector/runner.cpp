@@ -6,11 +6,17 @@
 
 namespace trn::vector {
 
-ModelRunner::ModelRunner(LaneEngine::Params p, Memory& mem, unsigned read_latency)
-    : eng_(p), mem_(mem), lat_(read_latency) {
+ModelRunner::ModelRunner(LaneEngine::Params p, Memory& mem, unsigned read_latency, Memory* psum)
+    : eng_(p), mem_(mem), psum_(psum), lat_(read_latency) {
   if (mem_.size() != p.lanes) throw std::invalid_argument("ModelRunner: memory must have one row per lane");
   LaneEngine::In in = eng_.make_in();
   eng_.tick(in);  // reset
+}
+
+Memory& ModelRunner::space(bool psum) {
+  if (!psum) return mem_;
+  if (!psum_) throw std::invalid_argument("ModelRunner: an operand in PSUM, and no PSUM given");
+  return *psum_;
 }
 
 ModelRunner::Result ModelRunner::run(const Instr& ins) {
@@ -31,7 +37,7 @@ ModelRunner::Result ModelRunner::run(const Instr& ins) {
       if (*rv[p]) {
         const auto& r = q_[p].front().second;
         for (unsigned l = 0; l < L; ++l)
-          rd[p]->set_slice(32 * l, 32, mem::load_elem(mem_[l], r.idx, static_cast<unsigned>(r.esize)));
+          rd[p]->set_slice(32 * l, 32, mem::load_elem(space(r.space)[l], r.idx, static_cast<unsigned>(r.esize)));
         q_[p].pop_front();
       }
     }
@@ -44,7 +50,7 @@ ModelRunner::Result ModelRunner::run(const Instr& ins) {
     if (out.wr_valid_o)
       for (unsigned l = 0; l < L; ++l)
         if (out.wr_mask_o.bit(l))
-          mem::store_elem(mem_[l], out.wr_o.idx, static_cast<unsigned>(out.wr_o.esize),
+          mem::store_elem(space(out.wr_o.space)[l], out.wr_o.idx, static_cast<unsigned>(out.wr_o.esize),
                           static_cast<std::uint32_t>(out.wr_data_o.slice(32 * l, 32)));
     eng_.tick(in);
     in.cmd_valid_i = in.cmd_valid_i && !accepted;

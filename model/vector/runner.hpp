@@ -17,7 +17,8 @@ class ModelRunner {
     Err err = Err::none;
     std::uint64_t cycles = 0;  ///< from the cycle the instruction is offered to done_o / err_o
   };
-  ModelRunner(LaneEngine::Params p, Memory& mem, unsigned read_latency = 1);
+  /// `psum`: the memory behind operands in PSUM (required when an instruction names it).
+  ModelRunner(LaneEngine::Params p, Memory& mem, unsigned read_latency = 1, Memory* psum = nullptr);
   /// Issue one instruction and run until it completes.
   Result run(const Instr& ins);
   const LaneEngine& engine() const { return eng_; }
@@ -25,7 +26,9 @@ class ModelRunner {
  private:
   LaneEngine eng_;
   Memory& mem_;
+  Memory* psum_;
   unsigned lat_;
+  Memory& space(bool psum);
   std::uint64_t now_ = 0;
   std::array<std::deque<std::pair<std::uint64_t, LaneEngine::e_req_t>>, 2> q_;  // (ready cycle, request)
 };

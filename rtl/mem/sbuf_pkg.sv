@@ -13,6 +13,7 @@ package sbuf_pkg;
   // mask). Element idx of a partition starts at byte idx * size (4-bit: byte idx / 2, the nibble
   // idx % 2). The element lies in one line: sizes are powers of two and lines at least 4 bytes.
   typedef struct packed {
+    logic        space;  // 0 SBUF, 1 PSUM (FP32 words): decoded by the core; SBUF ignores it
     logic        we;     // write (1) or read (0)
     esize_e      esize;
     logic [23:0] idx;    // element index in the partition; beyond the partition: not allowed

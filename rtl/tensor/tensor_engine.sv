@@ -206,16 +206,16 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
 
   // ---- SBUF requests
   assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0;
-  assign st_req_o = ls_iph_q ? '{we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_sc_q}
-                             : '{we: 1'b0, esize: esize_e'(ls_es_q), idx: ls_idx_q};
+  assign st_req_o = ls_iph_q ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_sc_q}
+                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_es_q), idx: ls_idx_q};
   wire st_fire = st_req_valid_o && st_req_ready_i;
 
   logic pend_push_ready, pend_valid;  // push_ready: usage < MaxOut is checked before each push
   logic [$clog2(MaxOut+1)-1:0] pend_usage;
   pend_t pend_in, pend_head;
   assign mv_req_valid_o = mm_busy_q && !mm_tr_q && mm_left_q != '0 && 32'(pend_usage) < MaxOut;
-  assign mv_req_o = mm_iph_q ? '{we: 1'b0, esize: sbuf_pkg::ESize1, idx: mm_sc_q}
-                             : '{we: 1'b0, esize: esize_e'(mm_es_q), idx: mm_idx_q};
+  assign mv_req_o = mm_iph_q ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: mm_sc_q}
+                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(mm_es_q), idx: mm_idx_q};
   wire mv_fire = mv_req_valid_o && mv_req_ready_i;
   wire mv_fire_col = mv_fire && !mm_iph_q;  // a column's element read (MX: after its scale read)
   wire sx_in = mv_rsp_valid_i && pend_valid && pend_head.sc;

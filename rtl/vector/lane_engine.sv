@@ -18,8 +18,11 @@
 module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_req_t; import sbuf_pkg::esize_e; #(
   parameter int unsigned Lanes = 4,
   parameter int unsigned SbufBytes = 1024,
+  parameter int unsigned PsumBanks = 8,       /// PSUM banks ...
+  parameter int unsigned PsumBankBytes = 64,  /// ... of this many bytes per partition
   parameter int unsigned Engine = 0,     /// 0 vector engine, 1 scalar engine
   parameter int unsigned FifoDepth = 8,  /// read FIFO entries per port
+  localparam int unsigned PsumBytes = PsumBanks * PsumBankBytes,
   localparam int unsigned LW = Lanes * 32,
   localparam int unsigned G = (Lanes < 32) ? Lanes : 32,  // transpose group, MX block
   localparam int unsigned CW = $clog2(FifoDepth + 1),
@@ -116,8 +119,10 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_
     return a[23:0];
   endfunction
   // The request for element idx of a pattern of type t from byte address base (checked to fit).
-  function automatic e_req_t elem_req(logic we, logic [23:0] base, logic [3:0] t, idx_t idx, logic [63:0] stride);
+  function automatic e_req_t elem_req(logic space, logic we, logic [23:0] base, logic [3:0] t, idx_t idx,
+                                      logic [63:0] stride);
     e_req_t r;
+    r.space = space;
     r.we = we;
     r.esize = esize_e'(dt_esize(t));
     r.idx = 24'(base_idx(base, dt_esize(t))) + offset(idx, stride);
@@ -137,10 +142,10 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_
   assign rd0_req_valid_o = rd0_valid;
   assign rd1_req_valid_o = rd1_valid;
   always_comb begin
-    rd0_req_o = (st_q == StRun) ? elem_req(1'b0, ins_q.a_addr, ins_q.a_fmt, idx0_q, ins_q.a_stride) : '0;
+    rd0_req_o = (st_q == StRun) ? elem_req(ins_q.a_space, 1'b0, ins_q.a_addr, ins_q.a_fmt, idx0_q, ins_q.a_stride) : '0;
     if (st_q == StPro)
-      rd1_req_o = elem_req(1'b0, (pro_iss_q == '0 && ins_q.s0_vec) ? ins_q.s0_addr : ins_q.s1_addr, FmtFp32, '0, '0);
-    else if (st_q == StRun) rd1_req_o = elem_req(1'b0, ins_q.b_addr, ins_q.b_fmt, idx1_q, ins_q.b_stride);
+      rd1_req_o = elem_req(1'b0, 1'b0, (pro_iss_q == '0 && ins_q.s0_vec) ? ins_q.s0_addr : ins_q.s1_addr, FmtFp32, '0, '0);
+    else if (st_q == StRun) rd1_req_o = elem_req(ins_q.b_space, 1'b0, ins_q.b_addr, ins_q.b_fmt, idx1_q, ins_q.b_stride);
     else rd1_req_o = '0;
   end
   assign wr_valid_o = wv_q;
@@ -345,10 +350,10 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_
       err_q <= 1'b0;
       if (st_q == StIdle) begin
         if (cmd_valid_i) begin
-          if (check(cmd, Engine == 1, Lanes, SbufBytes, G) != 3'd0) begin
+          if (check(cmd, Engine == 1, Lanes, SbufBytes, PsumBytes, G) != 3'd0) begin
             err_q <= 1'b1;
             err_tag_q <= cmd.tag;
-            err_code_q <= check(cmd, Engine == 1, Lanes, SbufBytes, G);
+            err_code_q <= check(cmd, Engine == 1, Lanes, SbufBytes, PsumBytes, G);
           end else if (cmd.op == OpSetSeed) begin
             for (int l = 0; l < Lanes; l++) rng_q[32*l +: 32] <= sr_lane_seed(cmd.imm0, 32'(l));
             done_q <= 1'b1;
@@ -413,12 +418,12 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_
             end
             if (produce) begin
               wv_q <= 1'b1;
-              wreq_q <= elem_req(1'b1, ins_q.o_addr, ins_q.o_fmt, oidx_q, ins_q.o_stride);
+              wreq_q <= elem_req(ins_q.o_space, 1'b1, ins_q.o_addr, ins_q.o_fmt, oidx_q, ins_q.o_stride);
               wmask_q <= wmask_d;
               wdata_q <= wdata_d;
               if (ins_q.op == OpQuantizeMx) begin
                 sc_q <= 1'b1;
-                sc_req_q <= '{we: 1'b1, esize: sbuf_pkg::ESize1, idx: ins_q.sc_addr + offset(oidx_q, ins_q.o_stride)};
+                sc_req_q <= '{space: 1'b0, we: 1'b1, esize: sbuf_pkg::ESize1, idx: ins_q.sc_addr + offset(oidx_q, ins_q.o_stride)};
                 sc_mask_q <= scmask_d;
                 sc_data_q <= scdata_d;
               end

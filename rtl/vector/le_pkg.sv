@@ -152,6 +152,9 @@ package le_pkg;
     logic [23:0] s0_addr;
     logic [23:0] s1_addr;
     logic [23:0] sc_addr;   // quantize_mx: the scale tensor (bytes), in each block's first partition
+    logic        a_space;   // where A, B and the output are: 0 SBUF, 1 PSUM (FP32 only)
+    logic        b_space;
+    logic        o_space;
     logic [3:0]  a_fmt;
     logic [5:0]  a_bias;
     logic [3:0]  b_fmt;
@@ -248,7 +251,7 @@ package le_pkg;
 
   // The dispatch check (0: legal). Order: op, type, partitions, pattern. `bytes`: SBUF bytes per
   // partition; every address is a byte address aligned to its element size.
-  function automatic le_err_e check(instr_t s, logic scalar, int lanes, int bytes, int group);
+  function automatic le_err_e check(instr_t s, logic scalar, int lanes, int bytes, int psum_bytes, int group);
     logic op_ok, idom;
     logic [63:0] n;
     unique case (s.op)
@@ -272,6 +275,10 @@ package le_pkg;
       return LeErrType;
     if (!idom && s.op == OpTensorTensor && is_bitwise(s.alu0)) return LeErrType;
     if (!idom && s.op == OpTensorScalar && (is_bitwise(s.alu0) || is_bitwise(s.alu1))) return LeErrType;
+    // PSUM holds FP32
+    if ((reads_a(s) && s.a_space && s.a_fmt != FmtFp32) || (reads_b(s) && s.b_space && s.b_fmt != FmtFp32) ||
+        (s.o_space && s.o_fmt != FmtFp32))
+      return LeErrType;
     if (s.op == OpQuantizeMx) begin
       if (!s.o_mx || s.o_sr || !(s.a_fmt inside {FmtFp32, FmtBf16}) || !(s.o_fmt inside {FmtE4m3fn, FmtE5m2, FmtE2m1}))
         return LeErrType;
@@ -283,16 +290,17 @@ package le_pkg;
     if ((s.op == OpQuantizeMx || s.op == OpTranspose) && (int'(s.ps) % group != 0 || int'(s.pc) % group != 0))
       return LeErrPartitions;
     // access patterns
-    if (s.op == OpAccStore) return fits(s.o_addr, s.o_fmt, 64'h0001_0001_0001_0001, '0, bytes) ? LeErrNone : LeErrPattern;
+    if (s.op == OpAccStore)
+      return fits(s.o_addr, s.o_fmt, 64'h0001_0001_0001_0001, '0, s.o_space ? psum_bytes : bytes) ? LeErrNone : LeErrPattern;
     n = 64'd1;
     for (int d = 0; d < Dims; d++) begin
       if (dim(s.size, d) == '0) return LeErrPattern;
       n = n * 64'(dim(s.size, d));
     end
     if (s.op == OpTranspose && n != 64'(group)) return LeErrPattern;
-    if (reads_a(s) && !fits(s.a_addr, s.a_fmt, s.size, s.a_stride, bytes)) return LeErrPattern;
-    if (reads_b(s) && !fits(s.b_addr, s.b_fmt, s.size, s.b_stride, bytes)) return LeErrPattern;
-    if (!fits(s.o_addr, s.o_fmt, out_sizes(s), s.o_stride, bytes)) return LeErrPattern;
+    if (reads_a(s) && !fits(s.a_addr, s.a_fmt, s.size, s.a_stride, s.a_space ? psum_bytes : bytes)) return LeErrPattern;
+    if (reads_b(s) && !fits(s.b_addr, s.b_fmt, s.size, s.b_stride, s.b_space ? psum_bytes : bytes)) return LeErrPattern;
+    if (!fits(s.o_addr, s.o_fmt, out_sizes(s), s.o_stride, s.o_space ? psum_bytes : bytes)) return LeErrPattern;
     // quantize_mx: one E8M0 scale byte per output element, at the element's offset from sc_addr
     if (s.op == OpQuantizeMx && !fits(s.sc_addr, FmtE8m0, s.size, s.o_stride, bytes)) return LeErrPattern;
     if (prologue_reads(s) != '0) begin

@@ -54,7 +54,8 @@ struct LeBench {
   Lockstep<LaneEngine> lockstep;
   std::array<ReadServer, 2> rd;
   Signal &cmd_valid, &cmd_ready, &wr_valid, &wr_ready, &wr_req, &wr_mask, &wr_data, &done, &err, &err_code, &acc;
-  Memory mem;
+  Memory mem;   ///< SBUF
+  Memory psum;  ///< PSUM, for operands that name it (FP32 words)
   Rng rng;
   double p_ready = 1.0, p_wready = 1.0;
   unsigned lat_min = 1, lat_max = 1;
@@ -68,6 +69,7 @@ struct LeBench {
     p.engine = kScalar ? Engine::scalar : Engine::vector;
     p.lanes = e.cfg().arch.partitions;
     p.sbuf_bytes = e.cfg().arch.sbuf_bytes_per_partition;
+    p.psum_bytes = e.cfg().arch.psum_banks * e.cfg().arch.psum_bank_bytes;
     return p;
   }
   Shape shape() const { return model.shape(); }
@@ -95,6 +97,7 @@ struct LeBench {
         err_code(e.sig("err_code_o")),
         acc(e.sig("acc_o")),
         mem(prm.lanes, std::vector<std::uint8_t>(prm.sbuf_bytes, 0)),
+        psum(prm.lanes, std::vector<std::uint8_t>(prm.psum_bytes, 0)),
         rng(e.rng("memory")) {
     hook = clk.add_pre_edge_hook([this] { serve(); });
   }
@@ -112,7 +115,7 @@ struct LeBench {
       const e_req_t w = e_req_t::unpack(wr_req.bits());
       check(w.we, "cycle {}: a write request with we = 0", now);
       for (unsigned l = 0; l < prm.lanes; ++l)
-        if (m.bit(l)) mem::store_elem(mem[l], w.idx, static_cast<unsigned>(w.esize), static_cast<std::uint32_t>(d.slice(32 * l, 32)));
+        if (m.bit(l)) mem::store_elem((w.space ? psum : mem)[l], w.idx, static_cast<unsigned>(w.esize), static_cast<std::uint32_t>(d.slice(32 * l, 32)));
       ++writes;
     }
     if (done.get() & 1) ++done_count;
@@ -132,7 +135,8 @@ struct LeBench {
         Bits d(32 * prm.lanes);
         const e_req_t& q = s.q.front().second;
         check(!q.we, "cycle {}: a read request with we = 1", now);
-        for (unsigned l = 0; l < prm.lanes; ++l) d.set_slice(32 * l, 32, mem::load_elem(mem[l], q.idx, static_cast<unsigned>(q.esize)));
+        for (unsigned l = 0; l < prm.lanes; ++l)
+          d.set_slice(32 * l, 32, mem::load_elem((q.space ? psum : mem)[l], q.idx, static_cast<unsigned>(q.esize)));
         s.rsp_data.set(d);
         s.q.pop_front();
       }
@@ -188,11 +192,16 @@ struct LeBench {
     co_await wait_done(n);
   }
 
-  void compare_memory(const Memory& ref) const {
+  void compare_memory(const Memory& ref, const Memory* ref_psum = nullptr) const {
     for (unsigned l = 0; l < prm.lanes; ++l)
       for (std::uint32_t a = 0; a < prm.sbuf_bytes; ++a)
         check(mem[l][a] == ref[l][a], "memory partition {} byte {:#x}: {:#04x}, reference {:#04x}", l, a, mem[l][a],
               ref[l][a]);
+    if (ref_psum)
+      for (unsigned l = 0; l < prm.lanes; ++l)
+        for (std::uint32_t a = 0; a < prm.psum_bytes; ++a)
+          check(psum[l][a] == (*ref_psum)[l][a], "PSUM partition {} byte {:#x}: {:#04x}, reference {:#04x}", l, a,
+                psum[l][a], (*ref_psum)[l][a]);
   }
   void compare_acc(const FunctionalReference& ref) const {
     const Bits a = acc.bits();
@@ -217,13 +226,14 @@ void fill_random(Memory& m, Rng& r) {
 }
 
 /// The nibble range [first, last] that an access pattern of data type dt from byte address base
-/// touches (so patterns of different element sizes compare).
+/// touches (so patterns of different element sizes compare); PSUM's ranges lie above SBUF's.
 std::pair<std::uint64_t, std::uint64_t> span_of(std::uint32_t base, unsigned dt, const std::array<std::uint32_t, kDims>& size,
-                                                const std::array<std::uint32_t, kDims>& stride) {
+                                                const std::array<std::uint32_t, kDims>& stride, bool psum = false) {
   const unsigned es = mem::dtype_esize(dt);
+  const std::uint64_t at = psum ? std::uint64_t{1} << 40 : 0;
   std::uint64_t e = first_index(base, dt);
   for (unsigned d = 0; d < kDims; ++d) e += static_cast<std::uint64_t>(size[d] - 1) * stride[d];
-  return {first_index(base, dt) << es, ((e + 1) << es) - 1};
+  return {at + (first_index(base, dt) << es), at + ((e + 1) << es) - 1};
 }
 /// The byte address of element idx of data type dt (idx even for 4-bit types).
 std::uint32_t byte_of(std::uint64_t idx, unsigned dt) { return static_cast<std::uint32_t>((idx << mem::dtype_esize(dt)) / 2); }
@@ -240,12 +250,13 @@ unsigned bias_for(Rng& r, unsigned t) {
 bool outputs_clear(const Instr& in) {
   constexpr unsigned kFp32 = 0, kE8m0 = 9;
   const std::array<std::uint32_t, kDims> one{1, 1, 1, 1}, zero{};
-  std::vector<std::pair<std::uint64_t, std::uint64_t>> outs{span_of(in.o_addr, in.o_fmt, out_sizes(in), in.o_stride)};
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> outs{
+      span_of(in.o_addr, in.o_fmt, out_sizes(in), in.o_stride, in.o_space)};
   if (in.op == Op::quantize_mx) outs.push_back(span_of(in.sc_addr, kE8m0, in.size, in.o_stride));
   if (outs.size() == 2 && overlap(outs[0], outs[1])) return false;
   for (const auto& o : outs) {
-    if (reads_a(in) && overlap(o, span_of(in.a_addr, in.a_fmt, in.size, in.a_stride))) return false;
-    if (reads_b(in) && overlap(o, span_of(in.b_addr, in.b_fmt, in.size, in.b_stride))) return false;
+    if (reads_a(in) && overlap(o, span_of(in.a_addr, in.a_fmt, in.size, in.a_stride, in.a_space))) return false;
+    if (reads_b(in) && overlap(o, span_of(in.b_addr, in.b_fmt, in.size, in.b_stride, in.b_space))) return false;
     if (prologue_reads(in) > 0 && ((in.s0_vec && overlap(o, span_of(in.s0_addr, kFp32, one, zero))) ||
                                    (in.s1_vec && overlap(o, span_of(in.s1_addr, kFp32, one, zero)))))
       return false;
@@ -322,8 +333,19 @@ Instr random_instr(Rng& r, const Shape& s) {
       in.mx_neuron = r.chance(0.5);
     }
     // addresses: a random first element of each pattern's type that keeps the pattern inside
-    auto place = [&](unsigned dt, const std::array<std::uint32_t, kDims>& size, const std::array<std::uint32_t, kDims>& st) {
-      const std::uint64_t elems = 2 * std::uint64_t{s.bytes} >> mem::dtype_esize(dt);
+    // operands in PSUM (FP32 only): the evacuation path reads it, and engines may write it
+    auto psum_operand = [&](unsigned& fmt, unsigned& bias) {
+      if (!r.chance(0.2) || (in.op == Op::quantize_mx && &fmt == &in.o_fmt)) return false;
+      fmt = 0;
+      bias = 0;
+      return true;
+    };
+    in.a_space = psum_operand(in.a_fmt, in.a_bias);
+    in.b_space = psum_operand(in.b_fmt, in.b_bias);
+    in.o_space = psum_operand(in.o_fmt, in.o_bias);
+    auto place = [&](unsigned dt, const std::array<std::uint32_t, kDims>& size, const std::array<std::uint32_t, kDims>& st,
+                     bool psum = false) {
+      const std::uint64_t elems = 2 * std::uint64_t{psum ? s.psum_bytes : s.bytes} >> mem::dtype_esize(dt);
       std::uint64_t last = 0;
       for (unsigned d = 0; d < kDims; ++d) last += static_cast<std::uint64_t>(size[d] - 1) * st[d];
       std::uint64_t idx = r.below(elems > last ? elems - last : 1);
@@ -332,9 +354,9 @@ Instr random_instr(Rng& r, const Shape& s) {
     };
     const auto osz = out_sizes(in);
     constexpr unsigned kE8m0 = 9;
-    in.a_addr = place(in.a_fmt, in.size, in.a_stride);
-    in.b_addr = place(in.b_fmt, in.size, in.b_stride);
-    in.o_addr = place(in.o_fmt, osz, in.o_stride);
+    in.a_addr = place(in.a_fmt, in.size, in.a_stride, in.a_space);
+    in.b_addr = place(in.b_fmt, in.size, in.b_stride, in.b_space);
+    in.o_addr = place(in.o_fmt, osz, in.o_stride, in.o_space);
     in.sc_addr = place(kE8m0, in.size, in.o_stride);
     in.s0_addr = 4 * static_cast<std::uint32_t>(r.below(s.bytes / 4));
     in.s1_addr = 4 * static_cast<std::uint32_t>(r.below(s.bytes / 4));
@@ -382,17 +404,19 @@ TRN_TEST(random_programs, .timeout_ns = 1e11) {
   const unsigned programs = static_cast<unsigned>(env_count("LE_PROGRAMS", 4));
   const unsigned per = static_cast<unsigned>(env_count("LE_INSTRS", 40));
   FunctionalReference ref(t.shape());
-  Memory refmem;
-  unsigned total = 0;
+  Memory refmem, refpsum;
+  unsigned total = 0, in_psum = 0;
   std::array<unsigned, kOpCount> ops{};
   for (unsigned g = 0; g < programs; ++g) {
     fill_random(t.mem, r);
+    fill_random(t.psum, r);
     refmem = t.mem;
+    refpsum = t.psum;
     Instr seed;
     seed.op = Op::set_seed;
     seed.imm0 = static_cast<std::uint32_t>(r.next());
     co_await t.run(seed);
-    ref.execute(seed, refmem);
+    ref.execute(seed, refmem, &refpsum);
     Instr prev;
     bool have_prev = false;
     for (unsigned i = 0; i < per; ++i) {
@@ -403,12 +427,14 @@ TRN_TEST(random_programs, .timeout_ns = 1e11) {
         dep.a_addr = prev.o_addr;
         dep.a_stride = prev.o_stride;
         dep.a_fmt = prev.o_fmt;
+        dep.a_space = prev.o_space;
         dep.a_bias = prev.o_bias;
         if (check(dep, t.shape()) == Err::none && outputs_clear(dep))
           in = dep;
       }
       co_await t.issue(in);  // back to back: accepted as soon as the previous one is done
-      check(ref.execute(in, refmem) == Err::none, "generated an illegal instruction");
+      check(ref.execute(in, refmem, &refpsum) == Err::none, "generated an illegal instruction");
+      in_psum += (reads_a(in) && in.a_space) || (reads_b(in) && in.b_space) || in.o_space;
       ++ops[static_cast<unsigned>(in.op)];
       prev = in;
       have_prev = true;
@@ -417,13 +443,14 @@ TRN_TEST(random_programs, .timeout_ns = 1e11) {
     co_await t.wait_done(total + g + 1);
     check(t.err_count == 0, "{} legal instructions were rejected (first code {})", t.err_count,
           t.err_codes.empty() ? 0u : t.err_codes[0]);
-    t.compare_memory(refmem);
+    t.compare_memory(refmem, &refpsum);
     if (kScalar) t.compare_acc(ref);
   }
   std::string mix;
   for (unsigned o = 0; o < kOpCount; ++o)
     if (ops[o]) mix += fmt::format(" {}={}", op_name(static_cast<Op>(o)), ops[o]);
-  info("{} instructions, {} writes, memory matches the reference; mix:{}", total, t.writes, mix);
+  info("{} instructions ({} with an operand in PSUM), {} writes, SBUF and PSUM match the reference; mix:{}", total,
+       in_psum, t.writes, mix);
 }
 
 TRN_TEST(every_type_pair, .timeout_ns = 1e11) {
@@ -513,6 +540,8 @@ TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
   add([](Instr& in) { in.a_fmt = 14; }, Err::type);
   add([](Instr& in) { in.o_fmt = 15; }, Err::type);
   add([](Instr& in) { in.o_fmt = 6; in.o_mx = true; }, Err::type);  // MX output for a non-MX op
+  add([](Instr& in) { in.o_space = true; in.o_fmt = 2; }, Err::type);  // PSUM holds FP32 only
+  add([](Instr& in) { in.a_space = true; in.a_fmt = kInt32; }, Err::type);
   if (!kScalar) {
     add([](Instr& in) { in.op = Op::tensor_tensor; in.alu0 = Alu::bit_xor; in.a_fmt = 2; }, Err::type);
     add([](Instr& in) { in.op = Op::tensor_tensor; in.alu0 = Alu::div; in.a_fmt = in.b_fmt = in.o_fmt = kInt32; },
@@ -534,6 +563,8 @@ TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
   add([](Instr& in) { in.size[2] = 0; }, Err::pattern);
   add([&](Instr& in) { in.a_addr = s.bytes - 12; }, Err::pattern);  // four FP32 elements run past the end
   add([&](Instr& in) { in.o_addr = s.bytes; }, Err::pattern);
+  add([&](Instr& in) { in.o_space = true; in.o_addr = s.psum_bytes - 12; }, Err::pattern);  // past the end of PSUM
+  add([&](Instr& in) { in.a_space = true; in.a_addr = s.psum_bytes; }, Err::pattern);
   add([&](Instr& in) { in.size = {2, 2, 1, 1}; in.o_stride = {1, s.bytes / 4, 0, 0}; }, Err::pattern);
   add([&](Instr& in) { in.a_addr = (1u << kAddrBits) - 4; }, Err::pattern);
   add([&](Instr& in) { in.a_addr = 6; }, Err::pattern);   // FP32 not aligned to 4 bytes
@@ -577,11 +608,11 @@ TRN_TEST(selftest_memory_compare_catches_wrong_value, .timeout_ns = 1e9, .expect
   co_await t.start();
   auto r = env.rng("fill");
   fill_random(t.mem, r);
-  Memory refmem = t.mem;
+  Memory refmem = t.mem, refpsum = t.psum;
   FunctionalReference ref(t.shape());
   Instr in = random_instr(r, t.shape());
   co_await t.run(in);
-  ref.execute(in, refmem);
+  ref.execute(in, refmem, &refpsum);
   refmem[t.prm.lanes - 1][t.prm.sbuf_bytes - 1] ^= 0x10u;
   t.compare_memory(refmem);
 }
