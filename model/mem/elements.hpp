@@ -26,6 +26,12 @@ constexpr std::uint64_t elem_bytes(std::uint64_t n, unsigned es) { return ((n <<
 constexpr std::uint64_t base_index(std::uint64_t a, unsigned es) { return (a * 2) >> es; }
 /// Is byte address a aligned to elements of size es?
 constexpr bool aligned(std::uint64_t a, unsigned es) { return ((a * 2) & ((1u << es) - 1)) == 0; }
+/// Do `count` elements of size es from byte address a lie in a partition of `bytes`, a aligned?
+constexpr bool elems_fit(std::uint64_t a, unsigned es, std::uint64_t count, std::uint64_t bytes) {
+  return aligned(a, es) && ((base_index(a, es) + count) << es) <= 2 * bytes;
+}
+/// The byte address of element idx of size es (idx even for 4-bit elements).
+constexpr std::uint32_t byte_address(std::uint64_t idx, unsigned es) { return static_cast<std::uint32_t>((idx << es) / 2); }
 
 /// Element idx of size es in a partition's bytes, zero-extended.
 inline std::uint32_t load_elem(std::span<const std::uint8_t> row, std::uint64_t idx, unsigned es) {

@@ -102,9 +102,7 @@ Err TensorEngine::check_cmd(const In& in) const {
   if (!is_pe_format(in.cmd_i.fmt)) return Err::type;
   if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
   // `count` elements of size e from byte address a: aligned, and inside the partition
-  const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) {
-    return mem::aligned(a, e) && ((mem::base_index(a, e) + count) << e) <= 2 * std::uint64_t{p_.sbuf_bytes};
-  };
+  const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) { return mem::elems_fit(a, e, count, p_.sbuf_bytes); };
   const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
     if (in.cmd_i.k == 0 || in.cmd_i.k > p_.rows || in.cmd_i.m == 0 || in.cmd_i.m > p_.cols) return Err::shape;
@@ -280,12 +278,11 @@ void TensorEngine::tick(const In& in) {
   // Stationary loader.
   ls_done_q_ = false;
   ls_done_tag_q_ = 0;
-  constexpr std::uint64_t kIdxMask = (std::uint64_t{1} << 24) - 1;  // element indices wrap like the RTL's
   if (st_fire && ls_q_.iph) {  // MX: a column's scale read, its element read next
-    ls_q_.sc = (ls_q_.sc + 1) & kIdxMask;
+    ++ls_q_.sc;
     ls_q_.iph = false;
   } else if (st_fire) {
-    ls_q_.idx = (ls_q_.idx + 1) & kIdxMask;
+    ++ls_q_.idx;
     --ls_q_.req_left;
     ls_q_.iph = bank_q_[ls_q_.bank].mx;
   }
@@ -325,11 +322,11 @@ void TensorEngine::tick(const In& in) {
     pend_q_.push_back(p);
   }
   if (mv_fire && mm_q_.iph) {  // MX: a column's scale read, its element read next
-    mm_q_.sc = (mm_q_.sc + 1) & kIdxMask;
+    ++mm_q_.sc;
     mm_q_.iph = false;
   } else if (mv_fire) {
     ++inflight[mm_q_.wsel];
-    mm_q_.idx = (mm_q_.idx + 1) & kIdxMask;
+    ++mm_q_.idx;
     mm_q_.iph = mm_q_.mx;
     mm_q_.off = (mm_q_.off + 1) & ((std::uint64_t{1} << off_w_) - 1);
     if (--mm_q_.left == 0) mm_q_.busy = false;

@@ -10,19 +10,12 @@ namespace {
 
 bool is_bitwise(Alu a) { return a == Alu::bit_and || a == Alu::bit_or || a == Alu::bit_xor; }
 
-/// The last element an access pattern touches (base + sum of (size - 1) * stride).
-std::uint64_t extent(std::uint64_t base, const std::array<std::uint32_t, kDims>& size,
-                     const std::array<std::uint32_t, kDims>& stride) {
-  std::uint64_t e = base;
-  for (unsigned d = 0; d < kDims; ++d) e += static_cast<std::uint64_t>(size[d] - 1) * stride[d];
-  return e;
-}
 /// Does a pattern of type `dtype` from byte address `addr` start aligned and end inside `bytes`?
 bool fits(std::uint32_t addr, unsigned dtype, const std::array<std::uint32_t, kDims>& size,
           const std::array<std::uint32_t, kDims>& stride, std::uint32_t bytes) {
-  const unsigned es = mem::dtype_esize(dtype);
-  if (!mem::aligned(addr, es)) return false;
-  return ((extent(mem::base_index(addr, es), size, stride) + 1) << es) <= 2 * std::uint64_t{bytes};
+  std::uint64_t span = 1;  // the elements from the first to the last the pattern touches
+  for (unsigned d = 0; d < kDims; ++d) span += static_cast<std::uint64_t>(size[d] - 1) * stride[d];
+  return mem::elems_fit(addr, mem::dtype_esize(dtype), span, bytes);
 }
 constexpr std::array<std::uint32_t, kDims> kOne{1, 1, 1, 1}, kZero{};
 constexpr unsigned kFp32 = 0, kE8m0 = 9;

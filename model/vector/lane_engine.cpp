@@ -199,7 +199,7 @@ bool LaneEngine::advance(Idx& idx, const Idx& size) {
 std::uint32_t LaneEngine::offset(const Idx& idx, const Idx& stride) {
   std::uint64_t a = 0;
   for (unsigned d = 0; d < kDims; ++d) a += static_cast<std::uint64_t>(idx[d]) * stride[d];
-  return static_cast<std::uint32_t>(a & ((1u << kAddrBits) - 1));
+  return static_cast<std::uint32_t>(a);  // a legal pattern stays inside its memory (checked)
 }
 
 LaneEngine::e_req_t LaneEngine::elem_req(bool space, bool we, std::uint32_t base, unsigned dtype, const Idx& idx,
@@ -208,7 +208,7 @@ LaneEngine::e_req_t LaneEngine::elem_req(bool space, bool we, std::uint32_t base
   r.space = space;
   r.we = we;
   r.esize = static_cast<sv::sbuf_pkg::esize_e>(mem::dtype_esize(dtype));
-  r.idx = static_cast<std::uint32_t>((first_index(base, dtype) + offset(idx, stride)) & ((1u << kAddrBits) - 1));
+  r.idx = static_cast<std::uint32_t>(first_index(base, dtype) + offset(idx, stride));
   return r;
 }
 
@@ -326,7 +326,7 @@ void LaneEngine::step(bool out_free) {
     sc_req_.space = false;
     sc_req_.we = true;
     sc_req_.esize = sv::sbuf_pkg::esize_e::ESize1;
-    sc_req_.idx = (s.sc_addr + offset(oidx_, s.o_stride)) & ((1u << kAddrBits) - 1);
+    sc_req_.idx = s.sc_addr + offset(oidx_, s.o_stride);
     sc_mask_ = Bits(L);
     sc_data_ = Bits(32 * L);
     for (unsigned b0 = s.ps; b0 < s.ps + s.pc; b0 += G) {

@@ -228,7 +228,7 @@ module sbuf
   assign dr_addr_i = dr_i.addr;
   assign dr_bytes_i = NB'(dr_i.bytes);
   wreq_t dw;
-  logic [Banks-1:0] s2_banks, dw_banks, dr_banks, claim, r_free, w_free, er_banks;
+  logic [Banks-1:0] s2_banks, dw_banks, dr_banks, claim, r_free, w_free;
   logic [31:0] dw_l0, dr_l0;
   logic [31:0] e_line [EPorts];
   logic [31:0] e_pos [EPorts];
@@ -289,8 +289,8 @@ module sbuf
   always_comb begin
     e_ready_o = '0;
     for (int unsigned b = 0; b < Banks; b++) e_ready_o |= rgnt[b] | wgnt[b];
-    er_banks = rgo;
-    dr_ready_o = rst_ni && (dr_banks & (s2_banks | (dwa_go ? dw_banks : '0) | er_banks | claim)) == '0;
+    // the DMA read: banks free of stage 2, an accumulate, an engine read (rgo) and a claim
+    dr_ready_o = rst_ni && (dr_banks & (s2_banks | (dwa_go ? dw_banks : '0) | rgo | claim)) == '0;
     dr_go = dr_valid_i && dr_ready_o;
   end
 

@@ -19,4 +19,20 @@ package sbuf_pkg;
     logic [23:0] idx;    // element index in the partition; beyond the partition: not allowed
   } e_req_t;
 
+  // Element addresses (the engines compute their requests with these; docs/core.md, byte layouts).
+  // The element index of byte address a for elements of 2^es nibbles (a aligned to the size).
+  function automatic logic [24:0] base_idx(logic [23:0] a, logic [1:0] es);
+    return 25'({a, 1'b0} >> es);
+  endfunction
+  // Is byte address a aligned to elements of 2^es nibbles?
+  function automatic logic aligned(logic [23:0] a, logic [1:0] es);
+    return ({a, 1'b0} & ((25'd1 << es) - 25'd1)) == '0;
+  endfunction
+  // Do `count` elements of 2^es nibbles from byte address a lie in a partition of `bytes`, a
+  // aligned to the size?
+  function automatic logic elems_fit(logic [23:0] a, logic [1:0] es, logic [39:0] count, int bytes);
+    if (!aligned(a, es)) return 1'b0;
+    return ((40'(base_idx(a, es)) + count) << es) <= 40'(2 * bytes);
+  endfunction
+
 endpackage

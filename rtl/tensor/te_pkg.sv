@@ -39,14 +39,6 @@ package te_pkg;
                            // byte sc_addr + j of partition b * 32 (docs/core.md)
   } te_cmd_t;
 
-  // Do `count` elements of size es from byte address a lie in `bytes`, a aligned to the size?
-  function automatic logic te_fits(logic [23:0] a, logic [1:0] es, logic [15:0] count, int bytes);
-    logic [39:0] nib;
-    nib = {15'd0, a, 1'b0};  // the first nibble
-    if ((nib & ((40'd1 << es) - 40'd1)) != '0) return 1'b0;
-    return (((nib >> es) + 40'(count)) << es) <= 40'(2 * bytes);
-  endfunction
-
   // An operand as FP32: narrow codes decoded exactly (FP8 with its bias), TF32 = FP32 rounded to
   // 10 mantissa bits (RNE), FP32 as is (NaN canonical).
   function automatic logic [31:0] te_operand(logic [31:0] code, logic [3:0] fmt, logic [5:0] bias);

@@ -18,7 +18,8 @@
 //   Commands are te_pkg::te_cmd_t. Illegal ones are accepted and answered on err_* with a
 //   te_pkg::te_err_e (shape, range, type, no weights, the wrong kind of weights) without touching
 //   anything.
-module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::e_req_t; import sbuf_pkg::esize_e; #(
+module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::e_req_t; import sbuf_pkg::esize_e;
+  import sbuf_pkg::elems_fit; import sbuf_pkg::base_idx; #(
   parameter int unsigned Rows = 4,
   parameter int unsigned Cols = 4,
   parameter int unsigned MaxN = 16,
@@ -173,13 +174,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       cmd_err = TeErrType;
     else if (cmd_i.op == TeLoadStationary) begin
       if (cmd_i.k == '0 || 32'(cmd_i.k) > Rows || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
-      else if (!te_fits(cmd_i.addr, fmt_esize(cmd_i.fmt), cmd_i.m, SbufBytes) ||
-               (cmd_i.mx && !te_fits(cmd_i.sc_addr, 2'd1, cmd_i.m, SbufBytes))) cmd_err = TeErrRange;
+      else if (!elems_fit(cmd_i.addr, fmt_esize(cmd_i.fmt), 40'(cmd_i.m), SbufBytes) ||
+               (cmd_i.mx && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.m), SbufBytes))) cmd_err = TeErrRange;
     end else begin
       if (cmd_i.n == '0 || 32'(cmd_i.n) > MaxN) cmd_err = TeErrShape;
       else if (32'(cmd_i.bank) >= Banks || 32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
-               (!cmd_i.tr && (!te_fits(cmd_i.addr, fmt_esize(cmd_i.fmt), cmd_i.n, SbufBytes) ||
-                              (cmd_i.mx && !te_fits(cmd_i.sc_addr, 2'd1, cmd_i.n, SbufBytes))))) cmd_err = TeErrRange;
+               (!cmd_i.tr && (!elems_fit(cmd_i.addr, fmt_esize(cmd_i.fmt), 40'(cmd_i.n), SbufBytes) ||
+                              (cmd_i.mx && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.n), SbufBytes))))) cmd_err = TeErrRange;
       else if (!ls_busy_q) begin  // the weights' checks wait for the load
         if (!bank_q[cur_bank_q].loaded) cmd_err = TeErrNoWeights;
         else if (bank_q[cur_bank_q].raw != cmd_i.tr) cmd_err = TeErrKind;
@@ -485,7 +486,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
           err_code_q <= cmd_err;
         end else if (cmd_i.op == TeLoadStationary) begin
           ls_busy_q <= 1'b1;
-          ls_idx_q <= 24'({cmd_i.addr, 1'b0} >> fmt_esize(cmd_i.fmt));
+          ls_idx_q <= 24'(base_idx(cmd_i.addr, fmt_esize(cmd_i.fmt)));
           ls_sc_q <= cmd_i.sc_addr;
           ls_iph_q <= cmd_i.mx;
           ls_rph_q <= cmd_i.mx;
@@ -500,7 +501,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
           next_ls_bank_q <= !next_ls_bank_q;
         end else begin
           mm_busy_q <= 1'b1;
-          mm_idx_q <= 24'({cmd_i.addr, 1'b0} >> fmt_esize(cmd_i.fmt));
+          mm_idx_q <= 24'(base_idx(cmd_i.addr, fmt_esize(cmd_i.fmt)));
           mm_sc_q <= cmd_i.sc_addr;
           mm_iph_q <= cmd_i.mx && !cmd_i.tr;
           mm_es_q <= fmt_esize(cmd_i.fmt);

@@ -125,7 +125,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_
     r.space = space;
     r.we = we;
     r.esize = esize_e'(dt_esize(t));
-    r.idx = 24'(base_idx(base, dt_esize(t))) + offset(idx, stride);
+    r.idx = 24'(sbuf_pkg::base_idx(base, dt_esize(t))) + offset(idx, stride);
     return r;
   endfunction
 

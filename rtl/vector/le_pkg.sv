@@ -219,27 +219,16 @@ package le_pkg;
     if (t == DtInt8 || t == DtUint8) return 2'd1;
     return fmt_esize(t);
   endfunction
-  // The element index of byte address a for elements of 2^es nibbles (a aligned to the size).
-  function automatic logic [24:0] base_idx(logic [23:0] a, logic [1:0] es);
-    return 25'({a, 1'b0} >> es);
-  endfunction
-  // Is byte address a aligned to elements of 2^es nibbles?
-  function automatic logic aligned(logic [23:0] a, logic [1:0] es);
-    return ({a, 1'b0} & ((25'd1 << es) - 25'd1)) == '0;
-  endfunction
-  // base + sum of (size - 1) * stride: the last element a pattern touches (element indices).
-  function automatic logic [35:0] extent(logic [24:0] base, logic [63:0] size, logic [63:0] stride);
-    logic [35:0] e;
-    e = 36'(base);
-    for (int d = 0; d < Dims; d++) e = e + (36'(dim(size, d)) - 36'd1) * 36'(dim(stride, d));
+  // The elements a pattern spans from its first: 1 + sum of (size - 1) * stride.
+  function automatic logic [39:0] span(logic [63:0] size, logic [63:0] stride);
+    logic [39:0] e;
+    e = 40'd1;
+    for (int d = 0; d < Dims; d++) e = e + (40'(dim(size, d)) - 40'd1) * 40'(dim(stride, d));
     return e;
   endfunction
   // Does a pattern of elements of type t from byte address a fit in `bytes` (and is a aligned)?
   function automatic logic fits(logic [23:0] a, logic [3:0] t, logic [63:0] size, logic [63:0] stride, int bytes);
-    logic [1:0] es;
-    es = dt_esize(t);
-    if (!aligned(a, es)) return 1'b0;
-    return ((40'(extent(base_idx(a, es), size, stride)) + 40'd1) << es) <= 40'(2 * bytes);
+    return sbuf_pkg::elems_fit(a, dt_esize(t), span(size, stride), bytes);
   endfunction
 
   function automatic logic is_bitwise(logic [3:0] a);

@@ -7,6 +7,7 @@
 // bits, 1, 2 and 4 bytes), each held until accepted.
 #include <algorithm>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
+#include "mem/elements.hpp"
 #include "mem/sbuf.hpp"
 #include "sbuf_ports.hpp"
 
@@ -60,9 +62,6 @@ struct EReq {
   std::vector<bool> mask;
   std::vector<std::uint32_t> wdata;
   unsigned bits() const { return 4u << es; }
-  std::uint32_t byte() const { return (idx << es) / 2; }
-  unsigned shift() const { return es == 0 ? 4 * (idx & 1) : 0; }
-  std::uint32_t line(unsigned beat) const { return byte() / beat; }
 };
 
 /// What the random traffic offers: per-cycle chances of a new request on each port, the share of
@@ -245,19 +244,13 @@ struct SbufBench {
     last_acc = dw_took && dw->acc ? dw : std::nullopt;
   }
 
-  /// The reference's element of an engine request in partition p, and a store of one.
-  std::uint32_t ref_elem(unsigned p, const EReq& q) const {
-    if (q.es == 0) return (ref.at(Space::sbuf, addr(p, q.byte())) >> q.shift()) & 0xFu;
-    return ref.load(Space::sbuf, addr(p, q.byte()), q.bits() / 8);
+  /// The reference's element of an engine request in partition p, and a store of one (the layout
+  /// of mem/elements.hpp, pinned byte by byte by the model's unit test).
+  std::span<std::uint8_t> ref_row(unsigned p) {
+    return std::span<std::uint8_t>(ref.sbuf).subspan(std::size_t{p} * prm.part_bytes, prm.part_bytes);
   }
-  void ref_store(unsigned p, const EReq& q, std::uint32_t v) {
-    if (q.es == 0) {
-      std::uint8_t& b = ref.at(Space::sbuf, addr(p, q.byte()));
-      b = static_cast<std::uint8_t>((b & ~(0xFu << q.shift())) | ((v & 0xFu) << q.shift()));
-      return;
-    }
-    ref.store(Space::sbuf, addr(p, q.byte()), q.bits() / 8, q.bits() == 32 ? v : v & ((1u << q.bits()) - 1));
-  }
+  std::uint32_t ref_elem(unsigned p, const EReq& q) { return mem::load_elem(ref_row(p), q.idx, q.es); }
+  void ref_store(unsigned p, const EReq& q, std::uint32_t v) { mem::store_elem(ref_row(p), q.idx, q.es, v); }
 
   // ---- requests ----
   std::uint32_t hot_off(unsigned span) {

@@ -239,7 +239,7 @@ Command load_all(const TensorEngine::Params& p, unsigned fmt, unsigned addr = 0)
 }
 
 /// The byte address of element idx of type fmt (idx even for 4-bit types).
-unsigned byte_of(std::uint64_t idx, unsigned fmt) { return static_cast<unsigned>((idx << mem::dtype_esize(fmt)) / 2); }
+unsigned byte_of(std::uint64_t idx, unsigned fmt) { return mem::byte_address(idx, mem::dtype_esize(fmt)); }
 
 bool is_mx_elem(unsigned fmt) { return numerics::is_mx_element(static_cast<Format>(fmt)); }
 

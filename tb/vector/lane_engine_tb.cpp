@@ -235,8 +235,6 @@ std::pair<std::uint64_t, std::uint64_t> span_of(std::uint32_t base, unsigned dt,
   for (unsigned d = 0; d < kDims; ++d) e += static_cast<std::uint64_t>(size[d] - 1) * stride[d];
   return {at + (first_index(base, dt) << es), at + ((e + 1) << es) - 1};
 }
-/// The byte address of element idx of data type dt (idx even for 4-bit types).
-std::uint32_t byte_of(std::uint64_t idx, unsigned dt) { return static_cast<std::uint32_t>((idx << mem::dtype_esize(dt)) / 2); }
 bool overlap(std::pair<std::uint64_t, std::uint64_t> a, std::pair<std::uint64_t, std::uint64_t> b) {
   return a.first <= b.second && b.first <= a.second;
 }
@@ -350,7 +348,7 @@ Instr random_instr(Rng& r, const Shape& s) {
       for (unsigned d = 0; d < kDims; ++d) last += static_cast<std::uint64_t>(size[d] - 1) * st[d];
       std::uint64_t idx = r.below(elems > last ? elems - last : 1);
       if (mem::dtype_esize(dt) == 0) idx &= ~std::uint64_t{1};  // a byte address: an even 4-bit element
-      return byte_of(idx, dt);
+      return mem::byte_address(idx, mem::dtype_esize(dt));
     };
     const auto osz = out_sizes(in);
     constexpr unsigned kE8m0 = 9;

@@ -440,6 +440,14 @@ LockstepMismatch mismatch_of(std::exception_ptr e) {
   }
   throw std::logic_error("unreachable");
 }
+/// Run `m` in lockstep with a DUT in the state a fresh model expects: the mismatch it must end in.
+template <class M>
+LockstepMismatch expect_mismatch(Fixture& f, M& m, int cycles) {
+  f.dut.q = f.dut.d = 0;
+  auto e = f.run(flop_lockstep(f.ports, m, cycles));
+  BOOST_REQUIRE(e);
+  return mismatch_of(e);
+}
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(lockstep_passes_a_correct_model) {
@@ -490,19 +498,13 @@ BOOST_AUTO_TEST_CASE(lockstep_binds_typed_ports_field_by_field) {
   bad.corrupt = [](Nibbles& q) {
     if (q.lo == 5) q.lo = 6;
   };
-  dut.q = dut.d = 0;  // the DUT as the fresh model expects it
-  e = run(flop_lockstep(ports, bad, 400));
-  BOOST_REQUIRE(e);
-  const LockstepMismatch mm = mismatch_of(e);
+  const LockstepMismatch mm = expect_mismatch(*this, bad, 400);
   BOOST_TEST(mm.signal == "q.lo");
   BOOST_TEST(std::string(mm.what()).find("q.hi=0x") != std::string::npos);
   // An injected flip in a field is caught there.
   InjectGuard g("q.hi", 40, 1);
   NibblesFlop fresh;
-  dut.q = dut.d = 0;
-  e = run(flop_lockstep(ports, fresh, 100));
-  BOOST_REQUIRE(e);
-  const LockstepMismatch inj = mismatch_of(e);
+  const LockstepMismatch inj = expect_mismatch(*this, fresh, 100);
   BOOST_TEST(inj.signal == "q.hi");
   BOOST_TEST(inj.cycle == 40u);
 }
@@ -516,17 +518,11 @@ BOOST_AUTO_TEST_CASE(lockstep_binds_arrays_of_typed_ports_element_by_element) {
   bad.corrupt = [](std::vector<Nib>& q) {
     if (q[1].v == 9) q[1].v = 3;
   };
-  dut.q = dut.d = 0;
-  e = run(flop_lockstep(ports, bad, 400));
-  BOOST_REQUIRE(e);
-  BOOST_TEST(mismatch_of(e).signal == "q[1].v");
+  BOOST_TEST(expect_mismatch(*this, bad, 400).signal == "q[1].v");
   // an injected flip in element 0 is caught there
   InjectGuard g("q[0].v", 30, 2);
   ArrayFlopModel fresh;
-  dut.q = dut.d = 0;
-  e = run(flop_lockstep(ports, fresh, 100));
-  BOOST_REQUIRE(e);
-  const LockstepMismatch inj = mismatch_of(e);
+  const LockstepMismatch inj = expect_mismatch(*this, fresh, 100);
   BOOST_TEST(inj.signal == "q[0].v");
   BOOST_TEST(inj.cycle == 30u);
 }
