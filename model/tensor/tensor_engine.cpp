@@ -79,6 +79,8 @@ TensorEngine::In TensorEngine::make_in() const {
   In in;
   in.st_rsp_data_i = Bits(32 * p_.rows);
   in.mv_rsp_data_i = Bits(32 * p_.rows);
+  in.pe_mask_i = Bits(p_.cols);
+  in.pe_data_i = Bits(32 * p_.cols);
   return in;
 }
 
@@ -168,6 +170,9 @@ void TensorEngine::eval(const In& in, Out& out) const {
     }
     out.pw_data_o.set_slice(32 * c, 32, d);
   }
+  out.pe_ready_o = true;
+  for (unsigned c = 0; c < p_.cols; ++c)
+    if (out.pw_valid_o.bit(c) && in.pe_mask_i.bit(c)) out.pe_ready_o = false;
 }
 
 void TensorEngine::tick(const In& in) {
@@ -193,6 +198,9 @@ void TensorEngine::tick(const In& in) {
     if (o.pw_valid_o.bit(c))
       psum_.write(static_cast<unsigned>(bmeta_q_[c].bank), c, static_cast<unsigned>(bmeta_q_[c].off),
                   static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
+    else if (in.pe_valid_i && o.pe_ready_o && in.pe_mask_i.bit(c))
+      psum_.write(static_cast<unsigned>(in.pe_bank_i), c, static_cast<unsigned>(in.pe_off_i),
+                  static_cast<std::uint32_t>(in.pe_data_i.slice(32 * c, 32)));
   mm_done_q_ = ps_valid_q_[idx(last, C - 1)] && bmeta_q_[C - 1].last;
   mm_done_tag_q_ = mm_done_q_ ? bmeta_q_[C - 1].tag : 0;
   std::array<unsigned, 2> inflight = inflight_q_;

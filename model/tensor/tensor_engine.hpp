@@ -12,6 +12,8 @@
 //     cycle (as the read responses arrive; a late response is a bubble) through the array with the
 //     most recently loaded weights; dst[M, N] = stationary^T . moving goes to PSUM bank `bank`,
 //     elements off..off+N-1 of partitions 0..M-1, overwriting or accumulating (PSUM + sum).
+// PSUM ports: pr_ reads one element of every partition (the data the next cycle); pe_ writes one
+// element of the masked partitions for the vector and scalar engines, when the array does not.
 // Each PE(r, c) holds w[r][c]; the moving value of row r passes right, the partial sum passes down:
 //   ps(r, c) = ps(r-1, c) + w[r][c] * x[r]   (rows r >= K pass ps through; row 0 starts at -0)
 // with the product exact (narrow types) or rounded once (FP32) and one IEEE FP32 addition.
@@ -59,6 +61,11 @@ class TensorEngine {
     Bits mv_rsp_data_i;
     bool pr_valid_i = false;
     std::uint64_t pr_bank_i = 0, pr_off_i = 0;
+    /// PSUM write port of the vector and scalar engines: element (bank, off) of the partitions in
+    /// pe_mask_i, accepted when the array writes none of them this cycle
+    bool pe_valid_i = false;
+    std::uint64_t pe_bank_i = 0, pe_off_i = 0;
+    Bits pe_mask_i, pe_data_i;
   };
   struct Out {
     bool cmd_ready_o = false;
@@ -75,6 +82,7 @@ class TensorEngine {
     Bits pw_valid_o;  ///< per column: PSUM written at the next edge
     Bits pw_data_o;   ///< per column: the value written
     Bits pr_data_o;   ///< PSUM read port (registered)
+    bool pe_ready_o = false;
   };
 
   explicit TensorEngine(Params p);
@@ -100,6 +108,11 @@ class TensorEngine {
     v("pr_valid_i", in.pr_valid_i, 1);
     v("pr_bank_i", in.pr_bank_i, 4);
     v("pr_off_i", in.pr_off_i, off_w_);
+    v("pe_valid_i", in.pe_valid_i, 1);
+    v("pe_bank_i", in.pe_bank_i, 4);
+    v("pe_off_i", in.pe_off_i, off_w_);
+    v("pe_mask_i", in.pe_mask_i, p_.cols);
+    v("pe_data_i", in.pe_data_i, 32 * p_.cols);
   }
   template <class V>
   void visit_out(Out& out, V&& v) const {
@@ -118,6 +131,7 @@ class TensorEngine {
     v("pw_valid_o", out.pw_valid_o, p_.cols);
     v("pw_data_o", out.pw_data_o, 32 * p_.cols);
     v("pr_data_o", out.pr_data_o, 32 * p_.cols);
+    v("pe_ready_o", out.pe_ready_o, 1);
   }
 
   /// The check a command gets at dispatch (Err::none: legal).

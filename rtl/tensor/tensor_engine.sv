@@ -68,7 +68,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   input  logic                 pr_valid_i,
   input  logic [3:0]           pr_bank_i,
   input  logic [OW-1:0]        pr_off_i,
-  output logic [Cols*32-1:0]   pr_data_o
+  output logic [Cols*32-1:0]   pr_data_o,
+  // PSUM write port of the vector and scalar engines: element (bank, off) of the partitions in
+  // pe_mask_i, accepted in a cycle where the array writes none of them (the array always wins)
+  input  logic                 pe_valid_i,
+  output logic                 pe_ready_o,
+  input  logic [3:0]           pe_bank_i,
+  input  logic [OW-1:0]        pe_off_i,
+  input  logic [Cols-1:0]      pe_mask_i,
+  input  logic [Cols*32-1:0]   pe_data_i
 );
   localparam logic [31:0] NegZero = 32'h8000_0000;
 
@@ -251,8 +259,18 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       rd_off[c*OW +: OW] = bmeta_q[c].off;
     end
   end
-  assign wr_bank = rd_bank;
-  assign wr_off = rd_off;
+  // Each partition's write port: the array's write, else the engines' write when accepted.
+  logic [Cols-1:0]    we;
+  logic [Cols*32-1:0] wr_data;
+  assign pe_ready_o = (pw_valid_o & pe_mask_i) == '0;
+  always_comb begin
+    for (int unsigned c = 0; c < Cols; c++) begin
+      we[c] = pw_valid_o[c] || (pe_valid_i && pe_ready_o && pe_mask_i[c]);
+      wr_bank[c*4 +: 4] = pw_valid_o[c] ? rd_bank[c*4 +: 4] : pe_bank_i;
+      wr_off[c*OW +: OW] = pw_valid_o[c] ? rd_off[c*OW +: OW] : pe_off_i;
+      wr_data[c*32 +: 32] = pw_valid_o[c] ? pw_data_o[c*32 +: 32] : pe_data_i[c*32 +: 32];
+    end
+  end
 
   always_comb begin
     for (int unsigned c = 0; c < Cols; c++) begin
@@ -266,7 +284,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   psum #(.Banks(Banks), .Parts(Cols), .Depth(Depth)) u_psum (
     .clk_i, .rst_ni,
     .rd_bank_i(rd_bank), .rd_off_i(rd_off), .rd_data_o(rd_data),
-    .we_i(pw_valid_o), .wr_bank_i(wr_bank), .wr_off_i(wr_off), .wr_data_i(pw_data_o),
+    .we_i(we), .wr_bank_i(wr_bank), .wr_off_i(wr_off), .wr_data_i(wr_data),
     .pr_valid_i, .pr_bank_i, .pr_off_i, .pr_data_o
   );
 

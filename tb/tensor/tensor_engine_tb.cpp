@@ -135,6 +135,7 @@ struct TeBench {
   Task<> start() {
     cmd_valid.set(0);
     pr_valid.set(0);
+    env.sig("pe_valid_i").set(0);
     for (ReadServer* s : {&st, &mv}) {
       s->req_ready.set(0);
       s->rsp_valid.set(0);
@@ -152,6 +153,17 @@ struct TeBench {
 
   Task<> issue(const Command& c) {
     cmd_valid.set(1);
+    env.sig("cmd_i").set(to_cmd(c).pack());
+    for (;;) {
+      drive();
+      co_await ReadOnly();
+      const bool fire = cmd_ready.get() & 1;
+      co_await RisingEdge(clk.signal());
+      if (fire) break;
+    }
+    cmd_valid.set(0);
+  }
+  static sv::te_pkg::te_cmd_t to_cmd(const Command& c) {
     sv::te_pkg::te_cmd_t cmd;
     cmd.op = static_cast<sv::te_pkg::te_op_e>(c.op);
     cmd.tag = static_cast<std::uint8_t>(c.tag);
@@ -167,15 +179,7 @@ struct TeBench {
     cmd.tr = c.tr;
     cmd.mx = c.mx;
     cmd.sc_addr = c.sc_addr;
-    env.sig("cmd_i").set(cmd.pack());
-    for (;;) {
-      drive();
-      co_await ReadOnly();
-      const bool fire = cmd_ready.get() & 1;
-      co_await RisingEdge(clk.signal());
-      if (fire) break;
-    }
-    cmd_valid.set(0);
+    return cmd;
   }
 
   /// Wait until `n` completions (done or error) have been seen.
@@ -755,6 +759,82 @@ TRN_TEST(single_matmul, .timeout_ns = 1e10) {
   fmt::print("bench: figure tensor_engine single {}x{}x{} {} matmul: {} cycles, ideal {} (N + R + C - 1)\n", p.rows,
              p.cols, p.max_n, fmt_name, cycles, ideal);
   co_await t.compare_psum(ref.psum, 1, 2, 0, p.max_n);
+}
+
+TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
+  // The PSUM write port of the vector and scalar engines (pe_) beside a stream of accumulating
+  // multiplies into bank 0: a new random write (bank 1.., element, partition mask, data) offered
+  // every cycle until accepted. A write is accepted only in a cycle where the array writes none of
+  // its partitions (pe_ready_o low otherwise, whatever the bank); every accepted write lands
+  // exactly once and the array's results are untouched: PSUM against the reference with the
+  // accepted writes applied in order.
+  TeBench t(env);
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("data");
+  const unsigned fmt = 2;  // BF16
+  t.fill(fmt, [&] { return numerics::encode(Format::bf16, numerics::f32_bits(static_cast<float>(r.below(17)) / 8 - 1)); });
+  FunctionalReference ref(p);
+  Command ls = load_all(p, fmt);
+  co_await t.issue(ls);
+  ref.run(ls, t.sbuf);
+  co_await t.wait_done(1);
+  Signal &pe_valid = env.sig("pe_valid_i"), &pe_ready = env.sig("pe_ready_o");
+  auto next_write = [&] {
+    TensorEngine::In in = t.model.make_in();
+    in.pe_valid_i = true;
+    in.pe_bank_i = 1 + r.below(p.banks - 1);
+    in.pe_off_i = r.below(p.depth);
+    while (in.pe_mask_i.to_u64() == 0)
+      for (unsigned c = 0; c < p.cols; ++c) in.pe_mask_i.set_bit(c, r.chance(0.5));
+    for (unsigned c = 0; c < p.cols; ++c) in.pe_data_i.set_slice(32 * c, 32, static_cast<std::uint32_t>(r.next()));
+    drive_inputs(env, t.model, in, "pe_");
+    return in;
+  };
+  TensorEngine::In w = next_write();
+  const unsigned mms = 6;
+  unsigned issued = 0, accepted = 0, refused = 0;
+  std::optional<Command> cmd;
+  for (unsigned k = 0; issued < mms || t.done_count < 1 + mms; ++k) {
+    check(k < 100000, "multiplies not done after {} cycles", k);
+    if (!cmd && issued < mms) {  // back-to-back accumulating multiplies into bank 0
+      Command mm{Op::multiply_moving};
+      mm.fmt = fmt;
+      mm.n = static_cast<unsigned>(r.range(1, p.max_n));
+      mm.off = static_cast<unsigned>(r.below(p.depth - mm.n + 1));
+      mm.acc = issued > 0;
+      mm.addr = byte_of(p.cols, fmt);
+      TensorEngine::In in = t.model.make_in();
+      in.cmd_i = TeBench::to_cmd(mm);
+      drive_inputs(env, t.model, in, "cmd_i");
+      t.cmd_valid.set(1);
+      cmd = mm;
+    }
+    t.drive();
+    co_await ReadOnly();
+    const bool cmd_fire = cmd && (t.cmd_ready.get() & 1);
+    const bool pe_fire = pe_ready.get() & 1;
+    co_await RisingEdge(t.clk.signal());
+    if (cmd_fire) {
+      ref.run(*cmd, t.sbuf);
+      cmd.reset();
+      t.cmd_valid.set(0);
+      ++issued;
+    }
+    if (pe_fire) {
+      for (unsigned c = 0; c < p.cols; ++c)
+        if (w.pe_mask_i.bit(c))
+          ref.psum[(w.pe_bank_i * p.cols + c) * p.depth + w.pe_off_i] = static_cast<std::uint32_t>(w.pe_data_i.slice(32 * c, 32));
+      ++accepted;
+      w = next_write();
+    } else {
+      ++refused;
+    }
+  }
+  pe_valid.set(0);
+  info("engine PSUM writes: {} accepted, {} refused while the array wrote their partitions", accepted, refused);
+  check(accepted > 0 && refused > 0, "the test must see writes accepted ({}) and refused ({})", accepted, refused);
+  co_await t.compare_psum(ref.psum);
 }
 
 TRN_TEST(throughput) {
