@@ -8,7 +8,7 @@ namespace trn::common {
 
 RrArbiter::RrArbiter(Params p) : p_(p) {
   if (p_.n < 1 || p_.n > 64) throw std::invalid_argument("RrArbiter: n must be in 1..64");
-  if (p_.width < 1 || p_.width > 64) throw std::invalid_argument("RrArbiter: width must be in 1..64");
+  if (p_.width < 1) throw std::invalid_argument("RrArbiter: width must be at least 1");
 }
 
 unsigned RrArbiter::idx_width() const { return p_.n > 1 ? clog2(p_.n) : 1; }
@@ -27,7 +27,11 @@ void RrArbiter::eval(const In& in, Out& out) const {
   const Pick g = in.rst_ni ? pick(in, prio_q_, lock_q_, lock_idx_q_) : pick(in, 0, false, 0);
   out.gnt_valid_o = g.found;
   out.gnt_idx_o = g.idx;
-  out.gnt_data_o = Bits(p_.width, g.found ? in.req_data_i.slice(g.idx * p_.width, p_.width) : 0);
+  if (out.gnt_data_o.width() != p_.width) out.gnt_data_o = Bits(p_.width);
+  if (g.found)
+    out.gnt_data_o.copy(0, in.req_data_i, g.idx * p_.width, p_.width);
+  else
+    out.gnt_data_o = Bits(p_.width);
   out.req_ready_o = (g.found && in.gnt_ready_i) ? (std::uint64_t{1} << g.idx) : 0;
 }
 

@@ -22,6 +22,8 @@ class RrArbiter {
     std::uint64_t req_valid_i = 0;  ///< bit i: requester i
     Bits req_data_i;                ///< requester i at bits [i*width +: width]
     bool gnt_ready_i = false;
+
+    bool operator==(const In&) const = default;  ///< (the core model's wiring settles on it)
   };
   struct Out {
     std::uint64_t req_ready_o = 0;

@@ -38,6 +38,7 @@ class DmaEngine {
     std::uint64_t r_id_i = 0;
     Bits r_data_i;
     bool wr_ready_i = false;
+    bool operator==(const In&) const = default;  ///< (the core model's wiring settles on it)
   };
   struct Out {
     bool desc_ready_o = false;

@@ -45,6 +45,8 @@ class Sbuf {
     std::vector<e_req_t> e_i;     ///< one request per engine port
     Bits e_mask_i;                ///< port i's partition mask at bits [i * Parts, +Parts)
     Bits e_wdata_i;               ///< port i's partition p at bits [(i * Parts + p) * 32, +32)
+
+    bool operator==(const In&) const = default;  ///< (the core model's wiring settles on it)
   };
   struct Out {
     bool dw_ready_o = false, dr_ready_o = false, dr_rvalid_o = false;

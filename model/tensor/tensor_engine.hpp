@@ -66,6 +66,8 @@ class TensorEngine {
     bool pe_valid_i = false;
     std::uint64_t pe_bank_i = 0, pe_off_i = 0;
     Bits pe_mask_i, pe_data_i;
+
+    bool operator==(const In&) const = default;  ///< (the core model's wiring settles on it)
   };
   struct Out {
     bool cmd_ready_o = false;

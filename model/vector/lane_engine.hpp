@@ -50,6 +50,8 @@ class LaneEngine {
     bool rd1_req_ready_i = false, rd1_rsp_valid_i = false;
     Bits rd1_rsp_data_i;
     bool wr_ready_i = false;
+
+    bool operator==(const In&) const = default;  ///< (the core model's wiring settles on it)
   };
   struct Out {
     bool cmd_ready_o = false;

@@ -216,17 +216,17 @@ module sbuf
 
   // ---- requests and arbitration ----
   // the DMA ports' fields (the request's space is decoded by the core; SBUF ignores it)
-  logic dw_col_i, dw_acc_i;
-  logic [2:0] dw_esize_i;
-  logic [AddrBits-1:0] dw_addr_i, dr_addr_i;
-  logic [NB-1:0] dw_n_i, dr_bytes_i;
-  assign dw_col_i = dw_i.col;
-  assign dw_acc_i = dw_i.acc;
-  assign dw_esize_i = dw_i.esize;
-  assign dw_addr_i = dw_i.addr;
-  assign dw_n_i = NB'(dw_i.n);
-  assign dr_addr_i = dr_i.addr;
-  assign dr_bytes_i = NB'(dr_i.bytes);
+  logic dwi_col, dwi_acc;
+  logic [2:0] dwi_esize;
+  logic [AddrBits-1:0] dwi_addr, dri_addr;
+  logic [NB-1:0] dwi_n, dri_bytes;
+  assign dwi_col = dw_i.col;
+  assign dwi_acc = dw_i.acc;
+  assign dwi_esize = dw_i.esize;
+  assign dwi_addr = dw_i.addr;
+  assign dwi_n = NB'(dw_i.n);
+  assign dri_addr = dr_i.addr;
+  assign dri_bytes = NB'(dr_i.bytes);
   wreq_t dw;
   logic [Banks-1:0] s2_banks, dw_banks, dr_banks, claim, r_free, w_free;
   logic [31:0] dw_l0, dr_l0;
@@ -235,12 +235,12 @@ module sbuf
   logic [Banks-1:0] e_bank [EPorts];
   logic dw_go, dwc_go, dwa_go, dr_go;
   always_comb begin
-    dw = '{col: dw_col_i, esize: dw_esize_i, addr: dw_addr_i, n: dw_n_i, data: dw_data_i};
-    dw_l0 = off_of(dw_addr_i) >> LW;
-    dr_l0 = off_of(dr_addr_i) >> LW;
+    dw = '{col: dwi_col, esize: dwi_esize, addr: dwi_addr, n: dwi_n, data: dw_data_i};
+    dw_l0 = off_of(dwi_addr) >> LW;
+    dr_l0 = off_of(dri_addr) >> LW;
     s2_banks = s2_v_q ? banks_of(s2_q.col, s2_q.addr, s2_q.n) : '0;
-    dw_banks = banks_of(dw_col_i, dw_addr_i, dw_n_i);
-    dr_banks = banks_of(1'b0, dr_addr_i, dr_bytes_i);
+    dw_banks = banks_of(dwi_col, dwi_addr, dwi_n);
+    dr_banks = banks_of(1'b0, dri_addr, dri_bytes);
     claim = '0;
     for (int unsigned i = 0; i < EPorts; i++) begin
       e_line[i] = e_nib(e_i[i].idx, e_i[i].esize) >> (LW + 1);
@@ -249,10 +249,10 @@ module sbuf
       e_bank[i][bank_of(e_line[i])] = 1'b1;
       if (e_valid_i[i] && 32'(wait_q[i]) == Starve) claim |= e_bank[i];
     end
-    dw_ready_o = rst_ni && (dw_acc_i || (dw_banks & s2_banks) == '0) && (dw_banks & claim) == '0;
+    dw_ready_o = rst_ni && (dwi_acc || (dw_banks & s2_banks) == '0) && (dw_banks & claim) == '0;
     dw_go = dw_valid_i && dw_ready_o;
-    dwc_go = dw_go && !dw_acc_i;
-    dwa_go = dw_go && dw_acc_i;
+    dwc_go = dw_go && !dwi_acc;
+    dwa_go = dw_go && dwi_acc;
     r_free = rst_ni ? ~(s2_banks | (dwa_go ? dw_banks : '0)) : '0;
     w_free = rst_ni ? ~(s2_banks | (dw_go ? dw_banks : '0)) : '0;
   end
@@ -337,9 +337,9 @@ module sbuf
   logic [2*DW-1:0] win;
   logic [31:0] dw_p, dw_lo, a, s, sum, em;
   always_comb begin
-    dw_p = part_of(dw_addr_i);
-    dw_lo = off_of(dw_addr_i) % BeatBytes;
-    em = dw_esize_i == 3'd4 ? 32'hFFFF_FFFF : 32'h0000_FFFF;
+    dw_p = part_of(dwi_addr);
+    dw_lo = off_of(dwi_addr) % BeatBytes;
+    em = dwi_esize == 3'd4 ? 32'hFFFF_FFFF : 32'h0000_FFFF;
     win = {DW'(racc[bank_of(dw_l0 + 32'd1)] >> (dw_p * DW)), DW'(racc[bank_of(dw_l0)] >> (dw_p * DW))};
     s1 = dw;
     s1.data = '0;
@@ -347,23 +347,23 @@ module sbuf
     s = '0;
     sum = '0;
     for (int unsigned k = 0; k < NE; k++) begin
-      if (dw_col_i ? k < 32'(dw_n_i) : (k + 1) * 32'(dw_esize_i) <= 32'(dw_n_i)) begin
-        a = dw_col_i ? 32'(racc[bank_of(dw_l0)] >> ((dw_p + k) * DW + 8 * dw_lo))
-                     : 32'(win >> (8 * (dw_lo + k * 32'(dw_esize_i))));
-        s = 32'(dw_data_i >> (8 * k * 32'(dw_esize_i)));
-        sum = acc_add(dw_esize_i, a & em, s & em) & em;
-        s1.data |= DW'(sum) << (8 * k * 32'(dw_esize_i));
+      if (dwi_col ? k < 32'(dwi_n) : (k + 1) * 32'(dwi_esize) <= 32'(dwi_n)) begin
+        a = dwi_col ? 32'(racc[bank_of(dw_l0)] >> ((dw_p + k) * DW + 8 * dw_lo))
+                     : 32'(win >> (8 * (dw_lo + k * 32'(dwi_esize))));
+        s = 32'(dw_data_i >> (8 * k * 32'(dwi_esize)));
+        sum = acc_add(dwi_esize, a & em, s & em) & em;
+        s1.data |= DW'(sum) << (8 * k * 32'(dwi_esize));
       end
     end
   end
 
-  // ---- the DMA read's bytes: two lines of its partition, shifted and cut to dr_bytes_i ----
+  // ---- the DMA read's bytes: two lines of its partition, shifted and cut to dri_bytes ----
   logic [2*DW-1:0] dr_win, dr_mask;
   logic [DW-1:0] dr_data;
   always_comb begin
-    dr_win = {DW'(rd[bank_of(dr_l0 + 32'd1)] >> (part_of(dr_addr_i) * DW)),
-              DW'(rd[bank_of(dr_l0)] >> (part_of(dr_addr_i) * DW))} >> (8 * (off_of(dr_addr_i) % BeatBytes));
-    dr_mask = ((2 * DW)'(1) << (8 * 32'(dr_bytes_i))) - (2 * DW)'(1);
+    dr_win = {DW'(rd[bank_of(dr_l0 + 32'd1)] >> (part_of(dri_addr) * DW)),
+              DW'(rd[bank_of(dr_l0)] >> (part_of(dri_addr) * DW))} >> (8 * (off_of(dri_addr) % BeatBytes));
+    dr_mask = ((2 * DW)'(1) << (8 * 32'(dri_bytes))) - (2 * DW)'(1);
     dr_data = DW'(dr_win & dr_mask);
   end
 

@@ -21,8 +21,11 @@ void write_gtkw(const std::string& path, const std::string& fst, PortTable& port
   std::vector<std::string> order;
   std::map<std::string, std::vector<const Signal*>> groups;
   for (auto& s : ports.all()) {
+    // a probed unit port ("core.u_te.st_req_o") goes in its instance's group
+    const auto dot = s.name().rfind('.');
     std::string grp = s.name() == "clk_i" || s.name() == "rst_ni" ? std::string("clock_reset")
-                                                                   : s.name().substr(0, s.name().find('_'));
+                      : dot != std::string::npos                  ? s.name().substr(0, dot)
+                                                                  : s.name().substr(0, s.name().find('_'));
     if (!groups.count(grp)) order.push_back(grp);
     groups[grp].push_back(&s);
   }

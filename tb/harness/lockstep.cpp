@@ -5,10 +5,17 @@
 namespace trn::tb {
 
 namespace {
-/// Interface of a port: its name up to the first '_' ("push_valid_i" -> "push").
-std::string iface_name(const std::string& port) { return port.substr(0, port.find('_')); }
-bool has_role(const std::string& port, const char* role) {
+/// Interface of a port: its name up to the first '_' ("push_valid_i" -> "push"); a probed port
+/// keeps its instance path ("core.u_te.st_req_valid_o" -> "core.u_te.st").
+std::string iface_name(const std::string& port) {
+  const auto dot = port.rfind('.');
+  const std::size_t from = dot == std::string::npos ? 0 : dot + 1;
+  return port.substr(0, port.find('_', from));
+}
+bool has_role(const std::string& path, const char* role) {
   // <iface>_<role>_i / _o
+  const auto dot = path.rfind('.');
+  const std::string port = dot == std::string::npos ? path : path.substr(dot + 1);
   auto a = port.find('_');
   if (a == std::string::npos) return false;
   auto b = port.rfind('_');
@@ -41,7 +48,7 @@ void LockstepCore::bind(const char* port, const std::string& name, unsigned port
   if (s->width() != port_width)
     throw HarnessError(
         fmt::format("{}: '{}' is {} bits in the model and {} in the DUT", name_, port, port_width, s->width()));
-  (dir == Dir::In ? in_ : out_).push_back(Bound{name, Field(s, lsb, width)});
+  (dir == Dir::In && !probe_ ? in_ : out_).push_back(Bound{name, Field(s, lsb, width)});
   auto& ports = iface_of(port).ports;
   if (std::find(ports.begin(), ports.end(), s) == ports.end()) ports.push_back(s);
 }
@@ -58,7 +65,9 @@ void LockstepCore::finish_binding() {
   for (auto& p : env_.ports().all()) {
     auto is_p = [&](const Bound& b) { return &b.field.signal() == &p; };
     const bool bound = std::any_of(in_.begin(), in_.end(), is_p) || std::any_of(out_.begin(), out_.end(), is_p);
-    if (bound || &p == &clk_.signal()) continue;
+    // a lockstep describes the top's own ports; a probe the ports of its instance
+    const bool mine = scope_.empty() ? p.name().find('.') == std::string::npos : p.name().rfind(scope_, 0) == 0;
+    if (bound || !mine || &p == &clk_.signal() || (!scope_.empty() && p.name() == scope_ + "clk_i")) continue;
     throw HarnessError(fmt::format("{}: the DUT's {} '{}' is not described by the model", name_,
                                    p.dir() == Dir::In ? "input" : "output", p.name()));
   }

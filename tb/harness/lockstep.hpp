@@ -13,6 +13,12 @@
 // The first difference fails the test with a LockstepMismatch naming test, seed, cycle, time,
 // signal, expected and actual values, the last transactions on that interface, the waveform and
 // the command that reproduces it. LOCKSTEP=0 leaves the model out (to measure its cost).
+//
+// A composed top (the core) also has Probes: one per unit instance, comparing the ports of the
+// unit model inside the composed model (its wired inputs and its outputs) with the RTL instance's
+// ports (made public by a .vlt, bound by scripts/gen_ports.py --probes as "core.u_te.<port>").
+// The lockstep runs its probes after the composed model's eval and before it compares the top's
+// outputs, so the first mismatch names the unit and its port.
 #pragma once
 
 #include <cstdint>
@@ -52,6 +58,10 @@ class LockstepCore {
   [[noreturn]] void report(std::size_t out_index, const Bits& expected);
   bool injecting_now(const std::string& name) const;
   virtual void on_edge() = 0;
+  /// A probe: inputs are compared like outputs, names carry the scope.
+  bool probe_ = false;
+  /// The ports this checker must describe: "" the top's own (no '.'), else those under this prefix.
+  std::string scope_;
 
   Env& env_;
   Clock& clk_;
@@ -228,6 +238,8 @@ class Lockstep : public LockstepCore {
     bind_all(Dir::Out);
     finish_binding();
   }
+  /// Run `f` every compared cycle after the model's eval, before the outputs are compared (the probes).
+  void after_eval(std::function<void()> f) { after_eval_.push_back(std::move(f)); }
 
  private:
   void on_edge() override {
@@ -236,6 +248,7 @@ class Lockstep : public LockstepCore {
     auto read = [&](auto& f) { detail::read_field(in_[i++].field, f); };
     m_.visit_in(inp_, [&](const char*, auto& f, unsigned) { detail::leaves(f, read); });
     m_.eval(inp_, outp_);
+    for (auto& f : after_eval_) f();
     std::size_t bad = SIZE_MAX;
     Bits expected;
     i = 0;
@@ -272,6 +285,68 @@ class Lockstep : public LockstepCore {
   Model& m_;
   typename Model::In inp_;
   typename Model::Out outp_;
+  std::vector<std::function<void()>> after_eval_;
+};
+
+/// The lockstep at one unit boundary inside a composed top: the unit model's ports, as the composed
+/// model wired and evaluated them, against the RTL instance's ports under `scope` ("core.u_te.").
+/// compare() (from Lockstep::after_eval) checks every input and output, field by field.
+template <class Unit>
+class Probe : public LockstepCore {
+ public:
+  Probe(Env& env, Clock& clk, const Unit& unit, std::string scope)
+      : LockstepCore(env, clk, "probe " + scope.substr(0, scope.size() - 1)), u_(unit) {
+    probe_ = true;
+    scope_ = std::move(scope);
+    active_ = true;
+    auto in = unit.make_in();
+    auto out = unit.make_out();
+    auto each = [&](Dir dir) {
+      return [&, dir](const char* port, auto& f, unsigned w) {
+        const std::string full = scope_ + port;
+        const unsigned port_width = detail::typed_width(f, w);
+        auto leaf = [&](const std::string& path, auto&, unsigned lw, unsigned lsb) {
+          bind(full.c_str(), path, port_width, lsb, lw, dir);
+        };
+        detail::leaves(full, f, w, 0, leaf);
+      };
+    };
+    unit.visit_in(in, each(Dir::In));
+    unit.visit_out(out, each(Dir::Out));
+    finish_binding();
+  }
+  /// Compare the unit's wired inputs and its outputs with the instance's; a mismatch fails the test.
+  void compare(const typename Unit::In& in, const typename Unit::Out& out) {
+    std::size_t i = 0, bad = SIZE_MAX;
+    Bits expected;
+    auto cmp = [&](const auto& f) {
+      const Bound& b = out_[i];
+      bool same;
+      if (injecting_now(b.name)) {
+        auto g = f;
+        detail::flip(g, options().inject_bit);
+        same = detail::equal_field(b.field, g);
+        if (!same && bad == SIZE_MAX) expected = detail::to_bits(g, b.field.width());
+      } else {
+        same = detail::equal_field(b.field, f);
+        if (!same && bad == SIZE_MAX) expected = detail::to_bits(f, b.field.width());
+      }
+      if (!same && bad == SIZE_MAX) bad = i;
+      ++i;
+    };
+    // visit_in/visit_out take mutable ports; the walk only reads them
+    auto& min = const_cast<typename Unit::In&>(in);
+    auto& mout = const_cast<typename Unit::Out&>(out);
+    u_.visit_in(min, [&](const char*, auto& f, unsigned) { detail::leaves(f, cmp); });
+    u_.visit_out(mout, [&](const char*, auto& f, unsigned) { detail::leaves(f, cmp); });
+    record_history();
+    if (bad != SIZE_MAX) report(bad, expected);
+    ++compared_;
+  }
+
+ private:
+  void on_edge() override {}
+  const Unit& u_;
 };
 
 }  // namespace trn::tb

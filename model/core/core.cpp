@@ -1,0 +1,343 @@
+#include "core/core.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "common/clog2.hpp"
+
+namespace trn::core {
+
+namespace {
+constexpr unsigned kPwrIdx = 24;  // the PSUM write arbiter's payload: {idx, mask, data}, idx on top
+constexpr unsigned kMaxPasses = 8;
+
+tensor::TensorEngine::Params te_params(const Core::Params& p) {
+  tensor::TensorEngine::Params t;
+  t.rows = t.cols = p.parts;
+  t.max_n = p.max_n;
+  t.banks = p.psum_banks;
+  t.depth = p.psum_bank_bytes / 4;
+  t.sbuf_bytes = p.sbuf_bytes;
+  return t;
+}
+vector::LaneEngine::Params le_params(const Core::Params& p, vector::Engine e) {
+  vector::LaneEngine::Params l;
+  l.engine = e;
+  l.lanes = p.parts;
+  l.sbuf_bytes = p.sbuf_bytes;
+  l.psum_bytes = p.psum_banks * p.psum_bank_bytes;
+  return l;
+}
+dma::DmaEngine::Params dma_params(const Core::Params& p) {
+  dma::DmaEngine::Params d;
+  d.queues = p.queues;
+  d.qdepth = 4;
+  d.slots = p.slots;
+  d.geo = dma::Geometry::make(p.hbm_bytes, p.parts, p.sbuf_bytes, p.beat_bytes);
+  return d;
+}
+mem::Sbuf::Params sb_params(const Core::Params& p) {
+  mem::Sbuf::Params s;
+  s.parts = p.parts;
+  s.part_bytes = p.sbuf_bytes;
+  s.beat_bytes = p.beat_bytes;
+  s.banks = p.sbuf_banks;
+  s.eports = 8;
+  return s;
+}
+}  // namespace
+
+Core::Params Core::Params::of(const cfg::Arch& a) {
+  if (a.partitions != a.te_cols)
+    throw std::invalid_argument(fmt::format("core: partitions ({}) and te_cols ({}) must be equal", a.partitions, a.te_cols));
+  Params p;
+  p.parts = a.partitions;
+  p.sbuf_bytes = a.sbuf_bytes_per_partition;
+  p.sbuf_banks = a.sbuf_banks;
+  p.psum_banks = a.psum_banks;
+  p.psum_bank_bytes = a.psum_bank_bytes;
+  p.max_n = a.max_moving_n;
+  p.queues = a.dma_queues;
+  p.slots = a.dma_slots;
+  p.beat_bytes = a.dma_beat_bytes;
+  p.hbm_bytes = a.hbm_bytes;
+  return p;
+}
+
+Core::Core(Params p)
+    : p_(p),
+      depth_(p.psum_bank_bytes / 4),
+      ow_(clog2(p.psum_bank_bytes / 4)),
+      te_(te_params(p)),
+      ve_(le_params(p, vector::Engine::vector)),
+      se_(le_params(p, vector::Engine::scalar)),
+      dma_(dma_params(p)),
+      sb_(sb_params(p)),
+      prd_(common::RrArbiter::Params{4, 24}),
+      pwr_(common::RrArbiter::Params{2, kPwrIdx + p.parts + 32 * p.parts}) {
+  if (depth_ < 2 || (1u << ow_) != depth_)
+    throw std::invalid_argument(fmt::format("core: PSUM bank depth ({}) must be a power of two", depth_));
+  if (p.slots > 256) throw std::invalid_argument("core: at most 256 DMA read slots (SBUF's read id is 8 bits)");
+  w_.te_in = te_.make_in();
+  w_.te_out = te_.make_out();
+  w_.ve_in = ve_.make_in();
+  w_.se_in = se_.make_in();
+  w_.ve_out = ve_.make_out();
+  w_.se_out = se_.make_out();
+  w_.dma_in = dma_.make_in();
+  w_.dma_out = dma_.make_out();
+  w_.sb_in = sb_.make_in();
+  w_.sb_out = sb_.make_out();
+  w_.prd_in = prd_.make_in();
+  w_.prd_out = prd_.make_out();
+  w_.pwr_in = pwr_.make_in();
+  w_.pwr_out = pwr_.make_out();
+}
+
+Core::In Core::make_in() const {
+  In in;
+  in.hbm_r_data_i = Bits(8 * p_.beat_bytes);
+  return in;
+}
+
+Core::Out Core::make_out() const {
+  Out o;
+  o.se_acc_o = Bits(32 * p_.parts);
+  o.dma_q_code_o = Bits(sv::dma_pkg::err_e_width * p_.queues);
+  o.dma_q_done_o = Bits(16 * p_.queues);
+  o.hbm_wr_data_o = Bits(8 * p_.beat_bytes);
+  return o;
+}
+
+bool Core::wire(const In& in) const {
+  Wires& w = w_;
+  const unsigned P = p_.parts, LW = 32 * P;
+  bool changed = false;
+  auto set = [&](auto& dst, const auto& v) {
+    if (!(dst == v)) {
+      dst = v;
+      changed = true;
+    }
+  };
+  const vector::LaneEngine::Out* le_out[2] = {&w.ve_out, &w.se_out};
+  vector::LaneEngine::In* le_in[2] = {&w.ve_in, &w.se_in};
+  const unsigned rd_port[2][2] = {{kVeRd0, kVeRd1}, {kSeRd0, kSeRd1}};
+  const unsigned wr_port[2] = {kVeWr, kSeWr};
+
+  // ---- SBUF engine ports
+  {
+    mem::Sbuf::In s = w.sb_in;
+    s.rst_ni = in.rst_ni;
+    s.e_valid_i = 0;
+    s.e_mask_i = Bits(8 * P);
+    s.e_wdata_i = Bits(8 * LW);
+    auto put = [&](unsigned port, bool valid, const mem::Sbuf::e_req_t& r) {
+      if (valid) s.e_valid_i |= 1ull << port;
+      s.e_i[port] = r;
+    };
+    put(kTeSt, w.te_out.st_req_valid_o, w.te_out.st_req_o);
+    put(kTeMv, w.te_out.mv_req_valid_o, w.te_out.mv_req_o);
+    for (unsigned k = 0; k < 2; ++k) {
+      const auto& o = *le_out[k];
+      put(rd_port[k][0], o.rd0_req_valid_o && !o.rd0_req_o.space, o.rd0_req_o);
+      put(rd_port[k][1], o.rd1_req_valid_o && !o.rd1_req_o.space, o.rd1_req_o);
+      put(wr_port[k], o.wr_valid_o && !o.wr_o.space, o.wr_o);
+      s.e_mask_i.copy(wr_port[k] * P, o.wr_mask_o, 0, P);
+      s.e_wdata_i.copy(wr_port[k] * LW, o.wr_data_o, 0, LW);
+    }
+    // the DMA's read and write channels, by space
+    s.dw_valid_i = w.dma_out.wr_valid_o && w.dma_out.wr_o.space;
+    s.dw_i = w.dma_out.wr_o;
+    s.dw_data_i = w.dma_out.wr_data_o;
+    s.dr_valid_i = w.dma_out.ar_valid_o && w.dma_out.ar_o.space;
+    s.dr_i = w.dma_out.ar_o;
+    set(w.sb_in, s);
+  }
+
+  // ---- PSUM arbiters
+  {
+    common::RrArbiter::In a = w.prd_in;
+    a.rst_ni = in.rst_ni;
+    a.req_valid_i = 0;
+    a.req_data_i = Bits(4 * 24);
+    for (unsigned k = 0; k < 2; ++k) {
+      const auto& o = *le_out[k];
+      if (o.rd0_req_valid_o && o.rd0_req_o.space) a.req_valid_i |= 1ull << (2 * k);
+      if (o.rd1_req_valid_o && o.rd1_req_o.space) a.req_valid_i |= 1ull << (2 * k + 1);
+      a.req_data_i.set_slice(24 * (2 * k), 24, o.rd0_req_o.idx);
+      a.req_data_i.set_slice(24 * (2 * k + 1), 24, o.rd1_req_o.idx);
+    }
+    a.gnt_ready_i = true;
+    set(w.prd_in, a);
+  }
+  const unsigned pw_w = kPwrIdx + P + LW;
+  {
+    common::RrArbiter::In a = w.pwr_in;
+    a.rst_ni = in.rst_ni;
+    a.req_valid_i = 0;
+    a.req_data_i = Bits(2 * pw_w);
+    for (unsigned k = 0; k < 2; ++k) {
+      const auto& o = *le_out[k];
+      if (o.wr_valid_o && o.wr_o.space) a.req_valid_i |= 1ull << k;
+      // {idx, mask, data}: data in the low bits
+      a.req_data_i.copy(k * pw_w, o.wr_data_o, 0, LW);
+      a.req_data_i.copy(k * pw_w + LW, o.wr_mask_o, 0, P);
+      a.req_data_i.set_slice(k * pw_w + LW + P, kPwrIdx, o.wr_o.idx);
+    }
+    a.gnt_ready_i = w.te_out.pe_ready_o;
+    set(w.pwr_in, a);
+  }
+
+  // ---- tensor engine
+  {
+    tensor::TensorEngine::In t = w.te_in;
+    t.rst_ni = in.rst_ni;
+    t.cmd_valid_i = in.te_cmd_valid_i;
+    t.cmd_i = in.te_cmd_i;
+    t.st_req_ready_i = (w.sb_out.e_ready_o >> kTeSt) & 1;
+    t.st_rsp_valid_i = (w.sb_out.e_rvalid_o >> kTeSt) & 1;
+    t.st_rsp_data_i.copy(0, w.sb_out.e_rdata_o, kTeSt * LW, LW);
+    t.mv_req_ready_i = (w.sb_out.e_ready_o >> kTeMv) & 1;
+    t.mv_rsp_valid_i = (w.sb_out.e_rvalid_o >> kTeMv) & 1;
+    t.mv_rsp_data_i.copy(0, w.sb_out.e_rdata_o, kTeMv * LW, LW);
+    const std::uint64_t pr_idx = w.prd_out.gnt_data_o.to_u64();
+    t.pr_valid_i = w.prd_out.gnt_valid_o;
+    t.pr_bank_i = (pr_idx >> ow_) & 0xF;
+    t.pr_off_i = pr_idx & (depth_ - 1);
+    const std::uint64_t pe_idx = w.pwr_out.gnt_data_o.slice(LW + P, kPwrIdx);
+    t.pe_valid_i = w.pwr_out.gnt_valid_o;
+    t.pe_bank_i = (pe_idx >> ow_) & 0xF;
+    t.pe_off_i = pe_idx & (depth_ - 1);
+    t.pe_mask_i.copy(0, w.pwr_out.gnt_data_o, LW, P);
+    t.pe_data_i.copy(0, w.pwr_out.gnt_data_o, 0, LW);
+    set(w.te_in, t);
+  }
+
+  // ---- vector and scalar engines
+  for (unsigned k = 0; k < 2; ++k) {
+    const auto& o = *le_out[k];
+    vector::LaneEngine::In l = *le_in[k];
+    l.rst_ni = in.rst_ni;
+    l.cmd_valid_i = k == 0 ? in.ve_cmd_valid_i : in.se_cmd_valid_i;
+    l.cmd_i = k == 0 ? in.ve_cmd_i : in.se_cmd_i;
+    auto sb_ready = [&](unsigned port) { return ((w.sb_out.e_ready_o >> port) & 1) != 0; };
+    auto sb_rvalid = [&](unsigned port) { return ((w.sb_out.e_rvalid_o >> port) & 1) != 0; };
+    l.rd0_req_ready_i = o.rd0_req_o.space ? ((w.prd_out.req_ready_o >> (2 * k)) & 1) != 0 : sb_ready(rd_port[k][0]);
+    l.rd1_req_ready_i = o.rd1_req_o.space ? ((w.prd_out.req_ready_o >> (2 * k + 1)) & 1) != 0 : sb_ready(rd_port[k][1]);
+    l.wr_ready_i = o.wr_o.space ? ((w.pwr_out.req_ready_o >> k) & 1) != 0 : sb_ready(wr_port[k]);
+    const bool p0 = prv_q_ && prp_q_ == 2 * k, p1 = prv_q_ && prp_q_ == 2 * k + 1;
+    l.rd0_rsp_valid_i = sb_rvalid(rd_port[k][0]) || p0;
+    l.rd1_rsp_valid_i = sb_rvalid(rd_port[k][1]) || p1;
+    if (p0)
+      l.rd0_rsp_data_i = w.te_out.pr_data_o;
+    else
+      l.rd0_rsp_data_i.copy(0, w.sb_out.e_rdata_o, rd_port[k][0] * LW, LW);
+    if (p1)
+      l.rd1_rsp_data_i = w.te_out.pr_data_o;
+    else
+      l.rd1_rsp_data_i.copy(0, w.sb_out.e_rdata_o, rd_port[k][1] * LW, LW);
+    set(*le_in[k], l);
+  }
+
+  // ---- DMA engine: the read responses merged (SBUF's first), readies by space
+  {
+    dma::DmaEngine::In d = w.dma_in;
+    d.rst_ni = in.rst_ni;
+    d.desc_valid_i = in.dma_desc_valid_i;
+    d.desc_queue_i = in.dma_desc_queue_i;
+    d.desc_i = in.dma_desc_i;
+    d.cfg_strong_i = in.dma_cfg_strong_i;
+    d.cfg_max_outst_i = in.dma_cfg_max_outst_i;
+    d.q_clr_i = in.dma_q_clr_i;
+    d.ar_ready_i = w.dma_out.ar_o.space ? w.sb_out.dr_ready_o : in.hbm_ar_ready_i;
+    d.wr_ready_i = w.dma_out.wr_o.space ? w.sb_out.dw_ready_o : in.hbm_wr_ready_i;
+    const bool sr = w.sb_out.dr_rvalid_o;
+    d.r_valid_i = sr || in.hbm_r_valid_i;
+    d.r_id_i = sr ? (w.sb_out.dr_rid_o & ((1ull << dma_.sw()) - 1)) : in.hbm_r_id_i;
+    d.r_data_i = sr ? w.sb_out.dr_rdata_o : in.hbm_r_data_i;
+    set(w.dma_in, d);
+  }
+  return changed;
+}
+
+void Core::settle(const In& in) const {
+  Wires& w = w_;
+  for (unsigned pass = 0;; ++pass) {
+    if (pass == kMaxPasses)
+      throw std::logic_error(fmt::format("core model: the units' wiring does not settle in {} passes", kMaxPasses));
+    te_.eval(w.te_in, w.te_out);
+    ve_.eval(w.ve_in, w.ve_out);
+    se_.eval(w.se_in, w.se_out);
+    dma_.eval(w.dma_in, w.dma_out);
+    sb_.eval(w.sb_in, w.sb_out);
+    prd_.eval(w.prd_in, w.prd_out);
+    pwr_.eval(w.pwr_in, w.pwr_out);
+    if (!wire(in)) {  // the inputs the units were evaluated with are the wired ones
+      w.passes = pass + 1;
+      return;
+    }
+  }
+}
+
+void Core::eval(const In& in, Out& out) const {
+  settle(in);
+  const Wires& w = w_;
+  out.te_cmd_ready_o = w.te_out.cmd_ready_o;
+  out.te_ls_done_o = w.te_out.ls_done_o;
+  out.te_ls_done_tag_o = w.te_out.ls_done_tag_o;
+  out.te_mm_done_o = w.te_out.mm_done_o;
+  out.te_mm_done_tag_o = w.te_out.mm_done_tag_o;
+  out.te_err_o = w.te_out.err_o;
+  out.te_err_tag_o = w.te_out.err_tag_o;
+  out.te_err_code_o = w.te_out.err_code_o;
+  out.ve_cmd_ready_o = w.ve_out.cmd_ready_o;
+  out.ve_done_o = w.ve_out.done_o;
+  out.ve_done_tag_o = w.ve_out.done_tag_o;
+  out.ve_err_o = w.ve_out.err_o;
+  out.ve_err_tag_o = w.ve_out.err_tag_o;
+  out.ve_err_code_o = w.ve_out.err_code_o;
+  out.ve_busy_o = w.ve_out.busy_o;
+  out.se_cmd_ready_o = w.se_out.cmd_ready_o;
+  out.se_done_o = w.se_out.done_o;
+  out.se_done_tag_o = w.se_out.done_tag_o;
+  out.se_err_o = w.se_out.err_o;
+  out.se_err_tag_o = w.se_out.err_tag_o;
+  out.se_err_code_o = w.se_out.err_code_o;
+  out.se_busy_o = w.se_out.busy_o;
+  out.se_acc_o = w.se_out.acc_o;
+  out.dma_desc_ready_o = w.dma_out.desc_ready_o;
+  out.dma_q_idle_o = w.dma_out.q_idle_o;
+  out.dma_q_err_o = w.dma_out.q_err_o;
+  out.dma_q_code_o = w.dma_out.q_code_o;
+  out.dma_q_done_o = w.dma_out.q_done_o;
+  out.hbm_ar_valid_o = w.dma_out.ar_valid_o && !w.dma_out.ar_o.space;
+  out.hbm_ar_o = w.dma_out.ar_o;
+  out.hbm_r_ready_o = !w.sb_out.dr_rvalid_o;
+  out.hbm_wr_valid_o = w.dma_out.wr_valid_o && !w.dma_out.wr_o.space;
+  out.hbm_wr_o = w.dma_out.wr_o;
+  out.hbm_wr_data_o = w.dma_out.wr_data_o;
+  out.hbm_wr_info_o = w.dma_out.wr_info_o;
+}
+
+void Core::tick(const In& in) {
+  settle(in);
+  // every unit takes the edge with its settled inputs (w_ holds them; no unit's tick changes it)
+  const Wires& s = w_;
+  te_.tick(s.te_in);
+  ve_.tick(s.ve_in);
+  se_.tick(s.se_in);
+  dma_.tick(s.dma_in);
+  sb_.tick(s.sb_in);
+  prd_.tick(s.prd_in);
+  pwr_.tick(s.pwr_in);
+  if (!in.rst_ni) {
+    prv_q_ = false;
+    prp_q_ = 0;
+  } else {
+    prv_q_ = s.prd_out.gnt_valid_o;
+    prp_q_ = static_cast<unsigned>(s.prd_out.gnt_idx_o);
+  }
+}
+
+}  // namespace trn::core

@@ -1,0 +1,207 @@
+// trn::core::Core — cycle-exact model of rtl/core/core.sv, the NeuronCore datapath (docs/core.md),
+// composed from the unit models through their ports: the tensor engine (with PSUM), the vector and
+// scalar engines, the DMA engine, SBUF, and two round-robin arbiters (rtl/common) that put the
+// vector and scalar engines' PSUM requests on the tensor engine's PSUM ports.
+//
+// Wiring, as in the RTL:
+//   - SBUF engine ports: e0 tensor stationary, e1 tensor moving, e2/e3 vector A/B, e4 vector
+//     output, e5/e6 scalar A/B, e7 scalar output. A vector/scalar request with space = PSUM goes to
+//     the PSUM arbiters instead (reads: ve rd0, ve rd1, se rd0, se rd1 onto pr_; writes: ve, se onto
+//     pe_); PSUM element idx is bank idx / depth, element idx % depth; the read's data returns the
+//     next cycle on the port that asked.
+//   - The DMA's reads and writes go to SBUF's DMA ports or the HBM port by space; SBUF's read
+//     response has priority on the DMA's r_ channel and the HBM port's r_ready is low in its cycle.
+// Evaluation: every unit's inputs are wired from the units' outputs and the core's inputs, the
+// units evaluated, and the wiring repeated until no unit input changes (combinational paths
+// between units, e.g. SBUF's grants from the engines' requests, settle in two or three passes).
+// tick() gives every unit the edge with the settled inputs.
+#pragma once
+
+#include <cstdint>
+
+#include "common/bits.hpp"
+#include "common/rr_arbiter.hpp"
+#include "dma/dma_engine.hpp"
+#include "mem/sbuf.hpp"
+#include "sv/dma_pkg.hpp"
+#include "sv/le_pkg.hpp"
+#include "sv/te_pkg.hpp"
+#include "tensor/tensor_engine.hpp"
+#include "trn_config.hpp"
+#include "vector/lane_engine.hpp"
+
+namespace trn::core {
+
+class Core {
+ public:
+  struct Params {
+    unsigned parts = 4;               ///< partitions = tensor rows = columns = lanes
+    std::uint32_t sbuf_bytes = 1024;  ///< per partition
+    unsigned sbuf_banks = 4;
+    unsigned psum_banks = 8;
+    unsigned psum_bank_bytes = 64;
+    unsigned max_n = 16;
+    unsigned queues = 2, slots = 128, beat_bytes = 16;
+    std::uint32_t hbm_bytes = 65536;
+    static Params of(const cfg::Arch& a);
+  };
+  using te_cmd_t = sv::te_pkg::te_cmd_t;
+  using instr_t = sv::le_pkg::instr_t;
+  using desc_t = sv::dma_pkg::desc_t;
+  using rd_req_t = sv::dma_pkg::rd_req_t;
+  using wr_req_t = sv::dma_pkg::wr_req_t;
+  using wr_info_t = sv::dma_pkg::wr_info_t;
+
+  struct In {
+    bool rst_ni = false;
+    bool te_cmd_valid_i = false;
+    te_cmd_t te_cmd_i;
+    bool ve_cmd_valid_i = false;
+    instr_t ve_cmd_i;
+    bool se_cmd_valid_i = false;
+    instr_t se_cmd_i;
+    bool dma_desc_valid_i = false;
+    std::uint64_t dma_desc_queue_i = 0;
+    desc_t dma_desc_i;
+    std::uint64_t dma_cfg_strong_i = 0, dma_cfg_max_outst_i = 0, dma_q_clr_i = 0;
+    bool hbm_ar_ready_i = false, hbm_r_valid_i = false;
+    std::uint64_t hbm_r_id_i = 0;
+    Bits hbm_r_data_i;
+    bool hbm_wr_ready_i = false;
+  };
+  struct Out {
+    bool te_cmd_ready_o = false, te_ls_done_o = false, te_mm_done_o = false, te_err_o = false;
+    std::uint64_t te_ls_done_tag_o = 0, te_mm_done_tag_o = 0, te_err_tag_o = 0, te_err_code_o = 0;
+    bool ve_cmd_ready_o = false, ve_done_o = false, ve_err_o = false, ve_busy_o = false;
+    std::uint64_t ve_done_tag_o = 0, ve_err_tag_o = 0, ve_err_code_o = 0;
+    bool se_cmd_ready_o = false, se_done_o = false, se_err_o = false, se_busy_o = false;
+    std::uint64_t se_done_tag_o = 0, se_err_tag_o = 0, se_err_code_o = 0;
+    Bits se_acc_o;
+    bool dma_desc_ready_o = false;
+    std::uint64_t dma_q_idle_o = 0, dma_q_err_o = 0;
+    Bits dma_q_code_o, dma_q_done_o;
+    bool hbm_ar_valid_o = false;
+    rd_req_t hbm_ar_o;
+    bool hbm_r_ready_o = false;
+    bool hbm_wr_valid_o = false;
+    wr_req_t hbm_wr_o;
+    Bits hbm_wr_data_o;
+    wr_info_t hbm_wr_info_o;
+  };
+
+  /// The units' ports as wired in the last eval() (for the probes that compare them with the RTL's).
+  struct Wires {
+    tensor::TensorEngine::In te_in;
+    tensor::TensorEngine::Out te_out;
+    vector::LaneEngine::In ve_in, se_in;
+    vector::LaneEngine::Out ve_out, se_out;
+    dma::DmaEngine::In dma_in;
+    dma::DmaEngine::Out dma_out;
+    mem::Sbuf::In sb_in;
+    mem::Sbuf::Out sb_out;
+    common::RrArbiter::In prd_in, pwr_in;
+    common::RrArbiter::Out prd_out, pwr_out;
+    unsigned passes = 0;  ///< wiring passes the last eval needed
+  };
+
+  explicit Core(Params p);
+  const Params& params() const { return p_; }
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  /// The units (their state, for tests and reports).
+  const tensor::TensorEngine& te() const { return te_; }
+  const vector::LaneEngine& ve() const { return ve_; }
+  const vector::LaneEngine& se() const { return se_; }
+  const dma::DmaEngine& dma() const { return dma_; }
+  const mem::Sbuf& sbuf() const { return sb_; }
+  const common::RrArbiter& psum_rd_arb() const { return prd_; }  ///< u_prd_arb
+  const common::RrArbiter& psum_wr_arb() const { return pwr_; }  ///< u_pwr_arb
+  /// The units' ports of the last eval().
+  const Wires& wires() const { return w_; }
+
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("te_cmd_valid_i", in.te_cmd_valid_i, 1);
+    v("te_cmd_i", in.te_cmd_i, te_cmd_t::kWidth);
+    v("ve_cmd_valid_i", in.ve_cmd_valid_i, 1);
+    v("ve_cmd_i", in.ve_cmd_i, instr_t::kWidth);
+    v("se_cmd_valid_i", in.se_cmd_valid_i, 1);
+    v("se_cmd_i", in.se_cmd_i, instr_t::kWidth);
+    v("dma_desc_valid_i", in.dma_desc_valid_i, 1);
+    v("dma_desc_queue_i", in.dma_desc_queue_i, dma_.qw());
+    v("dma_desc_i", in.dma_desc_i, desc_t::kWidth);
+    v("dma_cfg_strong_i", in.dma_cfg_strong_i, p_.queues);
+    v("dma_cfg_max_outst_i", in.dma_cfg_max_outst_i, dma_.sw() + 1);
+    v("dma_q_clr_i", in.dma_q_clr_i, p_.queues);
+    v("hbm_ar_ready_i", in.hbm_ar_ready_i, 1);
+    v("hbm_r_valid_i", in.hbm_r_valid_i, 1);
+    v("hbm_r_id_i", in.hbm_r_id_i, dma_.sw());
+    v("hbm_r_data_i", in.hbm_r_data_i, 8 * p_.beat_bytes);
+    v("hbm_wr_ready_i", in.hbm_wr_ready_i, 1);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("te_cmd_ready_o", out.te_cmd_ready_o, 1);
+    v("te_ls_done_o", out.te_ls_done_o, 1);
+    v("te_ls_done_tag_o", out.te_ls_done_tag_o, 4);
+    v("te_mm_done_o", out.te_mm_done_o, 1);
+    v("te_mm_done_tag_o", out.te_mm_done_tag_o, 4);
+    v("te_err_o", out.te_err_o, 1);
+    v("te_err_tag_o", out.te_err_tag_o, 4);
+    v("te_err_code_o", out.te_err_code_o, sv::te_pkg::te_err_e_width);
+    v("ve_cmd_ready_o", out.ve_cmd_ready_o, 1);
+    v("ve_done_o", out.ve_done_o, 1);
+    v("ve_done_tag_o", out.ve_done_tag_o, 4);
+    v("ve_err_o", out.ve_err_o, 1);
+    v("ve_err_tag_o", out.ve_err_tag_o, 4);
+    v("ve_err_code_o", out.ve_err_code_o, sv::le_pkg::le_err_e_width);
+    v("ve_busy_o", out.ve_busy_o, 1);
+    v("se_cmd_ready_o", out.se_cmd_ready_o, 1);
+    v("se_done_o", out.se_done_o, 1);
+    v("se_done_tag_o", out.se_done_tag_o, 4);
+    v("se_err_o", out.se_err_o, 1);
+    v("se_err_tag_o", out.se_err_tag_o, 4);
+    v("se_err_code_o", out.se_err_code_o, sv::le_pkg::le_err_e_width);
+    v("se_busy_o", out.se_busy_o, 1);
+    v("se_acc_o", out.se_acc_o, 32 * p_.parts);
+    v("dma_desc_ready_o", out.dma_desc_ready_o, 1);
+    v("dma_q_idle_o", out.dma_q_idle_o, p_.queues);
+    v("dma_q_err_o", out.dma_q_err_o, p_.queues);
+    v("dma_q_code_o", out.dma_q_code_o, sv::dma_pkg::err_e_width * p_.queues);
+    v("dma_q_done_o", out.dma_q_done_o, 16 * p_.queues);
+    v("hbm_ar_valid_o", out.hbm_ar_valid_o, 1);
+    v("hbm_ar_o", out.hbm_ar_o, rd_req_t::kWidth);
+    v("hbm_r_ready_o", out.hbm_r_ready_o, 1);
+    v("hbm_wr_valid_o", out.hbm_wr_valid_o, 1);
+    v("hbm_wr_o", out.hbm_wr_o, wr_req_t::kWidth);
+    v("hbm_wr_data_o", out.hbm_wr_data_o, 8 * p_.beat_bytes);
+    v("hbm_wr_info_o", out.hbm_wr_info_o, wr_info_t::kWidth);
+  }
+
+  /// SBUF engine port of each requester (docs/core.md).
+  enum Port : unsigned { kTeSt = 0, kTeMv = 1, kVeRd0 = 2, kVeRd1 = 3, kVeWr = 4, kSeRd0 = 5, kSeRd1 = 6, kSeWr = 7 };
+
+ private:
+  /// Wire every unit's inputs from the core's inputs and the units' outputs in w_; true if any
+  /// input changed.
+  bool wire(const In& in) const;
+  void settle(const In& in) const;
+
+  Params p_;
+  unsigned depth_, ow_;
+  tensor::TensorEngine te_;
+  vector::LaneEngine ve_, se_;
+  dma::DmaEngine dma_;
+  mem::Sbuf sb_;
+  common::RrArbiter prd_, pwr_;
+  // the PSUM read whose data arrives this cycle, and the port that asked (0..3)
+  bool prv_q_ = false;
+  unsigned prp_q_ = 0;
+  mutable Wires w_;
+};
+
+}  // namespace trn::core

@@ -1,0 +1,354 @@
+// core — the NeuronCore datapath (SPEC 5.1–5.5, 5.7; docs/core.md): the tensor engine with PSUM,
+// the vector and scalar engines, the DMA engine and SBUF, joined through their typed ports.
+//
+//   - SBUF is the one memory of the engines and the DMA. Engine ports: e0 tensor stationary, e1
+//     tensor moving, e2/e3 vector A/B, e4 vector output, e5/e6 scalar A/B, e7 scalar output.
+//   - An engine request with space = PSUM goes to the tensor engine's PSUM instead: reads to its
+//     pr_ port (the four vector/scalar read ports round-robin), writes to its pe_ port (the two
+//     output ports round-robin). Element idx of a PSUM partition is bank idx / Depth, element
+//     idx % Depth. The data of a read comes back the next cycle on the port that asked, as SBUF's.
+//   - The DMA's reads and writes go to SBUF's DMA ports or to the core's HBM port by their space.
+//     Read responses merge into the DMA's r_ channel; SBUF's (the cycle after its request) has
+//     priority and the HBM port's r_ready is low in that cycle (the memory offers it again).
+// Commands come from the testbench, one port per engine and the DMA's descriptor port; the
+// instruction streams and semaphores are the next step (docs/core.md).
+module core
+  import dma_pkg::*;
+  import sbuf_pkg::e_req_t;
+  import te_pkg::te_cmd_t;
+  import te_pkg::te_err_e;
+  import le_pkg::instr_t;
+  import le_pkg::le_err_e;
+#(
+  parameter int unsigned Parts         = 4,      /// partitions = tensor rows = columns = lanes
+  parameter int unsigned SbufBytes     = 1024,   /// SBUF bytes per partition
+  parameter int unsigned SbufBanks     = 4,
+  parameter int unsigned PsumBanks     = 8,
+  parameter int unsigned PsumBankBytes = 64,
+  parameter int unsigned MaxN          = 16,
+  parameter int unsigned Queues        = 2,
+  parameter int unsigned Slots         = 128,
+  parameter int unsigned BeatBytes     = 16,
+  parameter int unsigned HbmBytes      = 65536,
+  localparam int unsigned Depth = PsumBankBytes / 4,
+  localparam int unsigned OW    = (Depth > 1) ? $clog2(Depth) : 1,
+  localparam int unsigned LW    = 32 * Parts,
+  localparam int unsigned QW    = Queues > 1 ? $clog2(Queues) : 1,
+  localparam int unsigned SW    = $clog2(Slots),
+  localparam int unsigned DW    = 8 * BeatBytes
+) (
+  input  logic                  clk_i,
+  input  logic                  rst_ni,
+  // tensor engine
+  input  logic                  te_cmd_valid_i,
+  output logic                  te_cmd_ready_o,
+  input  te_cmd_t               te_cmd_i,
+  output logic                  te_ls_done_o,
+  output logic [3:0]            te_ls_done_tag_o,
+  output logic                  te_mm_done_o,
+  output logic [3:0]            te_mm_done_tag_o,
+  output logic                  te_err_o,
+  output logic [3:0]            te_err_tag_o,
+  output te_err_e               te_err_code_o,
+  // vector engine
+  input  logic                  ve_cmd_valid_i,
+  output logic                  ve_cmd_ready_o,
+  input  instr_t                ve_cmd_i,
+  output logic                  ve_done_o,
+  output logic [3:0]            ve_done_tag_o,
+  output logic                  ve_err_o,
+  output logic [3:0]            ve_err_tag_o,
+  output le_err_e               ve_err_code_o,
+  output logic                  ve_busy_o,
+  // scalar engine
+  input  logic                  se_cmd_valid_i,
+  output logic                  se_cmd_ready_o,
+  input  instr_t                se_cmd_i,
+  output logic                  se_done_o,
+  output logic [3:0]            se_done_tag_o,
+  output logic                  se_err_o,
+  output logic [3:0]            se_err_tag_o,
+  output le_err_e               se_err_code_o,
+  output logic                  se_busy_o,
+  output logic [LW-1:0]         se_acc_o,
+  // DMA engine: descriptors, configuration, status
+  input  logic                  dma_desc_valid_i,
+  output logic                  dma_desc_ready_o,
+  input  logic [QW-1:0]         dma_desc_queue_i,
+  input  desc_t                 dma_desc_i,
+  input  logic [Queues-1:0]     dma_cfg_strong_i,
+  input  logic [SW:0]           dma_cfg_max_outst_i,
+  input  logic [Queues-1:0]     dma_q_clr_i,
+  output logic [Queues-1:0]     dma_q_idle_o,
+  output logic [Queues-1:0]     dma_q_err_o,
+  output err_e [Queues-1:0]     dma_q_code_o,
+  output logic [16*Queues-1:0]  dma_q_done_o,
+  // HBM port: the DMA's reads and writes with space = HBM
+  output logic                  hbm_ar_valid_o,
+  input  logic                  hbm_ar_ready_i,
+  output rd_req_t               hbm_ar_o,
+  input  logic                  hbm_r_valid_i,
+  output logic                  hbm_r_ready_o,
+  input  logic [SW-1:0]         hbm_r_id_i,
+  input  logic [DW-1:0]         hbm_r_data_i,
+  output logic                  hbm_wr_valid_o,
+  input  logic                  hbm_wr_ready_i,
+  output wr_req_t               hbm_wr_o,
+  output logic [DW-1:0]         hbm_wr_data_o,
+  output wr_info_t              hbm_wr_info_o     /// where the write comes from (for checkers)
+);
+  localparam int unsigned NE = 8;  // SBUF engine ports
+  // The vector/scalar engines' memory ports, in the order of the PSUM arbiters.
+  localparam int unsigned NRd = 4;  // ve rd0, ve rd1, se rd0, se rd1
+  localparam int unsigned NWr = 2;  // ve wr, se wr
+  localparam int unsigned RdPort [NRd] = '{2, 3, 5, 6};  // their SBUF engine ports
+  localparam int unsigned WrPort [NWr] = '{4, 7};
+
+  if (Depth < 2 || (1 << OW) != Depth) $error("core: PSUM bank depth (%0d) must be a power of two", Depth);
+  if (Slots > 256) $error("core: at most 256 DMA read slots (SBUF's read id is 8 bits)");
+
+  // ---- the units' ports
+  // tensor engine
+  logic               te_st_req_valid, te_st_req_ready, te_st_rsp_valid;
+  e_req_t             te_st_req;
+  logic [LW-1:0]      te_st_rsp_data;
+  logic               te_mv_req_valid, te_mv_req_ready, te_mv_rsp_valid;
+  e_req_t             te_mv_req;
+  logic [LW-1:0]      te_mv_rsp_data;
+  logic [Parts-1:0]   te_pw_valid;
+  logic [LW-1:0]      te_pw_data;
+  logic               te_pr_valid;
+  logic [3:0]         te_pr_bank;
+  logic [OW-1:0]      te_pr_off;
+  logic [LW-1:0]      te_pr_data;
+  logic               te_pe_valid, te_pe_ready;
+  logic [3:0]         te_pe_bank;
+  logic [OW-1:0]      te_pe_off;
+  logic [Parts-1:0]   te_pe_mask;
+  logic [LW-1:0]      te_pe_data;
+  // vector and scalar engines: index 0 vector, 1 scalar
+  logic [1:0]            le_rd0_valid, le_rd0_ready, le_rd0_rsp_valid;
+  logic [1:0]            le_rd1_valid, le_rd1_ready, le_rd1_rsp_valid;
+  e_req_t [1:0]          le_rd0_req, le_rd1_req;
+  logic [1:0][LW-1:0]    le_rd0_rsp_data, le_rd1_rsp_data;
+  logic [1:0]            le_wr_valid, le_wr_ready;
+  e_req_t [1:0]          le_wr;
+  logic [1:0][Parts-1:0] le_wr_mask;
+  logic [1:0][LW-1:0]    le_wr_data;
+  logic [LW-1:0]         ve_acc;
+  // DMA engine
+  logic               dma_ar_valid, dma_ar_ready, dma_r_valid;
+  rd_req_t            dma_ar;
+  logic [SW-1:0]      dma_r_id;
+  logic [DW-1:0]      dma_r_data;
+  logic               dma_wr_valid, dma_wr_ready;
+  wr_req_t            dma_wr;
+  logic [DW-1:0]      dma_wr_data;
+  wr_info_t           dma_wr_info;
+  logic [SW:0]        dma_rob, dma_inflight;
+  // SBUF
+  logic               sb_dw_valid, sb_dw_ready, sb_dr_valid, sb_dr_ready, sb_dr_rvalid, sb_acc_busy;
+  logic [7:0]         sb_dr_rid;
+  logic [DW-1:0]      sb_dr_rdata;
+  logic [NE-1:0]      sb_e_valid, sb_e_ready, sb_e_rvalid;
+  e_req_t [NE-1:0]    sb_e;
+  logic [NE-1:0][Parts-1:0] sb_e_mask;
+  logic [NE-1:0][LW-1:0]    sb_e_wdata, sb_e_rdata;
+
+  // ---- the units
+  tensor_engine #(.Rows(Parts), .Cols(Parts), .MaxN(MaxN), .Banks(PsumBanks), .PsumBankBytes(PsumBankBytes),
+                  .SbufBytes(SbufBytes)) u_te (
+    .clk_i, .rst_ni,
+    .cmd_valid_i(te_cmd_valid_i), .cmd_ready_o(te_cmd_ready_o), .cmd_i(te_cmd_i),
+    .st_req_valid_o(te_st_req_valid), .st_req_ready_i(te_st_req_ready), .st_req_o(te_st_req),
+    .st_rsp_valid_i(te_st_rsp_valid), .st_rsp_data_i(te_st_rsp_data),
+    .mv_req_valid_o(te_mv_req_valid), .mv_req_ready_i(te_mv_req_ready), .mv_req_o(te_mv_req),
+    .mv_rsp_valid_i(te_mv_rsp_valid), .mv_rsp_data_i(te_mv_rsp_data),
+    .ls_done_o(te_ls_done_o), .ls_done_tag_o(te_ls_done_tag_o), .mm_done_o(te_mm_done_o),
+    .mm_done_tag_o(te_mm_done_tag_o), .err_o(te_err_o), .err_tag_o(te_err_tag_o), .err_code_o(te_err_code_o),
+    .pw_valid_o(te_pw_valid), .pw_data_o(te_pw_data),
+    .pr_valid_i(te_pr_valid), .pr_bank_i(te_pr_bank), .pr_off_i(te_pr_off), .pr_data_o(te_pr_data),
+    .pe_valid_i(te_pe_valid), .pe_ready_o(te_pe_ready), .pe_bank_i(te_pe_bank), .pe_off_i(te_pe_off),
+    .pe_mask_i(te_pe_mask), .pe_data_i(te_pe_data)
+  );
+
+  lane_engine #(.Lanes(Parts), .SbufBytes(SbufBytes), .PsumBanks(PsumBanks), .PsumBankBytes(PsumBankBytes),
+                .Engine(0)) u_ve (
+    .clk_i, .rst_ni,
+    .cmd_valid_i(ve_cmd_valid_i), .cmd_ready_o(ve_cmd_ready_o), .cmd_i(ve_cmd_i),
+    .rd0_req_valid_o(le_rd0_valid[0]), .rd0_req_ready_i(le_rd0_ready[0]), .rd0_req_o(le_rd0_req[0]),
+    .rd0_rsp_valid_i(le_rd0_rsp_valid[0]), .rd0_rsp_data_i(le_rd0_rsp_data[0]),
+    .rd1_req_valid_o(le_rd1_valid[0]), .rd1_req_ready_i(le_rd1_ready[0]), .rd1_req_o(le_rd1_req[0]),
+    .rd1_rsp_valid_i(le_rd1_rsp_valid[0]), .rd1_rsp_data_i(le_rd1_rsp_data[0]),
+    .wr_valid_o(le_wr_valid[0]), .wr_ready_i(le_wr_ready[0]), .wr_o(le_wr[0]), .wr_mask_o(le_wr_mask[0]),
+    .wr_data_o(le_wr_data[0]),
+    .done_o(ve_done_o), .done_tag_o(ve_done_tag_o), .err_o(ve_err_o), .err_tag_o(ve_err_tag_o),
+    .err_code_o(ve_err_code_o), .acc_o(ve_acc), .busy_o(ve_busy_o)
+  );
+
+  lane_engine #(.Lanes(Parts), .SbufBytes(SbufBytes), .PsumBanks(PsumBanks), .PsumBankBytes(PsumBankBytes),
+                .Engine(1)) u_se (
+    .clk_i, .rst_ni,
+    .cmd_valid_i(se_cmd_valid_i), .cmd_ready_o(se_cmd_ready_o), .cmd_i(se_cmd_i),
+    .rd0_req_valid_o(le_rd0_valid[1]), .rd0_req_ready_i(le_rd0_ready[1]), .rd0_req_o(le_rd0_req[1]),
+    .rd0_rsp_valid_i(le_rd0_rsp_valid[1]), .rd0_rsp_data_i(le_rd0_rsp_data[1]),
+    .rd1_req_valid_o(le_rd1_valid[1]), .rd1_req_ready_i(le_rd1_ready[1]), .rd1_req_o(le_rd1_req[1]),
+    .rd1_rsp_valid_i(le_rd1_rsp_valid[1]), .rd1_rsp_data_i(le_rd1_rsp_data[1]),
+    .wr_valid_o(le_wr_valid[1]), .wr_ready_i(le_wr_ready[1]), .wr_o(le_wr[1]), .wr_mask_o(le_wr_mask[1]),
+    .wr_data_o(le_wr_data[1]),
+    .done_o(se_done_o), .done_tag_o(se_done_tag_o), .err_o(se_err_o), .err_tag_o(se_err_tag_o),
+    .err_code_o(se_err_code_o), .acc_o(se_acc_o), .busy_o(se_busy_o)
+  );
+
+  dma_engine #(.Queues(Queues), .Slots(Slots), .BeatBytes(BeatBytes), .Parts(Parts), .PartBytes(SbufBytes),
+               .HbmBytes(HbmBytes)) u_dma (
+    .clk_i, .rst_ni,
+    .desc_valid_i(dma_desc_valid_i), .desc_ready_o(dma_desc_ready_o), .desc_queue_i(dma_desc_queue_i),
+    .desc_i(dma_desc_i), .cfg_strong_i(dma_cfg_strong_i), .cfg_max_outst_i(dma_cfg_max_outst_i),
+    .q_clr_i(dma_q_clr_i),
+    .ar_valid_o(dma_ar_valid), .ar_ready_i(dma_ar_ready), .ar_o(dma_ar),
+    .r_valid_i(dma_r_valid), .r_id_i(dma_r_id), .r_data_i(dma_r_data),
+    .wr_valid_o(dma_wr_valid), .wr_ready_i(dma_wr_ready), .wr_o(dma_wr), .wr_data_o(dma_wr_data),
+    .wr_info_o(dma_wr_info),
+    .q_idle_o(dma_q_idle_o), .q_err_o(dma_q_err_o), .q_code_o(dma_q_code_o), .q_done_o(dma_q_done_o),
+    .rob_o(dma_rob), .inflight_o(dma_inflight)
+  );
+
+  sbuf #(.Parts(Parts), .PartBytes(SbufBytes), .BeatBytes(BeatBytes), .Banks(SbufBanks), .EPorts(NE)) u_sbuf (
+    .clk_i, .rst_ni,
+    .dw_valid_i(sb_dw_valid), .dw_ready_o(sb_dw_ready), .dw_i(dma_wr), .dw_data_i(dma_wr_data),
+    .dr_valid_i(sb_dr_valid), .dr_ready_o(sb_dr_ready), .dr_i(dma_ar),
+    .dr_rvalid_o(sb_dr_rvalid), .dr_rid_o(sb_dr_rid), .dr_rdata_o(sb_dr_rdata),
+    .e_valid_i(sb_e_valid), .e_ready_o(sb_e_ready), .e_i(sb_e), .e_mask_i(sb_e_mask), .e_wdata_i(sb_e_wdata),
+    .e_rvalid_o(sb_e_rvalid), .e_rdata_o(sb_e_rdata),
+    .acc_busy_o(sb_acc_busy)
+  );
+
+  // ---- SBUF engine ports: the tensor engine always; the others when their request is for SBUF
+  always_comb begin
+    sb_e_valid = '0;
+    sb_e = '0;
+    sb_e_mask = '0;
+    sb_e_wdata = '0;
+    sb_e_valid[0] = te_st_req_valid;
+    sb_e[0] = te_st_req;
+    sb_e_valid[1] = te_mv_req_valid;
+    sb_e[1] = te_mv_req;
+    for (int unsigned k = 0; k < 2; k++) begin
+      sb_e_valid[RdPort[2*k]] = le_rd0_valid[k] && !le_rd0_req[k].space;
+      sb_e[RdPort[2*k]] = le_rd0_req[k];
+      sb_e_valid[RdPort[2*k+1]] = le_rd1_valid[k] && !le_rd1_req[k].space;
+      sb_e[RdPort[2*k+1]] = le_rd1_req[k];
+      sb_e_valid[WrPort[k]] = le_wr_valid[k] && !le_wr[k].space;
+      sb_e[WrPort[k]] = le_wr[k];
+      sb_e_mask[WrPort[k]] = le_wr_mask[k];
+      sb_e_wdata[WrPort[k]] = le_wr_data[k];
+    end
+  end
+  assign te_st_req_ready = sb_e_ready[0];
+  assign te_st_rsp_valid = sb_e_rvalid[0];
+  assign te_st_rsp_data = sb_e_rdata[0];
+  assign te_mv_req_ready = sb_e_ready[1];
+  assign te_mv_rsp_valid = sb_e_rvalid[1];
+  assign te_mv_rsp_data = sb_e_rdata[1];
+
+  // ---- PSUM reads of the vector and scalar engines: round-robin onto the tensor engine's pr_
+  logic [NRd-1:0]        prd_valid, prd_ready;
+  logic [NRd-1:0][23:0]  prd_idx;
+  logic                  prd_gnt;
+  logic [23:0]           prd_gnt_idx;
+  logic [1:0]            prd_gnt_port;
+  // the port whose PSUM data arrives this cycle
+  logic                  prv_d, prv_q;
+  logic [1:0]            prp_d, prp_q;
+
+  always_comb begin
+    for (int unsigned k = 0; k < 2; k++) begin
+      prd_valid[2*k] = le_rd0_valid[k] && le_rd0_req[k].space;
+      prd_idx[2*k] = le_rd0_req[k].idx;
+      prd_valid[2*k+1] = le_rd1_valid[k] && le_rd1_req[k].space;
+      prd_idx[2*k+1] = le_rd1_req[k].idx;
+    end
+  end
+
+  rr_arbiter #(.N(NRd), .Width(24)) u_prd_arb (
+    .clk_i, .rst_ni,
+    .req_valid_i(prd_valid), .req_ready_o(prd_ready), .req_data_i(prd_idx),
+    .gnt_valid_o(prd_gnt), .gnt_ready_i(1'b1), .gnt_data_o(prd_gnt_idx), .gnt_idx_o(prd_gnt_port)
+  );
+
+  assign te_pr_valid = prd_gnt;
+  assign te_pr_bank = 4'(prd_gnt_idx >> OW);
+  assign te_pr_off = prd_gnt_idx[OW-1:0];
+  assign prv_d = prd_gnt;
+  assign prp_d = prd_gnt_port;
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      prv_q <= 1'b0;
+      prp_q <= '0;
+    end else begin
+      prv_q <= prv_d;
+      prp_q <= prp_d;
+    end
+  end
+
+  // ---- PSUM writes of the vector and scalar engines: round-robin onto the tensor engine's pe_
+  typedef struct packed {
+    logic [23:0]      idx;
+    logic [Parts-1:0] mask;
+    logic [LW-1:0]    data;
+  } pwr_t;
+  logic [NWr-1:0] pwr_valid, pwr_ready;
+  pwr_t [NWr-1:0] pwr;
+  pwr_t           pwr_gnt;
+  logic           pwr_gnt_unused;
+
+  always_comb begin
+    for (int unsigned k = 0; k < NWr; k++) begin
+      pwr_valid[k] = le_wr_valid[k] && le_wr[k].space;
+      pwr[k] = '{idx: le_wr[k].idx, mask: le_wr_mask[k], data: le_wr_data[k]};
+    end
+  end
+
+  rr_arbiter #(.N(NWr), .Width($bits(pwr_t))) u_pwr_arb (
+    .clk_i, .rst_ni,
+    .req_valid_i(pwr_valid), .req_ready_o(pwr_ready), .req_data_i(pwr),
+    .gnt_valid_o(te_pe_valid), .gnt_ready_i(te_pe_ready), .gnt_data_o(pwr_gnt), .gnt_idx_o(pwr_gnt_unused)
+  );
+
+  assign te_pe_bank = 4'(pwr_gnt.idx >> OW);
+  assign te_pe_off = pwr_gnt.idx[OW-1:0];
+  assign te_pe_mask = pwr_gnt.mask;
+  assign te_pe_data = pwr_gnt.data;
+
+  // ---- the vector and scalar engines' readies and responses
+  always_comb begin
+    for (int unsigned k = 0; k < 2; k++) begin
+      le_rd0_ready[k] = le_rd0_req[k].space ? prd_ready[2*k] : sb_e_ready[RdPort[2*k]];
+      le_rd1_ready[k] = le_rd1_req[k].space ? prd_ready[2*k+1] : sb_e_ready[RdPort[2*k+1]];
+      le_wr_ready[k] = le_wr[k].space ? pwr_ready[k] : sb_e_ready[WrPort[k]];
+      le_rd0_rsp_valid[k] = sb_e_rvalid[RdPort[2*k]] || (prv_q && prp_q == 2'(2*k));
+      le_rd0_rsp_data[k] = (prv_q && prp_q == 2'(2*k)) ? te_pr_data : sb_e_rdata[RdPort[2*k]];
+      le_rd1_rsp_valid[k] = sb_e_rvalid[RdPort[2*k+1]] || (prv_q && prp_q == 2'(2*k+1));
+      le_rd1_rsp_data[k] = (prv_q && prp_q == 2'(2*k+1)) ? te_pr_data : sb_e_rdata[RdPort[2*k+1]];
+    end
+  end
+
+  // ---- DMA: reads and writes to SBUF or the HBM port by space; read responses merged
+  assign sb_dr_valid = dma_ar_valid && dma_ar.space == SpaceSbuf;
+  assign hbm_ar_valid_o = dma_ar_valid && dma_ar.space == SpaceHbm;
+  assign hbm_ar_o = dma_ar;
+  assign dma_ar_ready = dma_ar.space == SpaceSbuf ? sb_dr_ready : hbm_ar_ready_i;
+  assign hbm_r_ready_o = !sb_dr_rvalid;
+  assign dma_r_valid = sb_dr_rvalid || hbm_r_valid_i;
+  assign dma_r_id = sb_dr_rvalid ? sb_dr_rid[SW-1:0] : hbm_r_id_i;
+  assign dma_r_data = sb_dr_rvalid ? sb_dr_rdata : hbm_r_data_i;
+
+  assign sb_dw_valid = dma_wr_valid && dma_wr.space == SpaceSbuf;
+  assign hbm_wr_valid_o = dma_wr_valid && dma_wr.space == SpaceHbm;
+  assign hbm_wr_o = dma_wr;
+  assign hbm_wr_data_o = dma_wr_data;
+  assign hbm_wr_info_o = dma_wr_info;
+  assign dma_wr_ready = dma_wr.space == SpaceSbuf ? sb_dw_ready : hbm_wr_ready_i;
+endmodule

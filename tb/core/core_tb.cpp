@@ -1,0 +1,549 @@
+// Bench for rtl/core/core.sv, the NeuronCore datapath, in lockstep with trn::core::Core (docs/core.md).
+//
+// Checkers:
+//   - the lockstep at the core's ports, every cycle;
+//   - a probe per unit instance (tensor engine, vector and scalar engines, DMA engine, SBUF, the two
+//     PSUM arbiters): the unit model inside the composed model against the RTL instance, every
+//     input and output every cycle, so a mismatch names the unit and its port;
+//   - the end-to-end check: the HBM image after a kernel against plain references (the units'
+//     functional references, chained by hand, and the DMA layouts written out byte by byte);
+//   - every engine error and DMA queue error fails a test that does not expect it.
+// Environment: the HBM port served by trn::dma::MemSystem (seeded random latency, out-of-order read
+// responses, back-pressure, a refused response offered again); a command driver per engine and the
+// DMA's descriptor port.
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/core.hpp"
+#include "dma/memsys.hpp"
+#include "dma/runner.hpp"
+#include "mem/elements.hpp"
+#include "numerics/arith.hpp"
+#include "numerics/format.hpp"
+#include "scalar/activation.hpp"
+#include "tensor/reference.hpp"
+#include "vector/reference.hpp"
+#include "harness/bench_util.hpp"
+#include "harness/lockstep.hpp"
+#include "harness/reset.hpp"
+#include "harness/verilated_bench.hpp"
+#include TRN_PORTS_HEADER
+
+using namespace trn;
+using namespace trn::tb;
+using CoreModel = trn::core::Core;
+using dma::Desc;
+using dma::Space;
+using numerics::Format;
+
+namespace {
+
+/// One engine's command port: commands offered in order, each held until accepted.
+struct CmdPort {
+  const char* name;
+  Signal &valid, &ready, &data;
+  std::deque<Bits> q;
+  bool fired = false;
+  unsigned accepted = 0;
+};
+
+struct CoreBench {
+  Env& env;
+  Signal& rst;
+  Clock clk;
+  CoreModel::Params prm;
+  CoreModel model;
+  Lockstep<CoreModel> lockstep;
+  Probe<tensor::TensorEngine> p_te;
+  Probe<vector::LaneEngine> p_ve, p_se;
+  Probe<dma::DmaEngine> p_dma;
+  Probe<mem::Sbuf> p_sb;
+  Probe<common::RrArbiter> p_prd, p_pwr;
+  dma::MemSystem hbm;
+  CmdPort te, ve, se;
+  std::deque<std::pair<unsigned, Desc>> descs;
+  bool desc_fired = false;
+  unsigned descs_accepted = 0;
+  // completions and errors
+  unsigned te_done = 0, ve_done = 0, se_done = 0, errors = 0;
+  std::vector<std::string> error_log;
+  bool expect_errors = false;
+  std::uint64_t hbm_writes = 0;
+  Clock::HookId hook;
+
+  static dma::Geometry geo(const CoreModel::Params& p) {
+    return dma::Geometry::make(p.hbm_bytes, p.parts, p.sbuf_bytes, p.beat_bytes);
+  }
+
+  explicit CoreBench(Env& e, dma::MemSystem::Params mp = {})
+      : env(e),
+        rst(e.sig("rst_ni")),
+        clk(e.sig("clk_i"), 10),
+        prm(CoreModel::Params::of(e.cfg().arch)),
+        model(prm),
+        lockstep(e, clk, model),
+        p_te(e, clk, model.te(), "core.u_te."),
+        p_ve(e, clk, model.ve(), "core.u_ve."),
+        p_se(e, clk, model.se(), "core.u_se."),
+        p_dma(e, clk, model.dma(), "core.u_dma."),
+        p_sb(e, clk, model.sbuf(), "core.u_sbuf."),
+        p_prd(e, clk, model.psum_rd_arb(), "core.u_prd_arb."),
+        p_pwr(e, clk, model.psum_wr_arb(), "core.u_pwr_arb."),
+        hbm(geo(prm), mp, e.rng("hbm").next()),
+        te{"tensor engine", e.sig("te_cmd_valid_i"), e.sig("te_cmd_ready_o"), e.sig("te_cmd_i"), {}},
+        ve{"vector engine", e.sig("ve_cmd_valid_i"), e.sig("ve_cmd_ready_o"), e.sig("ve_cmd_i"), {}},
+        se{"scalar engine", e.sig("se_cmd_valid_i"), e.sig("se_cmd_ready_o"), e.sig("se_cmd_i"), {}} {
+    lockstep.after_eval([this] {
+      const CoreModel::Wires& w = model.wires();
+      p_te.compare(w.te_in, w.te_out);
+      p_ve.compare(w.ve_in, w.ve_out);
+      p_se.compare(w.se_in, w.se_out);
+      p_dma.compare(w.dma_in, w.dma_out);
+      p_sb.compare(w.sb_in, w.sb_out);
+      p_prd.compare(w.prd_in, w.prd_out);
+      p_pwr.compare(w.pwr_in, w.pwr_out);
+    });
+    hook = clk.add_pre_edge_hook([this] { serve(); });
+  }
+  ~CoreBench() { clk.remove_hook(hook); }
+
+  unsigned P() const { return prm.parts; }
+  std::uint64_t all_queues() const { return prm.queues >= 64 ? ~0ull : (1ull << prm.queues) - 1; }
+
+  void fail_on_error(bool err, const char* who, std::uint64_t code, std::uint64_t tag) {
+    if (!err) return;
+    ++errors;
+    error_log.push_back(fmt::format("{} error code {} (tag {})", who, code, tag));
+    check(expect_errors, "cycle {}: {} reported error code {} for tag {}", clk.cycle(), who, code, tag);
+  }
+
+  /// Settled values just before the edge: handshakes, completions, the HBM port.
+  void serve() {
+    if (!(rst.get() & 1)) return;
+    const std::uint64_t now = clk.cycle();
+    for (CmdPort* c : {&te, &ve, &se}) c->fired = (c->valid.get() & 1) && (c->ready.get() & 1);
+    desc_fired = (env.sig("dma_desc_valid_i").get() & 1) && (env.sig("dma_desc_ready_o").get() & 1);
+    te_done += (env.sig("te_ls_done_o").get() & 1) + (env.sig("te_mm_done_o").get() & 1);
+    ve_done += env.sig("ve_done_o").get() & 1;
+    se_done += env.sig("se_done_o").get() & 1;
+    fail_on_error(env.sig("te_err_o").get() & 1, "tensor engine", env.sig("te_err_code_o").get(), env.sig("te_err_tag_o").get());
+    fail_on_error(env.sig("ve_err_o").get() & 1, "vector engine", env.sig("ve_err_code_o").get(), env.sig("ve_err_tag_o").get());
+    fail_on_error(env.sig("se_err_o").get() & 1, "scalar engine", env.sig("se_err_code_o").get(), env.sig("se_err_tag_o").get());
+    if (const std::uint64_t qe = env.sig("dma_q_err_o").get(); qe && !expect_errors)
+      check(false, "cycle {}: DMA queues {:#x} stopped with an error (codes {:#x})", now, qe, env.sig("dma_q_code_o").get());
+    std::optional<dma::ReadReq> rd;
+    if ((env.sig("hbm_ar_valid_o").get() & 1) && (env.sig("hbm_ar_ready_i").get() & 1)) {
+      const auto ar = CoreModel::rd_req_t::unpack(env.sig("hbm_ar_o").bits());
+      check(!ar.space, "cycle {}: an SBUF read on the HBM port", now);
+      rd = dma::ReadReq{Space::hbm, ar.addr, ar.bytes, ar.id};
+    }
+    std::optional<dma::Write> wr;
+    if ((env.sig("hbm_wr_valid_o").get() & 1) && (env.sig("hbm_wr_ready_i").get() & 1)) {
+      dma::DmaEngine::Out o = model.dma().make_out();
+      o.wr_valid_o = true;
+      o.wr_o = CoreModel::wr_req_t::unpack(env.sig("hbm_wr_o").bits());
+      o.wr_data_o = env.sig("hbm_wr_data_o").bits();
+      o.wr_info_o = CoreModel::wr_info_t::unpack(env.sig("hbm_wr_info_o").bits());
+      check(!o.wr_o.space, "cycle {}: an SBUF write on the HBM port", now);
+      wr = dma::write_of(o, prm.beat_bytes);
+      ++hbm_writes;
+    }
+    hbm.observe(now, rd, wr, env.sig("hbm_r_ready_o").get() & 1);
+  }
+
+  /// Drive the inputs of the next cycle (after the edge).
+  void drive() {
+    hbm.advance(clk.cycle());
+    const auto& hp = hbm.ports();
+    env.sig("hbm_ar_ready_i").set(hp.ar_ready);
+    env.sig("hbm_wr_ready_i").set(hp.wr_ready);
+    env.sig("hbm_r_valid_i").set(hp.r_valid);
+    env.sig("hbm_r_id_i").set(hp.r_id);
+    Bits d(8 * prm.beat_bytes);
+    if (hp.r_valid)
+      for (unsigned b = 0; b < prm.beat_bytes; ++b) d.set_slice(8 * b, 8, hp.r_data[b]);
+    env.sig("hbm_r_data_i").set(d);
+    for (CmdPort* c : {&te, &ve, &se}) {
+      if (c->fired) {
+        c->q.pop_front();
+        ++c->accepted;
+        c->fired = false;
+      }
+      c->valid.set(!c->q.empty());
+      if (!c->q.empty()) c->data.set(c->q.front());
+    }
+    if (desc_fired) {
+      descs.pop_front();
+      ++descs_accepted;
+      desc_fired = false;
+    }
+    env.sig("dma_desc_valid_i").set(!descs.empty());
+    if (!descs.empty()) {
+      env.sig("dma_desc_queue_i").set(descs.front().first);
+      env.sig("dma_desc_i").set(dma::DmaEngine::encode(descs.front().second).pack());
+    }
+  }
+
+  Task<> start(bool strong = true) {
+    for (const char* s : {"te_cmd_valid_i", "ve_cmd_valid_i", "se_cmd_valid_i", "dma_desc_valid_i", "dma_q_clr_i",
+                          "hbm_ar_ready_i", "hbm_r_valid_i", "hbm_wr_ready_i"})
+      env.sig(s).set(0);
+    env.sig("dma_cfg_strong_i").set(strong ? all_queues() : 0);
+    env.sig("dma_cfg_max_outst_i").set(prm.slots);
+    clk.start();
+    lockstep.start();
+    co_await reset_dut(clk, rst);
+  }
+  Task<> cycle() {
+    drive();
+    co_await RisingEdge(clk.signal());
+  }
+
+  void issue_te(const tensor::Command& c) {
+    sv::te_pkg::te_cmd_t cmd;
+    cmd.op = static_cast<sv::te_pkg::te_op_e>(c.op);
+    cmd.tag = static_cast<std::uint8_t>(c.tag);
+    cmd.fmt = static_cast<std::uint8_t>(c.fmt);
+    cmd.bias = static_cast<std::uint8_t>(c.bias);
+    cmd.addr = static_cast<std::uint32_t>(c.addr);
+    cmd.k = static_cast<std::uint16_t>(c.k);
+    cmd.m = static_cast<std::uint16_t>(c.m);
+    cmd.n = static_cast<std::uint16_t>(c.n);
+    cmd.bank = static_cast<std::uint8_t>(c.bank);
+    cmd.off = static_cast<std::uint16_t>(c.off);
+    cmd.acc = c.acc;
+    cmd.tr = c.tr;
+    cmd.mx = c.mx;
+    cmd.sc_addr = c.sc_addr;
+    te.q.push_back(cmd.pack());
+  }
+  void issue_ve(const vector::Instr& in) { ve.q.push_back(vector::LaneEngine::encode(in).pack()); }
+  void issue_se(const vector::Instr& in) { se.q.push_back(vector::LaneEngine::encode(in).pack()); }
+  void issue_dma(unsigned queue, const Desc& d) { descs.emplace_back(queue, d); }
+
+  /// Run until every command and descriptor given so far is accepted and finished (engines done,
+  /// DMA queues idle); returns the cycles taken.
+  Task<std::uint64_t> drain(std::uint64_t limit = 200000) {
+    const std::uint64_t c0 = clk.cycle();
+    const unsigned te_want = te.accepted + static_cast<unsigned>(te.q.size());
+    const unsigned ve_want = ve.accepted + static_cast<unsigned>(ve.q.size());
+    const unsigned se_want = se.accepted + static_cast<unsigned>(se.q.size());
+    for (;;) {
+      co_await cycle();
+      const bool engines = te_done >= te_want && ve_done >= ve_want && se_done >= se_want;
+      const bool dma_idle = descs.empty() && (env.sig("dma_q_idle_o").get() & all_queues()) == all_queues() &&
+                            !(env.sig("dma_desc_valid_i").get() & 1);
+      if ((engines || expect_errors) && dma_idle && te.q.empty() && ve.q.empty() && se.q.empty()) break;
+      check(clk.cycle() - c0 < limit,
+            "not done after {} cycles: tensor {}/{} vector {}/{} scalar {}/{} done, {} descriptors waiting, DMA idle {:#x}",
+            limit, te_done, te_want, ve_done, ve_want, se_done, se_want, descs.size(), env.sig("dma_q_idle_o").get());
+    }
+    co_return clk.cycle() - c0;
+  }
+};
+
+// ---- descriptors and instructions
+
+Desc copy_desc(Space ss, std::uint32_t src, Space ds, std::uint32_t dst, std::uint32_t len, unsigned type = dma::kTypeBytes) {
+  Desc d;
+  d.src_space = ss;
+  d.src_addr = src;
+  d.dst_space = ds;
+  d.dst_addr = dst;
+  d.len = len;
+  d.stype = d.dtype = type;
+  return d;
+}
+/// A column layout load: the HBM tensor [rows][cols] of `type` (2 or 4 bytes) to SBUF, element
+/// (r, c) in partition p0 + c at offset off + r * size.
+Desc col_desc(std::uint32_t src, const dma::Geometry& g, unsigned p0, std::uint32_t off, unsigned rows, unsigned cols,
+              unsigned type) {
+  Desc d = copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(p0, off), rows * cols * dma::type_size(type), type);
+  d.layout = dma::type_size(type) == 2 ? static_cast<unsigned>(dma::Layout::col2) : static_cast<unsigned>(dma::Layout::col4);
+  d.cols = cols;
+  return d;
+}
+
+using Sbuf = std::vector<std::vector<std::uint8_t>>;  // [partition][byte]
+
+std::uint32_t f32(float v) { return numerics::f32_bits(v); }
+std::uint32_t bf16(float v) { return numerics::encode(Format::bf16, f32(v)); }
+
+/// PSUM of the tensor reference ([bank][part][element]) as the lane engines' PSUM memory
+/// ([partition][byte], element (bank, e) at byte 4 (bank * depth + e)).
+vector::Memory psum_memory(const std::vector<std::uint32_t>& ps, const CoreModel::Params& p) {
+  const unsigned depth = p.psum_bank_bytes / 4;
+  vector::Memory m(p.parts, std::vector<std::uint8_t>(static_cast<std::size_t>(p.psum_banks) * p.psum_bank_bytes, 0));
+  for (unsigned b = 0; b < p.psum_banks; ++b)
+    for (unsigned c = 0; c < p.parts; ++c)
+      for (unsigned e = 0; e < depth; ++e)
+        mem::store_elem(m[c], b * depth + e, 3, ps[(static_cast<std::size_t>(b) * p.parts + c) * depth + e]);
+  return m;
+}
+
+/// One row of FP32/BF16 elements over all partitions (byte addresses).
+vector::Instr row_instr(vector::Op op, unsigned parts, std::uint32_t a, unsigned a_fmt, std::uint32_t o, unsigned o_fmt,
+                        unsigned n) {
+  vector::Instr in;
+  in.op = op;
+  in.pc = parts;
+  in.a_addr = a;
+  in.o_addr = o;
+  in.a_fmt = a_fmt;
+  in.o_fmt = o_fmt;
+  in.size = {n, 1, 1, 1};
+  in.a_stride = in.o_stride = {1, 0, 0, 0};
+  in.imm0 = f32(1.0f);
+  in.alu1 = vector::Alu::bypass;
+  return in;
+}
+
+/// The end-to-end kernel: DMA loads weights (row layout), activations (col-2B) and a bias vector
+/// (col-4B) from HBM; the tensor engine multiplies into PSUM; the scalar engine evacuates PSUM with
+/// scale, bias and an activation to SBUF as BF16; the vector engine reduces each row; the DMA stores
+/// both results to HBM. The HBM image must equal the reference's.
+struct Kernel {
+  unsigned fmt = 2;      ///< the operands' type: BF16 (2) or an FP8 (4..7)
+  unsigned bias = 0;     ///< FP8 bias of the operands
+  scalar::Act act = scalar::Act::gelu;
+  float scale = 0.5f;
+  bool mx = false;       ///< MXFP8: BF16 loaded, quantized by the vector engine, multiplied as MX
+};
+
+Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference = false) {
+  const CoreModel::Params& p = t.prm;
+  const dma::Geometry g = CoreBench::geo(p);
+  const unsigned K = p.parts, M = p.parts, N = p.max_n;
+  const unsigned lf = k.mx ? 2 : k.fmt;  // the type in HBM
+  const unsigned es = dma::type_size(lf);
+  // SBUF byte addresses (every partition): W, X, bias, Y (BF16), R (FP32 row sums); MX: the
+  // quantized W and X and their scale tensors
+  const std::uint32_t aW = 0, aX = 64, aB = aX + N * es + 64, aY = aB + 64, aR = aY + 2 * N + 64;
+  const std::uint32_t aWq = aR + 64, aWs = aWq + 64, aXq = aWs + 64, aXs = aXq + N + 64;
+  check(aXs + N <= p.sbuf_bytes, "the kernel's tensors do not fit SBUF ({} bytes per partition)", p.sbuf_bytes);
+  // HBM: W [K][M], X^T [N][K], bias [M] FP32, results Y [M][N] BF16 and R [M] FP32
+  const std::uint32_t hW = 0x0000, hX = 0x1000, hB = 0x2000 + 0 * N, hY = 0x3000, hR = 0x4000 + 16 * N;
+  check(hR + 4 * M <= p.hbm_bytes, "the kernel's tensors do not fit HBM");
+  auto& img = t.hbm.image();
+  for (auto& b : img.hbm) b = static_cast<std::uint8_t>(r.next());
+  auto value = [&](float spread) { return (static_cast<float>(r.below(2001)) / 1000.0f - 1.0f) * spread; };
+  auto code = [&](float v) {
+    numerics::Convert c;
+    c.saturate = true;
+    c.bias = static_cast<int>(k.bias);
+    return lf == 2 ? bf16(v) : numerics::encode(static_cast<Format>(lf), f32(v), c);
+  };
+  const auto put = [&](std::uint32_t a, unsigned size, std::uint32_t c) {
+    for (unsigned b = 0; b < size; ++b) img.hbm.at(a + b) = static_cast<std::uint8_t>(c >> (8 * b));
+  };
+  for (unsigned kk = 0; kk < K; ++kk)
+    for (unsigned m = 0; m < M; ++m) put(hW + (kk * M + m) * es, es, code(value(2.0f)));
+  for (unsigned n = 0; n < N; ++n)
+    for (unsigned kk = 0; kk < K; ++kk) put(hX + (n * K + kk) * es, es, code(value(2.0f)));
+  for (unsigned m = 0; m < M; ++m) put(hB + 4 * m, 4, f32(value(1.0f)));
+  // zeros for the MX scale tensors' lines (below)
+  const std::uint32_t hZ = 0x5000 + 16 * N, zlen = aXs + N - aWq;
+  check(hZ + zlen <= p.hbm_bytes, "the kernel's tensors do not fit HBM");
+  std::fill(img.hbm.begin() + hZ, img.hbm.begin() + hZ + zlen, std::uint8_t{0});
+  const std::vector<std::uint8_t> hbm0 = img.hbm;
+
+  // ---- the reference: SBUF bytes placed by hand as the DMA layouts say, then the units' references
+  Sbuf sb(p.parts, std::vector<std::uint8_t>(p.sbuf_bytes, 0));
+  for (unsigned kk = 0; kk < K; ++kk)  // row layout: W row k into partition k
+    for (unsigned b = 0; b < M * es; ++b) sb[kk][aW + b] = hbm0[hW + kk * M * es + b];
+  // col layout: X^T element (n, k) into partition k at offset aX + n * es (X [K][N] as the engine reads it)
+  // (col-2B for BF16; FP8 has no column layout, so FP8 activations load row by row like W)
+  for (unsigned n = 0; n < N; ++n)
+    for (unsigned kk = 0; kk < K; ++kk)
+      for (unsigned b = 0; b < es; ++b) sb[kk][aX + n * es + b] = hbm0[hX + (n * K + kk) * es + b];
+  for (unsigned m = 0; m < M; ++m)  // col-4B: bias element (0, m) into partition m
+    for (unsigned b = 0; b < 4; ++b) sb[m][aB + b] = hbm0[hB + 4 * m + b];
+  // MX: SBUF is not reset, and the tensor engine's scale read returns its byte in every partition
+  // (the block's first partition is used): the kernel clears the scale tensors' lines first
+  for (unsigned q = 0; k.mx && q < p.parts; ++q)
+    for (unsigned b = 0; b < zlen; ++b) sb[q][aWq + b] = 0;
+
+  tensor::TensorEngine::Params tp;
+  tp.rows = tp.cols = p.parts;
+  tp.max_n = p.max_n;
+  tp.banks = p.psum_banks;
+  tp.depth = p.psum_bank_bytes / 4;
+  tp.sbuf_bytes = p.sbuf_bytes;
+  const std::uint32_t bank_bytes = p.psum_bank_bytes;
+  vector::FunctionalReference sref(vector::Shape{vector::Engine::scalar, p.parts, p.sbuf_bytes, p.psum_banks * bank_bytes});
+  vector::FunctionalReference vref(vector::Shape{vector::Engine::vector, p.parts, p.sbuf_bytes, p.psum_banks * bank_bytes});
+  // MX: the vector engine quantizes W and X (BF16) to MXFP8 E4M3FN with their scale tensors
+  std::vector<vector::Instr> quant;
+  if (k.mx) {
+    for (auto [a, o, sc, n] : {std::array<std::uint32_t, 4>{aW, aWq, aWs, M}, std::array<std::uint32_t, 4>{aX, aXq, aXs, N}}) {
+      vector::Instr q = row_instr(vector::Op::quantize_mx, p.parts, a, 2, o, static_cast<unsigned>(Format::e4m3fn), n);
+      q.o_mx = true;
+      q.sc_addr = sc;
+      q.tag = 5;
+      check(vref.execute(q, sb) == vector::Err::none, "the reference rejects quantize_mx");
+      quant.push_back(q);
+    }
+  }
+  tensor::FunctionalReference tref(tp);
+  tensor::Command ls{tensor::Op::load_stationary};
+  ls.fmt = k.mx ? static_cast<unsigned>(Format::e4m3fn) : k.fmt;
+  ls.bias = k.bias;
+  ls.k = K;
+  ls.m = M;
+  ls.addr = k.mx ? aWq : aW;
+  ls.mx = k.mx;
+  ls.sc_addr = aWs;
+  ls.tag = 1;
+  tensor::Command mm{tensor::Op::multiply_moving};
+  mm.fmt = ls.fmt;
+  mm.bias = k.bias;
+  mm.n = N;
+  mm.addr = k.mx ? aXq : aX;
+  mm.mx = k.mx;
+  mm.sc_addr = aXs;
+  mm.bank = 1;
+  mm.off = 0;
+  mm.tag = 2;
+  tref.run(ls, sb);
+  tref.run(mm, sb);
+  vector::Memory ps = psum_memory(tref.psum, p);
+
+  vector::Instr act = row_instr(vector::Op::activate, M, mm.bank * bank_bytes, 0, aY, 2, N);
+  act.a_space = true;  // PSUM
+  act.func = static_cast<unsigned>(k.act);
+  act.imm0 = f32(k.scale);
+  act.s1_vec = true;  // the per-partition bias from SBUF
+  act.s1_addr = aB;
+  act.tag = 3;
+  vector::Instr red = row_instr(vector::Op::tensor_reduce, M, aY, 2, aR, 0, N);
+  red.alu0 = vector::Alu::add;
+  red.tag = 4;
+  check(sref.execute(act, sb, &ps) == vector::Err::none, "the reference rejects the activation");
+  check(vref.execute(red, sb) == vector::Err::none, "the reference rejects the reduction");
+  std::vector<std::uint8_t> want = hbm0;
+  for (unsigned m = 0; m < M; ++m) {
+    for (unsigned b = 0; b < 2 * N; ++b) want[hY + m * 2 * N + b] = sb[m][aY + b];
+    for (unsigned b = 0; b < 4; ++b) want[hR + 4 * m + b] = sb[m][aR + b];
+  }
+  {  // the kernel must compute something: PSUM and the results not constant
+    std::set<std::uint32_t> ps_vals, r_vals;
+    for (unsigned m = 0; m < M; ++m) {
+      for (unsigned n = 0; n < N; ++n) ps_vals.insert(static_cast<std::uint32_t>(mem::load_elem(ps[m], mm.bank * (bank_bytes / 4) + n, 3)));
+      r_vals.insert(static_cast<std::uint32_t>(mem::load_elem(sb[m], aR / 4, 3)));
+    }
+    check(ps_vals.size() > N && r_vals.size() > 1, "degenerate kernel data: {} distinct PSUM values, {} distinct row sums",
+          ps_vals.size(), r_vals.size());
+  }
+  if (corrupt_reference) want[hR + 1] ^= 0x10;  // the self-test: a checker that compares must fail
+
+  // ---- the core: loads on queue 0, stores on queue 1 (after the engines finish)
+  for (unsigned kk = 0; kk < K; ++kk)
+    t.issue_dma(0, copy_desc(Space::hbm, hW + kk * M * es, Space::sbuf, g.sbuf_addr(kk, aW), M * es));
+  if (es == 2) {
+    t.issue_dma(0, col_desc(hX, g, 0, aX, N, K, lf));
+  } else {
+    for (unsigned n = 0; n < N; ++n)  // one byte per partition: a column written element by element
+      for (unsigned kk = 0; kk < K; ++kk)
+        t.issue_dma(0, copy_desc(Space::hbm, hX + n * K + kk, Space::sbuf, g.sbuf_addr(kk, aX + n), 1));
+  }
+  t.issue_dma(0, col_desc(hB, g, 0, aB, 1, M, 0));
+  for (unsigned q = 0; k.mx && q < p.parts; ++q)
+    t.issue_dma(0, copy_desc(Space::hbm, hZ, Space::sbuf, g.sbuf_addr(q, aWq), zlen));
+  co_await t.drain();
+  for (const auto& q : quant) t.issue_ve(q);
+  co_await t.drain();
+  t.issue_te(ls);
+  t.issue_te(mm);
+  co_await t.drain();
+  t.issue_se(act);
+  co_await t.drain();
+  t.issue_ve(red);
+  co_await t.drain();
+  for (unsigned m = 0; m < M; ++m) {
+    t.issue_dma(1 % p.queues, copy_desc(Space::sbuf, g.sbuf_addr(m, aY), Space::hbm, hY + m * 2 * N, 2 * N));
+    t.issue_dma(1 % p.queues, copy_desc(Space::sbuf, g.sbuf_addr(m, aR), Space::hbm, hR + 4 * m, 4));
+  }
+  co_await t.drain();
+  for (std::size_t a = 0; a < want.size(); ++a)
+    check(img.hbm[a] == want[a], "HBM byte {:#x}: {:#04x}, reference {:#04x}", a, img.hbm[a], want[a]);
+  info("kernel ({}{} operands, activation {}): HBM image equals the reference; {} HBM writes", k.mx ? "MX" : "",
+       numerics::format_info(static_cast<Format>(ls.fmt)).name,
+       scalar::act_name(k.act), t.hbm_writes);
+}
+
+}  // namespace
+
+TRN_TEST(end_to_end_bf16, .timeout_ns = 1e10) {
+  // HBM -> SBUF (row, col-2B, col-4B) -> tensor engine (BF16) -> PSUM -> scalar engine (scale,
+  // per-partition bias, gelu, cast to BF16) -> SBUF -> vector engine (row sums) -> HBM.
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  co_await run_kernel(t, Kernel{}, r);
+}
+
+TRN_TEST(end_to_end_fp8_bias, .timeout_ns = 1e10) {
+  // The same kernel with E4M3 operands under an FP8 bias of 10 and a silu evacuation.
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  check(numerics::format_info(Format::e4m3).adjustable_bias, "E4M3 takes a bias register");
+  co_await run_kernel(t, Kernel{static_cast<unsigned>(Format::e4m3), 10, scalar::Act::silu, 0.25f}, r);
+}
+
+TRN_TEST(end_to_end_mxfp8, .timeout_ns = 1e10) {
+  // MXFP8: W and X loaded as BF16, quantized to E4M3FN by the vector engine's quantize_mx (scale
+  // tensors in SBUF), multiplied by the tensor engine as MX operands (scales read from SBUF).
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  Kernel k;
+  k.mx = true;
+  k.act = scalar::Act::relu;
+  co_await run_kernel(t, k, r);
+}
+
+TRN_TEST(selftest_end_to_end_check_catches_wrong_image, .timeout_ns = 1e10, .expect_fail = true) {
+  // The end-to-end comparison must fail when the HBM image differs from the reference in one bit.
+  expect_failure([](const TestFailure& e) {
+    check(std::string(e.what()).find("HBM byte") != std::string::npos, "failed for another reason: {}", e.what());
+  });
+  CoreBench t(env);
+  co_await t.start();
+  auto r = env.rng("data");
+  co_await run_kernel(t, Kernel{}, r, true);
+}
+
+/// A model wrong in one bit of one unit port inside the core at one cycle: the probe must fail
+/// there, naming that unit and port (and nothing else may fail first).
+Task<> probe_selftest(Env& env, const std::string& signal, std::uint64_t cycle, unsigned bit) {
+  InjectGuard wrong_model(signal, cycle, bit);
+  expect_failure([signal, cycle](const TestFailure& e) {
+    auto* m = dynamic_cast<const LockstepMismatch*>(&e);
+    check(m != nullptr, "not a lockstep mismatch: {}", e.what());
+    check(m->signal == signal && m->cycle == cycle, "reported {} at cycle {}, injected {} at cycle {}", m->signal,
+          m->cycle, signal, cycle);
+  });
+  CoreBench t(env);
+  co_await t.start();
+  auto r = env.rng("data");
+  co_await run_kernel(t, Kernel{}, r);
+}
+
+TRN_TEST(selftest_probe_catches_wrong_sbuf_grant, .timeout_ns = 1e10, .expect_fail = true) {
+  co_await probe_selftest(env, "core.u_sbuf.e_ready_o", 40, 0);
+}
+TRN_TEST(selftest_probe_catches_wrong_dma_address, .timeout_ns = 1e10, .expect_fail = true) {
+  co_await probe_selftest(env, "core.u_dma.ar_o.addr", 30, 3);
+}
+TRN_TEST(selftest_probe_catches_wrong_engine_input, .timeout_ns = 1e10, .expect_fail = true) {
+  // an input of a unit: the wiring of the composed model, not the unit, is what is wrong here
+  co_await probe_selftest(env, "core.u_te.mv_req_ready_i", 50, 0);
+}
+
+TRN_BENCH_MAIN(Vcore, "core")
