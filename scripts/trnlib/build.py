@@ -67,8 +67,8 @@ def bench_exe(build: Path, bench: str, config: str) -> Path:
 
 
 def rtl_tops() -> dict[str, dict]:
-    """The trn_bench() calls of tb/CMakeLists.txt: bench -> {module, rtl: [files], params: [(SvParam, section,
-    key) or (SvParam, None, literal)]}."""
+    """The trn_bench() calls of tb/CMakeLists.txt: bench -> {module, rtl: [files], vlt: [Verilator config
+    files], probes: bool, params: [(SvParam, section, key) or (SvParam, None, literal)]}."""
     text = (ROOT / "tb" / "CMakeLists.txt").read_text()
     # Plain set(VAR values...) lines may name source lists: expand them in order.
     vars_ = {"CMAKE_SOURCE_DIR": str(ROOT), "TRN_GEN_DIR": str(ROOT / "build" / "gen")}
@@ -81,11 +81,15 @@ def rtl_tops() -> dict[str, dict]:
     out = {}
     for m in re.finditer(r"^trn_bench\((\w.*?)\)", text, re.S | re.M):
         words = expand(m.group(1)).split()
-        top, mode, rtl, params = words[0], None, [], []
+        top, mode, rtl, params, vlt, probes = words[0], None, [], [], [], False
         module = top
         for w in words[1:]:
-            if w in ("RTL", "TB", "PARAMS", "MODULE"):
+            if w in ("RTL", "TB", "PARAMS", "MODULE", "VLT"):
                 mode = w
+            elif w == "PROBES":
+                probes, mode = True, None
+            elif mode == "VLT":
+                vlt.append(w)
             elif mode == "MODULE":
                 module = w
             elif mode == "RTL":
@@ -93,7 +97,7 @@ def rtl_tops() -> dict[str, dict]:
             elif mode == "PARAMS":
                 sv, ref = w.split("=")
                 params.append((sv, None, ref) if ref.isdigit() else (sv, *ref.split(".")))
-        out[top] = {"module": module, "rtl": rtl, "params": params}
+        out[top] = {"module": module, "rtl": rtl, "vlt": vlt, "probes": probes, "params": params}
     return out
 
 

@@ -12,8 +12,10 @@
 // responses, back-pressure, a refused response offered again); a command driver per engine and the
 // DMA's descriptor port.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -74,6 +76,43 @@ struct CoreBench {
   std::vector<std::string> error_log;
   bool expect_errors = false;
   std::uint64_t hbm_writes = 0;
+  // the ports used every cycle (looked up once)
+  struct Sigs {
+    Signal* dma_cfg_max_outst_i;
+    Signal* dma_cfg_strong_i;
+    Signal* dma_desc_i;
+    Signal* dma_desc_queue_i;
+    Signal* dma_desc_ready_o;
+    Signal* dma_desc_valid_i;
+    Signal* dma_q_code_o;
+    Signal* dma_q_err_o;
+    Signal* dma_q_idle_o;
+    Signal* hbm_ar_o;
+    Signal* hbm_ar_ready_i;
+    Signal* hbm_ar_valid_o;
+    Signal* hbm_r_data_i;
+    Signal* hbm_r_id_i;
+    Signal* hbm_r_ready_o;
+    Signal* hbm_r_valid_i;
+    Signal* hbm_wr_data_o;
+    Signal* hbm_wr_info_o;
+    Signal* hbm_wr_o;
+    Signal* hbm_wr_ready_i;
+    Signal* hbm_wr_valid_o;
+    Signal* se_done_o;
+    Signal* se_err_code_o;
+    Signal* se_err_o;
+    Signal* se_err_tag_o;
+    Signal* te_err_code_o;
+    Signal* te_err_o;
+    Signal* te_err_tag_o;
+    Signal* te_ls_done_o;
+    Signal* te_mm_done_o;
+    Signal* ve_done_o;
+    Signal* ve_err_code_o;
+    Signal* ve_err_o;
+    Signal* ve_err_tag_o;
+  } sig;
   Clock::HookId hook;
 
   static dma::Geometry geo(const CoreModel::Params& p) {
@@ -98,6 +137,40 @@ struct CoreBench {
         te{"tensor engine", e.sig("te_cmd_valid_i"), e.sig("te_cmd_ready_o"), e.sig("te_cmd_i"), {}},
         ve{"vector engine", e.sig("ve_cmd_valid_i"), e.sig("ve_cmd_ready_o"), e.sig("ve_cmd_i"), {}},
         se{"scalar engine", e.sig("se_cmd_valid_i"), e.sig("se_cmd_ready_o"), e.sig("se_cmd_i"), {}} {
+    sig.dma_cfg_max_outst_i = &e.sig("dma_cfg_max_outst_i");
+    sig.dma_cfg_strong_i = &e.sig("dma_cfg_strong_i");
+    sig.dma_desc_i = &e.sig("dma_desc_i");
+    sig.dma_desc_queue_i = &e.sig("dma_desc_queue_i");
+    sig.dma_desc_ready_o = &e.sig("dma_desc_ready_o");
+    sig.dma_desc_valid_i = &e.sig("dma_desc_valid_i");
+    sig.dma_q_code_o = &e.sig("dma_q_code_o");
+    sig.dma_q_err_o = &e.sig("dma_q_err_o");
+    sig.dma_q_idle_o = &e.sig("dma_q_idle_o");
+    sig.hbm_ar_o = &e.sig("hbm_ar_o");
+    sig.hbm_ar_ready_i = &e.sig("hbm_ar_ready_i");
+    sig.hbm_ar_valid_o = &e.sig("hbm_ar_valid_o");
+    sig.hbm_r_data_i = &e.sig("hbm_r_data_i");
+    sig.hbm_r_id_i = &e.sig("hbm_r_id_i");
+    sig.hbm_r_ready_o = &e.sig("hbm_r_ready_o");
+    sig.hbm_r_valid_i = &e.sig("hbm_r_valid_i");
+    sig.hbm_wr_data_o = &e.sig("hbm_wr_data_o");
+    sig.hbm_wr_info_o = &e.sig("hbm_wr_info_o");
+    sig.hbm_wr_o = &e.sig("hbm_wr_o");
+    sig.hbm_wr_ready_i = &e.sig("hbm_wr_ready_i");
+    sig.hbm_wr_valid_o = &e.sig("hbm_wr_valid_o");
+    sig.se_done_o = &e.sig("se_done_o");
+    sig.se_err_code_o = &e.sig("se_err_code_o");
+    sig.se_err_o = &e.sig("se_err_o");
+    sig.se_err_tag_o = &e.sig("se_err_tag_o");
+    sig.te_err_code_o = &e.sig("te_err_code_o");
+    sig.te_err_o = &e.sig("te_err_o");
+    sig.te_err_tag_o = &e.sig("te_err_tag_o");
+    sig.te_ls_done_o = &e.sig("te_ls_done_o");
+    sig.te_mm_done_o = &e.sig("te_mm_done_o");
+    sig.ve_done_o = &e.sig("ve_done_o");
+    sig.ve_err_code_o = &e.sig("ve_err_code_o");
+    sig.ve_err_o = &e.sig("ve_err_o");
+    sig.ve_err_tag_o = &e.sig("ve_err_tag_o");
     lockstep.after_eval([this] {
       const CoreModel::Wires& w = model.wires();
       p_te.compare(w.te_in, w.te_out);
@@ -127,47 +200,47 @@ struct CoreBench {
     if (!(rst.get() & 1)) return;
     const std::uint64_t now = clk.cycle();
     for (CmdPort* c : {&te, &ve, &se}) c->fired = (c->valid.get() & 1) && (c->ready.get() & 1);
-    desc_fired = (env.sig("dma_desc_valid_i").get() & 1) && (env.sig("dma_desc_ready_o").get() & 1);
-    te_done += (env.sig("te_ls_done_o").get() & 1) + (env.sig("te_mm_done_o").get() & 1);
-    ve_done += env.sig("ve_done_o").get() & 1;
-    se_done += env.sig("se_done_o").get() & 1;
-    fail_on_error(env.sig("te_err_o").get() & 1, "tensor engine", env.sig("te_err_code_o").get(), env.sig("te_err_tag_o").get());
-    fail_on_error(env.sig("ve_err_o").get() & 1, "vector engine", env.sig("ve_err_code_o").get(), env.sig("ve_err_tag_o").get());
-    fail_on_error(env.sig("se_err_o").get() & 1, "scalar engine", env.sig("se_err_code_o").get(), env.sig("se_err_tag_o").get());
-    if (const std::uint64_t qe = env.sig("dma_q_err_o").get(); qe && !expect_errors)
-      check(false, "cycle {}: DMA queues {:#x} stopped with an error (codes {:#x})", now, qe, env.sig("dma_q_code_o").get());
+    desc_fired = (sig.dma_desc_valid_i->get() & 1) && (sig.dma_desc_ready_o->get() & 1);
+    te_done += (sig.te_ls_done_o->get() & 1) + (sig.te_mm_done_o->get() & 1);
+    ve_done += sig.ve_done_o->get() & 1;
+    se_done += sig.se_done_o->get() & 1;
+    fail_on_error(sig.te_err_o->get() & 1, "tensor engine", sig.te_err_code_o->get(), sig.te_err_tag_o->get());
+    fail_on_error(sig.ve_err_o->get() & 1, "vector engine", sig.ve_err_code_o->get(), sig.ve_err_tag_o->get());
+    fail_on_error(sig.se_err_o->get() & 1, "scalar engine", sig.se_err_code_o->get(), sig.se_err_tag_o->get());
+    if (const std::uint64_t qe = sig.dma_q_err_o->get(); qe && !expect_errors)
+      check(false, "cycle {}: DMA queues {:#x} stopped with an error (codes {:#x})", now, qe, sig.dma_q_code_o->get());
     std::optional<dma::ReadReq> rd;
-    if ((env.sig("hbm_ar_valid_o").get() & 1) && (env.sig("hbm_ar_ready_i").get() & 1)) {
-      const auto ar = CoreModel::rd_req_t::unpack(env.sig("hbm_ar_o").bits());
+    if ((sig.hbm_ar_valid_o->get() & 1) && (sig.hbm_ar_ready_i->get() & 1)) {
+      const auto ar = CoreModel::rd_req_t::unpack(sig.hbm_ar_o->bits());
       check(!ar.space, "cycle {}: an SBUF read on the HBM port", now);
       rd = dma::ReadReq{Space::hbm, ar.addr, ar.bytes, ar.id};
     }
     std::optional<dma::Write> wr;
-    if ((env.sig("hbm_wr_valid_o").get() & 1) && (env.sig("hbm_wr_ready_i").get() & 1)) {
+    if ((sig.hbm_wr_valid_o->get() & 1) && (sig.hbm_wr_ready_i->get() & 1)) {
       dma::DmaEngine::Out o = model.dma().make_out();
       o.wr_valid_o = true;
-      o.wr_o = CoreModel::wr_req_t::unpack(env.sig("hbm_wr_o").bits());
-      o.wr_data_o = env.sig("hbm_wr_data_o").bits();
-      o.wr_info_o = CoreModel::wr_info_t::unpack(env.sig("hbm_wr_info_o").bits());
+      o.wr_o = CoreModel::wr_req_t::unpack(sig.hbm_wr_o->bits());
+      o.wr_data_o = sig.hbm_wr_data_o->bits();
+      o.wr_info_o = CoreModel::wr_info_t::unpack(sig.hbm_wr_info_o->bits());
       check(!o.wr_o.space, "cycle {}: an SBUF write on the HBM port", now);
       wr = dma::write_of(o, prm.beat_bytes);
       ++hbm_writes;
     }
-    hbm.observe(now, rd, wr, env.sig("hbm_r_ready_o").get() & 1);
+    hbm.observe(now, rd, wr, sig.hbm_r_ready_o->get() & 1);
   }
 
   /// Drive the inputs of the next cycle (after the edge).
   void drive() {
     hbm.advance(clk.cycle());
     const auto& hp = hbm.ports();
-    env.sig("hbm_ar_ready_i").set(hp.ar_ready);
-    env.sig("hbm_wr_ready_i").set(hp.wr_ready);
-    env.sig("hbm_r_valid_i").set(hp.r_valid);
-    env.sig("hbm_r_id_i").set(hp.r_id);
+    sig.hbm_ar_ready_i->set(hp.ar_ready);
+    sig.hbm_wr_ready_i->set(hp.wr_ready);
+    sig.hbm_r_valid_i->set(hp.r_valid);
+    sig.hbm_r_id_i->set(hp.r_id);
     Bits d(8 * prm.beat_bytes);
     if (hp.r_valid)
       for (unsigned b = 0; b < prm.beat_bytes; ++b) d.set_slice(8 * b, 8, hp.r_data[b]);
-    env.sig("hbm_r_data_i").set(d);
+    sig.hbm_r_data_i->set(d);
     for (CmdPort* c : {&te, &ve, &se}) {
       if (c->fired) {
         c->q.pop_front();
@@ -182,10 +255,10 @@ struct CoreBench {
       ++descs_accepted;
       desc_fired = false;
     }
-    env.sig("dma_desc_valid_i").set(!descs.empty());
+    sig.dma_desc_valid_i->set(!descs.empty());
     if (!descs.empty()) {
-      env.sig("dma_desc_queue_i").set(descs.front().first);
-      env.sig("dma_desc_i").set(dma::DmaEngine::encode(descs.front().second).pack());
+      sig.dma_desc_queue_i->set(descs.front().first);
+      sig.dma_desc_i->set(dma::DmaEngine::encode(descs.front().second).pack());
     }
   }
 
@@ -193,8 +266,8 @@ struct CoreBench {
     for (const char* s : {"te_cmd_valid_i", "ve_cmd_valid_i", "se_cmd_valid_i", "dma_desc_valid_i", "dma_q_clr_i",
                           "hbm_ar_ready_i", "hbm_r_valid_i", "hbm_wr_ready_i"})
       env.sig(s).set(0);
-    env.sig("dma_cfg_strong_i").set(strong ? all_queues() : 0);
-    env.sig("dma_cfg_max_outst_i").set(prm.slots);
+    sig.dma_cfg_strong_i->set(strong ? all_queues() : 0);
+    sig.dma_cfg_max_outst_i->set(prm.slots);
     clk.start();
     lockstep.start();
     co_await reset_dut(clk, rst);
@@ -236,12 +309,12 @@ struct CoreBench {
     for (;;) {
       co_await cycle();
       const bool engines = te_done >= te_want && ve_done >= ve_want && se_done >= se_want;
-      const bool dma_idle = descs.empty() && (env.sig("dma_q_idle_o").get() & all_queues()) == all_queues() &&
-                            !(env.sig("dma_desc_valid_i").get() & 1);
+      const bool dma_idle = descs.empty() && (sig.dma_q_idle_o->get() & all_queues()) == all_queues() &&
+                            !(sig.dma_desc_valid_i->get() & 1);
       if ((engines || expect_errors) && dma_idle && te.q.empty() && ve.q.empty() && se.q.empty()) break;
       check(clk.cycle() - c0 < limit,
             "not done after {} cycles: tensor {}/{} vector {}/{} scalar {}/{} done, {} descriptors waiting, DMA idle {:#x}",
-            limit, te_done, te_want, ve_done, ve_want, se_done, se_want, descs.size(), env.sig("dma_q_idle_o").get());
+            limit, te_done, te_want, ve_done, ve_want, se_done, se_want, descs.size(), sig.dma_q_idle_o->get());
     }
     co_return clk.cycle() - c0;
   }
@@ -506,6 +579,326 @@ TRN_TEST(end_to_end_mxfp8, .timeout_ns = 1e10) {
   k.mx = true;
   k.act = scalar::Act::relu;
   co_await run_kernel(t, k, r);
+}
+
+namespace {
+
+/// SBUF port activity from the RTL instance's ports (the probes' signals), per cycle.
+struct PortStats {
+  Signal &e_valid, &e_ready, &dw_valid, &dw_ready, &dr_valid, &dr_ready;
+  std::uint64_t cycles = 0;
+  std::array<std::uint64_t, 8> grants{}, refusals{};
+  std::uint64_t dma_grants = 0, dma_refusals = 0;
+  explicit PortStats(Env& env)
+      : e_valid(env.sig("core.u_sbuf.e_valid_i")), e_ready(env.sig("core.u_sbuf.e_ready_o")),
+        dw_valid(env.sig("core.u_sbuf.dw_valid_i")), dw_ready(env.sig("core.u_sbuf.dw_ready_o")),
+        dr_valid(env.sig("core.u_sbuf.dr_valid_i")), dr_ready(env.sig("core.u_sbuf.dr_ready_o")) {}
+  void sample() {
+    const std::uint64_t v = e_valid.get(), r = e_ready.get();
+    for (unsigned k = 0; k < 8; ++k) {
+      grants[k] += (v >> k) & (r >> k) & 1;
+      refusals[k] += (v >> k) & ~(r >> k) & 1;
+    }
+    for (auto [pv, pr] : {std::pair{dw_valid.get() & 1, dw_ready.get() & 1}, std::pair{dr_valid.get() & 1, dr_ready.get() & 1}}) {
+      dma_grants += pv && pr;
+      dma_refusals += pv && !pr;
+    }
+    ++cycles;
+  }
+  std::uint64_t engine_refusals() const {
+    std::uint64_t n = 0;
+    for (auto x : refusals) n += x;
+    return n;
+  }
+};
+
+/// Regions of every SBUF partition, 64-byte aligned (a bump allocator).
+struct Regions {
+  std::uint32_t next = 0, limit;
+  explicit Regions(std::uint32_t bytes) : limit(bytes) {}
+  std::uint32_t take(std::uint32_t n) {
+    const std::uint32_t a = next;
+    next += (n + 63) / 64 * 64;
+    check(next <= limit, "the test's SBUF regions do not fit ({} of {} bytes)", next, limit);
+    return a;
+  }
+};
+
+}  // namespace
+
+namespace {
+
+/// The random mix: rounds of work for every unit at once on disjoint bytes of one SBUF, with its
+/// reference (the units' functional references, the DMA's copies and accumulates written out).
+struct Mix {
+  CoreBench& t;
+  Rng r;
+  const CoreModel::Params& p;
+  dma::Geometry g;
+  unsigned P, N, depth;
+  std::uint32_t aW, aX, aVa, aVb, aVo, aSi, aSo, aAcc, aDst, aSrc;
+  std::uint32_t hInit = 0, hSrc, hOut, hDump;
+  Sbuf sb;                        ///< the reference SBUF
+  std::vector<std::uint8_t> hbm;  ///< the reference HBM
+  std::unique_ptr<tensor::FunctionalReference> tref;
+  std::unique_ptr<vector::FunctionalReference> vref, sref;
+  unsigned prev_bank;
+  PortStats st;
+  Clock::HookId hook;
+
+  struct Round {
+    tensor::Command ls, mm;
+    vector::Instr vi, si;
+    std::vector<std::pair<unsigned, Desc>> ds;
+    unsigned bank = 0;
+  };
+
+  Mix(CoreBench& bench, Rng rng)
+      : t(bench), r(std::move(rng)), p(bench.prm), g(CoreBench::geo(bench.prm)), P(p.parts), N(p.max_n),
+        depth(p.psum_bank_bytes / 4), sb(P, std::vector<std::uint8_t>(p.sbuf_bytes, 0)), prev_bank(p.psum_banks),
+        st(bench.env) {
+    Regions reg(p.sbuf_bytes);
+    aW = reg.take(2 * P);
+    aX = reg.take(2 * N);
+    aVa = reg.take(2 * N);
+    aVb = reg.take(2 * N);
+    aVo = reg.take(4 * N);
+    aSi = reg.take(4 * N);
+    aSo = reg.take(2 * N);
+    aAcc = reg.take(2 * N);
+    aDst = reg.take(2 * N);
+    aSrc = reg.take(2 * N);
+    hSrc = P * p.sbuf_bytes;
+    hOut = 2 * hSrc;
+    hDump = hOut + 0x1000;
+    check(hDump + P * p.sbuf_bytes <= p.hbm_bytes, "HBM too small for the test");
+    tensor::TensorEngine::Params tp;
+    tp.rows = tp.cols = P;
+    tp.max_n = N;
+    tp.banks = p.psum_banks;
+    tp.depth = depth;
+    tp.sbuf_bytes = p.sbuf_bytes;
+    tref = std::make_unique<tensor::FunctionalReference>(tp);
+    const vector::Shape vs{vector::Engine::vector, P, p.sbuf_bytes, p.psum_banks * p.psum_bank_bytes};
+    vector::Shape ss = vs;
+    ss.engine = vector::Engine::scalar;
+    vref = std::make_unique<vector::FunctionalReference>(vs);
+    sref = std::make_unique<vector::FunctionalReference>(ss);
+    hook = t.clk.add_pre_edge_hook([this] {
+      if (t.rst.get() & 1) st.sample();
+    });
+  }
+  ~Mix() { t.clk.remove_hook(hook); }
+
+  /// HBM filled with BF16 codes of moderate values; SBUF loaded from it (every byte read is written).
+  Task<> setup() {
+    auto& img = t.hbm.image();
+    for (std::uint32_t a = 0; a + 1 < hOut; a += 2) {
+      const std::uint32_t c = bf16(static_cast<float>(r.below(4001)) / 1000.0f - 2.0f);
+      img.hbm[a] = static_cast<std::uint8_t>(c);
+      img.hbm[a + 1] = static_cast<std::uint8_t>(c >> 8);
+    }
+    for (unsigned q = 0; q < P; ++q) {
+      t.issue_dma(0, copy_desc(Space::hbm, hInit + q * p.sbuf_bytes, Space::sbuf, g.sbuf_addr(q, 0), p.sbuf_bytes));
+      for (std::uint32_t b = 0; b < p.sbuf_bytes; ++b) sb[q][b] = img.hbm[hInit + q * p.sbuf_bytes + b];
+    }
+    co_await t.drain();
+    hbm = img.hbm;
+  }
+
+  Round make_round() {
+    Round w;
+    w.bank = static_cast<unsigned>(r.below(p.psum_banks));
+    w.ls = tensor::Command{tensor::Op::load_stationary};
+    w.ls.fmt = 2;
+    w.ls.k = static_cast<unsigned>(r.range(1, P));
+    w.ls.m = static_cast<unsigned>(r.range(1, P));
+    w.ls.addr = aW;
+    w.mm = tensor::Command{tensor::Op::multiply_moving};
+    w.mm.fmt = 2;
+    w.mm.n = static_cast<unsigned>(r.range(1, std::min(N, depth)));
+    w.mm.addr = aX;
+    w.mm.bank = w.bank;
+    w.mm.off = static_cast<unsigned>(r.below(depth - w.mm.n + 1));
+    w.mm.acc = r.chance(0.5);
+    // vector engine: a BF16 row op into FP32
+    w.vi = row_instr(vector::Op::tensor_tensor, P, aVa, 2, aVo, 0, static_cast<unsigned>(r.range(1, N)));
+    static const vector::Alu alus[] = {vector::Alu::add, vector::Alu::mul, vector::Alu::max, vector::Alu::sub};
+    w.vi.alu0 = alus[r.below(4)];
+    w.vi.b_addr = aVb;
+    w.vi.b_fmt = 2;
+    w.vi.b_stride = {1, 0, 0, 0};
+    w.vi.ps = static_cast<unsigned>(r.below(P));
+    w.vi.pc = static_cast<unsigned>(r.range(1, P - w.vi.ps));
+    // scalar engine: from the PSUM bank of an earlier round (not the one the array writes now), else SBUF
+    w.si = row_instr(vector::Op::activate, P, aSi, 0, aSo, 2, static_cast<unsigned>(r.range(1, N)));
+    if (prev_bank < p.psum_banks && prev_bank != w.bank) {
+      w.si.a_space = true;
+      w.si.a_addr = prev_bank * p.psum_bank_bytes;
+      w.si.size[0] = std::min(w.si.size[0], depth);
+    }
+    w.si.func = static_cast<unsigned>(r.below(scalar::kActCount));
+    w.si.imm0 = f32(0.25f);
+    w.si.imm1 = f32(0.5f);
+    // DMA: queue 0 copies and accumulates HBM -> SBUF, queue 1 copies SBUF -> HBM
+    for (unsigned k = 0; k < 3; ++k) {
+      const unsigned q = static_cast<unsigned>(r.below(P));
+      const std::uint32_t n = 2 * static_cast<std::uint32_t>(r.range(1, N));
+      const std::uint32_t src = hSrc + 2 * static_cast<std::uint32_t>(r.below((P * p.sbuf_bytes - n) / 2));
+      Desc acc = copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(q, aAcc), n, 2);
+      acc.op = static_cast<unsigned>(dma::Op::acc);
+      w.ds.emplace_back(0, acc);
+      w.ds.emplace_back(0, copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(q, aDst), n));
+      w.ds.emplace_back(1 % p.queues, copy_desc(Space::sbuf, g.sbuf_addr(q, aSrc), Space::hbm,
+                                                hOut + 2 * static_cast<std::uint32_t>(r.below(0x800 - N)), n));
+    }
+    prev_bank = w.bank;
+    return w;
+  }
+
+  /// The reference, operation by operation (disjoint within the round, so any order).
+  void reference(const Round& w) {
+    tref->run(w.ls, sb);
+    tref->run(w.mm, sb);
+    check(vref->execute(w.vi, sb) == vector::Err::none, "the reference rejects the vector instruction");
+    vector::Memory ps = psum_memory(tref->psum, p);
+    check(sref->execute(w.si, sb, &ps) == vector::Err::none, "the reference rejects the activation");
+    for (const auto& [q, d] : w.ds) {
+      if (d.dst_space == Space::sbuf) {
+        auto& row = sb[g.part_of(d.dst_addr)];
+        const std::uint32_t o = g.off_of(d.dst_addr);
+        for (std::uint32_t b = 0; b < d.len; b += 2) {
+          const std::uint32_t src = hbm[d.src_addr + b] | (hbm[d.src_addr + b + 1] << 8);
+          const std::uint32_t dst = row[o + b] | (row[o + b + 1] << 8);
+          const std::uint32_t v = d.op == static_cast<unsigned>(dma::Op::acc) ? dma::acc_add(true, dst, src) : src;
+          row[o + b] = static_cast<std::uint8_t>(v);
+          row[o + b + 1] = static_cast<std::uint8_t>(v >> 8);
+        }
+      } else {
+        for (std::uint32_t b = 0; b < d.len; ++b) hbm[d.dst_addr + b] = sb[g.part_of(d.src_addr)][g.off_of(d.src_addr) + b];
+      }
+    }
+  }
+
+  /// Issue one unit's part of a round: 0 tensor, 1 vector, 2 scalar, 3 DMA.
+  void issue(const Round& w, unsigned unit) {
+    if (unit == 0) {
+      t.issue_te(w.ls);
+      t.issue_te(w.mm);
+    } else if (unit == 1) {
+      t.issue_ve(w.vi);
+    } else if (unit == 2) {
+      t.issue_se(w.si);
+    } else {
+      for (const auto& [q, d] : w.ds) t.issue_dma(q, d);
+    }
+  }
+
+  /// A round with every unit at once (in a random order of issue); its cycles.
+  Task<std::uint64_t> run_together(const Round& w) {
+    reference(w);
+    std::vector<unsigned> order{0, 1, 2, 3};
+    for (unsigned i = 3; i > 0; --i) std::swap(order[i], order[r.below(i + 1)]);
+    for (unsigned o : order) issue(w, o);
+    co_return co_await t.drain();
+  }
+  /// A round one unit at a time; each unit's cycles alone.
+  Task<std::array<std::uint64_t, 4>> run_alone(const Round& w) {
+    reference(w);
+    std::array<std::uint64_t, 4> c{};
+    for (unsigned u = 0; u < 4; ++u) {
+      issue(w, u);
+      c[u] = co_await t.drain();
+    }
+    co_return c;
+  }
+
+  /// All of SBUF to HBM, then the whole image against the reference.
+  Task<> finish() {
+    for (unsigned q = 0; q < P; ++q) {
+      t.issue_dma(0, copy_desc(Space::sbuf, g.sbuf_addr(q, 0), Space::hbm, hDump + q * p.sbuf_bytes, p.sbuf_bytes));
+      for (std::uint32_t b = 0; b < p.sbuf_bytes; ++b) hbm[hDump + q * p.sbuf_bytes + b] = sb[q][b];
+    }
+    co_await t.drain();
+    const auto& img = t.hbm.image();
+    for (std::size_t a = 0; a < hbm.size(); ++a)
+      check(img.hbm[a] == hbm[a], "HBM byte {:#x}: {:#04x}, reference {:#04x}", a, img.hbm[a], hbm[a]);
+  }
+
+  std::string utilization() const {
+    std::string u;
+    for (unsigned k = 0; k < 8; ++k)
+      u += fmt::format(" e{} {:.3f}/{:.3f}", k, static_cast<double>(st.grants[k]) / st.cycles,
+                       static_cast<double>(st.refusals[k]) / st.cycles);
+    return u + fmt::format(" dma {:.3f}/{:.3f}", static_cast<double>(st.dma_grants) / st.cycles,
+                           static_cast<double>(st.dma_refusals) / st.cycles);
+  }
+};
+
+}  // namespace
+
+TRN_TEST(random_mix, .timeout_ns = 1e11) {
+  // Rounds in which everything runs at once on one SBUF: the tensor engine (LoadStationary +
+  // MultiplyMoving, BF16, overwrite or accumulate into PSUM), the vector engine (tensor_tensor on
+  // BF16 rows), the scalar engine (activate from PSUM written in an earlier round, or from SBUF),
+  // and DMA traffic on two queues (HBM -> SBUF copies and BF16 near-memory accumulates, SBUF -> HBM
+  // copies), with HBM latency, out-of-order responses and back-pressure, in either ordering mode.
+  // Within a round the operations touch disjoint bytes (so the result does not depend on their
+  // order) but share the SBUF banks. At the end the DMA stores all of SBUF and the whole HBM image
+  // must equal the reference: nothing lost, duplicated or misplaced. CORE_ROUNDS (default 6).
+  CoreBench t(env, dma::MemSystem::Params{1, 24, 2, 0.7, 0.7, 0});
+  co_await t.start(env.rng("mode").chance(0.5));
+  Mix mix(t, env.rng("mix"));
+  co_await mix.setup();
+  const unsigned rounds = static_cast<unsigned>(env_count("CORE_ROUNDS", 6));
+  std::uint64_t busy = 0;
+  for (unsigned k = 0; k < rounds; ++k) busy += co_await mix.run_together(mix.make_round());
+  co_await mix.finish();
+  info("{} rounds in {} cycles; SBUF ports granted/refused per cycle:{}", rounds, busy, mix.utilization());
+  check(mix.st.engine_refusals() + mix.st.dma_refusals > 0, "no SBUF contention in {} cycles: the mix does not test sharing",
+        mix.st.cycles);
+}
+
+TRN_TEST(throughput, .timeout_ns = 1e12) {
+  // make bench: mix rounds for BENCH_CYCLES cycles (simulation speed, lockstep on or off). With
+  // figures: the cost of sharing the SBUF, from rounds run twice, once one unit at a time (each
+  // unit's cycles alone) and once all together; and the SBUF ports' utilization.
+  CoreBench t(env, dma::MemSystem::Params{1, 24, 2, 1.0, 1.0, 0});
+  co_await t.start();
+  Mix mix(t, env.rng("mix"));
+  co_await mix.setup();
+  const std::uint64_t want = bench_cycles(20000);
+  BenchTimer timer;
+  const std::uint64_t c0 = t.clk.cycle();
+  std::uint64_t together = 0, max_alone = 0, sum_alone = 0;
+  std::array<std::uint64_t, 4> unit{};
+  unsigned rounds = 0;
+  while (t.clk.cycle() - c0 < want) {
+    const Mix::Round w = mix.make_round();
+    if (bench_figures() && rounds < 8) {
+      const auto c = co_await mix.run_alone(w);
+      std::uint64_t mx = 0;
+      for (unsigned u = 0; u < 4; ++u) {
+        unit[u] += c[u];
+        sum_alone += c[u];
+        mx = std::max(mx, c[u]);
+      }
+      max_alone += mx;
+      together += co_await mix.run_together(w);
+    } else {
+      co_await mix.run_together(w);
+    }
+    ++rounds;
+  }
+  timer.report(t.clk.cycle() - c0);
+  co_await mix.finish();
+  if (bench_figures() && together > 0) {
+    fmt::print("bench: figure core {} rounds alone: tensor {} vector {} scalar {} DMA {} cycles (sum {}, slowest unit {}); "
+               "together {} cycles = {:.2f} x the slowest unit alone, {:.2f} x the sum\n",
+               std::min(rounds, 8u), unit[0], unit[1], unit[2], unit[3], sum_alone, max_alone, together,
+               static_cast<double>(together) / max_alone, static_cast<double>(together) / sum_alone);
+    fmt::print("bench: figure core SBUF ports granted/refused per cycle:{}\n", mix.utilization());
+  }
 }
 
 TRN_TEST(selftest_end_to_end_check_catches_wrong_image, .timeout_ns = 1e10, .expect_fail = true) {
