@@ -97,6 +97,17 @@ std::uint32_t cast_elem(unsigned stype, unsigned dtype, std::uint32_t code) {
   return numerics::encode(df, numerics::decode(sf, code));
 }
 
+Desc copy_desc(Space ss, std::uint32_t src, Space ds, std::uint32_t dst, std::uint32_t len, unsigned type) {
+  Desc d;
+  d.src_space = ss;
+  d.src_addr = src;
+  d.dst_space = ds;
+  d.dst_addr = dst;
+  d.len = len;
+  d.stype = d.dtype = type;
+  return d;
+}
+
 std::uint32_t acc_add(bool bf16, std::uint32_t a, std::uint32_t b) {
   if (!bf16) return numerics::fp32_add(a, b);
   return numerics::encode(numerics::Format::bf16, numerics::fp32_add((a & 0xFFFFu) << 16, (b & 0xFFFFu) << 16));

@@ -48,6 +48,8 @@ struct Desc {
   bool cast() const { return stype != dtype; }
   std::string str() const;
 };
+/// A row-layout copy of `len` bytes from (ss, src) to (ds, dst) with source and destination type `type`.
+Desc copy_desc(Space ss, std::uint32_t src, Space ds, std::uint32_t dst, std::uint32_t len, unsigned type = kTypeBytes);
 
 /// The memories a DMA engine addresses: HBM (byte addresses) and SBUF ({partition, offset}, the
 /// partition in the bits above off_bits).

@@ -9,6 +9,25 @@ namespace trn::tensor {
 
 using numerics::Format;
 
+sv::te_pkg::te_cmd_t to_cmd(const Command& c) {
+  sv::te_pkg::te_cmd_t cmd;
+  cmd.op = static_cast<sv::te_pkg::te_op_e>(c.op);
+  cmd.tag = static_cast<std::uint8_t>(c.tag);
+  cmd.fmt = static_cast<std::uint8_t>(c.fmt);
+  cmd.bias = static_cast<std::uint8_t>(c.bias);
+  cmd.addr = static_cast<std::uint32_t>(c.addr);
+  cmd.k = static_cast<std::uint16_t>(c.k);
+  cmd.m = static_cast<std::uint16_t>(c.m);
+  cmd.n = static_cast<std::uint16_t>(c.n);
+  cmd.bank = static_cast<std::uint8_t>(c.bank);
+  cmd.off = static_cast<std::uint16_t>(c.off);
+  cmd.acc = c.acc;
+  cmd.tr = c.tr;
+  cmd.mx = c.mx;
+  cmd.sc_addr = c.sc_addr;
+  return cmd;
+}
+
 unsigned op_bias(const Command& c) {
   return c.mx ? static_cast<unsigned>(numerics::format_info(static_cast<Format>(c.fmt)).bias) : c.bias;
 }

@@ -23,6 +23,8 @@ struct Command {
   bool mx = false;  ///< MX operand: E8M0 block scales in a scale tensor
   unsigned sc_addr = 0;  ///< MX: column j's scale of block b at byte sc_addr + j of partition 32b
 };
+/// The command port's value (te_pkg::te_cmd_t) of a command.
+sv::te_pkg::te_cmd_t to_cmd(const Command& c);
 /// SBUF as the tests hold it: [partition][byte] (mem/elements.hpp).
 using Sbuf = std::vector<std::vector<std::uint8_t>>;
 

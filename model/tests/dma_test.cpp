@@ -17,15 +17,7 @@ namespace {
 
 const Geometry kGeo = Geometry::make(65536, 4, 1024, 16);
 
-Desc copy(Space ss, std::uint32_t src, Space ds, std::uint32_t dst, std::uint32_t len) {
-  Desc d;
-  d.src_space = ss;
-  d.src_addr = src;
-  d.dst_space = ds;
-  d.dst_addr = dst;
-  d.len = len;
-  return d;
-}
+Desc copy(Space ss, std::uint32_t src, Space ds, std::uint32_t dst, std::uint32_t len) { return copy_desc(ss, src, ds, dst, len); }
 
 DmaEngine::Params engine_params(unsigned queues = 2, unsigned slots = 64) {
   DmaEngine::Params p;

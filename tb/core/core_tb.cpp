@@ -277,24 +277,7 @@ struct CoreBench {
     co_await RisingEdge(clk.signal());
   }
 
-  void issue_te(const tensor::Command& c) {
-    sv::te_pkg::te_cmd_t cmd;
-    cmd.op = static_cast<sv::te_pkg::te_op_e>(c.op);
-    cmd.tag = static_cast<std::uint8_t>(c.tag);
-    cmd.fmt = static_cast<std::uint8_t>(c.fmt);
-    cmd.bias = static_cast<std::uint8_t>(c.bias);
-    cmd.addr = static_cast<std::uint32_t>(c.addr);
-    cmd.k = static_cast<std::uint16_t>(c.k);
-    cmd.m = static_cast<std::uint16_t>(c.m);
-    cmd.n = static_cast<std::uint16_t>(c.n);
-    cmd.bank = static_cast<std::uint8_t>(c.bank);
-    cmd.off = static_cast<std::uint16_t>(c.off);
-    cmd.acc = c.acc;
-    cmd.tr = c.tr;
-    cmd.mx = c.mx;
-    cmd.sc_addr = c.sc_addr;
-    te.q.push_back(cmd.pack());
-  }
+  void issue_te(const tensor::Command& c) { te.q.push_back(tensor::to_cmd(c).pack()); }
   void issue_ve(const vector::Instr& in) { ve.q.push_back(vector::LaneEngine::encode(in).pack()); }
   void issue_se(const vector::Instr& in) { se.q.push_back(vector::LaneEngine::encode(in).pack()); }
   void issue_dma(unsigned queue, const Desc& d) { descs.emplace_back(queue, d); }
@@ -322,21 +305,11 @@ struct CoreBench {
 
 // ---- descriptors and instructions
 
-Desc copy_desc(Space ss, std::uint32_t src, Space ds, std::uint32_t dst, std::uint32_t len, unsigned type = dma::kTypeBytes) {
-  Desc d;
-  d.src_space = ss;
-  d.src_addr = src;
-  d.dst_space = ds;
-  d.dst_addr = dst;
-  d.len = len;
-  d.stype = d.dtype = type;
-  return d;
-}
 /// A column layout load: the HBM tensor [rows][cols] of `type` (2 or 4 bytes) to SBUF, element
 /// (r, c) in partition p0 + c at offset off + r * size.
 Desc col_desc(std::uint32_t src, const dma::Geometry& g, unsigned p0, std::uint32_t off, unsigned rows, unsigned cols,
               unsigned type) {
-  Desc d = copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(p0, off), rows * cols * dma::type_size(type), type);
+  Desc d = dma::copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(p0, off), rows * cols * dma::type_size(type), type);
   d.layout = dma::type_size(type) == 2 ? static_cast<unsigned>(dma::Layout::col2) : static_cast<unsigned>(dma::Layout::col4);
   d.cols = cols;
   return d;
@@ -516,17 +489,17 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
 
   // ---- the core: loads on queue 0, stores on queue 1 (after the engines finish)
   for (unsigned kk = 0; kk < K; ++kk)
-    t.issue_dma(0, copy_desc(Space::hbm, hW + kk * M * es, Space::sbuf, g.sbuf_addr(kk, aW), M * es));
+    t.issue_dma(0, dma::copy_desc(Space::hbm, hW + kk * M * es, Space::sbuf, g.sbuf_addr(kk, aW), M * es));
   if (es == 2) {
     t.issue_dma(0, col_desc(hX, g, 0, aX, N, K, lf));
   } else {
     for (unsigned n = 0; n < N; ++n)  // one byte per partition: a column written element by element
       for (unsigned kk = 0; kk < K; ++kk)
-        t.issue_dma(0, copy_desc(Space::hbm, hX + n * K + kk, Space::sbuf, g.sbuf_addr(kk, aX + n), 1));
+        t.issue_dma(0, dma::copy_desc(Space::hbm, hX + n * K + kk, Space::sbuf, g.sbuf_addr(kk, aX + n), 1));
   }
   t.issue_dma(0, col_desc(hB, g, 0, aB, 1, M, 0));
   for (unsigned q = 0; k.mx && q < p.parts; ++q)
-    t.issue_dma(0, copy_desc(Space::hbm, hZ, Space::sbuf, g.sbuf_addr(q, aWq), zlen));
+    t.issue_dma(0, dma::copy_desc(Space::hbm, hZ, Space::sbuf, g.sbuf_addr(q, aWq), zlen));
   co_await t.drain();
   for (const auto& q : quant) t.issue_ve(q);
   co_await t.drain();
@@ -538,8 +511,8 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   t.issue_ve(red);
   co_await t.drain();
   for (unsigned m = 0; m < M; ++m) {
-    t.issue_dma(1 % p.queues, copy_desc(Space::sbuf, g.sbuf_addr(m, aY), Space::hbm, hY + m * 2 * N, 2 * N));
-    t.issue_dma(1 % p.queues, copy_desc(Space::sbuf, g.sbuf_addr(m, aR), Space::hbm, hR + 4 * m, 4));
+    t.issue_dma(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(m, aY), Space::hbm, hY + m * 2 * N, 2 * N));
+    t.issue_dma(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(m, aR), Space::hbm, hR + 4 * m, 4));
   }
   co_await t.drain();
   for (std::size_t a = 0; a < want.size(); ++a)
@@ -699,7 +672,7 @@ struct Mix {
       img.hbm[a + 1] = static_cast<std::uint8_t>(c >> 8);
     }
     for (unsigned q = 0; q < P; ++q) {
-      t.issue_dma(0, copy_desc(Space::hbm, hInit + q * p.sbuf_bytes, Space::sbuf, g.sbuf_addr(q, 0), p.sbuf_bytes));
+      t.issue_dma(0, dma::copy_desc(Space::hbm, hInit + q * p.sbuf_bytes, Space::sbuf, g.sbuf_addr(q, 0), p.sbuf_bytes));
       for (std::uint32_t b = 0; b < p.sbuf_bytes; ++b) sb[q][b] = img.hbm[hInit + q * p.sbuf_bytes + b];
     }
     co_await t.drain();
@@ -745,11 +718,11 @@ struct Mix {
       const unsigned q = static_cast<unsigned>(r.below(P));
       const std::uint32_t n = 2 * static_cast<std::uint32_t>(r.range(1, N));
       const std::uint32_t src = hSrc + 2 * static_cast<std::uint32_t>(r.below((P * p.sbuf_bytes - n) / 2));
-      Desc acc = copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(q, aAcc), n, 2);
+      Desc acc = dma::copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(q, aAcc), n, 2);
       acc.op = static_cast<unsigned>(dma::Op::acc);
       w.ds.emplace_back(0, acc);
-      w.ds.emplace_back(0, copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(q, aDst), n));
-      w.ds.emplace_back(1 % p.queues, copy_desc(Space::sbuf, g.sbuf_addr(q, aSrc), Space::hbm,
+      w.ds.emplace_back(0, dma::copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(q, aDst), n));
+      w.ds.emplace_back(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(q, aSrc), Space::hbm,
                                                 hOut + 2 * static_cast<std::uint32_t>(r.below(0x800 - N)), n));
     }
     prev_bank = w.bank;
@@ -816,7 +789,7 @@ struct Mix {
   /// All of SBUF to HBM, then the whole image against the reference.
   Task<> finish() {
     for (unsigned q = 0; q < P; ++q) {
-      t.issue_dma(0, copy_desc(Space::sbuf, g.sbuf_addr(q, 0), Space::hbm, hDump + q * p.sbuf_bytes, p.sbuf_bytes));
+      t.issue_dma(0, dma::copy_desc(Space::sbuf, g.sbuf_addr(q, 0), Space::hbm, hDump + q * p.sbuf_bytes, p.sbuf_bytes));
       for (std::uint32_t b = 0; b < p.sbuf_bytes; ++b) hbm[hDump + q * p.sbuf_bytes + b] = sb[q][b];
     }
     co_await t.drain();

@@ -163,24 +163,6 @@ struct TeBench {
     }
     cmd_valid.set(0);
   }
-  static sv::te_pkg::te_cmd_t to_cmd(const Command& c) {
-    sv::te_pkg::te_cmd_t cmd;
-    cmd.op = static_cast<sv::te_pkg::te_op_e>(c.op);
-    cmd.tag = static_cast<std::uint8_t>(c.tag);
-    cmd.fmt = static_cast<std::uint8_t>(c.fmt);
-    cmd.bias = static_cast<std::uint8_t>(c.bias);
-    cmd.addr = static_cast<std::uint32_t>(c.addr);
-    cmd.k = static_cast<std::uint16_t>(c.k);
-    cmd.m = static_cast<std::uint16_t>(c.m);
-    cmd.n = static_cast<std::uint16_t>(c.n);
-    cmd.bank = static_cast<std::uint8_t>(c.bank);
-    cmd.off = static_cast<std::uint16_t>(c.off);
-    cmd.acc = c.acc;
-    cmd.tr = c.tr;
-    cmd.mx = c.mx;
-    cmd.sc_addr = c.sc_addr;
-    return cmd;
-  }
 
   /// Wait until `n` completions (done or error) have been seen.
   Task<> wait_done(unsigned n, unsigned limit = 100000) {
@@ -805,7 +787,7 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
       mm.acc = issued > 0;
       mm.addr = byte_of(p.cols, fmt);
       TensorEngine::In in = t.model.make_in();
-      in.cmd_i = TeBench::to_cmd(mm);
+      in.cmd_i = to_cmd(mm);
       drive_inputs(env, t.model, in, "cmd_i");
       t.cmd_valid.set(1);
       cmd = mm;

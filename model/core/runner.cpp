@@ -1,0 +1,100 @@
+#include "core/runner.hpp"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "dma/runner.hpp"
+
+namespace trn::core {
+
+Runner::Runner(const Core::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong)
+    : core_(p),
+      hbm_(dma::Geometry::make(p.hbm_bytes, p.parts, p.sbuf_bytes, p.beat_bytes), mp, seed),
+      in_(core_.make_in()),
+      out_(core_.make_out()),
+      beat_(p.beat_bytes),
+      all_queues_(p.queues >= 64 ? ~0ull : (1ull << p.queues) - 1) {
+  in_.dma_cfg_strong_i = strong ? all_queues_ : 0;
+  in_.dma_cfg_max_outst_i = p.slots;
+  // reset over two edges, then run
+  in_.rst_ni = false;
+  for (int i = 0; i < 2; ++i) {
+    core_.eval(in_, out_);
+    core_.tick(in_);
+  }
+  in_.rst_ni = true;
+}
+
+void Runner::step() {
+  // this cycle's inputs: the queues' heads and the HBM port
+  const auto& hp = hbm_.ports();
+  in_.hbm_ar_ready_i = hp.ar_ready;
+  in_.hbm_wr_ready_i = hp.wr_ready;
+  in_.hbm_r_valid_i = hp.r_valid;
+  in_.hbm_r_id_i = hp.r_id;
+  in_.hbm_r_data_i = Bits(8 * beat_);
+  if (hp.r_valid)
+    for (unsigned b = 0; b < beat_; ++b) in_.hbm_r_data_i.set_slice(8 * b, 8, hp.r_data[b]);
+  in_.te_cmd_valid_i = !te_q_.empty();
+  if (!te_q_.empty()) in_.te_cmd_i = te_q_.front();
+  in_.ve_cmd_valid_i = !ve_q_.empty();
+  if (!ve_q_.empty()) in_.ve_cmd_i = ve_q_.front();
+  in_.se_cmd_valid_i = !se_q_.empty();
+  if (!se_q_.empty()) in_.se_cmd_i = se_q_.front();
+  in_.dma_desc_valid_i = !dma_q_.empty();
+  if (!dma_q_.empty()) {
+    in_.dma_desc_queue_i = dma_q_.front().first;
+    in_.dma_desc_i = dma_q_.front().second;
+  }
+  core_.eval(in_, out_);
+  // the settled handshakes
+  if (out_.te_err_o || out_.ve_err_o || out_.se_err_o || out_.dma_q_err_o)
+    throw std::runtime_error(fmt::format("core model: cycle {}: an engine or DMA error (tensor {} vector {} scalar {} "
+                                         "DMA queues {:#x})", cycle_, out_.te_err_code_o, out_.ve_err_code_o,
+                                         out_.se_err_code_o, out_.dma_q_err_o));
+  if (in_.te_cmd_valid_i && out_.te_cmd_ready_o) te_q_.pop_front(), ++te_acc_;
+  if (in_.ve_cmd_valid_i && out_.ve_cmd_ready_o) ve_q_.pop_front(), ++ve_acc_;
+  if (in_.se_cmd_valid_i && out_.se_cmd_ready_o) se_q_.pop_front(), ++se_acc_;
+  desc_taken_ = in_.dma_desc_valid_i && out_.dma_desc_ready_o;
+  if (desc_taken_) dma_q_.pop_front();
+  te_done_ += out_.te_ls_done_o + out_.te_mm_done_o;
+  ve_done_ += out_.ve_done_o;
+  se_done_ += out_.se_done_o;
+  std::optional<dma::ReadReq> rd;
+  if (out_.hbm_ar_valid_o && in_.hbm_ar_ready_i)
+    rd = dma::ReadReq{dma::Space::hbm, out_.hbm_ar_o.addr, out_.hbm_ar_o.bytes, out_.hbm_ar_o.id};
+  std::optional<dma::Write> wr;
+  if (out_.hbm_wr_valid_o && in_.hbm_wr_ready_i) {
+    dma::DmaEngine::Out o = core_.dma().make_out();
+    o.wr_valid_o = true;
+    o.wr_o = out_.hbm_wr_o;
+    o.wr_data_o = out_.hbm_wr_data_o;
+    o.wr_info_o = out_.hbm_wr_info_o;
+    wr = dma::write_of(o, beat_);
+  }
+  hbm_.observe(cycle_, rd, wr, out_.hbm_r_ready_o);
+  core_.tick(in_);
+  ++cycle_;
+  hbm_.advance(cycle_);
+}
+
+std::uint64_t Runner::drain(std::uint64_t limit) {
+  const std::uint64_t c0 = cycle_;
+  const unsigned te_want = te_acc_ + static_cast<unsigned>(te_q_.size());
+  const unsigned ve_want = ve_acc_ + static_cast<unsigned>(ve_q_.size());
+  const unsigned se_want = se_acc_ + static_cast<unsigned>(se_q_.size());
+  for (;;) {
+    step();
+    // q_idle_o is this cycle's (before the edge): a descriptor taken at this edge is not in it yet
+    const bool idle = te_q_.empty() && ve_q_.empty() && se_q_.empty() && dma_q_.empty() && !desc_taken_ && te_done_ >= te_want &&
+                      ve_done_ >= ve_want && se_done_ >= se_want && (out_.dma_q_idle_o & all_queues_) == all_queues_;
+    if (idle) return cycle_ - c0;
+    if (cycle_ - c0 >= limit)
+      throw std::runtime_error(fmt::format("core model: not done after {} cycles (tensor {}/{} vector {}/{} scalar {}/{} "
+                                           "done, {} descriptors waiting)", limit, te_done_, te_want, ve_done_, ve_want,
+                                           se_done_, se_want, dma_q_.size()));
+  }
+}
+
+}  // namespace trn::core

@@ -1,0 +1,50 @@
+// trn::core::Runner — the composed NeuronCore model alone, without RTL (the fast path for
+// questions too large for RTL simulation, e.g. the full configuration): per-engine command queues
+// and the DMA's descriptor queue offered in order, the HBM port served by trn::dma::MemSystem, one
+// cycle per step(). The same environment as the core bench, driven through the model's ports.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <utility>
+
+#include "core/core.hpp"
+#include "dma/memsys.hpp"
+
+namespace trn::core {
+
+class Runner {
+ public:
+  Runner(const Core::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong = true);
+  Core& core() { return core_; }
+  dma::MemSystem& hbm() { return hbm_; }
+  std::uint64_t cycle() const { return cycle_; }
+
+  void te(const Core::te_cmd_t& c) { te_q_.push_back(c); }
+  void ve(const Core::instr_t& c) { ve_q_.push_back(c); }
+  void se(const Core::instr_t& c) { se_q_.push_back(c); }
+  void dma(unsigned queue, const Core::desc_t& d) { dma_q_.emplace_back(queue, d); }
+
+  /// One clock cycle.
+  void step();
+  /// Step until every command and descriptor given so far is accepted and finished (engines done,
+  /// DMA queues idle); the cycles taken. Throws std::runtime_error naming what is left after
+  /// `limit` cycles, and on any engine or DMA error.
+  std::uint64_t drain(std::uint64_t limit = 10'000'000);
+
+ private:
+  Core core_;
+  dma::MemSystem hbm_;
+  Core::In in_;
+  Core::Out out_;
+  std::deque<Core::te_cmd_t> te_q_;
+  std::deque<Core::instr_t> ve_q_, se_q_;
+  std::deque<std::pair<unsigned, Core::desc_t>> dma_q_;
+  std::uint64_t cycle_ = 0;
+  unsigned te_acc_ = 0, ve_acc_ = 0, se_acc_ = 0, te_done_ = 0, ve_done_ = 0, se_done_ = 0;
+  bool desc_taken_ = false;  ///< the last step's edge took a descriptor
+  unsigned beat_;
+  std::uint64_t all_queues_;
+};
+
+}  // namespace trn::core
