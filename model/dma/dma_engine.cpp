@@ -18,7 +18,8 @@ static_assert(same(Err::none, err_e::ErrNone) && same(Err::range, err_e::ErrRang
               same(Err::format, err_e::ErrFormat));
 }  // namespace
 
-DmaEngine::DmaEngine(Params p) : p_(p) {
+DmaEngine::DmaEngine(Params p)
+    : p_(p), qarb_(common::RrArbiter::Params{p.queues >= 1 && p.queues <= 64 ? p.queues : 1, 1}) {
   if (p_.queues < 1 || p_.queues > 64 || (p_.queues & (p_.queues - 1)) != 0)
     throw std::invalid_argument("DmaEngine: queues must be a power of two in 1..64");
   if (p_.slots < 2 || (p_.slots & (p_.slots - 1)) != 0)
@@ -93,12 +94,22 @@ void DmaEngine::reset() {
   q_.assign(p_.queues, Queue{});
   s_.assign(p_.slots, Slot{});
   for (auto& s : s_) s.data = Bits(8 * p_.geo.beat_bytes);
-  rr_ = inflight_ = rob_ = 0;
+  inflight_ = rob_ = 0;
+  qarb_.tick(qarb_.make_in());  // rst_ni low: the queue arbiter's reset state
   ar_v_ = ar_space_ = false;
   ar_addr_ = 0;
   ar_bytes_ = ar_id_ = 0;
   w_v_ = w_sem_ = false;
   w_slot_ = w_q_ = 0;
+}
+
+common::RrArbiter::In DmaEngine::arb_in(bool res_ok) const {
+  common::RrArbiter::In a = qarb_.make_in();
+  a.rst_ni = true;
+  for (unsigned q = 0; q < p_.queues; ++q)
+    if (q_[q].st == Q::run) a.req_valid_i |= std::uint64_t{1} << q;
+  a.gnt_ready_i = res_ok;
+  return a;
 }
 
 DmaEngine::Comb DmaEngine::comb(const In& in) const {
@@ -111,11 +122,12 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
       c.free_slot = i;
     }
   c.res_ok = (!ar_v_ || in.ar_ready_i) && have_free && inflight_ < in.cfg_max_outst_i;
-  for (unsigned k = 0; k < Q && !c.any_req; ++k)
-    if (q_[(rr_ + k) % Q].st == Q::run) {
-      c.any_req = true;
-      c.win = (rr_ + k) % Q;
-    }
+  // queue choice: round-robin among the queues in RUN (rtl/common rr_arbiter, its grant held
+  // while the read resources are not free)
+  common::RrArbiter::Out ao = qarb_.make_out();
+  qarb_.eval(arb_in(c.res_ok), ao);
+  c.any_req = ao.gnt_valid_o;
+  c.win = static_cast<unsigned>(ao.gnt_idx_o);
   if (c.any_req) {
     const Queue& qu = q_[c.win];
     const Desc& d = qu.fifo.front();
@@ -238,6 +250,7 @@ void DmaEngine::tick(const In& in) {
     return;
   }
   const Comb c = comb(in);
+  qarb_.tick(arb_in(c.res_ok));  // the arbiter's edge, from the queue states before this edge
   const unsigned W = p_.geo.beat_bytes;
   const bool w_acc = w_v_ && in.wr_ready_i;
   const unsigned w_slot_q = s_[w_slot_].q;
@@ -336,7 +349,6 @@ void DmaEngine::tick(const In& in) {
     if (c.data_pick && data_slot_q == q) ++qu.wseq;
   }
 
-  if (c.any_req && c.res_ok) rr_ = (c.win + 1) % p_.queues;
   if (c.issue) {
     s_[c.free_slot] = ns;
     ar_v_ = true;

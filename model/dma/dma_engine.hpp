@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/rr_arbiter.hpp"
 #include "dma/desc.hpp"
 #include "sv/dma_pkg.hpp"
 
@@ -138,6 +139,8 @@ class DmaEngine {
   };
   void reset();
   Comb comb(const In& in) const;
+  /// The queue arbiter's inputs: the queues in RUN; ready when the read resources are free.
+  common::RrArbiter::In arb_in(bool res_ok) const;
   Bits convert(const Slot& s, const Bits& data) const;
   bool strong(const In& in, unsigned q) const { return (in.cfg_strong_i >> q) & 1; }
 
@@ -145,7 +148,8 @@ class DmaEngine {
   unsigned qw_, sw_, nb_;
   std::vector<Queue> q_;
   std::vector<Slot> s_;
-  unsigned rr_ = 0, inflight_ = 0, rob_ = 0;
+  common::RrArbiter qarb_;  ///< queue choice (u_qarb)
+  unsigned inflight_ = 0, rob_ = 0;
   bool ar_v_ = false, ar_space_ = false;
   std::uint32_t ar_addr_ = 0;
   unsigned ar_bytes_ = 0, ar_id_ = 0;

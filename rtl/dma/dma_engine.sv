@@ -7,17 +7,24 @@
 //   - A pushed descriptor is checked when it reaches the head of its queue (state LOAD, one cycle).
 //     A bad one stops the queue (q_err_o, q_code_o) until q_clr_i drops it; nothing of it is read
 //     or written. A barrier descriptor then waits until the queue has no pending write.
-//   - RUN: the queue offers its next chunk (at most BeatBytes source and destination bytes). When
-//     the read register is free, a slot is free and fewer than cfg_max_outst_i reads are in flight,
-//     the round-robin winner is checked against every pending write's destination footprint (any
-//     queue); with no overlap it issues (slot allocated, read register loaded), otherwise nothing
-//     issues this cycle. The pointer moves past the winner either way.
+//   - RUN: the queue offers its next chunk (at most BeatBytes source and destination bytes). The
+//     queues in RUN are arbitrated round-robin (rr_arbiter). When the read register is free, a
+//     slot is free and fewer than cfg_max_outst_i reads are in flight, the winner is checked
+//     against every pending write's destination footprint (any queue); with no overlap it issues
+//     (slot allocated, read register loaded), otherwise nothing issues this cycle. The priority
+//     moves past the winner either way; while those resources are not free, the arbiter holds its
+//     grant (rr_arbiter's lock) until they are.
 //   - A read response (any order) is converted into its slot (cast via FP32 when the types differ).
 //   - Write selection, when the write register is free or being accepted: a semaphore whose queue
 //     has no pending write (lowest queue first), else the lowest slot with data that its queue may
 //     write: any, in write-after-write mode; only its next in issue order, in strong mode.
 //   - After its last chunk, a descriptor with a semaphore or `last` waits until the queue has no
 //     pending write; then the semaphore is written, and the descriptor completes (q_done_o).
+// Stages, each a named block below: the descriptor queues (a stream_fifo per queue) and their
+// state machines; read issue (queue choice on rr_arbiter, chunking, the hazard check); the read
+// slots (an array of slot_t: the outstanding reads and the reorder buffer); the read response
+// (conversion into its slot); write selection and the write register. Every register is written
+// once, in the state block, from its _d value.
 module dma_engine
   import dma_pkg::*;
 #(
@@ -76,62 +83,72 @@ module dma_engine
   typedef enum logic [2:0] { QLoad, QBar, QRun, QSemw, QSema, QErr } qst_e;
   typedef enum logic [1:0] { SFree, SWait, SData, SWr } sst_e;
 
-  // ---- queues ----
-  desc_t         fifo_q [Queues][QDepth];
-  logic [FW-1:0] frd_q [Queues], fwr_q [Queues];
-  logic [FW:0]   fcnt_q [Queues];
-  qst_e          st_q [Queues];
-  err_e          code_q [Queues];
-  logic [31:0]   elem_q [Queues], row_q [Queues], nelem_q [Queues];
-  logic [15:0]   col_q [Queues];
-  logic [2:0]    ss_q [Queues], ds_q [Queues];
-  logic [NB-1:0] ecap_q [Queues];
-  logic [15:0]   iseq_q [Queues], wseq_q [Queues], dseq_q [Queues], done_q [Queues];
-  logic [SW:0]   pend_q [Queues];
-  logic [QW-1:0] rr_q;
+  // One descriptor queue's execution state (its descriptors are in its stream_fifo).
+  typedef struct packed {
+    qst_e          st;
+    err_e          code;
+    logic [31:0]   elem, row, nelem;   // next element; column layouts: row and column of it
+    logic [15:0]   col;
+    logic [2:0]    ss, ds;             // source / destination element size
+    logic [NB-1:0] ecap;               // elements per chunk
+    logic [15:0]   iseq, wseq, dseq, done;  // chunks issued, chunks written, descriptor number, done count
+    logic [SW:0]   pend;               // chunks issued and not yet written
+  } queue_t;
 
-  // ---- slots ----
-  sst_e [Slots-1:0] sst_q;  // packed: reset in one assignment
-  logic [QW-1:0] sq_q [Slots];
-  logic [15:0]   sseq_q [Slots], sdesc_q [Slots];
-  logic [31:0]   selem_q [Slots];
-  logic          sspace_q [Slots], scol_q [Slots], sacc_q [Slots], scast_q [Slots];
-  logic [2:0]    sesize_q [Slots], sss_q [Slots];
-  logic [3:0]    sstype_q [Slots], sdtype_q [Slots];
-  logic [AddrBits-1:0] saddr_q [Slots];
-  logic [NB-1:0] sn_q [Slots], scnt_q [Slots];
-  logic [33:0]   slo_q [Slots], shi_q [Slots];
-  logic [DW-1:0] sdata_q [Slots];
-  logic [SW:0]   inflight_q, rob_q;
+  // One read slot: an outstanding read, then its data in the reorder buffer, then its write.
+  typedef struct packed {
+    sst_e          st;
+    logic [QW-1:0] q;
+    logic [15:0]   seq, desc;
+    logic [31:0]   elem;
+    logic          space, col, acc, cast;
+    logic [2:0]    esize, ss;
+    logic [3:0]    stype, dtype;
+    logic [AddrBits-1:0] addr;
+    logic [NB-1:0] n, cnt;
+    logic [33:0]   lo, hi;             // destination footprint {space, address}
+    logic [DW-1:0] data;
+  } slot_t;
 
-  // ---- read and write registers ----
-  logic                ar_v_q, ar_space_q;
-  logic [AddrBits-1:0] ar_addr_q;
-  logic [NB-1:0]       ar_bytes_q;
-  logic [SW-1:0]       ar_id_q;
-  logic                w_v_q, w_sem_q;
-  logic [SW-1:0]       w_slot_q;
-  logic [QW-1:0]       w_qid_q;
+  localparam queue_t QueueReset = '{st: QLoad, code: ErrNone, default: '0};
+  localparam slot_t SlotReset = '{st: SFree, default: '0};
+
+  // ---- registers (each written once, in the state block, from its _d)
+  queue_t        qs_q [Queues], qs_d [Queues];
+  slot_t         sl_q [Slots], sl_d [Slots];
+  logic [SW:0]   inflight_q, inflight_d, rob_q, rob_d;
+  // the read register
+  logic                ar_v_q, ar_v_d, ar_space_q, ar_space_d;
+  logic [AddrBits-1:0] ar_addr_q, ar_addr_d;
+  logic [NB-1:0]       ar_bytes_q, ar_bytes_d;
+  logic [SW-1:0]       ar_id_q, ar_id_d;
+  // the write register
+  logic                w_v_q, w_v_d, w_sem_q, w_sem_d;
+  logic [SW-1:0]       w_slot_q, w_slot_d;
+  logic [QW-1:0]       w_qid_q, w_qid_d;
 
   function automatic logic [2:0] lg(logic [2:0] s);
     return s == 3'd4 ? 3'd2 : (s == 3'd2 ? 3'd1 : 3'd0);
   endfunction
 
-  assign desc_ready_o = fcnt_q[desc_queue_i] < (FW + 1)'(QDepth);
-  wire push = desc_valid_i && desc_ready_o;
-
-  // ---- head descriptors and their checks (LOAD) ----
+  // ---- stage: descriptor queues (a stream_fifo each) and the head descriptors' checks (LOAD)
+  logic [Queues-1:0] f_push_ready, f_valid, pop, drop;
   desc_t      head [Queues];
   err_e       hcode [Queues];
-  always_comb begin
-    for (int q = 0; q < Queues; q++) begin
-      head[q] = fifo_q[q][frd_q[q]];
-      hcode[q] = check(head[q], HbmBytes, Parts, OffBits, PartBytes, MaxLen);
-    end
+  for (genvar q = 0; q < Queues; q++) begin : g_queue
+    logic [FW:0] f_usage;  // (the queue's state uses f_valid)
+    stream_fifo #(.Width($bits(desc_t)), .Depth(QDepth)) u_fifo (
+      .clk_i, .rst_ni,
+      .push_valid_i(desc_valid_i && desc_queue_i == QW'(q)), .push_ready_o(f_push_ready[q]), .push_data_i(desc_i),
+      .pop_valid_o(f_valid[q]), .pop_ready_i(pop[q] || drop[q]), .pop_data_o(head[q]), .usage_o(f_usage)
+    );
+    assign hcode[q] = check(head[q], HbmBytes, Parts, OffBits, PartBytes, MaxLen);
   end
+  assign desc_ready_o = f_push_ready[desc_queue_i];
 
-  // ---- read issue ----
+  // ---- stage: read issue (queue choice, chunk, hazard check)
   logic          res_ok, any_req, issue, hazard, chunk_last;
+  logic [Queues-1:0] q_run;
   logic [QW-1:0] win;
   logic [SW-1:0] free_slot;
   logic          have_free;
@@ -142,66 +159,73 @@ module dma_engine
   logic [AddrBits-1:0] c_src, c_dst;
   logic [NB-1:0] c_wn;
   logic [33:0]   c_lo, c_hi;
+  logic [Queues-1:0] qarb_ready;  // (the issue decision uses res_ok and the hazard check)
+  logic          qarb_data;
+
   always_comb begin
     have_free = 1'b0;
     free_slot = '0;
     for (int i = Slots - 1; i >= 0; i--)
-      if (sst_q[i] == SFree) begin
+      if (sl_q[i].st == SFree) begin
         have_free = 1'b1;
         free_slot = SW'(i);
       end
     res_ok = (!ar_v_q || ar_ready_i) && have_free && inflight_q < cfg_max_outst_i;
-    any_req = 1'b0;
-    win = '0;
-    for (int k = Queues - 1; k >= 0; k--) begin
-      if (st_q[(int'(rr_q) + k) % Queues] == QRun) begin
-        any_req = 1'b1;
-        win = QW'((int'(rr_q) + k) % Queues);
-      end
-    end
+    for (int q = 0; q < Queues; q++) q_run[q] = qs_q[q].st == QRun;
+  end
+
+  rr_arbiter #(.N(Queues), .Width(1)) u_qarb (
+    .clk_i, .rst_ni,
+    .req_valid_i(q_run), .req_ready_o(qarb_ready), .req_data_i('0),
+    .gnt_valid_o(any_req), .gnt_ready_i(res_ok), .gnt_data_o(qarb_data), .gnt_idx_o(win)
+  );
+
+  always_comb begin
     wd = head[win];
-    rem = nelem_q[win] - elem_q[win];
-    if (wd.layout == LayoutRow) cn = rem < 32'(ecap_q[win]) ? NB'(rem) : ecap_q[win];
-    else cn = 16'(wd.cols - col_q[win]) < 16'(ecap_q[win]) ? NB'(wd.cols - col_q[win]) : ecap_q[win];
+    rem = qs_q[win].nelem - qs_q[win].elem;
+    if (wd.layout == LayoutRow) cn = rem < 32'(qs_q[win].ecap) ? NB'(rem) : qs_q[win].ecap;
+    else cn = 16'(wd.cols - qs_q[win].col) < 16'(qs_q[win].ecap) ? NB'(wd.cols - qs_q[win].col) : qs_q[win].ecap;
     es = wd.layout == LayoutCol2 ? 3'd2 : 3'd4;
-    c_src = wd.src_addr + (elem_q[win] << lg(ss_q[win]));
+    c_src = wd.src_addr + (qs_q[win].elem << lg(qs_q[win].ss));
     if (wd.layout == LayoutRow) begin
-      c_dst = wd.dst_addr + (elem_q[win] << lg(ds_q[win]));
-      c_wn = NB'(32'(cn) << lg(ds_q[win]));
+      c_dst = wd.dst_addr + (qs_q[win].elem << lg(qs_q[win].ds));
+      c_wn = NB'(32'(cn) << lg(qs_q[win].ds));
       c_lo = {1'b0, wd.dst_space, c_dst};
       c_hi = c_lo + 34'(c_wn);
     end else begin
-      c_dst = wd.dst_addr + (32'(col_q[win]) << OffBits) + (row_q[win] << lg(es));
+      c_dst = wd.dst_addr + (32'(qs_q[win].col) << OffBits) + (qs_q[win].row << lg(es));
       c_wn = cn;
       c_lo = {1'b0, wd.dst_space, c_dst};
       c_hi = c_lo + ((34'(cn) - 34'd1) << OffBits) + 34'(es);
     end
     hazard = 1'b0;
     for (int i = 0; i < Slots; i++)
-      if (sst_q[i] != SFree && c_lo < shi_q[i] && slo_q[i] < c_hi) hazard = 1'b1;
+      if (sl_q[i].st != SFree && c_lo < sl_q[i].hi && sl_q[i].lo < c_hi) hazard = 1'b1;
     issue = res_ok && any_req && !hazard;
-    chunk_last = elem_q[win] + 32'(cn) == nelem_q[win];
+    chunk_last = qs_q[win].elem + 32'(cn) == qs_q[win].nelem;
   end
 
-  // ---- read response: conversion into the slot ----
+  // ---- stage: read response, converted into its slot
   logic [DW-1:0] rx;
+  slot_t         rs;  // the responding slot
   always_comb begin
+    rs = sl_q[r_id_i];
     rx = '0;
-    if (!scast_q[r_id_i]) begin
+    if (!rs.cast) begin
       for (int b = 0; b < BeatBytes; b++)
-        if (32'(b) < 32'(scnt_q[r_id_i]) * 32'(sss_q[r_id_i])) rx[8*b +: 8] = r_data_i[8*b +: 8];
+        if (32'(b) < 32'(rs.cnt) * 32'(rs.ss)) rx[8*b +: 8] = r_data_i[8*b +: 8];
     end else begin
       for (int j = 0; j < Lanes4; j++) begin
         logic [31:0] code, v;
         code = '0;
-        unique case (sss_q[r_id_i])
+        unique case (rs.ss)
           3'd4: code = r_data_i[32*j +: 32];
           3'd2: code = {16'b0, r_data_i[16*j +: 16]};
           default: code = {24'b0, r_data_i[8*j +: 8]};
         endcase
-        v = cast(sstype_q[r_id_i], sdtype_q[r_id_i], code);
-        if (32'(j) < 32'(scnt_q[r_id_i])) begin
-          unique case (sesize_q[r_id_i])
+        v = cast(rs.stype, rs.dtype, code);
+        if (32'(j) < 32'(rs.cnt)) begin
+          unique case (rs.esize)
             3'd4: rx[32*j +: 32] = v;
             3'd2: rx[16*j +: 16] = v[15:0];
             default: rx[8*j +: 8] = v[7:0];
@@ -211,17 +235,18 @@ module dma_engine
     end
   end
 
-  // ---- write selection ----
+  // ---- stage: write selection
   logic          wfree, sem_pick, data_pick;
   logic [QW-1:0] sem_q;
   logic [SW-1:0] data_slot;
-  wire           w_acc = w_v_q && wr_ready_i;
+  logic          w_acc;
   always_comb begin
+    w_acc = w_v_q && wr_ready_i;
     wfree = !w_v_q || wr_ready_i;
     sem_pick = 1'b0;
     sem_q = '0;
     for (int q = Queues - 1; q >= 0; q--) begin
-      if (st_q[q] == QSemw && pend_q[q] == '0 && fifo_q[q][frd_q[q]].sem) begin
+      if (qs_q[q].st == QSemw && qs_q[q].pend == '0 && head[q].sem) begin
         sem_pick = 1'b1;
         sem_q = QW'(q);
       end
@@ -229,7 +254,7 @@ module dma_engine
     data_pick = 1'b0;
     data_slot = '0;
     for (int i = Slots - 1; i >= 0; i--) begin
-      if (sst_q[i] == SData && (!cfg_strong_i[sq_q[i]] || sseq_q[i] == wseq_q[sq_q[i]])) begin
+      if (sl_q[i].st == SData && (!cfg_strong_i[sl_q[i].q] || sl_q[i].seq == qs_q[sl_q[i].q].wseq)) begin
         data_pick = 1'b1;
         data_slot = SW'(i);
       end
@@ -238,177 +263,168 @@ module dma_engine
     data_pick = data_pick && wfree && !sem_pick;
   end
 
-  // ---- descriptor completion (pop) and dropping a bad one (drop) ----
-  logic [Queues-1:0] pop, drop;
+  // ---- descriptor completion (pop) and dropping a bad one (drop)
   always_comb begin
     for (int q = 0; q < Queues; q++) begin
       pop[q] = 1'b0;
-      unique case (st_q[q])
+      unique case (qs_q[q].st)
         QRun: pop[q] = issue && win == QW'(q) && chunk_last && !head[q].sem && !head[q].last;
-        QSemw: pop[q] = pend_q[q] == '0 && !head[q].sem;
+        QSemw: pop[q] = qs_q[q].pend == '0 && !head[q].sem;
         QSema: pop[q] = w_acc && w_sem_q && w_qid_q == QW'(q);
         default: ;
       endcase
-      drop[q] = st_q[q] == QErr && q_clr_i[q];
+      drop[q] = qs_q[q].st == QErr && q_clr_i[q];
     end
   end
 
-  // ---- state ----
+  // ---- next state
+  always_comb begin
+    qs_d = qs_q;
+    sl_d = sl_q;
+    inflight_d = inflight_q;
+    rob_d = rob_q;
+    ar_v_d = ar_v_q;
+    ar_space_d = ar_space_q;
+    ar_addr_d = ar_addr_q;
+    ar_bytes_d = ar_bytes_q;
+    ar_id_d = ar_id_q;
+    w_v_d = w_v_q;
+    w_sem_d = w_sem_q;
+    w_slot_d = w_slot_q;
+    w_qid_d = w_qid_q;
+    // the queues
+    for (int q = 0; q < Queues; q++) begin
+      unique case (qs_q[q].st)
+        QLoad: if (f_valid[q]) begin
+          if (hcode[q] != ErrNone) begin
+            qs_d[q].st = QErr;
+            qs_d[q].code = hcode[q];
+          end else begin
+            qs_d[q].ss = type_size(head[q].stype);
+            qs_d[q].ds = type_size(head[q].dtype);
+            qs_d[q].nelem = head[q].len >> lg(type_size(head[q].stype));
+            qs_d[q].ecap = head[q].stype != head[q].dtype ? NB'(Lanes4)
+                                                         : NB'(BeatBytes >> lg(type_size(head[q].stype)));
+            qs_d[q].elem = '0;
+            qs_d[q].row = '0;
+            qs_d[q].col = '0;
+            qs_d[q].st = head[q].barrier ? QBar : QRun;
+          end
+        end
+        QBar: if (qs_q[q].pend == '0) qs_d[q].st = QRun;
+        QRun: if (issue && win == QW'(q)) begin
+          qs_d[q].elem = qs_q[q].elem + 32'(cn);
+          if (head[q].layout != LayoutRow) begin
+            if (qs_q[q].col + 16'(cn) == head[q].cols) begin
+              qs_d[q].col = '0;
+              qs_d[q].row = qs_q[q].row + 32'd1;
+            end else begin
+              qs_d[q].col = qs_q[q].col + 16'(cn);
+            end
+          end
+          if (chunk_last && (head[q].sem || head[q].last)) qs_d[q].st = QSemw;
+        end
+        QSemw: if (qs_q[q].pend == '0 && sem_pick && sem_q == QW'(q)) qs_d[q].st = QSema;
+        QErr: if (q_clr_i[q]) begin
+          qs_d[q].st = QLoad;
+          qs_d[q].code = ErrNone;
+        end
+        default: ;
+      endcase
+      if (pop[q]) begin
+        qs_d[q].st = QLoad;
+        qs_d[q].done = qs_q[q].done + 16'd1;
+      end
+      if (pop[q] || drop[q]) qs_d[q].dseq = qs_q[q].dseq + 16'd1;
+      qs_d[q].pend = qs_q[q].pend + (SW + 1)'(issue && win == QW'(q))
+                     - (SW + 1)'(w_acc && !w_sem_q && sl_q[w_slot_q].q == QW'(q));
+      if (issue && win == QW'(q)) qs_d[q].iseq = qs_q[q].iseq + 16'd1;
+      if (data_pick && sl_q[data_slot].q == QW'(q)) qs_d[q].wseq = qs_q[q].wseq + 16'd1;
+    end
+
+    // read issue: a slot and the read register
+    if (issue) begin
+      sl_d[free_slot] = '{st: SWait, q: win, seq: qs_q[win].iseq, desc: qs_q[win].dseq, elem: qs_q[win].elem,
+                          space: wd.dst_space, col: wd.layout != LayoutRow, acc: wd.op == OpAcc,
+                          cast: wd.stype != wd.dtype, esize: wd.layout != LayoutRow ? es : qs_q[win].ds,
+                          ss: qs_q[win].ss, stype: wd.stype, dtype: wd.dtype, addr: c_dst, n: c_wn, cnt: cn,
+                          lo: c_lo, hi: c_hi, data: sl_q[free_slot].data};
+      ar_v_d = 1'b1;
+      ar_space_d = wd.src_space;
+      ar_addr_d = c_src;
+      ar_bytes_d = NB'(32'(cn) << lg(qs_q[win].ss));
+      ar_id_d = free_slot;
+    end else if (ar_ready_i) begin
+      ar_v_d = 1'b0;
+    end
+
+    // read response
+    if (r_valid_i) begin
+      sl_d[r_id_i].st = SData;
+      sl_d[r_id_i].data = rx;
+    end
+    inflight_d = inflight_q + (SW + 1)'(issue) - (SW + 1)'(r_valid_i);
+    rob_d = rob_q + (SW + 1)'(r_valid_i) - (SW + 1)'(data_pick);
+
+    // the write register
+    if (w_acc && !w_sem_q) sl_d[w_slot_q].st = SFree;
+    if (sem_pick) begin
+      w_v_d = 1'b1;
+      w_sem_d = 1'b1;
+      w_qid_d = sem_q;
+    end else if (data_pick) begin
+      w_v_d = 1'b1;
+      w_sem_d = 1'b0;
+      w_slot_d = data_slot;
+      w_qid_d = sl_q[data_slot].q;
+      sl_d[data_slot].st = SWr;
+    end else if (wr_ready_i) begin
+      w_v_d = 1'b0;
+    end
+  end
+
+  // ---- state
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      for (int q = 0; q < Queues; q++) begin
-        frd_q[q] <= '0;
-        fwr_q[q] <= '0;
-        fcnt_q[q] <= '0;
-        st_q[q] <= QLoad;
-        code_q[q] <= ErrNone;
-        elem_q[q] <= '0;
-        row_q[q] <= '0;
-        col_q[q] <= '0;
-        nelem_q[q] <= '0;
-        ss_q[q] <= '0;
-        ds_q[q] <= '0;
-        ecap_q[q] <= '0;
-        iseq_q[q] <= '0;
-        wseq_q[q] <= '0;
-        dseq_q[q] <= '0;
-        done_q[q] <= '0;
-        pend_q[q] <= '0;
-      end
-      sst_q <= '0;
-      rr_q <= '0;
+      qs_q <= '{default: QueueReset};
+      sl_q <= '{default: SlotReset};
+      inflight_q <= '0;
+      rob_q <= '0;
+      ar_v_q <= 1'b0;
       ar_space_q <= 1'b0;
       ar_addr_q <= '0;
       ar_bytes_q <= '0;
       ar_id_q <= '0;
-      inflight_q <= '0;
-      rob_q <= '0;
-      ar_v_q <= 1'b0;
       w_v_q <= 1'b0;
       w_sem_q <= 1'b0;
       w_slot_q <= '0;
       w_qid_q <= '0;
     end else begin
-      for (int q = 0; q < Queues; q++) begin
-        unique case (st_q[q])
-          QLoad: if (fcnt_q[q] != '0) begin
-            if (hcode[q] != ErrNone) begin
-              st_q[q] <= QErr;
-              code_q[q] <= hcode[q];
-            end else begin
-              ss_q[q] <= type_size(head[q].stype);
-              ds_q[q] <= type_size(head[q].dtype);
-              nelem_q[q] <= head[q].len >> lg(type_size(head[q].stype));
-              ecap_q[q] <= head[q].stype != head[q].dtype ? NB'(Lanes4)
-                                                          : NB'(BeatBytes >> lg(type_size(head[q].stype)));
-              elem_q[q] <= '0;
-              row_q[q] <= '0;
-              col_q[q] <= '0;
-              st_q[q] <= head[q].barrier ? QBar : QRun;
-            end
-          end
-          QBar: if (pend_q[q] == '0) st_q[q] <= QRun;
-          QRun: if (issue && win == QW'(q)) begin
-            elem_q[q] <= elem_q[q] + 32'(cn);
-            if (head[q].layout != LayoutRow) begin
-              if (col_q[q] + 16'(cn) == head[q].cols) begin
-                col_q[q] <= '0;
-                row_q[q] <= row_q[q] + 32'd1;
-              end else begin
-                col_q[q] <= col_q[q] + 16'(cn);
-              end
-            end
-            if (chunk_last && (head[q].sem || head[q].last)) st_q[q] <= QSemw;
-          end
-          QSemw: if (pend_q[q] == '0 && sem_pick && sem_q == QW'(q)) st_q[q] <= QSema;
-          QErr: if (q_clr_i[q]) begin
-            st_q[q] <= QLoad;
-            code_q[q] <= ErrNone;
-          end
-          default: ;
-        endcase
-        if (pop[q]) begin
-          st_q[q] <= QLoad;
-          done_q[q] <= done_q[q] + 16'd1;
-        end
-        if (pop[q] || drop[q]) begin
-          frd_q[q] <= frd_q[q] + FW'(1);
-          dseq_q[q] <= dseq_q[q] + 16'd1;
-        end
-        if (push && desc_queue_i == QW'(q)) begin
-          fifo_q[q][fwr_q[q]] <= desc_i;
-          fwr_q[q] <= fwr_q[q] + FW'(1);
-        end
-        fcnt_q[q] <= fcnt_q[q] + (FW + 1)'(push && desc_queue_i == QW'(q)) - (FW + 1)'(pop[q] || drop[q]);
-        pend_q[q] <= pend_q[q] + (SW + 1)'(issue && win == QW'(q))
-                     - (SW + 1)'(w_acc && !w_sem_q && sq_q[w_slot_q] == QW'(q));
-        if (issue && win == QW'(q)) iseq_q[q] <= iseq_q[q] + 16'd1;
-        if (data_pick && sq_q[data_slot] == QW'(q)) wseq_q[q] <= wseq_q[q] + 16'd1;
-      end
-
-      // read issue
-      if (res_ok && any_req) rr_q <= QW'((int'(win) + 1) % Queues);
-      if (issue) begin
-        sst_q[free_slot] <= SWait;
-        sq_q[free_slot] <= win;
-        sseq_q[free_slot] <= iseq_q[win];
-        sdesc_q[free_slot] <= dseq_q[win];
-        selem_q[free_slot] <= elem_q[win];
-        sspace_q[free_slot] <= wd.dst_space;
-        scol_q[free_slot] <= wd.layout != LayoutRow;
-        sacc_q[free_slot] <= wd.op == OpAcc;
-        scast_q[free_slot] <= wd.stype != wd.dtype;
-        sesize_q[free_slot] <= wd.layout != LayoutRow ? es : ds_q[win];
-        sss_q[free_slot] <= ss_q[win];
-        sstype_q[free_slot] <= wd.stype;
-        sdtype_q[free_slot] <= wd.dtype;
-        saddr_q[free_slot] <= c_dst;
-        sn_q[free_slot] <= c_wn;
-        scnt_q[free_slot] <= cn;
-        slo_q[free_slot] <= c_lo;
-        shi_q[free_slot] <= c_hi;
-        ar_v_q <= 1'b1;
-        ar_space_q <= wd.src_space;
-        ar_addr_q <= c_src;
-        ar_bytes_q <= NB'(32'(cn) << lg(ss_q[win]));
-        ar_id_q <= free_slot;
-      end else if (ar_ready_i) begin
-        ar_v_q <= 1'b0;
-      end
-
-      // read response
-      if (r_valid_i) begin
-        sst_q[r_id_i] <= SData;
-        sdata_q[r_id_i] <= rx;
-      end
-      inflight_q <= inflight_q + (SW + 1)'(issue) - (SW + 1)'(r_valid_i);
-      rob_q <= rob_q + (SW + 1)'(r_valid_i) - (SW + 1)'(data_pick);
-
-      // write register
-      if (w_acc && !w_sem_q) sst_q[w_slot_q] <= SFree;
-      if (sem_pick) begin
-        w_v_q <= 1'b1;
-        w_sem_q <= 1'b1;
-        w_qid_q <= sem_q;
-      end else if (data_pick) begin
-        w_v_q <= 1'b1;
-        w_sem_q <= 1'b0;
-        w_slot_q <= data_slot;
-        w_qid_q <= sq_q[data_slot];
-        sst_q[data_slot] <= SWr;
-      end else if (wr_ready_i) begin
-        w_v_q <= 1'b0;
-      end
+      qs_q <= qs_d;
+      sl_q <= sl_d;
+      inflight_q <= inflight_d;
+      rob_q <= rob_d;
+      ar_v_q <= ar_v_d;
+      ar_space_q <= ar_space_d;
+      ar_addr_q <= ar_addr_d;
+      ar_bytes_q <= ar_bytes_d;
+      ar_id_q <= ar_id_d;
+      w_v_q <= w_v_d;
+      w_sem_q <= w_sem_d;
+      w_slot_q <= w_slot_d;
+      w_qid_q <= w_qid_d;
     end
   end
 
-  // ---- outputs ----
+  // ---- outputs
   assign ar_valid_o = ar_v_q;
   assign ar_o = '{space: ar_space_q, addr: ar_addr_q, bytes: 8'(ar_bytes_q), id: 8'(ar_id_q)};
 
   desc_t wh;
+  slot_t ws;
   always_comb begin
     wh = head[w_qid_q];
+    ws = sl_q[w_slot_q];
     wr_valid_o = w_v_q;
     wr_o = '0;
     wr_data_o = '0;
@@ -416,21 +432,20 @@ module dma_engine
     if (w_v_q && w_sem_q) begin
       wr_o = '{space: wh.sem_space, col: 1'b0, esize: 3'd4, addr: wh.sem_addr, n: 8'd4, acc: 1'b0};
       wr_data_o = DW'(wh.sem_val);
-      wr_info_o = '{qid: 8'(w_qid_q), desc: dseq_q[w_qid_q], elem: nelem_q[w_qid_q], sem: 1'b1};
+      wr_info_o = '{qid: 8'(w_qid_q), desc: qs_q[w_qid_q].dseq, elem: qs_q[w_qid_q].nelem, sem: 1'b1};
     end else if (w_v_q) begin
-      wr_o = '{space: sspace_q[w_slot_q], col: scol_q[w_slot_q], esize: sesize_q[w_slot_q],
-               addr: saddr_q[w_slot_q], n: 8'(sn_q[w_slot_q]), acc: sacc_q[w_slot_q]};
-      wr_data_o = sdata_q[w_slot_q];
-      wr_info_o = '{qid: 8'(w_qid_q), desc: sdesc_q[w_slot_q], elem: selem_q[w_slot_q], sem: 1'b0};
+      wr_o = '{space: ws.space, col: ws.col, esize: ws.esize, addr: ws.addr, n: 8'(ws.n), acc: ws.acc};
+      wr_data_o = ws.data;
+      wr_info_o = '{qid: 8'(w_qid_q), desc: ws.desc, elem: ws.elem, sem: 1'b0};
     end
   end
 
   always_comb begin
     for (int q = 0; q < Queues; q++) begin
-      q_idle_o[q] = st_q[q] == QLoad && fcnt_q[q] == '0 && pend_q[q] == '0;
-      q_err_o[q] = st_q[q] == QErr;
-      q_code_o[q] = code_q[q];
-      q_done_o[16*q +: 16] = done_q[q];
+      q_idle_o[q] = qs_q[q].st == QLoad && !f_valid[q] && qs_q[q].pend == '0;
+      q_err_o[q] = qs_q[q].st == QErr;
+      q_code_o[q] = qs_q[q].code;
+      q_done_o[16*q +: 16] = qs_q[q].done;
     end
   end
   assign rob_o = rob_q;
