@@ -203,12 +203,12 @@ bool Core::wire(const In& in) const {
     t.mv_rsp_data_i.copy(0, w.sb_out.e_rdata_o, kTeMv * LW, LW);
     const std::uint64_t pr_idx = w.prd_out.gnt_data_o.to_u64();
     t.pr_valid_i = w.prd_out.gnt_valid_o;
-    t.pr_bank_i = (pr_idx >> ow_) & 0xF;
-    t.pr_off_i = pr_idx & (depth_ - 1);
+    t.pr_i.bank = static_cast<std::uint8_t>((pr_idx >> ow_) & 0xF);
+    t.pr_i.off = static_cast<std::uint16_t>(pr_idx & (depth_ - 1));
     const std::uint64_t pe_idx = w.pwr_out.gnt_data_o.slice(LW + P, kPwrIdx);
     t.pe_valid_i = w.pwr_out.gnt_valid_o;
-    t.pe_bank_i = (pe_idx >> ow_) & 0xF;
-    t.pe_off_i = pe_idx & (depth_ - 1);
+    t.pe_i.bank = static_cast<std::uint8_t>((pe_idx >> ow_) & 0xF);
+    t.pe_i.off = static_cast<std::uint16_t>(pe_idx & (depth_ - 1));
     t.pe_mask_i.copy(0, w.pwr_out.gnt_data_o, LW, P);
     t.pe_data_i.copy(0, w.pwr_out.gnt_data_o, 0, LW);
     set(w.te_in, t);

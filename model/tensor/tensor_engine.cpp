@@ -189,17 +189,17 @@ void TensorEngine::tick(const In& in) {
 
   // PSUM read port (the value before this edge's writes)
   pr_data_q_ = Bits(32 * C);
-  if (in.pr_valid_i && in.pr_bank_i < p_.banks && in.pr_off_i < p_.depth)
-    for (unsigned c = 0; c < C; ++c)
-      pr_data_q_.set_slice(32 * c, 32, psum_.read(static_cast<unsigned>(in.pr_bank_i), c, static_cast<unsigned>(in.pr_off_i)));
+  if (in.pr_valid_i && in.pr_i.bank < p_.banks && in.pr_i.off < p_.depth)
+    for (unsigned c = 0; c < C; ++c) pr_data_q_.set_slice(32 * c, 32, psum_.read(in.pr_i.bank, c, in.pr_i.off));
+  const bool pe_in = in.pe_i.bank < p_.banks && in.pe_i.off < p_.depth;
 
   // Bottom of the array: PSUM writes, the column leaving, the MultiplyMoving finishing.
   for (unsigned c = 0; c < C; ++c)
     if (o.pw_valid_o.bit(c))
       psum_.write(static_cast<unsigned>(bmeta_q_[c].bank), c, static_cast<unsigned>(bmeta_q_[c].off),
                   static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
-    else if (in.pe_valid_i && o.pe_ready_o && in.pe_mask_i.bit(c))
-      psum_.write(static_cast<unsigned>(in.pe_bank_i), c, static_cast<unsigned>(in.pe_off_i),
+    else if (in.pe_valid_i && o.pe_ready_o && pe_in && in.pe_mask_i.bit(c))
+      psum_.write(in.pe_i.bank, c, in.pe_i.off,
                   static_cast<std::uint32_t>(in.pe_data_i.slice(32 * c, 32)));
   mm_done_q_ = ps_valid_q_[idx(last, C - 1)] && bmeta_q_[C - 1].last;
   mm_done_tag_q_ = mm_done_q_ ? bmeta_q_[C - 1].tag : 0;

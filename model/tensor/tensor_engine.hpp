@@ -51,6 +51,7 @@ class TensorEngine {
     unsigned max_outstanding = 8;  ///< moving reads in flight
   };
   using e_req_t = sv::sbuf_pkg::e_req_t;  ///< the SBUF read ports' requests (rtl/mem/sbuf_pkg.sv)
+  using psum_addr_t = sv::te_pkg::psum_addr_t;  ///< the PSUM ports' element (rtl/tensor/te_pkg.sv)
   struct In {
     bool rst_ni = false;
     bool cmd_valid_i = false;
@@ -60,11 +61,11 @@ class TensorEngine {
     bool mv_req_ready_i = false, mv_rsp_valid_i = false;
     Bits mv_rsp_data_i;
     bool pr_valid_i = false;
-    std::uint64_t pr_bank_i = 0, pr_off_i = 0;
+    psum_addr_t pr_i;  ///< te_pkg::psum_addr_t: bank and element
     /// PSUM write port of the vector and scalar engines: element (bank, off) of the partitions in
     /// pe_mask_i, accepted when the array writes none of them this cycle
     bool pe_valid_i = false;
-    std::uint64_t pe_bank_i = 0, pe_off_i = 0;
+    psum_addr_t pe_i;
     Bits pe_mask_i, pe_data_i;
 
     bool operator==(const In&) const = default;  ///< (the core model's wiring settles on it)
@@ -108,11 +109,9 @@ class TensorEngine {
     v("mv_rsp_valid_i", in.mv_rsp_valid_i, 1);
     v("mv_rsp_data_i", in.mv_rsp_data_i, 32 * p_.rows);
     v("pr_valid_i", in.pr_valid_i, 1);
-    v("pr_bank_i", in.pr_bank_i, 4);
-    v("pr_off_i", in.pr_off_i, off_w_);
+    v("pr_i", in.pr_i, psum_addr_t::kWidth);
     v("pe_valid_i", in.pe_valid_i, 1);
-    v("pe_bank_i", in.pe_bank_i, 4);
-    v("pe_off_i", in.pe_off_i, off_w_);
+    v("pe_i", in.pe_i, psum_addr_t::kWidth);
     v("pe_mask_i", in.pe_mask_i, p_.cols);
     v("pe_data_i", in.pe_data_i, 32 * p_.cols);
   }

@@ -17,6 +17,7 @@ module core
   import sbuf_pkg::e_req_t;
   import te_pkg::te_cmd_t;
   import te_pkg::te_err_e;
+  import te_pkg::psum_addr_t;
   import le_pkg::instr_t;
   import le_pkg::le_err_e;
 #(
@@ -118,12 +119,10 @@ module core
   logic [Parts-1:0]   te_pw_valid;
   logic [LW-1:0]      te_pw_data;
   logic               te_pr_valid;
-  logic [3:0]         te_pr_bank;
-  logic [OW-1:0]      te_pr_off;
+  psum_addr_t         te_pr;
   logic [LW-1:0]      te_pr_data;
   logic               te_pe_valid, te_pe_ready;
-  logic [3:0]         te_pe_bank;
-  logic [OW-1:0]      te_pe_off;
+  psum_addr_t         te_pe;
   logic [Parts-1:0]   te_pe_mask;
   logic [LW-1:0]      te_pe_data;
   // vector and scalar engines: index 0 vector, 1 scalar
@@ -167,8 +166,8 @@ module core
     .ls_done_o(te_ls_done_o), .ls_done_tag_o(te_ls_done_tag_o), .mm_done_o(te_mm_done_o),
     .mm_done_tag_o(te_mm_done_tag_o), .err_o(te_err_o), .err_tag_o(te_err_tag_o), .err_code_o(te_err_code_o),
     .pw_valid_o(te_pw_valid), .pw_data_o(te_pw_data),
-    .pr_valid_i(te_pr_valid), .pr_bank_i(te_pr_bank), .pr_off_i(te_pr_off), .pr_data_o(te_pr_data),
-    .pe_valid_i(te_pe_valid), .pe_ready_o(te_pe_ready), .pe_bank_i(te_pe_bank), .pe_off_i(te_pe_off),
+    .pr_valid_i(te_pr_valid), .pr_i(te_pr), .pr_data_o(te_pr_data),
+    .pe_valid_i(te_pe_valid), .pe_ready_o(te_pe_ready), .pe_i(te_pe),
     .pe_mask_i(te_pe_mask), .pe_data_i(te_pe_data)
   );
 
@@ -278,8 +277,7 @@ module core
   );
 
   assign te_pr_valid = prd_gnt;
-  assign te_pr_bank = 4'(prd_gnt_idx >> OW);
-  assign te_pr_off = prd_gnt_idx[OW-1:0];
+  assign te_pr = '{bank: 4'(prd_gnt_idx >> OW), off: 16'(prd_gnt_idx[OW-1:0])};
   assign prv_d = prd_gnt;
   assign prp_d = prd_gnt_port;
 
@@ -317,8 +315,7 @@ module core
     .gnt_valid_o(te_pe_valid), .gnt_ready_i(te_pe_ready), .gnt_data_o(pwr_gnt), .gnt_idx_o(pwr_gnt_unused)
   );
 
-  assign te_pe_bank = 4'(pwr_gnt.idx >> OW);
-  assign te_pe_off = pwr_gnt.idx[OW-1:0];
+  assign te_pe = '{bank: 4'(pwr_gnt.idx >> OW), off: 16'(pwr_gnt.idx[OW-1:0])};
   assign te_pe_mask = pwr_gnt.mask;
   assign te_pe_data = pwr_gnt.data;
 

@@ -39,6 +39,14 @@ package te_pkg;
                            // byte sc_addr + j of partition b * 32 (docs/core.md)
   } te_cmd_t;
 
+  // One element of every PSUM partition (the pr_ and pe_ ports, for the vector and scalar
+  // engines): bank and element in the bank. An element beyond the configuration's banks or bank
+  // depth reads 0 and is not written.
+  typedef struct packed {
+    logic [3:0]  bank;
+    logic [15:0] off;
+  } psum_addr_t;
+
   // An operand as FP32: narrow codes decoded exactly (FP8 with its bias), TF32 = FP32 rounded to
   // 10 mantissa bits (RNE), FP32 as is (NaN canonical).
   function automatic logic [31:0] te_operand(logic [31:0] code, logic [3:0] fmt, logic [5:0] bias);

@@ -66,15 +66,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   output logic [Cols-1:0]      pw_valid_o,
   output logic [Cols*32-1:0]   pw_data_o,
   input  logic                 pr_valid_i,
-  input  logic [3:0]           pr_bank_i,
-  input  logic [OW-1:0]        pr_off_i,
+  input  psum_addr_t           pr_i,
   output logic [Cols*32-1:0]   pr_data_o,
   // PSUM write port of the vector and scalar engines: element (bank, off) of the partitions in
   // pe_mask_i, accepted in a cycle where the array writes none of them (the array always wins)
   input  logic                 pe_valid_i,
   output logic                 pe_ready_o,
-  input  logic [3:0]           pe_bank_i,
-  input  logic [OW-1:0]        pe_off_i,
+  input  psum_addr_t           pe_i,
   input  logic [Cols-1:0]      pe_mask_i,
   input  logic [Cols*32-1:0]   pe_data_i
 );
@@ -263,11 +261,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic [Cols-1:0]    we;
   logic [Cols*32-1:0] wr_data;
   assign pe_ready_o = (pw_valid_o & pe_mask_i) == '0;
+  // the PSUM ports' elements inside this configuration's PSUM
+  logic pr_in, pe_in;
+  assign pr_in = 32'(pr_i.bank) < Banks && 32'(pr_i.off) < Depth;
+  assign pe_in = 32'(pe_i.bank) < Banks && 32'(pe_i.off) < Depth;
   always_comb begin
     for (int unsigned c = 0; c < Cols; c++) begin
-      we[c] = pw_valid_o[c] || (pe_valid_i && pe_ready_o && pe_mask_i[c]);
-      wr_bank[c*4 +: 4] = pw_valid_o[c] ? rd_bank[c*4 +: 4] : pe_bank_i;
-      wr_off[c*OW +: OW] = pw_valid_o[c] ? rd_off[c*OW +: OW] : pe_off_i;
+      we[c] = pw_valid_o[c] || (pe_valid_i && pe_ready_o && pe_in && pe_mask_i[c]);
+      wr_bank[c*4 +: 4] = pw_valid_o[c] ? rd_bank[c*4 +: 4] : pe_i.bank;
+      wr_off[c*OW +: OW] = pw_valid_o[c] ? rd_off[c*OW +: OW] : pe_i.off[OW-1:0];
       wr_data[c*32 +: 32] = pw_valid_o[c] ? pw_data_o[c*32 +: 32] : pe_data_i[c*32 +: 32];
     end
   end
@@ -285,7 +287,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     .clk_i, .rst_ni,
     .rd_bank_i(rd_bank), .rd_off_i(rd_off), .rd_data_o(rd_data),
     .we_i(we), .wr_bank_i(wr_bank), .wr_off_i(wr_off), .wr_data_i(wr_data),
-    .pr_valid_i, .pr_bank_i, .pr_off_i, .pr_data_o
+    .pr_valid_i(pr_valid_i && pr_in), .pr_bank_i(pr_i.bank), .pr_off_i(pr_i.off[OW-1:0]), .pr_data_o
   );
 
   // ---- the array (next state)

@@ -47,7 +47,7 @@ struct TeBench {
   TensorEngine model;
   Lockstep<TensorEngine> lockstep;
   ReadServer st, mv;
-  Signal &cmd_valid, &cmd_ready, &ls_done, &mm_done, &err, &err_code, &err_tag, &pr_valid, &pr_bank, &pr_off,
+  Signal &cmd_valid, &cmd_ready, &ls_done, &mm_done, &err, &err_code, &err_tag, &pr_valid, &pr_addr,
       &pr_data;
   Sbuf sbuf;  // [partition][byte]
   Rng rng;
@@ -89,8 +89,7 @@ struct TeBench {
         err_code(e.sig("err_code_o")),
         err_tag(e.sig("err_tag_o")),
         pr_valid(e.sig("pr_valid_i")),
-        pr_bank(e.sig("pr_bank_i")),
-        pr_off(e.sig("pr_off_i")),
+        pr_addr(e.sig("pr_i")),
         pr_data(e.sig("pr_data_o")),
         sbuf(prm.rows, std::vector<std::uint8_t>(prm.sbuf_bytes, 0)),
         rng(e.rng("sbuf")) {
@@ -198,8 +197,7 @@ struct TeBench {
     for (unsigned b = b0; b < std::min(b1, prm.banks); ++b)
       for (unsigned o = o0; o < std::min(o1, prm.depth); ++o) {
         pr_valid.set(1);
-        pr_bank.set(b);
-        pr_off.set(o);
+        pr_addr.set(TensorEngine::psum_addr_t{static_cast<std::uint8_t>(b), static_cast<std::uint16_t>(o)}.pack());
         co_await cycle();
         pr_valid.set(0);
         co_await ReadOnly();
@@ -749,7 +747,8 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
   // every cycle until accepted. A write is accepted only in a cycle where the array writes none of
   // its partitions (pe_ready_o low otherwise, whatever the bank); every accepted write lands
   // exactly once and the array's results are untouched: PSUM against the reference with the
-  // accepted writes applied in order.
+  // accepted writes applied in order. A tenth of the writes name an element outside PSUM: they
+  // are accepted and write nothing.
   TeBench t(env);
   co_await t.start();
   const auto& p = t.prm;
@@ -765,8 +764,14 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
   auto next_write = [&] {
     TensorEngine::In in = t.model.make_in();
     in.pe_valid_i = true;
-    in.pe_bank_i = 1 + r.below(p.banks - 1);
-    in.pe_off_i = r.below(p.depth);
+    in.pe_i.bank = static_cast<std::uint8_t>(1 + r.below(p.banks - 1));
+    in.pe_i.off = static_cast<std::uint16_t>(r.below(p.depth));
+    if (r.chance(0.1)) {  // outside PSUM: accepted and not written
+      if (r.chance(0.5))
+        in.pe_i.off = static_cast<std::uint16_t>(p.depth + r.below(1000));
+      else
+        in.pe_i.bank = static_cast<std::uint8_t>(p.banks + r.below(16 - p.banks));
+    }
     while (in.pe_mask_i.to_u64() == 0)
       for (unsigned c = 0; c < p.cols; ++c) in.pe_mask_i.set_bit(c, r.chance(0.5));
     for (unsigned c = 0; c < p.cols; ++c) in.pe_data_i.set_slice(32 * c, 32, static_cast<std::uint32_t>(r.next()));
@@ -804,9 +809,10 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
       ++issued;
     }
     if (pe_fire) {
+      const bool inside = w.pe_i.bank < p.banks && w.pe_i.off < p.depth;
       for (unsigned c = 0; c < p.cols; ++c)
-        if (w.pe_mask_i.bit(c))
-          ref.psum[(w.pe_bank_i * p.cols + c) * p.depth + w.pe_off_i] = static_cast<std::uint32_t>(w.pe_data_i.slice(32 * c, 32));
+        if (inside && w.pe_mask_i.bit(c))
+          ref.psum[(w.pe_i.bank * p.cols + c) * p.depth + w.pe_i.off] = static_cast<std::uint32_t>(w.pe_data_i.slice(32 * c, 32));
       ++accepted;
       w = next_write();
     } else {
