@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "common/clog2.hpp"
+#include "dma/runner.hpp"
 
 namespace trn::core {
 
@@ -318,6 +319,15 @@ void Core::eval(const In& in, Out& out) const {
   out.hbm_wr_o = w.dma_out.wr_o;
   out.hbm_wr_data_o = w.dma_out.wr_data_o;
   out.hbm_wr_info_o = w.dma_out.wr_info_o;
+}
+
+dma::Write Core::hbm_write(const Out& o, unsigned beat_bytes) {
+  dma::DmaEngine::Out d;
+  d.wr_valid_o = o.hbm_wr_valid_o;
+  d.wr_o = o.hbm_wr_o;
+  d.wr_data_o = o.hbm_wr_data_o;
+  d.wr_info_o = o.hbm_wr_info_o;
+  return dma::write_of(d, beat_bytes);
 }
 
 void Core::tick(const In& in) {

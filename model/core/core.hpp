@@ -22,6 +22,7 @@
 #include "common/bits.hpp"
 #include "common/rr_arbiter.hpp"
 #include "dma/dma_engine.hpp"
+#include "dma/memsys.hpp"
 #include "mem/sbuf.hpp"
 #include "sv/dma_pkg.hpp"
 #include "sv/le_pkg.hpp"
@@ -181,6 +182,9 @@ class Core {
     v("hbm_wr_data_o", out.hbm_wr_data_o, 8 * p_.beat_bytes);
     v("hbm_wr_info_o", out.hbm_wr_info_o, wr_info_t::kWidth);
   }
+
+  /// The HBM port's write channel (hbm_wr_o, hbm_wr_data_o, hbm_wr_info_o) as the memory model's Write.
+  static dma::Write hbm_write(const Out& o, unsigned beat_bytes);
 
   /// SBUF engine port of each requester (docs/core.md).
   enum Port : unsigned { kTeSt = 0, kTeMv = 1, kVeRd0 = 2, kVeRd1 = 3, kVeWr = 4, kSeRd0 = 5, kSeRd1 = 6, kSeWr = 7 };

@@ -4,7 +4,6 @@
 
 #include <fmt/format.h>
 
-#include "dma/runner.hpp"
 
 namespace trn::core {
 
@@ -65,14 +64,7 @@ void Runner::step() {
   if (out_.hbm_ar_valid_o && in_.hbm_ar_ready_i)
     rd = dma::ReadReq{dma::Space::hbm, out_.hbm_ar_o.addr, out_.hbm_ar_o.bytes, out_.hbm_ar_o.id};
   std::optional<dma::Write> wr;
-  if (out_.hbm_wr_valid_o && in_.hbm_wr_ready_i) {
-    dma::DmaEngine::Out o = core_.dma().make_out();
-    o.wr_valid_o = true;
-    o.wr_o = out_.hbm_wr_o;
-    o.wr_data_o = out_.hbm_wr_data_o;
-    o.wr_info_o = out_.hbm_wr_info_o;
-    wr = dma::write_of(o, beat_);
-  }
+  if (out_.hbm_wr_valid_o && in_.hbm_wr_ready_i) wr = Core::hbm_write(out_, beat_);
   hbm_.observe(cycle_, rd, wr, out_.hbm_r_ready_o);
   core_.tick(in_);
   ++cycle_;

@@ -9,6 +9,15 @@ namespace trn::tensor {
 
 using numerics::Format;
 
+Sbuf FunctionalReference::psum_rows() const {
+  Sbuf m(p_.cols, std::vector<std::uint8_t>(static_cast<std::size_t>(p_.banks) * p_.depth * 4, 0));
+  for (unsigned b = 0; b < p_.banks; ++b)
+    for (unsigned c = 0; c < p_.cols; ++c)
+      for (unsigned e = 0; e < p_.depth; ++e)
+        mem::store_elem(m[c], b * p_.depth + e, 3, psum[(static_cast<std::size_t>(b) * p_.cols + c) * p_.depth + e]);
+  return m;
+}
+
 sv::te_pkg::te_cmd_t to_cmd(const Command& c) {
   sv::te_pkg::te_cmd_t cmd;
   cmd.op = static_cast<sv::te_pkg::te_op_e>(c.op);

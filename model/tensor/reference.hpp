@@ -38,6 +38,9 @@ class FunctionalReference {
   void run(const Command& c, const Sbuf& sbuf);
   /// [bank][partition][element]
   std::vector<std::uint32_t> psum;
+  /// PSUM as the vector and scalar engines address it: [partition][byte], element e of bank b (FP32,
+  /// little-endian) at byte 4 (b * depth + e) (docs/core.md).
+  Sbuf psum_rows() const;
 
  private:
   unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }

@@ -61,13 +61,7 @@ std::uint64_t matmul_kernel(const char* name) {
   }
   std::uint64_t cycles = run.drain();
   // matmul into PSUM bank 2, evacuation with scale 0.5 and gelu to BF16
-  tensor::TensorEngine::Params tp;
-  tp.rows = tp.cols = p.parts;
-  tp.max_n = N;
-  tp.banks = p.psum_banks;
-  tp.depth = depth;
-  tp.sbuf_bytes = p.sbuf_bytes;
-  tensor::FunctionalReference tref(tp);
+  tensor::FunctionalReference tref(run.core().te().params());
   tensor::Command ls{tensor::Op::load_stationary};
   ls.fmt = 2;
   ls.k = K;
@@ -96,12 +90,8 @@ std::uint64_t matmul_kernel(const char* name) {
   act.imm0 = numerics::f32_bits(0.5f);
   act.alu1 = vector::Alu::bypass;
   act.func = static_cast<unsigned>(scalar::Act::gelu);
-  vector::Memory ps(p.parts, std::vector<std::uint8_t>(static_cast<std::size_t>(p.psum_banks) * p.psum_bank_bytes, 0));
-  for (unsigned b = 0; b < p.psum_banks; ++b)
-    for (unsigned c = 0; c < p.parts; ++c)
-      for (unsigned e = 0; e < depth; ++e)
-        mem::store_elem(ps[c], b * depth + e, 3, tref.psum[(static_cast<std::size_t>(b) * p.parts + c) * depth + e]);
-  vector::FunctionalReference sref(vector::Shape{vector::Engine::scalar, p.parts, p.sbuf_bytes, p.psum_banks * p.psum_bank_bytes});
+  vector::Memory ps = tref.psum_rows();
+  vector::FunctionalReference sref(run.core().se().shape());
   BOOST_REQUIRE(sref.execute(act, sb, &ps) == vector::Err::none);
   run.se(vector::LaneEngine::encode(act));
   cycles += run.drain();
@@ -122,10 +112,7 @@ std::uint64_t matmul_kernel(const char* name) {
 
 BOOST_AUTO_TEST_SUITE(core)
 
-BOOST_AUTO_TEST_CASE(model_alone_matmul_kernel_tiny) {
-  const std::uint64_t c = matmul_kernel("tiny");
-  BOOST_TEST(c > 0u);
-}
+BOOST_AUTO_TEST_CASE(model_alone_matmul_kernel_tiny) { matmul_kernel("tiny"); }
 
 BOOST_AUTO_TEST_CASE(model_alone_matmul_kernel_full) {
   // 128 x 128 x 512 BF16: the size the RTL cannot simulate at a usable rate
