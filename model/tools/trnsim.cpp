@@ -7,6 +7,7 @@
 //   trnsim system --preset trn3-us144 [--json] [--set links.intra_server.count=6]
 //   trnsim system --compare trn3-us144 trn2-us64 | --list
 //   trnsim collective --preset trn2-us64 --op all-reduce -b 8 -e 1G -f 2 --dtype bf16
+//   trnsim asm kernels/gemm.s -o gemm.bin --config small;  trnsim disasm gemm.bin
 //
 // Values come from the arguments or, when there are none, from stdin (whitespace separated).
 // Bad input (unknown format, unparsable number, bias out of range) -> one-line error, exit 2.
@@ -31,6 +32,7 @@ using namespace trn::numerics;
 
 namespace trn::tools {
 int cmd_collective(int argc, char** argv);
+int cmd_asm(int argc, char** argv);
 }
 
 namespace {
@@ -45,6 +47,8 @@ Commands:
   activate      the scalar engine's activation f(x) (bit-exact with the RTL), against libm
   system        a chip, instance, UltraServer or UltraCluster composed from a generation preset
   collective    collective benchmarks (all-reduce, ...) on a preset's system (trnsim collective --help)
+  asm           assemble a NeuronCore program: trnsim asm FILE.s -o FILE.bin (trnsim asm --help)
+  disasm        disassemble a NeuronCore program: trnsim disasm FILE.bin
 
 convert options:
   --to FMT          target format: bf16 fp16 e5m2 e4m3 e4m3fn e3m4 e2m1 e8m0 tf32 (and ml_dtypes names)
@@ -101,11 +105,11 @@ long long parse_int(const std::string& opt, const std::string& s, long long lo, 
 
 Args parse(int argc, char** argv) {
   Args a;
-  if (argc < 2) throw Usage("no command given (convert, decode, mx-quantize, formats, activate, system, collective; see --help)");
+  if (argc < 2) throw Usage("no command given (convert, decode, mx-quantize, formats, activate, system, collective, asm, disasm; see --help)");
   a.cmd = argv[1];
   if (a.cmd == "-h" || a.cmd == "--help") return a;
   if (a.cmd != "convert" && a.cmd != "decode" && a.cmd != "mx-quantize" && a.cmd != "formats" && a.cmd != "activate")
-    throw Usage(fmt::format("unknown command '{}' (convert, decode, mx-quantize, formats, activate, system, collective)", a.cmd));
+    throw Usage(fmt::format("unknown command '{}' (convert, decode, mx-quantize, formats, activate, system, collective, asm, disasm)", a.cmd));
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
     auto value = [&]() -> std::string {
@@ -364,6 +368,8 @@ int main(int argc, char** argv) {
   try {
     if (argc >= 2 && std::string(argv[1]) == "system") return cmd_system(argc, argv);
     if (argc >= 2 && std::string(argv[1]) == "collective") return trn::tools::cmd_collective(argc, argv);
+    if (argc >= 2 && (std::string(argv[1]) == "asm" || std::string(argv[1]) == "disasm"))
+      return trn::tools::cmd_asm(argc, argv);
     const Args a = parse(argc, argv);
     if (a.cmd == "--help" || a.cmd == "-h") {
       fmt::print("{}", kUsage);

@@ -1,0 +1,222 @@
+// Boost.Test units of model/isa: the instruction table's legality rules, the binary file, and the
+// assembler and disassembler: every op with random operands round-trips through text and binary,
+// illegal words survive as .word, and bad input is reported at its file:line:column.
+#include <boost/test/unit_test.hpp>
+
+#include <cstring>
+#include <random>
+
+#include "isa/isa.hpp"
+
+using namespace trn;
+namespace tbl = trn::isa::tbl;
+
+namespace {
+
+/// A random legal instruction of `op` for stream `s`: each of its keys (and wait, post) set with
+/// probability 1/2 to random field values.
+Bits random_inst(const tbl::Op& op, std::mt19937_64& rng) {
+  Bits w = isa::blank();
+  for (unsigned f = 0; f < tbl::kFieldCount; ++f) isa::set(w, f, 0);
+  isa::set(w, tbl::kF_op, op.code);
+  auto fill = [&](const tbl::Key& k) {
+    for (unsigned i = 0; i < k.count; ++i) {
+      const auto& fd = tbl::kFields[k.fields[i]];
+      std::uint64_t v = rng();
+      if (fd.bits < 64) v &= (1ull << fd.bits) - 1;
+      if (fd.kind == tbl::Kind::sem) v %= tbl::kSems;
+      isa::set(w, static_cast<unsigned>(k.fields[i]), v);
+    }
+    if (k.syntax == tbl::Syntax::wait || k.syntax == tbl::Syntax::post || k.syntax == tbl::Syntax::vecaddr)
+      isa::set(w, static_cast<unsigned>(k.fields[0]), 1);
+  };
+  for (unsigned i = 0; i < op.nkeys; ++i)
+    if (rng() & 1) fill(tbl::kKeys[op.keys[i]]);
+  for (unsigned k = 0; k < tbl::kKeyCount; ++k) {
+    const std::string name = tbl::kKeys[k].name;
+    const bool need = (name == "wait" && std::strcmp(op.name, "sem_wait") == 0) ||
+                      (name == "post" && std::strcmp(op.name, "sem_add") == 0);
+    if ((name == "wait" || name == "post") && (need || (rng() & 1))) fill(tbl::kKeys[k]);
+  }
+  return w;
+}
+
+std::string error_of(const std::string& text) {
+  try {
+    isa::assemble(text, "k.s", {{"SBUF_BYTES", 1024}});
+  } catch (const isa::Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_SUITE(isa_format)
+
+BOOST_AUTO_TEST_CASE(table_fields_tile_the_word_and_ops_are_distinct) {
+  unsigned next = 0;
+  for (const auto& f : tbl::kFields) {
+    BOOST_TEST(f.lsb == next);
+    next = f.lsb + f.bits;
+  }
+  BOOST_TEST(next <= tbl::kInstBits);
+  for (const auto& a : tbl::kOps)
+    for (const auto& b : tbl::kOps)
+      if (&a != &b) BOOST_TEST(a.code != b.code);
+  BOOST_TEST(isa::find_op(0u) == nullptr);  // an all-zero word is illegal
+  BOOST_TEST(!isa::illegal(isa::blank(), 0).empty());
+}
+
+BOOST_AUTO_TEST_CASE(legality_rules) {
+  const tbl::Op* ls = isa::find_op(std::string("load_stationary"));
+  BOOST_REQUIRE(ls);
+  Bits w = isa::blank();
+  isa::set(w, tbl::kF_op, ls->code);
+  BOOST_TEST(isa::illegal(w, 0) == "");
+  BOOST_TEST(isa::illegal(w, 1) == "load_stationary does not run on the vector stream");
+  Bits x = w;
+  isa::set(x, tbl::kF_imm0, 5);  // a field load_stationary does not use
+  BOOST_TEST(isa::illegal(x, 0) == "load_stationary does not use field imm0, which is not zero");
+  x = w;
+  x.set_bit(tbl::kInstBits - 1, true);
+  BOOST_TEST(isa::illegal(x, 0).find("reserved bit") == 0);
+  x = w;
+  isa::set(x, tbl::kF_wait_val, 3);  // a wait value without wait_en
+  BOOST_TEST(isa::illegal(x, 0) == "wait_val is set without wait_en");
+  x = w;
+  isa::set(x, tbl::kF_op, 0x7F);
+  BOOST_TEST(isa::illegal(x, 0) == "unknown opcode 0x7f");
+  const tbl::Op* sw = isa::find_op(std::string("sem_wait"));
+  Bits y = isa::blank();
+  isa::set(y, tbl::kF_op, sw->code);
+  BOOST_TEST(isa::illegal(y, 2) == "sem_wait without a wait");
+}
+
+BOOST_AUTO_TEST_CASE(every_op_round_trips_through_text_and_binary) {
+  std::mt19937_64 rng(18);
+  isa::Program p;
+  p.sem_names[3] = "ready";
+  p.sem_names[17] = "done";
+  for (int rep = 0; rep < 40; ++rep)
+    for (const auto& op : tbl::kOps) {
+      for (unsigned s = 0; s < isa::kStreams; ++s) {
+        if (!((op.streams >> s) & 1u)) continue;
+        Bits w = random_inst(op, rng);
+        BOOST_TEST_REQUIRE(isa::illegal(w, s) == "", op.name << ": " << isa::illegal(w, s));
+        p.streams[s].push_back(std::move(w));
+      }
+    }
+  // words that are not legal instructions survive as .word
+  Bits junk = isa::blank();
+  for (unsigned i = 0; i < junk.words(); ++i) junk.set_word(i, rng());
+  p.streams[1].push_back(junk);
+  p.streams[2].push_back(isa::blank());
+  p.labels.push_back({0, 0, "top"});
+  p.labels.push_back({0, 5, "mid"});
+  p.labels.push_back({3, static_cast<unsigned>(p.streams[3].size()), "tail"});
+  const std::string text = isa::disassemble(p);
+  const isa::Program q = isa::assemble(text, "roundtrip.s");
+  BOOST_TEST((q == p));
+  for (unsigned s = 0; s < isa::kStreams; ++s)
+    for (std::size_t i = 0; i < std::min(p.streams[s].size(), q.streams[s].size()); ++i)
+      if (!(p.streams[s][i] == q.streams[s][i]))
+        BOOST_TEST_MESSAGE("differs: " << isa::disassemble(p.streams[s][i], s) << "\n   vs   "
+                                       << isa::disassemble(q.streams[s][i], s));
+  const auto bin = isa::to_binary(p);
+  BOOST_TEST((isa::from_binary(bin, "p.bin") == p));
+  BOOST_TEST(bin.size() > 40 * tbl::kOpCount * tbl::kInstBytes);
+  // every op was generated with each of its keys at least once in some instruction
+  BOOST_TEST(text.find("dsem=") != std::string::npos);
+  BOOST_TEST(text.find("a.stride=") != std::string::npos);
+  BOOST_TEST(text.find(".word 0x") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(assembly_features) {
+  const std::string src = R"(
+; constants, loops, conditions, named semaphores and labels
+.const N = 4
+.sem a, b = 7, c
+.stream tensor
+top:
+.for i = 0, N
+.if i % 2 == 0
+    load_stationary t=i*64:bf16 k=4 m=min(N, 8) wait=a>=i+1   // even
+.else
+    multiply_moving t=(i*64):bf16 n=cdiv(17, 4) bank=i/2 post=b+=1  # odd
+.endif
+.endfor
+    end
+.stream sync
+    dma_start queue=1 src=hbm:0x100 dst=sbuf:sb(2, 0x10) len=64 stype=bytes dtype=bytes dsem=c+=2
+    sem_wait wait=7>=top+3
+    end
+)";
+  const isa::Program p = isa::assemble(src, "f.s", {{"SBUF_BYTES", 1024}});
+  BOOST_TEST(p.streams[0].size() == 5u);
+  BOOST_TEST(p.streams[3].size() == 3u);
+  BOOST_TEST(isa::get(p.streams[0][2], tbl::kF_a_addr) == 128u);
+  BOOST_TEST(isa::get(p.streams[0][2], tbl::kF_wait_val) == 3u);
+  BOOST_TEST(isa::get(p.streams[0][2], tbl::kF_wait_sem) == 0u);  // a
+  BOOST_TEST(isa::get(p.streams[0][3], tbl::kF_n) == 5u);
+  BOOST_TEST(isa::get(p.streams[0][3], tbl::kF_bank) == 1u);
+  BOOST_TEST(isa::get(p.streams[0][3], tbl::kF_post_sem) == 7u);  // b
+  BOOST_TEST(isa::get(p.streams[3][0], tbl::kF_dst_addr) == (2u << 10 | 0x10));
+  BOOST_TEST(isa::get(p.streams[3][0], tbl::kF_dsem) == 1u);  // c: the first free after a
+  BOOST_TEST(isa::get(p.streams[3][1], tbl::kF_wait_val) == 3u);
+  BOOST_TEST(p.sem_names.at(7) == "b");
+  BOOST_TEST(p.where(0, 3) == "pc 3 (top+3)");
+  BOOST_TEST(p.where(3, 1) == "pc 1");
+  // absent size dims are 1, given ones replace them
+  const isa::Program q = isa::assemble(".stream vector\n copy pc=4 size=8,2\n", "g.s");
+  BOOST_TEST(isa::get(q.streams[1][0], tbl::kF_size) == 0x0001000100020008ull);
+  BOOST_TEST(isa::get(q.streams[1][0], tbl::kF_pc) == 4u);
+}
+
+BOOST_AUTO_TEST_CASE(errors_name_the_place_and_what_was_expected) {
+  BOOST_TEST(error_of("copy\n") == "k.s:1:1: error: an instruction before the first .stream directive");
+  BOOST_TEST(error_of(".stream tensor\n  copy\n") == "k.s:2:3: error: copy does not run on the tensor stream");
+  BOOST_TEST(error_of(".stream vector\n  copy k=4\n").find("k.s:2:8: error: copy takes no key 'k'") == 0);
+  BOOST_TEST(error_of(".stream vector\n  copy a=sbuf:0\n") == "k.s:2:10: error: expected a=SPACE:ADDR:TYPE");
+  BOOST_TEST(error_of(".stream vector\n  copy a=hbm:0:bf16\n") ==
+             "k.s:2:10: error: expected a space (sbuf, psum), got 'hbm'");
+  BOOST_TEST(error_of(".stream vector\n  copy pc=300\n") == "k.s:2:11: error: 300 does not fit in pc (8 bits)");
+  BOOST_TEST(error_of(".stream vector\n  copy size=1,2,3,4,5\n") == "k.s:2:13: error: size has at most 4 dimensions");
+  BOOST_TEST(error_of(".stream vector\n  copy pc=X+1\n") == "k.s:2:11: error: unknown name 'X'");
+  BOOST_TEST(error_of(".stream vector\n  copy wait=s>=1\n") == "k.s:2:13: error: unknown semaphore 's' (declare it with .sem)");
+  BOOST_TEST(error_of(".stream vector\n  copy wait=40>=1\n") == "k.s:2:13: error: semaphore 40 (there are 32)");
+  BOOST_TEST(error_of(".stream warp\n") ==
+             "k.s:1:9: error: expected a stream (tensor, vector, scalar, sync), got 'warp'");
+  BOOST_TEST(error_of(".for i = 0, 2\n") == "k.s:1:1: error: .for without .endfor");
+  BOOST_TEST(error_of(".endif\n") == "k.s:1:1: error: .endif without its opening directive");
+  BOOST_TEST(error_of(".const A = 1\n.const A = 2\n") == "k.s:2:8: error: constant 'A' is already defined (as 1)");
+  BOOST_TEST(error_of(".stream tensor\nx:\nx:\n") == "k.s:3:1: error: label 'x' is already defined");
+  BOOST_TEST(error_of(".bogus\n").find("k.s:1:1: error: unknown directive '.bogus'") == 0);
+  BOOST_TEST(error_of(".stream sync\n  dma_start dst=sbuf:sb(0, 2048)\n") ==
+             "k.s:2:22: error: sb(): offset 2048 outside a partition of 1024 bytes");
+}
+
+BOOST_AUTO_TEST_CASE(binary_errors_name_the_byte) {
+  isa::Program p = isa::assemble(".stream sync\n end\n", "e.s");
+  auto b = isa::to_binary(p);
+  auto err = [](const std::vector<std::uint8_t>& bytes) {
+    try {
+      isa::from_binary(bytes, "p.bin");
+    } catch (const isa::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  BOOST_TEST(err(b) == "");
+  auto bad = b;
+  bad[0] = 'X';
+  BOOST_TEST(err(bad) == "p.bin: byte 0: not a NeuronCore program (no \"TRNI\" magic)");
+  bad = b;
+  bad.resize(30);
+  BOOST_TEST(err(bad) == "p.bin: byte 24: the file ends inside the instructions (30 bytes long)");
+  bad = b;
+  bad.push_back(0);
+  BOOST_TEST(err(bad).find("1 bytes after the end of the program") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_SUITE_END()
