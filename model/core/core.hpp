@@ -69,6 +69,7 @@ class Core {
     std::uint64_t hbm_r_id_i = 0;
     Bits hbm_r_data_i;
     bool hbm_wr_ready_i = false;
+    bool operator==(const In&) const = default;  ///< (the NeuronCore's wiring settles on it)
   };
   struct Out {
     bool te_cmd_ready_o = false, te_ls_done_o = false, te_mm_done_o = false, te_err_o = false;

@@ -1,0 +1,412 @@
+#include "core/control.hpp"
+
+#include <cstring>
+#include <string_view>
+#include <type_traits>
+
+#include "dma/dma_engine.hpp"
+#include "isa/isa.hpp"
+#include "vector/lane_engine.hpp"
+
+namespace trn::core {
+
+namespace {
+
+namespace tbl = isa::tbl;
+constexpr unsigned kInstBits = tbl::kInstBits;
+
+// control error codes (rtl/core/isa.toml [[error]])
+constexpr unsigned kErrIllegal = 1, kErrTensor = 2, kErrVector = 3, kErrScalar = 4, kErrDma = 5, kErrDeadlock = 6,
+                   kErrImem = 7;
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrIllegal) == kErrIllegal);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrTensor) == kErrTensor);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrVector) == kErrVector);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrScalar) == kErrScalar);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrDma) == kErrDma);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrDeadlock) == kErrDeadlock);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrImem) == kErrImem);
+static_assert(sv::isa_pkg::inst_t::kWidth == kInstBits);
+static_assert(sv::isa_pkg::Sems == Control::kSems);
+
+std::uint64_t f(const Bits& w, unsigned field) { return isa::get(w, field); }
+
+const tbl::Op* op_of(const Bits& w) { return isa::find_op(static_cast<unsigned>(f(w, tbl::kF_op))); }
+
+/// The table index of each le_pkg::instr_t field in its visit order (the same names), or -1.
+const std::vector<int>& lane_map() {
+  static const std::vector<int> m = [] {
+    std::vector<int> v;
+    sv::le_pkg::instr_t t;
+    t.visit([&](const char* name, auto&, unsigned, unsigned) {
+      int idx = -1;
+      for (unsigned i = 0; i < tbl::kFieldCount; ++i)
+        if (std::strcmp(tbl::kFields[i].name, name) == 0 && std::strcmp(name, "op") != 0) idx = static_cast<int>(i);
+      v.push_back(idx);
+    });
+    return v;
+  }();
+  return m;
+}
+
+}  // namespace
+
+Control::Control(Params p)
+    : p_(p),
+      q_{common::StreamFifo({kPcBits + kInstBits, kQueueDepth}), common::StreamFifo({kPcBits + kInstBits, kQueueDepth}),
+         common::StreamFifo({kPcBits + kInstBits, kQueueDepth}), common::StreamFifo({kPcBits + kInstBits, kQueueDepth})} {
+  for (auto& m : imem_) m.assign(p_.imem_depth, Bits(kInstBits));
+  vshape_ = vector::Shape{vector::Engine::vector, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
+  sshape_ = vector::Shape{vector::Engine::scalar, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
+  geo_ = dma::Geometry::make(p_.hbm_bytes, p_.parts, p_.sbuf_bytes, 16, p_.dma_max_len);
+  reset();
+}
+
+Control::In Control::make_in() const {
+  In in;
+  in.im_data_i = Bits(kInstBits);
+  return in;
+}
+
+void Control::reset() {
+  pc_q_.fill(0);
+  fetched_end_q_.fill(false);
+  ended_q_.fill(false);
+  for (auto& s : slot_q_) s.fill(Slot{});
+  tag_q_.fill(0);
+  sem_q_.fill(0);
+  running_q_ = err_q_ = false;
+  err_code_q_ = err_detail_q_ = err_stream_q_ = 0;
+  err_pc_q_ = 0;
+}
+
+Control::te_cmd_t Control::te_cmd(const Bits& w, unsigned tag) {
+  te_cmd_t c;
+  const tbl::Op* o = op_of(w);
+  c.op = (o && std::strcmp(o->name, "multiply_moving") == 0) ? sv::te_pkg::te_op_e::TeMultiplyMoving
+                                                              : sv::te_pkg::te_op_e::TeLoadStationary;
+  c.tag = static_cast<std::uint8_t>(tag);
+  c.fmt = static_cast<std::uint8_t>(f(w, tbl::kF_a_fmt));
+  c.bias = static_cast<std::uint8_t>(f(w, tbl::kF_a_bias));
+  c.addr = static_cast<std::uint32_t>(f(w, tbl::kF_a_addr));
+  c.k = static_cast<std::uint16_t>(f(w, tbl::kF_k));
+  c.m = static_cast<std::uint16_t>(f(w, tbl::kF_m));
+  c.n = static_cast<std::uint16_t>(f(w, tbl::kF_n));
+  c.bank = static_cast<std::uint8_t>(f(w, tbl::kF_bank));
+  c.off = static_cast<std::uint16_t>(f(w, tbl::kF_off));
+  c.acc = f(w, tbl::kF_acc) != 0;
+  c.tr = f(w, tbl::kF_tr) != 0;
+  c.mx = f(w, tbl::kF_mx) != 0;
+  c.sc_addr = static_cast<std::uint32_t>(f(w, tbl::kF_sc_addr));
+  return c;
+}
+
+Control::instr_t Control::lane_cmd(const Bits& w, unsigned tag) {
+  instr_t c;
+  const auto& map = lane_map();
+  std::size_t i = 0;
+  const tbl::Op* o = op_of(w);
+  c.visit([&](const char* name, auto& field, unsigned, unsigned) {
+    using T = std::decay_t<decltype(field)>;
+    const int idx = map[i++];
+    if (std::strcmp(name, "op") == 0) field = static_cast<T>(o && o->lane_op >= 0 ? o->lane_op : 0);
+    else if (std::strcmp(name, "tag") == 0) field = static_cast<T>(tag);
+    else if (idx >= 0) field = static_cast<T>(f(w, static_cast<unsigned>(idx)));
+  });
+  return c;
+}
+
+Control::desc_t Control::dma_desc(const Bits& w) {
+  desc_t d;
+  d.src_space = f(w, tbl::kF_src_space) != 0;
+  d.src_addr = static_cast<std::uint32_t>(f(w, tbl::kF_src_addr));
+  d.dst_space = f(w, tbl::kF_dst_space) != 0;
+  d.dst_addr = static_cast<std::uint32_t>(f(w, tbl::kF_dst_addr));
+  d.len = static_cast<std::uint32_t>(f(w, tbl::kF_len));
+  d.stype = static_cast<std::uint8_t>(f(w, tbl::kF_stype));
+  d.dtype = static_cast<std::uint8_t>(f(w, tbl::kF_dtype));
+  d.layout = static_cast<std::uint8_t>(f(w, tbl::kF_layout));
+  d.cols = static_cast<std::uint16_t>(f(w, tbl::kF_cols));
+  d.op = static_cast<std::uint8_t>(f(w, tbl::kF_dop));
+  d.sem = f(w, tbl::kF_dsem_en) != 0;
+  d.sem_space = false;  // HBM: the NeuronCore takes the write off its HBM port
+  d.sem_addr = static_cast<std::uint32_t>(4 * f(w, tbl::kF_dsem));
+  d.sem_val = static_cast<std::uint32_t>(f(w, tbl::kF_dsem_val));
+  d.barrier = f(w, tbl::kF_barrier) != 0;
+  d.last = false;
+  return d;
+}
+
+/// The decode check of a legal word on stream s: 0, or an error code (and its detail).
+unsigned Control::unit_check(unsigned s, const Bits& w, unsigned& detail) const {
+  detail = 0;
+  const tbl::Op* o = op_of(w);
+  if (o->unit == tbl::Unit::lane) {
+    const vector::Err e = vector::check(vector::LaneEngine::decode(lane_cmd(w, 0)), s == vector ? vshape_ : sshape_);
+    if (e != vector::Err::none) {
+      detail = static_cast<unsigned>(e);
+      return s == vector ? kErrVector : kErrScalar;
+    }
+  } else if (o->unit == tbl::Unit::dma) {
+    if (f(w, tbl::kF_queue) >= p_.queues) return kErrIllegal;
+    const dma::Err e = dma::check(dma::DmaEngine::decode(dma_desc(w)), geo_);
+    if (e != dma::Err::none) {
+      detail = static_cast<unsigned>(e);
+      return kErrDma;
+    }
+  }
+  return 0;
+}
+
+void Control::decide(const In& in, Step& st, Out* out) const {
+  std::array<common::StreamFifo::Out, kStreams> qo;
+  for (unsigned s = 0; s < kStreams; ++s) {
+    qo[s] = q_[s].make_out();
+    common::StreamFifo::In qi = q_[s].make_in();
+    qi.rst_ni = in.rst_ni;
+    q_[s].eval(qi, qo[s]);
+    Head& h = st.head[s];
+    h.valid = qo[s].pop_valid_o;
+    h.word = Bits(kInstBits);
+    h.word.copy(0, qo[s].pop_data_o, 0, kInstBits);
+    h.pc = static_cast<std::uint32_t>(qo[s].pop_data_o.slice(kInstBits, kPcBits));
+  }
+  const bool live = in.rst_ni && running_q_ && !err_q_;
+  const std::uint64_t all_q = p_.queues >= 64 ? ~0ull : (1ull << p_.queues) - 1;
+  const bool dma_idle = (in.dma_q_idle_i & all_q) == all_q;
+  bool slots_busy = false;
+  for (const auto& e : slot_q_)
+    for (const auto& sl : e) slots_busy |= sl.busy;
+
+  // errors, lowest stream first; within a stream: the unit's report, decode, fetch
+  if (live) {
+    const bool unit_err[3] = {in.te_err_i, in.ve_err_i, in.se_err_i};
+    const unsigned unit_tag[3] = {in.te_err_tag_i, in.ve_err_tag_i, in.se_err_tag_i};
+    const unsigned unit_code[3] = {in.te_err_code_i, in.ve_err_code_i, in.se_err_code_i};
+    for (unsigned s = 0; s < kStreams && !st.err_now; ++s) {
+      const Head& h = st.head[s];
+      if (s < 3 && unit_err[s]) {
+        st.err_now = true;
+        st.err_code = kErrTensor + s;
+        st.err_detail = unit_code[s];
+        st.err_stream = s;
+        st.err_pc = slot_q_[s][unit_tag[s] % kTags].pc;
+      } else if (h.valid) {
+        unsigned code = isa::illegal(h.word, s).empty() ? 0 : kErrIllegal, detail = 0;
+        if (!code) code = unit_check(s, h.word, detail);
+        if (code) {
+          st.err_now = true;
+          st.err_code = code;
+          st.err_detail = detail;
+          st.err_stream = s;
+          st.err_pc = h.pc;
+        }
+      }
+      if (!st.err_now && !fetched_end_q_[s] && !h.valid && pc_q_[s] >= p_.imem_depth) {
+        st.err_now = true;
+        st.err_code = kErrImem;
+        st.err_stream = s;
+        st.err_pc = pc_q_[s];
+      }
+    }
+  }
+  const bool go = live && !st.err_now;
+
+  // fetch, wait, issue
+  const bool ready[kStreams] = {in.te_cmd_ready_i, in.ve_cmd_ready_i, in.se_cmd_ready_i, in.dma_desc_ready_i};
+  std::array<bool, kStreams> unit_op{}, tag_free{};
+  for (unsigned s = 0; s < kStreams; ++s) {
+    const Head& h = st.head[s];
+    st.fetch[s] = go && !fetched_end_q_[s] && qo[s].push_ready_o && pc_q_[s] < p_.imem_depth;
+    st.wait_ok[s] = !f(h.word, tbl::kF_wait_en) ||
+                    sem_q_[f(h.word, tbl::kF_wait_sem) % kSems] >= f(h.word, tbl::kF_wait_val);
+    const tbl::Op* o = op_of(h.word);
+    unit_op[s] = o && o->unit != tbl::Unit::ctl;
+    tag_free[s] = !(s < 3 && unit_op[s]) || !slot_q_[s][tag_q_[s]].busy;
+    st.valid[s] = go && h.valid && st.wait_ok[s] && tag_free[s];
+    st.issue[s] = st.valid[s] && (!unit_op[s] || ready[s]);
+  }
+
+  // semaphore additions
+  auto add = [&](bool en, unsigned sem, std::uint64_t val) {
+    if (!en) return;
+    st.add[sem % kSems] += val;
+    st.any_add = true;
+  };
+  for (unsigned s = 0; s < kStreams; ++s) {
+    if (!st.issue[s]) continue;
+    const tbl::Op* o = op_of(st.head[s].word);
+    if (o->done_at_issue)
+      add(f(st.head[s].word, tbl::kF_post_en), static_cast<unsigned>(f(st.head[s].word, tbl::kF_post_sem)),
+          f(st.head[s].word, tbl::kF_post_val));
+  }
+  auto done = [&](unsigned e, bool v, unsigned tag) {
+    if (!v) return;
+    const Slot& sl = slot_q_[e][tag % kTags];
+    add(sl.busy && sl.post_en, sl.post_sem, sl.post_val);
+  };
+  done(0, in.te_ls_done_i, in.te_ls_done_tag_i);
+  done(0, in.te_mm_done_i, in.te_mm_done_tag_i);
+  done(1, in.ve_done_i, in.ve_done_tag_i);
+  done(2, in.se_done_i, in.se_done_tag_i);
+  add(in.sem_add_valid_i, in.sem_add_idx_i, in.sem_add_val_i);
+
+  // deadlock: every stream not ended waits on its semaphore, and nothing is in flight
+  if (go && !slots_busy && dma_idle && !st.any_add) {
+    bool all = true, some = false;
+    unsigned first = 0;
+    for (unsigned s = 0; s < kStreams; ++s) {
+      if (ended_q_[s]) continue;
+      const bool waits = st.head[s].valid && !st.wait_ok[s];
+      if (waits && !some) first = s;
+      some |= waits;
+      all &= waits;
+    }
+    if (all && some) {
+      st.err_now = true;
+      st.err_code = kErrDeadlock;
+      st.err_stream = first;
+      st.err_pc = st.head[first].pc;
+      st.err_detail = 0;
+    }
+  }
+  bool all_ended = true;
+  for (unsigned s = 0; s < kStreams; ++s) all_ended &= ended_q_[s];
+  st.done = live && !st.err_now && all_ended && !slots_busy && dma_idle;
+
+  if (!out) return;
+  Out& o = *out;
+  o.te_cmd_valid_o = st.valid[tensor] && unit_op[tensor];
+  o.te_cmd_o = te_cmd(st.head[tensor].word, tag_q_[0]);
+  o.ve_cmd_valid_o = st.valid[vector] && unit_op[vector];
+  o.ve_cmd_o = lane_cmd(st.head[vector].word, tag_q_[1]);
+  o.se_cmd_valid_o = st.valid[scalar] && unit_op[scalar];
+  o.se_cmd_o = lane_cmd(st.head[scalar].word, tag_q_[2]);
+  o.dma_desc_valid_o = st.valid[sync] && unit_op[sync];
+  o.dma_desc_queue_o = static_cast<unsigned>(f(st.head[sync].word, tbl::kF_queue));
+  o.dma_desc_o = dma_desc(st.head[sync].word);
+  o.running_o = running_q_;
+  o.done_o = st.done;
+  o.err_o = err_q_;
+  o.err_code_o = err_code_q_;
+  o.err_detail_o = err_detail_q_;
+  o.err_stream_o = err_stream_q_;
+  o.err_pc_o = err_pc_q_;
+  for (unsigned s = 0; s < kStreams; ++s) {
+    const Head& h = st.head[s];
+    StreamStatus& ss = o.st_o[s];
+    if (err_q_) ss.state = State::halt;
+    else if (ended_q_[s]) ss.state = State::end;
+    else if (!running_q_) ss.state = State::idle;
+    else if (h.valid && !st.wait_ok[s]) ss.state = State::wait;
+    else if (h.valid && unit_op[s] && !(ready[s] && tag_free[s])) ss.state = State::busy;
+    else ss.state = State::run;
+    ss.pc = h.valid ? h.pc : pc_q_[s];
+    const bool w = h.valid && f(h.word, tbl::kF_wait_en);
+    ss.wait_sem = w ? static_cast<unsigned>(f(h.word, tbl::kF_wait_sem)) : 0;
+    ss.wait_val = w ? static_cast<std::uint32_t>(f(h.word, tbl::kF_wait_val)) : 0;
+    o.issue[s] = st.issue[s];
+    o.issue_pc[s] = h.pc;
+    o.issue_tag[s] = s < 3 ? tag_q_[s] : 0;
+  }
+  o.sem_o = sem_q_;
+}
+
+void Control::eval(const In& in, Out& out) const {
+  Step st;
+  decide(in, st, &out);
+}
+
+std::vector<std::pair<unsigned, std::uint32_t>> Control::completions(const In& in) const {
+  std::vector<std::pair<unsigned, std::uint32_t>> v;
+  auto done = [&](unsigned e, bool d, unsigned tag) {
+    if (d && slot_q_[e][tag % kTags].busy) v.emplace_back(e, slot_q_[e][tag % kTags].pc);
+  };
+  done(0, in.te_ls_done_i, in.te_ls_done_tag_i);
+  done(0, in.te_mm_done_i, in.te_mm_done_tag_i);
+  done(1, in.ve_done_i, in.ve_done_tag_i);
+  done(2, in.se_done_i, in.se_done_tag_i);
+  return v;
+}
+
+void Control::tick(const In& in) {
+  if (!in.rst_ni) {
+    for (auto& q : q_) {
+      common::StreamFifo::In qi = q.make_in();
+      q.tick(qi);
+    }
+    reset();
+    return;
+  }
+  Step st;
+  decide(in, st, nullptr);
+  // the instruction memories
+  if (in.im_valid_i && in.im_stream_i < kStreams && in.im_addr_i < p_.imem_depth) {
+    Bits w(kInstBits);
+    w.copy(0, in.im_data_i, 0, kInstBits);
+    imem_[in.im_stream_i][in.im_addr_i] = std::move(w);
+  }
+  // the queues: push the fetched word, pop the issued head
+  for (unsigned s = 0; s < kStreams; ++s) {
+    common::StreamFifo::In qi = q_[s].make_in();
+    qi.rst_ni = true;
+    qi.push_valid_i = st.fetch[s];
+    if (st.fetch[s]) {
+      qi.push_data_i.copy(0, imem_[s][pc_q_[s]], 0, kInstBits);
+      qi.push_data_i.set_slice(kInstBits, kPcBits, pc_q_[s]);
+    }
+    qi.pop_ready_i = st.issue[s];
+    q_[s].tick(qi);
+  }
+  if (in.start_i && !running_q_ && !err_q_) {
+    // a new run (the queues are empty after reset and after done)
+    pc_q_.fill(0);
+    fetched_end_q_.fill(false);
+    ended_q_.fill(false);
+    for (auto& e : slot_q_) e.fill(Slot{});
+    tag_q_.fill(0);
+    sem_q_.fill(0);
+    running_q_ = true;
+    return;
+  }
+  for (unsigned s = 0; s < kStreams; ++s) {
+    if (st.fetch[s]) {
+      const tbl::Op* o = op_of(imem_[s][pc_q_[s]]);
+      fetched_end_q_[s] = fetched_end_q_[s] || (o && std::strcmp(o->name, "end") == 0);
+      ++pc_q_[s];
+    }
+  }
+  // completions free their slots, issues take one
+  auto free_slot = [&](unsigned e, bool v, unsigned tag) {
+    if (v) slot_q_[e][tag % kTags].busy = false;
+  };
+  free_slot(0, in.te_ls_done_i, in.te_ls_done_tag_i);
+  free_slot(0, in.te_mm_done_i, in.te_mm_done_tag_i);
+  free_slot(1, in.ve_done_i, in.ve_done_tag_i);
+  free_slot(2, in.se_done_i, in.se_done_tag_i);
+  for (unsigned s = 0; s < kStreams; ++s) {
+    if (!st.issue[s]) continue;
+    const Bits& w = st.head[s].word;
+    const tbl::Op* o = op_of(w);
+    if (std::strcmp(o->name, "end") == 0) ended_q_[s] = true;
+    if (s < 3 && o->unit != tbl::Unit::ctl) {
+      Slot& sl = slot_q_[s][tag_q_[s]];
+      sl.busy = true;
+      sl.pc = st.head[s].pc;
+      sl.post_en = !o->done_at_issue && f(w, tbl::kF_post_en);
+      sl.post_sem = static_cast<unsigned>(f(w, tbl::kF_post_sem));
+      sl.post_val = static_cast<unsigned>(f(w, tbl::kF_post_val));
+      tag_q_[s] = (tag_q_[s] + 1) % kTags;
+    }
+  }
+  for (unsigned i = 0; i < kSems; ++i) sem_q_[i] = static_cast<std::uint32_t>(sem_q_[i] + st.add[i]);
+  if (st.err_now && !err_q_) {
+    err_q_ = true;
+    err_code_q_ = st.err_code;
+    err_detail_q_ = st.err_detail;
+    err_stream_q_ = st.err_stream;
+    err_pc_q_ = st.err_pc;
+  }
+  if (st.done) running_q_ = false;
+}
+
+}  // namespace trn::core

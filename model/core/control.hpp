@@ -1,0 +1,159 @@
+// trn::core::Control — cycle-exact model of rtl/core/core_ctl.sv, the NeuronCore's control
+// (docs/isa.md): four instruction streams (tensor, vector, scalar, sync), each with its instruction
+// memory, a two-entry instruction queue (common::StreamFifo, as the RTL's stream_fifo), decode and
+// in-order issue; 32 hardware semaphores with every addition of a cycle counted; 16 tags per engine
+// holding each issued instruction's pc and post until its unit reports it done; the first error
+// kept with its code, detail, stream and pc; a deadlock detector.
+//
+// Its ports face the core datapath (trn::core::Core): the engines' command ports and done/err
+// reports, the DMA's descriptor port and queue idle flags, and the DMA's completion writes that
+// the NeuronCore turns into semaphore additions (trn::core::NeuronCore).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "common/bits.hpp"
+#include "common/stream_fifo.hpp"
+#include "dma/desc.hpp"
+#include "sv/dma_pkg.hpp"
+#include "sv/isa_pkg.hpp"
+#include "sv/le_pkg.hpp"
+#include "sv/te_pkg.hpp"
+#include "vector/instr.hpp"
+
+namespace trn::core {
+
+class Control {
+ public:
+  static constexpr unsigned kStreams = 4, kSems = 32, kTags = 16, kQueueDepth = 2, kPcBits = 16;
+  enum Stream : unsigned { tensor = 0, vector = 1, scalar = 2, sync = 3 };
+  /// Stream states of the status (docs/isa.md).
+  enum class State : std::uint8_t { idle = 0, run = 1, wait = 2, busy = 3, end = 4, halt = 5 };
+
+  struct Params {
+    unsigned parts = 4;
+    std::uint32_t sbuf_bytes = 1024;   ///< per partition
+    std::uint32_t psum_bytes = 512;    ///< per partition: banks x bank bytes
+    unsigned queues = 2;
+    std::uint32_t hbm_bytes = 65536;
+    unsigned imem_depth = 256;
+    std::uint32_t dma_max_len = 65536;
+  };
+  using te_cmd_t = sv::te_pkg::te_cmd_t;
+  using instr_t = sv::le_pkg::instr_t;
+  using desc_t = sv::dma_pkg::desc_t;
+
+  /// One stream's status (st_o).
+  struct StreamStatus {
+    State state = State::idle;
+    std::uint32_t pc = 0;
+    unsigned wait_sem = 0;
+    std::uint32_t wait_val = 0;
+    bool operator==(const StreamStatus&) const = default;
+  };
+
+  struct In {
+    bool rst_ni = false;
+    bool start_i = false;
+    // instruction memories (before start)
+    bool im_valid_i = false;
+    unsigned im_stream_i = 0;
+    std::uint32_t im_addr_i = 0;
+    Bits im_data_i;
+    // the engines
+    bool te_cmd_ready_i = false, te_ls_done_i = false, te_mm_done_i = false, te_err_i = false;
+    unsigned te_ls_done_tag_i = 0, te_mm_done_tag_i = 0, te_err_tag_i = 0, te_err_code_i = 0;
+    bool ve_cmd_ready_i = false, ve_done_i = false, ve_err_i = false;
+    unsigned ve_done_tag_i = 0, ve_err_tag_i = 0, ve_err_code_i = 0;
+    bool se_cmd_ready_i = false, se_done_i = false, se_err_i = false;
+    unsigned se_done_tag_i = 0, se_err_tag_i = 0, se_err_code_i = 0;
+    // the DMA
+    bool dma_desc_ready_i = false;
+    std::uint64_t dma_q_idle_i = 0;
+    bool sem_add_valid_i = false;  ///< a descriptor's completion write: add sem_add_val_i to sem_add_idx_i
+    unsigned sem_add_idx_i = 0;
+    std::uint32_t sem_add_val_i = 0;
+    bool operator==(const In&) const = default;
+  };
+  struct Out {
+    bool te_cmd_valid_o = false;
+    te_cmd_t te_cmd_o;
+    bool ve_cmd_valid_o = false;
+    instr_t ve_cmd_o;
+    bool se_cmd_valid_o = false;
+    instr_t se_cmd_o;
+    bool dma_desc_valid_o = false;
+    unsigned dma_desc_queue_o = 0;
+    desc_t dma_desc_o;
+    bool running_o = false, done_o = false, err_o = false;
+    unsigned err_code_o = 0, err_detail_o = 0, err_stream_o = 0;
+    std::uint32_t err_pc_o = 0;
+    std::array<StreamStatus, kStreams> st_o{};
+    std::array<std::uint32_t, kSems> sem_o{};
+    // observation (for traces and figures; not RTL ports)
+    std::array<bool, kStreams> issue{};         ///< the stream's head issues this cycle
+    std::array<std::uint32_t, kStreams> issue_pc{};
+    std::array<unsigned, kStreams> issue_tag{};
+  };
+
+  explicit Control(Params p);
+  const Params& params() const { return p_; }
+  In make_in() const;
+  Out make_out() const { return Out{}; }
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  /// Completions reported this cycle as (stream, pc) (for traces).
+  std::vector<std::pair<unsigned, std::uint32_t>> completions(const In& in) const;
+
+  /// The unit commands of an instruction word (docs/isa.md, "The instruction format").
+  static te_cmd_t te_cmd(const Bits& w, unsigned tag);
+  static instr_t lane_cmd(const Bits& w, unsigned tag);
+  static desc_t dma_desc(const Bits& w);
+
+ private:
+  struct Slot {
+    bool busy = false;
+    std::uint32_t pc = 0;
+    bool post_en = false;
+    unsigned post_sem = 0, post_val = 0;
+  };
+  struct Head {
+    bool valid = false;
+    std::uint32_t pc = 0;
+    Bits word;
+  };
+  /// What the control decides this cycle (eval's work, shared with tick).
+  struct Step {
+    std::array<Head, kStreams> head;
+    std::array<bool, kStreams> fetch{}, issue{}, valid{}, wait_ok{};
+    bool err_now = false;
+    unsigned err_code = 0, err_detail = 0, err_stream = 0;
+    std::uint32_t err_pc = 0;
+    std::array<std::uint64_t, kSems> add{};
+    bool any_add = false;
+    bool done = false;
+  };
+  void decide(const In& in, Step& st, Out* out) const;
+  unsigned unit_check(unsigned s, const Bits& w, unsigned& detail) const;
+  bool in_flight() const;
+  void reset();
+
+  Params p_;
+  std::array<std::vector<Bits>, kStreams> imem_;
+  std::array<common::StreamFifo, kStreams> q_;
+  std::array<std::uint32_t, kStreams> pc_q_{};
+  std::array<bool, kStreams> fetched_end_q_{}, ended_q_{};
+  std::array<std::array<Slot, kTags>, 3> slot_q_{};  ///< tensor, vector, scalar
+  std::array<unsigned, 3> tag_q_{};
+  std::array<std::uint32_t, kSems> sem_q_{};
+  bool running_q_ = false, err_q_ = false;
+  unsigned err_code_q_ = 0, err_detail_q_ = 0, err_stream_q_ = 0;
+  std::uint32_t err_pc_q_ = 0;
+  vector::Shape vshape_, sshape_;
+  dma::Geometry geo_;
+};
+
+}  // namespace trn::core

@@ -1,0 +1,149 @@
+#include "core/neuron_core.hpp"
+
+#include <stdexcept>
+
+#include "isa/isa.hpp"
+
+namespace trn::core {
+
+NeuronCore::Params NeuronCore::Params::of(const cfg::Arch& a) {
+  Params p;
+  p.core = Core::Params::of(a);
+  p.imem_depth = a.imem_depth;
+  return p;
+}
+
+namespace {
+Control::Params ctl_params(const NeuronCore::Params& p) {
+  Control::Params c;
+  c.parts = p.core.parts;
+  c.sbuf_bytes = p.core.sbuf_bytes;
+  c.psum_bytes = p.core.psum_banks * p.core.psum_bank_bytes;
+  c.queues = p.core.queues;
+  c.hbm_bytes = p.core.hbm_bytes;
+  c.imem_depth = p.imem_depth;
+  return c;
+}
+}  // namespace
+
+NeuronCore::NeuronCore(Params p)
+    : p_(p), ctl_(ctl_params(p)), core_(p.core), ci_(ctl_.make_in()), co_(ctl_.make_out()), ki_(core_.make_in()),
+      ko_(core_.make_out()) {}
+
+NeuronCore::In NeuronCore::make_in() const {
+  In in;
+  in.im_data_i = Bits(isa::tbl::kInstBits);
+  in.hbm_r_data_i = Bits(8 * p_.core.beat_bytes);
+  return in;
+}
+
+NeuronCore::Out NeuronCore::make_out() const {
+  Out o;
+  o.hbm_wr_data_o = Bits(8 * p_.core.beat_bytes);
+  return o;
+}
+
+void NeuronCore::settle(const In& in) const {
+  const unsigned qmask = p_.core.queues > 1 ? (1u << (32 - __builtin_clz(p_.core.queues - 1))) - 1 : 0;
+  bool first = true;
+  for (unsigned pass = 0;; ++pass) {
+    if (pass == 8) throw std::logic_error("neuron core model: the wiring did not settle in 8 passes");
+    // the control's inputs: the top's, and the core's outputs
+    Control::In c = ctl_.make_in();
+    c.rst_ni = in.rst_ni;
+    c.start_i = in.start_i;
+    c.im_valid_i = in.im_valid_i;
+    c.im_stream_i = in.im_stream_i;
+    c.im_addr_i = in.im_addr_i;
+    c.im_data_i = in.im_data_i;
+    if (!first) {
+      c.te_cmd_ready_i = ko_.te_cmd_ready_o;
+      c.te_ls_done_i = ko_.te_ls_done_o;
+      c.te_ls_done_tag_i = static_cast<unsigned>(ko_.te_ls_done_tag_o);
+      c.te_mm_done_i = ko_.te_mm_done_o;
+      c.te_mm_done_tag_i = static_cast<unsigned>(ko_.te_mm_done_tag_o);
+      c.te_err_i = ko_.te_err_o;
+      c.te_err_tag_i = static_cast<unsigned>(ko_.te_err_tag_o);
+      c.te_err_code_i = static_cast<unsigned>(ko_.te_err_code_o);
+      c.ve_cmd_ready_i = ko_.ve_cmd_ready_o;
+      c.ve_done_i = ko_.ve_done_o;
+      c.ve_done_tag_i = static_cast<unsigned>(ko_.ve_done_tag_o);
+      c.ve_err_i = ko_.ve_err_o;
+      c.ve_err_tag_i = static_cast<unsigned>(ko_.ve_err_tag_o);
+      c.ve_err_code_i = static_cast<unsigned>(ko_.ve_err_code_o);
+      c.se_cmd_ready_i = ko_.se_cmd_ready_o;
+      c.se_done_i = ko_.se_done_o;
+      c.se_done_tag_i = static_cast<unsigned>(ko_.se_done_tag_o);
+      c.se_err_i = ko_.se_err_o;
+      c.se_err_tag_i = static_cast<unsigned>(ko_.se_err_tag_o);
+      c.se_err_code_i = static_cast<unsigned>(ko_.se_err_code_o);
+      c.dma_desc_ready_i = ko_.dma_desc_ready_o;
+      c.dma_q_idle_i = ko_.dma_q_idle_o;
+      c.sem_add_valid_i = ko_.hbm_wr_valid_o && ko_.hbm_wr_info_o.sem;
+      c.sem_add_idx_i = static_cast<unsigned>((ko_.hbm_wr_o.addr >> 2) % Control::kSems);
+      c.sem_add_val_i = static_cast<std::uint32_t>(ko_.hbm_wr_data_o.slice(0, 32));
+    }
+    const bool ctl_same = !first && c == ci_;
+    if (!ctl_same) {
+      ci_ = std::move(c);
+      ctl_.eval(ci_, co_);
+    }
+    // the core's inputs: the control's commands and the top's
+    Core::In k = core_.make_in();
+    k.rst_ni = in.rst_ni;
+    k.te_cmd_valid_i = co_.te_cmd_valid_o;
+    k.te_cmd_i = co_.te_cmd_o;
+    k.ve_cmd_valid_i = co_.ve_cmd_valid_o;
+    k.ve_cmd_i = co_.ve_cmd_o;
+    k.se_cmd_valid_i = co_.se_cmd_valid_o;
+    k.se_cmd_i = co_.se_cmd_o;
+    k.dma_desc_valid_i = co_.dma_desc_valid_o;
+    k.dma_desc_queue_i = co_.dma_desc_queue_o & qmask;
+    k.dma_desc_i = co_.dma_desc_o;
+    k.dma_cfg_strong_i = in.dma_cfg_strong_i;
+    k.dma_cfg_max_outst_i = in.dma_cfg_max_outst_i;
+    k.dma_q_clr_i = 0;
+    k.hbm_ar_ready_i = in.hbm_ar_ready_i;
+    k.hbm_r_valid_i = in.hbm_r_valid_i;
+    k.hbm_r_id_i = in.hbm_r_id_i;
+    k.hbm_r_data_i = in.hbm_r_data_i;
+    k.hbm_wr_ready_i = first ? in.hbm_wr_ready_i : (ko_.hbm_wr_info_o.sem ? true : in.hbm_wr_ready_i);
+    const bool core_same = !first && k == ki_;
+    if (ctl_same && core_same) return;
+    if (!core_same) {
+      ki_ = std::move(k);
+      core_.eval(ki_, ko_);
+    }
+    first = false;
+  }
+}
+
+void NeuronCore::eval(const In& in, Out& out) const {
+  settle(in);
+  out.running_o = co_.running_o;
+  out.done_o = co_.done_o;
+  out.err_o = co_.err_o;
+  out.err_code_o = co_.err_code_o;
+  out.err_detail_o = co_.err_detail_o;
+  out.err_stream_o = co_.err_stream_o;
+  out.err_pc_o = co_.err_pc_o;
+  out.st_o = co_.st_o;
+  out.sem_o = co_.sem_o;
+  out.hbm_ar_valid_o = ko_.hbm_ar_valid_o;
+  out.hbm_ar_o = ko_.hbm_ar_o;
+  out.hbm_r_ready_o = ko_.hbm_r_ready_o;
+  out.hbm_wr_valid_o = ko_.hbm_wr_valid_o && !ko_.hbm_wr_info_o.sem;
+  out.hbm_wr_o = ko_.hbm_wr_o;
+  out.hbm_wr_data_o = ko_.hbm_wr_data_o;
+  out.hbm_wr_info_o = ko_.hbm_wr_info_o;
+}
+
+void NeuronCore::tick(const In& in) {
+  settle(in);
+  const Control::In c = ci_;
+  const Core::In k = ki_;
+  ctl_.tick(c);
+  core_.tick(k);
+}
+
+}  // namespace trn::core

@@ -1,0 +1,86 @@
+// trn::core::NeuronCore — cycle-exact model of rtl/core/neuron_core.sv: the NeuronCore with its
+// control (docs/isa.md), composed from trn::core::Control and the datapath trn::core::Core
+// through their ports.
+//
+// Wiring, as in the RTL:
+//   - the control's command outputs drive the engines' command ports and the DMA's descriptor port
+//     (queue: the low bits the DMA takes); the engines' ready, done and err outputs and the DMA's
+//     queue idle flags go back to the control;
+//   - a descriptor's completion write on the core's HBM port (hbm_wr_info_o.sem) never leaves the
+//     NeuronCore: it is accepted at once and becomes the semaphore addition of its data's low 32
+//     bits to semaphore (address / 4) mod 32;
+//   - everything else on the HBM port passes through.
+// Evaluation: the control, then the core, repeated until neither's inputs change (two passes: the
+// control's commands do not depend on the engines' ready).
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "core/control.hpp"
+#include "core/core.hpp"
+
+namespace trn::core {
+
+class NeuronCore {
+ public:
+  struct Params {
+    Core::Params core;
+    unsigned imem_depth = 256;
+    static Params of(const cfg::Arch& a);
+  };
+  struct In {
+    bool rst_ni = false;
+    bool start_i = false;
+    bool im_valid_i = false;
+    unsigned im_stream_i = 0;
+    std::uint32_t im_addr_i = 0;
+    Bits im_data_i;
+    std::uint64_t dma_cfg_strong_i = 0, dma_cfg_max_outst_i = 0;
+    bool hbm_ar_ready_i = false, hbm_r_valid_i = false;
+    std::uint64_t hbm_r_id_i = 0;
+    Bits hbm_r_data_i;
+    bool hbm_wr_ready_i = false;
+  };
+  struct Out {
+    bool running_o = false, done_o = false, err_o = false;
+    unsigned err_code_o = 0, err_detail_o = 0, err_stream_o = 0;
+    std::uint32_t err_pc_o = 0;
+    std::array<Control::StreamStatus, Control::kStreams> st_o{};
+    std::array<std::uint32_t, Control::kSems> sem_o{};
+    bool hbm_ar_valid_o = false;
+    Core::rd_req_t hbm_ar_o;
+    bool hbm_r_ready_o = false;
+    bool hbm_wr_valid_o = false;
+    Core::wr_req_t hbm_wr_o;
+    Bits hbm_wr_data_o;
+    Core::wr_info_t hbm_wr_info_o;
+  };
+
+  explicit NeuronCore(Params p);
+  const Params& params() const { return p_; }
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  const Control& control() const { return ctl_; }
+  const Core& core() const { return core_; }
+  /// The control's and the core's ports as wired in the last eval().
+  const Control::In& ctl_in() const { return ci_; }
+  const Control::Out& ctl_out() const { return co_; }
+  const Core::In& core_in() const { return ki_; }
+  const Core::Out& core_out() const { return ko_; }
+
+ private:
+  void settle(const In& in) const;
+  Params p_;
+  Control ctl_;
+  Core core_;
+  mutable Control::In ci_;
+  mutable Control::Out co_;
+  mutable Core::In ki_;
+  mutable Core::Out ko_;
+};
+
+}  // namespace trn::core
