@@ -1,12 +1,14 @@
 // Boost.Test units of the NeuronCore control on the model alone (trn::core::ProgramRunner over
-// trn::core::NeuronCore): a matmul kernel written in assembly — four streams meeting through
-// semaphores — against the units' functional references; semaphore additions from several
+// trn::core::NeuronCore): kernels/matmul.s — four streams meeting through semaphores — against
+// the units' functional references; semaphore additions from several
 // sources in one cycle; and each error: illegal instruction, a lane instruction and a descriptor
 // refused at decode, a tensor engine refusal, deadlock, running past the instruction memory. Each
 // error names its stream and pc, and nothing issues after it.
 #include <boost/test/unit_test.hpp>
 
+#include <fstream>
 #include <random>
+#include <sstream>
 
 #include "core/program_runner.hpp"
 #include "numerics/arith.hpp"
@@ -20,41 +22,15 @@ using namespace trn;
 
 namespace {
 
-const char* kMatmul = R"(
-; C[M, N] = gelu(0.5 * W[K, M]^T X[K, N]) in BF16 (K = M = PARTS, N = MAX_N)
-.const K = PARTS
-.const M = PARTS
-.const N = MAX_N
-.const AW = 0            ; SBUF: W, row k in partition k
-.const AX = 2 * M        ; X, element (k, n) in partition k at AX + 2n
-.const AY = AX + 2 * N   ; the result, row m in partition m
-.const HW = 0            ; HBM: W row-major [K][M]
-.const HX = 2 * K * M    ; X^T row-major [N][K]
-.const HY = HX + 2 * N * K
-.sem w_in, x_in, mm, ev, out
 
-.stream sync
-loads:
-.for k = 0, K
-    dma_start queue=0 src=hbm:HW+2*M*k dst=sbuf:sb(k, AW) len=2*M stype=bf16 dtype=bf16 dsem=w_in+=1
-.endfor
-    dma_start queue=1%QUEUES src=hbm:HX dst=sbuf:sb(0, AX) len=2*N*K stype=bf16 dtype=bf16 layout=col2 cols=K dsem=x_in+=1
-stores:
-.for m = 0, M
-    dma_start queue=m%QUEUES src=sbuf:sb(m, AY) dst=hbm:HY+2*N*m len=2*N stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=1
-.endfor
-    sem_wait wait=out>=M
-    end
-
-.stream tensor
-    load_stationary t=AW:bf16 k=K m=M wait=w_in>=K
-    multiply_moving t=AX:bf16 n=N bank=2 wait=x_in>=1 post=mm+=1
-    end
-
-.stream scalar
-    activate pc=M size=N a=psum:2*PSUM_BANK_BYTES:fp32 a.stride=1 o=sbuf:AY:bf16 o.stride=1 func=gelu imm0=f32(0.5) wait=mm>=1 post=ev+=1
-    end
-)";
+/// A kernel of kernels/ as text.
+std::string kernel(const char* name) {
+  std::ifstream f(std::string(TRN_KERNELS_DIR) + "/" + name);
+  BOOST_REQUIRE_MESSAGE(f, "cannot open kernels/" << name);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
 
 core::NeuronCore::Params params(const char* cfg) { return core::NeuronCore::Params::of(cfg::find(cfg)->arch); }
 
@@ -121,7 +97,7 @@ BOOST_AUTO_TEST_CASE(matmul_program_tiny_matches_the_units_references) {
   vector::FunctionalReference sref(r.nc().core().se().shape());
   BOOST_REQUIRE(sref.execute(act, sb, &ps) == vector::Err::none);
 
-  const isa::Program p = assemble(kMatmul, "tiny");
+  const isa::Program p = assemble(kernel("matmul.s"), "tiny");
   r.load(p);
   const core::RunResult res = r.run(100000);
   BOOST_TEST_REQUIRE(res.ok, res.what);

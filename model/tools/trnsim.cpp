@@ -33,6 +33,7 @@ using namespace trn::numerics;
 namespace trn::tools {
 int cmd_collective(int argc, char** argv);
 int cmd_asm(int argc, char** argv);
+int cmd_run(int argc, char** argv);
 }
 
 namespace {
@@ -49,6 +50,7 @@ Commands:
   collective    collective benchmarks (all-reduce, ...) on a preset's system (trnsim collective --help)
   asm           assemble a NeuronCore program: trnsim asm FILE.s -o FILE.bin (trnsim asm --help)
   disasm        disassemble a NeuronCore program: trnsim disasm FILE.bin
+  run           run a NeuronCore program on the model alone, with its timeline (trnsim run --help)
 
 convert options:
   --to FMT          target format: bf16 fp16 e5m2 e4m3 e4m3fn e3m4 e2m1 e8m0 tf32 (and ml_dtypes names)
@@ -370,6 +372,7 @@ int main(int argc, char** argv) {
     if (argc >= 2 && std::string(argv[1]) == "collective") return trn::tools::cmd_collective(argc, argv);
     if (argc >= 2 && (std::string(argv[1]) == "asm" || std::string(argv[1]) == "disasm"))
       return trn::tools::cmd_asm(argc, argv);
+    if (argc >= 2 && std::string(argv[1]) == "run") return trn::tools::cmd_run(argc, argv);
     const Args a = parse(argc, argv);
     if (a.cmd == "--help" || a.cmd == "-h") {
       fmt::print("{}", kUsage);

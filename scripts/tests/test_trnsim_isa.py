@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""`trnsim asm`, `trnsim disasm` and `trnsim run` from the command line (docs/isa.md).
+
+Checks: kernels/matmul.s assembles in every configuration, its disassembly assembles back to the
+same bytes; `trnsim run` finishes it on the model with HBM data loaded from a file and dumps the
+result; its TRACE timeline is valid trace-event JSON with one instruction slice per executed
+instruction (every instruction of the program: it has no branches), a slice per DMA descriptor
+and the semaphore waits; a program that deadlocks exits 1 naming the waiting streams; and bad
+input (a syntax error, an unknown option, a missing or malformed binary, an unknown
+configuration) is one line on stderr with exit status 2.
+
+Usage: test_trnsim_isa.py [--trnsim PATH]
+"""
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from trnsim_cli import ROOT, Checks, trnsim_path  # noqa: E402
+
+check = Checks("trnsim asm/disasm/run")
+
+
+def main():
+    trnsim = trnsim_path("test_trnsim_isa", __doc__)
+
+    def run(*args, env=None):
+        p = subprocess.run([str(trnsim), *args], capture_output=True, text=True, timeout=600,
+                           env={**os.environ, **(env or {})})
+        return p.returncode, p.stdout, p.stderr
+
+    kernel = ROOT / "kernels" / "matmul.s"
+    with tempfile.TemporaryDirectory() as td:
+        t = Path(td)
+        for cfg in ("tiny", "small", "full"):
+            rc, _, err = run("asm", str(kernel), "-o", str(t / f"mm_{cfg}.bin"), "--config", cfg)
+            check(rc == 0, f"asm kernels/matmul.s --config {cfg} (exit {rc} {err.strip()})")
+        rc, text, _ = run("disasm", str(t / "mm_small.bin"))
+        check(rc == 0 and ".stream tensor" in text and "multiply_moving" in text, "disasm prints the program")
+        (t / "back.s").write_text(text)
+        rc, _, _ = run("asm", str(t / "back.s"), "-o", str(t / "back.bin"), "--config", "small")
+        check(rc == 0 and (t / "back.bin").read_bytes() == (t / "mm_small.bin").read_bytes(),
+              "the disassembly assembles back to the same bytes")
+
+        # run on the model: W and X^T (BF16 codes) from a file, C dumped
+        K = M = 4
+        N = 16
+        rnd = random.Random(5)
+        words = [rnd.choice([0x3F80, 0xBF80, 0x4000, 0x3F00, 0x0000, 0xBE00]) for _ in range(K * M + N * K)]
+        (t / "in.bin").write_bytes(b"".join(struct.pack("<H", w) for w in words))
+        hy = 2 * K * M + 2 * N * K
+        trace = t / "tl.json"
+        rc, out, err = run("run", str(t / "mm_tiny.bin"), "--config", "tiny", "--hbm", f"{t / 'in.bin'}@0",
+                           "--dump", f"{hy}:{2 * M * N}@{t / 'out.bin'}", env={"TRACE": str(trace)})
+        check(rc == 0 and "done in" in out, f"run finishes the kernel (exit {rc}: {out.strip()[:200]} {err.strip()})")
+        res = (t / "out.bin").read_bytes() if (t / "out.bin").exists() else b""
+        check(len(res) == 2 * M * N and any(res), "the result is dumped and not all zero")
+        try:
+            tl = json.loads(trace.read_text())
+            ev = tl["traceEvents"]
+        except (OSError, ValueError, KeyError) as e:
+            check(False, f"the timeline parses as trace-event JSON ({e})")
+            return check.finish()
+        check(True, "the timeline parses as trace-event JSON")
+        insts = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "inst"]
+        # every instruction runs once (the program has no branches); an empty stream runs a lone end
+        counts = struct.unpack_from("<4I", (t / "mm_tiny.bin").read_bytes(), 8)
+        expected = sum(c if c else 1 for c in counts)
+        check(len(insts) == expected, f"one instruction slice per executed instruction ({len(insts)} == {expected})")
+        per_stream = {s: sum(1 for e in insts if e["args"]["stream"] == s) for s in ("tensor", "vector", "scalar", "sync")}
+        check(per_stream == {"tensor": counts[0] or 1, "vector": counts[1] or 1, "scalar": counts[2] or 1,
+                             "sync": counts[3] or 1}, f"each stream's slices on its own track {per_stream}")
+        dma = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "dma"]
+        n_dma = run("disasm", str(t / "mm_tiny.bin"))[1].count("dma_start")
+        check(len(dma) == n_dma, f"one slice per DMA descriptor ({len(dma)} == {n_dma})")
+        waits = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "wait"]
+        check(any(e["name"].startswith("wait mm>=") for e in waits), "the scalar stream's wait on mm is visible")
+        names = {e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+        check({"tensor", "vector", "scalar", "sync", "dma queue 0", "dma queue 1"} <= names,
+              f"a track per stream and per DMA queue {sorted(names)}")
+        check(all(e["dur"] >= 1 and e["ts"] >= 0 for e in ev if e.get("ph") == "X"), "every slice has a duration")
+
+        # a deadlock: exit 1, the streams and semaphores named
+        (t / "dead.s").write_text(".sem a, b\n.stream vector\n sem_wait wait=a>=1\n sem_add post=b+=1\n end\n"
+                                  ".stream scalar\n sem_wait wait=b>=1\n sem_add post=a+=1\n end\n")
+        rc, out, _ = run("run", str(t / "dead.s"))
+        check(rc == 1 and "error deadlock on the vector stream at pc 0" in out, f"a deadlock is reported ({out.strip()[:160]})")
+
+        # bad input
+        (t / "bad.s").write_text(".stream tensor\n    load_stationary k=1 m=\n")
+        rc, _, err = run("asm", str(t / "bad.s"), "-o", str(t / "x.bin"))
+        check(rc == 2 and err.strip().startswith(f"{t / 'bad.s'}:2:") and "expected a value" in err,
+              f"a syntax error names file:line:column ({err.strip()})")
+        rc, _, err = run("asm", str(kernel), "-o", str(t / "x.bin"), "--frobnicate")
+        check(rc == 2 and "unknown option" in err and len(err.strip().splitlines()) == 1, "an unknown option")
+        rc, _, err = run("disasm", str(t / "missing.bin"))
+        check(rc == 2 and "cannot open" in err, "a missing binary")
+        (t / "junk.bin").write_bytes(b"NOPE" + bytes(40))
+        rc, _, err = run("disasm", str(t / "junk.bin"))
+        check(rc == 2 and "byte 0" in err, "a file that is not a program names the byte")
+        rc, _, err = run("run", str(t / "mm_tiny.bin"), "--config", "huge")
+        check(rc == 2 and "unknown configuration 'huge'" in err, "an unknown configuration")
+        rc, _, err = run("run", str(t / "mm_tiny.bin"), "--dump", "0x7fffffff:16")
+        check(rc == 2 and "outside HBM" in err, "a dump outside HBM")
+    return check.finish()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
