@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "core/runner.hpp"
 #include "dma/desc.hpp"
 #include "vector/ops.hpp"
 
@@ -82,19 +83,10 @@ ProgramRunner::ProgramRunner(const NeuronCore::Params& p, dma::MemSystem::Params
 }
 
 void ProgramRunner::step() {
-  const auto& hp = hbm_.ports();
-  in_.hbm_ar_ready_i = hp.ar_ready;
-  in_.hbm_wr_ready_i = hp.wr_ready;
-  in_.hbm_r_valid_i = hp.r_valid;
-  in_.hbm_r_id_i = hp.r_id;
-  in_.hbm_r_data_i = Bits(8 * beat_);
-  if (hp.r_valid)
-    for (unsigned b = 0; b < beat_; ++b) in_.hbm_r_data_i.set_slice(8 * b, 8, hp.r_data[b]);
+  hbm_port_inputs(hbm_, beat_, in_);
   nc_.eval(in_, out_);
   if (on_cycle) on_cycle(nc_, out_, cycle_);
-  std::optional<dma::ReadReq> rd;
-  if (out_.hbm_ar_valid_o && in_.hbm_ar_ready_i)
-    rd = dma::ReadReq{dma::Space::hbm, out_.hbm_ar_o.addr, out_.hbm_ar_o.bytes, out_.hbm_ar_o.id};
+  const std::optional<dma::ReadReq> rd = hbm_port_read(in_, out_);
   std::optional<dma::Write> wr;
   if (out_.hbm_wr_valid_o && in_.hbm_wr_ready_i) {
     Core::Out o = nc_.core_out();

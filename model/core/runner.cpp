@@ -27,14 +27,7 @@ Runner::Runner(const Core::Params& p, dma::MemSystem::Params mp, std::uint64_t s
 
 void Runner::step() {
   // this cycle's inputs: the queues' heads and the HBM port
-  const auto& hp = hbm_.ports();
-  in_.hbm_ar_ready_i = hp.ar_ready;
-  in_.hbm_wr_ready_i = hp.wr_ready;
-  in_.hbm_r_valid_i = hp.r_valid;
-  in_.hbm_r_id_i = hp.r_id;
-  in_.hbm_r_data_i = Bits(8 * beat_);
-  if (hp.r_valid)
-    for (unsigned b = 0; b < beat_; ++b) in_.hbm_r_data_i.set_slice(8 * b, 8, hp.r_data[b]);
+  hbm_port_inputs(hbm_, beat_, in_);
   in_.te_cmd_valid_i = !te_q_.empty();
   if (!te_q_.empty()) in_.te_cmd_i = te_q_.front();
   in_.ve_cmd_valid_i = !ve_q_.empty();
@@ -60,9 +53,7 @@ void Runner::step() {
   te_done_ += out_.te_ls_done_o + out_.te_mm_done_o;
   ve_done_ += out_.ve_done_o;
   se_done_ += out_.se_done_o;
-  std::optional<dma::ReadReq> rd;
-  if (out_.hbm_ar_valid_o && in_.hbm_ar_ready_i)
-    rd = dma::ReadReq{dma::Space::hbm, out_.hbm_ar_o.addr, out_.hbm_ar_o.bytes, out_.hbm_ar_o.id};
+  const std::optional<dma::ReadReq> rd = hbm_port_read(in_, out_);
   std::optional<dma::Write> wr;
   if (out_.hbm_wr_valid_o && in_.hbm_wr_ready_i) wr = Core::hbm_write(out_, beat_);
   hbm_.observe(cycle_, rd, wr, out_.hbm_r_ready_o);

@@ -6,12 +6,32 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <utility>
 
 #include "core/core.hpp"
 #include "dma/memsys.hpp"
 
 namespace trn::core {
+
+/// A core top's HBM port served by trn::dma::MemSystem (Runner, ProgramRunner): this cycle's port
+/// inputs from the memory, and the read it accepts.
+template <class In>
+void hbm_port_inputs(const dma::MemSystem& m, unsigned beat, In& in) {
+  const auto& hp = m.ports();
+  in.hbm_ar_ready_i = hp.ar_ready;
+  in.hbm_wr_ready_i = hp.wr_ready;
+  in.hbm_r_valid_i = hp.r_valid;
+  in.hbm_r_id_i = hp.r_id;
+  in.hbm_r_data_i = Bits(8 * beat);
+  if (hp.r_valid)
+    for (unsigned b = 0; b < beat; ++b) in.hbm_r_data_i.set_slice(8 * b, 8, hp.r_data[b]);
+}
+template <class In, class Out>
+std::optional<dma::ReadReq> hbm_port_read(const In& in, const Out& o) {
+  if (!(o.hbm_ar_valid_o && in.hbm_ar_ready_i)) return std::nullopt;
+  return dma::ReadReq{dma::Space::hbm, o.hbm_ar_o.addr, o.hbm_ar_o.bytes, o.hbm_ar_o.id};
+}
 
 class Runner {
  public:

@@ -67,6 +67,17 @@ std::string read_text(const std::string& path) {
   return ss.str();
 }
 
+/// -D NAME=VALUE
+void add_define(std::map<std::string, std::int64_t>& defines, const std::string& d) {
+  const auto eq = d.find('=');
+  if (eq == std::string::npos || eq == 0) throw Usage(fmt::format("-D {}: expected NAME=VALUE", d));
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(d.c_str() + eq + 1, &end, 0);
+  if (*end || errno || eq + 1 == d.size()) throw Usage(fmt::format("-D {}: '{}' is not an integer", d, d.substr(eq + 1)));
+  defines[d.substr(0, eq)] = v;
+}
+
 }  // namespace
 
 int cmd_asm(int argc, char** argv) {
@@ -88,14 +99,7 @@ int cmd_asm(int argc, char** argv) {
       } else if (s == "--config" && cmd == "asm") {
         config = value();
       } else if (s.rfind("-D", 0) == 0 && cmd == "asm") {
-        const std::string d = s.size() > 2 ? s.substr(2) : value();
-        const auto eq = d.find('=');
-        if (eq == std::string::npos || eq == 0) throw Usage(fmt::format("-D {}: expected NAME=VALUE", d));
-        char* end = nullptr;
-        errno = 0;
-        const long long v = std::strtoll(d.c_str() + eq + 1, &end, 0);
-        if (*end || errno || eq + 1 == d.size()) throw Usage(fmt::format("-D {}: '{}' is not an integer", d, d.substr(eq + 1)));
-        defines[d.substr(0, eq)] = v;
+        add_define(defines, s.size() > 2 ? s.substr(2) : value());
       } else if (!s.empty() && s[0] == '-') {
         throw Usage(fmt::format("{}: unknown option '{}' (see trnsim {} --help)", cmd, s, cmd));
       } else if (in.empty()) {
@@ -186,13 +190,7 @@ int cmd_run(int argc, char** argv) {
         dumps.emplace_back(static_cast<std::uint32_t>(integer("--dump", v.substr(0, colon))),
                            static_cast<std::uint32_t>(integer("--dump", len)), at == std::string::npos ? "" : v.substr(at + 1));
       } else if (s.rfind("-D", 0) == 0) {
-        const std::string d = s.size() > 2 ? s.substr(2) : value();
-        const auto eq = d.find('=');
-        if (eq == std::string::npos || eq == 0) throw Usage(fmt::format("-D {}: expected NAME=VALUE", d));
-        char* end = nullptr;
-        const long long v = std::strtoll(d.c_str() + eq + 1, &end, 0);
-        if (*end || eq + 1 == d.size()) throw Usage(fmt::format("-D {}: '{}' is not an integer", d, d.substr(eq + 1)));
-        defines[d.substr(0, eq)] = v;
+        add_define(defines, s.size() > 2 ? s.substr(2) : value());
       } else if (!s.empty() && s[0] == '-') {
         throw Usage(fmt::format("run: unknown option '{}' (see trnsim run --help)", s));
       } else if (in.empty()) {
