@@ -316,18 +316,6 @@ void Control::eval(const In& in, Out& out) const {
   decide(in, st, &out);
 }
 
-std::vector<std::pair<unsigned, std::uint32_t>> Control::completions(const In& in) const {
-  std::vector<std::pair<unsigned, std::uint32_t>> v;
-  auto done = [&](unsigned e, bool d, unsigned tag) {
-    if (d && slot_q_[e][tag % kTags].busy) v.emplace_back(e, slot_q_[e][tag % kTags].pc);
-  };
-  done(0, in.te_ls_done_i, in.te_ls_done_tag_i);
-  done(0, in.te_mm_done_i, in.te_mm_done_tag_i);
-  done(1, in.ve_done_i, in.ve_done_tag_i);
-  done(2, in.se_done_i, in.se_done_tag_i);
-  return v;
-}
-
 void Control::tick(const In& in) {
   if (!in.rst_ni) {
     for (auto& q : q_) {

@@ -105,9 +105,6 @@ class Control {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  /// Completions reported this cycle as (stream, pc) (for traces).
-  std::vector<std::pair<unsigned, std::uint32_t>> completions(const In& in) const;
-
   /// The unit commands of an instruction word (docs/isa.md, "The instruction format").
   static te_cmd_t te_cmd(const Bits& w, unsigned tag);
   static instr_t lane_cmd(const Bits& w, unsigned tag);
