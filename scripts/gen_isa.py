@@ -22,6 +22,11 @@ KINDS = ("int", "flag", "dims", "sem")
 SYNTAXES = ("field", "wait", "post", "operand", "tile", "mem", "vecaddr")
 GROUP_ARITY = {"wait": 3, "post": 3, "operand": 3, "tile": 2, "mem": 2, "vecaddr": 2, "field": 1}
 UNITS = ("ctl", "tensor", "lane", "dma")
+# group keys whose first field enables the rest: with it zero, the rest must be zero too
+ENABLED = ("wait", "post", "vecaddr")
+# the control's stream states (the status st_o[s].state, docs/isa.md)
+STATES = ("idle", "run", "wait", "busy", "end", "halt")
+PC_BITS = 16
 BEGIN, END = "<!-- isa-table:begin -->", "<!-- isa-table:end -->"
 
 
@@ -123,12 +128,15 @@ class Isa:
             for k in keys:
                 if k not in self.keys or k in ("wait", "post"):
                     fail(f"{where}: unknown key '{k}'")
+            needs = o.get("needs", "")
+            if needs and (needs not in self.keys or self.keys[needs]["syntax"] not in ENABLED):
+                fail(f"{where}: needs '{needs}' is not a key with an enable")
             used = {"op", "wait_en", "wait_sem", "wait_val", "post_en", "post_sem", "post_val"}
             for k in keys:
                 used.update(self.keys[k]["fields"])
             self.ops.append({"name": name, "code": code, "streams": streams, "unit": unit,
                              "lane_op": int(o.get("lane_op", -1)), "issue": o["done"] == "issue",
-                             "keys": keys, "used": used, "doc": o.get("doc", "")})
+                             "keys": keys, "used": used, "needs": needs, "doc": o.get("doc", "")})
         self.errors = [(e["name"], int(e["code"]), e.get("doc", "")) for e in t.get("error", [])]
 
     def mask(self, used: set) -> int:
@@ -164,6 +172,22 @@ def emit_sv(isa: Isa) -> str:
     out.append(f"  typedef enum logic [{eb - 1}:0] {{")
     out.append(",\n".join(f"    CtlErr{camel(n)} = {eb}'d{c}" for n, c, _ in isa.errors))
     out.append("  } ctl_err_e;")
+    out.append("")
+    out.append(f"  localparam int unsigned PcBits = {PC_BITS};")
+    out.append("  // A stream's state in the status (docs/isa.md).")
+    out.append("  typedef enum logic [2:0] {")
+    out.append(",\n".join(f"    St{camel(s)} = 3'd{i}" for i, s in enumerate(STATES)))
+    out.append("  } ctl_state_e;")
+    out.append("")
+    out.append("  // One stream's status: its state, the pc of its head (or the next to fetch), and the")
+    out.append("  // semaphore and value its head waits for (0 when it has no wait).")
+    wv = isa.fields[isa.fidx["wait_val"]]["bits"]
+    out.append("  typedef struct packed {")
+    out.append("    ctl_state_e state;")
+    out.append(f"    logic [{PC_BITS - 1}:0] pc;")
+    out.append(f"    logic [{max(1, (isa.sems - 1).bit_length()) - 1}:0] wait_sem;")
+    out.append(f"    logic [{wv - 1}:0] wait_val;")
+    out.append("  } stream_status_t;")
     out.append("")
     out.append("  // One instruction; the first field is the most significant (bit 0 is the opcode's lowest).")
     out.append("  typedef struct packed {")
@@ -202,6 +226,22 @@ def emit_sv(isa: Isa) -> str:
     out.append("    endcase")
     out.append("  endfunction")
     out.append("")
+    out.append("  // What runs an op: the control itself, the tensor engine, a lane engine (vector or scalar),")
+    out.append("  // or the DMA.")
+    out.append("  typedef enum logic [1:0] {")
+    out.append(",\n".join(f"    Unit{camel(u)} = 2'd{i}" for i, u in enumerate(UNITS)))
+    out.append("  } unit_e;")
+    out.append("")
+    out.append(f"  function automatic unit_e op_unit(logic [{ob - 1}:0] op);")
+    out.append("    unique case (op)")
+    for u in UNITS[1:]:
+        ops = [f"Op{camel(o['name'])}" for o in isa.ops if o["unit"] == u]
+        if ops:
+            out.append(f"      {', '.join(ops)}: return Unit{camel(u)};")
+    out.append("      default: return UnitCtl;")
+    out.append("    endcase")
+    out.append("  endfunction")
+    out.append("")
     out.append("  // The lane engine's le_pkg::op_e of a lane op.")
     out.append(f"  function automatic logic [3:0] lane_op(logic [{ob - 1}:0] op);")
     out.append("    unique case (op)")
@@ -209,6 +249,26 @@ def emit_sv(isa: Isa) -> str:
         if o["unit"] == "lane":
             out.append(f"      Op{camel(o['name'])}: return 4'd{o['lane_op']};")
     out.append("      default: return 4'd0;")
+    out.append("    endcase")
+    out.append("  endfunction")
+    out.append("")
+    out.append("  // Are the enabled groups consistent: a group's other fields zero while its enable is off?")
+    out.append("  function automatic logic groups_ok(inst_t i);")
+    conds = []
+    for n, k in isa.keys.items():
+        if k["syntax"] in ENABLED:
+            en, rest = k["fields"][0], k["fields"][1:]
+            conds.append(f"(i.{en} || (" + " && ".join(f"i.{r} == '0" for r in rest) + "))")
+    out.append("    return " + "\n        && ".join(conds) + ";")
+    out.append("  endfunction")
+    out.append("")
+    out.append("  // Does op have the group it needs (sem_wait a wait, sem_add a post)?")
+    out.append(f"  function automatic logic needs_ok(inst_t i);")
+    out.append("    unique case (i.op)")
+    for o in isa.ops:
+        if o["needs"]:
+            out.append(f"      Op{camel(o['name'])}: return i.{isa.keys[o['needs']]['fields'][0]};")
+    out.append("      default: return 1'b1;")
     out.append("    endcase")
     out.append("  endfunction")
     out.append("")
@@ -295,6 +355,7 @@ def emit_hpp(isa: Isa) -> str:
     out.append("  Unit unit;")
     out.append("  int lane_op;        ///< le_pkg::op_e of a lane op, else -1")
     out.append("  bool done_at_issue; ///< its post is added when it issues")
+    out.append("  int needs;          ///< kKeys index of the group whose enable must be set, or -1")
     out.append("  unsigned nkeys;")
     out.append("  int keys[20];       ///< kKeys indices, in the order the disassembler prints them")
     out.append("  const char* doc;")
@@ -306,7 +367,7 @@ def emit_hpp(isa: Isa) -> str:
         if len(ks) > 20:
             fail(f"op {o['name']}: more than 20 keys")
         out.append(f"  {{{cstr(o['name'])}, {o['code']:#x}, {sm:#x}, Unit::{o['unit']}, {o['lane_op']}, "
-                   f"{'true' if o['issue'] else 'false'}, {len(ks)}, {{{', '.join(map(str, ks))}}}, {cstr(o['doc'])}}},")
+                   f"{'true' if o['issue'] else 'false'}, {key_ids[o['needs']] if o['needs'] else -1}, {len(ks)}, {{{', '.join(map(str, ks))}}}, {cstr(o['doc'])}}},")
     out.append("};")
     out.append(f"inline constexpr unsigned kOpCount = {len(isa.ops)};")
     out.append("")

@@ -53,7 +53,8 @@ const std::vector<int>& lane_map() {
 Control::Control(Params p)
     : p_(p),
       q_{common::StreamFifo({kPcBits + kInstBits, kQueueDepth}), common::StreamFifo({kPcBits + kInstBits, kQueueDepth}),
-         common::StreamFifo({kPcBits + kInstBits, kQueueDepth}), common::StreamFifo({kPcBits + kInstBits, kQueueDepth})} {
+         common::StreamFifo({kPcBits + kInstBits, kQueueDepth}),
+         common::StreamFifo({kPcBits + kInstBits, kQueueDepth})} {
   for (auto& m : imem_) m.assign(p_.imem_depth, Bits(kInstBits));
   vshape_ = vector::Shape{vector::Engine::vector, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
   sshape_ = vector::Shape{vector::Engine::scalar, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
@@ -83,7 +84,7 @@ Control::te_cmd_t Control::te_cmd(const Bits& w, unsigned tag) {
   te_cmd_t c;
   const tbl::Op* o = op_of(w);
   c.op = (o && std::strcmp(o->name, "multiply_moving") == 0) ? sv::te_pkg::te_op_e::TeMultiplyMoving
-                                                              : sv::te_pkg::te_op_e::TeLoadStationary;
+                                                             : sv::te_pkg::te_op_e::TeLoadStationary;
   c.tag = static_cast<std::uint8_t>(tag);
   c.fmt = static_cast<std::uint8_t>(f(w, tbl::kF_a_fmt));
   c.bias = static_cast<std::uint8_t>(f(w, tbl::kF_a_bias));
@@ -108,9 +109,12 @@ Control::instr_t Control::lane_cmd(const Bits& w, unsigned tag) {
   c.visit([&](const char* name, auto& field, unsigned, unsigned) {
     using T = std::decay_t<decltype(field)>;
     const int idx = map[i++];
-    if (std::strcmp(name, "op") == 0) field = static_cast<T>(o && o->lane_op >= 0 ? o->lane_op : 0);
-    else if (std::strcmp(name, "tag") == 0) field = static_cast<T>(tag);
-    else if (idx >= 0) field = static_cast<T>(f(w, static_cast<unsigned>(idx)));
+    if (std::strcmp(name, "op") == 0)
+      field = static_cast<T>(o && o->lane_op >= 0 ? o->lane_op : 0);
+    else if (std::strcmp(name, "tag") == 0)
+      field = static_cast<T>(tag);
+    else if (idx >= 0)
+      field = static_cast<T>(f(w, static_cast<unsigned>(idx)));
   });
   return c;
 }
@@ -217,8 +221,8 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   for (unsigned s = 0; s < kStreams; ++s) {
     const Head& h = st.head[s];
     st.fetch[s] = go && !fetched_end_q_[s] && qo[s].push_ready_o && pc_q_[s] < p_.imem_depth;
-    st.wait_ok[s] = !f(h.word, tbl::kF_wait_en) ||
-                    sem_q_[f(h.word, tbl::kF_wait_sem) % kSems] >= f(h.word, tbl::kF_wait_val);
+    st.wait_ok[s] =
+        !f(h.word, tbl::kF_wait_en) || sem_q_[f(h.word, tbl::kF_wait_sem) % kSems] >= f(h.word, tbl::kF_wait_val);
     const tbl::Op* o = op_of(h.word);
     unit_op[s] = o && o->unit != tbl::Unit::ctl;
     tag_free[s] = !(s < 3 && unit_op[s]) || !slot_q_[s][tag_q_[s]].busy;
@@ -294,16 +298,22 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   for (unsigned s = 0; s < kStreams; ++s) {
     const Head& h = st.head[s];
     StreamStatus& ss = o.st_o[s];
-    if (err_q_) ss.state = State::halt;
-    else if (ended_q_[s]) ss.state = State::end;
-    else if (!running_q_) ss.state = State::idle;
-    else if (h.valid && !st.wait_ok[s]) ss.state = State::wait;
-    else if (h.valid && unit_op[s] && !(ready[s] && tag_free[s])) ss.state = State::busy;
-    else ss.state = State::run;
-    ss.pc = h.valid ? h.pc : pc_q_[s];
+    if (err_q_)
+      ss.state = State::StHalt;
+    else if (ended_q_[s])
+      ss.state = State::StEnd;
+    else if (!running_q_)
+      ss.state = State::StIdle;
+    else if (h.valid && !st.wait_ok[s])
+      ss.state = State::StWait;
+    else if (h.valid && unit_op[s] && !(ready[s] && tag_free[s]))
+      ss.state = State::StBusy;
+    else
+      ss.state = State::StRun;
+    ss.pc = static_cast<std::uint16_t>(h.valid ? h.pc : pc_q_[s]);
     const bool w = h.valid && f(h.word, tbl::kF_wait_en);
-    ss.wait_sem = w ? static_cast<unsigned>(f(h.word, tbl::kF_wait_sem)) : 0;
-    ss.wait_val = w ? static_cast<std::uint32_t>(f(h.word, tbl::kF_wait_val)) : 0;
+    ss.wait_sem = static_cast<std::uint8_t>(w ? f(h.word, tbl::kF_wait_sem) : 0);
+    ss.wait_val = static_cast<std::uint32_t>(w ? f(h.word, tbl::kF_wait_val) : 0);
     o.issue[s] = st.issue[s];
     o.issue_pc[s] = h.pc;
     o.issue_tag[s] = s < 3 ? tag_q_[s] : 0;
@@ -313,10 +323,36 @@ void Control::decide(const In& in, Step& st, Out* out) const {
 
 void Control::eval(const In& in, Out& out) const {
   Step st;
+  if (!in.rst_ni && (running_q_ || err_q_ || differs_from_reset())) {
+    // asynchronous reset: the outputs of the reset state (the instruction memories keep theirs)
+    Control r(*this);
+    r.reset();
+    r.decide(in, st, &out);
+    return;
+  }
   decide(in, st, &out);
 }
 
+bool Control::differs_from_reset() const {
+  for (unsigned s = 0; s < kStreams; ++s)
+    if (pc_q_[s] || fetched_end_q_[s] || ended_q_[s]) return true;
+  for (const auto& e : slot_q_)
+    for (const auto& sl : e)
+      if (sl.busy || sl.pc || sl.post_en || sl.post_sem || sl.post_val) return true;
+  for (unsigned e = 0; e < 3; ++e)
+    if (tag_q_[e]) return true;
+  for (auto v : sem_q_)
+    if (v) return true;
+  return err_code_q_ || err_detail_q_ || err_stream_q_ || err_pc_q_;
+}
+
 void Control::tick(const In& in) {
+  // the instruction memories (not reset)
+  if (in.im_valid_i && in.im_stream_i < kStreams && in.im_addr_i < p_.imem_depth) {
+    Bits w(kInstBits);
+    w.copy(0, in.im_data_i, 0, kInstBits);
+    imem_[in.im_stream_i][in.im_addr_i] = std::move(w);
+  }
   if (!in.rst_ni) {
     for (auto& q : q_) {
       common::StreamFifo::In qi = q.make_in();
@@ -327,12 +363,6 @@ void Control::tick(const In& in) {
   }
   Step st;
   decide(in, st, nullptr);
-  // the instruction memories
-  if (in.im_valid_i && in.im_stream_i < kStreams && in.im_addr_i < p_.imem_depth) {
-    Bits w(kInstBits);
-    w.copy(0, in.im_data_i, 0, kInstBits);
-    imem_[in.im_stream_i][in.im_addr_i] = std::move(w);
-  }
   // the queues: push the fetched word, pop the issued head
   for (unsigned s = 0; s < kStreams; ++s) {
     common::StreamFifo::In qi = q_[s].make_in();

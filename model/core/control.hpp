@@ -29,13 +29,15 @@ class Control {
  public:
   static constexpr unsigned kStreams = 4, kSems = 32, kTags = 16, kQueueDepth = 2, kPcBits = 16;
   enum Stream : unsigned { tensor = 0, vector = 1, scalar = 2, sync = 3 };
-  /// Stream states of the status (docs/isa.md).
-  enum class State : std::uint8_t { idle = 0, run = 1, wait = 2, busy = 3, end = 4, halt = 5 };
+  /// Stream states of the status (docs/isa.md): StIdle, StRun, StWait, StBusy, StEnd, StHalt.
+  using State = sv::isa_pkg::ctl_state_e;
+  /// One stream's status (st_o[s]): state, pc, and the semaphore and value its head waits for.
+  using StreamStatus = sv::isa_pkg::stream_status_t;
 
   struct Params {
     unsigned parts = 4;
-    std::uint32_t sbuf_bytes = 1024;   ///< per partition
-    std::uint32_t psum_bytes = 512;    ///< per partition: banks x bank bytes
+    std::uint32_t sbuf_bytes = 1024;  ///< per partition
+    std::uint32_t psum_bytes = 512;   ///< per partition: banks x bank bytes
     unsigned queues = 2;
     std::uint32_t hbm_bytes = 65536;
     unsigned imem_depth = 256;
@@ -44,15 +46,6 @@ class Control {
   using te_cmd_t = sv::te_pkg::te_cmd_t;
   using instr_t = sv::le_pkg::instr_t;
   using desc_t = sv::dma_pkg::desc_t;
-
-  /// One stream's status (st_o).
-  struct StreamStatus {
-    State state = State::idle;
-    std::uint32_t pc = 0;
-    unsigned wait_sem = 0;
-    std::uint32_t wait_val = 0;
-    bool operator==(const StreamStatus&) const = default;
-  };
 
   struct In {
     bool rst_ni = false;
@@ -93,7 +86,7 @@ class Control {
     std::array<StreamStatus, kStreams> st_o{};
     std::array<std::uint32_t, kSems> sem_o{};
     // observation (for traces and figures; not RTL ports)
-    std::array<bool, kStreams> issue{};         ///< the stream's head issues this cycle
+    std::array<bool, kStreams> issue{};  ///< the stream's head issues this cycle
     std::array<std::uint32_t, kStreams> issue_pc{};
     std::array<unsigned, kStreams> issue_tag{};
   };
@@ -109,6 +102,63 @@ class Control {
   static te_cmd_t te_cmd(const Bits& w, unsigned tag);
   static instr_t lane_cmd(const Bits& w, unsigned tag);
   static desc_t dma_desc(const Bits& w);
+
+  /// The ports (rtl/core/core_ctl.sv), for the lockstep and the probes.
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    v("rst_ni", in.rst_ni, 1);
+    v("start_i", in.start_i, 1);
+    v("im_valid_i", in.im_valid_i, 1);
+    v("im_stream_i", in.im_stream_i, 2);
+    v("im_addr_i", in.im_addr_i, kPcBits);
+    v("im_data_i", in.im_data_i, sv::isa_pkg::InstBits);
+    v("te_cmd_ready_i", in.te_cmd_ready_i, 1);
+    v("te_ls_done_i", in.te_ls_done_i, 1);
+    v("te_ls_done_tag_i", in.te_ls_done_tag_i, 4);
+    v("te_mm_done_i", in.te_mm_done_i, 1);
+    v("te_mm_done_tag_i", in.te_mm_done_tag_i, 4);
+    v("te_err_i", in.te_err_i, 1);
+    v("te_err_tag_i", in.te_err_tag_i, 4);
+    v("te_err_code_i", in.te_err_code_i, sv::te_pkg::te_err_e_width);
+    v("ve_cmd_ready_i", in.ve_cmd_ready_i, 1);
+    v("ve_done_i", in.ve_done_i, 1);
+    v("ve_done_tag_i", in.ve_done_tag_i, 4);
+    v("ve_err_i", in.ve_err_i, 1);
+    v("ve_err_tag_i", in.ve_err_tag_i, 4);
+    v("ve_err_code_i", in.ve_err_code_i, sv::le_pkg::le_err_e_width);
+    v("se_cmd_ready_i", in.se_cmd_ready_i, 1);
+    v("se_done_i", in.se_done_i, 1);
+    v("se_done_tag_i", in.se_done_tag_i, 4);
+    v("se_err_i", in.se_err_i, 1);
+    v("se_err_tag_i", in.se_err_tag_i, 4);
+    v("se_err_code_i", in.se_err_code_i, sv::le_pkg::le_err_e_width);
+    v("dma_desc_ready_i", in.dma_desc_ready_i, 1);
+    v("dma_q_idle_i", in.dma_q_idle_i, p_.queues);
+    v("sem_add_valid_i", in.sem_add_valid_i, 1);
+    v("sem_add_idx_i", in.sem_add_idx_i, sv::isa_pkg::SemBits);
+    v("sem_add_val_i", in.sem_add_val_i, 32);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("te_cmd_valid_o", out.te_cmd_valid_o, 1);
+    v("te_cmd_o", out.te_cmd_o, te_cmd_t::kWidth);
+    v("ve_cmd_valid_o", out.ve_cmd_valid_o, 1);
+    v("ve_cmd_o", out.ve_cmd_o, instr_t::kWidth);
+    v("se_cmd_valid_o", out.se_cmd_valid_o, 1);
+    v("se_cmd_o", out.se_cmd_o, instr_t::kWidth);
+    v("dma_desc_valid_o", out.dma_desc_valid_o, 1);
+    v("dma_desc_queue_o", out.dma_desc_queue_o, 4);
+    v("dma_desc_o", out.dma_desc_o, desc_t::kWidth);
+    v("running_o", out.running_o, 1);
+    v("done_o", out.done_o, 1);
+    v("err_o", out.err_o, 1);
+    v("err_code_o", out.err_code_o, sv::isa_pkg::ctl_err_e_width);
+    v("err_detail_o", out.err_detail_o, 3);
+    v("err_stream_o", out.err_stream_o, 2);
+    v("err_pc_o", out.err_pc_o, kPcBits);
+    v("st_o", out.st_o, kStreams * StreamStatus::kWidth);
+    v("sem_o", out.sem_o, 32 * kSems);
+  }
 
  private:
   struct Slot {
@@ -135,7 +185,8 @@ class Control {
   };
   void decide(const In& in, Step& st, Out* out) const;
   unsigned unit_check(unsigned s, const Bits& w, unsigned& detail) const;
-  bool in_flight() const;
+  /// Does any register differ from its reset value (so that eval under reset needs the reset view)?
+  bool differs_from_reset() const;
   void reset();
 
   Params p_;

@@ -27,7 +27,12 @@ Control::Params ctl_params(const NeuronCore::Params& p) {
 }  // namespace
 
 NeuronCore::NeuronCore(Params p)
-    : p_(p), ctl_(ctl_params(p)), core_(p.core), ci_(ctl_.make_in()), co_(ctl_.make_out()), ki_(core_.make_in()),
+    : p_(p),
+      ctl_(ctl_params(p)),
+      core_(p.core),
+      ci_(ctl_.make_in()),
+      co_(ctl_.make_out()),
+      ki_(core_.make_in()),
       ko_(core_.make_out()) {}
 
 NeuronCore::In NeuronCore::make_in() const {
@@ -40,6 +45,8 @@ NeuronCore::In NeuronCore::make_in() const {
 NeuronCore::Out NeuronCore::make_out() const {
   Out o;
   o.hbm_wr_data_o = Bits(8 * p_.core.beat_bytes);
+  o.dma_q_code_o = Bits(sv::dma_pkg::err_e_width * p_.core.queues);
+  o.dma_q_done_o = Bits(16 * p_.core.queues);
   return o;
 }
 
@@ -129,6 +136,12 @@ void NeuronCore::eval(const In& in, Out& out) const {
   out.err_pc_o = co_.err_pc_o;
   out.st_o = co_.st_o;
   out.sem_o = co_.sem_o;
+  out.dma_q_idle_o = ko_.dma_q_idle_o;
+  out.dma_q_err_o = ko_.dma_q_err_o;
+  out.dma_q_code_o = ko_.dma_q_code_o;
+  out.dma_q_done_o = ko_.dma_q_done_o;
+  out.ve_busy_o = ko_.ve_busy_o;
+  out.se_busy_o = ko_.se_busy_o;
   out.hbm_ar_valid_o = ko_.hbm_ar_valid_o;
   out.hbm_ar_o = ko_.hbm_ar_o;
   out.hbm_r_ready_o = ko_.hbm_r_ready_o;

@@ -48,6 +48,10 @@ class NeuronCore {
     std::uint32_t err_pc_o = 0;
     std::array<Control::StreamStatus, Control::kStreams> st_o{};
     std::array<std::uint32_t, Control::kSems> sem_o{};
+    // observation
+    std::uint64_t dma_q_idle_o = 0, dma_q_err_o = 0;
+    Bits dma_q_code_o, dma_q_done_o;
+    bool ve_busy_o = false, se_busy_o = false;
     bool hbm_ar_valid_o = false;
     Core::rd_req_t hbm_ar_o;
     bool hbm_r_ready_o = false;
@@ -63,6 +67,50 @@ class NeuronCore {
   Out make_out() const;
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
+
+  /// The ports (rtl/core/neuron_core.sv), for the lockstep.
+  template <class V>
+  void visit_in(In& in, V&& v) const {
+    const unsigned sw = core_.dma().sw();
+    v("rst_ni", in.rst_ni, 1);
+    v("start_i", in.start_i, 1);
+    v("im_valid_i", in.im_valid_i, 1);
+    v("im_stream_i", in.im_stream_i, 2);
+    v("im_addr_i", in.im_addr_i, Control::kPcBits);
+    v("im_data_i", in.im_data_i, sv::isa_pkg::InstBits);
+    v("dma_cfg_strong_i", in.dma_cfg_strong_i, p_.core.queues);
+    v("dma_cfg_max_outst_i", in.dma_cfg_max_outst_i, sw + 1);
+    v("hbm_ar_ready_i", in.hbm_ar_ready_i, 1);
+    v("hbm_r_valid_i", in.hbm_r_valid_i, 1);
+    v("hbm_r_id_i", in.hbm_r_id_i, sw);
+    v("hbm_r_data_i", in.hbm_r_data_i, 8 * p_.core.beat_bytes);
+    v("hbm_wr_ready_i", in.hbm_wr_ready_i, 1);
+  }
+  template <class V>
+  void visit_out(Out& out, V&& v) const {
+    v("running_o", out.running_o, 1);
+    v("done_o", out.done_o, 1);
+    v("err_o", out.err_o, 1);
+    v("err_code_o", out.err_code_o, sv::isa_pkg::ctl_err_e_width);
+    v("err_detail_o", out.err_detail_o, 3);
+    v("err_stream_o", out.err_stream_o, 2);
+    v("err_pc_o", out.err_pc_o, Control::kPcBits);
+    v("st_o", out.st_o, Control::kStreams * Control::StreamStatus::kWidth);
+    v("sem_o", out.sem_o, 32 * Control::kSems);
+    v("dma_q_idle_o", out.dma_q_idle_o, p_.core.queues);
+    v("dma_q_err_o", out.dma_q_err_o, p_.core.queues);
+    v("dma_q_code_o", out.dma_q_code_o, sv::dma_pkg::err_e_width * p_.core.queues);
+    v("dma_q_done_o", out.dma_q_done_o, 16 * p_.core.queues);
+    v("ve_busy_o", out.ve_busy_o, 1);
+    v("se_busy_o", out.se_busy_o, 1);
+    v("hbm_ar_valid_o", out.hbm_ar_valid_o, 1);
+    v("hbm_ar_o", out.hbm_ar_o, Core::rd_req_t::kWidth);
+    v("hbm_r_ready_o", out.hbm_r_ready_o, 1);
+    v("hbm_wr_valid_o", out.hbm_wr_valid_o, 1);
+    v("hbm_wr_o", out.hbm_wr_o, Core::wr_req_t::kWidth);
+    v("hbm_wr_data_o", out.hbm_wr_data_o, 8 * p_.core.beat_bytes);
+    v("hbm_wr_info_o", out.hbm_wr_info_o, Core::wr_info_t::kWidth);
+  }
 
   const Control& control() const { return ctl_; }
   const Core& core() const { return core_; }

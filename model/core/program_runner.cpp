@@ -56,7 +56,7 @@ std::string describe(const isa::Program& p, bool err, unsigned code, unsigned de
   for (unsigned i = 0; i < Control::kStreams; ++i) {
     const auto& x = st[i];
     s += fmt::format(" {} {} at {}", tbl::kStreamNames[i], kStateNames[static_cast<unsigned>(x.state)], p.where(i, x.pc));
-    if (x.state == Control::State::wait) {
+    if (x.state == Control::State::StWait) {
       auto it = p.sem_names.find(x.wait_sem);
       s += fmt::format(" for {}>={}", it != p.sem_names.end() ? it->second : fmt::format("{}", x.wait_sem), x.wait_val);
     }

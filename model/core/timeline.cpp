@@ -39,7 +39,7 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
   for (unsigned s = 0; s < Control::kStreams; ++s) {
     const auto& st = o.st_o[s];
     // semaphore waits
-    const bool waiting = st.state == Control::State::wait;
+    const bool waiting = st.state == Control::State::StWait;
     if (waiting && wait_from_[s] < 0) {
       wait_from_[s] = static_cast<std::int64_t>(cycle);
       wait_pc_[s] = st.pc;
@@ -54,7 +54,7 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
       wait_from_[s] = -1;
     }
     counts_[s].wait += waiting;
-    counts_[s].busy += st.state == Control::State::busy;
+    counts_[s].busy += st.state == Control::State::StBusy;
     if (!co.issue[s]) {
       counts_[s].active += in_flight_[s] > 0;
       continue;

@@ -1,4 +1,6 @@
 // The assembler and disassembler of the NeuronCore ISA (docs/isa.md, "Assembly").
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -6,8 +8,6 @@
 #include <cstring>
 #include <set>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "isa/isa.hpp"
 
@@ -80,10 +80,14 @@ class Assembler {
     int depth = 0;
     for (std::size_t i = open + 1; i < hi; ++i) {
       const std::string d = directive(i);
-      if (d == ".for" || d == ".if") ++depth;
-      else if ((d == ".endfor" || d == ".endif") && depth > 0) --depth;
-      else if (depth == 0 && d == close) return i;
-      else if (depth == 0 && els && d == ".else") *els = i;
+      if (d == ".for" || d == ".if")
+        ++depth;
+      else if ((d == ".endfor" || d == ".endif") && depth > 0)
+        --depth;
+      else if (depth == 0 && d == close)
+        return i;
+      else if (depth == 0 && els && d == ".else")
+        *els = i;
     }
     const_cast<Assembler*>(this)->line_ = open;
     fail(0, fmt::format("{} without {}", opener, close));
@@ -109,8 +113,10 @@ class Assembler {
           const std::size_t end = match(i, hi, ".endif", &els);
           line_ = i;
           const bool c = eval_all(code, b) != 0;
-          if (c) exec(i + 1, els ? els : end);
-          else if (els) exec(els + 1, end);
+          if (c)
+            exec(i + 1, els ? els : end);
+          else if (els)
+            exec(els + 1, end);
           i = end;
         } else if (d == ".endfor" || d == ".endif" || d == ".else") {
           fail(a, fmt::format("{} without its opening directive", d));
@@ -195,7 +201,8 @@ class Assembler {
           if (eq < y) fail(eq, "expected ',' or '=' after the semaphore name");
           idx = 0;
           while (idx < static_cast<std::int64_t>(tbl::kSems) && used_sems_.count(static_cast<unsigned>(idx))) ++idx;
-          if (idx == static_cast<std::int64_t>(tbl::kSems)) fail(n, fmt::format("all {} semaphores are named", tbl::kSems));
+          if (idx == static_cast<std::int64_t>(tbl::kSems))
+            fail(n, fmt::format("all {} semaphores are named", tbl::kSems));
         }
         if (idx < 0 || idx >= static_cast<std::int64_t>(tbl::kSems))
           fail(eq + 1, fmt::format("semaphore {} (there are {})", idx, tbl::kSems));
@@ -210,21 +217,25 @@ class Assembler {
       std::size_t e = code.find_last_not_of(" \t");
       const std::string name = n == std::string::npos ? "" : code.substr(n, e + 1 - n);
       const int s = find_stream(name);
-      if (s < 0) fail(n == std::string::npos ? b : n, fmt::format("expected a stream (tensor, vector, scalar, sync), got '{}'", name));
+      if (s < 0)
+        fail(n == std::string::npos ? b : n,
+             fmt::format("expected a stream (tensor, vector, scalar, sync), got '{}'", name));
       stream_ = s;
     } else if (d == ".word") {
       need_stream(a);
       std::size_t n = code.find_first_not_of(" \t", b);
       std::size_t e = code.find_last_not_of(" \t");
       std::string hex = n == std::string::npos ? "" : code.substr(n, e + 1 - n);
-      if (hex.rfind("0x", 0) != 0 || hex.size() <= 2) fail(n == std::string::npos ? b : n, "expected .word 0x<hex digits>");
+      if (hex.rfind("0x", 0) != 0 || hex.size() <= 2)
+        fail(n == std::string::npos ? b : n, "expected .word 0x<hex digits>");
       Bits w = blank();
       unsigned bit = 0;
       for (std::size_t k = hex.size(); k-- > 2;) {
         const char c = hex[k];
         if (c == '_') continue;
         if (!std::isxdigit(static_cast<unsigned char>(c))) fail(n + k, "expected a hex digit");
-        const unsigned v = static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
+        const unsigned v =
+            static_cast<unsigned>(std::isdigit(static_cast<unsigned char>(c)) ? c - '0' : std::tolower(c) - 'a' + 10);
         if (bit >= tbl::kInstBits) {
           if (v) fail(n, fmt::format("the word is wider than {} bits", tbl::kInstBits));
           continue;
@@ -308,8 +319,11 @@ class Assembler {
       key_value(w, *k, code, vs, ve);
       at = ve;
     }
-    if (std::strcmp(op->name, "sem_wait") == 0 && !seen.count("wait")) fail(a, "sem_wait needs wait=SEM>=VALUE");
-    if (std::strcmp(op->name, "sem_add") == 0 && !seen.count("post")) fail(a, "sem_add needs post=SEM+=VALUE");
+    if (op->needs >= 0 && !seen.count(tbl::kKeys[op->needs].name)) {
+      const auto& k = tbl::kKeys[op->needs];
+      fail(a, fmt::format("{} needs {}={}", op->name, k.name,
+                          k.syntax == tbl::Syntax::wait ? "SEM>=VALUE" : "SEM+=VALUE"));
+    }
     prog_.streams[stream_].push_back(std::move(w));
   }
 
@@ -341,38 +355,48 @@ class Assembler {
     if (x >= b) fail(a, "expected a semaphore");
     const std::string word = code.substr(x, y + 1 - x);
     if (auto it = sems_.find(word); it != sems_.end()) return it->second;
-    if (ident_start(word[0]) && !consts_.count(word)) fail(x, fmt::format("unknown semaphore '{}' (declare it with .sem)", word));
+    if (ident_start(word[0]) && !consts_.count(word))
+      fail(x, fmt::format("unknown semaphore '{}' (declare it with .sem)", word));
     const std::int64_t v = eval(code, a, b);
-    if (v < 0 || v >= static_cast<std::int64_t>(tbl::kSems)) fail(x, fmt::format("semaphore {} (there are {})", v, tbl::kSems));
+    if (v < 0 || v >= static_cast<std::int64_t>(tbl::kSems))
+      fail(x, fmt::format("semaphore {} (there are {})", v, tbl::kSems));
     return v;
   }
 
   void field_value(Bits& w, int f, const std::string& code, std::size_t a, std::size_t b) const {
     const auto& fd = tbl::kFields[f];
     switch (fd.kind) {
-      case tbl::Kind::enum_: put(w, f, enum_value(f, code, a, b), a); break;
-      case tbl::Kind::sem: put(w, f, sem_value(code, a, b), a); break;
+      case tbl::Kind::enum_:
+        put(w, f, enum_value(f, code, a, b), a);
+        break;
+      case tbl::Kind::sem:
+        put(w, f, sem_value(code, a, b), a);
+        break;
       case tbl::Kind::dims: {
         auto parts = split(code, a, b, ',');
         if (parts.size() > 4) fail(a, fmt::format("{} has at most 4 dimensions", fd.name));
         std::uint64_t v = fd.def;
         for (std::size_t d = 0; d < parts.size(); ++d) {
           const std::int64_t x = eval(code, parts[d].first, parts[d].second);
-          if (x < 0 || x > 0xFFFF) fail(parts[d].first, fmt::format("{} dim {} = {} does not fit in 16 bits", fd.name, d, x));
+          if (x < 0 || x > 0xFFFF)
+            fail(parts[d].first, fmt::format("{} dim {} = {} does not fit in 16 bits", fd.name, d, x));
           v = (v & ~(0xFFFFull << (16 * d))) | (static_cast<std::uint64_t>(x) << (16 * d));
         }
         set(w, static_cast<unsigned>(f), v);
         break;
       }
-      default: put(w, f, eval(code, a, b), a);
+      default:
+        put(w, f, eval(code, a, b), a);
     }
   }
 
   void key_value(Bits& w, const tbl::Key& k, const std::string& code, std::size_t a, std::size_t b) {
     switch (k.syntax) {
       case tbl::Syntax::field:
-        if (a == b) put(w, k.fields[0], 1, a);  // a bare flag
-        else field_value(w, k.fields[0], code, a, b);
+        if (a == b)
+          put(w, k.fields[0], 1, a);  // a bare flag
+        else
+          field_value(w, k.fields[0], code, a, b);
         break;
       case tbl::Syntax::wait:
       case tbl::Syntax::post: {
@@ -402,13 +426,16 @@ class Assembler {
   }
 
   /// [a, b) split at `sep` outside parentheses.
-  std::vector<std::pair<std::size_t, std::size_t>> split(const std::string& s, std::size_t a, std::size_t b, char sep) const {
+  std::vector<std::pair<std::size_t, std::size_t>> split(const std::string& s, std::size_t a, std::size_t b,
+                                                         char sep) const {
     std::vector<std::pair<std::size_t, std::size_t>> out;
     int depth = 0;
     std::size_t start = a;
     for (std::size_t i = a; i < b; ++i) {
-      if (s[i] == '(') ++depth;
-      else if (s[i] == ')') --depth;
+      if (s[i] == '(')
+        ++depth;
+      else if (s[i] == ')')
+        --depth;
       else if (s[i] == sep && depth == 0) {
         out.emplace_back(start, i);
         start = i + 1;
@@ -465,29 +492,42 @@ class Assembler {
   std::int64_t e_cmp(Lex& x) const {
     std::int64_t v = e_shift(x);
     for (;;) {
-      if (eat(x, "==")) v = v == e_shift(x);
-      else if (eat(x, "!=")) v = v != e_shift(x);
-      else if (eat(x, "<=")) v = v <= e_shift(x);
-      else if (eat(x, ">=")) v = v >= e_shift(x);
-      else if (eat(x, "<")) v = v < e_shift(x);
-      else if (eat(x, ">")) v = v > e_shift(x);
-      else return v;
+      if (eat(x, "=="))
+        v = v == e_shift(x);
+      else if (eat(x, "!="))
+        v = v != e_shift(x);
+      else if (eat(x, "<="))
+        v = v <= e_shift(x);
+      else if (eat(x, ">="))
+        v = v >= e_shift(x);
+      else if (eat(x, "<"))
+        v = v < e_shift(x);
+      else if (eat(x, ">"))
+        v = v > e_shift(x);
+      else
+        return v;
     }
   }
   std::int64_t e_shift(Lex& x) const {
     std::int64_t v = e_add(x);
     for (;;) {
-      if (eat(x, "<<")) v = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) << (e_add(x) & 63));
-      else if (eat(x, ">>")) v >>= (e_add(x) & 63);
-      else return v;
+      if (eat(x, "<<"))
+        v = static_cast<std::int64_t>(static_cast<std::uint64_t>(v) << (e_add(x) & 63));
+      else if (eat(x, ">>"))
+        v >>= (e_add(x) & 63);
+      else
+        return v;
     }
   }
   std::int64_t e_add(Lex& x) const {
     std::int64_t v = e_mul(x);
     for (;;) {
-      if (eat(x, "+")) v += e_mul(x);
-      else if (eat(x, "-")) v -= e_mul(x);
-      else return v;
+      if (eat(x, "+"))
+        v += e_mul(x);
+      else if (eat(x, "-"))
+        v -= e_mul(x);
+      else
+        return v;
     }
   }
   std::int64_t e_mul(Lex& x) const {
@@ -495,13 +535,15 @@ class Assembler {
     for (;;) {
       skip(x);
       const std::size_t at = x.at;
-      if (eat(x, "*")) v *= e_unary(x);
+      if (eat(x, "*"))
+        v *= e_unary(x);
       else if (eat(x, "/") || eat(x, "%")) {
         const bool div = x.s[at] == '/';
         const std::int64_t d = e_unary(x);
         if (d == 0) fail(at, "division by zero");
         v = div ? v / d : v % d;
-      } else return v;
+      } else
+        return v;
     }
   }
   std::int64_t e_unary(Lex& x) const {
@@ -528,12 +570,15 @@ class Assembler {
       t.erase(std::remove(t.begin(), t.end(), '_'), t.end());
       int base = 10;
       std::size_t skip_n = 0;
-      if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X')) base = 16, skip_n = 2;
-      else if (t.size() > 2 && t[0] == '0' && (t[1] == 'b' || t[1] == 'B')) base = 2, skip_n = 2;
+      if (t.size() > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+        base = 16, skip_n = 2;
+      else if (t.size() > 2 && t[0] == '0' && (t[1] == 'b' || t[1] == 'B'))
+        base = 2, skip_n = 2;
       errno = 0;
       char* endp = nullptr;
       const unsigned long long v = std::strtoull(t.c_str() + skip_n, &endp, base);
-      if (*endp || errno || t.size() == skip_n) fail(x.at, fmt::format("'{}' is not a number", x.s.substr(x.at, b - x.at)));
+      if (*endp || errno || t.size() == skip_n)
+        fail(x.at, fmt::format("'{}' is not a number", x.s.substr(x.at, b - x.at)));
       x.at = b;
       return static_cast<std::int64_t>(v);
     }
@@ -595,7 +640,8 @@ class Assembler {
       auto it = consts_.find("SBUF_BYTES");
       if (it == consts_.end()) fail(at, "sb() needs the constant SBUF_BYTES (bytes per partition)");
       if (it->second <= 0) fail(at, "SBUF_BYTES is not positive");
-      if (args[1] < 0 || args[1] >= it->second) fail(at, fmt::format("sb(): offset {} outside a partition of {} bytes", args[1], it->second));
+      if (args[1] < 0 || args[1] >= it->second)
+        fail(at, fmt::format("sb(): offset {} outside a partition of {} bytes", args[1], it->second));
       unsigned bits = 0;  // the DMA's partition field starts at clog2(SBUF_BYTES)
       while ((std::int64_t{1} << bits) < it->second) ++bits;
       return (args[0] << bits) | args[1];
@@ -671,10 +717,13 @@ std::string disassemble(const Bits& w, unsigned stream, const std::map<unsigned,
           return k.name;
         return fmt::format("{}={}", k.name, field_text(w, k.fields[0], sem_names));
       case tbl::Syntax::wait:
-        return fmt::format("{}={}>={}", k.name, field_text(w, k.fields[1], sem_names), field_text(w, k.fields[2], sem_names));
+        return fmt::format("{}={}>={}", k.name, field_text(w, k.fields[1], sem_names),
+                           field_text(w, k.fields[2], sem_names));
       case tbl::Syntax::post:
-        return fmt::format("{}={}+={}", k.name, field_text(w, k.fields[1], sem_names), field_text(w, k.fields[2], sem_names));
-      case tbl::Syntax::vecaddr: return fmt::format("{}={}", k.name, field_text(w, k.fields[1], sem_names));
+        return fmt::format("{}={}+={}", k.name, field_text(w, k.fields[1], sem_names),
+                           field_text(w, k.fields[2], sem_names));
+      case tbl::Syntax::vecaddr:
+        return fmt::format("{}={}", k.name, field_text(w, k.fields[1], sem_names));
       default: {
         std::string v;
         for (unsigned i = 0; i < k.count; ++i) v += (i ? ":" : "") + field_text(w, k.fields[i], sem_names);

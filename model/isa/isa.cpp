@@ -1,10 +1,10 @@
 #include "isa/isa.hpp"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <fstream>
 #include <iterator>
-
-#include <fmt/format.h>
 
 namespace trn::isa {
 
@@ -115,20 +115,22 @@ std::string illegal(const Bits& w, unsigned s) {
     if (!extra) continue;
     const unsigned bit = 64 * i + static_cast<unsigned>(__builtin_ctzll(extra));
     for (const auto& f : tbl::kFields)
-      if (bit >= f.lsb && bit < f.lsb + f.bits) return fmt::format("{} does not use field {}, which is not zero", o->name, f.name);
+      if (bit >= f.lsb && bit < f.lsb + f.bits)
+        return fmt::format("{} does not use field {}, which is not zero", o->name, f.name);
     return fmt::format("reserved bit {} is set", bit);
   }
   // a group's enable off with its other fields set
   for (unsigned k = 0; k < tbl::kKeyCount; ++k) {
     const auto& key = tbl::kKeys[k];
-    if (key.syntax != tbl::Syntax::wait && key.syntax != tbl::Syntax::post && key.syntax != tbl::Syntax::vecaddr) continue;
+    if (key.syntax != tbl::Syntax::wait && key.syntax != tbl::Syntax::post && key.syntax != tbl::Syntax::vecaddr)
+      continue;
     if (get(w, static_cast<unsigned>(key.fields[0]))) continue;
     for (unsigned i = 1; i < key.count; ++i)
       if (get(w, static_cast<unsigned>(key.fields[i])))
         return fmt::format("{} is set without {}", tbl::kFields[key.fields[i]].name, tbl::kFields[key.fields[0]].name);
   }
-  if (std::strcmp(o->name, "sem_wait") == 0 && !get(w, tbl::kF_wait_en)) return "sem_wait without a wait";
-  if (std::strcmp(o->name, "sem_add") == 0 && !get(w, tbl::kF_post_en)) return "sem_add without a post";
+  if (o->needs >= 0 && !get(w, static_cast<unsigned>(tbl::kKeys[o->needs].fields[0])))
+    return fmt::format("{} without a {}", o->name, tbl::kKeys[o->needs].name);
   return "";
 }
 
@@ -214,16 +216,10 @@ Program from_binary(const std::vector<std::uint8_t>& bytes, const std::string& f
 }
 
 std::map<std::string, std::int64_t> config_defines(const cfg::Arch& a) {
-  return {{"PARTS", a.partitions},
-          {"COLS", a.te_cols},
-          {"SBUF_BYTES", a.sbuf_bytes_per_partition},
-          {"SBUF_BANKS", a.sbuf_banks},
-          {"PSUM_BANKS", a.psum_banks},
-          {"PSUM_BANK_BYTES", a.psum_bank_bytes},
-          {"MAX_N", a.max_moving_n},
-          {"QUEUES", a.dma_queues},
-          {"HBM_BYTES", a.hbm_bytes},
-          {"SEMS", tbl::kSems}};
+  return {{"PARTS", a.partitions},      {"COLS", a.te_cols},          {"SBUF_BYTES", a.sbuf_bytes_per_partition},
+          {"SBUF_BANKS", a.sbuf_banks}, {"PSUM_BANKS", a.psum_banks}, {"PSUM_BANK_BYTES", a.psum_bank_bytes},
+          {"MAX_N", a.max_moving_n},    {"QUEUES", a.dma_queues},     {"HBM_BYTES", a.hbm_bytes},
+          {"IMEM_DEPTH", a.imem_depth}, {"SEMS", tbl::kSems}};
 }
 
 std::vector<std::uint8_t> read_file(const std::string& path) {

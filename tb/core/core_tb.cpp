@@ -24,16 +24,17 @@
 #include "core/core.hpp"
 #include "dma/memsys.hpp"
 #include "dma/runner.hpp"
+#include "harness/bench_util.hpp"
+#include "harness/lockstep.hpp"
+#include "harness/reset.hpp"
+#include "harness/verilated_bench.hpp"
+#include "hbm_port.hpp"
 #include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/format.hpp"
 #include "scalar/activation.hpp"
 #include "tensor/reference.hpp"
 #include "vector/reference.hpp"
-#include "harness/bench_util.hpp"
-#include "harness/lockstep.hpp"
-#include "harness/reset.hpp"
-#include "harness/verilated_bench.hpp"
 #include TRN_PORTS_HEADER
 
 using namespace trn;
@@ -66,14 +67,14 @@ struct CoreBench {
   Probe<dma::DmaEngine> p_dma;
   Probe<mem::Sbuf> p_sb;
   Probe<common::RrArbiter> p_prd, p_pwr;
-  dma::MemSystem hbm;
+  HbmPort port;
+  dma::MemSystem& hbm;
   CmdPort te, ve, se;
   std::deque<std::pair<unsigned, Desc>> descs;
   bool desc_fired = false;
   unsigned descs_accepted = 0;
   // completions and errors
   unsigned te_done = 0, ve_done = 0, se_done = 0;
-  std::uint64_t hbm_writes = 0;
   // the ports used every cycle (looked up once)
   struct Sigs {
     Signal* dma_cfg_max_outst_i;
@@ -85,18 +86,6 @@ struct CoreBench {
     Signal* dma_q_code_o;
     Signal* dma_q_err_o;
     Signal* dma_q_idle_o;
-    Signal* hbm_ar_o;
-    Signal* hbm_ar_ready_i;
-    Signal* hbm_ar_valid_o;
-    Signal* hbm_r_data_i;
-    Signal* hbm_r_id_i;
-    Signal* hbm_r_ready_o;
-    Signal* hbm_r_valid_i;
-    Signal* hbm_wr_data_o;
-    Signal* hbm_wr_info_o;
-    Signal* hbm_wr_o;
-    Signal* hbm_wr_ready_i;
-    Signal* hbm_wr_valid_o;
     Signal* se_done_o;
     Signal* se_err_code_o;
     Signal* se_err_o;
@@ -131,7 +120,8 @@ struct CoreBench {
         p_sb(e, clk, model.sbuf(), "core.u_sbuf."),
         p_prd(e, clk, model.psum_rd_arb(), "core.u_prd_arb."),
         p_pwr(e, clk, model.psum_wr_arb(), "core.u_pwr_arb."),
-        hbm(geo(prm), mp, e.rng("hbm").next()),
+        port(e, geo(prm), mp, e.rng("hbm").next(), prm.beat_bytes),
+        hbm(port.mem),
         te{"tensor engine", e.sig("te_cmd_valid_i"), e.sig("te_cmd_ready_o"), e.sig("te_cmd_i"), {}},
         ve{"vector engine", e.sig("ve_cmd_valid_i"), e.sig("ve_cmd_ready_o"), e.sig("ve_cmd_i"), {}},
         se{"scalar engine", e.sig("se_cmd_valid_i"), e.sig("se_cmd_ready_o"), e.sig("se_cmd_i"), {}} {
@@ -144,18 +134,6 @@ struct CoreBench {
     sig.dma_q_code_o = &e.sig("dma_q_code_o");
     sig.dma_q_err_o = &e.sig("dma_q_err_o");
     sig.dma_q_idle_o = &e.sig("dma_q_idle_o");
-    sig.hbm_ar_o = &e.sig("hbm_ar_o");
-    sig.hbm_ar_ready_i = &e.sig("hbm_ar_ready_i");
-    sig.hbm_ar_valid_o = &e.sig("hbm_ar_valid_o");
-    sig.hbm_r_data_i = &e.sig("hbm_r_data_i");
-    sig.hbm_r_id_i = &e.sig("hbm_r_id_i");
-    sig.hbm_r_ready_o = &e.sig("hbm_r_ready_o");
-    sig.hbm_r_valid_i = &e.sig("hbm_r_valid_i");
-    sig.hbm_wr_data_o = &e.sig("hbm_wr_data_o");
-    sig.hbm_wr_info_o = &e.sig("hbm_wr_info_o");
-    sig.hbm_wr_o = &e.sig("hbm_wr_o");
-    sig.hbm_wr_ready_i = &e.sig("hbm_wr_ready_i");
-    sig.hbm_wr_valid_o = &e.sig("hbm_wr_valid_o");
     sig.se_done_o = &e.sig("se_done_o");
     sig.se_err_code_o = &e.sig("se_err_code_o");
     sig.se_err_o = &e.sig("se_err_o");
@@ -205,35 +183,12 @@ struct CoreBench {
     fail_on_error(sig.se_err_o->get() & 1, "scalar engine", sig.se_err_code_o->get(), sig.se_err_tag_o->get());
     if (const std::uint64_t qe = sig.dma_q_err_o->get(); qe)
       check(false, "cycle {}: DMA queues {:#x} stopped with an error (codes {:#x})", now, qe, sig.dma_q_code_o->get());
-    std::optional<dma::ReadReq> rd;
-    if ((sig.hbm_ar_valid_o->get() & 1) && (sig.hbm_ar_ready_i->get() & 1)) {
-      const auto ar = CoreModel::rd_req_t::unpack(sig.hbm_ar_o->bits());
-      check(!ar.space, "cycle {}: an SBUF read on the HBM port", now);
-      rd = dma::ReadReq{Space::hbm, ar.addr, ar.bytes, ar.id};
-    }
-    std::optional<dma::Write> wr;
-    if ((sig.hbm_wr_valid_o->get() & 1) && (sig.hbm_wr_ready_i->get() & 1)) {
-      CoreModel::Out o = model.make_out();
-      read_outputs(env, model, o, "hbm_wr");  // the DUT's write channel
-      check(!o.hbm_wr_o.space, "cycle {}: an SBUF write on the HBM port", now);
-      wr = CoreModel::hbm_write(o, prm.beat_bytes);
-      ++hbm_writes;
-    }
-    hbm.observe(now, rd, wr, sig.hbm_r_ready_o->get() & 1);
+    port.serve(now);
   }
 
   /// Drive the inputs of the next cycle (after the edge).
   void drive() {
-    hbm.advance(clk.cycle());
-    const auto& hp = hbm.ports();
-    sig.hbm_ar_ready_i->set(hp.ar_ready);
-    sig.hbm_wr_ready_i->set(hp.wr_ready);
-    sig.hbm_r_valid_i->set(hp.r_valid);
-    sig.hbm_r_id_i->set(hp.r_id);
-    Bits d(8 * prm.beat_bytes);
-    if (hp.r_valid)
-      for (unsigned b = 0; b < prm.beat_bytes; ++b) d.set_slice(8 * b, 8, hp.r_data[b]);
-    sig.hbm_r_data_i->set(d);
+    port.drive(clk.cycle());
     for (CmdPort* c : {&te, &ve, &se}) {
       if (c->fired) {
         c->q.pop_front();
@@ -256,9 +211,9 @@ struct CoreBench {
   }
 
   Task<> start(bool strong = true) {
-    for (const char* s : {"te_cmd_valid_i", "ve_cmd_valid_i", "se_cmd_valid_i", "dma_desc_valid_i", "dma_q_clr_i",
-                          "hbm_ar_ready_i", "hbm_r_valid_i", "hbm_wr_ready_i"})
+    for (const char* s : {"te_cmd_valid_i", "ve_cmd_valid_i", "se_cmd_valid_i", "dma_desc_valid_i", "dma_q_clr_i"})
       env.sig(s).set(0);
+    port.idle();
     sig.dma_cfg_strong_i->set(strong ? all_queues() : 0);
     sig.dma_cfg_max_outst_i->set(prm.slots);
     clk.start();
@@ -289,7 +244,8 @@ struct CoreBench {
                             !(sig.dma_desc_valid_i->get() & 1);
       if (engines && dma_idle && te.q.empty() && ve.q.empty() && se.q.empty()) break;
       check(clk.cycle() - c0 < limit,
-            "not done after {} cycles: tensor {}/{} vector {}/{} scalar {}/{} done, {} descriptors waiting, DMA idle {:#x}",
+            "not done after {} cycles: tensor {}/{} vector {}/{} scalar {}/{} done, {} descriptors waiting, DMA idle "
+            "{:#x}",
             limit, te_done, te_want, ve_done, ve_want, se_done, se_want, descs.size(), sig.dma_q_idle_o->get());
     }
     co_return clk.cycle() - c0;
@@ -303,7 +259,8 @@ struct CoreBench {
 Desc col_desc(std::uint32_t src, const dma::Geometry& g, unsigned p0, std::uint32_t off, unsigned rows, unsigned cols,
               unsigned type) {
   Desc d = dma::copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(p0, off), rows * cols * dma::type_size(type), type);
-  d.layout = dma::type_size(type) == 2 ? static_cast<unsigned>(dma::Layout::col2) : static_cast<unsigned>(dma::Layout::col4);
+  d.layout =
+      dma::type_size(type) == 2 ? static_cast<unsigned>(dma::Layout::col2) : static_cast<unsigned>(dma::Layout::col4);
   d.cols = cols;
   return d;
 }
@@ -335,11 +292,11 @@ vector::Instr row_instr(vector::Op op, unsigned parts, std::uint32_t a, unsigned
 /// scale, bias and an activation to SBUF as BF16; the vector engine reduces each row; the DMA stores
 /// both results to HBM. The HBM image must equal the reference's.
 struct Kernel {
-  unsigned fmt = 2;      ///< the operands' type: BF16 (2) or an FP8 (4..7)
-  unsigned bias = 0;     ///< FP8 bias of the operands
+  unsigned fmt = 2;   ///< the operands' type: BF16 (2) or an FP8 (4..7)
+  unsigned bias = 0;  ///< FP8 bias of the operands
   scalar::Act act = scalar::Act::gelu;
   float scale = 0.5f;
-  bool mx = false;       ///< MXFP8: BF16 loaded, quantized by the vector engine, multiplied as MX
+  bool mx = false;  ///< MXFP8: BF16 loaded, quantized by the vector engine, multiplied as MX
 };
 
 Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference = false) {
@@ -400,7 +357,8 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   // MX: the vector engine quantizes W and X (BF16) to MXFP8 E4M3FN with their scale tensors
   std::vector<vector::Instr> quant;
   if (k.mx) {
-    for (auto [a, o, sc, n] : {std::array<std::uint32_t, 4>{aW, aWq, aWs, M}, std::array<std::uint32_t, 4>{aX, aXq, aXs, N}}) {
+    for (auto [a, o, sc, n] :
+         {std::array<std::uint32_t, 4>{aW, aWq, aWs, M}, std::array<std::uint32_t, 4>{aX, aXq, aXs, N}}) {
       vector::Instr q = row_instr(vector::Op::quantize_mx, p.parts, a, 2, o, static_cast<unsigned>(Format::e4m3fn), n);
       q.o_mx = true;
       q.sc_addr = sc;
@@ -453,11 +411,12 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   {  // the kernel must compute something: PSUM and the results not constant
     std::set<std::uint32_t> ps_vals, r_vals;
     for (unsigned m = 0; m < M; ++m) {
-      for (unsigned n = 0; n < N; ++n) ps_vals.insert(static_cast<std::uint32_t>(mem::load_elem(ps[m], mm.bank * (bank_bytes / 4) + n, 3)));
+      for (unsigned n = 0; n < N; ++n)
+        ps_vals.insert(static_cast<std::uint32_t>(mem::load_elem(ps[m], mm.bank * (bank_bytes / 4) + n, 3)));
       r_vals.insert(static_cast<std::uint32_t>(mem::load_elem(sb[m], aR / 4, 3)));
     }
-    check(ps_vals.size() > N && r_vals.size() > 1, "degenerate kernel data: {} distinct PSUM values, {} distinct row sums",
-          ps_vals.size(), r_vals.size());
+    check(ps_vals.size() > N && r_vals.size() > 1,
+          "degenerate kernel data: {} distinct PSUM values, {} distinct row sums", ps_vals.size(), r_vals.size());
   }
   if (corrupt_reference) want[hR + 1] ^= 0x10;  // the self-test: a checker that compares must fail
 
@@ -492,8 +451,7 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   for (std::size_t a = 0; a < want.size(); ++a)
     check(img.hbm[a] == want[a], "HBM byte {:#x}: {:#04x}, reference {:#04x}", a, img.hbm[a], want[a]);
   info("kernel ({}{} operands, activation {}): HBM image equals the reference; {} HBM writes", k.mx ? "MX" : "",
-       numerics::format_info(static_cast<Format>(ls.fmt)).name,
-       scalar::act_name(k.act), t.hbm_writes);
+       numerics::format_info(static_cast<Format>(ls.fmt)).name, scalar::act_name(k.act), t.port.writes);
 }
 
 }  // namespace
@@ -537,16 +495,20 @@ struct PortStats {
   std::array<std::uint64_t, 8> grants{}, refusals{};
   std::uint64_t dma_grants = 0, dma_refusals = 0;
   explicit PortStats(Env& env)
-      : e_valid(env.sig("core.u_sbuf.e_valid_i")), e_ready(env.sig("core.u_sbuf.e_ready_o")),
-        dw_valid(env.sig("core.u_sbuf.dw_valid_i")), dw_ready(env.sig("core.u_sbuf.dw_ready_o")),
-        dr_valid(env.sig("core.u_sbuf.dr_valid_i")), dr_ready(env.sig("core.u_sbuf.dr_ready_o")) {}
+      : e_valid(env.sig("core.u_sbuf.e_valid_i")),
+        e_ready(env.sig("core.u_sbuf.e_ready_o")),
+        dw_valid(env.sig("core.u_sbuf.dw_valid_i")),
+        dw_ready(env.sig("core.u_sbuf.dw_ready_o")),
+        dr_valid(env.sig("core.u_sbuf.dr_valid_i")),
+        dr_ready(env.sig("core.u_sbuf.dr_ready_o")) {}
   void sample() {
     const std::uint64_t v = e_valid.get(), r = e_ready.get();
     for (unsigned k = 0; k < 8; ++k) {
       grants[k] += (v >> k) & (r >> k) & 1;
       refusals[k] += (v >> k) & ~(r >> k) & 1;
     }
-    for (auto [pv, pr] : {std::pair{dw_valid.get() & 1, dw_ready.get() & 1}, std::pair{dr_valid.get() & 1, dr_ready.get() & 1}}) {
+    for (auto [pv, pr] :
+         {std::pair{dw_valid.get() & 1, dw_ready.get() & 1}, std::pair{dr_valid.get() & 1, dr_ready.get() & 1}}) {
       dma_grants += pv && pr;
       dma_refusals += pv && !pr;
     }
@@ -601,8 +563,15 @@ struct Mix {
   };
 
   Mix(CoreBench& bench, Rng rng)
-      : t(bench), r(std::move(rng)), p(bench.prm), g(CoreBench::geo(bench.prm)), P(p.parts), N(p.max_n),
-        depth(p.psum_bank_bytes / 4), sb(P, std::vector<std::uint8_t>(p.sbuf_bytes, 0)), prev_bank(p.psum_banks),
+      : t(bench),
+        r(std::move(rng)),
+        p(bench.prm),
+        g(CoreBench::geo(bench.prm)),
+        P(p.parts),
+        N(p.max_n),
+        depth(p.psum_bank_bytes / 4),
+        sb(P, std::vector<std::uint8_t>(p.sbuf_bytes, 0)),
+        prev_bank(p.psum_banks),
         st(bench.env) {
     Regions reg(p.sbuf_bytes);
     aW = reg.take(2 * P);
@@ -637,7 +606,8 @@ struct Mix {
       img.hbm[a + 1] = static_cast<std::uint8_t>(c >> 8);
     }
     for (unsigned q = 0; q < P; ++q) {
-      t.issue_dma(0, dma::copy_desc(Space::hbm, hInit + q * p.sbuf_bytes, Space::sbuf, g.sbuf_addr(q, 0), p.sbuf_bytes));
+      t.issue_dma(0,
+                  dma::copy_desc(Space::hbm, hInit + q * p.sbuf_bytes, Space::sbuf, g.sbuf_addr(q, 0), p.sbuf_bytes));
       for (std::uint32_t b = 0; b < p.sbuf_bytes; ++b) sb[q][b] = img.hbm[hInit + q * p.sbuf_bytes + b];
     }
     co_await t.drain();
@@ -688,7 +658,7 @@ struct Mix {
       w.ds.emplace_back(0, acc);
       w.ds.emplace_back(0, dma::copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(q, aDst), n));
       w.ds.emplace_back(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(q, aSrc), Space::hbm,
-                                                hOut + 2 * static_cast<std::uint32_t>(r.below(0x800 - N)), n));
+                                                     hOut + 2 * static_cast<std::uint32_t>(r.below(0x800 - N)), n));
     }
     prev_bank = w.bank;
     return w;
@@ -713,7 +683,8 @@ struct Mix {
           row[o + b + 1] = static_cast<std::uint8_t>(v >> 8);
         }
       } else {
-        for (std::uint32_t b = 0; b < d.len; ++b) hbm[d.dst_addr + b] = sb[g.part_of(d.src_addr)][g.off_of(d.src_addr) + b];
+        for (std::uint32_t b = 0; b < d.len; ++b)
+          hbm[d.dst_addr + b] = sb[g.part_of(d.src_addr)][g.off_of(d.src_addr) + b];
       }
     }
   }
@@ -754,7 +725,8 @@ struct Mix {
   /// All of SBUF to HBM, then the whole image against the reference.
   Task<> finish() {
     for (unsigned q = 0; q < P; ++q) {
-      t.issue_dma(0, dma::copy_desc(Space::sbuf, g.sbuf_addr(q, 0), Space::hbm, hDump + q * p.sbuf_bytes, p.sbuf_bytes));
+      t.issue_dma(0,
+                  dma::copy_desc(Space::sbuf, g.sbuf_addr(q, 0), Space::hbm, hDump + q * p.sbuf_bytes, p.sbuf_bytes));
       for (std::uint32_t b = 0; b < p.sbuf_bytes; ++b) hbm[hDump + q * p.sbuf_bytes + b] = sb[q][b];
     }
     co_await t.drain();
@@ -793,8 +765,8 @@ TRN_TEST(random_mix, .timeout_ns = 1e11) {
   for (unsigned k = 0; k < rounds; ++k) busy += co_await mix.run_together(mix.make_round());
   co_await mix.finish();
   info("{} rounds in {} cycles; SBUF ports granted/refused per cycle:{}", rounds, busy, mix.utilization());
-  check(mix.st.engine_refusals() + mix.st.dma_refusals > 0, "no SBUF contention in {} cycles: the mix does not test sharing",
-        mix.st.cycles);
+  check(mix.st.engine_refusals() + mix.st.dma_refusals > 0,
+        "no SBUF contention in {} cycles: the mix does not test sharing", mix.st.cycles);
 }
 
 TRN_TEST(throughput, .timeout_ns = 1e12) {
@@ -831,10 +803,11 @@ TRN_TEST(throughput, .timeout_ns = 1e12) {
   timer.report(t.clk.cycle() - c0);
   co_await mix.finish();
   if (bench_figures() && together > 0) {
-    fmt::print("bench: figure core {} rounds alone: tensor {} vector {} scalar {} DMA {} cycles (sum {}, slowest unit {}); "
-               "together {} cycles = {:.2f} x the slowest unit alone, {:.2f} x the sum\n",
-               std::min(rounds, 8u), unit[0], unit[1], unit[2], unit[3], sum_alone, max_alone, together,
-               static_cast<double>(together) / max_alone, static_cast<double>(together) / sum_alone);
+    fmt::print(
+        "bench: figure core {} rounds alone: tensor {} vector {} scalar {} DMA {} cycles (sum {}, slowest unit {}); "
+        "together {} cycles = {:.2f} x the slowest unit alone, {:.2f} x the sum\n",
+        std::min(rounds, 8u), unit[0], unit[1], unit[2], unit[3], sum_alone, max_alone, together,
+        static_cast<double>(together) / max_alone, static_cast<double>(together) / sum_alone);
     fmt::print("bench: figure core SBUF ports granted/refused per cycle:{}\n", mix.utilization());
   }
 }

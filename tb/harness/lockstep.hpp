@@ -21,6 +21,7 @@
 // outputs, so the first mismatch names the unit and its port.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -103,8 +104,19 @@ template <class F>
 struct IsStructArray : std::false_type {};
 template <class S>
 struct IsStructArray<std::vector<S>> : std::bool_constant<PackedStruct<S>> {};
+template <class S, std::size_t N>
+struct IsStructArray<std::array<S, N>> : std::bool_constant<PackedStruct<S>> {};
 template <class F>
 concept StructArray = IsStructArray<std::remove_const_t<F>>::value;
+
+/// A packed array of integers (`output logic [N-1:0][W-1:0] x` as std::array<uint32_t, N>, the
+/// port's width given for the whole array): element i at bits [i*W, (i+1)*W), named x[i].
+template <class F>
+struct IsIntArray : std::false_type {};
+template <class T, std::size_t N>
+struct IsIntArray<std::array<T, N>> : std::bool_constant<std::is_integral_v<T>> {};
+template <class F>
+concept IntArray = IsIntArray<std::remove_const_t<F>>::value;
 
 /// The width of a typed port (a packed struct or an array of them); `width` otherwise.
 template <class F>
@@ -127,6 +139,10 @@ void leaves(const std::string& path, F& f, unsigned width, unsigned lsb, CB& cb)
     constexpr unsigned ew = std::remove_const_t<F>::value_type::kWidth;
     for (std::size_t i = 0; i < f.size(); ++i)
       leaves(path + "[" + std::to_string(i) + "]", f[i], ew, lsb + static_cast<unsigned>(i) * ew, cb);
+  } else if constexpr (IntArray<F>) {
+    const unsigned ew = width / static_cast<unsigned>(f.size());
+    for (std::size_t i = 0; i < f.size(); ++i)
+      cb(path + "[" + std::to_string(i) + "]", f[i], ew, lsb + static_cast<unsigned>(i) * ew);
   } else {
     cb(path, f, width, lsb);
   }
@@ -136,7 +152,7 @@ template <class F, class CB>
 void leaves(F& f, CB& cb) {
   if constexpr (PackedStruct<std::remove_const_t<F>>)
     f.visit([&](const char*, auto& g, unsigned, unsigned) { leaves(g, cb); });
-  else if constexpr (StructArray<F>)
+  else if constexpr (StructArray<F> || IntArray<F>)
     for (auto& e : f) leaves(e, cb);
   else
     cb(f);
@@ -157,7 +173,8 @@ void unpack_typed(const Bits& b, F& f) {
   if constexpr (PackedStruct<F>)
     f = F::unpack(b);
   else
-    for (std::size_t i = 0; i < f.size(); ++i) f[i] = F::value_type::unpack(b, static_cast<unsigned>(i) * F::value_type::kWidth);
+    for (std::size_t i = 0; i < f.size(); ++i)
+      f[i] = F::value_type::unpack(b, static_cast<unsigned>(i) * F::value_type::kWidth);
 }
 
 template <class F>
@@ -203,7 +220,7 @@ void flip(F& f, unsigned bit) {
 template <class Model>
 void drive_inputs(Env& env, const Model& m, typename Model::In& in, std::string_view prefix,
                   std::string_view except = {}) {
-  m.visit_in(in, [&](const char* name, auto& v, unsigned) {
+  m.visit_in(in, [&](const char* name, auto& v, unsigned w) {
     const std::string_view n(name);
     if (n.substr(0, prefix.size()) != prefix || n == except) return;
     using F = std::decay_t<decltype(v)>;
@@ -211,7 +228,13 @@ void drive_inputs(Env& env, const Model& m, typename Model::In& in, std::string_
       env.sig(name).set(v);
     else if constexpr (detail::PackedStruct<F> || detail::StructArray<F>)
       env.sig(name).set(detail::pack_typed(v));
-    else
+    else if constexpr (detail::IntArray<F>) {
+      Bits b(w);
+      const unsigned ew = w / static_cast<unsigned>(v.size());
+      for (std::size_t i = 0; i < v.size(); ++i)
+        b.set_slice(static_cast<unsigned>(i) * ew, ew, static_cast<std::uint64_t>(v[i]));
+      env.sig(name).set(b);
+    } else
       env.sig(name).set(static_cast<std::uint64_t>(v));
   });
 }
@@ -219,12 +242,17 @@ void drive_inputs(Env& env, const Model& m, typename Model::In& in, std::string_
 /// Read the DUT outputs whose names start with `prefix` into a model's Out (the same port list).
 template <class Model>
 void read_outputs(Env& env, const Model& m, typename Model::Out& out, std::string_view prefix) {
-  m.visit_out(out, [&](const char* name, auto& f, unsigned) {
+  m.visit_out(out, [&](const char* name, auto& f, unsigned w) {
     if (std::string_view(name).substr(0, prefix.size()) != prefix) return;
     using F = std::decay_t<decltype(f)>;
     if constexpr (detail::PackedStruct<F> || detail::StructArray<F>)
       detail::unpack_typed(env.sig(name).bits(), f);
-    else
+    else if constexpr (detail::IntArray<F>) {
+      const Bits b = env.sig(name).bits();
+      const unsigned ew = w / static_cast<unsigned>(f.size());
+      for (std::size_t i = 0; i < f.size(); ++i)
+        f[i] = static_cast<typename F::value_type>(b.slice(static_cast<unsigned>(i) * ew, ew));
+    } else
       detail::read_field(Field(&env.sig(name)), f);
   });
 }

@@ -1,0 +1,86 @@
+// trn::kernels — the kernels of kernels/ as test cases: for each, the assembly source, a data
+// generator (seeded HBM inputs for a configuration) and its expected HBM outputs from a plain C++
+// reference that follows the kernel's order of operations (the units' functional references,
+// chained as the program chains the engines). The control's tests, the NeuronCore RTL bench and
+// the benchmarks run the same cases (docs/kernels.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "isa/isa.hpp"
+#include "trn_config.hpp"
+
+namespace trn::kernels {
+
+/// A block of HBM bytes at an address.
+struct Block {
+  std::string name;
+  std::uint32_t addr = 0;
+  std::vector<std::uint8_t> bytes;
+};
+
+/// One run of a kernel: its inputs and what it must leave behind.
+struct Case {
+  std::vector<Block> inputs;               ///< written to HBM before start
+  std::vector<Block> outputs;              ///< HBM after done, bit-exact
+  std::map<unsigned, std::uint32_t> sems;  ///< semaphores' final values
+};
+
+struct Kernel {
+  const char* name;
+  const char* file;  ///< in kernels/
+  const char* doc;
+  Case (*make)(const cfg::Arch& arch, std::uint64_t seed);
+};
+
+/// Every kernel, in the order docs/kernels.md lists them.
+std::span<const Kernel> all();
+/// The kernel called `name`, or nullptr.
+const Kernel* find(std::string_view name);
+/// kernels/<file>'s text (throws std::runtime_error naming the path when it cannot be read).
+std::string source(const Kernel& k);
+/// The directory of the kernel sources.
+std::string kernels_dir();
+/// The first differences between the case's outputs and `hbm` (one line each, at most `max`), or
+/// "" when every output byte matches.
+std::string compare(const Case& c, std::span<const std::uint8_t> hbm, unsigned max = 5);
+
+/// What a control program of kernels/programs/ must end with, from its `; expect:` lines:
+///   ; expect: done | error=NAME stream=NAME pc=V [detail=V] [hbm-writes=V]
+///   ; expect-sem: SEM=V ...
+/// V is a number or one of the configuration's constants (isa::config_defines).
+struct Expect {
+  bool done = true;
+  unsigned code = 0, stream = 0;
+  std::uint32_t pc = 0;
+  std::optional<unsigned> detail;
+  std::optional<std::uint64_t> hbm_writes;
+  std::map<std::string, std::uint32_t> sems;  ///< by the program's semaphore names
+};
+struct ProgramCase {
+  std::string name;  ///< the file's stem
+  std::string path, text;
+  Expect expect;
+};
+/// How a run ended, as the expectation sees it.
+struct Outcome {
+  bool done = false;
+  unsigned code = 0, detail = 0, stream = 0;
+  std::uint32_t pc = 0;
+  std::vector<std::uint32_t> sems;  ///< every semaphore
+  std::uint64_t hbm_writes = 0;     ///< writes that reached the HBM port
+};
+/// "" when `o` is what `e` expects of program `p` (semaphores by p's names), else what differs.
+std::string judge(const Expect& e, const isa::Program& p, const Outcome& o);
+
+/// Every program of kernels/programs/, by name; throws std::runtime_error naming file:line for a
+/// malformed expect line.
+std::vector<ProgramCase> programs(const cfg::Arch& arch);
+
+}  // namespace trn::kernels

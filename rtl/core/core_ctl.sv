@@ -1,0 +1,541 @@
+// core_ctl — the NeuronCore's control (SPEC 5.7, docs/isa.md): four instruction streams (tensor,
+// vector, scalar, sync) that meet only through 32 hardware semaphores.
+//
+// Stages, per stream s:
+//   - instruction memory: ImemDepth words of isa_pkg::inst_t, written through the im_ port (before
+//     start); not reset.
+//   - fetch: {pc, word} into a two-entry stream_fifo each cycle it has room, from pc 0 after start,
+//     until it fetches an `end` or runs past the memory (the error imem).
+//   - decode (the head of the queue): the table's legality rules (isa_pkg: op known and on this
+//     stream, unused fields zero, enables, needs), the lane engine's check (le_pkg::check) on the
+//     vector and scalar streams, the DMA queue number and descriptor check (dma_pkg::check) on
+//     the sync stream. A failing head stops the core; it never issues.
+//   - issue: when the head's wait holds (semaphore >= value, at the start of the cycle) and, for a
+//     unit op, a tag is free and the unit is ready. A unit op takes the engine's next tag (16 per
+//     engine); its pc and post wait in the tag's slot until the unit reports the tag done.
+// Semaphores: every addition of a cycle counts (issue-time posts of the four streams, the tensor
+// engine's two completions, the vector and scalar completions, the DMA's completion write on
+// sem_add_*); the sum is visible the next cycle. start clears them.
+// Errors: the first is kept (code, detail, stream, pc); lowest stream first, and within a stream
+// the unit's report, then decode, then fetch; a deadlock (every stream not ended waits on its
+// semaphore, nothing in flight, no addition) is one too. From the error's cycle on nothing is
+// fetched or issued; reset clears it.
+// Latency: a word fetched at edge n can issue in the cycle after edge n; one issue per stream per
+// cycle. Outputs: the commands are functions of the queue heads, tags and semaphores (registered
+// state) and of the units' ready, done and err inputs (issue and done_o); nothing depends on the
+// command ports' own valid.
+module core_ctl
+  import isa_pkg::InstBits;
+  import isa_pkg::Sems;
+  import isa_pkg::SemBits;
+  import isa_pkg::Streams;
+  import isa_pkg::PcBits;
+  import isa_pkg::inst_t;
+  import isa_pkg::stream_e;
+  import isa_pkg::StreamTensor;
+  import isa_pkg::StreamVector;
+  import isa_pkg::StreamScalar;
+  import isa_pkg::StreamSync;
+  import isa_pkg::ctl_err_e;
+  import isa_pkg::ctl_state_e;
+  import isa_pkg::stream_status_t;
+  import te_pkg::te_cmd_t;
+  import te_pkg::te_err_e;
+  import le_pkg::instr_t;
+  import le_pkg::le_err_e;
+  import dma_pkg::desc_t;
+#(
+  parameter int unsigned Parts         = 4,      /// partitions (lanes)
+  parameter int unsigned SbufBytes     = 1024,   /// SBUF bytes per partition
+  parameter int unsigned PsumBanks     = 8,
+  parameter int unsigned PsumBankBytes = 64,
+  parameter int unsigned Queues        = 2,      /// DMA queues
+  parameter int unsigned HbmBytes      = 65536,
+  parameter int unsigned ImemDepth     = 256,    /// words per stream's instruction memory
+  parameter int unsigned DmaMaxLen     = 65536,  /// the DMA's longest descriptor (dma_engine MaxLen)
+  localparam int unsigned Tags = 16,
+  localparam int unsigned Engines = 3,           // streams with tags: tensor, vector, scalar
+  localparam int unsigned IW = ImemDepth > 1 ? $clog2(ImemDepth) : 1
+) (
+  input  logic                        clk_i,
+  input  logic                        rst_ni,
+  input  logic                        start_i,        /// begin a run (taken when not running and no error)
+  // instruction memories
+  input  logic                        im_valid_i,
+  input  stream_e                     im_stream_i,
+  input  logic [PcBits-1:0]           im_addr_i,      /// word address (ignored at or past ImemDepth)
+  input  logic [InstBits-1:0]         im_data_i,
+  // tensor engine
+  output logic                        te_cmd_valid_o,
+  input  logic                        te_cmd_ready_i,
+  output te_cmd_t                     te_cmd_o,
+  input  logic                        te_ls_done_i,
+  input  logic [3:0]                  te_ls_done_tag_i,
+  input  logic                        te_mm_done_i,
+  input  logic [3:0]                  te_mm_done_tag_i,
+  input  logic                        te_err_i,
+  input  logic [3:0]                  te_err_tag_i,
+  input  te_err_e                     te_err_code_i,
+  // vector engine
+  output logic                        ve_cmd_valid_o,
+  input  logic                        ve_cmd_ready_i,
+  output instr_t                      ve_cmd_o,
+  input  logic                        ve_done_i,
+  input  logic [3:0]                  ve_done_tag_i,
+  input  logic                        ve_err_i,
+  input  logic [3:0]                  ve_err_tag_i,
+  input  le_err_e                     ve_err_code_i,
+  // scalar engine
+  output logic                        se_cmd_valid_o,
+  input  logic                        se_cmd_ready_i,
+  output instr_t                      se_cmd_o,
+  input  logic                        se_done_i,
+  input  logic [3:0]                  se_done_tag_i,
+  input  logic                        se_err_i,
+  input  logic [3:0]                  se_err_tag_i,
+  input  le_err_e                     se_err_code_i,
+  // DMA
+  output logic                        dma_desc_valid_o,
+  input  logic                        dma_desc_ready_i,
+  output logic [3:0]                  dma_desc_queue_o,  /// the instruction's queue field (< Queues when valid)
+  output desc_t                       dma_desc_o,
+  input  logic [Queues-1:0]           dma_q_idle_i,
+  input  logic                        sem_add_valid_i,   /// a descriptor's completion: add sem_add_val_i ...
+  input  logic [SemBits-1:0]          sem_add_idx_i,     /// ... to this semaphore
+  input  logic [31:0]                 sem_add_val_i,
+  // status
+  output logic                        running_o,
+  output logic                        done_o,            /// every stream ended, nothing in flight (one cycle)
+  output logic                        err_o,
+  output ctl_err_e                    err_code_o,
+  output logic [2:0]                  err_detail_o,      /// the unit's code (te_err_e, le_err_e, dma_pkg::err_e)
+  output stream_e                     err_stream_o,
+  output logic [PcBits-1:0]           err_pc_o,
+  output stream_status_t [Streams-1:0] st_o,
+  output logic [Sems-1:0][31:0]       sem_o
+);
+  localparam int unsigned PsumBytes = PsumBanks * PsumBankBytes;
+  localparam int unsigned Group = Parts < 32 ? Parts : 32;  // the lane engines' transpose group
+  localparam int unsigned OffBits = $clog2(SbufBytes);
+  localparam int unsigned QW = PcBits + InstBits;            // a queue entry: {pc, word}
+  localparam logic [PcBits:0] Depth = (PcBits + 1)'(ImemDepth);
+
+  if (ImemDepth < 1 || ImemDepth >= (1 << PcBits)) $error("core_ctl: ImemDepth must be 1 .. 2^PcBits - 1");
+  if (Queues > 16) $error("core_ctl: at most 16 DMA queues (the instruction's queue field)");
+
+  // a tag's slot: the pc of its instruction and the post added when its unit reports it done
+  typedef struct packed {
+    logic                busy;
+    logic [PcBits-1:0]   pc;
+    logic                post_en;
+    logic [SemBits-1:0]  post_sem;
+    logic [7:0]          post_val;
+  } slot_t;
+
+  // ---- the unit commands of an instruction (docs/isa.md, "The instruction format")
+  function automatic te_cmd_t te_cmd(inst_t i, logic [3:0] tag);
+    te_cmd_t c;
+    c.op = i.op == isa_pkg::OpMultiplyMoving ? te_pkg::TeMultiplyMoving : te_pkg::TeLoadStationary;
+    c.tag = tag;
+    c.fmt = i.a_fmt;
+    c.bias = i.a_bias;
+    c.addr = i.a_addr;
+    c.k = i.k;
+    c.m = i.m;
+    c.n = i.n;
+    c.bank = i.bank;
+    c.off = i.off;
+    c.acc = i.acc;
+    c.tr = i.tr;
+    c.mx = i.mx;
+    c.sc_addr = i.sc_addr;
+    return c;
+  endfunction
+
+  function automatic instr_t lane_cmd(inst_t i, logic [3:0] tag);
+    instr_t c;
+    c.op = le_pkg::op_e'(isa_pkg::lane_op(i.op));
+    c.tag = tag;
+    c.ps = i.ps;
+    c.pc = i.pc;
+    c.a_addr = i.a_addr;
+    c.b_addr = i.b_addr;
+    c.o_addr = i.o_addr;
+    c.s0_addr = i.s0_addr;
+    c.s1_addr = i.s1_addr;
+    c.sc_addr = i.sc_addr;
+    c.a_space = i.a_space;
+    c.b_space = i.b_space;
+    c.o_space = i.o_space;
+    c.a_fmt = i.a_fmt;
+    c.a_bias = i.a_bias;
+    c.b_fmt = i.b_fmt;
+    c.b_bias = i.b_bias;
+    c.o_fmt = i.o_fmt;
+    c.o_bias = i.o_bias;
+    c.o_sr = i.o_sr;
+    c.o_sat = i.o_sat;
+    c.o_mx = i.o_mx;
+    c.mx_neuron = i.mx_neuron;
+    c.size = i.size;
+    c.a_stride = i.a_stride;
+    c.b_stride = i.b_stride;
+    c.o_stride = i.o_stride;
+    c.alu0 = i.alu0;
+    c.alu1 = i.alu1;
+    c.imm0 = i.imm0;
+    c.imm1 = i.imm1;
+    c.s0_vec = i.s0_vec;
+    c.s1_vec = i.s1_vec;
+    c.func = i.func;
+    c.acc = i.acc;
+    c.acc_clr = i.acc_clr;
+    return c;
+  endfunction
+
+  function automatic desc_t dma_desc(inst_t i);
+    desc_t d;
+    d.src_space = i.src_space;
+    d.src_addr = i.src_addr;
+    d.dst_space = i.dst_space;
+    d.dst_addr = i.dst_addr;
+    d.len = i.len;
+    d.stype = i.stype;
+    d.dtype = i.dtype;
+    d.layout = i.layout;
+    d.cols = i.cols;
+    d.op = i.dop;
+    d.sem = i.dsem_en;
+    d.sem_space = dma_pkg::SpaceHbm;  // taken off the HBM port by the NeuronCore
+    d.sem_addr = {25'b0, i.dsem, 2'b0};
+    d.sem_val = {24'b0, i.dsem_val};
+    d.barrier = i.barrier;
+    d.last = 1'b0;
+    return d;
+  endfunction
+
+  // ---- state
+  logic [InstBits-1:0] imem_q [Streams][ImemDepth];
+  logic [Streams-1:0][PcBits-1:0] pc_q, pc_d;
+  logic [Streams-1:0]  fetched_end_q, fetched_end_d, ended_q, ended_d;
+  slot_t [Engines-1:0][Tags-1:0] slot_q, slot_d;
+  logic [Engines-1:0][3:0] tag_q, tag_d;
+  logic [Sems-1:0][31:0] sem_q, sem_d;
+  logic                running_q, running_d, err_q, err_d;
+  ctl_err_e            err_code_q, err_code_d;
+  logic [2:0]          err_detail_q, err_detail_d;
+  stream_e             err_stream_q, err_stream_d;
+  logic [PcBits-1:0]   err_pc_q, err_pc_d;
+
+  // ---- stage: instruction memories (a write port for the loader, a read port per stream)
+  always_ff @(posedge clk_i) begin
+    if (im_valid_i && {1'b0, im_addr_i} < Depth) imem_q[im_stream_i][IW'(im_addr_i)] <= im_data_i;
+  end
+
+  // ---- stage: fetch queues
+  logic [Streams-1:0]          fetch, issue, q_push_ready, head_valid;
+  logic [Streams-1:0][QW-1:0]  q_push_data, q_pop_data;
+  inst_t [Streams-1:0]         head, fetch_word;
+  logic [Streams-1:0][PcBits-1:0] head_pc;
+
+  for (genvar s = 0; s < Streams; s++) begin : g_stream
+    logic [1:0] usage_unused;  // (fetch asks push_ready)
+    assign fetch_word[s] = inst_t'(imem_q[s][IW'(pc_q[s])]);
+    assign q_push_data[s] = {pc_q[s], fetch_word[s]};
+    stream_fifo #(.Width(QW), .Depth(2)) u_queue (
+      .clk_i, .rst_ni,
+      .push_valid_i(fetch[s]), .push_ready_o(q_push_ready[s]), .push_data_i(q_push_data[s]),
+      .pop_valid_o(head_valid[s]), .pop_ready_i(issue[s]), .pop_data_o(q_pop_data[s]), .usage_o(usage_unused)
+    );
+    assign head[s] = inst_t'(q_pop_data[s][InstBits-1:0]);
+    assign head_pc[s] = q_pop_data[s][InstBits +: PcBits];
+  end
+
+  // ---- stage: decode (the heads' checks)
+  ctl_err_e [Streams-1:0]   dec_code;
+  logic [Streams-1:0][2:0]  dec_detail;
+  le_err_e                  ve_chk, se_chk;
+  dma_pkg::err_e            dma_chk;
+  instr_t                   ve_head_cmd, se_head_cmd;
+  desc_t                    dma_head_desc;
+  logic                     lane, dma;  // (decode's loop: the head's unit)
+
+  assign ve_head_cmd = lane_cmd(head[StreamVector], tag_q[1]);
+  assign se_head_cmd = lane_cmd(head[StreamScalar], tag_q[2]);
+  assign dma_head_desc = dma_desc(head[StreamSync]);
+  assign ve_chk = le_pkg::check(ve_head_cmd, 1'b0, Parts, SbufBytes, PsumBytes, Group);
+  assign se_chk = le_pkg::check(se_head_cmd, 1'b1, Parts, SbufBytes, PsumBytes, Group);
+  assign dma_chk = dma_pkg::check(dma_head_desc, HbmBytes, Parts, OffBits, SbufBytes, DmaMaxLen);
+
+  always_comb begin
+    for (int unsigned s = 0; s < Streams; s++) begin
+      lane = isa_pkg::op_unit(head[s].op) == isa_pkg::UnitLane;
+      dma = isa_pkg::op_unit(head[s].op) == isa_pkg::UnitDma;
+      dec_code[s] = isa_pkg::CtlErrNone;
+      dec_detail[s] = '0;
+      if (!isa_pkg::op_known(head[s].op) || !isa_pkg::op_on_stream(head[s].op, stream_e'(s)) ||
+          (head[s] & ~inst_t'(isa_pkg::used_mask(head[s].op))) != '0 || !isa_pkg::groups_ok(head[s]) ||
+          !isa_pkg::needs_ok(head[s])) begin
+        dec_code[s] = isa_pkg::CtlErrIllegal;
+      end else if (s == 32'(StreamVector) && lane && ve_chk != le_pkg::LeErrNone) begin
+        dec_code[s] = isa_pkg::CtlErrVector;
+        dec_detail[s] = ve_chk;
+      end else if (s == 32'(StreamScalar) && lane && se_chk != le_pkg::LeErrNone) begin
+        dec_code[s] = isa_pkg::CtlErrScalar;
+        dec_detail[s] = se_chk;
+      end else if (s == 32'(StreamSync) && dma && 32'(head[s].queue) >= Queues) begin
+        dec_code[s] = isa_pkg::CtlErrIllegal;
+      end else if (s == 32'(StreamSync) && dma && dma_chk != dma_pkg::ErrNone) begin
+        dec_code[s] = isa_pkg::CtlErrDma;
+        dec_detail[s] = dma_chk;
+      end
+    end
+  end
+
+  // ---- stage: errors, fetch, wait and issue
+  logic               live, go, err_now, any_add, slots_busy, dma_idle, done;
+  ctl_err_e           err_now_code;
+  logic [2:0]         err_now_detail;
+  stream_e            err_now_stream;
+  logic [PcBits-1:0]  err_now_pc;
+  logic [Streams-1:0] wait_ok, unit_op, tag_free, valid, ready, waits;
+  // per stream (the sync stream has no tags and no unit report)
+  logic [Streams-1:0] unit_err, tag_busy;
+  logic [Streams-1:0][2:0] unit_err_code;
+  logic [Streams-1:0][PcBits-1:0] unit_err_pc;
+  logic [Sems-1:0][31:0] add;
+
+  assign ready = {dma_desc_ready_i, se_cmd_ready_i, ve_cmd_ready_i, te_cmd_ready_i};
+  assign unit_err = {1'b0, se_err_i, ve_err_i, te_err_i};
+  assign unit_err_code = {3'd0, 3'(se_err_code_i), 3'(ve_err_code_i), 3'(te_err_code_i)};
+  assign unit_err_pc = {PcBits'(0), slot_q[2][se_err_tag_i].pc, slot_q[1][ve_err_tag_i].pc,
+                        slot_q[0][te_err_tag_i].pc};
+  assign tag_busy = {1'b0, slot_q[2][tag_q[2]].busy, slot_q[1][tag_q[1]].busy, slot_q[0][tag_q[0]].busy};
+  assign live = running_q && !err_q;
+  assign dma_idle = &dma_q_idle_i;
+
+  always_comb begin
+    slots_busy = 1'b0;
+    for (int unsigned e = 0; e < Engines; e++)
+      for (int unsigned t = 0; t < Tags; t++) slots_busy |= slot_q[e][t].busy;
+  end
+
+  // the errors of this cycle, lowest stream first (the deadlock below)
+  always_comb begin
+    err_now = 1'b0;
+    err_now_code = isa_pkg::CtlErrNone;
+    err_now_detail = '0;
+    err_now_stream = isa_pkg::StreamTensor;
+    err_now_pc = '0;
+    if (live) begin
+      for (int unsigned s = 0; s < Streams; s++) begin
+        if (!err_now) begin
+          if (unit_err[s]) begin
+            err_now = 1'b1;
+            err_now_code = ctl_err_e'(3'(isa_pkg::CtlErrTensor) + 3'(s));
+            err_now_detail = unit_err_code[s];
+            err_now_stream = stream_e'(s);
+            err_now_pc = unit_err_pc[s];
+          end else if (head_valid[s] && dec_code[s] != isa_pkg::CtlErrNone) begin
+            err_now = 1'b1;
+            err_now_code = dec_code[s];
+            err_now_detail = dec_detail[s];
+            err_now_stream = stream_e'(s);
+            err_now_pc = head_pc[s];
+          end
+          if (!err_now && !fetched_end_q[s] && !head_valid[s] && {1'b0, pc_q[s]} >= Depth) begin
+            err_now = 1'b1;
+            err_now_code = isa_pkg::CtlErrImem;
+            err_now_stream = stream_e'(s);
+            err_now_pc = pc_q[s];
+          end
+        end
+      end
+    end
+  end
+  assign go = live && !err_now;
+
+  always_comb begin
+    for (int unsigned s = 0; s < Streams; s++) begin
+      fetch[s] = go && !fetched_end_q[s] && q_push_ready[s] && {1'b0, pc_q[s]} < Depth;
+      wait_ok[s] = !head[s].wait_en || sem_q[head[s].wait_sem] >= {12'b0, head[s].wait_val};
+      unit_op[s] = isa_pkg::op_unit(head[s].op) != isa_pkg::UnitCtl;
+      tag_free[s] = !unit_op[s] || !tag_busy[s];  // (the sync stream's tag is never busy)
+      valid[s] = go && head_valid[s] && wait_ok[s] && tag_free[s];
+      waits[s] = head_valid[s] && !wait_ok[s];
+    end
+  end
+
+  assign issue = valid & (~unit_op | ready);
+
+  // ---- semaphore additions (every source of the cycle counts)
+  always_comb begin
+    add = '0;
+    any_add = 1'b0;
+    for (int unsigned s = 0; s < Streams; s++) begin
+      if (issue[s] && isa_pkg::done_at_issue(head[s].op) && head[s].post_en) begin
+        add[head[s].post_sem] += {24'b0, head[s].post_val};
+        any_add = 1'b1;
+      end
+    end
+    if (te_ls_done_i && slot_q[0][te_ls_done_tag_i].busy && slot_q[0][te_ls_done_tag_i].post_en) begin
+      add[slot_q[0][te_ls_done_tag_i].post_sem] += {24'b0, slot_q[0][te_ls_done_tag_i].post_val};
+      any_add = 1'b1;
+    end
+    if (te_mm_done_i && slot_q[0][te_mm_done_tag_i].busy && slot_q[0][te_mm_done_tag_i].post_en) begin
+      add[slot_q[0][te_mm_done_tag_i].post_sem] += {24'b0, slot_q[0][te_mm_done_tag_i].post_val};
+      any_add = 1'b1;
+    end
+    if (ve_done_i && slot_q[1][ve_done_tag_i].busy && slot_q[1][ve_done_tag_i].post_en) begin
+      add[slot_q[1][ve_done_tag_i].post_sem] += {24'b0, slot_q[1][ve_done_tag_i].post_val};
+      any_add = 1'b1;
+    end
+    if (se_done_i && slot_q[2][se_done_tag_i].busy && slot_q[2][se_done_tag_i].post_en) begin
+      add[slot_q[2][se_done_tag_i].post_sem] += {24'b0, slot_q[2][se_done_tag_i].post_val};
+      any_add = 1'b1;
+    end
+    if (sem_add_valid_i) begin
+      add[sem_add_idx_i] += sem_add_val_i;
+      any_add = 1'b1;
+    end
+  end
+
+  // ---- deadlock and done
+  logic          deadlock, all_wait, some_wait, all_ended;
+  stream_e       first_wait;
+  always_comb begin
+    all_wait = 1'b1;
+    some_wait = 1'b0;
+    first_wait = isa_pkg::StreamTensor;
+    for (int s = Streams - 1; s >= 0; s--) begin
+      if (!ended_q[s]) begin
+        all_wait &= waits[s];
+        some_wait |= waits[s];
+        if (waits[s]) first_wait = stream_e'(s);
+      end
+    end
+  end
+  assign deadlock = go && !slots_busy && dma_idle && !any_add && all_wait && some_wait;
+  assign all_ended = &ended_q;
+  assign done = live && !err_now && !deadlock && all_ended && !slots_busy && dma_idle;
+
+  // ---- next state
+  always_comb begin
+    pc_d = pc_q;
+    fetched_end_d = fetched_end_q;
+    ended_d = ended_q;
+    slot_d = slot_q;
+    tag_d = tag_q;
+    sem_d = sem_q;
+    running_d = running_q;
+    err_d = err_q;
+    err_code_d = err_code_q;
+    err_detail_d = err_detail_q;
+    err_stream_d = err_stream_q;
+    err_pc_d = err_pc_q;
+    if (start_i && !running_q && !err_q) begin
+      // a new run (the queues are empty after reset and after done)
+      pc_d = '0;
+      fetched_end_d = '0;
+      ended_d = '0;
+      slot_d = '0;
+      tag_d = '0;
+      sem_d = '0;
+      running_d = 1'b1;
+    end else begin
+      for (int unsigned s = 0; s < Streams; s++) begin
+        if (fetch[s]) begin
+          if (fetch_word[s].op == isa_pkg::OpEnd) fetched_end_d[s] = 1'b1;
+          pc_d[s] = pc_q[s] + 1'b1;
+        end
+      end
+      // completions free their slots, issues take one
+      if (te_ls_done_i) slot_d[0][te_ls_done_tag_i].busy = 1'b0;
+      if (te_mm_done_i) slot_d[0][te_mm_done_tag_i].busy = 1'b0;
+      if (ve_done_i) slot_d[1][ve_done_tag_i].busy = 1'b0;
+      if (se_done_i) slot_d[2][se_done_tag_i].busy = 1'b0;
+      for (int unsigned s = 0; s < Streams; s++)
+        if (issue[s] && head[s].op == isa_pkg::OpEnd) ended_d[s] = 1'b1;
+      for (int unsigned e = 0; e < Engines; e++) begin
+        if (issue[e] && unit_op[e]) begin
+          slot_d[e][tag_q[e]] = '{busy: 1'b1, pc: head_pc[e],
+                                 post_en: !isa_pkg::done_at_issue(head[e].op) && head[e].post_en,
+                                 post_sem: head[e].post_sem, post_val: head[e].post_val};
+          tag_d[e] = tag_q[e] + 1'b1;
+        end
+      end
+      for (int unsigned i = 0; i < Sems; i++) sem_d[i] = sem_q[i] + add[i];
+      if ((err_now || deadlock) && !err_q) begin
+        err_d = 1'b1;
+        err_code_d = deadlock ? isa_pkg::CtlErrDeadlock : err_now_code;
+        err_detail_d = deadlock ? 3'd0 : err_now_detail;
+        err_stream_d = deadlock ? first_wait : err_now_stream;
+        err_pc_d = deadlock ? head_pc[first_wait] : err_now_pc;
+      end
+      if (done) running_d = 1'b0;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pc_q <= '0;
+      fetched_end_q <= '0;
+      ended_q <= '0;
+      slot_q <= '0;
+      tag_q <= '0;
+      sem_q <= '0;
+      running_q <= 1'b0;
+      err_q <= 1'b0;
+      err_code_q <= isa_pkg::CtlErrNone;
+      err_detail_q <= '0;
+      err_stream_q <= isa_pkg::StreamTensor;
+      err_pc_q <= '0;
+    end else begin
+      pc_q <= pc_d;
+      fetched_end_q <= fetched_end_d;
+      ended_q <= ended_d;
+      slot_q <= slot_d;
+      tag_q <= tag_d;
+      sem_q <= sem_d;
+      running_q <= running_d;
+      err_q <= err_d;
+      err_code_q <= err_code_d;
+      err_detail_q <= err_detail_d;
+      err_stream_q <= err_stream_d;
+      err_pc_q <= err_pc_d;
+    end
+  end
+
+  // ---- outputs
+  assign te_cmd_valid_o = valid[StreamTensor] && unit_op[StreamTensor];
+  assign te_cmd_o = te_cmd(head[StreamTensor], tag_q[0]);
+  assign ve_cmd_valid_o = valid[StreamVector] && unit_op[StreamVector];
+  assign ve_cmd_o = ve_head_cmd;
+  assign se_cmd_valid_o = valid[StreamScalar] && unit_op[StreamScalar];
+  assign se_cmd_o = se_head_cmd;
+  assign dma_desc_valid_o = valid[StreamSync] && unit_op[StreamSync];
+  assign dma_desc_queue_o = head[StreamSync].queue;
+  assign dma_desc_o = dma_head_desc;
+  assign running_o = running_q;
+  assign done_o = done;
+  assign err_o = err_q;
+  assign err_code_o = err_code_q;
+  assign err_detail_o = err_detail_q;
+  assign err_stream_o = err_stream_q;
+  assign err_pc_o = err_pc_q;
+  assign sem_o = sem_q;
+
+  always_comb begin
+    for (int unsigned s = 0; s < Streams; s++) begin
+      if (err_q) st_o[s].state = isa_pkg::StHalt;
+      else if (ended_q[s]) st_o[s].state = isa_pkg::StEnd;
+      else if (!running_q) st_o[s].state = isa_pkg::StIdle;
+      else if (waits[s]) st_o[s].state = isa_pkg::StWait;
+      else if (head_valid[s] && unit_op[s] && !(ready[s] && tag_free[s])) st_o[s].state = isa_pkg::StBusy;
+      else st_o[s].state = isa_pkg::StRun;
+      st_o[s].pc = head_valid[s] ? head_pc[s] : pc_q[s];
+      st_o[s].wait_sem = (head_valid[s] && head[s].wait_en) ? head[s].wait_sem : '0;
+      st_o[s].wait_val = (head_valid[s] && head[s].wait_en) ? head[s].wait_val : '0;
+    end
+  end
+endmodule
