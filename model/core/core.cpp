@@ -1,8 +1,8 @@
 #include "core/core.hpp"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
+
+#include <stdexcept>
 
 #include "common/clog2.hpp"
 #include "dma/runner.hpp"
@@ -13,23 +13,6 @@ namespace {
 constexpr unsigned kPwrIdx = 24;  // the PSUM write arbiter's payload: {idx, mask, data}, idx on top
 constexpr unsigned kMaxPasses = 8;
 
-tensor::TensorEngine::Params te_params(const Core::Params& p) {
-  tensor::TensorEngine::Params t;
-  t.rows = t.cols = p.parts;
-  t.max_n = p.max_n;
-  t.banks = p.psum_banks;
-  t.depth = p.psum_bank_bytes / 4;
-  t.sbuf_bytes = p.sbuf_bytes;
-  return t;
-}
-vector::LaneEngine::Params le_params(const Core::Params& p, vector::Engine e) {
-  vector::LaneEngine::Params l;
-  l.engine = e;
-  l.lanes = p.parts;
-  l.sbuf_bytes = p.sbuf_bytes;
-  l.psum_bytes = p.psum_banks * p.psum_bank_bytes;
-  return l;
-}
 dma::DmaEngine::Params dma_params(const Core::Params& p) {
   dma::DmaEngine::Params d;
   d.queues = p.queues;
@@ -51,7 +34,8 @@ mem::Sbuf::Params sb_params(const Core::Params& p) {
 
 Core::Params Core::Params::of(const cfg::Arch& a) {
   if (a.partitions != a.te_cols)
-    throw std::invalid_argument(fmt::format("core: partitions ({}) and te_cols ({}) must be equal", a.partitions, a.te_cols));
+    throw std::invalid_argument(
+        fmt::format("core: partitions ({}) and te_cols ({}) must be equal", a.partitions, a.te_cols));
   Params p;
   p.parts = a.partitions;
   p.sbuf_bytes = a.sbuf_bytes_per_partition;
@@ -66,6 +50,23 @@ Core::Params Core::Params::of(const cfg::Arch& a) {
   return p;
 }
 
+tensor::TensorEngine::Params Core::te_params(const Params& p) {
+  tensor::TensorEngine::Params t;
+  t.rows = t.cols = p.parts;
+  t.max_n = p.max_n;
+  t.banks = p.psum_banks;
+  t.depth = p.psum_bank_bytes / 4;
+  t.sbuf_bytes = p.sbuf_bytes;
+  return t;
+}
+vector::LaneEngine::Params Core::le_params(const Params& p, vector::Engine e) {
+  vector::LaneEngine::Params l;
+  l.engine = e;
+  l.lanes = p.parts;
+  l.sbuf_bytes = p.sbuf_bytes;
+  l.psum_bytes = p.psum_banks * p.psum_bank_bytes;
+  return l;
+}
 Core::Core(Params p)
     : p_(p),
       depth_(p.psum_bank_bytes / 4),

@@ -46,6 +46,9 @@ class Core {
     std::uint32_t hbm_bytes = 65536;
     static Params of(const cfg::Arch& a);
   };
+  /// The units' parameters in a core of these parameters.
+  static tensor::TensorEngine::Params te_params(const Params& p);
+  static vector::LaneEngine::Params le_params(const Params& p, vector::Engine e);
   using te_cmd_t = sv::te_pkg::te_cmd_t;
   using instr_t = sv::le_pkg::instr_t;
   using desc_t = sv::dma_pkg::desc_t;

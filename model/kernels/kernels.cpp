@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/core.hpp"
 #include "isa/isa.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/format.hpp"
@@ -27,15 +28,7 @@ namespace {
 
 using Mem = std::vector<std::vector<std::uint8_t>>;  // [partition][byte]
 
-tensor::TensorEngine::Params te_params(const cfg::Arch& a) {
-  tensor::TensorEngine::Params t;
-  t.rows = t.cols = a.partitions;
-  t.max_n = a.max_moving_n;
-  t.banks = a.psum_banks;
-  t.depth = a.psum_bank_bytes / 4;
-  t.sbuf_bytes = a.sbuf_bytes_per_partition;
-  return t;
-}
+tensor::TensorEngine::Params te_params(const cfg::Arch& a) { return core::Core::te_params(core::Core::Params::of(a)); }
 vector::Shape shape(const cfg::Arch& a, vector::Engine e) {
   return vector::Shape{e, a.partitions, a.sbuf_bytes_per_partition, a.psum_banks * a.psum_bank_bytes};
 }

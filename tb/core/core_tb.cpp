@@ -827,12 +827,7 @@ TRN_TEST(selftest_end_to_end_check_catches_wrong_image, .timeout_ns = 1e10, .exp
 /// there, naming that unit and port (and nothing else may fail first).
 Task<> probe_selftest(Env& env, const std::string& signal, std::uint64_t cycle, unsigned bit) {
   InjectGuard wrong_model(signal, cycle, bit);
-  expect_failure([signal, cycle](const TestFailure& e) {
-    auto* m = dynamic_cast<const LockstepMismatch*>(&e);
-    check(m != nullptr, "not a lockstep mismatch: {}", e.what());
-    check(m->signal == signal && m->cycle == cycle, "reported {} at cycle {}, injected {} at cycle {}", m->signal,
-          m->cycle, signal, cycle);
-  });
+  expect_mismatch(signal, cycle);
   CoreBench t(env);
   co_await t.start();
   auto r = env.rng("data");

@@ -217,12 +217,7 @@ TRN_TEST(selftest_program_check_catches_wrong_pc, .timeout_ns = 1e10, .expect_fa
 /// naming that port.
 Task<> inject_selftest(Env& env, const std::string& signal, std::uint64_t cycle, unsigned bit) {
   InjectGuard wrong_model(signal, cycle, bit);
-  expect_failure([signal, cycle](const TestFailure& e) {
-    auto* m = dynamic_cast<const LockstepMismatch*>(&e);
-    check(m != nullptr, "not a lockstep mismatch: {}", e.what());
-    check(m->signal == signal && m->cycle == cycle, "reported {} at cycle {}, injected {} at cycle {}", m->signal,
-          m->cycle, signal, cycle);
-  });
+  expect_mismatch(signal, cycle);
   co_await run_kernel(env, "matmul");
 }
 

@@ -1,5 +1,6 @@
 #include "harness/regression.hpp"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -9,8 +10,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "harness/gtkw.hpp"
 #include "harness/xunit.hpp"
@@ -100,6 +99,15 @@ std::string reproduce_command(const std::string& test) {
 
 void expect_failure(std::function<void(const TestFailure&)> validate) { g_validate = std::move(validate); }
 
+void expect_mismatch(std::string signal, std::uint64_t cycle) {
+  expect_failure([signal = std::move(signal), cycle](const TestFailure& e) {
+    auto* m = dynamic_cast<const LockstepMismatch*>(&e);
+    check(m != nullptr, "not a lockstep mismatch: {}", e.what());
+    check(m->signal == signal && m->cycle == cycle, "reported {} at cycle {}, injected {} at cycle {}", m->signal,
+          m->cycle, signal, cycle);
+  });
+}
+
 InjectGuard::InjectGuard(std::string signal, std::uint64_t cycle, unsigned bit) : saved_(g_opts) {
   g_opts.inject = true;
   g_opts.inject_signal = std::move(signal);
@@ -151,8 +159,8 @@ void parse_options(int argc, char** argv, const std::string& top, const std::str
   else if (auto n = setting(o.plusargs, "ntb_random_seed"))
     o.seed = static_cast<std::uint32_t>(parse_uint("ntb_random_seed", *n, UINT32_MAX));
   else
-    o.seed = static_cast<std::uint32_t>(
-        std::chrono::system_clock::now().time_since_epoch().count() ^ (static_cast<std::uint64_t>(getpid()) << 16));
+    o.seed = static_cast<std::uint32_t>(std::chrono::system_clock::now().time_since_epoch().count() ^
+                                        (static_cast<std::uint64_t>(getpid()) << 16));
   if (auto v = setting(o.plusargs, "WAVES")) o.waves = *v == "1";
   o.wave_file = std::filesystem::absolute(setting(o.plusargs, "WAVES_FILE").value_or("dump.fst")).string();
   if (auto v = setting(o.plusargs, "COCOTB_RESULTS_FILE"); v && !v->empty()) o.results_file = *v;
@@ -315,16 +323,14 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
     }
     if (exc && !pass && !first_marker) first_marker = sched.failure_marker_time();
     if (pass && exc)
-      fmt::print("{:>11.2f}ns INFO     trn.regression     {}.{} failed as expected:\n{}\n", now_ns, top, t.name,
-                 what);
+      fmt::print("{:>11.2f}ns INFO     trn.regression     {}.{} failed as expected:\n{}\n", now_ns, top, t.name, what);
     if (pass) {
       fmt::print("{:>11.2f}ns INFO     trn.regression     {}.{} passed\n", now_ns, top, t.name);
     } else {
       ++failed;
       r.status = TestResult::Status::Fail;
       fmt::print("{:>11.2f}ns ERROR    trn.regression     {}.{} failed\n{}\n", now_ns, top, t.name, r.message);
-      if (r.message.find("reproduce:") == std::string::npos)
-        fmt::print("  reproduce: {}\n", reproduce_command(t.name));
+      if (r.message.find("reproduce:") == std::string::npos) fmt::print("  reproduce: {}\n", reproduce_command(t.name));
     }
     std::fflush(stdout);
     results.push_back(r);

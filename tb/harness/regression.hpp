@@ -20,9 +20,9 @@
 namespace trn::tb {
 
 struct TestOptions {
-  double timeout_ns = 0;     ///< simulated time limit (0: none)
-  bool expect_fail = false;  ///< passes only if the test fails a check (TestFailure)
-  bool expect_error = false; ///< passes only if the test raises an error (any other exception)
+  double timeout_ns = 0;      ///< simulated time limit (0: none)
+  bool expect_fail = false;   ///< passes only if the test fails a check (TestFailure)
+  bool expect_error = false;  ///< passes only if the test raises an error (any other exception)
   bool skip = false;
 };
 
@@ -42,6 +42,9 @@ bool register_test(const char* name, const char* file, int line, TestFn fn, Test
 /// For an expect_fail test: check that the failure is the one intended (the right signal, the
 /// right cycle); if `validate` throws, the test fails. Holds for the running test only.
 void expect_failure(std::function<void(const TestFailure&)> validate);
+/// expect_failure for a deliberately wrong model: the failure must be a lockstep mismatch on
+/// `signal` at `cycle` (the port and cycle InjectGuard names).
+void expect_mismatch(std::string signal, std::uint64_t cycle);
 
 /// Sets LOCKSTEP_INJECT for the life of the object (a test's deliberately wrong model).
 class InjectGuard {
@@ -64,13 +67,14 @@ class Bench : public SimModel {
 };
 
 /// The bench's main(): parse options, build the DUT with `make`, run the selected tests.
-int bench_main(int argc, char** argv, const std::string& top, const std::string& config,
-               const std::function<std::unique_ptr<Bench>(const std::vector<std::string>& verilator_args, bool waves)>& make);
+int bench_main(
+    int argc, char** argv, const std::string& top, const std::string& config,
+    const std::function<std::unique_ptr<Bench>(const std::vector<std::string>& verilator_args, bool waves)>& make);
 
 }  // namespace trn::tb
 
-#define TRN_TEST(name, ...)                                                                        \
-  static ::trn::tb::Task<> name(::trn::tb::Env& env);                                              \
-  [[maybe_unused]] static const bool name##_registered =                                          \
+#define TRN_TEST(name, ...)                                                                           \
+  static ::trn::tb::Task<> name(::trn::tb::Env& env);                                                 \
+  [[maybe_unused]] static const bool name##_registered =                                              \
       ::trn::tb::register_test(#name, __FILE__, __LINE__, name, ::trn::tb::TestOptions{__VA_ARGS__}); \
   static ::trn::tb::Task<> name([[maybe_unused]] ::trn::tb::Env& env)
