@@ -323,7 +323,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
 
 void Control::eval(const In& in, Out& out) const {
   Step st;
-  if (!in.rst_ni && (running_q_ || err_q_ || differs_from_reset())) {
+  if (!in.rst_ni) {
     // asynchronous reset: the outputs of the reset state (the instruction memories keep theirs)
     Control r(*this);
     r.reset();
@@ -331,19 +331,6 @@ void Control::eval(const In& in, Out& out) const {
     return;
   }
   decide(in, st, &out);
-}
-
-bool Control::differs_from_reset() const {
-  for (unsigned s = 0; s < kStreams; ++s)
-    if (pc_q_[s] || fetched_end_q_[s] || ended_q_[s]) return true;
-  for (const auto& e : slot_q_)
-    for (const auto& sl : e)
-      if (sl.busy || sl.pc || sl.post_en || sl.post_sem || sl.post_val) return true;
-  for (unsigned e = 0; e < 3; ++e)
-    if (tag_q_[e]) return true;
-  for (auto v : sem_q_)
-    if (v) return true;
-  return err_code_q_ || err_detail_q_ || err_stream_q_ || err_pc_q_;
 }
 
 void Control::tick(const In& in) {

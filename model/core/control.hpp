@@ -185,8 +185,6 @@ class Control {
   };
   void decide(const In& in, Step& st, Out* out) const;
   unsigned unit_check(unsigned s, const Bits& w, unsigned& detail) const;
-  /// Does any register differ from its reset value (so that eval under reset needs the reset view)?
-  bool differs_from_reset() const;
   void reset();
 
   Params p_;

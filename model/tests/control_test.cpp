@@ -118,6 +118,46 @@ BOOST_AUTO_TEST_CASE(program_judge_catches_a_wrong_outcome) {
   BOOST_TEST(!kernels::judge(e, p, w).empty());
 }
 
+/// The reset is asynchronous, as in the RTL: while rst_ni is low the outputs are those of the reset
+/// state at once, before any edge.
+BOOST_AUTO_TEST_CASE(outputs_under_reset_are_the_reset_state) {
+  const isa::Program p = assemble(".sem s\n.stream vector\n sem_add post=s+=3\n sem_wait wait=s>=9\n end\n", "tiny");
+  core::Control::Params cp;
+  cp.imem_depth = params("tiny").imem_depth;
+  core::Control c(cp);
+  core::Control::In in = c.make_in();
+  core::Control::Out o = c.make_out();
+  c.tick(in);  // in reset
+  in.rst_ni = true;
+  in.dma_q_idle_i = 3;
+  const auto words = core::imem_words(p, cp.imem_depth);
+  for (unsigned s = 0; s < core::Control::kStreams; ++s)
+    for (std::size_t a = 0; a < words[s].size(); ++a) {
+      in.im_valid_i = true, in.im_stream_i = s, in.im_addr_i = static_cast<std::uint32_t>(a),
+      in.im_data_i = words[s][a];
+      c.tick(in);
+    }
+  in.im_valid_i = false;
+  in.start_i = true;
+  c.tick(in);
+  in.start_i = false;
+  for (unsigned i = 0; i < 8; ++i) c.tick(in);
+  c.eval(in, o);
+  // the vector stream waits for s >= 9 with nothing else to run: stopped on a deadlock
+  BOOST_TEST_REQUIRE(o.err_o);
+  BOOST_TEST(o.err_code_o == 6u);
+  BOOST_TEST(o.sem_o[0] == 3u);
+  BOOST_TEST((o.st_o[1].state == core::Control::State::StHalt));
+  in.rst_ni = false;
+  c.eval(in, o);
+  BOOST_TEST(!o.running_o);
+  BOOST_TEST(!o.err_o);
+  BOOST_TEST(o.err_code_o == 0u);
+  BOOST_TEST(o.sem_o[0] == 0u);
+  BOOST_TEST((o.st_o[1].state == core::Control::State::StIdle));
+  BOOST_TEST(o.st_o[1].pc == 0u);
+}
+
 BOOST_AUTO_TEST_CASE(illegal_instruction_stops_the_core_with_its_pc) {
   // word 2 of the vector stream uses a field copy does not have
   isa::Program p = assemble(
