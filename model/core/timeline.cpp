@@ -1,10 +1,10 @@
 #include "core/timeline.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
-
-#include <fmt/format.h>
 
 namespace trn::core {
 
@@ -25,6 +25,13 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
   const Control::Out& co = nc.ctl_out();
   const Control::In& ci = nc.ctl_in();
   if (!co.running_o) return;
+  // SBUF refusals per unit: engine ports 0-1 tensor, 2-4 vector, 5-7 scalar; the DMA's two ports
+  const auto& w = nc.core().wires();
+  const std::uint64_t refused = w.sb_in.e_valid_i & ~w.sb_out.e_ready_o;
+  counts_[0].sbuf += (refused & 0x03) != 0;
+  counts_[1].sbuf += (refused & 0x1C) != 0;
+  counts_[2].sbuf += (refused & 0xE0) != 0;
+  counts_[3].sbuf += (w.sb_in.dw_valid_i && !w.sb_out.dw_ready_o) || (w.sb_in.dr_valid_i && !w.sb_out.dr_ready_o);
   // completions reported this cycle (before this cycle's issues take their tags)
   auto done = [&](unsigned e, bool v, unsigned tag) {
     if (!v) return;
@@ -48,8 +55,9 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
       const Bits& ww = words_[s][wait_pc_[s]];
       const unsigned sem = static_cast<unsigned>(isa::get(ww, tbl::kF_wait_sem));
       auto it = p_.sem_names.find(sem);
-      const std::string name = fmt::format("wait {}>={}", it != p_.sem_names.end() ? it->second : fmt::format("{}", sem),
-                                           isa::get(ww, tbl::kF_wait_val));
+      const std::string name =
+          fmt::format("wait {}>={}", it != p_.sem_names.end() ? it->second : fmt::format("{}", sem),
+                      isa::get(ww, tbl::kF_wait_val));
       slices_.push_back({s, name, "wait", static_cast<std::uint64_t>(wait_from_[s]), cycle, s, wait_pc_[s]});
       wait_from_[s] = -1;
     }
@@ -115,8 +123,8 @@ std::string Timeline::json(const std::string& title) const {
       const unsigned tid = 100 * s.track + lane;
       meta.push_back(fmt::format(R"({{"ph":"M","name":"thread_name","pid":1,"tid":{},"args":{{"name":"{}{}"}}}})", tid,
                                  track_name(s.track), lane ? fmt::format(" ({})", lane + 1) : ""));
-      meta.push_back(fmt::format(R"({{"ph":"M","name":"thread_sort_index","pid":1,"tid":{},"args":{{"sort_index":{}}}}})",
-                                 tid, tid));
+      meta.push_back(fmt::format(
+          R"({{"ph":"M","name":"thread_sort_index","pid":1,"tid":{},"args":{{"sort_index":{}}}}})", tid, tid));
     }
     ln[lane] = s.end;
     ev += fmt::format(R"(,
@@ -124,9 +132,10 @@ std::string Timeline::json(const std::string& title) const {
                       100 * s.track + lane, s.begin, s.end - s.begin, s.name, s.cat, tbl::kStreamNames[s.stream], s.pc,
                       p_.where(s.stream, s.pc));
   }
-  std::string out = fmt::format(R"({{"displayTimeUnit":"ns","otherData":{{"clock":"1 us = 1 core cycle"}},"traceEvents":[
+  std::string out =
+      fmt::format(R"({{"displayTimeUnit":"ns","otherData":{{"clock":"1 us = 1 core cycle"}},"traceEvents":[
 {{"ph":"M","name":"process_name","pid":1,"args":{{"name":"{}"}}}})",
-                                title);
+                  title);
   for (const auto& m : meta) out += ",\n" + m;
   out += ev;
   out += "\n]}\n";

@@ -22,8 +22,8 @@ namespace trn::core {
 class Timeline {
  public:
   struct Slice {
-    unsigned track;  ///< 0..3 the streams, 4.. the DMA queues
-    std::string name, cat;  ///< cat: "inst", "wait", "dma"
+    unsigned track;            ///< 0..3 the streams, 4.. the DMA queues
+    std::string name, cat;     ///< cat: "inst", "wait", "dma"
     std::uint64_t begin, end;  ///< cycles, end exclusive (at least begin + 1)
     unsigned stream;
     std::uint32_t pc;
@@ -33,6 +33,7 @@ class Timeline {
     std::uint64_t active = 0;  ///< cycles with an instruction of the stream in flight or issuing
     std::uint64_t wait = 0;    ///< the head waited on its semaphore
     std::uint64_t busy = 0;    ///< the head waited for its unit (not ready, no tag)
+    std::uint64_t sbuf = 0;    ///< a request of the stream's unit to SBUF was refused (arbitration)
     std::uint64_t issued = 0;  ///< instructions issued
   };
 

@@ -171,7 +171,7 @@ class Assembler {
   }
 
   void simple_directive(const std::string& code, std::size_t a, const std::string& d, std::size_t b) {
-    if (d == ".const" || d == ".set") {
+    if (d == ".const" || d == ".set" || d == ".default") {
       std::size_t n = code.find_first_not_of(" \t", b);
       if (n == std::string::npos || !ident_start(code[n])) fail(b, fmt::format("expected a name after {}", d));
       std::size_t e = n;
@@ -181,6 +181,7 @@ class Assembler {
       if (eq == std::string::npos || code[eq] != '=') fail(e, "expected '='");
       const std::int64_t v = eval_all(code, eq + 1);
       if (loop_vars_.count(name)) fail(n, fmt::format("'{}' is a loop variable", name));
+      if (d == ".default" && consts_.count(name)) return;  // defined before (-D NAME=VALUE): that value stands
       if (d == ".const" && consts_.count(name) && !set_names_.count(name)) {
         if (consts_[name] != v) fail(n, fmt::format("constant '{}' is already defined (as {})", name, consts_[name]));
       }
@@ -445,7 +446,7 @@ class Assembler {
     return out;
   }
 
-  // ---- integer expressions, C precedence: | ^ & (== != < <= > >=) (<< >>) (+ -) (* / %) unary
+  // ---- integer expressions, C precedence: || && | ^ & (== != < <= > >=) (<< >>) (+ -) (* / %) unary
   struct Lex {
     const std::string& s;
     std::size_t at, end;
@@ -453,7 +454,7 @@ class Assembler {
   std::int64_t eval_all(const std::string& s, std::size_t a) const { return eval(s, a, s.size()); }
   std::int64_t eval(const std::string& s, std::size_t a, std::size_t b) const {
     Lex x{s, a, b};
-    const std::int64_t v = e_or(x);
+    const std::int64_t v = e_lor(x);
     skip(x);
     if (x.at < x.end) fail(x.at, fmt::format("unexpected '{}' in the expression", s.substr(x.at, x.end - x.at)));
     return v;
@@ -473,6 +474,16 @@ class Assembler {
       return true;
     }
     return false;
+  }
+  std::int64_t e_lor(Lex& x) const {  // both sides are evaluated (no side effects to skip)
+    std::int64_t v = e_land(x);
+    while (eat(x, "||")) v = (e_land(x) != 0) | (v != 0);
+    return v;
+  }
+  std::int64_t e_land(Lex& x) const {
+    std::int64_t v = e_or(x);
+    while (eat(x, "&&")) v = (e_or(x) != 0) & (v != 0);
+    return v;
   }
   std::int64_t e_or(Lex& x) const {
     std::int64_t v = e_xor(x);
@@ -559,7 +570,7 @@ class Assembler {
     const char c = x.s[x.at];
     if (c == '(') {
       ++x.at;
-      const std::int64_t v = e_or(x);
+      const std::int64_t v = e_lor(x);
       if (!eat(x, ")")) fail(x.at, "expected ')'");
       return v;
     }
@@ -615,7 +626,7 @@ class Assembler {
     }
     std::vector<std::int64_t> args;
     if (!eat(x, ")")) {
-      do args.push_back(e_or(x));
+      do args.push_back(e_lor(x));
       while (eat(x, ","));
       if (!eat(x, ")")) fail(x.at, "expected ')' or ','");
     }

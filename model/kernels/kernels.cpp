@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -33,6 +34,83 @@ vector::Shape shape(const cfg::Arch& a, vector::Engine e) {
   return vector::Shape{e, a.partitions, a.sbuf_bytes_per_partition, a.psum_banks * a.psum_bank_bytes};
 }
 
+/// A kernel's sizes: each from `over` or its default, in [lo, hi]; unknown names are refused.
+class Sizes {
+ public:
+  Sizes(const char* kernel, const Defines& over) : kernel_(kernel), over_(over) {}
+  std::int64_t get(const char* name, std::int64_t dflt, std::int64_t lo, std::int64_t hi) {
+    std::int64_t v = dflt;
+    if (auto it = over_.find(name); it != over_.end()) v = it->second;
+    if (v < lo || v > hi)
+      throw std::invalid_argument(fmt::format("kernel {}: {} = {} is outside [{}, {}]", kernel_, name, v, lo, hi));
+    used_[name] = v;
+    return v;
+  }
+  /// The sizes used; throws when `over` names one the kernel does not have.
+  Defines done() const {
+    for (const auto& [k, v] : over_)
+      if (!used_.count(k)) throw std::invalid_argument(fmt::format("kernel {} has no size {}", kernel_, k));
+    return used_;
+  }
+
+ private:
+  const char* kernel_;
+  const Defines& over_;
+  Defines used_;
+};
+
+/// `n` bytes at `src` into partition p of `sb` at byte `off` (as a DMA row descriptor leaves them).
+void put(tensor::Sbuf& sb, unsigned p, std::uint32_t off, const std::uint8_t* src, std::size_t n) {
+  std::copy(src, src + n, sb.at(p).begin() + off);
+}
+std::vector<std::uint8_t> get(const tensor::Sbuf& sb, unsigned p, std::uint32_t off, std::size_t n) {
+  return {sb.at(p).begin() + off, sb.at(p).begin() + off + static_cast<std::ptrdiff_t>(n)};
+}
+double bf16_at(const std::vector<std::uint8_t>& b, std::size_t i) {
+  return numerics::f32_from(static_cast<std::uint32_t>(b[2 * i] | b[2 * i + 1] << 8) << 16);
+}
+double f32_at(const std::vector<std::uint8_t>& b, std::size_t i) {
+  return numerics::f32_from(static_cast<std::uint32_t>(b[4 * i] | b[4 * i + 1] << 8 | b[4 * i + 2] << 16) |
+                            static_cast<std::uint32_t>(b[4 * i + 3]) << 24);
+}
+constexpr double kU32 = 0x1p-24;  // FP32 unit roundoff
+constexpr double kU16 = 0x1p-8;   // BF16 unit roundoff (8 significant bits)
+
+tensor::Command ls_cmd(std::uint32_t addr, unsigned k, unsigned m) {
+  tensor::Command c{tensor::Op::load_stationary};
+  c.fmt = 2, c.k = k, c.m = m, c.addr = addr;
+  return c;
+}
+tensor::Command mm_cmd(std::uint32_t addr, unsigned n, unsigned bank, bool acc) {
+  tensor::Command c{tensor::Op::multiply_moving};
+  c.fmt = 2, c.n = n, c.addr = addr, c.bank = bank, c.acc = acc;
+  return c;
+}
+/// A lane instruction over `pc` partitions and a row of `n` elements, unit strides.
+vector::Instr row_instr(vector::Op op, unsigned pc, unsigned n) {
+  vector::Instr in;
+  in.op = op;
+  in.pc = pc;
+  in.size = {n, 1, 1, 1};
+  in.a_stride = in.b_stride = in.o_stride = {1, 0, 0, 0};
+  return in;
+}
+void exec(vector::FunctionalReference& r, const vector::Instr& in, tensor::Sbuf& sb, tensor::Sbuf* ps,
+          const char* what) {
+  if (r.execute(in, sb, ps) != vector::Err::none)
+    throw std::logic_error(fmt::format("kernel reference: the lane reference refused {}", what));
+}
+
+/// Uniform FP32 values in [lo, hi] on a grid of 1/1000, little-endian.
+std::vector<std::uint8_t> f32_data(std::mt19937_64& rng, std::size_t n, float lo, float hi) {
+  std::vector<std::uint8_t> b(4 * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::uint32_t c = numerics::f32_bits(lo + (hi - lo) * static_cast<float>(rng() % 1001) / 1000.0f);
+    for (unsigned j = 0; j < 4; ++j) b[4 * i + j] = static_cast<std::uint8_t>(c >> (8 * j));
+  }
+  return b;
+}
+
 /// Uniform values in [lo, hi] on a grid of 1/1000, as BF16 codes, little-endian.
 std::vector<std::uint8_t> bf16_data(std::mt19937_64& rng, std::size_t n, float lo, float hi) {
   std::vector<std::uint8_t> b(2 * n);
@@ -46,11 +124,13 @@ std::vector<std::uint8_t> bf16_data(std::mt19937_64& rng, std::size_t n, float l
 }
 
 // ---- matmul.s: one tile, C[M, N] = gelu(0.5 * W[K, M]^T X[K, N]) in BF16, K = M = PARTS, N = MAX_N
-Case matmul(const cfg::Arch& a, std::uint64_t seed) {
+Case matmul(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const unsigned K = a.partitions, M = K, N = a.max_moving_n;
   const std::uint32_t AW = 0, AX = 2 * M, AY = AX + 2 * N, HX = 2 * K * M, HY = HX + 2 * N * K;
   std::mt19937_64 rng(seed);
   Case c;
+  c.defines = Sizes("matmul", over).done();
+  c.macs = std::uint64_t{K} * M * N;
   c.inputs.push_back({"W", 0, bf16_data(rng, std::size_t{K} * M, -1.0f, 1.0f)});
   c.inputs.push_back({"X^T", HX, bf16_data(rng, std::size_t{N} * K, -1.0f, 1.0f)});
   const auto& w = c.inputs[0].bytes;
@@ -93,6 +173,99 @@ Case matmul(const cfg::Arch& a, std::uint64_t seed) {
   return c;
 }
 
+// ---- gemm.s: C[M, N] = gelu(W[K, M]^T X[K, N] + bias) in BF16, tiled (KT x MT x NT tiles)
+Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
+  Sizes sz("gemm", over);
+  const unsigned P = a.partitions, COLS = a.te_cols, TN = a.max_moving_n;
+  const auto KT = static_cast<unsigned>(sz.get("KT", 4, 1, 64));
+  const auto MT = static_cast<unsigned>(sz.get("MT", 2, 1, 64));
+  const auto NT = static_cast<unsigned>(sz.get("NT", 4, 1, 256));
+  const unsigned K = KT * P, M = MT * COLS, N = NT * TN;
+  const std::uint32_t XB = KT * 2 * TN, AW = 0, AX = AW + (KT * 2 * M + 63) / 64 * 64, AC = AX + 2 * XB,
+                      AB = AC + MT * 2 * N;
+  const std::uint32_t HX = 2 * K * M, HB = HX + 2 * K * N, HC = HB + 4 * M;
+  if (AB + 4 * MT > a.sbuf_bytes_per_partition || std::uint64_t{HC} + 2ull * M * N > a.hbm_bytes)
+    throw std::invalid_argument(fmt::format("kernel gemm: K={} M={} N={} does not fit in SBUF or HBM", K, M, N));
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.defines = sz.done();
+  c.macs = std::uint64_t{K} * M * N;
+  const float ws = 1.5f / std::sqrt(static_cast<float>(K));  // outputs of about unit spread at every K
+  const std::vector<std::uint8_t> w = bf16_data(rng, std::size_t{K} * M, -ws, ws);      // W [K][M]
+  const std::vector<std::uint8_t> x = bf16_data(rng, std::size_t{K} * N, -1.0f, 1.0f);  // X [K][N]
+  // HBM layouts that let a descriptor fill one partition: W as [P][KT][M], X as [NT][P][KT][TN]
+  Block wh{"W", 0, std::vector<std::uint8_t>(w.size())}, xh{"X", HX, std::vector<std::uint8_t>(x.size())};
+  for (unsigned k = 0; k < K; ++k) {
+    const unsigned p = k % P, kt = k / P;
+    std::copy_n(&w[2 * M * k], 2 * M, &wh.bytes[2 * M * (KT * p + kt)]);
+    for (unsigned nt = 0; nt < NT; ++nt)
+      std::copy_n(&x[2 * (N * k + TN * nt)], 2 * TN, &xh.bytes[2 * TN * (KT * (P * nt + p) + kt)]);
+  }
+  c.inputs.push_back(std::move(wh));
+  c.inputs.push_back(std::move(xh));
+  c.inputs.push_back({"bias", HB, f32_data(rng, M, -1.0f, 1.0f)});
+  const auto& b = c.inputs[2].bytes;
+  // in the program's order: W and the bias, then per X tile its buffer, KT matmuls per output
+  // tile accumulating in its bank, and the evacuation
+  tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
+  for (unsigned k = 0; k < K; ++k) put(sb, k % P, AW + (k / P) * 2 * M, &w[2 * M * k], 2 * M);
+  for (unsigned m = 0; m < M; ++m) put(sb, m % COLS, AB + 4 * (m / COLS), &b[4 * m], 4);
+  tensor::FunctionalReference tref(te_params(a));
+  vector::FunctionalReference sref(shape(a, vector::Engine::scalar));
+  for (unsigned nt = 0; nt < NT; ++nt) {
+    const std::uint32_t buf = AX + (nt % 2) * XB;
+    for (unsigned k = 0; k < K; ++k) put(sb, k % P, buf + (k / P) * 2 * TN, &x[2 * (N * k + TN * nt)], 2 * TN);
+    for (unsigned mt = 0; mt < MT; ++mt) {
+      const unsigned bank = (nt * MT + mt) % a.psum_banks;
+      for (unsigned kt = 0; kt < KT; ++kt) {
+        tref.run(ls_cmd(AW + kt * 2 * M + mt * 2 * COLS, P, COLS), sb);
+        tref.run(mm_cmd(buf + kt * 2 * TN, TN, bank, kt > 0), sb);
+      }
+      vector::Instr act = row_instr(vector::Op::activate, COLS, TN);
+      act.a_space = true;
+      act.a_addr = bank * a.psum_bank_bytes;
+      act.o_addr = AC + 2 * N * mt + 2 * TN * nt;
+      act.o_fmt = 2;
+      act.imm0 = numerics::f32_bits(1.0f);
+      act.s1_vec = true;
+      act.s1_addr = AB + 4 * mt;
+      act.alu1 = vector::Alu::add;  // unused by activate; the ISA leaves the ALU fields 0
+      act.func = static_cast<unsigned>(scalar::Act::gelu);
+      vector::Memory ps = tref.psum_rows();
+      exec(sref, act, sb, &ps, "gemm's activate");
+    }
+  }
+  Block y{"C", HC, std::vector<std::uint8_t>(std::size_t{2} * M * N)};
+  for (unsigned m = 0; m < M; ++m) {
+    const auto r = get(sb, m % COLS, AC + 2 * N * (m / COLS), 2 * N);
+    std::copy(r.begin(), r.end(), y.bytes.begin() + 2 * N * m);
+  }
+  c.outputs.push_back(std::move(y));
+  // double precision: gelu(sum + bias). The FP32 sum of K exact products and the bias has error
+  // at most (K + 1) u sum|terms|; gelu's slope is at most 1.13; gelu's FP32 error and the BF16
+  // rounding are at most one BF16 unit roundoff of the result; twice over.
+  Bound bd{"C", 2, {}, {}, "2 (2^-8 |y| + 1.13 (K + 1) 2^-24 (sum |w x| + |b|))"};
+  for (unsigned m = 0; m < M; ++m)
+    for (unsigned n = 0; n < N; ++n) {
+      double s = f32_at(b, m), mag = std::abs(s);
+      for (unsigned k = 0; k < K; ++k) {
+        const double t = bf16_at(w, std::size_t{M} * k + m) * bf16_at(x, std::size_t{N} * k + n);
+        s += t;
+        mag += std::abs(t);
+      }
+      const double y = 0.5 * s * (1 + std::tanh(std::sqrt(2 / M_PI) * (s + 0.044715 * s * s * s)));
+      bd.want.push_back(y);
+      bd.tol.push_back(2 * (kU16 * std::abs(y) + 1.13 * (K + 1) * kU32 * mag));
+    }
+  c.bounds.push_back(std::move(bd));
+  // each k-tile of W and X tile 0, each later X tile and each output tile: one completion per
+  // queue; the bias: one per tile
+  const unsigned q = a.dma_queues;
+  c.sems = {{0, KT * q},  {1, MT},      {2, ((NT + 1) / 2 - 1) * q},     {3, NT / 2 * q},
+            {4, NT * MT}, {5, NT * MT}, {6, MT * NT * std::min(COLS, q)}};
+  return c;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(fmt::format("cannot read {}", path));
@@ -103,6 +276,7 @@ std::string read_text(const std::string& path) {
 
 const Kernel kAll[] = {
     {"matmul", "matmul.s", "one tile: C = gelu(0.5 W^T X), BF16, all four streams", matmul},
+    {"gemm", "gemm.s", "tiled GEMM with double-buffered loads: C = gelu(W^T X + bias), BF16", gemm},
 };
 
 }  // namespace
@@ -118,6 +292,37 @@ const Kernel* find(std::string_view name) {
 std::string kernels_dir() { return TRN_KERNELS_DIR; }
 
 std::string source(const Kernel& k) { return read_text(kernels_dir() + "/" + k.file); }
+
+isa::Program assemble(const Kernel& k, const Case& c, const cfg::Arch& arch) {
+  auto defs = isa::config_defines(arch);
+  for (const auto& [n, v] : c.defines) defs[n] = v;
+  return isa::assemble(source(k), kernels_dir() + "/" + k.file, defs);
+}
+
+Accuracy accuracy(const Case& c, std::span<const std::uint8_t> hbm, unsigned max) {
+  Accuracy a;
+  unsigned bad = 0;
+  for (const auto& bd : c.bounds) {
+    const auto it =
+        std::find_if(c.outputs.begin(), c.outputs.end(), [&](const Block& o) { return o.name == bd.output; });
+    if (it == c.outputs.end()) throw std::logic_error(fmt::format("bound on an unknown output {}", bd.output));
+    const unsigned esz = bd.fmt == 2 ? 2 : 4;
+    for (std::size_t i = 0; i < bd.want.size(); ++i) {
+      const std::size_t at = it->addr + esz * i;
+      if (at + esz > hbm.size()) throw std::logic_error(fmt::format("{} element {} is outside HBM", bd.output, i));
+      const std::vector<std::uint8_t> e(hbm.begin() + static_cast<std::ptrdiff_t>(at),
+                                        hbm.begin() + static_cast<std::ptrdiff_t>(at + esz));
+      const double got = esz == 2 ? bf16_at(e, 0) : f32_at(e, 0), err = std::abs(got - bd.want[i]);
+      const double r = err / bd.tol[i];
+      if (r > a.worst || std::isnan(r)) a.worst = std::isnan(r) ? INFINITY : r;
+      if (!(err <= bd.tol[i]) && bad++ < max)
+        a.fail += fmt::format("{}{} element {}: {:.6g}, double-precision {:.6g}, |error| {:.3g} > bound {:.3g}",
+                              a.fail.empty() ? "" : "\n", bd.output, i, got, bd.want[i], err, bd.tol[i]);
+    }
+  }
+  if (bad > max) a.fail += fmt::format("\n... {} elements outside their bounds", bad);
+  return a;
+}
 
 std::string compare(const Case& c, std::span<const std::uint8_t> hbm, unsigned max) {
   std::string out;

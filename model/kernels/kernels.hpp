@@ -25,18 +25,34 @@ struct Block {
   std::vector<std::uint8_t> bytes;
 };
 
+/// Constants for the assembler (a kernel's sizes: its `.default` constants).
+using Defines = std::map<std::string, std::int64_t>;
+
+/// An output's elements against a double-precision reference: |got - want[i]| <= tol[i].
+struct Bound {
+  std::string output;  ///< the name of one of the case's outputs
+  unsigned fmt = 0;    ///< its element type: isa dtype fp32 (0) or bf16 (2)
+  std::vector<double> want, tol;
+  std::string rule;  ///< how tol is made, one line (docs/kernels.md)
+};
+
 /// One run of a kernel: its inputs and what it must leave behind.
 struct Case {
+  Defines defines;                         ///< the sizes the reference used, for the assembler
   std::vector<Block> inputs;               ///< written to HBM before start
   std::vector<Block> outputs;              ///< HBM after done, bit-exact
   std::map<unsigned, std::uint32_t> sems;  ///< semaphores' final values
+  std::vector<Bound> bounds;               ///< outputs against double precision
+  std::uint64_t macs = 0;                  ///< tensor-engine multiply-accumulates (figures)
 };
 
 struct Kernel {
   const char* name;
   const char* file;  ///< in kernels/
   const char* doc;
-  Case (*make)(const cfg::Arch& arch, std::uint64_t seed);
+  /// The case for a configuration and seed; `sizes` overrides the kernel's default sizes (the
+  /// names of its `.default` constants; throws std::invalid_argument on an unknown or bad one).
+  Case (*make)(const cfg::Arch& arch, std::uint64_t seed, const Defines& sizes);
 };
 
 /// Every kernel, in the order docs/kernels.md lists them.
@@ -47,9 +63,17 @@ const Kernel* find(std::string_view name);
 std::string source(const Kernel& k);
 /// The directory of the kernel sources.
 std::string kernels_dir();
+/// The kernel assembled for `arch` with the case's sizes (throws isa::Error).
+isa::Program assemble(const Kernel& k, const Case& c, const cfg::Arch& arch);
 /// The first differences between the case's outputs and `hbm` (one line each, at most `max`), or
 /// "" when every output byte matches.
 std::string compare(const Case& c, std::span<const std::uint8_t> hbm, unsigned max = 5);
+/// The outputs in `hbm` against the case's double-precision bounds.
+struct Accuracy {
+  double worst = 0;  ///< the largest |got - want| / tol over every bound's elements
+  std::string fail;  ///< "" when every element is within its bound, else the first few that are not
+};
+Accuracy accuracy(const Case& c, std::span<const std::uint8_t> hbm, unsigned max = 5);
 
 /// What a control program of kernels/programs/ must end with, from its `; expect:` lines:
 ///   ; expect: done | error=NAME stream=NAME pc=V [detail=V] [hbm-writes=V]

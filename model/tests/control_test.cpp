@@ -1,9 +1,8 @@
 // Boost.Test units of the NeuronCore control on the model alone (trn::core::ProgramRunner over
-// trn::core::NeuronCore): kernels/matmul.s — four streams meeting through semaphores — against
-// the units' functional references; semaphore additions from several
-// sources in one cycle; and each error: illegal instruction, a lane instruction and a descriptor
-// refused at decode, a tensor engine refusal, deadlock, running past the instruction memory. Each
-// error names its stream and pc, and nothing issues after it.
+// trn::core::NeuronCore): every kernel of kernels/ against its references (trn::kernels); semaphore additions from
+// several sources in one cycle; and each error: illegal instruction, a lane instruction and a descriptor refused at
+// decode, a tensor engine refusal, deadlock, running past the instruction memory. Each error names its stream and pc,
+// and nothing issues after it.
 #include <boost/test/unit_test.hpp>
 #include <random>
 
@@ -42,29 +41,57 @@ struct Run {
 
 BOOST_AUTO_TEST_SUITE(control)
 
-BOOST_AUTO_TEST_CASE(matmul_program_tiny_matches_the_units_references) {
+/// Every kernel of kernels/ in tiny and small: the HBM outputs bit for bit against the reference
+/// that follows the kernel's order, within the stated bound of double precision, every semaphore at
+/// its count, and no completion write in HBM.
+BOOST_AUTO_TEST_CASE(every_kernel_matches_its_references) {
+  for (const char* cfg : {"tiny", "small"}) {
+    const auto& arch = cfg::find(cfg)->arch;
+    for (const auto& k : kernels::all()) {
+      BOOST_TEST_CONTEXT(k.name << " (" << cfg << ")") {
+        const kernels::Case c = k.make(arch, 9, {});
+        core::ProgramRunner r(params(cfg), dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 3);
+        auto& hbm = r.hbm().image().hbm;
+        for (const auto& in : c.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
+        r.load(kernels::assemble(k, c, arch));
+        const core::RunResult res = r.run(2'000'000);
+        BOOST_TEST_REQUIRE(res.ok, res.what);
+        BOOST_TEST_MESSAGE(k.name << " (" << cfg << "): " << res.cycles << " cycles");
+        const std::string diff = kernels::compare(c, hbm);
+        BOOST_TEST(diff.empty(), diff);
+        const kernels::Accuracy acc = kernels::accuracy(c, hbm);
+        BOOST_TEST(acc.fail.empty(), acc.fail);
+        BOOST_TEST((!c.bounds.empty() || std::string(k.name) == "matmul"), "a kernel without a double-precision bound");
+        for (const auto& [s, v] : c.sems) BOOST_TEST(r.out().sem_o[s] == v, "semaphore " << s);
+        for (const auto& w : r.hbm().trace()) BOOST_TEST(!w.sem);
+      }
+    }
+  }
+}
+
+/// The double-precision check catches an output off its bound, and a kernel's sizes are checked.
+BOOST_AUTO_TEST_CASE(kernel_accuracy_catches_an_output_off_its_bound) {
   const auto& arch = cfg::find("tiny")->arch;
-  const kernels::Kernel* k = kernels::find("matmul");
-  BOOST_REQUIRE(k);
-  const kernels::Case c = k->make(arch, 9);
-  core::ProgramRunner r(params("tiny"), dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 3);
-  auto& hbm = r.hbm().image().hbm;
-  for (const auto& in : c.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
-  r.load(assemble(kernels::source(*k), "tiny"));
-  const core::RunResult res = r.run(100000);
-  BOOST_TEST_REQUIRE(res.ok, res.what);
-  BOOST_TEST_MESSAGE("matmul program, tiny: " << res.cycles << " cycles");
-  const std::string diff = kernels::compare(c, hbm);
-  BOOST_TEST(diff.empty(), diff);
-  // every semaphore has its final count
-  for (const auto& [s, v] : c.sems) BOOST_TEST(r.out().sem_o[s] == v, "semaphore " << s);
-  // the completion writes never reached HBM: address 4 * sem is W's first bytes, unchanged
-  for (const auto& w : r.hbm().trace()) BOOST_TEST(!w.sem);
+  const kernels::Case c = kernels::find("gemm")->make(arch, 9, {});
+  std::vector<std::uint8_t> hbm(arch.hbm_bytes, 0);
+  for (const auto& o : c.outputs) std::copy(o.bytes.begin(), o.bytes.end(), hbm.begin() + o.addr);
+  BOOST_TEST_REQUIRE(kernels::accuracy(c, hbm).fail.empty());
+  BOOST_TEST(kernels::accuracy(c, hbm).worst <= 1.0);
+  hbm[c.outputs[0].addr + 2 * 5 + 1] ^= 0x01;  // element 5's exponent's low bit: a factor of 2
+  const kernels::Accuracy a = kernels::accuracy(c, hbm);
+  BOOST_TEST(a.fail.find("C element 5:") != std::string::npos, a.fail);
+  BOOST_TEST(a.worst > 1.0);
+  BOOST_CHECK_THROW(kernels::find("gemm")->make(arch, 9, {{"NT", 0}}), std::invalid_argument);
+  BOOST_CHECK_THROW(kernels::find("gemm")->make(arch, 9, {{"NQ", 2}}), std::invalid_argument);
+  const kernels::Case big = kernels::find("gemm")->make(arch, 9, {{"NT", 6}});
+  BOOST_TEST(big.defines.at("NT") == 6);
+  BOOST_TEST(kernels::assemble(*kernels::find("gemm"), big, arch).streams[3].size() >
+             kernels::assemble(*kernels::find("gemm"), c, arch).streams[3].size());
 }
 
 /// The comparison of a kernel's outputs catches a wrong byte.
 BOOST_AUTO_TEST_CASE(kernel_compare_catches_a_wrong_byte) {
-  const kernels::Case c = kernels::find("matmul")->make(cfg::find("tiny")->arch, 9);
+  const kernels::Case c = kernels::find("matmul")->make(cfg::find("tiny")->arch, 9, {});
   std::vector<std::uint8_t> hbm(cfg::find("tiny")->arch.hbm_bytes, 0);
   for (const auto& o : c.outputs) std::copy(o.bytes.begin(), o.bytes.end(), hbm.begin() + o.addr);
   BOOST_TEST(kernels::compare(c, hbm).empty());

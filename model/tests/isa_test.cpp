@@ -1,12 +1,11 @@
 // Boost.Test units of model/isa: the instruction table's legality rules, the binary file, and the
 // assembler and disassembler: every op with random operands round-trips through text and binary,
 // illegal words survive as .word, and bad input is reported at its file:line:column.
-#include <boost/test/unit_test.hpp>
+#include "isa/isa.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <cstring>
 #include <random>
-
-#include "isa/isa.hpp"
 
 using namespace trn;
 namespace tbl = trn::isa::tbl;
@@ -171,6 +170,10 @@ top:
   const isa::Program q = isa::assemble(".stream vector\n copy pc=4 size=8,2\n", "g.s");
   BOOST_TEST(isa::get(q.streams[1][0], tbl::kF_size) == 0x0001000100020008ull);
   BOOST_TEST(isa::get(q.streams[1][0], tbl::kF_pc) == 4u);
+  // logical operators; .default yields to a constant defined before it (-D)
+  const std::string d = ".default P = 3\n.default Q = 5\n.stream vector\n copy pc=P*10+Q+(P>2&&Q<5)+2*(P==3||Q==0)\n";
+  BOOST_TEST(isa::get(isa::assemble(d, "d.s").streams[1][0], tbl::kF_pc) == 37u);
+  BOOST_TEST(isa::get(isa::assemble(d, "d.s", {{"Q", 1}}).streams[1][0], tbl::kF_pc) == 34u);
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_the_place_and_what_was_expected) {
@@ -183,7 +186,8 @@ BOOST_AUTO_TEST_CASE(errors_name_the_place_and_what_was_expected) {
   BOOST_TEST(error_of(".stream vector\n  copy pc=300\n") == "k.s:2:11: error: 300 does not fit in pc (8 bits)");
   BOOST_TEST(error_of(".stream vector\n  copy size=1,2,3,4,5\n") == "k.s:2:13: error: size has at most 4 dimensions");
   BOOST_TEST(error_of(".stream vector\n  copy pc=X+1\n") == "k.s:2:11: error: unknown name 'X'");
-  BOOST_TEST(error_of(".stream vector\n  copy wait=s>=1\n") == "k.s:2:13: error: unknown semaphore 's' (declare it with .sem)");
+  BOOST_TEST(error_of(".stream vector\n  copy wait=s>=1\n") ==
+             "k.s:2:13: error: unknown semaphore 's' (declare it with .sem)");
   BOOST_TEST(error_of(".stream vector\n  copy wait=40>=1\n") == "k.s:2:13: error: semaphore 40 (there are 32)");
   BOOST_TEST(error_of(".stream warp\n") ==
              "k.s:1:9: error: expected a stream (tensor, vector, scalar, sync), got 'warp'");

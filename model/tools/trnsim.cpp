@@ -34,7 +34,8 @@ namespace trn::tools {
 int cmd_collective(int argc, char** argv);
 int cmd_asm(int argc, char** argv);
 int cmd_run(int argc, char** argv);
-}
+int cmd_kernel(int argc, char** argv);
+}  // namespace trn::tools
 
 namespace {
 
@@ -51,6 +52,7 @@ Commands:
   asm           assemble a NeuronCore program: trnsim asm FILE.s -o FILE.bin (trnsim asm --help)
   disasm        disassemble a NeuronCore program: trnsim disasm FILE.bin
   run           run a NeuronCore program on the model alone, with its timeline (trnsim run --help)
+  kernel        run a kernel of kernels/ on fresh data and check it against its references (trnsim kernel --help)
 
 convert options:
   --to FMT          target format: bf16 fp16 e5m2 e4m3 e4m3fn e3m4 e2m1 e8m0 tf32 (and ml_dtypes names)
@@ -107,11 +109,16 @@ long long parse_int(const std::string& opt, const std::string& s, long long lo, 
 
 Args parse(int argc, char** argv) {
   Args a;
-  if (argc < 2) throw Usage("no command given (convert, decode, mx-quantize, formats, activate, system, collective, asm, disasm; see --help)");
+  if (argc < 2)
+    throw Usage(
+        "no command given (convert, decode, mx-quantize, formats, activate, system, collective, asm, disasm; see "
+        "--help)");
   a.cmd = argv[1];
   if (a.cmd == "-h" || a.cmd == "--help") return a;
   if (a.cmd != "convert" && a.cmd != "decode" && a.cmd != "mx-quantize" && a.cmd != "formats" && a.cmd != "activate")
-    throw Usage(fmt::format("unknown command '{}' (convert, decode, mx-quantize, formats, activate, system, collective, asm, disasm)", a.cmd));
+    throw Usage(fmt::format(
+        "unknown command '{}' (convert, decode, mx-quantize, formats, activate, system, collective, asm, disasm)",
+        a.cmd));
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
     auto value = [&]() -> std::string {
@@ -373,6 +380,7 @@ int main(int argc, char** argv) {
     if (argc >= 2 && (std::string(argv[1]) == "asm" || std::string(argv[1]) == "disasm"))
       return trn::tools::cmd_asm(argc, argv);
     if (argc >= 2 && std::string(argv[1]) == "run") return trn::tools::cmd_run(argc, argv);
+    if (argc >= 2 && std::string(argv[1]) == "kernel") return trn::tools::cmd_kernel(argc, argv);
     const Args a = parse(argc, argv);
     if (a.cmd == "--help" || a.cmd == "-h") {
       fmt::print("{}", kUsage);

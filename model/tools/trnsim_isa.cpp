@@ -4,23 +4,25 @@
 //   trnsim asm kernels/gemm.s -o gemm.bin [--config small] [-D NAME=VALUE]...
 //   trnsim disasm gemm.bin [-o gemm.s]
 //   trnsim run gemm.bin --config small [--hbm data.bin@0x0] [--dump 0x8000:4096@out.bin] [--trace t.json]
+//   trnsim kernel gemm --config full [-D NT=8] [--seed 3] [--trace t.json]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
-#include <algorithm>
 #include <fstream>
 #include <map>
-#include <tuple>
-#include <vector>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "core/program_runner.hpp"
 #include "core/timeline.hpp"
 #include "isa/isa.hpp"
+#include "kernels/kernels.hpp"
 
 namespace trn::tools {
 
@@ -55,6 +57,24 @@ Prints the cycles and per-stream figures. Exit status: 0 done, 1 stopped on an e
 limit, 2 bad input.
 )";
 
+constexpr const char* kKernelUsage = R"(usage: trnsim kernel NAME [options]
+       trnsim kernel --list
+
+Run a kernel of kernels/ (docs/kernels.md) on the model alone with fresh data from its generator,
+and check it: every output byte against the reference that follows the kernel's order of
+operations, every output element within its stated bound of a double-precision reference, and
+every semaphore at its final count.
+  --config NAME        tiny, small or full (default tiny)
+  -D NAME=VALUE        one of the kernel's sizes (its .default constants; repeatable)
+  --seed N             seed of the data and of the HBM model's latencies (default 1)
+  --trace FILE.json    the engine timeline (Chrome/Perfetto trace-event JSON); also TRACE=FILE.json
+  --limit N            stop after N cycles (default 50000000)
+Prints the cycles, the tensor engine's utilization (multiply-accumulates over rows x columns x
+cycles), and per stream the instructions issued and the cycles active, waiting on a semaphore,
+waiting for its unit and refused by SBUF. Exit status: 0 pass, 1 a wrong result or a core error,
+2 bad input.
+)";
+
 struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
@@ -74,7 +94,8 @@ void add_define(std::map<std::string, std::int64_t>& defines, const std::string&
   char* end = nullptr;
   errno = 0;
   const long long v = std::strtoll(d.c_str() + eq + 1, &end, 0);
-  if (*end || errno || eq + 1 == d.size()) throw Usage(fmt::format("-D {}: '{}' is not an integer", d, d.substr(eq + 1)));
+  if (*end || errno || eq + 1 == d.size())
+    throw Usage(fmt::format("-D {}: '{}' is not an integer", d, d.substr(eq + 1)));
   defines[d.substr(0, eq)] = v;
 }
 
@@ -154,7 +175,8 @@ int cmd_run(int argc, char** argv) {
       char* end = nullptr;
       errno = 0;
       const unsigned long long x = std::strtoull(v.c_str(), &end, 0);
-      if (v.empty() || *end || errno || v[0] == '-') throw Usage(fmt::format("{}: '{}' is not a non-negative integer", opt, v));
+      if (v.empty() || *end || errno || v[0] == '-')
+        throw Usage(fmt::format("{}: '{}' is not a non-negative integer", opt, v));
       return x;
     };
     for (int i = 2; i < argc; ++i) {
@@ -188,7 +210,8 @@ int cmd_run(int argc, char** argv) {
         if (colon == std::string::npos) throw Usage(fmt::format("--dump {}: expected ADDR:LEN[@FILE]", v));
         const std::string len = v.substr(colon + 1, at == std::string::npos ? std::string::npos : at - colon - 1);
         dumps.emplace_back(static_cast<std::uint32_t>(integer("--dump", v.substr(0, colon))),
-                           static_cast<std::uint32_t>(integer("--dump", len)), at == std::string::npos ? "" : v.substr(at + 1));
+                           static_cast<std::uint32_t>(integer("--dump", len)),
+                           at == std::string::npos ? "" : v.substr(at + 1));
       } else if (s.rfind("-D", 0) == 0) {
         add_define(defines, s.size() > 2 ? s.substr(2) : value());
       } else if (!s.empty() && s[0] == '-') {
@@ -216,7 +239,8 @@ int cmd_run(int argc, char** argv) {
     for (const auto& [file, addr] : loads) {
       const auto bytes = isa::read_file(file);
       if (addr + bytes.size() > hbm.size())
-        throw Usage(fmt::format("--hbm {}@{:#x}: {} bytes do not fit in HBM ({} bytes)", file, addr, bytes.size(), hbm.size()));
+        throw Usage(
+            fmt::format("--hbm {}@{:#x}: {} bytes do not fit in HBM ({} bytes)", file, addr, bytes.size(), hbm.size()));
       std::copy(bytes.begin(), bytes.end(), hbm.begin() + addr);
     }
     for (const auto& [addr, len, file] : dumps)
@@ -242,10 +266,12 @@ int cmd_run(int argc, char** argv) {
     fmt::print("{}: {} in {} cycles ({:.2f} s, {:.0f} cycles/s), configuration {}\n", in, r.ok ? "done" : "stopped",
                r.cycles, sec, static_cast<double>(r.cycles) / std::max(sec, 1e-9), config);
     if (!r.ok) fmt::print("{}\n", r.what);
-    fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10}\n", "stream", "issued", "active", "sem wait", "unit busy");
+    fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", "stream", "issued", "active", "sem wait", "unit busy",
+               "sbuf wait");
     for (unsigned s = 0; s < core::Control::kStreams; ++s) {
       const auto& k = tl.counts()[s];
-      fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10}\n", isa::tbl::kStreamNames[s], k.issued, k.active, k.wait, k.busy);
+      fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", isa::tbl::kStreamNames[s], k.issued, k.active, k.wait,
+                 k.busy, k.sbuf);
     }
     if (!trace.empty()) {
       tl.write_json(trace, fmt::format("NeuronCore ({}) {}", config, in));
@@ -260,6 +286,133 @@ int cmd_run(int argc, char** argv) {
       }
     }
     return r.ok ? 0 : 1;
+  } catch (const Usage& e) {
+    fmt::print(stderr, "trnsim: error: {}\n", e.what());
+    return 2;
+  } catch (const isa::Error& e) {
+    fmt::print(stderr, "{}\n", e.what());
+    return 2;
+  }
+}
+
+int cmd_kernel(int argc, char** argv) {
+  try {
+    std::string name, config = "tiny", trace;
+    if (const char* t = std::getenv("TRACE")) trace = t;
+    kernels::Defines sizes;
+    std::uint64_t seed = 1, limit = 50'000'000;
+    auto integer = [](const std::string& opt, const std::string& v) -> std::uint64_t {
+      char* end = nullptr;
+      errno = 0;
+      const unsigned long long x = std::strtoull(v.c_str(), &end, 0);
+      if (v.empty() || *end || errno || v[0] == '-')
+        throw Usage(fmt::format("{}: '{}' is not a non-negative integer", opt, v));
+      return x;
+    };
+    for (int i = 2; i < argc; ++i) {
+      const std::string s = argv[i];
+      auto value = [&]() -> std::string {
+        if (i + 1 >= argc) throw Usage(fmt::format("{} needs a value", s));
+        return argv[++i];
+      };
+      if (s == "-h" || s == "--help") {
+        fmt::print("{}", kKernelUsage);
+        return 0;
+      } else if (s == "--list") {
+        for (const auto& k : kernels::all()) fmt::print("{:<10} kernels/{:<12} {}\n", k.name, k.file, k.doc);
+        return 0;
+      } else if (s == "--config") {
+        config = value();
+      } else if (s == "--seed") {
+        seed = integer(s, value());
+      } else if (s == "--limit") {
+        limit = integer(s, value());
+      } else if (s == "--trace") {
+        trace = value();
+      } else if (s.rfind("-D", 0) == 0) {
+        add_define(sizes, s.size() > 2 ? s.substr(2) : value());
+      } else if (!s.empty() && s[0] == '-') {
+        throw Usage(fmt::format("kernel: unknown option '{}' (see trnsim kernel --help)", s));
+      } else if (name.empty()) {
+        name = s;
+      } else {
+        throw Usage(fmt::format("kernel: more than one kernel ('{}', '{}')", name, s));
+      }
+    }
+    if (name.empty()) throw Usage("kernel: no kernel named (trnsim kernel --list)");
+    const kernels::Kernel* k = kernels::find(name);
+    if (!k) throw Usage(fmt::format("kernel: unknown kernel '{}' (trnsim kernel --list)", name));
+    const cfg::Config* c = cfg::find(config);
+    if (!c) throw Usage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", config));
+    kernels::Case kc;
+    try {
+      kc = k->make(c->arch, seed, sizes);
+    } catch (const std::invalid_argument& e) {
+      throw Usage(e.what());
+    }
+    const isa::Program p = kernels::assemble(*k, kc, c->arch);
+    const core::NeuronCore::Params prm = core::NeuronCore::Params::of(c->arch);
+    core::ProgramRunner run(prm, dma::MemSystem::Params{}, seed, true);
+    auto& hbm = run.hbm().image().hbm;
+    for (const auto& in : kc.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
+    run.load(p);
+    core::Timeline tl(p, prm.core.queues);
+    const auto t0 = std::chrono::steady_clock::now();
+    auto last = t0;
+    run.on_cycle = [&](const core::NeuronCore& nc, const core::NeuronCore::Out& o, std::uint64_t cyc) {
+      tl.observe(nc, o, cyc);
+      if ((cyc & 0xFFFF) == 0) {
+        const auto now = std::chrono::steady_clock::now();
+        if (now - last > std::chrono::seconds(2)) {
+          last = now;
+          fmt::print(stderr, "trnsim kernel: cycle {} ...\n", cyc);
+        }
+      }
+    };
+    const core::RunResult r = run.run(limit);
+    tl.finish(run.cycle());
+    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string sz;
+    for (const auto& [n, v] : kc.defines) sz += fmt::format(" {}={}", n, v);
+    fmt::print("kernel {} ({}{}): {} in {} cycles ({:.2f} s, {:.0f} cycles/s)\n", name, config, sz,
+               r.ok ? "done" : "stopped", r.cycles, sec, static_cast<double>(r.cycles) / std::max(sec, 1e-9));
+    int rc = 0;
+    if (!r.ok) {
+      fmt::print("{}\n", r.what);
+      rc = 1;
+    } else {
+      const std::string diff = kernels::compare(kc, hbm);
+      const kernels::Accuracy acc = kernels::accuracy(kc, hbm);
+      std::string sems;
+      for (const auto& [s, v] : kc.sems)
+        if (run.out().sem_o[s] != v) sems += fmt::format(" semaphore {} is {}, expected {};", s, run.out().sem_o[s], v);
+      fmt::print("reference (kernel's order): {}\n", diff.empty() ? "bit-exact" : "DIFFERS\n" + diff);
+      if (!kc.bounds.empty())
+        fmt::print("double precision: {} (worst error {:.3f} of its bound: {})\n",
+                   acc.fail.empty() ? "within bound" : "OUTSIDE\n" + acc.fail, acc.worst, kc.bounds[0].rule);
+      if (!sems.empty()) fmt::print("semaphores:{}\n", sems);
+      rc = diff.empty() && acc.fail.empty() && sems.empty() ? 0 : 1;
+    }
+    if (kc.macs) {
+      const double peak = static_cast<double>(c->arch.partitions) * c->arch.te_cols;
+      fmt::print(
+          "tensor engine utilization: {:.1f} % ({} multiply-accumulates, {:.0f} cycles at {} x {})\n",
+          100.0 * static_cast<double>(kc.macs) / peak / static_cast<double>(std::max<std::uint64_t>(r.cycles, 1)),
+          kc.macs, static_cast<double>(kc.macs) / peak, c->arch.partitions, c->arch.te_cols);
+    }
+    fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", "stream", "issued", "active", "sem wait", "unit busy",
+               "sbuf wait");
+    for (unsigned s = 0; s < core::Control::kStreams; ++s) {
+      const auto& n = tl.counts()[s];
+      fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", isa::tbl::kStreamNames[s], n.issued, n.active, n.wait,
+                 n.busy, n.sbuf);
+    }
+    if (!trace.empty()) {
+      tl.write_json(trace, fmt::format("NeuronCore ({}) kernel {}", config, name));
+      fmt::print("timeline: {} ({} slices)\n", trace, tl.slices().size());
+    }
+    fmt::print("{}\n", rc == 0 ? "PASS" : "FAIL");
+    return rc;
   } catch (const Usage& e) {
     fmt::print(stderr, "trnsim: error: {}\n", e.what());
     return 2;

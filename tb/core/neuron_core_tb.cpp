@@ -153,11 +153,16 @@ isa::Program assemble(Env& env, const std::string& text, const std::string& file
 Task<> run_kernel(Env& env, const char* name, bool spoil = false) {
   const kernels::Kernel* k = kernels::find(name);
   check(k != nullptr, "no kernel {}", name);
-  kernels::Case c = k->make(env.cfg().arch, env.rng("data").next());
+  kernels::Case c = k->make(env.cfg().arch, env.rng("data").next(), {});
   if (spoil) c.outputs.at(0).bytes.at(1) ^= 0x01;
   NcBench t(env);
   for (const auto& in : c.inputs) std::copy(in.bytes.begin(), in.bytes.end(), t.hbm.mem.image().hbm.begin() + in.addr);
-  const isa::Program p = assemble(env, kernels::source(*k), k->file);
+  isa::Program p;
+  try {
+    p = kernels::assemble(*k, c, env.cfg().arch);
+  } catch (const isa::Error& e) {
+    check(false, "{}", e.what());
+  }
   co_await t.begin();
   co_await t.load(p);
   const std::uint64_t cycles = co_await t.run();
@@ -168,7 +173,10 @@ Task<> run_kernel(Env& env, const char* name, bool spoil = false) {
   for (const auto& [s, v] : c.sems)
     check(o.sems.at(s) == v, "kernel {}: semaphore {} is {}, expected {}", name, s, o.sems.at(s), v);
   for (const auto& w : t.hbm.mem.trace()) check(!w.sem, "a semaphore write reached HBM at {:#x}", w.addr);
-  info("kernel {}: {} cycles from start, {} HBM writes", name, cycles, t.hbm.writes);
+  const kernels::Accuracy acc = kernels::accuracy(c, t.hbm.mem.image().hbm);
+  check(acc.fail.empty(), "kernel {}: outside the double-precision bound:\n{}", name, acc.fail);
+  info("kernel {}: {} cycles from start, {} HBM writes, worst error {:.3f} of its bound", name, cycles, t.hbm.writes,
+       acc.worst);
 }
 
 /// Run every control program of kernels/programs/, each on a fresh model after a reset;
@@ -194,6 +202,7 @@ Task<> run_programs(Env& env, const std::string& only = "", bool spoil = false) 
 }  // namespace
 
 TRN_TEST(kernel_matmul, .timeout_ns = 1e10) { co_await run_kernel(env, "matmul"); }
+TRN_TEST(kernel_gemm, .timeout_ns = 1e11) { co_await run_kernel(env, "gemm"); }
 
 TRN_TEST(control_programs, .timeout_ns = 1e11) { co_await run_programs(env); }
 
