@@ -645,6 +645,24 @@ class Assembler {
       if (args[0] <= 0 || (args[0] & (args[0] - 1))) fail(at, fmt::format("log2({}): not a power of two", args[0]));
       return __builtin_ctzll(static_cast<std::uint64_t>(args[0]));
     }
+    if (name == "f32div") {
+      // f32div(A, B): the FP32 bits of A / B, rounded to nearest (1/n for a mean)
+      want(2);
+      if (args[1] == 0) fail(at, "f32div() by zero");
+      const float f = static_cast<float>(static_cast<double>(args[0]) / static_cast<double>(args[1]));
+      std::uint32_t u;
+      std::memcpy(&u, &f, 4);
+      return u;
+    }
+    if (name == "f32rsqrt") {
+      // f32rsqrt(A): the FP32 bits of 1 / sqrt(A), rounded to nearest (an attention scale)
+      want(1);
+      if (args[0] <= 0) fail(at, "f32rsqrt() of a non-positive number");
+      const float f = static_cast<float>(1.0 / std::sqrt(static_cast<double>(args[0])));
+      std::uint32_t u;
+      std::memcpy(&u, &f, 4);
+      return u;
+    }
     if (name == "sb") {
       // sb(P, OFF): the DMA's SBUF address of byte OFF of partition P
       want(2);
@@ -657,7 +675,7 @@ class Assembler {
       while ((std::int64_t{1} << bits) < it->second) ++bits;
       return (args[0] << bits) | args[1];
     }
-    fail(at, fmt::format("unknown function '{}' (min max cdiv log2 sb f32)", name));
+    fail(at, fmt::format("unknown function '{}' (min max cdiv log2 sb f32 f32div f32rsqrt)", name));
   }
 
   std::string file_;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -86,15 +87,17 @@ tensor::Command mm_cmd(std::uint32_t addr, unsigned n, unsigned bank, bool acc) 
   c.fmt = 2, c.n = n, c.addr = addr, c.bank = bank, c.acc = acc;
   return c;
 }
-/// A lane instruction over `pc` partitions and a row of `n` elements, unit strides.
-vector::Instr row_instr(vector::Op op, unsigned pc, unsigned n) {
+/// A lane instruction over `pc` partitions and a row of `n` elements with the fields the assembler
+/// leaves at their defaults: ALU ops 0 (add), strides 0, immediates 0, types FP32.
+vector::Instr lane(vector::Op op, unsigned pc, unsigned n) {
   vector::Instr in;
   in.op = op;
   in.pc = pc;
   in.size = {n, 1, 1, 1};
-  in.a_stride = in.b_stride = in.o_stride = {1, 0, 0, 0};
+  in.alu0 = in.alu1 = vector::Alu::add;
   return in;
 }
+constexpr std::array<std::uint32_t, 4> kUnit{1, 0, 0, 0};  // a.stride=1 (dim 0)
 void exec(vector::FunctionalReference& r, const vector::Instr& in, tensor::Sbuf& sb, tensor::Sbuf* ps,
           const char* what) {
   if (r.execute(in, sb, ps) != vector::Err::none)
@@ -221,7 +224,8 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
         tref.run(ls_cmd(AW + kt * 2 * M + mt * 2 * COLS, P, COLS), sb);
         tref.run(mm_cmd(buf + kt * 2 * TN, TN, bank, kt > 0), sb);
       }
-      vector::Instr act = row_instr(vector::Op::activate, COLS, TN);
+      vector::Instr act = lane(vector::Op::activate, COLS, TN);
+      act.a_stride = act.o_stride = kUnit;
       act.a_space = true;
       act.a_addr = bank * a.psum_bank_bytes;
       act.o_addr = AC + 2 * N * mt + 2 * TN * nt;
@@ -229,7 +233,6 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
       act.imm0 = numerics::f32_bits(1.0f);
       act.s1_vec = true;
       act.s1_addr = AB + 4 * mt;
-      act.alu1 = vector::Alu::add;  // unused by activate; the ISA leaves the ALU fields 0
       act.func = static_cast<unsigned>(scalar::Act::gelu);
       vector::Memory ps = tref.psum_rows();
       exec(sref, act, sb, &ps, "gemm's activate");
@@ -266,6 +269,335 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   return c;
 }
 
+/// Uniform FP32 rows of `n` values in [-spread, spread] (a grid of 2^-20 of the spread), `rows` of them.
+std::vector<std::uint8_t> f32_rows(std::mt19937_64& rng, unsigned rows, unsigned n, const std::vector<float>& spread) {
+  std::vector<std::uint8_t> b(std::size_t{4} * rows * n);
+  for (unsigned r = 0; r < rows; ++r)
+    for (unsigned i = 0; i < n; ++i) {
+      const double v = (static_cast<double>(rng() % (1u << 20)) / (1u << 20) * 2 - 1) * spread[r % spread.size()];
+      const std::uint32_t c = numerics::f32_bits(static_cast<float>(v));
+      for (unsigned j = 0; j < 4; ++j) b[4 * (std::size_t{n} * r + i) + j] = static_cast<std::uint8_t>(c >> (8 * j));
+    }
+  return b;
+}
+
+// ---- softmax.s: softmax over rows, FP32, RB blocks of PARTS rows of MAX_N
+Case softmax(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
+  Sizes sz("softmax", over);
+  const unsigned P = a.partitions, n = a.max_moving_n;
+  const auto RB = static_cast<unsigned>(sz.get("RB", 2, 1, 256));
+  const unsigned R = RB * P;
+  const std::uint32_t RS = 64 * ((16 * n + 16 + 63) / 64), OX = 0, OT = 4 * n, OE = 8 * n, OY = 12 * n, OM = 16 * n,
+                      OS = OM + 4, OR = OM + 8, HY = 4 * R * n;
+  if (RS * RB > a.sbuf_bytes_per_partition || std::uint64_t{HY} + 4ull * R * n > a.hbm_bytes)
+    throw std::invalid_argument(fmt::format("kernel softmax: RB = {} does not fit in SBUF or HBM", RB));
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.defines = sz.done();
+  // blocks alternate rows spanning e^-16 and e^-80 of their maximum
+  std::vector<float> spread;
+  for (unsigned r = 0; r < R; ++r) spread.push_back((r / P) % 2 ? 40.0f : 8.0f);
+  c.inputs.push_back({"X", 0, f32_rows(rng, R, n, spread)});
+  const auto& x = c.inputs[0].bytes;
+  tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
+  vector::FunctionalReference vref(shape(a, vector::Engine::vector)), sref(shape(a, vector::Engine::scalar));
+  for (unsigned b = 0; b < RB; ++b) {
+    const std::uint32_t o = RS * b;
+    for (unsigned p = 0; p < P; ++p) put(sb, p, o + OX, &x[4 * n * (b * P + p)], 4 * n);
+    vector::Instr mx = lane(vector::Op::tensor_reduce, P, n);
+    mx.a_addr = o + OX, mx.o_addr = o + OM, mx.a_stride = kUnit, mx.alu0 = vector::Alu::max;
+    exec(vref, mx, sb, nullptr, "softmax's max");
+    vector::Instr sub = lane(vector::Op::tensor_scalar, P, n);
+    sub.a_addr = o + OX, sub.o_addr = o + OT, sub.a_stride = sub.o_stride = kUnit;
+    sub.alu0 = vector::Alu::sub, sub.alu1 = vector::Alu::bypass, sub.s0_vec = true, sub.s0_addr = o + OM;
+    exec(vref, sub, sb, nullptr, "softmax's subtraction");
+    vector::Instr ex = lane(vector::Op::activate, P, n);
+    ex.a_addr = o + OT, ex.o_addr = o + OE, ex.a_stride = ex.o_stride = kUnit;
+    ex.func = static_cast<unsigned>(scalar::Act::exp), ex.imm0 = numerics::f32_bits(1.0f), ex.acc = ex.acc_clr = true;
+    exec(sref, ex, sb, nullptr, "softmax's exp");
+    vector::Instr st = lane(vector::Op::acc_store, P, 1);
+    st.o_addr = o + OS;
+    exec(sref, st, sb, nullptr, "softmax's acc_store");
+    vector::Instr rc = lane(vector::Op::activate, P, 1);
+    rc.a_addr = o + OS, rc.o_addr = o + OR;
+    rc.func = static_cast<unsigned>(scalar::Act::reciprocal), rc.imm0 = numerics::f32_bits(1.0f);
+    exec(sref, rc, sb, nullptr, "softmax's reciprocal");
+    vector::Instr mul = lane(vector::Op::tensor_scalar, P, n);
+    mul.a_addr = o + OE, mul.o_addr = o + OY, mul.a_stride = mul.o_stride = kUnit;
+    mul.alu0 = vector::Alu::mul, mul.alu1 = vector::Alu::bypass, mul.s0_vec = true, mul.s0_addr = o + OR;
+    exec(vref, mul, sb, nullptr, "softmax's multiply");
+  }
+  Block y{"Y", HY, std::vector<std::uint8_t>(std::size_t{4} * R * n)};
+  for (unsigned r = 0; r < R; ++r) {
+    const auto row = get(sb, r % P, RS * (r / P) + OY, 4 * n);
+    std::copy(row.begin(), row.end(), y.bytes.begin() + 4 * n * r);
+  }
+  c.outputs.push_back(std::move(y));
+  // double precision. Relative to each output: the rounding of x - max (u |x - max| through exp),
+  // exp (1.5 ulp), the same for every term of the sum and its n - 1 additions, the reciprocal (2
+  // ulp) and the product; twice over.
+  Bound bd{"Y", 0, {}, {}, "2 u (|x - max| + max |x_j - max| + n + 10) y, u = 2^-24"};
+  for (unsigned r = 0; r < R; ++r) {
+    double mx = -INFINITY, sum = 0, span = 0;
+    for (unsigned i = 0; i < n; ++i) mx = std::max(mx, f32_at(x, std::size_t{n} * r + i));
+    for (unsigned i = 0; i < n; ++i) {
+      sum += std::exp(f32_at(x, std::size_t{n} * r + i) - mx);
+      span = std::max(span, mx - f32_at(x, std::size_t{n} * r + i));
+    }
+    for (unsigned i = 0; i < n; ++i) {
+      const double d = mx - f32_at(x, std::size_t{n} * r + i), yv = std::exp(-d) / sum;
+      bd.want.push_back(yv);
+      bd.tol.push_back(2 * kU32 * (d + span + n + 10) * yv);
+    }
+  }
+  c.bounds.push_back(std::move(bd));
+  const unsigned q = std::min(P, a.dma_queues);
+  c.sems = {{0, RB * q}, {1, RB}, {2, RB}, {3, RB}, {4, RB * q}};  // ld, sub, rcp, mul, out
+  return c;
+}
+
+// ---- layernorm.s: layer norm over rows with gamma and beta, FP32, RB blocks of PARTS rows of MAX_N
+Case layernorm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
+  Sizes sz("layernorm", over);
+  const unsigned P = a.partitions, n = a.max_moving_n;
+  const auto RB = static_cast<unsigned>(sz.get("RB", 2, 1, 256));
+  const unsigned R = RB * P;
+  const std::uint32_t RS = 64 * ((16 * n + 16 + 63) / 64), OX = 0, OC = 4 * n, OQ = 8 * n, OY = 12 * n, OW = 16 * n,
+                      AG = RS * RB, AB = AG + 4 * n, HG = 4 * R * n, HBE = HG + 4 * n, HY = HBE + 4 * n;
+  if (AB + 4 * n > a.sbuf_bytes_per_partition || std::uint64_t{HY} + 4ull * R * n > a.hbm_bytes)
+    throw std::invalid_argument(fmt::format("kernel layernorm: RB = {} does not fit in SBUF or HBM", RB));
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.defines = sz.done();
+  // rows with an offset of 0, 3, 6 ... and a spread of 2, one block in four with a spread of 0.01
+  std::vector<std::uint8_t> xs(std::size_t{4} * R * n);
+  for (unsigned r = 0; r < R; ++r) {
+    const double off = 3.0 * ((r / P) % 4), spr = (r / P) % 4 == 2 ? 0.01 : 2.0;
+    for (unsigned i = 0; i < n; ++i) {
+      const double v = off + spr * (static_cast<double>(rng() % (1u << 20)) / (1u << 20) * 2 - 1);
+      const std::uint32_t cde = numerics::f32_bits(static_cast<float>(v));
+      for (unsigned j = 0; j < 4; ++j) xs[4 * (std::size_t{n} * r + i) + j] = static_cast<std::uint8_t>(cde >> (8 * j));
+    }
+  }
+  c.inputs.push_back({"X", 0, std::move(xs)});
+  c.inputs.push_back({"gamma", HG, f32_data(rng, n, 0.5f, 1.5f)});
+  c.inputs.push_back({"beta", HBE, f32_data(rng, n, -0.5f, 0.5f)});
+  const auto& x = c.inputs[0].bytes;
+  const auto& g = c.inputs[1].bytes;
+  const auto& be = c.inputs[2].bytes;
+  tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
+  for (unsigned p = 0; p < P; ++p) {
+    put(sb, p, AG, g.data(), 4 * n);
+    put(sb, p, AB, be.data(), 4 * n);
+  }
+  vector::FunctionalReference vref(shape(a, vector::Engine::vector)), sref(shape(a, vector::Engine::scalar));
+  const std::uint32_t inv_n = numerics::f32_bits(static_cast<float>(1.0 / n));
+  auto ts = [&](std::uint32_t src, std::uint32_t dst, unsigned len) {  // tensor_scalar, strides as in the kernel
+    vector::Instr in = lane(vector::Op::tensor_scalar, P, len);
+    in.a_addr = src, in.o_addr = dst;
+    if (len > 1) in.a_stride = in.o_stride = kUnit;
+    in.alu1 = vector::Alu::bypass;
+    return in;
+  };
+  auto tt = [&](std::uint32_t src, std::uint32_t b, std::uint32_t dst, vector::Alu op) {
+    vector::Instr in = lane(vector::Op::tensor_tensor, P, n);
+    in.a_addr = src, in.b_addr = b, in.o_addr = dst, in.alu0 = op;
+    in.a_stride = in.b_stride = in.o_stride = kUnit;
+    return in;
+  };
+  for (unsigned b = 0; b < RB; ++b) {
+    const std::uint32_t o = RS * b;
+    for (unsigned p = 0; p < P; ++p) put(sb, p, o + OX, &x[4 * n * (b * P + p)], 4 * n);
+    vector::Instr sum = lane(vector::Op::tensor_reduce, P, n);
+    sum.a_addr = o + OX, sum.o_addr = o + OW, sum.a_stride = kUnit;
+    exec(vref, sum, sb, nullptr, "layernorm's sum");
+    vector::Instr mean = ts(o + OW, o + OW + 4, 1);
+    mean.alu0 = vector::Alu::mul, mean.imm0 = inv_n;
+    exec(vref, mean, sb, nullptr, "layernorm's mean");
+    vector::Instr ctr = ts(o + OX, o + OC, n);
+    ctr.alu0 = vector::Alu::sub, ctr.s0_vec = true, ctr.s0_addr = o + OW + 4;
+    exec(vref, ctr, sb, nullptr, "layernorm's centring");
+    exec(vref, tt(o + OC, o + OC, o + OQ, vector::Alu::mul), sb, nullptr, "layernorm's square");
+    vector::Instr vs = lane(vector::Op::tensor_reduce, P, n);
+    vs.a_addr = o + OQ, vs.o_addr = o + OW + 8, vs.a_stride = kUnit;
+    exec(vref, vs, sb, nullptr, "layernorm's sum of squares");
+    vector::Instr ve = ts(o + OW + 8, o + OW + 12, 1);
+    ve.alu0 = vector::Alu::mul, ve.imm0 = inv_n, ve.alu1 = vector::Alu::add, ve.imm1 = numerics::f32_bits(1e-5f);
+    exec(vref, ve, sb, nullptr, "layernorm's variance");
+    vector::Instr rs = lane(vector::Op::activate, P, 1);
+    rs.a_addr = o + OW + 12, rs.o_addr = o + OW + 16;
+    rs.func = static_cast<unsigned>(scalar::Act::rsqrt), rs.imm0 = numerics::f32_bits(1.0f);
+    exec(sref, rs, sb, nullptr, "layernorm's rsqrt");
+    vector::Instr nm = ts(o + OC, o + OQ, n);
+    nm.alu0 = vector::Alu::mul, nm.s0_vec = true, nm.s0_addr = o + OW + 16;
+    exec(vref, nm, sb, nullptr, "layernorm's normalization");
+    exec(vref, tt(o + OQ, AG, o + OC, vector::Alu::mul), sb, nullptr, "layernorm's gamma");
+    exec(vref, tt(o + OC, AB, o + OY, vector::Alu::add), sb, nullptr, "layernorm's beta");
+  }
+  Block y{"Y", HY, std::vector<std::uint8_t>(std::size_t{4} * R * n)};
+  for (unsigned r = 0; r < R; ++r) {
+    const auto row = get(sb, r % P, RS * (r / P) + OY, 4 * n);
+    std::copy(row.begin(), row.end(), y.bytes.begin() + 4 * n * r);
+  }
+  c.outputs.push_back(std::move(y));
+  // double precision: z = (x - m) / sd within docs/vector.md's bound e_z = 2 [((n - 1) u max|x| +
+  // u |x - m|) / sd + (n + 8) u |z|]; then y = z gamma + beta with two roundings: |gamma| e_z + 2 u
+  // (|z gamma| + |y|), twice over.
+  Bound bd{"Y", 0, {}, {}, "2 (|gamma| e_z + 2 u (|z gamma| + |y|)), e_z docs/vector.md's layer-norm bound"};
+  for (unsigned r = 0; r < R; ++r) {
+    double m = 0, v = 0, mx = 0;
+    for (unsigned i = 0; i < n; ++i) m += f32_at(x, std::size_t{n} * r + i);
+    m /= n;
+    for (unsigned i = 0; i < n; ++i) {
+      const double xv = f32_at(x, std::size_t{n} * r + i);
+      v += (xv - m) * (xv - m);
+      mx = std::max(mx, std::abs(xv));
+    }
+    v /= n;
+    const double sd = std::sqrt(v + static_cast<double>(1e-5f));
+    for (unsigned i = 0; i < n; ++i) {
+      const double xv = f32_at(x, std::size_t{n} * r + i), z = (xv - m) / sd, gm = f32_at(g, i);
+      const double yv = z * gm + f32_at(be, i);
+      const double ez = 2 * (((n - 1) * kU32 * mx + kU32 * std::abs(xv - m)) / sd + (n + 8) * kU32 * std::abs(z));
+      bd.want.push_back(yv);
+      bd.tol.push_back(2 * (std::abs(gm) * ez + 2 * kU32 * (std::abs(z * gm) + std::abs(yv))));
+    }
+  }
+  c.bounds.push_back(std::move(bd));
+  const unsigned q = std::min(P, a.dma_queues);
+  c.sems = {{0, RB * q}, {1, q}, {2, RB}, {3, RB}, {4, RB}, {5, RB * q}};  // ld, gb, var, rs, done, out
+  return c;
+}
+
+// ---- attention.s: O = softmax(Q K^T / sqrt(d)) V, one head, BF16 in and out
+Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
+  Sizes sz("attention", over);
+  const unsigned P = a.partitions, COLS = a.te_cols, d = P, e = P, Lq = COLS, Lk = a.max_moving_n, JT = Lk / COLS;
+  auto al = [](std::uint32_t b) { return 64 * ((b + 63) / 64); };
+  const std::uint32_t AQ = 0, AK = AQ + al(2 * Lq), AV = AK + al(2 * Lk), AE = AV + al(JT * 2 * e), AP = AE + 4 * Lk,
+                      APT = AP + 4 * Lk, AO = APT + al(JT * 2 * Lq), AW = AO + al(2 * e);
+  const std::uint32_t HK = 2 * d * Lq, HV = HK + 2 * d * Lk, HO = HV + 2 * Lk * e;
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.defines = sz.done();
+  c.macs = std::uint64_t{d} * Lq * Lk + std::uint64_t{Lk} * Lq * e;
+  c.inputs.push_back({"Q^T", 0, bf16_data(rng, std::size_t{d} * Lq, -1.0f, 1.0f)});
+  c.inputs.push_back({"K^T", HK, bf16_data(rng, std::size_t{d} * Lk, -1.0f, 1.0f)});
+  c.inputs.push_back({"V", HV, bf16_data(rng, std::size_t{Lk} * e, -1.0f, 1.0f)});
+  const auto& qt = c.inputs[0].bytes;
+  const auto& kt = c.inputs[1].bytes;
+  const auto& v = c.inputs[2].bytes;
+  tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
+  for (unsigned t = 0; t < d; ++t) {
+    put(sb, t, AQ, &qt[2 * Lq * t], 2 * Lq);
+    put(sb, t, AK, &kt[2 * Lk * t], 2 * Lk);
+  }
+  for (unsigned j = 0; j < Lk; ++j) put(sb, j % COLS, AV + (j / COLS) * 2 * e, &v[2 * e * j], 2 * e);
+  tensor::FunctionalReference tref(te_params(a));
+  vector::FunctionalReference vref(shape(a, vector::Engine::vector)), sref(shape(a, vector::Engine::scalar));
+  const std::uint32_t scale = numerics::f32_bits(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))));
+  // S = Q K^T
+  tref.run(ls_cmd(AQ, d, Lq), sb);
+  tref.run(mm_cmd(AK, Lk, 0, false), sb);
+  vector::Memory ps = tref.psum_rows();
+  // softmax of scale S
+  vector::Instr mx = lane(vector::Op::tensor_reduce, Lq, Lk);
+  mx.a_space = true, mx.a_stride = kUnit, mx.o_addr = AW, mx.alu0 = vector::Alu::max;
+  exec(vref, mx, sb, &ps, "attention's max");
+  vector::Instr nm = lane(vector::Op::tensor_scalar, Lq, 1);
+  nm.a_addr = AW, nm.o_addr = AW + 4, nm.alu0 = vector::Alu::mul, nm.imm0 = scale ^ 0x80000000u;
+  nm.alu1 = vector::Alu::bypass;
+  exec(vref, nm, sb, nullptr, "attention's -scale max");
+  vector::Instr ex = lane(vector::Op::activate, Lq, Lk);
+  ex.a_space = true, ex.a_stride = ex.o_stride = kUnit, ex.o_addr = AE;
+  ex.func = static_cast<unsigned>(scalar::Act::exp), ex.imm0 = scale, ex.s1_vec = true, ex.s1_addr = AW + 4;
+  ex.acc = ex.acc_clr = true;
+  exec(sref, ex, sb, &ps, "attention's exp");
+  vector::Instr st = lane(vector::Op::acc_store, Lq, 1);
+  st.o_addr = AW + 8;
+  exec(sref, st, sb, nullptr, "attention's acc_store");
+  vector::Instr rc = lane(vector::Op::activate, Lq, 1);
+  rc.a_addr = AW + 8, rc.o_addr = AW + 12;
+  rc.func = static_cast<unsigned>(scalar::Act::reciprocal), rc.imm0 = numerics::f32_bits(1.0f);
+  exec(sref, rc, sb, nullptr, "attention's reciprocal");
+  vector::Instr pm = lane(vector::Op::tensor_scalar, Lq, Lk);
+  pm.a_addr = AE, pm.o_addr = AP, pm.a_stride = pm.o_stride = kUnit;
+  pm.alu0 = vector::Alu::mul, pm.alu1 = vector::Alu::bypass, pm.s0_vec = true, pm.s0_addr = AW + 12;
+  exec(vref, pm, sb, nullptr, "attention's P");
+  // P^T tiles: a transpose through the tensor engine, a copy to BF16
+  for (unsigned jt = 0; jt < JT; ++jt) {
+    tensor::Command lt = ls_cmd(AP + 4 * COLS * jt, Lq, COLS);
+    lt.fmt = 0, lt.tr = true;
+    tensor::Command mt = mm_cmd(0, Lq, 1 + jt % 6, false);
+    mt.tr = true;
+    tref.run(lt, sb);
+    tref.run(mt, sb);
+    ps = tref.psum_rows();
+    vector::Instr cp = lane(vector::Op::copy, COLS, Lq);
+    cp.a_space = true, cp.a_addr = (1 + jt % 6) * a.psum_bank_bytes, cp.a_stride = cp.o_stride = kUnit;
+    cp.o_addr = APT + 2 * Lq * jt, cp.o_fmt = 2;
+    exec(vref, cp, sb, &ps, "attention's P^T copy");
+  }
+  // O = P V over the key tiles, accumulating in bank 7
+  for (unsigned jt = 0; jt < JT; ++jt) {
+    tref.run(ls_cmd(APT + 2 * Lq * jt, COLS, Lq), sb);
+    tref.run(mm_cmd(AV + 2 * e * jt, e, 7, jt > 0), sb);
+  }
+  ps = tref.psum_rows();
+  vector::Instr ev = lane(vector::Op::activate, Lq, e);
+  ev.a_space = true, ev.a_addr = 7 * a.psum_bank_bytes, ev.a_stride = ev.o_stride = kUnit, ev.o_addr = AO, ev.o_fmt = 2;
+  ev.func = static_cast<unsigned>(scalar::Act::identity), ev.imm0 = numerics::f32_bits(1.0f);
+  exec(sref, ev, sb, &ps, "attention's evacuation");
+  Block o{"O", HO, std::vector<std::uint8_t>(std::size_t{2} * Lq * e)};
+  for (unsigned i = 0; i < Lq; ++i) {
+    const auto row = get(sb, i, AO, 2 * e);
+    std::copy(row.begin(), row.end(), o.bytes.begin() + 2 * e * i);
+  }
+  c.outputs.push_back(std::move(o));
+  // double precision from the same BF16 inputs. The logits' FP32 error (the sum over d, the scale)
+  // and softmax's FP32 steps give P a relative error eps_p (the softmax bound with the logits' error
+  // doubled); P's BF16 rounding adds 2^-9, the FP32 sum over Lk keys (Lk + 1) u, and O's BF16
+  // rounding 2^-9 |O|; twice over.
+  Bound bd{"O", 2, {}, {}, "2 (2^-9 |O| + sum_j p |v| (2^-9 + eps_p + (Lk + 1) u))"};
+  const double sc = 1.0 / std::sqrt(static_cast<double>(d));
+  for (unsigned i = 0; i < Lq; ++i) {
+    std::vector<double> l(Lk);
+    double mxl = -INFINITY, worst_mag = 0;
+    for (unsigned j = 0; j < Lk; ++j) {
+      double sum = 0, mag = 0;
+      for (unsigned t = 0; t < d; ++t) {
+        const double pr = bf16_at(qt, std::size_t{Lq} * t + i) * bf16_at(kt, std::size_t{Lk} * t + j);
+        sum += pr;
+        mag += std::abs(pr);
+      }
+      l[j] = sc * sum;
+      mxl = std::max(mxl, l[j]);
+      worst_mag = std::max(worst_mag, sc * mag);
+    }
+    double z = 0, span = 0;
+    for (unsigned j = 0; j < Lk; ++j) {
+      z += std::exp(l[j] - mxl);
+      span = std::max(span, mxl - l[j]);
+    }
+    const double eps_p = kU32 * (2 * span + Lk + 10 + 4 * (d + 2) * worst_mag);
+    for (unsigned k = 0; k < e; ++k) {
+      double ov = 0, mag = 0;
+      for (unsigned j = 0; j < Lk; ++j) {
+        const double p = std::exp(l[j] - mxl) / z, vv = bf16_at(v, std::size_t{e} * j + k);
+        ov += p * vv;
+        mag += p * std::abs(vv);
+      }
+      bd.want.push_back(ov);
+      bd.tol.push_back(2 * (kU16 / 2 * std::abs(ov) + mag * (kU16 / 2 + eps_p + (Lk + 1) * kU32)));
+    }
+  }
+  c.bounds.push_back(std::move(bd));
+  const unsigned q = std::min(P, a.dma_queues);
+  // ld, s, nm, rcp, p, tr, pt, o, ev, out
+  c.sems = {{0, 2 * q}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, JT}, {6, JT}, {7, 1}, {8, 1}, {9, std::min(Lq, q)}};
+  return c;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(fmt::format("cannot read {}", path));
@@ -277,6 +609,9 @@ std::string read_text(const std::string& path) {
 const Kernel kAll[] = {
     {"matmul", "matmul.s", "one tile: C = gelu(0.5 W^T X), BF16, all four streams", matmul},
     {"gemm", "gemm.s", "tiled GEMM with double-buffered loads: C = gelu(W^T X + bias), BF16", gemm},
+    {"softmax", "softmax.s", "softmax over rows (max, subtract, exp and sum, reciprocal, multiply), FP32", softmax},
+    {"layernorm", "layernorm.s", "layer norm over rows with gamma and beta, FP32", layernorm},
+    {"attention", "attention.s", "one attention head: softmax(Q K^T / sqrt(d)) V, BF16", attention},
 };
 
 }  // namespace

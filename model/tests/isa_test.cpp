@@ -7,6 +7,8 @@
 #include <cstring>
 #include <random>
 
+#include "numerics/format.hpp"
+
 using namespace trn;
 namespace tbl = trn::isa::tbl;
 
@@ -174,6 +176,11 @@ top:
   const std::string d = ".default P = 3\n.default Q = 5\n.stream vector\n copy pc=P*10+Q+(P>2&&Q<5)+2*(P==3||Q==0)\n";
   BOOST_TEST(isa::get(isa::assemble(d, "d.s").streams[1][0], tbl::kF_pc) == 37u);
   BOOST_TEST(isa::get(isa::assemble(d, "d.s", {{"Q", 1}}).streams[1][0], tbl::kF_pc) == 34u);
+  const isa::Program f = isa::assemble(".stream vector\n memset imm0=f32div(1, 3)\n memset imm0=f32(0.25)\n", "f.s");
+  BOOST_TEST(isa::get(f.streams[1][0], tbl::kF_imm0) == numerics::f32_bits(1.0f / 3.0f));
+  BOOST_TEST(isa::get(isa::assemble(".stream vector\n memset imm0=f32rsqrt(16)\n", "r.s").streams[1][0],
+                      tbl::kF_imm0) == 0x3E800000u);
+  BOOST_TEST(isa::get(f.streams[1][1], tbl::kF_imm0) == 0x3E800000u);
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_the_place_and_what_was_expected) {
