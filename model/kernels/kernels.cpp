@@ -598,6 +598,139 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   return c;
 }
 
+// ---- mlp.s: Y = W2^T gelu(W1^T X) with both matmuls on MXFP8 (E4M3FN) operands
+Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
+  Sizes sz("mlp", over);
+  const unsigned P = a.partitions, D = P, F = a.te_cols, E = a.te_cols, N = a.max_moving_n;
+  auto al = [](std::uint32_t b) { return 64 * ((b + 63) / 64); };
+  const std::uint32_t AX = 0, AW1 = AX + al(2 * N), AW2 = AW1 + al(2 * F), AH = AW2 + al(2 * E), AY = AH + al(2 * N),
+                      AXq = AY + al(2 * N), AW1q = AXq + al(N), AW2q = AW1q + al(F), AHq = AW2q + al(E),
+                      ASC = AHq + al(N), AXs = ASC, AW1s = AXs + N, AW2s = AW1s + F, AHs = AW2s + E;
+  const std::uint32_t HW1 = 2 * D * N, HW2 = HW1 + 2 * D * F, HY = HW2 + 2 * F * E;
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.defines = sz.done();
+  c.macs = std::uint64_t{D} * F * N + std::uint64_t{F} * E * N;
+  c.inputs.push_back({"X", 0, bf16_data(rng, std::size_t{D} * N, -2.0f, 2.0f)});
+  const float w1s = 2.0f / std::sqrt(static_cast<float>(D)), w2s = 2.0f / std::sqrt(static_cast<float>(F));
+  c.inputs.push_back({"W1", HW1, bf16_data(rng, std::size_t{D} * F, -w1s, w1s)});
+  c.inputs.push_back({"W2", HW2, bf16_data(rng, std::size_t{F} * E, -w2s, w2s)});
+  const auto& x = c.inputs[0].bytes;
+  const auto& w1 = c.inputs[1].bytes;
+  const auto& w2 = c.inputs[2].bytes;
+  tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
+  for (unsigned p = 0; p < D; ++p) {
+    put(sb, p, AX, &x[2 * N * p], 2 * N);
+    put(sb, p, AW1, &w1[2 * F * p], 2 * F);
+  }
+  for (unsigned f = 0; f < F; ++f) put(sb, f, AW2, &w2[2 * E * f], 2 * E);
+  vector::FunctionalReference vref(shape(a, vector::Engine::vector)), sref(shape(a, vector::Engine::scalar));
+  tensor::FunctionalReference tref(te_params(a));
+  const unsigned e4 = static_cast<unsigned>(numerics::Format::e4m3fn);
+  vector::Instr clr = lane(vector::Op::memset, P, 2 * N + F + E);
+  clr.o_addr = ASC, clr.o_fmt = 13, clr.o_stride = kUnit;  // uint8 (isa dtype)
+  exec(vref, clr, sb, nullptr, "mlp's memset");
+  auto quant = [&](unsigned pc, unsigned n, std::uint32_t src, std::uint32_t dst, std::uint32_t sc) {
+    vector::Instr q = lane(vector::Op::quantize_mx, pc, n);
+    q.a_addr = src, q.a_fmt = 2, q.a_stride = kUnit, q.o_addr = dst, q.o_fmt = e4, q.o_stride = kUnit;
+    q.o_mx = true, q.sc_addr = sc;
+    exec(vref, q, sb, nullptr, "mlp's quantize_mx");
+  };
+  auto mx_mm = [&](std::uint32_t w, std::uint32_t ws, unsigned k, unsigned m, std::uint32_t xq, std::uint32_t xs,
+                   unsigned bank) {
+    tensor::Command ls = ls_cmd(w, k, m), mm = mm_cmd(xq, N, bank, false);
+    ls.fmt = mm.fmt = e4;
+    ls.mx = mm.mx = true;
+    ls.sc_addr = ws, mm.sc_addr = xs;
+    tref.run(ls, sb);
+    tref.run(mm, sb);
+  };
+  auto act = [&](unsigned pc, unsigned bank, std::uint32_t dst, scalar::Act f) {
+    vector::Memory ps = tref.psum_rows();
+    vector::Instr in = lane(vector::Op::activate, pc, N);
+    in.a_space = true, in.a_addr = bank * a.psum_bank_bytes, in.a_stride = in.o_stride = kUnit;
+    in.o_addr = dst, in.o_fmt = 2, in.func = static_cast<unsigned>(f), in.imm0 = numerics::f32_bits(1.0f);
+    exec(sref, in, sb, &ps, "mlp's activate");
+  };
+  quant(D, F, AW1, AW1q, AW1s);
+  quant(D, N, AX, AXq, AXs);
+  quant(F, E, AW2, AW2q, AW2s);
+  mx_mm(AW1q, AW1s, D, F, AXq, AXs, 0);
+  act(F, 0, AH, scalar::Act::gelu);
+  quant(F, N, AH, AHq, AHs);
+  mx_mm(AW2q, AW2s, F, E, AHq, AHs, 1);
+  act(E, 1, AY, scalar::Act::identity);
+  Block y{"Y", HY, std::vector<std::uint8_t>(std::size_t{2} * E * N)};
+  for (unsigned m = 0; m < E; ++m) {
+    const auto row = get(sb, m, AY, 2 * N);
+    std::copy(row.begin(), row.end(), y.bytes.begin() + 2 * N * m);
+  }
+  c.outputs.push_back(std::move(y));
+  // double precision from the BF16 inputs, without quantization. An MXFP8 (E4M3FN) element is
+  // v (1 + d) + h, |d| <= 2^-4, |h| <= 2^-17 max|block| (subnormals); so a product of two has error
+  // at most |a b| (2^-3 + 2^-8) + 1.07 2^-17 (|a| Mb + |b| Ma) + 2^-34 Ma Mb, plus the FP32 sum's
+  // (K + 1) u. H: gelu (slope <= 1.13) of that, plus 2^-8 |H| (gelu's FP32 error, the BF16
+  // rounding); Y: the same over F with H's error carried through W2, plus 2^-8 |Y|; twice over.
+  const unsigned blk = P < 32 ? P : 32;
+  auto mm_err = [&](const std::vector<double>& av, const std::vector<double>& bv, const std::vector<double>& am,
+                    const std::vector<double>& bm) {  // a, b along K with their blocks' maxima
+    double e = 0, mag = 0;
+    for (std::size_t k = 0; k < av.size(); ++k) {
+      const double ab = std::abs(av[k] * bv[k]);
+      e += ab * (0x1p-3 + 0x1p-8) + 1.07 * 0x1p-17 * (std::abs(av[k]) * bm[k] + std::abs(bv[k]) * am[k]) +
+           0x1p-34 * am[k] * bm[k];
+      mag += ab;
+    }
+    return e + (av.size() + 1) * kU32 * 1.14 * mag;
+  };
+  auto block_max = [&](const std::vector<double>& v) {  // v along K: each element's block maximum
+    std::vector<double> m(v.size(), 0);
+    for (std::size_t b = 0; b < v.size(); b += blk) {
+      double mx = 0;
+      for (std::size_t k = b; k < std::min(v.size(), b + blk); ++k) mx = std::max(mx, std::abs(v[k]));
+      for (std::size_t k = b; k < std::min(v.size(), b + blk); ++k) m[k] = mx;
+    }
+    return m;
+  };
+  auto col = [](const std::vector<std::uint8_t>& bytes, unsigned rows, unsigned cols, unsigned j) {
+    std::vector<double> v(rows);
+    for (unsigned r = 0; r < rows; ++r) v[r] = bf16_at(bytes, std::size_t{cols} * r + j);
+    return v;
+  };
+  std::vector<std::vector<double>> hd(N, std::vector<double>(F)), he(N, std::vector<double>(F));
+  for (unsigned n = 0; n < N; ++n) {
+    const auto xv = col(x, D, N, n), xm = block_max(xv);
+    for (unsigned f = 0; f < F; ++f) {
+      const auto wv = col(w1, D, F, f), wm = block_max(wv);
+      double s = 0;
+      for (unsigned k = 0; k < D; ++k) s += wv[k] * xv[k];
+      const double hv = 0.5 * s * (1 + std::tanh(std::sqrt(2 / M_PI) * (s + 0.044715 * s * s * s)));
+      hd[n][f] = hv;
+      he[n][f] = 1.13 * mm_err(wv, xv, wm, xm) + kU16 * (std::abs(hv) + 1.13 * mm_err(wv, xv, wm, xm));
+    }
+  }
+  Bound bd{"Y", 2, {}, {}, "2 (|W2| e_H + e_mx(W2, |H| + e_H) + 2^-8 |Y|), e_mx: MXFP8 products (docs/kernels.md)"};
+  for (unsigned m = 0; m < E; ++m) {
+    const auto wv = col(w2, F, E, m), wm = block_max(wv);
+    for (unsigned n = 0; n < N; ++n) {
+      std::vector<double> hb(F);
+      double yv = 0, carry = 0;
+      for (unsigned f = 0; f < F; ++f) {
+        hb[f] = std::abs(hd[n][f]) + he[n][f];
+        yv += wv[f] * hd[n][f];
+        carry += std::abs(wv[f]) * he[n][f] * 1.14;
+      }
+      bd.want.push_back(yv);
+      bd.tol.push_back(2 * (carry + mm_err(wv, hb, wm, block_max(hb)) + kU16 * std::abs(yv)));
+    }
+  }
+  c.bounds.push_back(std::move(bd));
+  const unsigned q = a.dma_queues;
+  // ld, q, mm1, h, mm2, ev, out
+  c.sems = {{0, std::min(D, q) + std::min(F, q)}, {1, 4}, {2, 1}, {3, 1}, {4, 1}, {5, 1}, {6, std::min(E, q)}};
+  return c;
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error(fmt::format("cannot read {}", path));
@@ -612,6 +745,7 @@ const Kernel kAll[] = {
     {"softmax", "softmax.s", "softmax over rows (max, subtract, exp and sum, reciprocal, multiply), FP32", softmax},
     {"layernorm", "layernorm.s", "layer norm over rows with gamma and beta, FP32", layernorm},
     {"attention", "attention.s", "one attention head: softmax(Q K^T / sqrt(d)) V, BF16", attention},
+    {"mlp", "mlp.s", "an MLP step on MXFP8: Y = W2^T gelu(W1^T X), quantized by the vector engine", mlp},
 };
 
 }  // namespace
