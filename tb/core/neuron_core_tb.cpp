@@ -203,6 +203,10 @@ Task<> run_programs(Env& env, const std::string& only = "", bool spoil = false) 
 
 TRN_TEST(kernel_matmul, .timeout_ns = 1e10) { co_await run_kernel(env, "matmul"); }
 TRN_TEST(kernel_gemm, .timeout_ns = 1e11) { co_await run_kernel(env, "gemm"); }
+TRN_TEST(kernel_softmax, .timeout_ns = 1e11) { co_await run_kernel(env, "softmax"); }
+TRN_TEST(kernel_layernorm, .timeout_ns = 1e11) { co_await run_kernel(env, "layernorm"); }
+TRN_TEST(kernel_attention, .timeout_ns = 1e11) { co_await run_kernel(env, "attention"); }
+TRN_TEST(kernel_mlp, .timeout_ns = 1e11) { co_await run_kernel(env, "mlp"); }
 
 TRN_TEST(control_programs, .timeout_ns = 1e11) { co_await run_programs(env); }
 
