@@ -400,6 +400,30 @@ int cmd_kernel(int argc, char** argv) {
           100.0 * static_cast<double>(kc.macs) / peak / static_cast<double>(std::max<std::uint64_t>(r.cycles, 1)),
           kc.macs, static_cast<double>(kc.macs) / peak, c->arch.partitions, c->arch.te_cols);
     }
+    // the matmul initiation interval: the median gap between consecutive MultiplyMoving issues of
+    // one N (SPEC 2: max(N, 64) on a NeuronCore)
+    {
+      std::vector<std::uint64_t> starts;
+      unsigned mm_n = 0;
+      bool one_n = true;
+      for (const auto& sl : tl.slices())
+        if (sl.cat == "inst" && sl.stream == 0 && sl.name == "multiply_moving") {
+          const auto n = static_cast<unsigned>(isa::get(p.streams[0][sl.pc], isa::tbl::kF_n));
+          if (!isa::get(p.streams[0][sl.pc], isa::tbl::kF_tr)) {
+            one_n = one_n && (starts.empty() || n == mm_n);
+            mm_n = n;
+            starts.push_back(sl.begin);
+          }
+        }
+      if (starts.size() > 2 && one_n) {
+        std::sort(starts.begin(), starts.end());
+        std::vector<std::uint64_t> gaps;
+        for (std::size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
+        std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+        fmt::print("matmul initiation interval: median {} cycles over {} multiplies of N = {} (SPEC 2: max(N, 64) = {})\n",
+                   gaps[gaps.size() / 2], starts.size(), mm_n, std::max(mm_n, 64u));
+      }
+    }
     fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", "stream", "issued", "active", "sem wait", "unit busy",
                "sbuf wait");
     for (unsigned s = 0; s < core::Control::kStreams; ++s) {
