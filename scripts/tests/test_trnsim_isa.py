@@ -7,7 +7,8 @@ result; its TRACE timeline is valid trace-event JSON with one instruction slice 
 instruction (every instruction of the program: it has no branches), a slice per DMA descriptor
 and the semaphore waits; a program that deadlocks exits 1 naming the waiting streams; and bad
 input (a syntax error, an unknown option, a missing or malformed binary, an unknown
-configuration) is one line on stderr with exit status 2.
+configuration) is one line on stderr with exit status 2. `trnsim kernel` runs a kernel and passes its
+checks, and refuses an unknown kernel or size; scripts/timeline draws its trace.
 
 Usage: test_trnsim_isa.py [--trnsim PATH]
 """
@@ -107,6 +108,30 @@ def main():
         check(rc == 2 and "unknown configuration 'huge'" in err, "an unknown configuration")
         rc, _, err = run("run", str(t / "mm_tiny.bin"), "--dump", "0x7fffffff:16")
         check(rc == 2 and "outside HBM" in err, "a dump outside HBM")
+
+        # trnsim kernel: a kernel on fresh data, checked against its references; its timeline drawn
+        ktrace = t / "gemm.json"
+        rc, out, err = run("kernel", "gemm", "--config", "tiny", "--seed", "4", "--trace", str(ktrace))
+        check(rc == 0 and "bit-exact" in out and "within bound" in out and out.rstrip().endswith("PASS"),
+              f"trnsim kernel gemm passes its checks (exit {rc}: {out.strip()[-300:]} {err.strip()})")
+        check("tensor engine utilization" in out and "initiation interval" in out, "the kernel's figures are printed")
+        rc, out, _ = run("kernel", "--list")
+        check(rc == 0 and all(k in out for k in ("gemm", "softmax", "layernorm", "attention", "mlp")),
+              "--list names every kernel")
+        rc, _, err = run("kernel", "gemm", "-D", "NQ=2")
+        check(rc == 2 and "has no size NQ" in err, "an unknown size of a kernel")
+        rc, _, err = run("kernel", "gemm", "-D", "NT=0")
+        check(rc == 2 and "outside" in err, "a size out of range")
+        rc, _, err = run("kernel", "nope")
+        check(rc == 2 and "unknown kernel 'nope'" in err, "an unknown kernel")
+        p = subprocess.run([sys.executable, str(ROOT / "scripts" / "timeline"), str(ktrace), "--width", "60"],
+                           capture_output=True, text=True)
+        rows = p.stdout.splitlines()
+        check(p.returncode == 0 and rows and rows[0].startswith("tensor") and "#" in rows[0]
+              and any(r.startswith("dma queue") and "=" in r for r in rows), "scripts/timeline draws the kernel's timeline")
+        p = subprocess.run([sys.executable, str(ROOT / "scripts" / "timeline"), str(t / "junk.bin")],
+                           capture_output=True, text=True)
+        check(p.returncode == 2 and "not a trace-event JSON file" in p.stderr, "scripts/timeline refuses a bad file")
     return check.finish()
 
 
