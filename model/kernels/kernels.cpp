@@ -67,6 +67,18 @@ void put(tensor::Sbuf& sb, unsigned p, std::uint32_t off, const std::uint8_t* sr
 std::vector<std::uint8_t> get(const tensor::Sbuf& sb, unsigned p, std::uint32_t off, std::size_t n) {
   return {sb.at(p).begin() + off, sb.at(p).begin() + off + static_cast<std::ptrdiff_t>(n)};
 }
+/// An output of `rows` rows of `len` bytes, as the program leaves it in SBUF: row r in partition
+/// r % parts at byte off(r).
+template <class Off>
+Block gather(const char* name, std::uint32_t addr, const tensor::Sbuf& sb, unsigned rows, unsigned parts,
+             std::uint32_t len, Off off) {
+  Block b{name, addr, std::vector<std::uint8_t>(std::size_t{len} * rows)};
+  for (unsigned r = 0; r < rows; ++r) {
+    const auto row = get(sb, r % parts, off(r), len);
+    std::copy(row.begin(), row.end(), b.bytes.begin() + static_cast<std::ptrdiff_t>(std::size_t{len} * r));
+  }
+  return b;
+}
 double bf16_at(const std::vector<std::uint8_t>& b, std::size_t i) {
   return numerics::f32_from(static_cast<std::uint32_t>(b[2 * i] | b[2 * i + 1] << 8) << 16);
 }
@@ -167,10 +179,7 @@ Case matmul(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   vector::Memory ps = tref.psum_rows();
   vector::FunctionalReference sref(shape(a, vector::Engine::scalar));
   if (sref.execute(act, sb, &ps) != vector::Err::none) throw std::logic_error("matmul: the reference refused activate");
-  Block y{"C", HY, std::vector<std::uint8_t>(std::size_t{2} * M * N)};
-  for (unsigned m = 0; m < M; ++m)
-    for (unsigned b = 0; b < 2 * N; ++b) y.bytes[2 * N * m + b] = sb[m][AY + b];
-  c.outputs.push_back(std::move(y));
+  c.outputs.push_back(gather("C", HY, sb, M, K, 2 * N, [&](unsigned) { return AY; }));
   // K weight rows, one X, one matmul, one evacuation, M stores
   c.sems = {{0, K}, {1, 1}, {2, 1}, {3, 1}, {4, M}};
   return c;
@@ -238,12 +247,7 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
       exec(sref, act, sb, &ps, "gemm's activate");
     }
   }
-  Block y{"C", HC, std::vector<std::uint8_t>(std::size_t{2} * M * N)};
-  for (unsigned m = 0; m < M; ++m) {
-    const auto r = get(sb, m % COLS, AC + 2 * N * (m / COLS), 2 * N);
-    std::copy(r.begin(), r.end(), y.bytes.begin() + 2 * N * m);
-  }
-  c.outputs.push_back(std::move(y));
+  c.outputs.push_back(gather("C", HC, sb, M, COLS, 2 * N, [&](unsigned m) { return AC + 2 * N * (m / COLS); }));
   // double precision: gelu(sum + bias). The FP32 sum of K exact products and the bias has error
   // at most (K + 1) u sum|terms|; gelu's slope is at most 1.13; gelu's FP32 error and the BF16
   // rounding are at most one BF16 unit roundoff of the result; twice over.
@@ -327,12 +331,7 @@ Case softmax(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     mul.alu0 = vector::Alu::mul, mul.alu1 = vector::Alu::bypass, mul.s0_vec = true, mul.s0_addr = o + OR;
     exec(vref, mul, sb, nullptr, "softmax's multiply");
   }
-  Block y{"Y", HY, std::vector<std::uint8_t>(std::size_t{4} * R * n)};
-  for (unsigned r = 0; r < R; ++r) {
-    const auto row = get(sb, r % P, RS * (r / P) + OY, 4 * n);
-    std::copy(row.begin(), row.end(), y.bytes.begin() + 4 * n * r);
-  }
-  c.outputs.push_back(std::move(y));
+  c.outputs.push_back(gather("Y", HY, sb, R, P, 4 * n, [&](unsigned r) { return RS * (r / P) + OY; }));
   // double precision. Relative to each output: the rounding of x - max (u |x - max| through exp),
   // exp (1.5 ulp), the same for every term of the sum and its n - 1 additions, the reciprocal (2
   // ulp) and the product; twice over.
@@ -434,12 +433,7 @@ Case layernorm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     exec(vref, tt(o + OQ, AG, o + OC, vector::Alu::mul), sb, nullptr, "layernorm's gamma");
     exec(vref, tt(o + OC, AB, o + OY, vector::Alu::add), sb, nullptr, "layernorm's beta");
   }
-  Block y{"Y", HY, std::vector<std::uint8_t>(std::size_t{4} * R * n)};
-  for (unsigned r = 0; r < R; ++r) {
-    const auto row = get(sb, r % P, RS * (r / P) + OY, 4 * n);
-    std::copy(row.begin(), row.end(), y.bytes.begin() + 4 * n * r);
-  }
-  c.outputs.push_back(std::move(y));
+  c.outputs.push_back(gather("Y", HY, sb, R, P, 4 * n, [&](unsigned r) { return RS * (r / P) + OY; }));
   // double precision: z = (x - m) / sd within docs/vector.md's bound e_z = 2 [((n - 1) u max|x| +
   // u |x - m|) / sd + (n + 8) u |z|]; then y = z gamma + beta with two roundings: |gamma| e_z + 2 u
   // (|z gamma| + |y|), twice over.
@@ -548,12 +542,7 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   ev.a_space = true, ev.a_addr = 7 * a.psum_bank_bytes, ev.a_stride = ev.o_stride = kUnit, ev.o_addr = AO, ev.o_fmt = 2;
   ev.func = static_cast<unsigned>(scalar::Act::identity), ev.imm0 = numerics::f32_bits(1.0f);
   exec(sref, ev, sb, &ps, "attention's evacuation");
-  Block o{"O", HO, std::vector<std::uint8_t>(std::size_t{2} * Lq * e)};
-  for (unsigned i = 0; i < Lq; ++i) {
-    const auto row = get(sb, i, AO, 2 * e);
-    std::copy(row.begin(), row.end(), o.bytes.begin() + 2 * e * i);
-  }
-  c.outputs.push_back(std::move(o));
+  c.outputs.push_back(gather("O", HO, sb, Lq, P, 2 * e, [&](unsigned) { return AO; }));
   // double precision from the same BF16 inputs. The logits' FP32 error (the sum over d, the scale)
   // and softmax's FP32 steps give P a relative error eps_p (the softmax bound with the logits' error
   // doubled); P's BF16 rounding adds 2^-9, the FP32 sum over Lk keys (Lk + 1) u, and O's BF16
@@ -660,12 +649,7 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   quant(F, N, AH, AHq, AHs);
   mx_mm(AW2q, AW2s, F, E, AHq, AHs, 1);
   act(E, 1, AY, scalar::Act::identity);
-  Block y{"Y", HY, std::vector<std::uint8_t>(std::size_t{2} * E * N)};
-  for (unsigned m = 0; m < E; ++m) {
-    const auto row = get(sb, m, AY, 2 * N);
-    std::copy(row.begin(), row.end(), y.bytes.begin() + 2 * N * m);
-  }
-  c.outputs.push_back(std::move(y));
+  c.outputs.push_back(gather("Y", HY, sb, E, P, 2 * N, [&](unsigned) { return AY; }));
   // double precision from the BF16 inputs, without quantization. An MXFP8 (E4M3FN) element is
   // v (1 + d) + h, |d| <= 2^-4, |h| <= 2^-17 max|block| (subnormals); so a product of two has error
   // at most |a b| (2^-3 + 2^-8) + 1.07 2^-17 (|a| Mb + |b| Ma) + 2^-34 Ma Mb, plus the FP32 sum's

@@ -79,6 +79,44 @@ struct Usage : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The value of option `opt`, a non-negative integer (decimal or 0x...), or Usage.
+std::uint64_t integer(const std::string& opt, const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long x = std::strtoull(v.c_str(), &end, 0);
+  if (v.empty() || *end || errno || v[0] == '-')
+    throw Usage(fmt::format("{}: '{}' is not a non-negative integer", opt, v));
+  return x;
+}
+
+/// The runner's per-cycle hook: the timeline observes every cycle, and a progress line goes to
+/// stderr every two seconds or so.
+void observe_with_progress(core::ProgramRunner& run, core::Timeline& tl, const char* who) {
+  auto last = std::chrono::steady_clock::now();
+  run.on_cycle = [&tl, last, who](const core::NeuronCore& nc, const core::NeuronCore::Out& o,
+                                  std::uint64_t cyc) mutable {
+    tl.observe(nc, o, cyc);
+    if ((cyc & 0xFFFF) == 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last > std::chrono::seconds(2)) {
+        last = now;
+        fmt::print(stderr, "{}: cycle {} ...\n", who, cyc);
+      }
+    }
+  };
+}
+
+/// Per stream: instructions issued, cycles active, waiting on a semaphore, for the unit, for SBUF.
+void print_counts(const core::Timeline& tl) {
+  fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", "stream", "issued", "active", "sem wait", "unit busy",
+             "sbuf wait");
+  for (unsigned s = 0; s < core::Control::kStreams; ++s) {
+    const auto& n = tl.counts()[s];
+    fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", isa::tbl::kStreamNames[s], n.issued, n.active, n.wait,
+               n.busy, n.sbuf);
+  }
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream f(path);
   if (!f) throw isa::Error(fmt::format("{}: cannot open", path));
@@ -171,14 +209,6 @@ int cmd_run(int argc, char** argv) {
     std::vector<std::tuple<std::uint32_t, std::uint32_t, std::string>> dumps;
     std::uint64_t seed = 1, limit = 50'000'000;
     bool strong = true;
-    auto integer = [](const std::string& opt, const std::string& v) -> std::uint64_t {
-      char* end = nullptr;
-      errno = 0;
-      const unsigned long long x = std::strtoull(v.c_str(), &end, 0);
-      if (v.empty() || *end || errno || v[0] == '-')
-        throw Usage(fmt::format("{}: '{}' is not a non-negative integer", opt, v));
-      return x;
-    };
     for (int i = 2; i < argc; ++i) {
       const std::string s = argv[i];
       auto value = [&]() -> std::string {
@@ -249,30 +279,14 @@ int cmd_run(int argc, char** argv) {
     run.load(p);
     core::Timeline tl(p, prm.core.queues);
     const auto t0 = std::chrono::steady_clock::now();
-    auto last = t0;
-    run.on_cycle = [&](const core::NeuronCore& nc, const core::NeuronCore::Out& o, std::uint64_t cyc) {
-      tl.observe(nc, o, cyc);
-      if ((cyc & 0xFFFF) == 0) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last > std::chrono::seconds(2)) {
-          last = now;
-          fmt::print(stderr, "trnsim run: cycle {} ...\n", cyc);
-        }
-      }
-    };
+    observe_with_progress(run, tl, "trnsim run");
     const core::RunResult r = run.run(limit);
     tl.finish(run.cycle());
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print("{}: {} in {} cycles ({:.2f} s, {:.0f} cycles/s), configuration {}\n", in, r.ok ? "done" : "stopped",
                r.cycles, sec, static_cast<double>(r.cycles) / std::max(sec, 1e-9), config);
     if (!r.ok) fmt::print("{}\n", r.what);
-    fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", "stream", "issued", "active", "sem wait", "unit busy",
-               "sbuf wait");
-    for (unsigned s = 0; s < core::Control::kStreams; ++s) {
-      const auto& k = tl.counts()[s];
-      fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", isa::tbl::kStreamNames[s], k.issued, k.active, k.wait,
-                 k.busy, k.sbuf);
-    }
+    print_counts(tl);
     if (!trace.empty()) {
       tl.write_json(trace, fmt::format("NeuronCore ({}) {}", config, in));
       fmt::print("timeline: {} ({} slices)\n", trace, tl.slices().size());
@@ -301,14 +315,6 @@ int cmd_kernel(int argc, char** argv) {
     if (const char* t = std::getenv("TRACE")) trace = t;
     kernels::Defines sizes;
     std::uint64_t seed = 1, limit = 50'000'000;
-    auto integer = [](const std::string& opt, const std::string& v) -> std::uint64_t {
-      char* end = nullptr;
-      errno = 0;
-      const unsigned long long x = std::strtoull(v.c_str(), &end, 0);
-      if (v.empty() || *end || errno || v[0] == '-')
-        throw Usage(fmt::format("{}: '{}' is not a non-negative integer", opt, v));
-      return x;
-    };
     for (int i = 2; i < argc; ++i) {
       const std::string s = argv[i];
       auto value = [&]() -> std::string {
@@ -358,17 +364,7 @@ int cmd_kernel(int argc, char** argv) {
     run.load(p);
     core::Timeline tl(p, prm.core.queues);
     const auto t0 = std::chrono::steady_clock::now();
-    auto last = t0;
-    run.on_cycle = [&](const core::NeuronCore& nc, const core::NeuronCore::Out& o, std::uint64_t cyc) {
-      tl.observe(nc, o, cyc);
-      if ((cyc & 0xFFFF) == 0) {
-        const auto now = std::chrono::steady_clock::now();
-        if (now - last > std::chrono::seconds(2)) {
-          last = now;
-          fmt::print(stderr, "trnsim kernel: cycle {} ...\n", cyc);
-        }
-      }
-    };
+    observe_with_progress(run, tl, "trnsim kernel");
     const core::RunResult r = run.run(limit);
     tl.finish(run.cycle());
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -420,17 +416,12 @@ int cmd_kernel(int argc, char** argv) {
         std::vector<std::uint64_t> gaps;
         for (std::size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
         std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
-        fmt::print("matmul initiation interval: median {} cycles over {} multiplies of N = {} (SPEC 2: max(N, 64) = {})\n",
-                   gaps[gaps.size() / 2], starts.size(), mm_n, std::max(mm_n, 64u));
+        fmt::print(
+            "matmul initiation interval: median {} cycles over {} multiplies of N = {} (SPEC 2: max(N, 64) = {})\n",
+            gaps[gaps.size() / 2], starts.size(), mm_n, std::max(mm_n, 64u));
       }
     }
-    fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", "stream", "issued", "active", "sem wait", "unit busy",
-               "sbuf wait");
-    for (unsigned s = 0; s < core::Control::kStreams; ++s) {
-      const auto& n = tl.counts()[s];
-      fmt::print("{:<8} {:>8} {:>10} {:>10} {:>10} {:>10}\n", isa::tbl::kStreamNames[s], n.issued, n.active, n.wait,
-                 n.busy, n.sbuf);
-    }
+    print_counts(tl);
     if (!trace.empty()) {
       tl.write_json(trace, fmt::format("NeuronCore ({}) kernel {}", config, name));
       fmt::print("timeline: {} ({} slices)\n", trace, tl.slices().size());
