@@ -58,6 +58,7 @@ Control::Control(Params p)
   for (auto& m : imem_) m.assign(p_.imem_depth, Bits(kInstBits));
   vshape_ = vector::Shape{vector::Engine::vector, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
   sshape_ = vector::Shape{vector::Engine::scalar, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
+  // the descriptor check (dma::check) reads the memories' ranges; the beat width does not enter it
   geo_ = dma::Geometry::make(p_.hbm_bytes, p_.parts, p_.sbuf_bytes, 16, p_.dma_max_len);
   reset();
 }

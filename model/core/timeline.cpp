@@ -25,12 +25,13 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
   const Control::Out& co = nc.ctl_out();
   const Control::In& ci = nc.ctl_in();
   if (!co.running_o) return;
-  // SBUF refusals per unit: engine ports 0-1 tensor, 2-4 vector, 5-7 scalar; the DMA's two ports
+  // SBUF refusals per unit at its engine ports (Core::Port), and the DMA's two ports
   const auto& w = nc.core().wires();
   const std::uint64_t refused = w.sb_in.e_valid_i & ~w.sb_out.e_ready_o;
-  counts_[0].sbuf += (refused & 0x03) != 0;
-  counts_[1].sbuf += (refused & 0x1C) != 0;
-  counts_[2].sbuf += (refused & 0xE0) != 0;
+  auto bit = [](unsigned port) { return std::uint64_t{1} << port; };
+  counts_[0].sbuf += (refused & (bit(Core::kTeSt) | bit(Core::kTeMv))) != 0;
+  counts_[1].sbuf += (refused & (bit(Core::kVeRd0) | bit(Core::kVeRd1) | bit(Core::kVeWr))) != 0;
+  counts_[2].sbuf += (refused & (bit(Core::kSeRd0) | bit(Core::kSeRd1) | bit(Core::kSeWr))) != 0;
   counts_[3].sbuf += (w.sb_in.dw_valid_i && !w.sb_out.dw_ready_o) || (w.sb_in.dr_valid_i && !w.sb_out.dr_ready_o);
   // completions reported this cycle (before this cycle's issues take their tags)
   auto done = [&](unsigned e, bool v, unsigned tag) {

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "isa/isa.hpp"
+#include "numerics/format.hpp"
 
 namespace trn::isa {
 
@@ -619,8 +620,7 @@ class Assembler {
       errno = 0;
       const float f = std::strtof(lit.c_str(), &endp);
       if (lit.empty() || *endp) fail(x.at, fmt::format("f32() takes a number, got '{}'", lit));
-      std::uint32_t u;
-      std::memcpy(&u, &f, 4);
+      const std::uint32_t u = numerics::f32_bits(f);
       x.at = b + 1;
       return u;
     }
@@ -650,8 +650,7 @@ class Assembler {
       want(2);
       if (args[1] == 0) fail(at, "f32div() by zero");
       const float f = static_cast<float>(static_cast<double>(args[0]) / static_cast<double>(args[1]));
-      std::uint32_t u;
-      std::memcpy(&u, &f, 4);
+      const std::uint32_t u = numerics::f32_bits(f);
       return u;
     }
     if (name == "f32rsqrt") {
@@ -659,8 +658,7 @@ class Assembler {
       want(1);
       if (args[0] <= 0) fail(at, "f32rsqrt() of a non-positive number");
       const float f = static_cast<float>(1.0 / std::sqrt(static_cast<double>(args[0])));
-      std::uint32_t u;
-      std::memcpy(&u, &f, 4);
+      const std::uint32_t u = numerics::f32_bits(f);
       return u;
     }
     if (name == "sb") {

@@ -228,6 +228,11 @@ std::vector<std::uint8_t> read_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(f), std::istreambuf_iterator<char>()};
 }
 
+std::string read_text(const std::string& path) {
+  const std::vector<std::uint8_t> b = read_file(path);
+  return {b.begin(), b.end()};
+}
+
 void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes) {
   const std::string tmp = path + ".tmp";
   {

@@ -64,6 +64,8 @@ std::vector<std::uint8_t> to_binary(const Program& p);
 /// Throws Error naming `file` and the byte offset of what is wrong.
 Program from_binary(const std::vector<std::uint8_t>& bytes, const std::string& file);
 std::vector<std::uint8_t> read_file(const std::string& path);
+/// A text file (an assembly source); throws Error("PATH: cannot open").
+std::string read_text(const std::string& path);
 void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes);
 
 /// Assemble `text` (docs/isa.md, assembly). `defines` are constants the text sees (e.g. the

@@ -18,6 +18,7 @@
 #include "scalar/activation.hpp"
 #include "tensor/reference.hpp"
 #include "tensor/tensor_engine.hpp"
+#include "vector/lane_engine.hpp"
 #include "vector/reference.hpp"
 
 #ifndef TRN_KERNELS_DIR
@@ -32,7 +33,7 @@ using Mem = std::vector<std::vector<std::uint8_t>>;  // [partition][byte]
 
 tensor::TensorEngine::Params te_params(const cfg::Arch& a) { return core::Core::te_params(core::Core::Params::of(a)); }
 vector::Shape shape(const cfg::Arch& a, vector::Engine e) {
-  return vector::Shape{e, a.partitions, a.sbuf_bytes_per_partition, a.psum_banks * a.psum_bank_bytes};
+  return vector::LaneEngine::shape_of(core::Core::le_params(core::Core::Params::of(a), e));
 }
 
 /// A kernel's sizes: each from `over` or its default, in [lo, hi]; unknown names are refused.
@@ -86,6 +87,8 @@ double f32_at(const std::vector<std::uint8_t>& b, std::size_t i) {
   return numerics::f32_from(static_cast<std::uint32_t>(b[4 * i] | b[4 * i + 1] << 8 | b[4 * i + 2] << 16) |
                             static_cast<std::uint32_t>(b[4 * i + 3]) << 24);
 }
+/// gelu in double precision, the tanh form the scalar engine implements (scalar/activation.hpp).
+double gelu_d(double x) { return 0.5 * x * (1 + std::tanh(std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x))); }
 constexpr double kU32 = 0x1p-24;  // FP32 unit roundoff
 constexpr double kU16 = 0x1p-8;   // BF16 unit roundoff (8 significant bits)
 
@@ -180,6 +183,21 @@ Case matmul(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   vector::FunctionalReference sref(shape(a, vector::Engine::scalar));
   if (sref.execute(act, sb, &ps) != vector::Err::none) throw std::logic_error("matmul: the reference refused activate");
   c.outputs.push_back(gather("C", HY, sb, M, K, 2 * N, [&](unsigned) { return AY; }));
+  // double precision: gelu(0.5 sum); the bound of gemm's (the scale by 0.5 is exact)
+  Bound bd{"C", 2, {}, {}, "2 (2^-8 |y| + 1.13 (K + 1) 2^-24 0.5 sum |w x|)"};
+  for (unsigned m = 0; m < M; ++m)
+    for (unsigned n = 0; n < N; ++n) {
+      double sum = 0, mag = 0;
+      for (unsigned k = 0; k < K; ++k) {
+        const double t = bf16_at(w, std::size_t{M} * k + m) * bf16_at(xt, std::size_t{K} * n + k);
+        sum += t;
+        mag += std::abs(t);
+      }
+      const double y = gelu_d(0.5 * sum);
+      bd.want.push_back(y);
+      bd.tol.push_back(2 * (kU16 * std::abs(y) + 1.13 * (K + 1) * kU32 * 0.5 * mag));
+    }
+  c.bounds.push_back(std::move(bd));
   // K weight rows, one X, one matmul, one evacuation, M stores
   c.sems = {{0, K}, {1, 1}, {2, 1}, {3, 1}, {4, M}};
   return c;
@@ -260,7 +278,7 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
         s += t;
         mag += std::abs(t);
       }
-      const double y = 0.5 * s * (1 + std::tanh(std::sqrt(2 / M_PI) * (s + 0.044715 * s * s * s)));
+      const double y = gelu_d(s);
       bd.want.push_back(y);
       bd.tol.push_back(2 * (kU16 * std::abs(y) + 1.13 * (K + 1) * kU32 * mag));
     }
@@ -688,7 +706,7 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
       const auto wv = col(w1, D, F, f), wm = block_max(wv);
       double s = 0;
       for (unsigned k = 0; k < D; ++k) s += wv[k] * xv[k];
-      const double hv = 0.5 * s * (1 + std::tanh(std::sqrt(2 / M_PI) * (s + 0.044715 * s * s * s)));
+      const double hv = gelu_d(s);
       hd[n][f] = hv;
       he[n][f] = 1.13 * mm_err(wv, xv, wm, xm) + kU16 * (std::abs(hv) + 1.13 * mm_err(wv, xv, wm, xm));
     }
@@ -715,14 +733,6 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   return c;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw std::runtime_error(fmt::format("cannot read {}", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 const Kernel kAll[] = {
     {"matmul", "matmul.s", "one tile: C = gelu(0.5 W^T X), BF16, all four streams", matmul},
     {"gemm", "gemm.s", "tiled GEMM with double-buffered loads: C = gelu(W^T X + bias), BF16", gemm},
@@ -744,7 +754,7 @@ const Kernel* find(std::string_view name) {
 
 std::string kernels_dir() { return TRN_KERNELS_DIR; }
 
-std::string source(const Kernel& k) { return read_text(kernels_dir() + "/" + k.file); }
+std::string source(const Kernel& k) { return isa::read_text(kernels_dir() + "/" + k.file); }
 
 isa::Program assemble(const Kernel& k, const Case& c, const cfg::Arch& arch) {
   auto defs = isa::config_defines(arch);
@@ -900,7 +910,7 @@ std::vector<ProgramCase> programs(const cfg::Arch& arch) {
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.name < b.name; });
   const auto defs = isa::config_defines(arch);
   for (auto& p : out) {
-    p.text = read_text(p.path);
+    p.text = isa::read_text(p.path);
     p.expect = parse_expect(p.path, p.text, defs);
   }
   return out;

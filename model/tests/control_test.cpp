@@ -61,7 +61,7 @@ BOOST_AUTO_TEST_CASE(every_kernel_matches_its_references) {
         BOOST_TEST(diff.empty(), diff);
         const kernels::Accuracy acc = kernels::accuracy(c, hbm);
         BOOST_TEST(acc.fail.empty(), acc.fail);
-        BOOST_TEST((!c.bounds.empty() || std::string(k.name) == "matmul"), "a kernel without a double-precision bound");
+        BOOST_TEST(!c.bounds.empty(), "a kernel without a double-precision bound");
         for (const auto& [s, v] : c.sems) BOOST_TEST(r.out().sem_o[s] == v, "semaphore " << s);
         for (const auto& w : r.hbm().trace()) BOOST_TEST(!w.sem);
       }

@@ -12,7 +12,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -117,14 +119,6 @@ void print_counts(const core::Timeline& tl) {
   }
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream f(path);
-  if (!f) throw isa::Error(fmt::format("{}: cannot open", path));
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
 /// -D NAME=VALUE
 void add_define(std::map<std::string, std::int64_t>& defines, const std::string& d) {
   const auto eq = d.find('=');
@@ -138,6 +132,60 @@ void add_define(std::map<std::string, std::int64_t>& defines, const std::string&
 }
 
 }  // namespace
+
+/// The options `trnsim run` and `trnsim kernel` share.
+struct RunOptions {
+  std::string config = "tiny", trace, target;  ///< target: the program file, or the kernel's name
+  std::map<std::string, std::int64_t> defines;
+  std::uint64_t seed = 1, limit = 50'000'000;
+  const cfg::Config* cfg = nullptr;
+};
+enum class Took { no, yes, exit };
+/// A command's own option: `opt`, with `value()` taking the next argument. Took::exit ends the
+/// command with status 0 (--help, --list).
+using ExtraOption = std::function<Took(const std::string& opt, const std::function<std::string()>& value)>;
+
+/// The shared options (--config, --seed, --limit, --trace or TRACE=, -D) and one positional
+/// argument; nullopt when an option ended the command. Throws Usage naming a bad option or value.
+std::optional<RunOptions> parse_run_options(int argc, char** argv, const char* cmd, const char* usage, const char* what,
+                                            const ExtraOption& extra) {
+  RunOptions o;
+  if (const char* t = std::getenv("TRACE")) o.trace = t;
+  for (int i = 2; i < argc; ++i) {
+    const std::string s = argv[i];
+    const std::function<std::string()> value = [&]() -> std::string {
+      if (i + 1 >= argc) throw Usage(fmt::format("{} needs a value", s));
+      return argv[++i];
+    };
+    if (s == "-h" || s == "--help") {
+      fmt::print("{}", usage);
+      return std::nullopt;
+    } else if (s == "--config") {
+      o.config = value();
+    } else if (s == "--seed") {
+      o.seed = integer(s, value());
+    } else if (s == "--limit") {
+      o.limit = integer(s, value());
+    } else if (s == "--trace") {
+      o.trace = value();
+    } else if (s.rfind("-D", 0) == 0) {
+      add_define(o.defines, s.size() > 2 ? s.substr(2) : value());
+    } else if (const Took t = extra(s, value); t == Took::exit) {
+      return std::nullopt;
+    } else if (t == Took::yes) {
+      continue;
+    } else if (!s.empty() && s[0] == '-') {
+      throw Usage(fmt::format("{}: unknown option '{}' (see trnsim {} --help)", cmd, s, cmd));
+    } else if (o.target.empty()) {
+      o.target = s;
+    } else {
+      throw Usage(fmt::format("{}: more than one {} ('{}', '{}')", cmd, what, o.target, s));
+    }
+  }
+  o.cfg = cfg::find(o.config);
+  if (!o.cfg) throw Usage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", o.config));
+  return o;
+}
 
 int cmd_asm(int argc, char** argv) {
   try {
@@ -174,7 +222,7 @@ int cmd_asm(int argc, char** argv) {
       if (!c) throw Usage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", config));
       auto all = isa::config_defines(c->arch);
       for (const auto& [k, v] : defines) all[k] = v;
-      const isa::Program p = isa::assemble(read_text(in), in, all);
+      const isa::Program p = isa::assemble(isa::read_text(in), in, all);
       isa::write_file(out, isa::to_binary(p));
       std::size_t n = 0;
       for (const auto& s : p.streams) n += s.size();
@@ -202,69 +250,48 @@ int cmd_asm(int argc, char** argv) {
 
 int cmd_run(int argc, char** argv) {
   try {
-    std::string in, config = "tiny", trace;
-    if (const char* t = std::getenv("TRACE")) trace = t;
-    std::map<std::string, std::int64_t> defines;
     std::vector<std::pair<std::string, std::uint32_t>> loads;
     std::vector<std::tuple<std::uint32_t, std::uint32_t, std::string>> dumps;
-    std::uint64_t seed = 1, limit = 50'000'000;
     bool strong = true;
-    for (int i = 2; i < argc; ++i) {
-      const std::string s = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw Usage(fmt::format("{} needs a value", s));
-        return argv[++i];
-      };
-      if (s == "-h" || s == "--help") {
-        fmt::print("{}", kRunUsage);
-        return 0;
-      } else if (s == "--config") {
-        config = value();
-      } else if (s == "--seed") {
-        seed = integer(s, value());
-      } else if (s == "--limit") {
-        limit = integer(s, value());
-      } else if (s == "--trace") {
-        trace = value();
-      } else if (s == "--waw") {
-        strong = false;
-      } else if (s == "--hbm") {
-        const std::string v = value();
-        const auto at = v.rfind('@');
-        if (at == std::string::npos || at == 0) throw Usage(fmt::format("--hbm {}: expected FILE@ADDR", v));
-        loads.emplace_back(v.substr(0, at), static_cast<std::uint32_t>(integer("--hbm", v.substr(at + 1))));
-      } else if (s == "--dump") {
-        const std::string v = value();
-        const auto colon = v.find(':');
-        const auto at = v.find('@');
-        if (colon == std::string::npos) throw Usage(fmt::format("--dump {}: expected ADDR:LEN[@FILE]", v));
-        const std::string len = v.substr(colon + 1, at == std::string::npos ? std::string::npos : at - colon - 1);
-        dumps.emplace_back(static_cast<std::uint32_t>(integer("--dump", v.substr(0, colon))),
-                           static_cast<std::uint32_t>(integer("--dump", len)),
-                           at == std::string::npos ? "" : v.substr(at + 1));
-      } else if (s.rfind("-D", 0) == 0) {
-        add_define(defines, s.size() > 2 ? s.substr(2) : value());
-      } else if (!s.empty() && s[0] == '-') {
-        throw Usage(fmt::format("run: unknown option '{}' (see trnsim run --help)", s));
-      } else if (in.empty()) {
-        in = s;
-      } else {
-        throw Usage(fmt::format("run: more than one program ('{}', '{}')", in, s));
-      }
-    }
+    const auto opts =
+        parse_run_options(argc, argv, "run", kRunUsage, "program", [&](const std::string& s, const auto& value) {
+          if (s == "--waw") {
+            strong = false;
+          } else if (s == "--hbm") {
+            const std::string v = value();
+            const auto at = v.rfind('@');
+            if (at == std::string::npos || at == 0) throw Usage(fmt::format("--hbm {}: expected FILE@ADDR", v));
+            loads.emplace_back(v.substr(0, at), static_cast<std::uint32_t>(integer("--hbm", v.substr(at + 1))));
+          } else if (s == "--dump") {
+            const std::string v = value();
+            const auto colon = v.find(':');
+            const auto at = v.find('@');
+            if (colon == std::string::npos) throw Usage(fmt::format("--dump {}: expected ADDR:LEN[@FILE]", v));
+            const std::string len = v.substr(colon + 1, at == std::string::npos ? std::string::npos : at - colon - 1);
+            dumps.emplace_back(static_cast<std::uint32_t>(integer("--dump", v.substr(0, colon))),
+                               static_cast<std::uint32_t>(integer("--dump", len)),
+                               at == std::string::npos ? "" : v.substr(at + 1));
+          } else {
+            return Took::no;
+          }
+          return Took::yes;
+        });
+    if (!opts) return 0;
+    const std::string& in = opts->target;
+    const std::string& config = opts->config;
+    const std::string& trace = opts->trace;
+    const cfg::Config* c = opts->cfg;
     if (in.empty()) throw Usage("run: no program (see trnsim run --help)");
-    const cfg::Config* c = cfg::find(config);
-    if (!c) throw Usage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", config));
     isa::Program p;
     if (in.size() > 2 && in.substr(in.size() - 2) == ".s") {
       auto all = isa::config_defines(c->arch);
-      for (const auto& [k, v] : defines) all[k] = v;
-      p = isa::assemble(read_text(in), in, all);
+      for (const auto& [k, v] : opts->defines) all[k] = v;
+      p = isa::assemble(isa::read_text(in), in, all);
     } else {
       p = isa::from_binary(isa::read_file(in), in);
     }
     const core::NeuronCore::Params prm = core::NeuronCore::Params::of(c->arch);
-    core::ProgramRunner run(prm, dma::MemSystem::Params{}, seed, strong);
+    core::ProgramRunner run(prm, dma::MemSystem::Params{}, opts->seed, strong);
     auto& hbm = run.hbm().image().hbm;
     for (const auto& [file, addr] : loads) {
       const auto bytes = isa::read_file(file);
@@ -280,7 +307,7 @@ int cmd_run(int argc, char** argv) {
     core::Timeline tl(p, prm.core.queues);
     const auto t0 = std::chrono::steady_clock::now();
     observe_with_progress(run, tl, "trnsim run");
-    const core::RunResult r = run.run(limit);
+    const core::RunResult r = run.run(opts->limit);
     tl.finish(run.cycle());
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print("{}: {} in {} cycles ({:.2f} s, {:.0f} cycles/s), configuration {}\n", in, r.ok ? "done" : "stopped",
@@ -311,48 +338,24 @@ int cmd_run(int argc, char** argv) {
 
 int cmd_kernel(int argc, char** argv) {
   try {
-    std::string name, config = "tiny", trace;
-    if (const char* t = std::getenv("TRACE")) trace = t;
-    kernels::Defines sizes;
-    std::uint64_t seed = 1, limit = 50'000'000;
-    for (int i = 2; i < argc; ++i) {
-      const std::string s = argv[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= argc) throw Usage(fmt::format("{} needs a value", s));
-        return argv[++i];
-      };
-      if (s == "-h" || s == "--help") {
-        fmt::print("{}", kKernelUsage);
-        return 0;
-      } else if (s == "--list") {
-        for (const auto& k : kernels::all()) fmt::print("{:<10} kernels/{:<12} {}\n", k.name, k.file, k.doc);
-        return 0;
-      } else if (s == "--config") {
-        config = value();
-      } else if (s == "--seed") {
-        seed = integer(s, value());
-      } else if (s == "--limit") {
-        limit = integer(s, value());
-      } else if (s == "--trace") {
-        trace = value();
-      } else if (s.rfind("-D", 0) == 0) {
-        add_define(sizes, s.size() > 2 ? s.substr(2) : value());
-      } else if (!s.empty() && s[0] == '-') {
-        throw Usage(fmt::format("kernel: unknown option '{}' (see trnsim kernel --help)", s));
-      } else if (name.empty()) {
-        name = s;
-      } else {
-        throw Usage(fmt::format("kernel: more than one kernel ('{}', '{}')", name, s));
-      }
-    }
+    const auto opts =
+        parse_run_options(argc, argv, "kernel", kKernelUsage, "kernel", [](const std::string& s, const auto&) {
+          if (s != "--list") return Took::no;
+          for (const auto& k : kernels::all()) fmt::print("{:<10} kernels/{:<12} {}\n", k.name, k.file, k.doc);
+          return Took::exit;
+        });
+    if (!opts) return 0;
+    const std::string& name = opts->target;
+    const std::string& config = opts->config;
+    const std::string& trace = opts->trace;
+    const cfg::Config* c = opts->cfg;
+    const std::uint64_t seed = opts->seed;
     if (name.empty()) throw Usage("kernel: no kernel named (trnsim kernel --list)");
     const kernels::Kernel* k = kernels::find(name);
     if (!k) throw Usage(fmt::format("kernel: unknown kernel '{}' (trnsim kernel --list)", name));
-    const cfg::Config* c = cfg::find(config);
-    if (!c) throw Usage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", config));
     kernels::Case kc;
     try {
-      kc = k->make(c->arch, seed, sizes);
+      kc = k->make(c->arch, seed, opts->defines);
     } catch (const std::invalid_argument& e) {
       throw Usage(e.what());
     }
@@ -365,7 +368,7 @@ int cmd_kernel(int argc, char** argv) {
     core::Timeline tl(p, prm.core.queues);
     const auto t0 = std::chrono::steady_clock::now();
     observe_with_progress(run, tl, "trnsim kernel");
-    const core::RunResult r = run.run(limit);
+    const core::RunResult r = run.run(opts->limit);
     tl.finish(run.cycle());
     const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::string sz;

@@ -39,7 +39,7 @@ class LaneEngine {
     std::uint32_t psum_bytes = 512;   ///< PSUM bytes per partition (banks x bank bytes)
     unsigned fifo_depth = 8;          ///< read FIFO entries per port (credits for reads in flight)
   };
-  using instr_t = sv::le_pkg::instr_t;  ///< the command port's type (rtl/vector/le_pkg.sv)
+  using instr_t = sv::le_pkg::instr_t;    ///< the command port's type (rtl/vector/le_pkg.sv)
   using e_req_t = sv::sbuf_pkg::e_req_t;  ///< the memory ports' requests (rtl/mem/sbuf_pkg.sv)
   struct In {
     bool rst_ni = false;
@@ -73,7 +73,9 @@ class LaneEngine {
 
   explicit LaneEngine(Params p);
   const Params& params() const { return p_; }
-  Shape shape() const { return Shape{p_.engine, p_.lanes, p_.sbuf_bytes, p_.psum_bytes}; }
+  Shape shape() const { return shape_of(p_); }
+  /// The shape of an engine with these parameters (for references built without an engine).
+  static Shape shape_of(const Params& p) { return Shape{p.engine, p.lanes, p.sbuf_bytes, p.psum_bytes}; }
   In make_in() const;
   Out make_out() const;
   void eval(const In& in, Out& out) const;
