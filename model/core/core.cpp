@@ -57,6 +57,8 @@ tensor::TensorEngine::Params Core::te_params(const Params& p) {
   t.banks = p.psum_banks;
   t.depth = p.psum_bank_bytes / 4;
   t.sbuf_bytes = p.sbuf_bytes;
+  t.sbuf_banks = p.sbuf_banks;
+  t.sbuf_line_bytes = p.beat_bytes;
   return t;
 }
 vector::LaneEngine::Params Core::le_params(const Params& p, vector::Engine e) {

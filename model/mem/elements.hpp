@@ -30,8 +30,15 @@ constexpr bool aligned(std::uint64_t a, unsigned es) { return ((a * 2) & ((1u <<
 constexpr bool elems_fit(std::uint64_t a, unsigned es, std::uint64_t count, std::uint64_t bytes) {
   return aligned(a, es) && ((base_index(a, es) + count) << es) <= 2 * bytes;
 }
+/// The SBUF bank that element idx of size es lies in: lines of line_bytes bytes, line l in bank
+/// l % banks (rtl/mem/sbuf_pkg.sv elem_bank).
+constexpr unsigned elem_bank(std::uint64_t idx, unsigned es, unsigned line_bytes, unsigned banks) {
+  return static_cast<unsigned>(((idx << es) / (2 * std::uint64_t{line_bytes})) % banks);
+}
 /// The byte address of element idx of size es (idx even for 4-bit elements).
-constexpr std::uint32_t byte_address(std::uint64_t idx, unsigned es) { return static_cast<std::uint32_t>((idx << es) / 2); }
+constexpr std::uint32_t byte_address(std::uint64_t idx, unsigned es) {
+  return static_cast<std::uint32_t>((idx << es) / 2);
+}
 
 /// Element idx of size es in a partition's bytes, zero-extended.
 inline std::uint32_t load_elem(std::span<const std::uint8_t> row, std::uint64_t idx, unsigned es) {

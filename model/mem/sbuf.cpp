@@ -1,8 +1,8 @@
 #include "mem/sbuf.hpp"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
+
+#include <stdexcept>
 
 #include "common/clog2.hpp"
 #include "mem/elements.hpp"
@@ -64,9 +64,10 @@ std::uint64_t Sbuf::dw_banks(const In& in) const {
 unsigned Sbuf::bank_of(unsigned port, const e_req_t& r) const {
   const unsigned es = static_cast<unsigned>(r.esize);
   if (elem_bytes(std::uint64_t{r.idx} + 1, es) > p_.part_bytes)
-    throw std::out_of_range(fmt::format("sbuf: engine port {} element {} of {} bits lies beyond the partition ({} bytes)",
-                                        port, r.idx, 4u << es, p_.part_bytes));
-  return static_cast<unsigned>(((std::uint64_t{r.idx} << es) / 2 / p_.beat_bytes) % p_.banks);
+    throw std::out_of_range(
+        fmt::format("sbuf: engine port {} element {} of {} bits lies beyond the partition ({} bytes)", port, r.idx,
+                    4u << es, p_.part_bytes));
+  return elem_bank(r.idx, es, p_.beat_bytes, p_.banks);
 }
 
 std::uint32_t Sbuf::read_elem(unsigned part, const e_req_t& r) const {
@@ -208,8 +209,9 @@ void Sbuf::tick(const In& in) {
         std::uint32_t d = 0;
         for (unsigned b = 0; b < es; ++b) d |= std::uint32_t{at(pp, o + b)} << (8 * b);
         const auto s = static_cast<std::uint32_t>(in.dw_data_i.slice(8 * k * es, 8 * es));
-        const std::uint32_t r = es == 4 ? numerics::fp32_add(d, s)
-                                        : numerics::encode(numerics::Format::bf16, numerics::fp32_add(d << 16, s << 16));
+        const std::uint32_t r = es == 4
+                                    ? numerics::fp32_add(d, s)
+                                    : numerics::encode(numerics::Format::bf16, numerics::fp32_add(d << 16, s << 16));
         for (unsigned b = 0; b < es; ++b) at(pp, o + b) = static_cast<std::uint8_t>(r >> (8 * b));
       }
     }

@@ -35,7 +35,8 @@ std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias) {
   return numerics::decode(f, code, static_cast<int>(bias));
 }
 
-std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt, unsigned xbias) {
+std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt,
+                         unsigned xbias) {
   return numerics::fp32_mul(pe_operand(w, wfmt, wbias), pe_operand(x, xfmt, xbias));
 }
 
@@ -104,16 +105,20 @@ Err TensorEngine::check_cmd(const In& in) const {
   if (!is_pe_format(in.cmd_i.fmt)) return Err::type;
   if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
   // `count` elements of size e from byte address a: aligned, and inside the partition
-  const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) { return mem::elems_fit(a, e, count, p_.sbuf_bytes); };
+  const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) {
+    return mem::elems_fit(a, e, count, p_.sbuf_bytes);
+  };
   const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
     if (in.cmd_i.k == 0 || in.cmd_i.k > p_.rows || in.cmd_i.m == 0 || in.cmd_i.m > p_.cols) return Err::shape;
-    if (!fits(in.cmd_i.addr, es, in.cmd_i.m) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.m))) return Err::range;
+    if (!fits(in.cmd_i.addr, es, in.cmd_i.m) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.m)))
+      return Err::range;
     return Err::none;
   }
   if (in.cmd_i.n == 0 || in.cmd_i.n > p_.max_n) return Err::shape;
   if (in.cmd_i.bank >= p_.banks || in.cmd_i.off + in.cmd_i.n > p_.depth ||
-      (!in.cmd_i.tr && (!fits(in.cmd_i.addr, es, in.cmd_i.n) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.n)))))
+      (!in.cmd_i.tr &&
+       (!fits(in.cmd_i.addr, es, in.cmd_i.n) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.n)))))
     return Err::range;
   if (ls_q_.busy) return Err::none;  // the weights' checks wait for the load
   const BankInfo& b = bank_q_[cur_bank_q_];
@@ -146,10 +151,15 @@ void TensorEngine::eval(const In& in, Out& out) const {
     return;
   }
   out.cmd_ready_o = cmd_ready(in);
-  out.st_req_valid_o = ls_q_.busy && ls_q_.req_left > 0;
-  out.st_req_o = read_req(ls_q_.iph, ls_q_.iph ? ls_q_.sc : ls_q_.idx, ls_q_.es);
   out.mv_req_valid_o = mm_q_.busy && !mm_q_.tr && mm_q_.left > 0 && pend_q_.size() < p_.max_outstanding;
   out.mv_req_o = read_req(mm_q_.iph, mm_q_.iph ? mm_q_.sc : mm_q_.idx, mm_q_.es);
+  out.st_req_o = read_req(ls_q_.iph, ls_q_.iph ? ls_q_.sc : ls_q_.idx, ls_q_.es);
+  // the stationary loader yields to the moving stream on a shared SBUF bank
+  const auto bank = [&](const e_req_t& r) {
+    return mem::elem_bank(r.idx, static_cast<unsigned>(r.esize), p_.sbuf_line_bytes, p_.sbuf_banks);
+  };
+  const bool yield = p_.st_yield && out.mv_req_valid_o && bank(out.st_req_o) == bank(out.mv_req_o);
+  out.st_req_valid_o = ls_q_.busy && ls_q_.req_left > 0 && !yield;
   out.ls_done_o = ls_done_q_;
   out.ls_done_tag_o = ls_done_tag_q_;
   out.mm_done_o = mm_done_q_;
@@ -199,8 +209,7 @@ void TensorEngine::tick(const In& in) {
       psum_.write(static_cast<unsigned>(bmeta_q_[c].bank), c, static_cast<unsigned>(bmeta_q_[c].off),
                   static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
     else if (in.pe_valid_i && o.pe_ready_o && pe_in && in.pe_mask_i.bit(c))
-      psum_.write(in.pe_i.bank, c, in.pe_i.off,
-                  static_cast<std::uint32_t>(in.pe_data_i.slice(32 * c, 32)));
+      psum_.write(in.pe_i.bank, c, in.pe_i.off, static_cast<std::uint32_t>(in.pe_data_i.slice(32 * c, 32)));
   mm_done_q_ = ps_valid_q_[idx(last, C - 1)] && bmeta_q_[C - 1].last;
   mm_done_tag_q_ = mm_done_q_ ? bmeta_q_[C - 1].tag : 0;
   std::array<unsigned, 2> inflight = inflight_q_;
@@ -259,7 +268,8 @@ void TensorEngine::tick(const In& in) {
     const unsigned bs = block_rows();
     if (p.sc) {
       // MX: the column's block scales, one byte in each block's first partition; its elements next
-      for (unsigned b = 0; b < R / bs; ++b) mx_sx_q_[b] = static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * b * bs, 8));
+      for (unsigned b = 0; b < R / bs; ++b)
+        mx_sx_q_[b] = static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * b * bs, 8));
     } else {
       for (unsigned r = 0; r < R; ++r) {
         col[r].valid = true;
@@ -325,8 +335,9 @@ void TensorEngine::tick(const In& in) {
     if (--mm_q_.left == 0) mm_q_.busy = false;
   }
   if (mv_fire) {
-    Pending p{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx,
-              Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}};
+    Pending p{mm_q_.iph, mm_q_.wsel,
+              mm_q_.fmt, mm_q_.bias,
+              mm_q_.mx,  Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}};
     pend_q_.push_back(p);
   }
   if (mv_fire && mm_q_.iph) {  // MX: a column's scale read, its element read next
@@ -361,8 +372,12 @@ void TensorEngine::tick(const In& in) {
       ls_q_.req_left = ls_q_.m = in.cmd_i.m;
       ls_q_.tag = in.cmd_i.tag;
       ls_q_.bank = next_ls_bank_q_;
-      bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_i.k), static_cast<unsigned>(in.cmd_i.m),
-                                          static_cast<unsigned>(in.cmd_i.fmt), op_bias(in), false, in.cmd_i.tr,
+      bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_i.k),
+                                          static_cast<unsigned>(in.cmd_i.m),
+                                          static_cast<unsigned>(in.cmd_i.fmt),
+                                          op_bias(in),
+                                          false,
+                                          in.cmd_i.tr,
                                           in.cmd_i.mx};
       next_ls_bank_q_ ^= 1;
     } else {

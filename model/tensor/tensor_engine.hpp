@@ -4,8 +4,8 @@
 // Commands (cmd_i, a te_pkg::te_cmd_t, one per handshake, dispatched in order):
 //   LoadStationary (op 0): stationary[K, M] from M SBUF elements of the operand's type from byte
 //     address addr (one read per column m, every partition r at once; MX: the column's block scales
-//     first, from byte sc_addr + m of each block's first partition) into the weight bank the next MultiplyMoving will use, while
-//     the other bank keeps computing. It waits until no column in the array uses that bank and no
+//     first, from byte sc_addr + m of each block's first partition) into the weight bank the next MultiplyMoving will
+//     use, while the other bank keeps computing. It waits until no column in the array uses that bank and no
 //     MultiplyMoving still has reads to issue with it.
 //   MultiplyMoving (op 1): moving[K, N] from N SBUF elements from byte address addr (MX: each
 //     column's block scales first, from byte sc_addr + n) streams one column per
@@ -42,15 +42,21 @@ bool is_pe_format(std::uint64_t fmt);
 /// TF32 rounded RNE to 10 mantissa bits; FP32 as is, NaN canonical). Decoded where it enters.
 std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias);
 /// One PE product: exact for narrow types; TF32 operands rounded first; FP32 rounded once.
-std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt, unsigned xbias);
+std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt,
+                         unsigned xbias);
 
 class TensorEngine {
  public:
   struct Params {
     unsigned rows = 4, cols = 4, max_n = 16, banks = 8, depth = 16, sbuf_bytes = 1024;
-    unsigned max_outstanding = 8;  ///< moving reads in flight
+    unsigned max_outstanding = 8;                   ///< moving reads in flight
+    unsigned sbuf_banks = 4, sbuf_line_bytes = 16;  ///< SBUF's geometry, for the stationary loader's yield
+    /// The stationary loader yields to the moving stream: no stationary read in a cycle where the
+    /// moving port asks for one in the same SBUF bank. True in every real configuration; false
+    /// only for the self-test of the check that the multiply loses no cycle to a background load.
+    bool st_yield = true;
   };
-  using e_req_t = sv::sbuf_pkg::e_req_t;  ///< the SBUF read ports' requests (rtl/mem/sbuf_pkg.sv)
+  using e_req_t = sv::sbuf_pkg::e_req_t;        ///< the SBUF read ports' requests (rtl/mem/sbuf_pkg.sv)
   using psum_addr_t = sv::te_pkg::psum_addr_t;  ///< the PSUM ports' element (rtl/tensor/te_pkg.sv)
   struct In {
     bool rst_ni = false;
@@ -147,10 +153,10 @@ class TensorEngine {
   struct Token {  // a moving value in the array, decoded to FP32 where it entered
     bool valid = false;
     unsigned wsel = 0;
-    bool tr = false;         ///< transpose: code is the row whose weight the column takes
+    bool tr = false;  ///< transpose: code is the row whose weight the column takes
     std::uint32_t code = 0;
-    std::uint32_t sx = 0;    ///< E8M0 scale of this row's block (127: 1.0 for non-MX operands)
-    Meta meta;  // used on the last row only
+    std::uint32_t sx = 0;  ///< E8M0 scale of this row's block (127: 1.0 for non-MX operands)
+    Meta meta;             // used on the last row only
   };
   struct BankInfo {
     unsigned k = 0, m = 0, fmt = 0, bias = 0;
@@ -179,7 +185,7 @@ class TensorEngine {
     unsigned bank = 0;
   };
   struct Pending {  // an issued moving read
-    bool sc;  ///< MX: the column's block scales, not its elements
+    bool sc;        ///< MX: the column's block scales, not its elements
     unsigned wsel, fmt, bias;
     bool mx;
     Meta meta;
@@ -200,17 +206,17 @@ class TensorEngine {
   // weights: two banks of R x C operands, decoded to FP32 as they load
   std::array<std::vector<std::uint32_t>, 2> w_q_;
   std::array<BankInfo, 2> bank_q_;
-  unsigned cur_bank_q_ = 0;      ///< the bank the next MultiplyMoving uses
-  unsigned next_ls_bank_q_ = 0;  ///< the bank the next LoadStationary writes
+  unsigned cur_bank_q_ = 0;               ///< the bank the next MultiplyMoving uses
+  unsigned next_ls_bank_q_ = 0;           ///< the bank the next LoadStationary writes
   std::array<unsigned, 2> inflight_q_{};  ///< moving columns issued and not yet out, per bank
   Ls ls_q_;
   Mm mm_q_;
-  std::deque<Pending> pend_q_;  ///< issued moving reads, in order
-  std::vector<std::uint32_t> mx_sx_q_;  ///< MX: the block scales of the moving column next in
-  std::vector<std::vector<Token>> skew_q_;  ///< row r: r-stage delay line to column 0
-  std::vector<Token> x_q_;                  ///< R x C: the moving value at each PE
-  std::vector<std::uint32_t> ps_q_;         ///< R x C: the block's partial sum each PE produced
-  std::vector<std::uint32_t> ts_q_;         ///< R x C: the sum of the scaled blocks above
+  std::deque<Pending> pend_q_;                      ///< issued moving reads, in order
+  std::vector<std::uint32_t> mx_sx_q_;              ///< MX: the block scales of the moving column next in
+  std::vector<std::vector<Token>> skew_q_;          ///< row r: r-stage delay line to column 0
+  std::vector<Token> x_q_;                          ///< R x C: the moving value at each PE
+  std::vector<std::uint32_t> ps_q_;                 ///< R x C: the block's partial sum each PE produced
+  std::vector<std::uint32_t> ts_q_;                 ///< R x C: the sum of the scaled blocks above
   std::array<std::vector<std::uint32_t>, 2> ws_q_;  ///< per bank: E8M0 scale per (block, column)
   std::vector<bool> ps_valid_q_;
   std::vector<Meta> bmeta_q_;  ///< per column: meta of the bottom partial sum

@@ -2,18 +2,19 @@
 // runs a matmul kernel — DMA loads (row and col-2B layouts), LoadStationary + MultiplyMoving into
 // PSUM, the scalar engine's evacuation to BF16, DMA stores — in the tiny configuration and at the
 // full one (128 partitions, N = 512), and the HBM result equals the units' functional references.
-#include <boost/test/unit_test.hpp>
-
 #include <algorithm>
+#include <boost/test/unit_test.hpp>
 #include <chrono>
 #include <random>
 
 #include "core/runner.hpp"
 #include "mem/elements.hpp"
+#include "mem/sbuf.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/format.hpp"
 #include "scalar/activation.hpp"
 #include "tensor/reference.hpp"
+#include "tensor/tensor_engine.hpp"
 #include "trn_config.hpp"
 #include "vector/lane_engine.hpp"
 #include "vector/reference.hpp"
@@ -30,7 +31,7 @@ std::uint64_t matmul_kernel(const char* name) {
   core::Runner run(p, dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 7);
   const dma::Geometry g = dma::Geometry::make(p.hbm_bytes, p.parts, p.sbuf_bytes, p.beat_bytes);
   const unsigned K = p.parts, M = p.parts, N = p.max_n, depth = p.psum_bank_bytes / 4;
-  const std::uint32_t aW = 0, aX = 2 * M, aY = aX + 2 * N;  // SBUF byte addresses
+  const std::uint32_t aW = 0, aX = 2 * M, aY = aX + 2 * N;          // SBUF byte addresses
   const std::uint32_t hW = 0, hX = 2 * K * M, hY = hX + 2 * N * K;  // HBM
   BOOST_REQUIRE(aY + 2 * N <= p.sbuf_bytes && hY + 2 * M * N <= p.hbm_bytes && N <= depth);
   std::mt19937_64 rng(11);
@@ -49,7 +50,8 @@ std::uint64_t matmul_kernel(const char* name) {
       for (unsigned b = 0; b < 2; ++b) sb[k][aX + 2 * n + b] = hbm[hX + 2 * (n * K + k) + b];
   }
   for (unsigned k = 0; k < K; ++k)
-    run.dma(0, dma::DmaEngine::encode(dma::copy_desc(dma::Space::hbm, hW + 2 * M * k, dma::Space::sbuf, g.sbuf_addr(k, aW), 2 * M)));
+    run.dma(0, dma::DmaEngine::encode(
+                   dma::copy_desc(dma::Space::hbm, hW + 2 * M * k, dma::Space::sbuf, g.sbuf_addr(k, aW), 2 * M)));
   // X^T in col-2B descriptors of at most 64 KiB (the descriptor length limit)
   const unsigned rows = std::min(N, 65536u / (2 * K));
   for (unsigned n0 = 0; n0 < N; n0 += rows) {
@@ -96,7 +98,8 @@ std::uint64_t matmul_kernel(const char* name) {
   run.se(vector::LaneEngine::encode(act));
   cycles += run.drain();
   for (unsigned m = 0; m < M; ++m)
-    run.dma(m % p.queues, dma::DmaEngine::encode(dma::copy_desc(dma::Space::sbuf, g.sbuf_addr(m, aY), dma::Space::hbm, hY + 2 * N * m, 2 * N)));
+    run.dma(m % p.queues, dma::DmaEngine::encode(dma::copy_desc(dma::Space::sbuf, g.sbuf_addr(m, aY), dma::Space::hbm,
+                                                                hY + 2 * N * m, 2 * N)));
   cycles += run.drain();
   unsigned bad = 0;
   for (unsigned m = 0; m < M; ++m)
@@ -108,9 +111,135 @@ std::uint64_t matmul_kernel(const char* name) {
   return cycles;
 }
 
+/// What a stream of back-to-back MultiplyMoving, each with the next LoadStationary in the
+/// background, costs the moving port when both read one SBUF (the tensor engine's st_ and mv_
+/// ports on SBUF engine ports e0 and e1, as the core wires them).
+struct StreamCost {
+  unsigned mv_refused = 0;  ///< cycles the moving port asked and SBUF refused it
+  unsigned max_gap = 0;     ///< most cycles between two accepted moving reads
+  unsigned multiplies = 0;
+  std::uint64_t span = 0;  ///< cycles from the first moving read to the last
+};
+
+/// The stream in configuration `name`: every LoadStationary's columns start in bank `(i + j) %
+/// banks` for multiply i and offset j = 0..banks - 1, so some load meets the moving stream on a bank.
+StreamCost background_load_stream(const char* name, bool st_yield) {
+  const cfg::Config* cfg = cfg::find(name);
+  BOOST_REQUIRE(cfg != nullptr);
+  const core::Core::Params cp = core::Core::Params::of(cfg->arch);
+  tensor::TensorEngine::Params tp = core::Core::te_params(cp);
+  tp.st_yield = st_yield;
+  tensor::TensorEngine te(tp);
+  mem::Sbuf::Params sp;
+  sp.parts = cp.parts;
+  sp.part_bytes = cp.sbuf_bytes;
+  sp.beat_bytes = cp.beat_bytes;
+  sp.banks = cp.sbuf_banks;
+  mem::Sbuf sb(sp);
+  auto ti = te.make_in();
+  auto to = te.make_out();
+  auto si = sb.make_in();
+  auto so = sb.make_out();
+  const unsigned R = cp.parts, N = cp.max_n, line = cp.beat_bytes, banks = cp.sbuf_banks;
+  const std::uint32_t aX = 0;                                                             // moving: N BF16 from bank 0
+  const std::uint32_t aW = ((2 * N + line * banks - 1) / (line * banks)) * line * banks;  // a bank-0 line after X
+  std::vector<tensor::Command> cmds;
+  tensor::Command ls{tensor::Op::load_stationary};
+  ls.fmt = 2;
+  ls.k = R;
+  ls.m = R;
+  tensor::Command mm{tensor::Op::multiply_moving};
+  mm.fmt = 2;
+  mm.n = N;
+  mm.addr = aX;
+  ls.addr = aW;
+  cmds.push_back(ls);
+  const unsigned mms = 4 * banks;
+  for (unsigned i = 0; i < mms; ++i) {
+    mm.bank = i % cp.psum_banks;
+    mm.tag = i & 15;
+    cmds.push_back(mm);
+    ls.addr = aW + ((i / banks + i) % banks) * line;  // every start bank after every multiply
+    cmds.push_back(ls);
+  }
+  StreamCost c;
+  std::size_t next = 0;
+  std::uint64_t first_read = 0, last_read = 0;
+  bool reading = false;
+  ti.rst_ni = false;
+  te.eval(ti, to);
+  te.tick(ti);
+  ti.rst_ni = si.rst_ni = true;
+  for (std::uint64_t cyc = 0; cyc < 100000 && (next < cmds.size() || c.multiplies < mms); ++cyc) {
+    ti.cmd_valid_i = next < cmds.size();
+    if (ti.cmd_valid_i) ti.cmd_i = tensor::to_cmd(cmds[next]);
+    te.eval(ti, to);
+    si.e_valid_i = (to.st_req_valid_o ? 1u : 0u) | (to.mv_req_valid_o ? 2u : 0u);
+    si.e_i[0] = to.st_req_o;
+    si.e_i[1] = to.mv_req_o;
+    sb.eval(si, so);
+    ti.st_req_ready_i = so.e_ready_o & 1;
+    ti.mv_req_ready_i = (so.e_ready_o >> 1) & 1;
+    te.eval(ti, to);
+    BOOST_REQUIRE(!to.err_o);
+    if (to.mv_req_valid_o && !ti.mv_req_ready_i) ++c.mv_refused;
+    if (to.mv_req_valid_o && ti.mv_req_ready_i) {
+      if (reading) c.max_gap = std::max(c.max_gap, static_cast<unsigned>(cyc - last_read));
+      if (!reading) first_read = cyc;
+      reading = true;
+      last_read = cyc;
+    }
+    if (to.mm_done_o) ++c.multiplies;
+    if (to.cmd_ready_o && ti.cmd_valid_i) ++next;
+    te.tick(ti);
+    sb.tick(si);
+    // the responses of this edge's reads, for the next cycle
+    sb.eval(si, so);
+    ti.st_rsp_valid_i = so.e_rvalid_o & 1;
+    ti.mv_rsp_valid_i = (so.e_rvalid_o >> 1) & 1;
+    ti.st_rsp_data_i.copy(0, so.e_rdata_o, 0, 32 * R);
+    ti.mv_rsp_data_i.copy(0, so.e_rdata_o, 32 * R, 32 * R);
+  }
+  BOOST_REQUIRE_EQUAL(c.multiplies, mms);
+  c.span = last_read - first_read + 1;
+  return c;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(core)
+
+BOOST_AUTO_TEST_CASE(background_load_costs_the_multiply_no_cycle) {
+  // SPEC 5.1: back-to-back MultiplyMoving with the next LoadStationary in the background keeps the
+  // array busy. SBUF serves one read per bank per cycle; the stationary loader yields its bank to
+  // the moving stream, so SBUF never refuses the moving port. The yield delays a load by at most
+  // the rest of one SBUF line of moving reads (L elements), once: after it the load trails the
+  // moving stream a bank behind. So a multiply's first read follows the previous one's last within
+  // one dispatch cycle plus L, and the stream is shorter than without the yield where loads meet it.
+  for (const char* name : {"tiny", "small"}) {
+    const StreamCost c = background_load_stream(name, true);
+    const StreamCost off = background_load_stream(name, false);
+    const unsigned L = cfg::find(name)->arch.dma_beat_bytes / 2;  // BF16 moving elements per line
+    BOOST_TEST_MESSAGE(name << ": moving refused " << c.mv_refused << " cycles, largest gap " << c.max_gap << ", "
+                            << c.multiplies << " multiplies in " << c.span << " cycles (" << off.span
+                            << " without the yield)");
+    BOOST_TEST(c.mv_refused == 0u, name);
+    BOOST_TEST(c.max_gap <= 2 + L, name);
+    BOOST_TEST(c.span <= off.span, name);
+    // small: N = 64 covers a load (R + C + M = 48 plus latency), so the yield is what decides
+    if (std::string_view(name) == "small") BOOST_TEST(c.span < off.span);
+  }
+}
+
+BOOST_AUTO_TEST_CASE(background_load_check_catches_a_loader_that_does_not_yield) {
+  // The same stream with the yield off: loads meet the moving stream on a bank and SBUF's
+  // round-robin refuses the moving port, which the check above sees.
+  for (const char* name : {"tiny", "small"}) {
+    const StreamCost c = background_load_stream(name, false);
+    BOOST_TEST_MESSAGE(name << " without the yield: moving refused " << c.mv_refused << " cycles");
+    BOOST_TEST(c.mv_refused > 0u, name);
+  }
+}
 
 BOOST_AUTO_TEST_CASE(model_alone_matmul_kernel_tiny) { matmul_kernel("tiny"); }
 

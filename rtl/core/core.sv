@@ -156,7 +156,7 @@ module core
 
   // ---- the units
   tensor_engine #(.Rows(Parts), .Cols(Parts), .MaxN(MaxN), .Banks(PsumBanks), .PsumBankBytes(PsumBankBytes),
-                  .SbufBytes(SbufBytes)) u_te (
+                  .SbufBytes(SbufBytes), .SbufBanks(SbufBanks), .SbufLineBytes(BeatBytes)) u_te (
     .clk_i, .rst_ni,
     .cmd_valid_i(te_cmd_valid_i), .cmd_ready_o(te_cmd_ready_o), .cmd_i(te_cmd_i),
     .st_req_valid_o(te_st_req_valid), .st_req_ready_i(te_st_req_ready), .st_req_o(te_st_req),

@@ -246,7 +246,7 @@ module sbuf
       e_line[i] = e_nib(e_i[i].idx, e_i[i].esize) >> (LW + 1);
       e_pos[i] = 32'd4 * (e_nib(e_i[i].idx, e_i[i].esize) % (2 * BeatBytes));
       e_bank[i] = '0;
-      e_bank[i][bank_of(e_line[i])] = 1'b1;
+      e_bank[i][elem_bank(e_i[i].idx, e_i[i].esize, BeatBytes, Banks)] = 1'b1;
       if (e_valid_i[i] && 32'(wait_q[i]) == Starve) claim |= e_bank[i];
     end
     dw_ready_o = rst_ni && (dwi_acc || (dw_banks & s2_banks) == '0) && (dw_banks & claim) == '0;

@@ -34,5 +34,11 @@ package sbuf_pkg;
     if (!aligned(a, es)) return 1'b0;
     return ((40'(base_idx(a, es)) + count) << es) <= 40'(2 * bytes);
   endfunction
+  // The bank that element idx of 2^es nibbles lies in, with lines of line_bytes bytes and line l
+  // in bank l % banks (rtl/mem/sbuf.sv; the tensor engine keeps its two read ports apart with it).
+  function automatic int unsigned elem_bank(logic [23:0] idx, logic [1:0] es, int unsigned line_bytes,
+                                            int unsigned banks);
+    return int'(((32'(idx) << es) / (32'd2 * line_bytes)) % banks);
+  endfunction
 
 endpackage

@@ -19,7 +19,7 @@
 //   te_pkg::te_err_e (shape, range, type, no weights, the wrong kind of weights) without touching
 //   anything.
 module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::e_req_t; import sbuf_pkg::esize_e;
-  import sbuf_pkg::elems_fit; import sbuf_pkg::base_idx; #(
+  import sbuf_pkg::elems_fit; import sbuf_pkg::base_idx; import sbuf_pkg::elem_bank; #(
   parameter int unsigned Rows = 4,
   parameter int unsigned Cols = 4,
   parameter int unsigned MaxN = 16,
@@ -27,6 +27,12 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   parameter int unsigned PsumBankBytes = 64,
   parameter int unsigned SbufBytes = 1024,
   parameter int unsigned MaxOut = 8,
+  // SBUF's geometry (rtl/mem/sbuf.sv): banks and line bytes, for the stationary loader's yield
+  parameter int unsigned SbufBanks = 4,
+  parameter int unsigned SbufLineBytes = 16,
+  // 1 in every real configuration: the stationary loader yields to the moving stream (below). 0
+  // only for the model's self-test of the check that the moving stream loses no cycle to it.
+  parameter bit          StYield = 1'b1,
   localparam int unsigned Depth = PsumBankBytes / 4,
   localparam int unsigned KW = $clog2(Rows + 1),
   localparam int unsigned MW = $clog2(Cols + 1),
@@ -212,17 +218,24 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   wire [5:0] op_bias = cmd_i.mx ? cmd_desc.bias[5:0] : cmd_i.bias;
 
   // ---- SBUF requests
-  assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0;
-  assign st_req_o = ls_iph_q ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_sc_q}
-                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_es_q), idx: ls_idx_q};
-  wire st_fire = st_req_valid_o && st_req_ready_i;
-
+  // The stationary loader yields to the moving stream: it asks for no read in a cycle where the
+  // moving port asks for one in the same SBUF bank. SBUF serves one read per bank per cycle, its
+  // ports round-robin; without the yield a background load on the moving stream's bank would take
+  // every other cycle from the multiply (SPEC 5.1: a background load keeps the array busy).
   logic pend_push_ready, pend_valid;  // push_ready: usage < MaxOut is checked before each push
   logic [$clog2(MaxOut+1)-1:0] pend_usage;
   pend_t pend_in, pend_head;
+  logic st_yield;
   assign mv_req_valid_o = mm_busy_q && !mm_tr_q && mm_left_q != '0 && 32'(pend_usage) < MaxOut;
   assign mv_req_o = mm_iph_q ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: mm_sc_q}
                              : '{space: 1'b0, we: 1'b0, esize: esize_e'(mm_es_q), idx: mm_idx_q};
+  assign st_req_o = ls_iph_q ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_sc_q}
+                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_es_q), idx: ls_idx_q};
+  assign st_yield = StYield && mv_req_valid_o &&
+                    elem_bank(st_req_o.idx, st_req_o.esize, SbufLineBytes, SbufBanks) ==
+                    elem_bank(mv_req_o.idx, mv_req_o.esize, SbufLineBytes, SbufBanks);
+  assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0 && !st_yield;
+  wire st_fire = st_req_valid_o && st_req_ready_i;
   wire mv_fire = mv_req_valid_o && mv_req_ready_i;
   wire mv_fire_col = mv_fire && !mm_iph_q;  // a column's element read (MX: after its scale read)
   wire sx_in = mv_rsp_valid_i && pend_valid && pend_head.sc;

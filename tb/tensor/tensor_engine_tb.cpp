@@ -8,21 +8,21 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <string>
 #include <deque>
 #include <functional>
 #include <optional>
+#include <string>
 #include <vector>
 
+#include "harness/bench_util.hpp"
+#include "harness/lockstep.hpp"
+#include "harness/reset.hpp"
+#include "harness/verilated_bench.hpp"
 #include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
 #include "tensor/reference.hpp"
 #include "tensor/tensor_engine.hpp"
-#include "harness/bench_util.hpp"
-#include "harness/lockstep.hpp"
-#include "harness/reset.hpp"
-#include "harness/verilated_bench.hpp"
 #include "tensor_engine_ports.hpp"
 
 using namespace trn;
@@ -47,8 +47,7 @@ struct TeBench {
   TensorEngine model;
   Lockstep<TensorEngine> lockstep;
   ReadServer st, mv;
-  Signal &cmd_valid, &cmd_ready, &ls_done, &mm_done, &err, &err_code, &err_tag, &pr_valid, &pr_addr,
-      &pr_data;
+  Signal &cmd_valid, &cmd_ready, &ls_done, &mm_done, &err, &err_code, &err_tag, &pr_valid, &pr_addr, &pr_data;
   Sbuf sbuf;  // [partition][byte]
   Rng rng;
   double p_ready = 1.0;
@@ -67,6 +66,8 @@ struct TeBench {
     p.banks = a.psum_banks;
     p.depth = a.psum_bank_bytes / 4;
     p.sbuf_bytes = a.sbuf_bytes_per_partition;
+    p.sbuf_banks = a.sbuf_banks;
+    p.sbuf_line_bytes = a.dma_beat_bytes;
     return p;
   }
 
@@ -77,10 +78,10 @@ struct TeBench {
         prm(params_of(e)),
         model(prm),
         lockstep(e, clk, model),
-        st{e.sig("st_req_valid_o"), e.sig("st_req_ready_i"), e.sig("st_req_o"), e.sig("st_rsp_valid_i"),
-           e.sig("st_rsp_data_i"), {}},
-        mv{e.sig("mv_req_valid_o"), e.sig("mv_req_ready_i"), e.sig("mv_req_o"), e.sig("mv_rsp_valid_i"),
-           e.sig("mv_rsp_data_i"), {}},
+        st{e.sig("st_req_valid_o"), e.sig("st_req_ready_i"), e.sig("st_req_o"),
+           e.sig("st_rsp_valid_i"), e.sig("st_rsp_data_i"),  {}},
+        mv{e.sig("mv_req_valid_o"), e.sig("mv_req_ready_i"), e.sig("mv_req_o"),
+           e.sig("mv_rsp_valid_i"), e.sig("mv_rsp_data_i"),  {}},
         cmd_valid(e.sig("cmd_valid_i")),
         cmd_ready(e.sig("cmd_ready_o")),
         ls_done(e.sig("ls_done_o")),
@@ -103,7 +104,8 @@ struct TeBench {
     const std::uint64_t now = clk.cycle();
     for (ReadServer* s : {&st, &mv}) {
       if ((s->req_valid.get() & 1) && (s->req_ready.get() & 1))
-        s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1), TensorEngine::e_req_t::unpack(s->req.bits()));
+        s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1),
+                          TensorEngine::e_req_t::unpack(s->req.bits()));
     }
     if (ls_done.get() & 1) ++done_count;
     if (mm_done.get() & 1) ++done_count;
@@ -187,7 +189,8 @@ struct TeBench {
   void fill(unsigned fmt, const std::function<std::uint32_t()>& code) {
     const unsigned es = mem::dtype_esize(fmt);
     for (auto& part : sbuf)
-      for (std::uint64_t i = 0; i < (2 * std::uint64_t{prm.sbuf_bytes} >> es); ++i) mem::store_elem(part, i, es, code());
+      for (std::uint64_t i = 0; i < (2 * std::uint64_t{prm.sbuf_bytes} >> es); ++i)
+        mem::store_elem(part, i, es, code());
   }
 
   /// Read back PSUM (every entry, or banks [b0, b1) x elements [o0, o1)) and compare with `ref`
@@ -237,7 +240,9 @@ void put_mx(TeBench& t, Rng& r, const Command& c, unsigned cols) {
   const unsigned bs = t.prm.rows < 32 ? t.prm.rows : 32;
   for (unsigned rr = 0; rr < t.prm.rows; ++rr)
     for (unsigned j = 0; j < cols; ++j)
-      t.put(rr, c, j, static_cast<std::uint32_t>(r.next()) & numerics::code_mask(numerics::format_info(static_cast<Format>(c.fmt))));
+      t.put(rr, c, j,
+            static_cast<std::uint32_t>(r.next()) &
+                numerics::code_mask(numerics::format_info(static_cast<Format>(c.fmt))));
   for (unsigned b = 0; b < t.prm.rows / bs; ++b)
     for (unsigned j = 0; j < cols; ++j) t.put_scale(b, c, j, mx_scale(r));
 }
@@ -461,7 +466,8 @@ TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
     ls.addr = 0;
     co_await t.wait_done(issued);
     for (unsigned rr = 0; rr < p.rows; ++rr)
-      for (unsigned j = 0; j < ls.m; ++j) t.put(rr, ls, j, fmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, fmt));
+      for (unsigned j = 0; j < ls.m; ++j)
+        t.put(rr, ls, j, fmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, fmt));
     t.put(0, ls, 0, fmt == 0 ? 0x7FA12345u : numerics::nan_code(numerics::format_info(static_cast<Format>(fmt))));
     ls.tag = issued++ & 15;
     co_await t.issue(ls);
@@ -655,7 +661,8 @@ TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
         const double got = numerics::f32_from(acc);
         check(std::fabs(got - exact) <= 4 * K * 0x1.0p-24 * mag + 1e-30,
               "GEMM ({}, {}): {} vs double {} beyond the rounding bound", m, n, got, exact);
-        ref[(static_cast<std::size_t>((m / p.cols) * NT + n / p.max_n) * p.cols + m % p.cols) * p.depth + n % p.max_n] = acc;
+        ref[(static_cast<std::size_t>((m / p.cols) * NT + n / p.max_n) * p.cols + m % p.cols) * p.depth + n % p.max_n] =
+            acc;
       }
     co_await t.compare_psum(ref);
     info("{}: {}x{}x{} GEMM tiled {}x{}x{} over the array matches the reference bit for bit",
@@ -700,14 +707,16 @@ TRN_TEST(single_matmul, .timeout_ns = 1e10) {
   auto r = env.rng("data");
   const char* fe = std::getenv("TE_FMT");
   const std::string fmt_name = fe && *fe ? fe : "bf16";
-  if (fmt_name != "bf16" && fmt_name != "mxfp8") throw HarnessError(fmt::format("TE_FMT={}: want bf16 or mxfp8", fmt_name));
+  if (fmt_name != "bf16" && fmt_name != "mxfp8")
+    throw HarnessError(fmt::format("TE_FMT={}: want bf16 or mxfp8", fmt_name));
   const bool mx = fmt_name == "mxfp8";
   const unsigned fmt = mx ? 6 : 2;
   for (unsigned part = 0; part < p.rows; ++part)
     for (unsigned a = 0; a < p.cols + p.max_n; ++a) {
       const float v = static_cast<float>(r.below(2001)) / 1000 - 1;
-      t.put_at(part, fmt, a, mx ? numerics::encode(Format::e4m3fn, numerics::f32_bits(v * 400))
-                                : numerics::encode(Format::bf16, numerics::f32_bits(v)));
+      t.put_at(part, fmt, a,
+               mx ? numerics::encode(Format::e4m3fn, numerics::f32_bits(v * 400))
+                  : numerics::encode(Format::bf16, numerics::f32_bits(v)));
     }
   FunctionalReference ref(p);
   Command ls = load_all(p, fmt);
@@ -734,8 +743,8 @@ TRN_TEST(single_matmul, .timeout_ns = 1e10) {
   co_await t.wait_done(2);
   const std::uint64_t cycles = t.clk.cycle() - c0;
   const std::uint64_t ideal = p.max_n + p.rows + p.cols - 1;
-  info("{}x{}x{} {} matmul: {} cycles from dispatch to completion; ideal {} (N + R + C - 1), ratio {:.3f}",
-       p.rows, p.cols, p.max_n, fmt_name, cycles, ideal, static_cast<double>(cycles) / ideal);
+  info("{}x{}x{} {} matmul: {} cycles from dispatch to completion; ideal {} (N + R + C - 1), ratio {:.3f}", p.rows,
+       p.cols, p.max_n, fmt_name, cycles, ideal, static_cast<double>(cycles) / ideal);
   fmt::print("bench: figure tensor_engine single {}x{}x{} {} matmul: {} cycles, ideal {} (N + R + C - 1)\n", p.rows,
              p.cols, p.max_n, fmt_name, cycles, ideal);
   co_await t.compare_psum(ref.psum, 1, 2, 0, p.max_n);
@@ -754,7 +763,8 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
   const auto& p = t.prm;
   auto r = env.rng("data");
   const unsigned fmt = 2;  // BF16
-  t.fill(fmt, [&] { return numerics::encode(Format::bf16, numerics::f32_bits(static_cast<float>(r.below(17)) / 8 - 1)); });
+  t.fill(fmt,
+         [&] { return numerics::encode(Format::bf16, numerics::f32_bits(static_cast<float>(r.below(17)) / 8 - 1)); });
   FunctionalReference ref(p);
   Command ls = load_all(p, fmt);
   co_await t.issue(ls);
@@ -812,7 +822,8 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
       const bool inside = w.pe_i.bank < p.banks && w.pe_i.off < p.depth;
       for (unsigned c = 0; c < p.cols; ++c)
         if (inside && w.pe_mask_i.bit(c))
-          ref.psum[(w.pe_i.bank * p.cols + c) * p.depth + w.pe_i.off] = static_cast<std::uint32_t>(w.pe_data_i.slice(32 * c, 32));
+          ref.psum[(w.pe_i.bank * p.cols + c) * p.depth + w.pe_i.off] =
+              static_cast<std::uint32_t>(w.pe_data_i.slice(32 * c, 32));
       ++accepted;
       w = next_write();
     } else {
@@ -859,10 +870,11 @@ TRN_TEST(throughput) {
   timer.report(cycles);
   const double macs = static_cast<double>(mms) * p.rows * p.cols * p.max_n;
   const double util = macs / (static_cast<double>(p.rows) * p.cols * static_cast<double>(cycles));
-  fmt::print("bench: figure tensor_engine {}x{} N={}: {} MultiplyMoving in {} cycles, utilization {:.1f}% "
-             "(ideal {} cycles; fill {} and drain {} cycles: R + C - 1 each way plus SBUF latency)\n",
-             p.rows, p.cols, p.max_n, mms, cycles, 100 * util, static_cast<std::uint64_t>(mms) * p.max_n,
-             p.rows + p.cols - 1, p.rows + p.cols - 1);
+  fmt::print(
+      "bench: figure tensor_engine {}x{} N={}: {} MultiplyMoving in {} cycles, utilization {:.1f}% "
+      "(ideal {} cycles; fill {} and drain {} cycles: R + C - 1 each way plus SBUF latency)\n",
+      p.rows, p.cols, p.max_n, mms, cycles, 100 * util, static_cast<std::uint64_t>(mms) * p.max_n, p.rows + p.cols - 1,
+      p.rows + p.cols - 1);
 }
 
 TRN_BENCH_MAIN(Vtensor_engine, "tensor_engine")
