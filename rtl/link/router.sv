@@ -143,13 +143,13 @@ module router
   logic [P*V-1:0] va_take;
   logic [5:0]    pick;
   logic [5:0]    va_pick [P];      // the input VC each output port's VC allocation took (32: none)
-  logic [31:0]   req;
+  logic [31:0]   va_cand;          // the input VCs competing for one output port
   logic          found;
   always_comb begin
     va_gnt = '0;
     va_take = '0;
     pick = '0;
-    req = '0;
+    va_cand = '0;
     found = 1'b0;
     for (int unsigned i = 0; i < NV; i++) begin
       va_req[i] = !act_q[i] && nonempty[i] && is_head[i] && !bad_head[i];
@@ -158,14 +158,14 @@ module router
     for (int unsigned o = 0; o < P; o++) begin
       // only requests a free output VC of their class can satisfy take part, so a blocked class
       // never holds up another (that would make class-1 channels wait for class-0 ones)
-      req = '0;
+      va_cand = '0;
       for (int unsigned i = 0; i < NV; i++) begin
-        req[i] = 1'b0;
+        va_cand[i] = 1'b0;
         if (va_req[i] && 32'(rop[i]) == o)
           for (int unsigned v = 0; v < V; v++)
-            if (!obusy_q[o * V + v] && vc_ok(v, rcls[i], rtc[i])) req[i] = 1'b1;
+            if (!obusy_q[o * V + v] && vc_ok(v, rcls[i], rtc[i])) va_cand[i] = 1'b1;
       end
-      pick = rr_pick(req, va_prio_q[o], NV);
+      pick = rr_pick(va_cand, va_prio_q[o], NV);
       va_pick[o] = 6'd32;
       if (pick != 6'd32) begin
         // the lowest free output VC of the allowed class
@@ -188,20 +188,21 @@ module router
   logic [P-1:0]  sa_gnt;           // input port p won its output port
   logic [5:0]    out_pick [P];     // the input port each output port takes
   logic [NV-1:0] rd_en;
+  logic [31:0]   sa_cand;          // the VCs (inputs) competing for one input (output) port
   always_comb begin
     rd_en = '0;
     sa_gnt = '0;
     for (int unsigned p = 0; p < P; p++) begin
-      req = '0;
+      sa_cand = '0;
       for (int unsigned v = 0; v < V; v++)
-        req[v] = act_q[p * V + v] && nonempty[p * V + v] && cred_q[32'(iop_q[p * V + v]) * V + 32'(iov_q[p * V + v])] != '0;
-      in_pick[p] = rr_pick(req, sa_in_prio_q[p], V);
+        sa_cand[v] = act_q[p * V + v] && nonempty[p * V + v] && cred_q[32'(iop_q[p * V + v]) * V + 32'(iov_q[p * V + v])] != '0;
+      in_pick[p] = rr_pick(sa_cand, sa_in_prio_q[p], V);
     end
     for (int unsigned o = 0; o < P; o++) begin
-      req = '0;
+      sa_cand = '0;
       for (int unsigned p = 0; p < P; p++)
-        req[p] = in_pick[p] != 6'd32 && 32'(iop_q[p * V + 32'(in_pick[p])]) == o;
-      out_pick[o] = rr_pick(req, sa_out_prio_q[o], P);
+        sa_cand[p] = in_pick[p] != 6'd32 && 32'(iop_q[p * V + 32'(in_pick[p])]) == o;
+      out_pick[o] = rr_pick(sa_cand, sa_out_prio_q[o], P);
       if (out_pick[o] != 6'd32) begin
         sa_gnt[int'(out_pick[o])] = 1'b1;
         rd_en[32'(out_pick[o]) * V + 32'(in_pick[int'(out_pick[o])])] = 1'b1;
