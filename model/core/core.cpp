@@ -21,15 +21,6 @@ dma::DmaEngine::Params dma_params(const Core::Params& p) {
   d.geo = dma::Geometry::make(p.hbm_bytes, p.parts, p.sbuf_bytes, p.beat_bytes);
   return d;
 }
-mem::Sbuf::Params sb_params(const Core::Params& p) {
-  mem::Sbuf::Params s;
-  s.parts = p.parts;
-  s.part_bytes = p.sbuf_bytes;
-  s.beat_bytes = p.beat_bytes;
-  s.banks = p.sbuf_banks;
-  s.eports = 8;
-  return s;
-}
 }  // namespace
 
 Core::Params Core::Params::of(const cfg::Arch& a) {
@@ -50,6 +41,15 @@ Core::Params Core::Params::of(const cfg::Arch& a) {
   return p;
 }
 
+mem::Sbuf::Params Core::sb_params(const Params& p) {
+  mem::Sbuf::Params s;
+  s.parts = p.parts;
+  s.part_bytes = p.sbuf_bytes;
+  s.beat_bytes = p.beat_bytes;
+  s.banks = p.sbuf_banks;
+  s.eports = 8;
+  return s;
+}
 tensor::TensorEngine::Params Core::te_params(const Params& p) {
   tensor::TensorEngine::Params t;
   t.rows = t.cols = p.parts;

@@ -48,6 +48,7 @@ class Core {
   };
   /// The units' parameters in a core of these parameters.
   static tensor::TensorEngine::Params te_params(const Params& p);
+  static mem::Sbuf::Params sb_params(const Params& p);
   static vector::LaneEngine::Params le_params(const Params& p, vector::Engine e);
   using te_cmd_t = sv::te_pkg::te_cmd_t;
   using instr_t = sv::le_pkg::instr_t;

@@ -53,7 +53,8 @@ class TensorEngine {
     unsigned sbuf_banks = 4, sbuf_line_bytes = 16;  ///< SBUF's geometry, for the stationary loader's yield
     /// The stationary loader yields to the moving stream: no stationary read in a cycle where the
     /// moving port asks for one in the same SBUF bank. True in every real configuration; false
-    /// only for the self-test of the check that the multiply loses no cycle to a background load.
+    /// only for the self-test of the check that the multiply loses no cycle to a background load
+    /// (core_test); the RTL has no such parameter.
     bool st_yield = true;
   };
   using e_req_t = sv::sbuf_pkg::e_req_t;        ///< the SBUF read ports' requests (rtl/mem/sbuf_pkg.sv)

@@ -121,8 +121,8 @@ struct StreamCost {
   std::uint64_t span = 0;  ///< cycles from the first moving read to the last
 };
 
-/// The stream in configuration `name`: every LoadStationary's columns start in bank `(i + j) %
-/// banks` for multiply i and offset j = 0..banks - 1, so some load meets the moving stream on a bank.
+/// The stream in configuration `name`: 4 x banks multiplies of N columns from bank 0; the load
+/// after multiply i starts in bank i % banks, so some loads meet the moving stream on its bank.
 StreamCost background_load_stream(const char* name, bool st_yield) {
   const cfg::Config* cfg = cfg::find(name);
   BOOST_REQUIRE(cfg != nullptr);
@@ -130,12 +130,7 @@ StreamCost background_load_stream(const char* name, bool st_yield) {
   tensor::TensorEngine::Params tp = core::Core::te_params(cp);
   tp.st_yield = st_yield;
   tensor::TensorEngine te(tp);
-  mem::Sbuf::Params sp;
-  sp.parts = cp.parts;
-  sp.part_bytes = cp.sbuf_bytes;
-  sp.beat_bytes = cp.beat_bytes;
-  sp.banks = cp.sbuf_banks;
-  mem::Sbuf sb(sp);
+  mem::Sbuf sb(core::Core::sb_params(cp));
   auto ti = te.make_in();
   auto to = te.make_out();
   auto si = sb.make_in();
@@ -159,7 +154,7 @@ StreamCost background_load_stream(const char* name, bool st_yield) {
     mm.bank = i % cp.psum_banks;
     mm.tag = i & 15;
     cmds.push_back(mm);
-    ls.addr = aW + ((i / banks + i) % banks) * line;  // every start bank after every multiply
+    ls.addr = aW + (i % banks) * line;
     cmds.push_back(ls);
   }
   StreamCost c;

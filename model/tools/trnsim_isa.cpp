@@ -91,10 +91,21 @@ std::uint64_t integer(const std::string& opt, const std::string& v) {
   return x;
 }
 
-/// The runner's per-cycle hook: the timeline observes every cycle, and a progress line goes to
-/// stderr every two seconds or so.
-void observe_with_progress(core::ProgramRunner& run, core::Timeline& tl, const char* who) {
-  auto last = std::chrono::steady_clock::now();
+/// A loaded program's run: its result and the wall time it took.
+struct Observed {
+  core::RunResult r;
+  double sec = 0;
+  /// "(S s, R cycles/s)"
+  std::string speed() const {
+    return fmt::format("({:.2f} s, {:.0f} cycles/s)", sec, static_cast<double>(r.cycles) / std::max(sec, 1e-9));
+  }
+};
+
+/// Run the loaded program to its end or `limit` cycles; the timeline observes every cycle (and is
+/// finished), and a progress line goes to stderr every two seconds or so.
+Observed run_observed(core::ProgramRunner& run, core::Timeline& tl, const char* who, std::uint64_t limit) {
+  const auto t0 = std::chrono::steady_clock::now();
+  auto last = t0;
   run.on_cycle = [&tl, last, who](const core::NeuronCore& nc, const core::NeuronCore::Out& o,
                                   std::uint64_t cyc) mutable {
     tl.observe(nc, o, cyc);
@@ -106,6 +117,18 @@ void observe_with_progress(core::ProgramRunner& run, core::Timeline& tl, const c
       }
     }
   };
+  Observed ob;
+  ob.r = run.run(limit);
+  tl.finish(run.cycle());
+  ob.sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return ob;
+}
+
+/// --trace FILE: the timeline as trace-event JSON (nothing when path is empty).
+void write_trace(const core::Timeline& tl, const std::string& path, const std::string& title) {
+  if (path.empty()) return;
+  tl.write_json(path, title);
+  fmt::print("timeline: {} ({} slices)\n", path, tl.slices().size());
 }
 
 /// Per stream: instructions issued, cycles active, waiting on a semaphore, for the unit, for SBUF.
@@ -305,19 +328,13 @@ int cmd_run(int argc, char** argv) {
         throw Usage(fmt::format("--dump {:#x}:{}: outside HBM ({} bytes)", addr, len, hbm.size()));
     run.load(p);
     core::Timeline tl(p, prm.core.queues);
-    const auto t0 = std::chrono::steady_clock::now();
-    observe_with_progress(run, tl, "trnsim run");
-    const core::RunResult r = run.run(opts->limit);
-    tl.finish(run.cycle());
-    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    fmt::print("{}: {} in {} cycles ({:.2f} s, {:.0f} cycles/s), configuration {}\n", in, r.ok ? "done" : "stopped",
-               r.cycles, sec, static_cast<double>(r.cycles) / std::max(sec, 1e-9), config);
+    const Observed ob = run_observed(run, tl, "trnsim run", opts->limit);
+    const core::RunResult& r = ob.r;
+    fmt::print("{}: {} in {} cycles {}, configuration {}\n", in, r.ok ? "done" : "stopped", r.cycles, ob.speed(),
+               config);
     if (!r.ok) fmt::print("{}\n", r.what);
     print_counts(tl);
-    if (!trace.empty()) {
-      tl.write_json(trace, fmt::format("NeuronCore ({}) {}", config, in));
-      fmt::print("timeline: {} ({} slices)\n", trace, tl.slices().size());
-    }
+    write_trace(tl, trace, fmt::format("NeuronCore ({}) {}", config, in));
     for (const auto& [addr, len, file] : dumps) {
       if (file.empty()) {
         for (std::uint32_t i = 0; i < len; ++i)
@@ -366,15 +383,12 @@ int cmd_kernel(int argc, char** argv) {
     for (const auto& in : kc.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
     run.load(p);
     core::Timeline tl(p, prm.core.queues);
-    const auto t0 = std::chrono::steady_clock::now();
-    observe_with_progress(run, tl, "trnsim kernel");
-    const core::RunResult r = run.run(opts->limit);
-    tl.finish(run.cycle());
-    const double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const Observed ob = run_observed(run, tl, "trnsim kernel", opts->limit);
+    const core::RunResult& r = ob.r;
     std::string sz;
     for (const auto& [n, v] : kc.defines) sz += fmt::format(" {}={}", n, v);
-    fmt::print("kernel {} ({}{}): {} in {} cycles ({:.2f} s, {:.0f} cycles/s)\n", name, config, sz,
-               r.ok ? "done" : "stopped", r.cycles, sec, static_cast<double>(r.cycles) / std::max(sec, 1e-9));
+    fmt::print("kernel {} ({}{}): {} in {} cycles {}\n", name, config, sz, r.ok ? "done" : "stopped", r.cycles,
+               ob.speed());
     int rc = 0;
     if (!r.ok) {
       fmt::print("{}\n", r.what);
@@ -425,10 +439,7 @@ int cmd_kernel(int argc, char** argv) {
       }
     }
     print_counts(tl);
-    if (!trace.empty()) {
-      tl.write_json(trace, fmt::format("NeuronCore ({}) kernel {}", config, name));
-      fmt::print("timeline: {} ({} slices)\n", trace, tl.slices().size());
-    }
+    write_trace(tl, trace, fmt::format("NeuronCore ({}) kernel {}", config, name));
     fmt::print("{}\n", rc == 0 ? "PASS" : "FAIL");
     return rc;
   } catch (const Usage& e) {

@@ -30,9 +30,6 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // SBUF's geometry (rtl/mem/sbuf.sv): banks and line bytes, for the stationary loader's yield
   parameter int unsigned SbufBanks = 4,
   parameter int unsigned SbufLineBytes = 16,
-  // 1 in every real configuration: the stationary loader yields to the moving stream (below). 0
-  // only for the model's self-test of the check that the moving stream loses no cycle to it.
-  parameter bit          StYield = 1'b1,
   localparam int unsigned Depth = PsumBankBytes / 4,
   localparam int unsigned KW = $clog2(Rows + 1),
   localparam int unsigned MW = $clog2(Cols + 1),
@@ -231,7 +228,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                              : '{space: 1'b0, we: 1'b0, esize: esize_e'(mm_es_q), idx: mm_idx_q};
   assign st_req_o = ls_iph_q ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_sc_q}
                              : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_es_q), idx: ls_idx_q};
-  assign st_yield = StYield && mv_req_valid_o &&
+  assign st_yield = mv_req_valid_o &&
                     elem_bank(st_req_o.idx, st_req_o.esize, SbufLineBytes, SbufBanks) ==
                     elem_bank(mv_req_o.idx, mv_req_o.esize, SbufLineBytes, SbufBanks);
   assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0 && !st_yield;
