@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -14,24 +15,65 @@ namespace trn {
 class Bits {
  public:
   Bits() = default;
-  explicit Bits(unsigned width, std::uint64_t value = 0) : width_(width), w_(words_for(width), 0) {
-    if (!w_.empty()) w_[0] = value;
+  explicit Bits(unsigned width, std::uint64_t value = 0) : width_(width), n_(words_for(width)) {
+    if (n_ > kInline) heap_ = new std::uint64_t[n_]();
+    if (n_ != 0) data()[0] = value;
     trim();
   }
+  Bits(const Bits& o) : width_(o.width_), n_(o.n_) {
+    if (n_ > kInline) heap_ = new std::uint64_t[n_];
+    copy_words(o);
+  }
+  Bits(Bits&& o) noexcept : width_(o.width_), n_(o.n_) {
+    if (n_ > kInline) {
+      heap_ = o.heap_;
+      o.in_[0] = o.in_[1] = 0;
+      o.width_ = o.n_ = 0;
+    } else {
+      copy_words(o);
+    }
+  }
+  Bits& operator=(const Bits& o) {
+    if (this == &o) return *this;
+    if (o.n_ != n_) {
+      release();
+      n_ = o.n_;
+      if (n_ > kInline) heap_ = new std::uint64_t[n_];
+    }
+    width_ = o.width_;
+    copy_words(o);
+    return *this;
+  }
+  Bits& operator=(Bits&& o) noexcept {
+    if (this == &o) return *this;
+    if (o.n_ > kInline) {
+      release();
+      heap_ = o.heap_;
+      o.in_[0] = o.in_[1] = 0;
+      width_ = o.width_;
+      n_ = o.n_;
+      o.width_ = o.n_ = 0;
+      return *this;
+    }
+    return *this = static_cast<const Bits&>(o);
+  }
+  ~Bits() { release(); }
 
   static unsigned words_for(unsigned width) { return (width + 63) / 64; }
 
   unsigned width() const { return width_; }
-  unsigned words() const { return static_cast<unsigned>(w_.size()); }
-  std::uint64_t word(unsigned i) const { return i < w_.size() ? w_[i] : 0; }
+  unsigned words() const { return n_; }
+  std::uint64_t word(unsigned i) const { return i < n_ ? data()[i] : 0; }
   void set_word(unsigned i, std::uint64_t v) {
-    w_.at(i) = v;
-    if (i + 1 == w_.size()) trim();
+    if (i >= n_) throw std::out_of_range("Bits::set_word: word past the width");
+    data()[i] = v;
+    if (i + 1 == n_) trim();
   }
   /// The low 64 bits.
-  std::uint64_t to_u64() const { return w_.empty() ? 0 : w_[0]; }
+  std::uint64_t to_u64() const { return n_ == 0 ? 0 : data()[0]; }
   bool any() const {
-    return std::any_of(w_.begin(), w_.end(), [](std::uint64_t x) { return x != 0; });
+    const std::uint64_t* d = data();
+    return std::any_of(d, d + n_, [](std::uint64_t x) { return x != 0; });
   }
 
   /// n bits (n <= 64) starting at bit lsb.
@@ -64,11 +106,13 @@ class Bits {
     if (i >= width_) return;
     std::uint64_t m = std::uint64_t{1} << (i % 64);
     if (v)
-      w_[i / 64] |= m;
+      data()[i / 64] |= m;
     else
-      w_[i / 64] &= ~m;
+      data()[i / 64] &= ~m;
   }
   void flip_bit(unsigned i) { set_bit(i, !bit(i)); }
+  /// Every bit zero, the width kept.
+  void clear() { std::fill(data(), data() + n_, std::uint64_t{0}); }
 
   /// Hex digits, most significant first, as many as the width needs ("0x" not included).
   std::string hex() const {
@@ -81,17 +125,44 @@ class Bits {
     return s;
   }
 
-  friend bool operator==(const Bits& a, const Bits& b) { return a.width_ == b.width_ && a.w_ == b.w_; }
+  friend bool operator==(const Bits& a, const Bits& b) {
+    if (a.width_ != b.width_) return false;
+    if (a.n_ > kInline) return std::equal(a.heap_, a.heap_ + a.n_, b.heap_);
+    for (unsigned i = 0; i < a.n_ && i < kInline; ++i)
+      if (a.in_[i] != b.in_[i]) return false;
+    return true;
+  }
 
  private:
+  /// Vectors of up to kInline words live in the object itself (no allocation: flits, lanes,
+  /// descriptors); wider ones on the heap.
+  static constexpr unsigned kInline = 2;  // copy_words, release and the moves name both words
+  std::uint64_t* data() { return n_ > kInline ? heap_ : in_; }
+  const std::uint64_t* data() const { return n_ > kInline ? heap_ : in_; }
+  void release() {
+    if (n_ > kInline) {
+      delete[] heap_;
+      in_[0] = in_[1] = 0;
+    }
+  }
+  /// The words of o, of the same word count.
+  void copy_words(const Bits& o) {
+    if (n_ > kInline)
+      std::copy(o.heap_, o.heap_ + n_, heap_);
+    else
+      for (unsigned i = 0; i < kInline; ++i) in_[i] = o.in_[i];  // words past n_ are zero or never read
+  }
   void put(unsigned i, std::uint64_t mask, std::uint64_t v) {
-    if (i < w_.size()) w_[i] = (w_[i] & ~mask) | (v & mask);
+    if (i < n_) data()[i] = (data()[i] & ~mask) | (v & mask);
   }
   void trim() {
-    if (width_ % 64 != 0 && !w_.empty()) w_.back() &= (std::uint64_t{1} << (width_ % 64)) - 1;
+    if (width_ % 64 != 0 && n_ != 0) data()[n_ - 1] &= (std::uint64_t{1} << (width_ % 64)) - 1;
   }
-  unsigned width_ = 0;
-  std::vector<std::uint64_t> w_;
+  unsigned width_ = 0, n_ = 0;
+  union {
+    std::uint64_t in_[kInline] = {};
+    std::uint64_t* heap_;
+  };
 };
 
 }  // namespace trn

@@ -113,6 +113,7 @@ Net::Net(Params p) : p_(p) {
       feed_[port_index(to_[l].node, to_[l].port)] = Attach{static_cast<int>(l), -1};
     }
   }
+  refresh();
 }
 
 unsigned Net::neighbour(unsigned r, unsigned q) const {
@@ -150,26 +151,18 @@ unsigned Net::routers_on_path(unsigned s, unsigned d) const {
   return p_.topo == Topo::sw ? 1 : links_on_path(s, d) + 1;
 }
 
-Net::State Net::outputs(bool rst_ni) const {
-  State st;
-  for (const Router& r : r_) {
-    Router::Out o = r.make_out();
-    r.eval(Router::In{}, o);
-    st.ro.push_back(std::move(o));
+void Net::refresh() {
+  // every unit's outputs are registers (a link sender's ready also needs rst_ni: Net::eval adds it)
+  st_.ro.resize(routers());
+  st_.to.resize(links());
+  st_.xo.resize(links());
+  for (unsigned r = 0; r < routers(); ++r) r_[r].eval(Router::In{}, st_.ro[r]);
+  LinkTx::In ti;
+  ti.rst_ni = true;
+  for (unsigned l = 0; l < links(); ++l) {
+    tx_[l].eval(ti, st_.to[l]);
+    rx_[l].eval(LinkRx::In{}, st_.xo[l]);
   }
-  for (const LinkTx& t : tx_) {
-    LinkTx::In ti;
-    ti.rst_ni = rst_ni;
-    LinkTx::Out o;
-    t.eval(ti, o);
-    st.to.push_back(std::move(o));
-  }
-  for (const LinkRx& x : rx_) {
-    LinkRx::Out o;
-    x.eval(LinkRx::In{}, o);
-    st.xo.push_back(std::move(o));
-  }
-  return st;
 }
 
 Net::In Net::make_in() const {
@@ -192,11 +185,12 @@ Net::Out Net::make_out() const {
 }
 
 void Net::eval(const In& in, Out& out) const {
-  out = make_out();
+  // every bit of every output is written below: an Out of the right shape is reused as it is
+  if (out.mon_flit_o.width() != total_ports() * p_.w || out.link_timeout_o.width() != links() * 32) out = make_out();
   const unsigned w = p_.w;
-  const State st = outputs(in.rst_ni);
+  const State& st = st_;
   for (unsigned l = 0; l < links(); ++l) {
-    out.link_ready_o.set_bit(l, st.to[l].in_ready_o);
+    out.link_ready_o.set_bit(l, in.rst_ni && st.to[l].in_ready_o);
     out.link_held_o.set_slice(l * (sb_ - 1), sb_ - 1, st.to[l].held_o);
     out.link_crc_err_o.set_slice(l * 32, 32, st.xo[l].crc_errors_o);
     out.link_drop_o.set_slice(l * 32, 32, st.xo[l].drops_o);
@@ -233,9 +227,10 @@ void Net::eval(const In& in, Out& out) const {
   }
 }
 
-Router::In Net::router_in(const In& in, unsigned r, const State& st) const {
+void Net::router_in(const In& in, unsigned r, const State& st, Router::In& ri) const {
+  // the bits of an unwired port are never written: zero from make_in, reused cycle after cycle
   const unsigned w = p_.w;
-  Router::In ri = r_[r].make_in();
+  if (ri.in_flit_i.width() != ports(r) * w) ri = r_[r].make_in();
   ri.rst_ni = in.rst_ni;
   ri.id_i = r;
   for (unsigned q = 0; q < ports(r); ++q) {
@@ -265,21 +260,20 @@ Router::In Net::router_in(const In& in, unsigned r, const State& st) const {
       ri.out_credit_vc_i.set_slice(q * vb_, vb_, n.in_credit_vc_o.slice(t.port * vb_, vb_));
     }
   }
-  return ri;
 }
 
 void Net::tick(const In& in) {
-  const State st = outputs(in.rst_ni);
+  const State& st = st_;
   const unsigned w = p_.w, lw = w + vb_;
-  std::vector<Router::In> ri;
-  ri.reserve(routers());
-  for (unsigned r = 0; r < routers(); ++r) ri.push_back(router_in(in, r, st));
-  std::vector<LinkTx::In> ti(links());
-  std::vector<LinkRx::In> xi(links());
+  ri_.resize(routers());
+  ti_.resize(links());
+  xi_.resize(links());
+  for (unsigned r = 0; r < routers(); ++r) router_in(in, r, st, ri_[r]);
+  if (wire_.width() != wire_bits()) wire_ = Bits(wire_bits());
   for (unsigned l = 0; l < links(); ++l) {
-    LinkTx::In& t = ti[l];
+    LinkTx::In& t = ti_[l];
     t.rst_ni = in.rst_ni;
-    t.in_data_i = Bits(lw);
+    if (t.in_data_i.width() != lw) t.in_data_i = Bits(lw);
     const End f = from_[l];
     if (f.endpoint) {
       t.in_valid_i = in.inj_valid_i.bit(f.node);
@@ -297,7 +291,7 @@ void Net::tick(const In& in) {
     t.nack_seq_i = st.xo[l].nack_seq_o;
     // the wire {crc, seq, data}, one bit inverted when the channel says so
     const LinkTx::Out& tx = st.to[l];
-    Bits wire(wire_bits());
+    Bits& wire = wire_;
     copy_bits(wire, 0, tx.tx_data_o, 0, lw);
     wire.set_slice(lw, sb_, tx.tx_seq_o);
     wire.set_slice(lw + sb_, 16, tx.tx_crc_o);
@@ -305,19 +299,20 @@ void Net::tick(const In& in) {
       const unsigned b = static_cast<unsigned>(in.flip_bit_i.slice(l * fb_, fb_));
       if (b < wire_bits()) wire.flip_bit(b);
     }
-    LinkRx::In& x = xi[l];
+    LinkRx::In& x = xi_[l];
     x.rst_ni = in.rst_ni;
     x.rx_valid_i = tx.tx_valid_o;
-    x.rx_data_i = Bits(lw);
+    if (x.rx_data_i.width() != lw) x.rx_data_i = Bits(lw);
     copy_bits(x.rx_data_i, 0, wire, 0, lw);
     x.rx_seq_i = wire.slice(lw, sb_);
     x.rx_crc_i = wire.slice(lw + sb_, 16);
   }
-  for (unsigned r = 0; r < routers(); ++r) r_[r].tick(ri[r]);
+  for (unsigned r = 0; r < routers(); ++r) r_[r].tick(ri_[r]);
   for (unsigned l = 0; l < links(); ++l) {
-    tx_[l].tick(ti[l]);
-    rx_[l].tick(xi[l]);
+    tx_[l].tick(ti_[l]);
+    rx_[l].tick(xi_[l]);
   }
+  refresh();
 }
 
 }  // namespace trn::link

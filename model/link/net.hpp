@@ -138,8 +138,10 @@ class Net {
   struct Attach {
     int link = -1, ep = -1;
   };
-  State outputs(bool rst_ni) const;
-  Router::In router_in(const In& in, unsigned r, const State& st) const;
+  /// Every unit's outputs after the last edge (all are registers), into st_: once a cycle.
+  void refresh();
+  /// Router r's inputs this cycle, into ri.
+  void router_in(const In& in, unsigned r, const State& st, Router::In& ri) const;
   Params p_;
   unsigned vb_, sb_, fb_;
   std::vector<unsigned> base_;           // per router: its first port's index; then the total
@@ -150,6 +152,12 @@ class Net {
   std::vector<Attach> feed_, sink_;      // per router port port_index(r, q)
   std::vector<End> home_;                // per endpoint: its router port
   std::vector<int> ep_inj_, ep_ej_;      // per endpoint: its injection and ejection links (-1: direct)
+  State st_;                             // the units' outputs this cycle (refresh)
+  // the units' inputs, rebuilt in place every tick (no allocation per cycle)
+  std::vector<Router::In> ri_;
+  std::vector<LinkTx::In> ti_;
+  std::vector<LinkRx::In> xi_;
+  Bits wire_;
 };
 
 }  // namespace trn::link

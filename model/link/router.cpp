@@ -135,9 +135,13 @@ void Router::tick(const In& in) {
     return;
   }
   const unsigned me = static_cast<unsigned>(in.id_i);
+  // scratch of this tick, kept between ticks so that nothing is allocated per cycle
+  Scratch& k = sc_;
+  k.rt.assign(NV, Route{});
+  k.tc.assign(NV, 0);
+  auto& rt = k.rt;
+  auto& tc = k.tc;
   // route of every input VC's front flit
-  std::vector<Route> rt(NV);
-  std::vector<unsigned> tc(NV, 0);
   for (unsigned i = 0; i < NV; ++i)
     if (!iv_[i].fifo.empty()) {
       const Head h = head_of(iv_[i].fifo.front());
@@ -149,12 +153,18 @@ void Router::tick(const In& in) {
   auto bad_head = [&](unsigned i) { return is_head(i) && head_of(iv_[i].fifo.front()).dst >= ids(); };
   auto is_tail = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::tail || k == Kind::single; };
   // VC allocation: per output port, one input VC, the lowest free output VC of its class
-  std::vector<bool> va_gnt(NV, false);
-  std::vector<unsigned> va_vc(NV, 0);
-  std::vector<unsigned> va_pick(P, NV);
-  std::vector<bool> va_take(NV, false);
+  auto& va_gnt = k.va_gnt;
+  auto& va_vc = k.va_vc;
+  auto& va_pick = k.va_pick;
+  auto& va_take = k.va_take;
+  auto& va_req = k.va_req;
+  va_gnt.assign(NV, false);
+  va_vc.assign(NV, 0);
+  va_pick.assign(P, NV);
+  va_take.assign(NV, false);
   // requests listed per output port (a switch has many ports; most ask for none)
-  std::vector<std::vector<unsigned>> va_req(P);
+  va_req.resize(P);
+  for (auto& r : va_req) r.clear();
   for (unsigned i = 0; i < NV; ++i)
     if (!iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && !bad_head(i)) va_req[rt[i].port].push_back(i);
   for (unsigned o = 0; o < P; ++o) {
@@ -179,26 +189,32 @@ void Router::tick(const In& in) {
     }
   }
   // switch allocation: input stage, then output stage
-  std::vector<unsigned> in_pick(P, V);
+  auto& in_pick = k.in_pick;
+  auto& req = k.req;
+  in_pick.assign(P, V);
   for (unsigned p = 0; p < P; ++p) {
-    std::vector<bool> req(V, false);
+    req.assign(V, false);
     for (unsigned v = 0; v < V; ++v) {
       const InVc& s = iv_[p * V + v];
       req[v] = s.active && !s.fifo.empty() && cred_[s.op * V + s.ov] > 0;
     }
     in_pick[p] = rr(req, sa_in_prio_[p]);
   }
-  std::vector<unsigned> out_pick(P, P);
+  auto& out_pick = k.out_pick;
+  out_pick.assign(P, P);
   for (unsigned p = 0; p < P; ++p) {
     if (in_pick[p] == V) continue;
     const unsigned o = iv_[p * V + in_pick[p]].op;
     if (out_pick[o] == P || (p + P - sa_out_prio_[o]) % P < (out_pick[o] + P - sa_out_prio_[o]) % P) out_pick[o] = p;
   }
   // outputs of the next cycle (the data registers keep their values when nothing is sent), state
-  Out n = q_;
-  n.out_valid_o = Bits(P);
-  n.in_credit_o = Bits(P);
-  std::vector<bool> sent(NV, false), freed(NV, false);
+  Out& n = q_;
+  n.out_valid_o.clear();
+  n.in_credit_o.clear();
+  auto& sent = k.sent;
+  auto& freed = k.freed;
+  sent.assign(NV, false);
+  freed.assign(NV, false);
   for (unsigned o = 0; o < P; ++o) {
     if (out_pick[o] == P) continue;
     const unsigned p = out_pick[o], i = p * V + in_pick[p];
@@ -206,7 +222,7 @@ void Router::tick(const In& in) {
     n.out_valid_o.set_bit(o, true);
     n.out_vc_o.set_slice(o * vb_, vb_, s.ov);
     const Bits& f = s.fifo.front();
-    for (unsigned b = 0; b < p_.w; ++b) n.out_flit_o.set_bit(o * p_.w + b, f.bit(b));
+    n.out_flit_o.copy(o * p_.w, f, 0, p_.w);
     sent[s.op * V + s.ov] = true;
     freed[s.op * V + s.ov] = is_tail(i);
     if (is_tail(i)) s.active = false;
@@ -253,10 +269,9 @@ void Router::tick(const In& in) {
     if (v >= V) throw std::runtime_error("router: flit on a virtual channel that does not exist");
     if (iv_[p * V + v].fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
     Bits f(p_.w);
-    for (unsigned b = 0; b < p_.w; ++b) f.set_bit(b, in.in_flit_i.bit(p * p_.w + b));
-    iv_[p * V + v].fifo.push_back(f);
+    f.copy(0, in.in_flit_i, p * p_.w, p_.w);
+    iv_[p * V + v].fifo.push_back(std::move(f));
   }
-  q_ = n;
 }
 
 }  // namespace trn::link

@@ -118,6 +118,13 @@ class Router {
   std::vector<unsigned> cred_;       // o * v + vc
   std::vector<unsigned> va_prio_, sa_in_prio_, sa_out_prio_;
   Out q_;
+  struct Scratch {  // tick's working vectors (no state: rebuilt every tick)
+    std::vector<Route> rt;
+    std::vector<unsigned> tc, va_vc, va_pick, in_pick, out_pick;
+    std::vector<bool> va_gnt, va_take, req, sent, freed;
+    std::vector<std::vector<unsigned>> va_req;
+  };
+  Scratch sc_;
 };
 
 }  // namespace trn::link

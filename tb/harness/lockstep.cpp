@@ -95,13 +95,11 @@ void LockstepCore::record_history() {
         for (std::size_t i = 0; i < f.ports.size(); ++i) f.ports[i]->get(f.last[i]);
     } else {  // no handshake: every change of value is a transaction
       take = false;
-      for (std::size_t i = 0; i < f.ports.size(); ++i) {
-        Bits v = f.ports[i]->bits();
-        if (!(v == f.last[i])) {
+      for (std::size_t i = 0; i < f.ports.size(); ++i)
+        if (!f.ports[i]->equals(f.last[i])) {
           take = true;
-          f.last[i] = std::move(v);
+          f.ports[i]->get(f.last[i]);
         }
-      }
     }
     if (!take) continue;
     f.history.emplace_back(clk_.cycle(), f.last);

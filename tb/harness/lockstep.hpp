@@ -190,7 +190,7 @@ template <class F>
 bool equal_field(const Field& s, const F& f) {
   if constexpr (std::is_same_v<F, Bits>) {
     if (s.width() <= 64) return s.get() == f.to_u64();
-    return s.bits() == f;
+    return s.equals(f);
   } else {
     return s.get() == static_cast<std::uint64_t>(f);
   }

@@ -58,6 +58,16 @@ class Signal {
     get(b);
     return b;
   }
+  /// Does the port hold `b` (of the port's width)? Reads the storage in place.
+  bool equals(const Bits& b) const {
+    if (b.width() != width_) return false;
+    if (!wide()) return get() == b.to_u64();
+    const auto* w = static_cast<const std::uint32_t*>(p_);
+    const unsigned n32 = (width_ + 31) / 32;
+    for (unsigned i = 0; i < n32; ++i)
+      if (w[i] != static_cast<std::uint32_t>(b.word(i / 2) >> (i % 2 ? 32 : 0))) return false;
+    return true;
+  }
   /// n bits (n <= 64) from bit lsb, read from the storage directly.
   std::uint64_t get_slice(unsigned lsb, unsigned n) const {
     if (!wide()) {
@@ -135,6 +145,16 @@ class Field {
     if (whole()) return s_->get(out);
     if (out.width() != width_) out = Bits(width_);
     for (unsigned k = 0; k < width_; k += 64) out.set_slice(k, std::min(64u, width_ - k), s_->get_slice(lsb_ + k, std::min(64u, width_ - k)));
+  }
+  /// Does the field hold `b` (of the field's width)? Reads the storage in place.
+  bool equals(const Bits& b) const {
+    if (b.width() != width_) return false;
+    if (whole()) return s_->equals(b);
+    for (unsigned k = 0; k < width_; k += 64) {
+      const unsigned c = std::min(64u, width_ - k);
+      if (s_->get_slice(lsb_ + k, c) != b.slice(k, c)) return false;
+    }
+    return true;
   }
   Bits bits() const {
     if (whole()) return s_->bits();
