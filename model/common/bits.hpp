@@ -2,13 +2,13 @@
 // arrays) shared by the model and the harness. Bits above the width are always zero.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 namespace trn {
 

@@ -22,7 +22,8 @@ Net::Net(Params p) : p_(p) {
     throw std::invalid_argument("net: a torus needs kx, ky >= 2 and at most 256 chips");
   if (p.topo == Topo::table && (!p.graph || p.graph->home.size() < 2 || p.graph->home.size() > 256 ||
                                 p.graph->table.size() != p.graph->ports.size()))
-    throw std::invalid_argument("net: a table-routed network needs a graph of 2 to 256 endpoints and a table per router");
+    throw std::invalid_argument(
+        "net: a table-routed network needs a graph of 2 to 256 endpoints and a table per router");
   if (p.rdepth < p.v * p.d) throw std::invalid_argument("net: the replay buffer must hold v * d flits");
   Router::Params rp;
   rp.v = p.v;
@@ -102,12 +103,14 @@ Net::Net(Params p) : p_(p) {
     sink_[port_index(home_[e].node, home_[e].port)] = Attach{-1, static_cast<int>(e)};
   }
   for (unsigned l = 0; l < links(); ++l) {
-    if (from_[l].endpoint) ep_inj_[from_[l].node] = static_cast<int>(l);
+    if (from_[l].endpoint)
+      ep_inj_[from_[l].node] = static_cast<int>(l);
     else {
       take(taken_out, from_[l].node, from_[l].port);
       sink_[port_index(from_[l].node, from_[l].port)] = Attach{static_cast<int>(l), -1};
     }
-    if (to_[l].endpoint) ep_ej_[to_[l].node] = static_cast<int>(l);
+    if (to_[l].endpoint)
+      ep_ej_[to_[l].node] = static_cast<int>(l);
     else {
       take(taken_in, to_[l].node, to_[l].port);
       feed_[port_index(to_[l].node, to_[l].port)] = Attach{static_cast<int>(l), -1};
@@ -118,12 +121,18 @@ Net::Net(Params p) : p_(p) {
 
 unsigned Net::neighbour(unsigned r, unsigned q) const {
   unsigned x = r % p_.kx, y = r / p_.kx % p_.ky, z = r / (p_.kx * p_.ky);
-  if (q == 1) x = (x + 1) % p_.kx;
-  else if (q == 2) x = (x + p_.kx - 1) % p_.kx;
-  else if (q == 3) y = (y + 1) % p_.ky;
-  else if (q == 4) y = (y + p_.ky - 1) % p_.ky;
-  else if (q == 5) z = (z + 1) % p_.kz;
-  else z = (z + p_.kz - 1) % p_.kz;
+  if (q == 1)
+    x = (x + 1) % p_.kx;
+  else if (q == 2)
+    x = (x + p_.kx - 1) % p_.kx;
+  else if (q == 3)
+    y = (y + 1) % p_.ky;
+  else if (q == 4)
+    y = (y + p_.ky - 1) % p_.ky;
+  else if (q == 5)
+    z = (z + 1) % p_.kz;
+  else
+    z = (z + p_.kz - 1) % p_.kz;
   return (z * p_.ky + y) * p_.kx + x;
 }
 

@@ -59,14 +59,16 @@ class Net {
   /// mon_* show every router port (router r, port q at port_index(r, q)): what it sends and the
   /// credits it returns.
   struct Out {
-    Bits inj_credit_o, inj_credit_vc_o, ej_valid_o, ej_vc_o, ej_flit_o, mon_valid_o, mon_vc_o, mon_flit_o,
-        mon_credit_o, mon_credit_vc_o, bad_dst_o, link_ready_o, link_held_o, link_crc_err_o, link_drop_o,
-        link_replay_o, link_timeout_o;
+    Bits inj_credit_o, inj_credit_vc_o, ej_valid_o, ej_vc_o, ej_flit_o, mon_valid_o, mon_vc_o, mon_flit_o, mon_credit_o,
+        mon_credit_vc_o, bad_dst_o, link_ready_o, link_held_o, link_crc_err_o, link_drop_o, link_replay_o,
+        link_timeout_o;
   };
   explicit Net(Params p);
   const Params& params() const { return p_; }
   unsigned endpoints() const {
-    return p_.topo == Topo::sw ? p_.n : p_.topo == Topo::table ? static_cast<unsigned>(p_.graph->home.size()) : p_.kx * p_.ky * p_.kz;
+    return p_.topo == Topo::sw      ? p_.n
+           : p_.topo == Topo::table ? static_cast<unsigned>(p_.graph->home.size())
+                                    : p_.kx * p_.ky * p_.kz;
   }
   unsigned routers() const { return static_cast<unsigned>(r_.size()); }
   /// Ports of router r, and the index of its port q among every router's ports (r * ports + q
@@ -144,15 +146,15 @@ class Net {
   void router_in(const In& in, unsigned r, const State& st, Router::In& ri) const;
   Params p_;
   unsigned vb_, sb_, fb_;
-  std::vector<unsigned> base_;           // per router: its first port's index; then the total
+  std::vector<unsigned> base_;  // per router: its first port's index; then the total
   std::vector<Router> r_;
   std::vector<LinkTx> tx_;
   std::vector<LinkRx> rx_;
-  std::vector<End> from_, to_;           // per link
-  std::vector<Attach> feed_, sink_;      // per router port port_index(r, q)
-  std::vector<End> home_;                // per endpoint: its router port
-  std::vector<int> ep_inj_, ep_ej_;      // per endpoint: its injection and ejection links (-1: direct)
-  State st_;                             // the units' outputs this cycle (refresh)
+  std::vector<End> from_, to_;       // per link
+  std::vector<Attach> feed_, sink_;  // per router port port_index(r, q)
+  std::vector<End> home_;            // per endpoint: its router port
+  std::vector<int> ep_inj_, ep_ej_;  // per endpoint: its injection and ejection links (-1: direct)
+  State st_;                         // the units' outputs this cycle (refresh)
   // the units' inputs, rebuilt in place every tick (no allocation per cycle)
   std::vector<Router::In> ri_;
   std::vector<LinkTx::In> ti_;

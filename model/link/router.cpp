@@ -29,7 +29,8 @@ Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload) {
 }
 
 std::vector<Bits> tagged_packet(unsigned w, unsigned id, const Head& h, std::vector<Bits> payloads) {
-  if (w < 64 || payloads.size() != h.len) throw std::invalid_argument("tagged_packet: w >= 64 and one payload per flit");
+  if (w < 64 || payloads.size() != h.len)
+    throw std::invalid_argument("tagged_packet: w >= 64 and one payload per flit");
   std::vector<Bits> flits;
   for (unsigned f = 0; f < h.len; ++f) {
     Bits& pay = payloads[f];
@@ -149,9 +150,15 @@ void Router::tick(const In& in) {
                                      : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
       tc[i] = h.tc;
     }
-  auto is_head = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::head || k == Kind::single; };
+  auto is_head = [&](unsigned i) {
+    const Kind k = kind_of(iv_[i].fifo.front());
+    return k == Kind::head || k == Kind::single;
+  };
   auto bad_head = [&](unsigned i) { return is_head(i) && head_of(iv_[i].fifo.front()).dst >= ids(); };
-  auto is_tail = [&](unsigned i) { const Kind k = kind_of(iv_[i].fifo.front()); return k == Kind::tail || k == Kind::single; };
+  auto is_tail = [&](unsigned i) {
+    const Kind k = kind_of(iv_[i].fifo.front());
+    return k == Kind::tail || k == Kind::single;
+  };
   // VC allocation: per output port, one input VC, the lowest free output VC of its class
   auto& va_gnt = k.va_gnt;
   auto& va_vc = k.va_vc;
@@ -257,8 +264,10 @@ void Router::tick(const In& in) {
     const unsigned o = j / V;
     const bool back = in.out_credit_i.bit(o) && in.out_credit_vc_i.slice(o * vb_, vb_) == j % V;
     cred_[j] = cred_[j] - (sent[j] ? 1 : 0) + (back ? 1 : 0);
-    if (va_take[j]) obusy_[j] = true;
-    else if (freed[j]) obusy_[j] = false;
+    if (va_take[j])
+      obusy_[j] = true;
+    else if (freed[j])
+      obusy_[j] = false;
   }
   for (unsigned o = 0; o < P; ++o)
     if (va_pick[o] < NV) va_prio_[o] = (va_pick[o] + 1) % NV;

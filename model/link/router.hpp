@@ -102,7 +102,9 @@ class Router {
   }
   /// Chip ids that exist: kx * ky * kz on a torus, p on a switch, the table's size.
   unsigned ids() const {
-    return p_.topo == Topo::sw ? p_.p : p_.topo == Topo::table ? static_cast<unsigned>(p_.table->size()) : p_.kx * p_.ky * p_.kz;
+    return p_.topo == Topo::sw      ? p_.p
+           : p_.topo == Topo::table ? static_cast<unsigned>(p_.table->size())
+                                    : p_.kx * p_.ky * p_.kz;
   }
 
  private:
@@ -113,9 +115,9 @@ class Router {
   };
   Params p_;
   unsigned vb_;
-  std::vector<InVc> iv_;             // p * v + vc
-  std::vector<bool> obusy_;          // o * v + vc
-  std::vector<unsigned> cred_;       // o * v + vc
+  std::vector<InVc> iv_;        // p * v + vc
+  std::vector<bool> obusy_;     // o * v + vc
+  std::vector<unsigned> cred_;  // o * v + vc
   std::vector<unsigned> va_prio_, sa_in_prio_, sa_out_prio_;
   Out q_;
   struct Scratch {  // tick's working vectors (no state: rebuilt every tick)

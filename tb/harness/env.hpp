@@ -2,13 +2,14 @@
 // test receives: the DUT's ports, the configuration, the seed and seeded random streams.
 #pragma once
 
+#include <fmt/format.h>
+
 #include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "harness/errors.hpp"
 #include "harness/rng.hpp"
@@ -19,15 +20,15 @@
 namespace trn::tb {
 
 struct RunOptions {
-  std::string exe;               ///< absolute path of this bench binary
-  std::string top;               ///< the DUT top (TOPLEVEL)
-  std::string config;            ///< configuration name the bench was built for
-  std::uint32_t seed = 0;        ///< RANDOM_SEED
-  bool waves = false;            ///< WAVES=1
-  std::string wave_file;         ///< the FST written when waves is set
+  std::string exe;                           ///< absolute path of this bench binary
+  std::string top;                           ///< the DUT top (TOPLEVEL)
+  std::string config;                        ///< configuration name the bench was built for
+  std::uint32_t seed = 0;                    ///< RANDOM_SEED
+  bool waves = false;                        ///< WAVES=1
+  std::string wave_file;                     ///< the FST written when waves is set
   std::string results_file = "results.xml";  ///< COCOTB_RESULTS_FILE
   std::vector<std::string> testcases;        ///< TESTCASE (empty: all)
-  bool lockstep = true;          ///< LOCKSTEP=0 runs without the model
+  bool lockstep = true;                      ///< LOCKSTEP=0 runs without the model
   std::uint64_t watchdog_cycles = 10000;     ///< WATCHDOG_CYCLES
   // LOCKSTEP_INJECT=<signal>@<cycle>[:<bit>]: flip that bit of the model's output at that cycle
   // (a deliberately wrong model, to show the checker catching it).
@@ -35,6 +36,7 @@ struct RunOptions {
   std::string inject_signal;
   std::uint64_t inject_cycle = 0;
   unsigned inject_bit = 0;
+  bool replay = false;                ///< BENCH_REPLAY=1: record the lockstep's cycles, replay them alone (replay.hpp)
   std::vector<std::string> plusargs;  ///< every +arg given, passed on to Verilator
 };
 
@@ -52,9 +54,13 @@ class PortTable {
     ports_.emplace_back(std::move(name), dir, width, storage);
   }
   Signal* find(std::string_view name) {
-    for (auto& s : ports_)
-      if (s.name() == name) return &s;
-    return nullptr;
+    if (indexed_ != ports_.size()) {  // ports were added: index them again
+      index_.clear();
+      for (std::size_t i = 0; i < ports_.size(); ++i) index_.emplace(ports_[i].name(), i);
+      indexed_ = ports_.size();
+    }
+    auto it = index_.find(name);
+    return it == index_.end() ? nullptr : &ports_[it->second];
   }
   Signal& at(std::string_view name) {
     if (auto* s = find(name)) return *s;
@@ -66,12 +72,17 @@ class PortTable {
 
  private:
   std::vector<Signal> ports_;
+  struct NameHash {
+    using is_transparent = void;
+    std::size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, std::size_t, NameHash, std::equal_to<>> index_;  ///< name -> position in ports_
+  std::size_t indexed_ = 0;
 };
 
 class Env {
  public:
-  Env(PortTable& ports, const cfg::Config& cfg, std::string test)
-      : ports_(ports), cfg_(cfg), test_(std::move(test)) {}
+  Env(PortTable& ports, const cfg::Config& cfg, std::string test) : ports_(ports), cfg_(cfg), test_(std::move(test)) {}
   Signal& sig(std::string_view name) { return ports_.at(name); }
   PortTable& ports() { return ports_; }
   const cfg::Config& cfg() const { return cfg_; }

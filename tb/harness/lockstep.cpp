@@ -38,8 +38,8 @@ void LockstepCore::set_decoder(const std::string& port, std::function<std::strin
   decoders_.emplace_back(port, std::move(fn));
 }
 
-void LockstepCore::bind(const char* port, const std::string& name, unsigned port_width, unsigned lsb,
-                        unsigned width, Dir dir) {
+void LockstepCore::bind(const char* port, const std::string& name, unsigned port_width, unsigned lsb, unsigned width,
+                        Dir dir) {
   Signal* s = env_.ports().find(port);
   const char* what = dir == Dir::In ? "input" : "output";
   if (!s) throw HarnessError(fmt::format("{}: the model's {} '{}' is not a port of the DUT", name_, what, port));
@@ -57,7 +57,7 @@ LockstepCore::Iface& LockstepCore::iface_of(const std::string& port) {
   std::string n = iface_name(port);
   auto it = std::find_if(ifaces_.begin(), ifaces_.end(), [&](const Iface& f) { return f.name == n; });
   if (it != ifaces_.end()) return *it;
-  ifaces_.push_back(Iface{n, {}, nullptr, nullptr, {}, {}});
+  ifaces_.push_back(Iface{n, {}, nullptr, nullptr, {}, {}, 0});
   return ifaces_.back();
 }
 
@@ -86,7 +86,7 @@ bool LockstepCore::injecting_now(const std::string& name) const {
 }
 
 void LockstepCore::record_history() {
-  constexpr std::size_t kKeep = 8;
+  constexpr std::size_t kKeep = 8;  // transactions kept per interface for a mismatch report
   for (auto& f : ifaces_) {
     bool take;
     if (f.valid && f.ready) {
@@ -102,8 +102,13 @@ void LockstepCore::record_history() {
         }
     }
     if (!take) continue;
-    f.history.emplace_back(clk_.cycle(), f.last);
-    if (f.history.size() > kKeep) f.history.pop_front();
+    if (f.history.size() < kKeep) {
+      f.history.emplace_back(clk_.cycle(), f.last);
+    } else {  // overwrite the oldest in place
+      f.history[f.oldest].first = clk_.cycle();
+      f.history[f.oldest].second = f.last;
+      f.oldest = (f.oldest + 1) % kKeep;
+    }
   }
 }
 
@@ -127,13 +132,14 @@ void LockstepCore::report(std::size_t out_index, const Bits& expected) {
       "  cycle {}, sim time {:.3f} ns, signal {}\n"
       "    expected (model) {}\n"
       "    actual   (DUT)   {}\n",
-      b.name, cyc, t_ns, expected.hex(), actual.hex(), env_.test(), o.seed, o.config, o.top, name_, cyc,
-      t_ns, b.name, dec_e, dec_a);
+      b.name, cyc, t_ns, expected.hex(), actual.hex(), env_.test(), o.seed, o.config, o.top, name_, cyc, t_ns, b.name,
+      dec_e, dec_a);
   Iface& f = iface_of(s.name());
   msg += fmt::format("  last transactions on '{}' ({}, oldest first):\n", f.name,
                      f.valid && f.ready ? "handshakes" : "changes of value");
   if (f.history.empty()) msg += "    (none)\n";
-  for (auto& [c, vals] : f.history) {
+  for (std::size_t k = 0; k < f.history.size(); ++k) {
+    const auto& [c, vals] = f.history[(f.oldest + k) % f.history.size()];
     msg += fmt::format("    cycle {}:", c);
     for (std::size_t i = 0; i < f.ports.size(); ++i) {
       // a typed port shows its fields, a plain one its value

@@ -22,9 +22,11 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -32,6 +34,7 @@
 
 #include "harness/clock.hpp"
 #include "harness/env.hpp"
+#include "harness/replay.hpp"
 
 namespace trn::tb {
 
@@ -83,7 +86,10 @@ class LockstepCore {
     Signal* valid = nullptr;
     Signal* ready = nullptr;
     std::vector<Bits> last;
-    std::deque<std::pair<std::uint64_t, std::vector<Bits>>> history;
+    /// The last transactions: a ring of up to kKeep entries whose storage is reused (no
+    /// allocation per cycle), the oldest at `oldest`.
+    std::vector<std::pair<std::uint64_t, std::vector<Bits>>> history;
+    std::size_t oldest = 0;
   };
   Iface& iface_of(const std::string& port);
   std::vector<Iface> ifaces_;
@@ -270,12 +276,55 @@ class Lockstep : public LockstepCore {
   void after_eval(std::function<void()> f) { after_eval_.push_back(std::move(f)); }
 
  private:
+  /// What a replay needs (replay.hpp): the model before the first recorded edge, every cycle's In,
+  /// and the outputs of the last.
+  struct Recording {
+    Model initial;
+    std::vector<typename Model::In> ins;
+    typename Model::Out last;
+  };
+  static std::vector<Bits> flat(const Model& m, typename Model::Out& o) {
+    std::vector<Bits> v;
+    m.visit_out(o, [&](const char* n, auto& f, unsigned w) {
+      auto leaf = [&](const std::string&, auto& g, unsigned lw, unsigned) { v.push_back(detail::to_bits(g, lw)); };
+      detail::leaves(std::string(n), f, w, 0, leaf);
+    });
+    return v;
+  }
+  void begin_recording() {
+    if constexpr (std::is_copy_constructible_v<Model>) {
+      rec_ = std::make_shared<Recording>(Recording{m_, {}, m_.make_out()});
+      replay_log().begin(env_.ports(), clk_.signal());
+      replay_log().model_replay = [rec = rec_] {
+        Model m = rec->initial;
+        typename Model::Out out = m.make_out();
+        const auto t0 = std::chrono::steady_clock::now();
+        for (const auto& in : rec->ins) {
+          m.eval(in, out);
+          m.tick(in);
+        }
+        const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return std::make_pair(s, flat(m, out) == flat(m, rec->last));
+      };
+    } else {
+      replay_log().clear();  // this model cannot be copied: no replay
+    }
+  }
+
   void on_edge() override {
     if (!active_ || !use_model_) return;
     std::size_t i = 0;
     auto read = [&](auto& f) { detail::read_field(in_[i++].field, f); };
     m_.visit_in(inp_, [&](const char*, auto& f, unsigned) { detail::leaves(f, read); });
+    if (options().replay) {
+      if (compared_ == 0) begin_recording();
+      if (rec_) {
+        replay_log().record(env_.ports());
+        rec_->ins.push_back(inp_);
+      }
+    }
     m_.eval(inp_, outp_);
+    if (rec_) rec_->last = outp_;
     for (auto& f : after_eval_) f();
     std::size_t bad = SIZE_MAX;
     Bits expected;
@@ -314,6 +363,7 @@ class Lockstep : public LockstepCore {
   typename Model::In inp_;
   typename Model::Out outp_;
   std::vector<std::function<void()>> after_eval_;
+  std::shared_ptr<Recording> rec_;
 };
 
 /// The lockstep at one unit boundary inside a composed top: the unit model's ports, as the composed

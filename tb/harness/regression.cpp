@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "harness/gtkw.hpp"
+#include "harness/replay.hpp"
 #include "harness/xunit.hpp"
 
 namespace trn::tb {
@@ -167,6 +168,11 @@ void parse_options(int argc, char** argv, const std::string& top, const std::str
   if (auto v = setting(o.plusargs, "LOCKSTEP")) {
     if (*v != "0" && *v != "1") throw UsageError(fmt::format("LOCKSTEP={} must be 0 or 1", *v));
     o.lockstep = *v == "1";
+  }
+  if (auto v = setting(o.plusargs, "BENCH_REPLAY")) {
+    if (*v != "0" && *v != "1") throw UsageError(fmt::format("BENCH_REPLAY={} must be 0 or 1", *v));
+    o.replay = *v == "1";
+    if (o.replay && !o.lockstep) throw UsageError("BENCH_REPLAY=1 records the lockstep: it needs LOCKSTEP=1");
   }
   if (auto v = setting(o.plusargs, "WATCHDOG_CYCLES"))
     o.watchdog_cycles = parse_uint("WATCHDOG_CYCLES", *v, UINT64_MAX);
@@ -348,6 +354,11 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
     fmt::print("waveform: {}\ngtkwave save file: {}\n", o.wave_file, gtkw);
   }
   fmt::print("{}", summary_table(results));
+  if (o.replay && !failed) {
+    // one Verilated top at a time (its scopes belong to the thread's current context)
+    bench.reset();
+    print_replay(run_replay(*make(vargs, false)));
+  }
   return failed ? 1 : 0;
 }
 

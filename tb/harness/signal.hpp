@@ -6,8 +6,8 @@
 // evaluation of the model; writing in the ReadOnly phase is an error, as in cocotb.
 #pragma once
 
-#include <cstdint>
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -113,6 +113,12 @@ class Signal {
     if (width_ % 32) w[n32 - 1] &= (std::uint32_t{1} << (width_ % 32)) - 1;
   }
 
+  /// The storage itself and its size in bytes (a replay copies a port's raw value in and out).
+  void* storage() const { return p_; }
+  unsigned bytes() const {
+    return width_ <= 8 ? 1 : width_ <= 16 ? 2 : width_ <= 32 ? 4 : width_ <= 64 ? 8 : 4 * ((width_ + 31) / 32);
+  }
+
   /// Set by the scheduler while it is in the ReadOnly phase.
   static inline bool readonly_phase = false;
 
@@ -144,7 +150,8 @@ class Field {
   void get(Bits& out) const {
     if (whole()) return s_->get(out);
     if (out.width() != width_) out = Bits(width_);
-    for (unsigned k = 0; k < width_; k += 64) out.set_slice(k, std::min(64u, width_ - k), s_->get_slice(lsb_ + k, std::min(64u, width_ - k)));
+    for (unsigned k = 0; k < width_; k += 64)
+      out.set_slice(k, std::min(64u, width_ - k), s_->get_slice(lsb_ + k, std::min(64u, width_ - k)));
   }
   /// Does the field hold `b` (of the field's width)? Reads the storage in place.
   bool equals(const Bits& b) const {

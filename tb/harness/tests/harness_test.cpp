@@ -3,7 +3,6 @@
 // watchdog checkers failing on a known-bad DUT. Runs against a small C++ "DUT" (no Verilator).
 #define BOOST_TEST_MODULE harness
 #include <boost/test/unit_test.hpp>
-
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -15,6 +14,7 @@
 #include "harness/clock.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/regression.hpp"
+#include "harness/replay.hpp"
 #include "harness/watchdog.hpp"
 #include "harness/xunit.hpp"
 
@@ -147,7 +147,9 @@ struct Fixture {
     Scheduler::get().attach(&dut);
   }
   ~Fixture() { Scheduler::get().attach(nullptr); }
-  std::exception_ptr run(Task<> t, std::uint64_t timeout_ps = 0) { return Scheduler::get().run_test(std::move(t), timeout_ps); }
+  std::exception_ptr run(Task<> t, std::uint64_t timeout_ps = 0) {
+    return Scheduler::get().run_test(std::move(t), timeout_ps);
+  }
 };
 
 std::string what(std::exception_ptr e) {
@@ -473,6 +475,99 @@ BOOST_AUTO_TEST_CASE(lockstep_catches_a_wrong_model) {
   }
 }
 
+namespace {
+/// A fresh flop as a Bench, for replays; `mask` makes it a different DUT (q = d ^ mask).
+struct FlopBench : Bench {
+  FakeDut dut;
+  PortTable p;
+  std::uint8_t mask;
+  explicit FlopBench(std::uint8_t m = 0) : mask(m) {
+    p.add("clk", Dir::In, 1, &dut.clk);
+    p.add("d", Dir::In, 8, &dut.d);
+    p.add("q", Dir::Out, 8, &dut.q);
+  }
+  void eval() override {
+    const bool edge = dut.clk && !dut.prev;
+    dut.eval();
+    if (edge) dut.q ^= mask;
+  }
+  void set_time(std::uint64_t) override {}
+  PortTable& ports() override { return p; }
+  void open_waves(const std::string&) override {}
+  void close() override {}
+};
+/// A model whose copies share a tick count: correct while it is recorded (at most `limit` ticks in
+/// all), wrong in a replay that ticks it again — a model a replay cannot reproduce.
+struct SharedCountModel : FlopModel {
+  static inline std::uint64_t ticks = 0;
+  std::uint64_t limit = 0;
+  void eval(const In&, Out& o) const { o.q = ticks > limit ? q_q ^ 1 : q_q; }
+  void tick(const In& i) {
+    ++ticks;
+    FlopModel::tick(i);
+  }
+};
+/// BENCH_REPLAY=1 for the life of the object.
+struct ReplayOn {
+  RunOptions saved = options();
+  ReplayOn() {
+    mutable_options().replay = true;
+    replay_log().clear();
+  }
+  ~ReplayOn() {
+    mutable_options() = saved;
+    replay_log().clear();
+  }
+};
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(replay_reproduces_the_recorded_run) {
+  ReplayOn on;
+  FlopModel m;
+  std::uint64_t compared = 0;
+  auto e = run(flop_lockstep(ports, m, 300, &compared));
+  BOOST_REQUIRE(!e);
+  FlopBench fresh;
+  const auto r = run_replay(fresh);
+  BOOST_REQUIRE(r.has_value());
+  BOOST_TEST(r->cycles == compared);
+  BOOST_TEST(r->rtl_same);
+  BOOST_TEST(r->model_same);
+  BOOST_TEST(fresh.dut.edges == compared);  // the fresh top took every recorded edge
+}
+
+BOOST_AUTO_TEST_CASE(replay_reports_a_top_that_does_not_reproduce) {
+  ReplayOn on;
+  FlopModel m;
+  BOOST_REQUIRE(!run(flop_lockstep(ports, m, 300)));
+  FlopBench other(0x10);  // not the DUT that was recorded
+  const auto r = run_replay(other);
+  BOOST_REQUIRE(r.has_value());
+  BOOST_TEST(!r->rtl_same);
+  BOOST_TEST(r->model_same);
+}
+
+BOOST_AUTO_TEST_CASE(replay_reports_a_model_that_does_not_reproduce) {
+  ReplayOn on;
+  SharedCountModel m;
+  SharedCountModel::ticks = 0;
+  m.limit = 400;                                      // about 300 ticks recorded; the replay goes past 400
+  BOOST_REQUIRE(!run(flop_lockstep(ports, m, 300)));  // correct while recorded
+  FlopBench fresh;
+  const auto r = run_replay(fresh);
+  BOOST_REQUIRE(r.has_value());
+  BOOST_TEST(r->rtl_same);
+  BOOST_TEST(!r->model_same);
+}
+
+BOOST_AUTO_TEST_CASE(replay_needs_a_recording) {
+  replay_log().clear();
+  FlopModel m;
+  BOOST_REQUIRE(!run(flop_lockstep(ports, m, 50)));  // BENCH_REPLAY unset: nothing recorded
+  FlopBench fresh;
+  BOOST_TEST(!run_replay(fresh).has_value());
+}
+
 BOOST_AUTO_TEST_CASE(lockstep_injected_bit_flip_names_signal_and_cycle) {
   FlopModel m;
   InjectGuard g("q", 25, 3);
@@ -539,8 +634,10 @@ BOOST_AUTO_TEST_CASE(watchdog_reports_the_stalled_interface) {
   auto main = [&]() -> Task<> {
     Clock clk(ports.at("clk"), 10);
     Watchdog wd(clk, 30);
-    wd.add_interface("quiet", [] { return false; }, [] { return false; });
-    wd.add_interface("stuck", [] { return true; }, [] { return true; });
+    wd.add_interface(
+        "quiet", [] { return false; }, [] { return false; });
+    wd.add_interface(
+        "stuck", [] { return true; }, [] { return true; });
     clk.start();
     co_await ClockCycles(clk.signal(), 100);
   };
@@ -558,8 +655,10 @@ BOOST_AUTO_TEST_CASE(watchdog_quiet_when_idle_or_progressing) {
   auto main = [&]() -> Task<> {
     Clock clk(ports.at("clk"), 10);
     Watchdog wd(clk, 10);
-    auto id = wd.add_interface("busy", [] { return true; }, [] { return true; });
-    wd.add_interface("idle", [] { return false; }, [] { return false; });
+    auto id = wd.add_interface(
+        "busy", [] { return true; }, [] { return true; });
+    wd.add_interface(
+        "idle", [] { return false; }, [] { return false; });
     clk.start();
     for (int i = 0; i < 100; ++i) {
       co_await RisingEdge(clk.signal());
