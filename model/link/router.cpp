@@ -83,6 +83,7 @@ Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
   if (p_.topo == Topo::torus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % 2 != 0))
     throw std::invalid_argument("router: a 2D (3D) torus router has 5 (7) ports and an even number of VCs");
   iv_.resize(p_.p * p_.v);
+  for (auto& i : iv_) i.fifo.slot.assign(p_.d, Bits(p_.w));
   obusy_.assign(p_.p * p_.v, false);
   cred_.assign(p_.p * p_.v, p_.d);
   va_prio_.assign(p_.p, 0);
@@ -126,7 +127,11 @@ unsigned rr(const std::vector<bool>& req, unsigned prio) {
 void Router::tick(const In& in) {
   const unsigned P = p_.p, V = p_.v, NV = P * V;
   if (!in.rst_ni) {
-    for (auto& i : iv_) i = InVc{};
+    for (auto& i : iv_) {
+      i.fifo.clear();
+      i.active = i.drop = false;
+      i.op = i.ov = 0;
+    }
     obusy_.assign(NV, false);
     cred_.assign(NV, p_.d);
     va_prio_.assign(P, 0);
@@ -142,9 +147,9 @@ void Router::tick(const In& in) {
   k.tc.assign(NV, 0);
   auto& rt = k.rt;
   auto& tc = k.tc;
-  // route of every input VC's front flit
+  // route of every head flit waiting for VC allocation (only those use it)
   for (unsigned i = 0; i < NV; ++i)
-    if (!iv_[i].fifo.empty()) {
+    if (!iv_[i].fifo.empty() && !iv_[i].active) {
       const Head h = head_of(iv_[i].fifo.front());
       rt[i] = p_.topo == Topo::table ? Route{h.dst < ids() ? (*p_.table)[h.dst] : 0u, 2}
                                      : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
@@ -277,9 +282,7 @@ void Router::tick(const In& in) {
     const unsigned v = static_cast<unsigned>(in.in_vc_i.slice(p * vb_, vb_));
     if (v >= V) throw std::runtime_error("router: flit on a virtual channel that does not exist");
     if (iv_[p * V + v].fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
-    Bits f(p_.w);
-    f.copy(0, in.in_flit_i, p * p_.w, p_.w);
-    iv_[p * V + v].fifo.push_back(std::move(f));
+    iv_[p * V + v].fifo.push_back().copy(0, in.in_flit_i, p * p_.w, p_.w);
   }
 }
 

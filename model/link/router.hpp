@@ -108,8 +108,23 @@ class Router {
   }
 
  private:
+  /// An input VC's buffer: d flit slots in a ring, reused (no allocation per flit).
+  struct Ring {
+    std::vector<Bits> slot;
+    unsigned head = 0, n = 0;
+    bool empty() const { return n == 0; }
+    std::size_t size() const { return n; }
+    const Bits& front() const { return slot[head]; }
+    void pop_front() {
+      head = (head + 1) % static_cast<unsigned>(slot.size());
+      --n;
+    }
+    /// The slot after the last (the caller writes the flit into it).
+    Bits& push_back() { return slot[(head + n++) % slot.size()]; }
+    void clear() { head = n = 0; }
+  };
   struct InVc {
-    std::deque<Bits> fifo;
+    Ring fifo;
     bool active = false, drop = false;
     unsigned op = 0, ov = 0;
   };
