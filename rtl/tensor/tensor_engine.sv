@@ -81,6 +81,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
 );
   localparam logic [31:0] NegZero = 32'h8000_0000;
 
+  if (Rows < 2 || Cols < 2) begin : g_check_size
+    $error("tensor_engine: the array needs at least 2 rows and 2 columns (Rows %0d, Cols %0d)", Rows, Cols);
+  end
   if (Rows > 32 && Rows % 32 != 0) begin : g_check_rows
     $error("tensor_engine: Rows (%0d) above 32 must be a multiple of the MX block (32)", Rows);
   end
@@ -334,6 +337,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   wire ls_rsp_sc = ls_rsp && ls_rph_q;   // MX: the column's block scales
   wire ls_rsp_col = ls_rsp && !ls_rph_q;  // the column's elements
 
+  // The PEs read registers only: kept apart from the logic that reads the module's inputs, this
+  // block is evaluated once per clock edge, not at every change of an input (in Verilator, a
+  // process that reads an input is evaluated whenever an input changes).
   always_comb begin
     // PEs: two sums flow down (row 0 starts both at -0): P, the current block's partial sum, and
     // T, the sum of the finished blocks, each scaled by its weight and moving E8M0 scales (1.0
@@ -365,17 +371,17 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         ts_d[r][c] = tv;
       end
     for (int unsigned c = 0; c < Cols; c++) bmeta_d[c] = xm_q[c];
+  end
+
+  always_comb begin
     // moving values: right by one; column 0 from the skew (row r delayed r cycles)
+    // (whole-row shifts: one wide copy per row, where a loop over elements inserts each one)
     for (int unsigned r = 0; r < Rows; r++) begin
-      for (int unsigned c = 1; c < Cols; c++) x_d[r][c] = x_q[r][c-1];
-      x_d[r][0] = (r == 0) ? col[r] : sk_q[r][(r == 0) ? 0 : r - 1];
-      sk_d[r][0] = col[r];
-      for (int unsigned s = 1; s < Rows; s++) sk_d[r][s] = sk_q[r][s-1];
+      x_d[r] = {x_q[r][Cols-2:0], (r == 0) ? col[r] : sk_q[r][(r == 0) ? 0 : r - 1]};
+      sk_d[r] = {sk_q[r][Rows-2:0], col[r]};
     end
-    for (int unsigned c = 1; c < Cols; c++) xm_d[c] = xm_q[c-1];
-    xm_d[0] = (Rows == 1) ? col_meta : skm_q[(Rows > 1) ? Rows - 2 : 0];
-    skm_d[0] = col_meta;
-    for (int unsigned s = 1; s < Rows; s++) skm_d[s] = skm_q[s-1];
+    xm_d = {xm_q[Cols-2:0], skm_q[Rows-2]};
+    skm_d = {skm_q[Rows-2:0], col_meta};
     // weights: a stationary response fills one column of the loading bank (and its MX scales)
     w_d = w_q;
     ws_d = ws_q;
