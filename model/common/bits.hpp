@@ -27,7 +27,7 @@ class Bits {
   Bits(Bits&& o) noexcept : width_(o.width_), n_(o.n_) {
     if (n_ > kInline) {
       heap_ = o.heap_;
-      o.in_[0] = o.in_[1] = 0;
+      o.zero_inline();
       o.width_ = o.n_ = 0;
     } else {
       copy_words(o);
@@ -49,7 +49,7 @@ class Bits {
     if (o.n_ > kInline) {
       release();
       heap_ = o.heap_;
-      o.in_[0] = o.in_[1] = 0;
+      o.zero_inline();
       width_ = o.width_;
       n_ = o.n_;
       o.width_ = o.n_ = 0;
@@ -136,15 +136,17 @@ class Bits {
  private:
   /// Vectors of up to kInline words live in the object itself (no allocation: flits, lanes,
   /// descriptors); wider ones on the heap.
-  static constexpr unsigned kInline = 2;  // copy_words, release and the moves name both words
+  static constexpr unsigned kInline = 2;
   std::uint64_t* data() { return n_ > kInline ? heap_ : in_; }
   const std::uint64_t* data() const { return n_ > kInline ? heap_ : in_; }
   void release() {
     if (n_ > kInline) {
       delete[] heap_;
-      in_[0] = in_[1] = 0;
+      zero_inline();
     }
   }
+  /// The inline words all zero (after the heap pointer that shared their storage is gone).
+  void zero_inline() { std::fill(in_, in_ + kInline, std::uint64_t{0}); }
   /// The words of o, of the same word count.
   void copy_words(const Bits& o) {
     if (n_ > kInline)

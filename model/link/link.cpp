@@ -46,7 +46,8 @@ std::uint16_t flit_crc(std::uint64_t seq, unsigned sb, const Bits& data) {
 // ---- LinkTx ----
 
 LinkTx::LinkTx(Params p) : p_(p), sb_(clog2(p.depth) + 2), buf_(p.depth, Bits(p.w)), data_(p.w) {
-  if (p_.depth < 2 || (p_.depth & (p_.depth - 1)) != 0) throw std::invalid_argument("link: depth must be a power of two >= 2");
+  if (p_.depth < 2 || (p_.depth & (p_.depth - 1)) != 0)
+    throw std::invalid_argument("link: depth must be a power of two >= 2");
   if (p_.timeout < 1) throw std::invalid_argument("link: timeout must be at least 1");
 }
 
@@ -69,7 +70,7 @@ LinkTx::Next LinkTx::next(const In& in) const {
 }
 
 void LinkTx::eval(const In& in, Out& out) const {
-  out.in_ready_o = in.rst_ni && count() < p_.depth;
+  out.in_ready_o = ready(in.rst_ni);
   out.tx_valid_o = v_;
   out.tx_seq_o = seq_;
   out.tx_data_o = data_;

@@ -38,6 +38,8 @@ class LinkTx {
   };
   explicit LinkTx(Params p);
   unsigned sb() const { return sb_; }
+  /// in_ready_o: out of reset and a free slot in the replay buffer.
+  bool ready(bool rst_ni) const { return rst_ni && count() < p_.depth; }
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 

@@ -161,7 +161,7 @@ unsigned Net::routers_on_path(unsigned s, unsigned d) const {
 }
 
 void Net::refresh() {
-  // every unit's outputs are registers (a link sender's ready also needs rst_ni: Net::eval adds it)
+  // every unit's outputs are registers, but a link sender's ready, which also needs rst_ni (Net::eval)
   st_.ro.resize(routers());
   st_.to.resize(links());
   st_.xo.resize(links());
@@ -199,7 +199,7 @@ void Net::eval(const In& in, Out& out) const {
   const unsigned w = p_.w;
   const State& st = st_;
   for (unsigned l = 0; l < links(); ++l) {
-    out.link_ready_o.set_bit(l, in.rst_ni && st.to[l].in_ready_o);
+    out.link_ready_o.set_bit(l, tx_[l].ready(in.rst_ni));
     out.link_held_o.set_slice(l * (sb_ - 1), sb_ - 1, st.to[l].held_o);
     out.link_crc_err_o.set_slice(l * 32, 32, st.xo[l].crc_errors_o);
     out.link_drop_o.set_slice(l * 32, 32, st.xo[l].drops_o);

@@ -142,11 +142,11 @@ void Router::tick(const In& in) {
   }
   const unsigned me = static_cast<unsigned>(in.id_i);
   // scratch of this tick, kept between ticks so that nothing is allocated per cycle
-  Scratch& k = sc_;
-  k.rt.assign(NV, Route{});
-  k.tc.assign(NV, 0);
-  auto& rt = k.rt;
-  auto& tc = k.tc;
+  Scratch& sc = sc_;
+  sc.rt.assign(NV, Route{});
+  sc.tc.assign(NV, 0);
+  auto& rt = sc.rt;
+  auto& tc = sc.tc;
   // route of every head flit waiting for VC allocation (only those use it)
   for (unsigned i = 0; i < NV; ++i)
     if (!iv_[i].fifo.empty() && !iv_[i].active) {
@@ -165,11 +165,11 @@ void Router::tick(const In& in) {
     return k == Kind::tail || k == Kind::single;
   };
   // VC allocation: per output port, one input VC, the lowest free output VC of its class
-  auto& va_gnt = k.va_gnt;
-  auto& va_vc = k.va_vc;
-  auto& va_pick = k.va_pick;
-  auto& va_take = k.va_take;
-  auto& va_req = k.va_req;
+  auto& va_gnt = sc.va_gnt;
+  auto& va_vc = sc.va_vc;
+  auto& va_pick = sc.va_pick;
+  auto& va_take = sc.va_take;
+  auto& va_req = sc.va_req;
   va_gnt.assign(NV, false);
   va_vc.assign(NV, 0);
   va_pick.assign(P, NV);
@@ -201,8 +201,8 @@ void Router::tick(const In& in) {
     }
   }
   // switch allocation: input stage, then output stage
-  auto& in_pick = k.in_pick;
-  auto& req = k.req;
+  auto& in_pick = sc.in_pick;
+  auto& req = sc.req;
   in_pick.assign(P, V);
   for (unsigned p = 0; p < P; ++p) {
     req.assign(V, false);
@@ -212,7 +212,7 @@ void Router::tick(const In& in) {
     }
     in_pick[p] = rr(req, sa_in_prio_[p]);
   }
-  auto& out_pick = k.out_pick;
+  auto& out_pick = sc.out_pick;
   out_pick.assign(P, P);
   for (unsigned p = 0; p < P; ++p) {
     if (in_pick[p] == V) continue;
@@ -223,8 +223,8 @@ void Router::tick(const In& in) {
   Out& n = q_;
   n.out_valid_o.clear();
   n.in_credit_o.clear();
-  auto& sent = k.sent;
-  auto& freed = k.freed;
+  auto& sent = sc.sent;
+  auto& freed = sc.freed;
   sent.assign(NV, false);
   freed.assign(NV, false);
   for (unsigned o = 0; o < P; ++o) {

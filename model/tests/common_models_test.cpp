@@ -34,6 +34,44 @@ BOOST_AUTO_TEST_CASE(bits_slices_and_hex) {
   BOOST_TEST(c.to_u64() == 0xffu);
 }
 
+BOOST_AUTO_TEST_CASE(bits_copies_and_moves_across_inline_and_heap_widths) {
+  // up to 128 bits live in the object, wider on the heap: every copy and move between the two
+  // keeps the value and leaves the source valid
+  auto pattern = [](unsigned w) {
+    Bits b(w);
+    for (unsigned i = 0; i < w; i += 3) b.set_bit(i, true);
+    return b;
+  };
+  for (unsigned wa : {1u, 64u, 100u, 128u, 129u, 320u})
+    for (unsigned wb : {1u, 64u, 100u, 128u, 129u, 320u}) {
+      const Bits a = pattern(wa);
+      Bits c(a);  // copy
+      BOOST_TEST((c == a));
+      Bits d = pattern(wb);
+      d = a;  // copy-assign over another width
+      BOOST_TEST((d == a));
+      BOOST_TEST(d.width() == wa);
+      Bits e = pattern(wb);
+      Bits m(c);
+      e = std::move(m);  // move-assign
+      BOOST_TEST((e == a));
+      m = pattern(wb);  // a moved-from vector takes a new value
+      BOOST_TEST((m == pattern(wb)));
+      Bits f(std::move(c));  // move-construct
+      BOOST_TEST((f == a));
+      f = f;  // self-assignment
+      BOOST_TEST((f == a));
+      if (wa != wb) BOOST_TEST(!(pattern(wa) == pattern(wb)));
+    }
+  Bits h = pattern(320);
+  Bits g = h;
+  g.flip_bit(300);  // a copy of a heap vector owns its words
+  BOOST_TEST(h.bit(300) != g.bit(300));
+  g.clear();
+  BOOST_TEST(!g.any());
+  BOOST_TEST(h.any());
+}
+
 namespace {
 StreamFifo::In fifo_in(const StreamFifo& f, bool push, std::uint64_t data, bool pop) {
   auto in = f.make_in();

@@ -319,7 +319,7 @@ class Lockstep : public LockstepCore {
     if (options().replay) {
       if (compared_ == 0) begin_recording();
       if (rec_) {
-        replay_log().record(env_.ports());
+        replay_log().record();
         rec_->ins.push_back(inp_);
       }
     }

@@ -29,24 +29,21 @@ void ReplayLog::begin(PortTable& ports, const Signal& clk) {
   clock = clk.name();
   for (auto& p : ports.all()) {
     if (p.name().find('.') != std::string::npos || &p == &clk) continue;  // probes; the clock
-    if (p.dir() == Dir::In) {
-      inputs.push_back(p.name());
-      in_bytes.push_back(p.bytes());
-    } else {
-      outputs.push_back(p.name());
-      out_bytes.push_back(p.bytes());
-    }
+    const bool in = p.dir() == Dir::In;
+    (in ? inputs : outputs).push_back(p.name());
+    (in ? in_bytes : out_bytes).push_back(p.bytes());
+    (in ? in_sig : out_sig).push_back(&p);
   }
 }
 
-void ReplayLog::record(PortTable& ports) {
-  for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const auto* p = static_cast<const std::uint8_t*>(ports.at(inputs[i]).storage());
+void ReplayLog::record() {
+  for (std::size_t i = 0; i < in_sig.size(); ++i) {
+    const auto* p = static_cast<const std::uint8_t*>(in_sig[i]->storage());
     frames.insert(frames.end(), p, p + in_bytes[i]);
   }
   last_outputs.clear();
-  for (std::size_t i = 0; i < outputs.size(); ++i) {
-    const auto* p = static_cast<const std::uint8_t*>(ports.at(outputs[i]).storage());
+  for (std::size_t i = 0; i < out_sig.size(); ++i) {
+    const auto* p = static_cast<const std::uint8_t*>(out_sig[i]->storage());
     last_outputs.insert(last_outputs.end(), p, p + out_bytes[i]);
   }
   ++cycles;
@@ -55,6 +52,8 @@ void ReplayLog::record(PortTable& ports) {
 std::optional<ReplayResult> run_replay(Bench& fresh) {
   ReplayLog& log = replay_log();
   if (log.cycles == 0 || !log.model_replay) return std::nullopt;
+  log.in_sig.clear();  // the recorded top is gone
+  log.out_sig.clear();
   PortTable& ports = fresh.ports();
   const std::vector<Signal*> in = find_all(ports, log.inputs), out = find_all(ports, log.outputs);
   Signal& clk = ports.at(log.clock);

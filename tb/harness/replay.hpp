@@ -33,8 +33,9 @@ struct ReplayLog {
   std::vector<std::string> inputs;   ///< the recorded input ports, in frame order
   std::vector<std::string> outputs;  ///< the compared output ports, in frame order
   std::vector<unsigned> in_bytes, out_bytes;
-  std::vector<std::uint8_t> frames;        ///< one frame of every input's storage per cycle
-  std::vector<std::uint8_t> last_outputs;  ///< the outputs settled before the last recorded edge
+  std::vector<const Signal*> in_sig, out_sig;  ///< the recorded top's ports, while it records
+  std::vector<std::uint8_t> frames;            ///< one frame of every input's storage per cycle
+  std::vector<std::uint8_t> last_outputs;      ///< the outputs settled before the last recorded edge
   std::uint64_t cycles = 0;
   /// Runs the model alone over the recorded cycles; returns seconds and whether its last outputs
   /// were those recorded.
@@ -44,7 +45,7 @@ struct ReplayLog {
   /// Start recording the top's ports (all inputs but the clock, all outputs but probes').
   void begin(PortTable& ports, const Signal& clk);
   /// One cycle: every input's storage, and the outputs (kept for the last cycle only).
-  void record(PortTable& ports);
+  void record();
 };
 
 /// The recording of this run (one, from the lockstep that started last).
