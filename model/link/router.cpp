@@ -86,10 +86,7 @@ Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
   for (auto& i : iv_) i.fifo.slot.assign(p_.d, Bits(p_.w));
   obusy_.assign(p_.p * p_.v, false);
   cred_.assign(p_.p * p_.v, p_.d);
-  va_prio_.assign(p_.p, 0);
-  sa_in_prio_.assign(p_.p, 0);
-  sa_out_prio_.assign(p_.p, 0);
-  q_ = make_out();
+  reset();
 }
 
 Router::In Router::make_in() const {
@@ -115,174 +112,213 @@ Router::Out Router::make_out() const {
 void Router::eval(const In&, Out& out) const { out = q_; }
 
 namespace {
-/// Round-robin: the first requester at or after `prio` (wrapping) among n; n if none.
-unsigned rr(const std::vector<bool>& req, unsigned prio) {
-  const unsigned n = static_cast<unsigned>(req.size());
-  for (unsigned k = 0; k < n; ++k)
-    if (req[(prio + k) % n]) return (prio + k) % n;
+/// The first index at or after `prio` (wrapping) among n for which `req` holds; n if none.
+template <class F>
+unsigned rr_first(unsigned n, unsigned prio, F&& req) {
+  for (unsigned k = 0, i = prio; k < n; ++k, i = i + 1 == n ? 0 : i + 1)
+    if (req(i)) return i;
   return n;
 }
 }  // namespace
 
+void Router::reset() {
+  const unsigned NV = p_.p * p_.v;
+  for (auto& i : iv_) {
+    i.fifo.clear();
+    i.active = i.drop = false;
+    i.op = i.ov = 0;
+  }
+  obusy_.assign(NV, false);
+  cred_.assign(NV, p_.d);
+  va_arb_.assign(p_.p, Arb{});
+  sa_in_arb_.assign(p_.p, Arb{});
+  sa_out_arb_.assign(p_.p, Arb{});
+  q_ = make_out();
+}
+
 void Router::tick(const In& in) {
   const unsigned P = p_.p, V = p_.v, NV = P * V;
   if (!in.rst_ni) {
-    for (auto& i : iv_) {
-      i.fifo.clear();
-      i.active = i.drop = false;
-      i.op = i.ov = 0;
-    }
-    obusy_.assign(NV, false);
-    cred_.assign(NV, p_.d);
-    va_prio_.assign(P, 0);
-    sa_in_prio_.assign(P, 0);
-    sa_out_prio_.assign(P, 0);
-    q_ = make_out();
+    reset();
     return;
   }
   const unsigned me = static_cast<unsigned>(in.id_i);
-  // scratch of this tick, kept between ticks so that nothing is allocated per cycle
   Scratch& sc = sc_;
-  sc.rt.assign(NV, Route{});
-  sc.tc.assign(NV, 0);
-  auto& rt = sc.rt;
-  auto& tc = sc.tc;
-  // route of every head flit waiting for VC allocation (only those use it)
-  for (unsigned i = 0; i < NV; ++i)
-    if (!iv_[i].fifo.empty() && !iv_[i].active) {
-      const Head h = head_of(iv_[i].fifo.front());
-      rt[i] = p_.topo == Topo::table ? Route{h.dst < ids() ? (*p_.table)[h.dst] : 0u, 2}
-                                     : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
-      tc[i] = h.tc;
-    }
-  auto is_head = [&](unsigned i) {
-    const Kind k = kind_of(iv_[i].fifo.front());
-    return k == Kind::head || k == Kind::single;
-  };
-  auto bad_head = [&](unsigned i) { return is_head(i) && head_of(iv_[i].fifo.front()).dst >= ids(); };
-  auto is_tail = [&](unsigned i) {
-    const Kind k = kind_of(iv_[i].fifo.front());
-    return k == Kind::tail || k == Kind::single;
-  };
-  // VC allocation: per output port, one input VC, the lowest free output VC of its class
-  auto& va_gnt = sc.va_gnt;
-  auto& va_vc = sc.va_vc;
-  auto& va_pick = sc.va_pick;
-  auto& va_take = sc.va_take;
-  auto& va_req = sc.va_req;
-  va_gnt.assign(NV, false);
-  va_vc.assign(NV, 0);
-  va_pick.assign(P, NV);
-  va_take.assign(NV, false);
-  // requests listed per output port (a switch has many ports; most ask for none)
-  va_req.resize(P);
-  for (auto& r : va_req) r.clear();
-  for (unsigned i = 0; i < NV; ++i)
-    if (!iv_[i].active && !iv_[i].fifo.empty() && is_head(i) && !bad_head(i)) va_req[rt[i].port].push_back(i);
-  for (unsigned o = 0; o < P; ++o) {
-    // only requests that a free output VC of their class can satisfy take part; round-robin: the
-    // first at or after the priority pointer, wrapping
-    auto free_vc = [&](unsigned i) {
-      for (unsigned v = 0; v < V; ++v)
-        if (!obusy_[o * V + v] && vc_allowed(p_.topo, V, v, tc[i], rt[i].cls)) return true;
-      return false;
-    };
-    unsigned w = NV;
-    for (unsigned i : va_req[o])
-      if (free_vc(i) && (w == NV || (i + NV - va_prio_[o]) % NV < (w + NV - va_prio_[o]) % NV)) w = i;
-    if (w == NV) continue;
-    for (unsigned v = 0; v < V; ++v) {
-      if (obusy_[o * V + v] || !vc_allowed(p_.topo, V, v, tc[w], rt[w].cls)) continue;
-      va_gnt[w] = true;
-      va_vc[w] = v;
-      va_pick[o] = w;
-      va_take[o * V + v] = true;
-      break;
-    }
-  }
-  // switch allocation: input stage, then output stage
-  auto& in_pick = sc.in_pick;
-  auto& req = sc.req;
-  in_pick.assign(P, V);
-  for (unsigned p = 0; p < P; ++p) {
-    req.assign(V, false);
-    for (unsigned v = 0; v < V; ++v) {
-      const InVc& s = iv_[p * V + v];
-      req[v] = s.active && !s.fifo.empty() && cred_[s.op * V + s.ov] > 0;
-    }
-    in_pick[p] = rr(req, sa_in_prio_[p]);
-  }
-  auto& out_pick = sc.out_pick;
-  out_pick.assign(P, P);
-  for (unsigned p = 0; p < P; ++p) {
-    if (in_pick[p] == V) continue;
-    const unsigned o = iv_[p * V + in_pick[p]].op;
-    if (out_pick[o] == P || (p + P - sa_out_prio_[o]) % P < (out_pick[o] + P - sa_out_prio_[o]) % P) out_pick[o] = p;
-  }
-  // outputs of the next cycle (the data registers keep their values when nothing is sent), state
-  Out& n = q_;
-  n.out_valid_o.clear();
-  n.in_credit_o.clear();
-  auto& sent = sc.sent;
-  auto& freed = sc.freed;
-  sent.assign(NV, false);
-  freed.assign(NV, false);
-  for (unsigned o = 0; o < P; ++o) {
-    if (out_pick[o] == P) continue;
-    const unsigned p = out_pick[o], i = p * V + in_pick[p];
-    InVc& s = iv_[i];
-    n.out_valid_o.set_bit(o, true);
-    n.out_vc_o.set_slice(o * vb_, vb_, s.ov);
-    const Bits& f = s.fifo.front();
-    n.out_flit_o.copy(o * p_.w, f, 0, p_.w);
-    sent[s.op * V + s.ov] = true;
-    freed[s.op * V + s.ov] = is_tail(i);
-    if (is_tail(i)) s.active = false;
-    s.fifo.pop_front();
-    n.in_credit_o.set_bit(p, true);
-    n.in_credit_vc_o.set_slice(p * vb_, vb_, in_pick[p]);
-    sa_in_prio_[p] = (in_pick[p] + 1) % V;
-    sa_out_prio_[o] = (p + 1) % P;
-  }
-  // packets to destinations that do not exist: a port without a switch grant discards one flit of
-  // its lowest discarding VC and returns its credit
-  for (unsigned p = 0; p < P; ++p) {
-    if (n.in_credit_o.bit(p)) continue;  // the port's switch grant returns this cycle's credit
-    for (unsigned v = 0; v < V; ++v) {
-      InVc& s = iv_[p * V + v];
-      if (s.fifo.empty() || s.active || !(s.drop || bad_head(p * V + v))) continue;
-      if (!s.drop) ++n.bad_dst_o;
-      s.drop = !is_tail(p * V + v);
-      s.fifo.pop_front();
-      n.in_credit_o.set_bit(p, true);
-      n.in_credit_vc_o.set_slice(p * vb_, vb_, v);
-      break;
-    }
-  }
-  for (unsigned i = 0; i < NV; ++i)
-    if (va_gnt[i]) {
-      iv_[i].active = true;
-      iv_[i].op = rt[i].port;
-      iv_[i].ov = va_vc[i];
-    }
-  for (unsigned j = 0; j < NV; ++j) {
-    const unsigned o = j / V;
-    const bool back = in.out_credit_i.bit(o) && in.out_credit_vc_i.slice(o * vb_, vb_) == j % V;
-    cred_[j] = cred_[j] - (sent[j] ? 1 : 0) + (back ? 1 : 0);
-    if (va_take[j])
-      obusy_[j] = true;
-    else if (freed[j])
-      obusy_[j] = false;
-  }
-  for (unsigned o = 0; o < P; ++o)
-    if (va_pick[o] < NV) va_prio_[o] = (va_pick[o] + 1) % NV;
-  // arriving flits
+  // Input VC buffers with their bypass: the arriving flit joins the ring first, so an empty
+  // buffer's front is the flit arriving this cycle (and a flit read then is never stored).
   for (unsigned p = 0; p < P; ++p) {
     if (!in.in_valid_i.bit(p)) continue;
     const unsigned v = static_cast<unsigned>(in.in_vc_i.slice(p * vb_, vb_));
     if (v >= V) throw std::runtime_error("router: flit on a virtual channel that does not exist");
     if (iv_[p * V + v].fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
     iv_[p * V + v].fifo.push_back().copy(0, in.in_flit_i, p * p_.w, p_.w);
+  }
+  // the front flit of every input VC: kind, and for a head waiting for an output VC its route
+  auto& f = sc.front;
+  f.resize(NV);
+  for (unsigned i = 0; i < NV; ++i) {
+    Front& fr = f[i];
+    const InVc& s = iv_[i];
+    fr.has = !s.fifo.empty();
+    if (!fr.has) continue;
+    const Bits& fl = s.fifo.front();
+    const Kind k = kind_of(fl);
+    fr.head = k == Kind::head || k == Kind::single;
+    fr.tail = k == Kind::tail || k == Kind::single;
+    fr.bad = false;
+    if (fr.head && !s.active) {
+      const Head h = head_of(fl);
+      fr.bad = h.dst >= ids();
+      fr.tc = h.tc;
+      fr.rt = p_.topo == Topo::table ? Route{fr.bad ? 0u : (*p_.table)[h.dst], 2}
+                                     : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
+    }
+  }
+  // VC allocation: per output port, an arbiter among the input VCs whose head routes there and
+  // for which a free output VC of their class exists; the winner takes the lowest such VC
+  auto free_vc = [&](unsigned o, unsigned i) {
+    for (unsigned v = 0; v < V; ++v)
+      if (!obusy_[o * V + v] && vc_allowed(p_.topo, V, v, f[i].tc, f[i].rt.cls)) return v;
+    return V;
+  };
+  auto& va_req = sc.va_req;
+  va_req.resize(P);
+  for (auto& r : va_req) r.clear();
+  for (unsigned i = 0; i < NV; ++i)
+    if (f[i].has && !iv_[i].active && f[i].head && !f[i].bad && free_vc(f[i].rt.port, i) < V)
+      va_req[f[i].rt.port].push_back(i);
+  auto& va_vc = sc.va_vc;
+  va_vc.assign(NV, V);  // V: no grant
+  auto& take = sc.take;
+  take.assign(NV, false);
+  for (unsigned o = 0; o < P; ++o) {
+    if (va_req[o].empty()) continue;
+    // round-robin over the requests (listed in index order): the first at or after the priority
+    unsigned w = NV;
+    const unsigned prio = va_arb_[o].prio;
+    for (unsigned i : va_req[o])
+      if (w == NV || (i + NV - prio) % NV < (w + NV - prio) % NV) w = i;
+    va_vc[w] = free_vc(o, w);
+    take[o * V + va_vc[w]] = true;
+    va_arb_[o].prio = w + 1 == NV ? 0 : w + 1;  // the grant is always taken
+  }
+  // every input VC's output port and VC: held, or granted this cycle
+  auto& aop = sc.aop;
+  auto& aov = sc.aov;
+  aop.resize(NV);
+  aov.resize(NV);
+  for (unsigned i = 0; i < NV; ++i) {
+    const InVc& s = iv_[i];
+    aop[i] = s.active ? s.op : f[i].rt.port;
+    aov[i] = s.active ? s.ov : va_vc[i];
+  }
+  auto alloc = [&](unsigned i) { return iv_[i].active || va_vc[i] < V; };
+  // output credits: a credit arriving this cycle can be spent this cycle
+  auto& give = sc.give;
+  give.assign(NV, false);
+  for (unsigned o = 0; o < P; ++o)
+    if (in.out_credit_i.bit(o)) {
+      const unsigned v = static_cast<unsigned>(in.out_credit_vc_i.slice(o * vb_, vb_));
+      if (v < V) give[o * V + v] = true;
+    }
+  auto cred_ok = [&](unsigned j) { return cred_[j] > 0 || give[j]; };
+  // switch allocation, input stage: per input port, an arbiter among its VCs that can send (its
+  // grant held until the output stage takes it)
+  auto& in_pick = sc.in_pick;
+  in_pick.assign(P, V);
+  for (unsigned p = 0; p < P; ++p) {
+    auto req = [&](unsigned v) {
+      const unsigned i = p * V + v;
+      return f[i].has && alloc(i) && cred_ok(aop[i] * V + aov[i]);
+    };
+    const Arb& a = sa_in_arb_[p];
+    in_pick[p] = a.lock && req(a.lock_idx) ? a.lock_idx : rr_first(V, a.prio, req);
+  }
+  // output stage: per output port, an arbiter among the input ports asking for it
+  auto& out_pick = sc.out_pick;
+  out_pick.assign(P, P);
+  for (unsigned p = 0; p < P; ++p) {
+    if (in_pick[p] == V) continue;
+    const unsigned o = aop[p * V + in_pick[p]], prio = sa_out_arb_[o].prio;
+    if (out_pick[o] == P || (p + P - prio) % P < (out_pick[o] + P - prio) % P) out_pick[o] = p;
+  }
+  // the winners: outputs of the next cycle (the data registers keep their values when nothing is
+  // sent), input VCs read, output VCs sent on and freed by a tail
+  Out& n = q_;
+  n.out_valid_o.clear();
+  n.in_credit_o.clear();
+  auto& sent = sc.sent;
+  auto& freed = sc.freed;
+  auto& gnt = sc.gnt;
+  sent.assign(NV, false);
+  freed.assign(NV, false);
+  gnt.assign(P, false);
+  for (unsigned o = 0; o < P; ++o) {
+    if (out_pick[o] == P) continue;
+    const unsigned p = out_pick[o], i = p * V + in_pick[p], j = aop[i] * V + aov[i];
+    gnt[p] = true;
+    n.out_valid_o.set_bit(o, true);
+    n.out_vc_o.set_slice(o * vb_, vb_, aov[i]);
+    n.out_flit_o.copy(o * p_.w, iv_[i].fifo.front(), 0, p_.w);
+    sent[j] = true;
+    freed[j] = f[i].tail;
+    n.in_credit_o.set_bit(p, true);
+    n.in_credit_vc_o.set_slice(p * vb_, vb_, in_pick[p]);
+    sa_out_arb_[o].prio = p + 1 == P ? 0 : p + 1;
+  }
+  for (unsigned p = 0; p < P; ++p) {
+    Arb& a = sa_in_arb_[p];
+    if (in_pick[p] == V) {
+      a.lock = false;
+    } else if (gnt[p]) {
+      a.prio = in_pick[p] + 1 == V ? 0 : in_pick[p] + 1;
+      a.lock = false;
+    } else {
+      a.lock = true;
+      a.lock_idx = in_pick[p];
+    }
+  }
+  // input VC state: an output VC granted this cycle is held until the tail leaves (a one-flit
+  // packet may take it and leave in the same cycle)
+  for (unsigned i = 0; i < NV; ++i) {
+    InVc& s = iv_[i];
+    if (va_vc[i] < V) {
+      s.active = true;
+      s.op = aop[i];
+      s.ov = aov[i];
+    }
+  }
+  for (unsigned o = 0; o < P; ++o) {
+    if (out_pick[o] == P) continue;
+    InVc& s = iv_[out_pick[o] * V + in_pick[out_pick[o]]];
+    if (freed[s.op * V + s.ov]) s.active = false;
+    s.fifo.pop_front();
+  }
+  // packets to destinations that do not exist: a port without a switch grant discards one flit of
+  // its lowest discarding VC and returns its credit
+  for (unsigned p = 0; p < P; ++p) {
+    if (gnt[p]) continue;
+    for (unsigned v = 0; v < V; ++v) {
+      const unsigned i = p * V + v;
+      InVc& s = iv_[i];
+      if (!f[i].has || s.active || !(s.drop || f[i].bad)) continue;
+      if (!s.drop) ++n.bad_dst_o;
+      s.drop = !f[i].tail;
+      s.fifo.pop_front();
+      n.in_credit_o.set_bit(p, true);
+      n.in_credit_vc_o.set_slice(p * vb_, vb_, v);
+      break;
+    }
+  }
+  // output VCs and their credit counters
+  for (unsigned j = 0; j < NV; ++j) {
+    obusy_[j] = (obusy_[j] || take[j]) && !freed[j];
+    if (sent[j] && !give[j]) {
+      --cred_[j];
+    } else if (give[j] && !sent[j]) {
+      if (cred_[j] == p_.d) throw std::runtime_error("router: credit returned beyond the buffer's depth");
+      ++cred_[j];
+    }
   }
 }
 

@@ -1,6 +1,8 @@
-// trn::link::Router — cycle-exact model of rtl/link/router.sv (SPEC 5.6, docs/link.md): input
-// FIFOs per virtual channel, route computation and VC allocation in one cycle, separable
-// round-robin switch allocation the next, output registers; credits per output VC.
+// trn::link::Router — cycle-exact model of rtl/link/router.sv (SPEC 5.6, docs/link.md), part for
+// part: an input buffer per virtual channel with a bypass (stream_fifo), a VC allocator per output
+// port and a separable switch allocator (rr_arbiter), a credit counter per output VC
+// (credit_counter); route computation, VC and switch allocation chained in one cycle, output
+// registers.
 #pragma once
 
 #include <cstdint>
@@ -124,21 +126,35 @@ class Router {
     void clear() { head = n = 0; }
   };
   struct InVc {
-    Ring fifo;
+    Ring fifo;  ///< the rtl stream_fifo and its bypass
     bool active = false, drop = false;
     unsigned op = 0, ov = 0;
   };
+  /// An rtl/common rr_arbiter's state: the requester with the highest priority, and a grant held
+  /// until its handshake.
+  struct Arb {
+    unsigned prio = 0;
+    bool lock = false;
+    unsigned lock_idx = 0;
+  };
+  /// An input VC's front flit, decoded (route and class only for a head waiting for an output VC).
+  struct Front {
+    bool has = false, head = false, tail = false, bad = false;
+    unsigned tc = 0;
+    Route rt;
+  };
+  void reset();
   Params p_;
   unsigned vb_;
   std::vector<InVc> iv_;        // p * v + vc
   std::vector<bool> obusy_;     // o * v + vc
-  std::vector<unsigned> cred_;  // o * v + vc
-  std::vector<unsigned> va_prio_, sa_in_prio_, sa_out_prio_;
+  std::vector<unsigned> cred_;  // o * v + vc: the rtl credit_counter's count
+  std::vector<Arb> va_arb_, sa_in_arb_, sa_out_arb_;  // per output, input, output port
   Out q_;
   struct Scratch {  // tick's working vectors (no state: rebuilt every tick)
-    std::vector<Route> rt;
-    std::vector<unsigned> tc, va_vc, va_pick, in_pick, out_pick;
-    std::vector<bool> va_gnt, va_take, req, sent, freed;
+    std::vector<Front> front;
+    std::vector<unsigned> va_vc, aop, aov, in_pick, out_pick;
+    std::vector<bool> take, give, sent, freed, gnt;
     std::vector<std::vector<unsigned>> va_req;
   };
   Scratch sc_;

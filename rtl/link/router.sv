@@ -1,20 +1,25 @@
 // router — input-queued wormhole router with virtual channels and credit flow control
-// (SPEC 5.6, docs/link.md).
-//
-// Every input port has one FIFO of D flits per virtual channel; the upstream sender holds a
-// credit per free slot (in_credit_*: one credit returned per flit read). Per input VC:
-//   IDLE   -> a head flit at the front: route computation and VC allocation in the same cycle;
-//   ACTIVE -> holding an output port and VC: switch allocation, one flit per cycle, until the tail.
-// VC allocation: per output port, round-robin among the input VCs asking for it for which a free
-// output VC exists that their traffic class and route allow (vc_ok); the winner takes the lowest
-// such VC. On a torus link that VC is unique, so a flow keeps one FIFO per hop and its order. Switch allocation (separable): every
-// input port picks one of its ACTIVE VCs that has a flit and a downstream credit (round-robin),
-// then every output port picks one of the input ports asking for it (round-robin). The winner's
-// flit goes to the output register. A head flit whose destination does not exist (id >= KX * KY * KZ, or
-// >= P for a switch) never enters allocation: its packet is read out and discarded, one flit per
-// cycle when its port has no switch grant, its credits returned, and bad_dst_o counts it. Pipeline: a head flit written at edge E is allocated a VC in
-// the next cycle and switched in the one after, and appears on the output after the edge E + 2: 3
-// cycles per hop; body flits follow one per cycle.
+// (SPEC 5.6, docs/link.md), built from rtl/common parts:
+//   input VC buffers   one stream_fifo of D flits per input VC, with a bypass: a flit arriving on a
+//                      VC whose buffer is empty is at its front in the same cycle;
+//   VC allocator       per output port, an rr_arbiter among the input VCs whose head flit routes
+//                      there and for which a free output VC of their class exists (vc_ok); the
+//                      winner takes the lowest such VC. On a torus link that VC is unique, so a
+//                      flow keeps one FIFO per hop and its order;
+//   switch allocator   separable, input first: per input port an rr_arbiter among its VCs that hold
+//                      (or were granted this cycle) an output VC, have a flit and a downstream
+//                      credit; per output port an rr_arbiter among the input ports asking for it.
+//                      An input port's grant is held until its output port takes it;
+//   output credits     a credit_counter per output VC. A credit that arrives in a cycle can be
+//                      spent in that cycle (it then never enters the counter).
+// The upstream sender holds a credit per free buffer slot: in_credit_* returns one, registered,
+// per flit read. VC and switch allocation are chained in one cycle, so a flit on in_*_i in cycle
+// n leaves on out_*_o in cycle n + 1 when its VC holds (or wins) an output VC, has a credit and
+// wins the switch: 1 cycle per hop, head flits included; body flits follow one per cycle.
+// A head flit whose destination does not exist (id >= KX * KY * KZ, or >= P for a switch) never
+// enters allocation: its packet is read out and discarded, one flit per cycle when its port has no
+// switch grant, its credits returned, and bad_dst_o counts it.
+// Every output is a register; the inputs reach only registers (no combinational path through).
 module router
   import router_pkg::*;
 #(
@@ -27,8 +32,7 @@ module router
   parameter int unsigned KY   = 4,
   parameter int unsigned KZ   = 1,    // > 1: a 3D torus (7 ports: also 5 +z, 6 -z)
   localparam int unsigned VB = V > 1 ? $clog2(V) : 1,
-  localparam int unsigned PB = P > 1 ? $clog2(P) : 1,
-  localparam int unsigned DB = $clog2(D + 1)
+  localparam int unsigned PB = P > 1 ? $clog2(P) : 1
 ) (
   input  logic             clk_i,
   input  logic             rst_ni,
@@ -49,9 +53,11 @@ module router
   if (Topo == TopoTorus && (P != (KZ > 1 ? 7 : 5) || V % 2 != 0))
     $error("router: a 2D (3D) torus router has 5 (7) ports and an even V");
 
-  localparam int unsigned NV = P * V;  // input VCs, index p * V + v
+  localparam int unsigned NV = P * V;  // input VCs, index p * V + v; output VCs likewise o * V + v
   localparam int unsigned NC = Topo == TopoSwitch ? V : V / 2;  // traffic classes
-  localparam int unsigned AB = D > 1 ? $clog2(D) : 1;
+  localparam int unsigned IB = NV > 1 ? $clog2(NV) : 1;
+  localparam int unsigned CB = $clog2(D + 1);
+  localparam int unsigned Ids = Topo == TopoSwitch ? P : KX * KY * KZ;
 
   // ---- route computation: output port and the VC class it allows (2: any) ----
   function automatic logic [PB+1:0] route(logic [IdBits-1:0] dst, logic [IdBits-1:0] me, int unsigned in_port,
@@ -96,221 +102,262 @@ module router
     return v / 2 == c && (cls == 2'd2 || v % 2 == int'(cls));
   endfunction
 
-  // ---- state ----
-  logic [W-1:0]    fifo_q [NV][D];
-  logic [AB-1:0]   rd_q [NV], wr_q [NV];
-  logic [DB-1:0]   cnt_q [NV];
-  logic [NV-1:0]   act_q;                // input VC holds an output VC
-  logic [PB-1:0]   iop_q [NV];           // its output port
-  logic [VB-1:0]   iov_q [NV];           // its output VC
-  logic [P*V-1:0]  obusy_q;              // output VC (o * V + v) allocated
-  logic [DB-1:0]   cred_q [P*V];         // credits of output VC (o * V + v)
-  logic [4:0]      va_prio_q [P], sa_in_prio_q [P], sa_out_prio_q [P];
-  logic [P-1:0]    ov_q;
-  logic [P*VB-1:0] ovc_q;
-  logic [P*W-1:0]  oflit_q;
-  logic [P-1:0]    cr_q;
-  logic [NV-1:0]   drop_q;               // input VC is discarding a packet with a bad destination
-  logic [15:0]     bad_q;
-  logic [P*VB-1:0] crvc_q;
+  // ---- state (besides the parts') ----
+  logic [NV-1:0]   act_q, act_d;         // input VC holds an output VC ...
+  logic [PB-1:0]   iop_q [NV], iop_d [NV];  // ... on this output port
+  logic [VB-1:0]   iov_q [NV], iov_d [NV];  // ... and this VC of it
+  logic [NV-1:0]   drop_q, drop_d;       // input VC is discarding a packet with a bad destination
+  logic [NV-1:0]   obusy_q, obusy_d;     // output VC allocated to an input VC
+  logic [15:0]     bad_q, bad_d;
+  logic [P-1:0]    ov_q, ov_d;           // output registers
+  logic [P*VB-1:0] ovc_q, ovc_d;
+  logic [P*W-1:0]  oflit_q, oflit_d;
+  logic [P-1:0]    cr_q, cr_d;           // returned credits
+  logic [P*VB-1:0] crvc_q, crvc_d;
 
-  // ---- per input VC: the front flit and its route ----
+  // ---- input VC buffers ----
+  logic [NV-1:0] arrive;                 // a flit arrives on the VC this cycle
+  logic [NV-1:0] buf_push, buf_pop, buf_valid, buf_ready;
+  logic [W-1:0]  buf_data [NV];
+  logic [CB-1:0] buf_usage [NV];
+  logic [NV-1:0] rd;                     // the VC's front flit leaves (switched or discarded)
+  for (genvar i = 0; i < NV; i++) begin : g_in
+    stream_fifo #(.Width(W), .Depth(D)) u_buf (
+      .clk_i, .rst_ni, .push_valid_i(buf_push[i]), .push_ready_o(buf_ready[i]),
+      .push_data_i(in_flit_i[(i / V) * W +: W]), .pop_valid_o(buf_valid[i]), .pop_ready_i(buf_pop[i]),
+      .pop_data_o(buf_data[i]), .usage_o(buf_usage[i]));
+  end
+
+  // the front flit of every input VC (the buffer's, or the arriving one when the buffer is empty)
+  // and its route
   logic [W-1:0]  front [NV];
-  logic [NV-1:0] nonempty, is_head, is_tail;
+  logic [NV-1:0] has_flit, is_head, is_tail, bad_head;
   logic [PB-1:0] rop [NV];
   logic [1:0]    rcls [NV], rtc [NV];
   always_comb begin
     for (int unsigned i = 0; i < NV; i++) begin
-      front[i] = fifo_q[i][rd_q[i]];
-      nonempty[i] = cnt_q[i] != '0;
+      arrive[i] = in_valid_i[i / V] && 32'(in_vc_i[(i / V) * VB +: VB]) == i % V;
+      front[i] = buf_valid[i] ? buf_data[i] : in_flit_i[(i / V) * W +: W];
+      has_flit[i] = buf_valid[i] || arrive[i];
       is_head[i] = front[i][W-2];             // kinds 1 and 3
       is_tail[i] = front[i][W-1];             // kinds 2 and 3
       {rcls[i], rop[i]} = route(front[i][IdBits-1:0], id_i, i / V, 1'((i % V) % 2));
       rtc[i] = front[i][27:26];
+      bad_head[i] = is_head[i] && int'(front[i][IdBits-1:0]) >= Ids;
     end
   end
 
-  // ---- destinations that do not exist: the packet is read and discarded, its credits returned ----
-  logic [NV-1:0] bad_head, drop_rd;
+  // a flit read from an empty buffer was the arriving one: it is not stored
   always_comb begin
-    for (int unsigned i = 0; i < NV; i++)
-      bad_head[i] = is_head[i] && int'(front[i][IdBits-1:0]) >= (Topo == TopoSwitch ? P : KX * KY * KZ);
+    for (int unsigned i = 0; i < NV; i++) begin
+      buf_pop[i] = rd[i] && buf_valid[i];
+      buf_push[i] = arrive[i] && !(rd[i] && !buf_valid[i]);
+    end
   end
 
   // ---- VC allocation ----
-  logic [NV-1:0] va_req, va_gnt;
-  logic [VB-1:0] va_vc [NV];
-  logic [P*V-1:0] va_take;
-  logic [5:0]    pick;
-  logic [5:0]    va_pick [P];      // the input VC each output port's VC allocation took (32: none)
-  logic [31:0]   va_cand;          // the input VCs competing for one output port
-  logic          found;
+  logic [NV-1:0] va_req [P];             // per output port: the input VCs a free output VC can take
+  logic [P-1:0]  va_valid;
+  logic [IB-1:0] va_idx [P];
+  logic [NV-1:0] va_arb_ready [P];
+  logic [P-1:0]  va_arb_data;
   always_comb begin
-    va_gnt = '0;
-    va_take = '0;
-    pick = '0;
-    va_cand = '0;
-    found = 1'b0;
-    for (int unsigned i = 0; i < NV; i++) begin
-      va_req[i] = !act_q[i] && nonempty[i] && is_head[i] && !bad_head[i];
-      va_vc[i] = '0;
-    end
     for (int unsigned o = 0; o < P; o++) begin
       // only requests a free output VC of their class can satisfy take part, so a blocked class
       // never holds up another (that would make class-1 channels wait for class-0 ones)
-      va_cand = '0;
-      for (int unsigned i = 0; i < NV; i++) begin
-        va_cand[i] = 1'b0;
-        if (va_req[i] && 32'(rop[i]) == o)
+      va_req[o] = '0;
+      for (int unsigned i = 0; i < NV; i++)
+        if (!act_q[i] && has_flit[i] && is_head[i] && !bad_head[i] && 32'(rop[i]) == o)
           for (int unsigned v = 0; v < V; v++)
-            if (!obusy_q[o * V + v] && vc_ok(v, rcls[i], rtc[i])) va_cand[i] = 1'b1;
-      end
-      pick = rr_pick(va_cand, va_prio_q[o], NV);
-      va_pick[o] = 6'd32;
-      if (pick != 6'd32) begin
-        // the lowest free output VC of the allowed class
-        found = 1'b0;
-        for (int unsigned v = 0; v < V; v++) begin
-          if (!found && !obusy_q[o * V + v] && vc_ok(v, rcls[int'(pick)], rtc[int'(pick)])) begin
+            if (!obusy_q[o * V + v] && vc_ok(v, rcls[i], rtc[i])) va_req[o][i] = 1'b1;
+    end
+  end
+  for (genvar o = 0; o < P; o++) begin : g_va
+    rr_arbiter #(.N(NV), .Width(1)) u_arb (
+      .clk_i, .rst_ni, .req_valid_i(va_req[o]), .req_ready_o(va_arb_ready[o]), .req_data_i('0),
+      .gnt_valid_o(va_valid[o]), .gnt_ready_i(1'b1), .gnt_data_o(va_arb_data[o]), .gnt_idx_o(va_idx[o]));
+  end
+
+  // the winner of each output port takes its lowest free output VC of the allowed class
+  logic [NV-1:0] va_gnt;
+  logic [VB-1:0] va_vc [NV];
+  logic [NV-1:0] va_take;                // output VCs allocated this cycle
+  always_comb begin
+    logic found;
+    va_gnt = '0;
+    va_take = '0;
+    for (int unsigned i = 0; i < NV; i++) va_vc[i] = '0;
+    for (int unsigned o = 0; o < P; o++) begin
+      found = 1'b0;
+      if (va_valid[o])
+        for (int unsigned v = 0; v < V; v++)
+          if (!found && !obusy_q[o * V + v] && vc_ok(v, rcls[va_idx[o]], rtc[va_idx[o]])) begin
             found = 1'b1;
-            va_gnt[int'(pick)] = 1'b1;
-            va_vc[int'(pick)] = VB'(v);
-            va_pick[o] = pick;
+            va_gnt[va_idx[o]] = 1'b1;
+            va_vc[va_idx[o]] = VB'(v);
             va_take[o * V + v] = 1'b1;
           end
-        end
-      end
     end
+  end
+
+  // every input VC's output port and VC: held, or granted this cycle
+  logic [NV-1:0] alloc;
+  logic [PB-1:0] aop [NV];
+  logic [VB-1:0] aov [NV];
+  always_comb begin
+    for (int unsigned i = 0; i < NV; i++) begin
+      alloc[i] = act_q[i] || va_gnt[i];
+      aop[i] = act_q[i] ? iop_q[i] : rop[i];
+      aov[i] = act_q[i] ? iov_q[i] : va_vc[i];
+    end
+  end
+
+  // ---- output credits ----
+  logic [NV-1:0] give, cred_avail, cred_ok, sent, freed, cc_take, cc_give, cc_full, cc_error;
+  logic [CB-1:0] cc_count [NV];
+  always_comb begin
+    for (int unsigned j = 0; j < NV; j++) begin
+      give[j] = out_credit_i[j / V] && 32'(out_credit_vc_i[(j / V) * VB +: VB]) == j % V;
+      cred_ok[j] = cred_avail[j] || give[j];
+    end
+  end
+  // a credit spent in the cycle it arrives does not pass through the counter
+  always_comb begin
+    cc_take = sent & ~give;
+    cc_give = give & ~sent;
+  end
+  for (genvar j = 0; j < NV; j++) begin : g_cred
+    credit_counter #(.MaxCredits(D)) u_cred (
+      .clk_i, .rst_ni, .take_i(cc_take[j]), .give_i(cc_give[j]), .count_o(cc_count[j]), .avail_o(cred_avail[j]),
+      .full_o(cc_full[j]), .error_o(cc_error[j]));
   end
 
   // ---- switch allocation ----
-  logic [5:0]    in_pick [P];      // the input VC (index within the port) each input port offers
-  logic [P-1:0]  sa_gnt;           // input port p won its output port
-  logic [5:0]    out_pick [P];     // the input port each output port takes
-  logic [NV-1:0] rd_en;
-  logic [31:0]   sa_cand;          // the VCs (inputs) competing for one input (output) port
+  logic [V-1:0]  sa_in_req [P];          // per input port: its VCs that can send
+  logic [P-1:0]  sa_in_valid, sa_gnt;    // input port offers a VC; its output port took it
+  logic [VB-1:0] in_pick [P];
+  logic [V-1:0]  sa_in_ready [P];
+  logic [P-1:0]  sa_in_data;
   always_comb begin
-    rd_en = '0;
-    sa_gnt = '0;
-    for (int unsigned p = 0; p < P; p++) begin
-      sa_cand = '0;
+    for (int unsigned p = 0; p < P; p++)
       for (int unsigned v = 0; v < V; v++)
-        sa_cand[v] = act_q[p * V + v] && nonempty[p * V + v] && cred_q[32'(iop_q[p * V + v]) * V + 32'(iov_q[p * V + v])] != '0;
-      in_pick[p] = rr_pick(sa_cand, sa_in_prio_q[p], V);
-    end
-    for (int unsigned o = 0; o < P; o++) begin
-      sa_cand = '0;
+        sa_in_req[p][v] = alloc[p * V + v] && has_flit[p * V + v]
+                          && cred_ok[32'(aop[p * V + v]) * V + 32'(aov[p * V + v])];
+  end
+  for (genvar p = 0; p < P; p++) begin : g_sa_in
+    rr_arbiter #(.N(V), .Width(1)) u_arb (
+      .clk_i, .rst_ni, .req_valid_i(sa_in_req[p]), .req_ready_o(sa_in_ready[p]), .req_data_i('0),
+      .gnt_valid_o(sa_in_valid[p]), .gnt_ready_i(sa_gnt[p]), .gnt_data_o(sa_in_data[p]), .gnt_idx_o(in_pick[p]));
+  end
+
+  logic [P-1:0]  sa_out_req [P];         // per output port: the input ports asking for it
+  logic [P-1:0]  sa_out_valid;
+  logic [PB-1:0] out_pick [P];
+  logic [P-1:0]  sa_out_ready [P];
+  logic [P-1:0]  sa_out_data;
+  always_comb begin
+    for (int unsigned o = 0; o < P; o++)
       for (int unsigned p = 0; p < P; p++)
-        sa_cand[p] = in_pick[p] != 6'd32 && 32'(iop_q[p * V + 32'(in_pick[p])]) == o;
-      out_pick[o] = rr_pick(sa_cand, sa_out_prio_q[o], P);
-      if (out_pick[o] != 6'd32) begin
-        sa_gnt[int'(out_pick[o])] = 1'b1;
-        rd_en[32'(out_pick[o]) * V + 32'(in_pick[int'(out_pick[o])])] = 1'b1;
+        sa_out_req[o][p] = sa_in_valid[p] && 32'(aop[p * V + 32'(in_pick[p])]) == o;
+  end
+  for (genvar o = 0; o < P; o++) begin : g_sa_out
+    rr_arbiter #(.N(P), .Width(1)) u_arb (
+      .clk_i, .rst_ni, .req_valid_i(sa_out_req[o]), .req_ready_o(sa_out_ready[o]), .req_data_i('0),
+      .gnt_valid_o(sa_out_valid[o]), .gnt_ready_i(1'b1), .gnt_data_o(sa_out_data[o]), .gnt_idx_o(out_pick[o]));
+  end
+
+  // the winners: input VC read, output VC sent on (and freed by a tail)
+  logic [NV-1:0] rd_en;
+  logic [IB-1:0] win [P];                // input VC switched to output port o
+  always_comb begin
+    sa_gnt = '0;
+    rd_en = '0;
+    sent = '0;
+    freed = '0;
+    for (int unsigned o = 0; o < P; o++) begin
+      win[o] = IB'(32'(out_pick[o]) * V + 32'(in_pick[out_pick[o]]));
+      if (sa_out_valid[o]) begin
+        sa_gnt[out_pick[o]] = 1'b1;
+        rd_en[win[o]] = 1'b1;
+        sent[32'(aop[win[o]]) * V + 32'(aov[win[o]])] = 1'b1;
+        freed[32'(aop[win[o]]) * V + 32'(aov[win[o]])] = is_tail[win[o]];
       end
     end
   end
 
-  // a port with no switch grant this cycle discards one flit (its lowest discarding VC), so that it
-  // returns at most one credit per cycle
-  logic [5:0] drop_vc [P];
+  // ---- destinations that do not exist: a port with no switch grant this cycle discards one flit
+  // (its lowest discarding VC), so that it returns at most one credit per cycle ----
+  logic [NV-1:0] drop_rd;
+  logic [P-1:0]  drop_any;
+  logic [VB-1:0] drop_vc [P];
   always_comb begin
     drop_rd = '0;
     for (int unsigned p = 0; p < P; p++) begin
-      drop_vc[p] = 6'd32;
+      drop_any[p] = 1'b0;
+      drop_vc[p] = '0;
       for (int unsigned v = 0; v < V; v++)
-        if (drop_vc[p] == 6'd32 && !sa_gnt[p] && nonempty[p * V + v] && !act_q[p * V + v]
-            && (drop_q[p * V + v] || bad_head[p * V + v])) drop_vc[p] = 6'(v);
-      if (drop_vc[p] != 6'd32) drop_rd[p * V + 32'(drop_vc[p])] = 1'b1;
+        if (!drop_any[p] && !sa_gnt[p] && has_flit[p * V + v] && !act_q[p * V + v]
+            && (drop_q[p * V + v] || bad_head[p * V + v])) begin
+          drop_any[p] = 1'b1;
+          drop_vc[p] = VB'(v);
+          drop_rd[p * V + v] = 1'b1;
+        end
     end
+    rd = rd_en | drop_rd;
   end
 
-  // ---- output VCs: a flit sent on each, and whether it was a tail ----
-  logic [P*V-1:0] ovc_sent, ovc_freed;
+  // ---- next state ----
   always_comb begin
-    ovc_sent = '0;
-    ovc_freed = '0;
+    act_d = (act_q | va_gnt) & ~(rd_en & is_tail);
     for (int unsigned i = 0; i < NV; i++) begin
-      if (rd_en[i]) begin
-        ovc_sent[32'(iop_q[i]) * V + 32'(iov_q[i])] = 1'b1;
-        ovc_freed[32'(iop_q[i]) * V + 32'(iov_q[i])] = is_tail[i];
-      end
+      iop_d[i] = va_gnt[i] ? rop[i] : iop_q[i];
+      iov_d[i] = va_gnt[i] ? va_vc[i] : iov_q[i];
     end
-  end
-
-  // ---- registers ----
-  always_ff @(posedge clk_i) begin
+    drop_d = (drop_q & ~drop_rd) | (drop_rd & ~is_tail);
+    obusy_d = (obusy_q | va_take) & ~freed;
+    bad_d = bad_q + 16'($countones(drop_rd & bad_head & ~drop_q));
+    ov_d = sa_out_valid;
+    ovc_d = ovc_q;
+    oflit_d = oflit_q;
+    for (int unsigned o = 0; o < P; o++)
+      if (sa_out_valid[o]) begin
+        ovc_d[o * VB +: VB] = aov[win[o]];
+        oflit_d[o * W +: W] = front[win[o]];
+      end
+    cr_d = sa_gnt | drop_any;
+    crvc_d = crvc_q;
     for (int unsigned p = 0; p < P; p++)
-      if (in_valid_i[p]) fifo_q[p * V + 32'(in_vc_i[p*VB +: VB])][wr_q[p * V + 32'(in_vc_i[p*VB +: VB])]] <= in_flit_i[p*W +: W];
+      if (sa_gnt[p]) crvc_d[p * VB +: VB] = in_pick[p];
+      else if (drop_any[p]) crvc_d[p * VB +: VB] = drop_vc[p];
   end
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
+      act_q <= '0;
       for (int unsigned i = 0; i < NV; i++) begin
-        rd_q[i] <= '0;
-        wr_q[i] <= '0;
-        cnt_q[i] <= '0;
         iop_q[i] <= '0;
         iov_q[i] <= '0;
       end
-      act_q <= '0;
-      obusy_q <= '0;
       drop_q <= '0;
+      obusy_q <= '0;
       bad_q <= '0;
-      for (int unsigned j = 0; j < P * V; j++) cred_q[j] <= DB'(D);
-      for (int unsigned p = 0; p < P; p++) begin
-        va_prio_q[p] <= '0;
-        sa_in_prio_q[p] <= '0;
-        sa_out_prio_q[p] <= '0;
-      end
       ov_q <= '0;
       ovc_q <= '0;
       oflit_q <= '0;
       cr_q <= '0;
       crvc_q <= '0;
     end else begin
-      // buffers
-      for (int unsigned i = 0; i < NV; i++) begin
-        if (rd_en[i] || drop_rd[i]) rd_q[i] <= AB'((32'(rd_q[i]) + 1) % D);
-        if (in_valid_i[i / V] && 32'(in_vc_i[(i / V)*VB +: VB]) == i % V) wr_q[i] <= AB'((32'(wr_q[i]) + 1) % D);
-        cnt_q[i] <= cnt_q[i] + DB'(in_valid_i[i / V] && 32'(in_vc_i[(i / V)*VB +: VB]) == i % V)
-                    - DB'(rd_en[i] || drop_rd[i]);
-        if (drop_rd[i]) drop_q[i] <= !is_tail[i];
-        if (va_gnt[i]) begin
-          act_q[i] <= 1'b1;
-          iop_q[i] <= rop[i];
-          iov_q[i] <= va_vc[i];
-        end else if (rd_en[i] && is_tail[i]) begin
-          act_q[i] <= 1'b0;
-        end
-      end
-      bad_q <= bad_q + 16'($countones(drop_rd & bad_head & ~drop_q));
-      // output VCs and credits
-      for (int unsigned j = 0; j < P * V; j++) begin
-        cred_q[j] <= cred_q[j] - DB'(ovc_sent[j])
-                     + DB'(out_credit_i[j / V] && 32'(out_credit_vc_i[(j / V)*VB +: VB]) == j % V);
-        if (va_take[j]) obusy_q[j] <= 1'b1;
-        else if (ovc_freed[j]) obusy_q[j] <= 1'b0;
-      end
-      // arbiter priorities: one past the winner
-      for (int unsigned o = 0; o < P; o++) begin
-        if (va_pick[o] != 6'd32) va_prio_q[o] <= 5'((32'(va_pick[o]) + 1) % NV);
-        if (out_pick[o] != 6'd32) sa_out_prio_q[o] <= 5'((32'(out_pick[o]) + 1) % P);
-      end
-      for (int unsigned p = 0; p < P; p++)
-        if (sa_gnt[p]) sa_in_prio_q[p] <= 5'((32'(in_pick[p]) + 1) % V);
-      // output registers and returned credits
-      for (int unsigned o = 0; o < P; o++) begin
-        ov_q[o] <= out_pick[o] != 6'd32;
-        if (out_pick[o] != 6'd32) begin
-          ovc_q[o*VB +: VB] <= iov_q[32'(out_pick[o]) * V + 32'(in_pick[int'(out_pick[o])])];
-          oflit_q[o*W +: W] <= front[32'(out_pick[o]) * V + 32'(in_pick[int'(out_pick[o])])];
-        end
-      end
-      for (int unsigned p = 0; p < P; p++) begin
-        cr_q[p] <= sa_gnt[p] || drop_vc[p] != 6'd32;
-        if (sa_gnt[p]) crvc_q[p*VB +: VB] <= VB'(in_pick[p]);
-        else if (drop_vc[p] != 6'd32) crvc_q[p*VB +: VB] <= VB'(drop_vc[p]);
-      end
+      act_q <= act_d;
+      iop_q <= iop_d;
+      iov_q <= iov_d;
+      drop_q <= drop_d;
+      obusy_q <= obusy_d;
+      bad_q <= bad_d;
+      ov_q <= ov_d;
+      ovc_q <= ovc_d;
+      oflit_q <= oflit_d;
+      cr_q <= cr_d;
+      crvc_q <= crvc_d;
     end
   end
 

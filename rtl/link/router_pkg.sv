@@ -17,13 +17,4 @@ package router_pkg;
   localparam int unsigned IdBits = 8;
   localparam int unsigned TopoTorus = 0, TopoSwitch = 1;
 
-  // Round-robin: the first set bit of req at or after prio (wrapping), among n; found in [n].
-  function automatic logic [5:0] rr_pick(logic [31:0] req, logic [4:0] prio, int unsigned n);
-    logic [5:0] r;
-    r = 6'd32;  // none
-    for (int unsigned k = 0; k < n; k++) begin
-      if (r == 6'd32 && req[(32'(prio) + k) % n]) r = 6'(((32'(prio) + k) % n));
-    end
-    return r;
-  endfunction
 endpackage
