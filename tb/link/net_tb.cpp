@@ -262,8 +262,8 @@ Task<> figures(NetBench& t, const std::string& name) {
   Env& env = t.env;
   const auto z = co_await t.measure(Pattern::uniform, 0.01, 50, 3000);
   const double rt = t.traffic.mean_routers(), lk = t.traffic.mean_links();
-  fmt::print("bench: figure {} zero-load latency {:.1f} cycles over {:.2f} routers and {:.2f} links: 3 x routers + 3 x "
-             "links + 1.5 serialization = {:.1f} predicted\n", name, z.second, rt, lk, 3 * rt + 3 * lk + 1.5);
+  fmt::print("bench: figure {} zero-load latency {:.1f} cycles over {:.2f} routers and {:.2f} links: 1 x routers + 3 x "
+             "links + 1.5 serialization = {:.1f} predicted\n", name, z.second, rt, lk, rt + 3 * lk + 1.5);
   std::string csv = "network,pattern,offered,accepted,latency\n";
   for (Pattern p : kPatterns) {
     std::string row;
@@ -316,7 +316,7 @@ Task<> figures(NetBench& t, const std::string& name) {
 }  // namespace
 
 TRN_TEST(throughput) {
-  // make bench: zero-load latency against 3 cycles per router and per link + serialization,
+  // make bench: zero-load latency against 1 cycle per router and 3 per link + serialization,
   // accepted throughput against offered load for every pattern (CSV to $NET_CSV when set), and the
   // throughput lost to corrupted flits at uniform saturation.
   // (scripts/bench asks for the figures once per top, BENCH_FIGURES=1, and for speed alone in its
