@@ -133,6 +133,7 @@ void Router::reset() {
   va_arb_.assign(p_.p, Arb{});
   sa_in_arb_.assign(p_.p, Arb{});
   sa_out_arb_.assign(p_.p, Arb{});
+  held_ = 0;
   q_ = make_out();
 }
 
@@ -140,6 +141,15 @@ void Router::tick(const In& in) {
   const unsigned P = p_.p, V = p_.v, NV = P * V;
   if (!in.rst_ni) {
     reset();
+    return;
+  }
+  // Nothing held, arriving or returned: the allocators have no request, so only the valid bits of
+  // the outputs and the switch allocator's held grants change (most routers of a network at low
+  // load, most cycles).
+  if (held_ == 0 && !in.in_valid_i.any() && !in.out_credit_i.any()) {
+    q_.out_valid_o.clear();
+    q_.in_credit_o.clear();
+    for (Arb& a : sa_in_arb_) a.lock = false;
     return;
   }
   const unsigned me = static_cast<unsigned>(in.id_i);
@@ -152,6 +162,7 @@ void Router::tick(const In& in) {
     if (v >= V) throw std::runtime_error("router: flit on a virtual channel that does not exist");
     if (iv_[p * V + v].fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
     iv_[p * V + v].fifo.push_back().copy(0, in.in_flit_i, p * p_.w, p_.w);
+    ++held_;
   }
   // the front flit of every input VC: kind, and for a head waiting for an output VC its route
   auto& f = sc.front;
@@ -293,6 +304,7 @@ void Router::tick(const In& in) {
     InVc& s = iv_[out_pick[o] * V + in_pick[out_pick[o]]];
     if (freed[s.op * V + s.ov]) s.active = false;
     s.fifo.pop_front();
+    --held_;
   }
   // packets to destinations that do not exist: a port without a switch grant discards one flit of
   // its lowest discarding VC and returns its credit
@@ -305,6 +317,7 @@ void Router::tick(const In& in) {
       if (!s.drop) ++n.bad_dst_o;
       s.drop = !f[i].tail;
       s.fifo.pop_front();
+      --held_;
       n.in_credit_o.set_bit(p, true);
       n.in_credit_vc_o.set_slice(p * vb_, vb_, v);
       break;

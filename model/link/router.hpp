@@ -146,10 +146,11 @@ class Router {
   void reset();
   Params p_;
   unsigned vb_;
-  std::vector<InVc> iv_;        // p * v + vc
-  std::vector<bool> obusy_;     // o * v + vc
-  std::vector<unsigned> cred_;  // o * v + vc: the rtl credit_counter's count
+  std::vector<InVc> iv_;                              // p * v + vc
+  std::vector<bool> obusy_;                           // o * v + vc
+  std::vector<unsigned> cred_;                        // o * v + vc: the rtl credit_counter's count
   std::vector<Arb> va_arb_, sa_in_arb_, sa_out_arb_;  // per output, input, output port
+  unsigned held_ = 0;                                 // flits in all input buffers
   Out q_;
   struct Scratch {  // tick's working vectors (no state: rebuilt every tick)
     std::vector<Front> front;
