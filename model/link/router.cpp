@@ -1,5 +1,8 @@
 #include "link/router.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <stdexcept>
 
 #include "common/clog2.hpp"
@@ -84,8 +87,6 @@ Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
     throw std::invalid_argument("router: a 2D (3D) torus router has 5 (7) ports and an even number of VCs");
   iv_.resize(p_.p * p_.v);
   for (auto& i : iv_) i.fifo.slot.assign(p_.d, Bits(p_.w));
-  obusy_.assign(p_.p * p_.v, false);
-  cred_.assign(p_.p * p_.v, p_.d);
   reset();
 }
 
@@ -129,11 +130,10 @@ void Router::reset() {
     i.op = i.ov = 0;
   }
   obusy_.assign(NV, false);
-  cred_.assign(NV, p_.d);
+  cred_.assign(NV, common::CreditCounter({p_.d}));
   va_arb_.assign(p_.p, Arb{});
   sa_in_arb_.assign(p_.p, Arb{});
   sa_out_arb_.assign(p_.p, Arb{});
-  held_ = 0;
   q_ = make_out();
 }
 
@@ -146,7 +146,8 @@ void Router::tick(const In& in) {
   // Nothing held, arriving or returned: the allocators have no request, so only the valid bits of
   // the outputs and the switch allocator's held grants change (most routers of a network at low
   // load, most cycles).
-  if (held_ == 0 && !in.in_valid_i.any() && !in.out_credit_i.any()) {
+  auto empty = [](const InVc& i) { return i.fifo.empty(); };
+  if (!in.in_valid_i.any() && !in.out_credit_i.any() && std::all_of(iv_.begin(), iv_.end(), empty)) {
     q_.out_valid_o.clear();
     q_.in_credit_o.clear();
     for (Arb& a : sa_in_arb_) a.lock = false;
@@ -162,7 +163,6 @@ void Router::tick(const In& in) {
     if (v >= V) throw std::runtime_error("router: flit on a virtual channel that does not exist");
     if (iv_[p * V + v].fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
     iv_[p * V + v].fifo.push_back().copy(0, in.in_flit_i, p * p_.w, p_.w);
-    ++held_;
   }
   // the front flit of every input VC: kind, and for a head waiting for an output VC its route
   auto& f = sc.front;
@@ -232,7 +232,7 @@ void Router::tick(const In& in) {
       const unsigned v = static_cast<unsigned>(in.out_credit_vc_i.slice(o * vb_, vb_));
       if (v < V) give[o * V + v] = true;
     }
-  auto cred_ok = [&](unsigned j) { return cred_[j] > 0 || give[j]; };
+  auto cred_ok = [&](unsigned j) { return cred_[j].count() > 0 || give[j]; };
   // switch allocation, input stage: per input port, an arbiter among its VCs that can send (its
   // grant held until the output stage takes it)
   auto& in_pick = sc.in_pick;
@@ -304,7 +304,6 @@ void Router::tick(const In& in) {
     InVc& s = iv_[out_pick[o] * V + in_pick[out_pick[o]]];
     if (freed[s.op * V + s.ov]) s.active = false;
     s.fifo.pop_front();
-    --held_;
   }
   // packets to destinations that do not exist: a port without a switch grant discards one flit of
   // its lowest discarding VC and returns its credit
@@ -317,21 +316,21 @@ void Router::tick(const In& in) {
       if (!s.drop) ++n.bad_dst_o;
       s.drop = !f[i].tail;
       s.fifo.pop_front();
-      --held_;
       n.in_credit_o.set_bit(p, true);
       n.in_credit_vc_o.set_slice(p * vb_, vb_, v);
       break;
     }
   }
-  // output VCs and their credit counters
+  // output VCs and their credit counters: a credit spent in the cycle it arrives does not pass
+  // through the counter
   for (unsigned j = 0; j < NV; ++j) {
     obusy_[j] = (obusy_[j] || take[j]) && !freed[j];
-    if (sent[j] && !give[j]) {
-      --cred_[j];
-    } else if (give[j] && !sent[j]) {
-      if (cred_[j] == p_.d) throw std::runtime_error("router: credit returned beyond the buffer's depth");
-      ++cred_[j];
-    }
+    cred_[j].tick(common::CreditCounter::In{true, sent[j] && !give[j], give[j] && !sent[j]});
+    if (cred_[j].error())
+      throw std::runtime_error(
+          fmt::format("router: output VC {} of port {}: a flit sent without a credit or a "
+                      "credit returned beyond the buffer's depth",
+                      j % V, j / V));
   }
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/credit_counter.hpp"
 
 namespace trn::link {
 
@@ -148,9 +149,8 @@ class Router {
   unsigned vb_;
   std::vector<InVc> iv_;                              // p * v + vc
   std::vector<bool> obusy_;                           // o * v + vc
-  std::vector<unsigned> cred_;                        // o * v + vc: the rtl credit_counter's count
+  std::vector<common::CreditCounter> cred_;           // o * v + vc
   std::vector<Arb> va_arb_, sa_in_arb_, sa_out_arb_;  // per output, input, output port
-  unsigned held_ = 0;                                 // flits in all input buffers
   Out q_;
   struct Scratch {  // tick's working vectors (no state: rebuilt every tick)
     std::vector<Front> front;

@@ -252,4 +252,20 @@ BOOST_AUTO_TEST_CASE(torus_3d_routes_each_dimension_in_order) {
   BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, me, 0, 0, 4).port, 0u);                    // here
 }
 
+BOOST_AUTO_TEST_CASE(router_refuses_a_credit_beyond_its_buffer) {
+  // The router's output credit counters (rtl credit_counter) start full: a credit returned then is
+  // a receiver breaking the protocol, and the model stops on it, naming the output VC.
+  Router r(Router::Params{});
+  Router::In in = r.make_in();
+  in.rst_ni = true;
+  in.out_credit_i.set_bit(3, true);
+  in.out_credit_vc_i.set_slice(3 * r.vb(), r.vb(), 1);
+  try {
+    r.tick(in);
+    BOOST_FAIL("a credit beyond the buffer's depth was accepted");
+  } catch (const std::runtime_error& e) {
+    BOOST_TEST(std::string(e.what()).find("output VC 1 of port 3") != std::string::npos, e.what());
+  }
+}
+
 BOOST_AUTO_TEST_SUITE_END()
