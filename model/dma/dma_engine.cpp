@@ -177,20 +177,18 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
   c.sem_pick = sem && c.wfree;
   c.data_pick = data && c.wfree && !c.sem_pick;
 
-  c.pop.assign(Q, false);
-  c.drop.assign(Q, false);
   const bool w_acc = w_v_ && in.wr_ready_i;
   for (unsigned q = 0; q < Q; ++q) {
     const Queue& qu = q_[q];
+    bool pop = false;
     switch (qu.st) {
-      case Q::run:
-        c.pop[q] = c.issue && c.win == q && c.chunk_last && !qu.fifo.front().sem && !qu.fifo.front().last;
-        break;
-      case Q::semw: c.pop[q] = qu.pend == 0 && !qu.fifo.front().sem; break;
-      case Q::sema: c.pop[q] = w_acc && w_sem_ && w_q_ == q; break;
+      case Q::run: pop = c.issue && c.win == q && c.chunk_last && !qu.fifo.front().sem && !qu.fifo.front().last; break;
+      case Q::semw: pop = qu.pend == 0 && !qu.fifo.front().sem; break;
+      case Q::sema: pop = w_acc && w_sem_ && w_q_ == q; break;
       default: break;
     }
-    c.drop[q] = qu.st == Q::err && ((in.q_clr_i >> q) & 1);
+    c.pop |= std::uint64_t{pop} << q;
+    c.drop |= std::uint64_t{qu.st == Q::err && ((in.q_clr_i >> q) & 1)} << q;
   }
   return c;
 }
@@ -332,11 +330,11 @@ void DmaEngine::tick(const In& in) {
         break;
       default: break;
     }
-    if (c.pop[q]) {
+    if ((c.pop >> q) & 1) {
       qu.st = Q::load;
       ++qu.done;
     }
-    if (c.pop[q] || c.drop[q]) {
+    if (((c.pop | c.drop) >> q) & 1) {
       qu.fifo.pop_front();
       ++qu.dseq;
     }

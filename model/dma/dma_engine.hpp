@@ -135,7 +135,7 @@ class DmaEngine {
     std::uint64_t lo = 0, hi = 0;
     bool wfree = false, sem_pick = false, data_pick = false;
     unsigned sem_q = 0, data_slot = 0;
-    std::vector<bool> pop, drop;
+    std::uint64_t pop = 0, drop = 0;  ///< per queue (at most 64), a bit each
   };
   void reset();
   Comb comb(const In& in) const;

@@ -116,6 +116,11 @@ Net::Net(Params p) : p_(p) {
       feed_[port_index(to_[l].node, to_[l].port)] = Attach{static_cast<int>(l), -1};
     }
   }
+  if (p.edge_regs) {
+    if (p.topo == Topo::sw) throw std::invalid_argument("net: edge_regs: the switch's endpoints reach it through links");
+    inj_q_.assign(n, common::PipeReg(lw));
+    ej_credit_q_.assign(n, common::PipeReg(vb_));
+  }
   refresh();
 }
 
@@ -244,7 +249,14 @@ void Net::router_in(const In& in, unsigned r, const State& st, Router::In& ri) c
   ri.id_i = r;
   for (unsigned q = 0; q < ports(r); ++q) {
     const Attach& f = feed_[port_index(r, q)];
-    if (f.ep >= 0) {  // the endpoint itself
+    if (f.ep >= 0 && p_.edge_regs) {  // the endpoint, through its register stage
+      bool v;
+      Bits d;
+      inj_q_[static_cast<unsigned>(f.ep)].eval(in.rst_ni, v, d);
+      ri.in_valid_i.set_bit(q, v);
+      ri.in_vc_i.set_slice(q * vb_, vb_, d.slice(w, vb_));
+      copy_bits(ri.in_flit_i, q * w, d, 0, w);
+    } else if (f.ep >= 0) {  // the endpoint itself
       const auto e = static_cast<unsigned>(f.ep);
       ri.in_valid_i.set_bit(q, in.inj_valid_i.bit(e));
       ri.in_vc_i.set_slice(q * vb_, vb_, in.inj_vc_i.slice(e * vb_, vb_));
@@ -260,7 +272,13 @@ void Net::router_in(const In& in, unsigned r, const State& st, Router::In& ri) c
     const Attach& s = sink_[port_index(r, q)];
     if (s.link < 0 && s.ep < 0) continue;  // unwired: no credits, and no route leads here
     const End t = s.link < 0 ? End{true, static_cast<unsigned>(s.ep), 0} : to_[static_cast<unsigned>(s.link)];
-    if (t.endpoint) {
+    if (t.endpoint && p_.edge_regs) {
+      bool v;
+      Bits d;
+      ej_credit_q_[t.node].eval(in.rst_ni, v, d);
+      ri.out_credit_i.set_bit(q, v);
+      ri.out_credit_vc_i.set_slice(q * vb_, vb_, d.to_u64());
+    } else if (t.endpoint) {
       ri.out_credit_i.set_bit(q, in.ej_credit_i.bit(t.node));
       ri.out_credit_vc_i.set_slice(q * vb_, vb_, in.ej_credit_vc_i.slice(t.node * vb_, vb_));
     } else {
@@ -320,6 +338,14 @@ void Net::tick(const In& in) {
   for (unsigned l = 0; l < links(); ++l) {
     tx_[l].tick(ti_[l]);
     rx_[l].tick(xi_[l]);
+  }
+  for (unsigned e = 0; e < inj_q_.size(); ++e) {
+    inj_q_[e].tick(in.rst_ni, in.inj_valid_i.bit(e), [&](Bits& d) {
+      copy_bits(d, 0, in.inj_flit_i, e * w, w);
+      d.set_slice(w, vb_, in.inj_vc_i.slice(e * vb_, vb_));
+    });
+    ej_credit_q_[e].tick(in.rst_ni, in.ej_credit_i.bit(e),
+                         [&](Bits& d) { d.set_slice(0, vb_, in.ej_credit_vc_i.slice(e * vb_, vb_)); });
   }
   refresh();
 }

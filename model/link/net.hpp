@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/pipe_reg.hpp"
 #include "link/link.hpp"
 #include "link/router.hpp"
 
@@ -46,6 +47,11 @@ class Net {
     unsigned n = 8;                   ///< switch: endpoints
     unsigned v = 2, d = 4, w = 64, rdepth = 8, timeout = 64;
     std::shared_ptr<const Graph> graph;  ///< Topo::table
+    /// An endpoint sitting on a router port reaches it through a register stage (common::PipeReg)
+    /// each way: its injection {vc, flit} and the ejection credits it returns arrive one cycle
+    /// later. rtl/link/torus_net.sv has them (its endpoint ports are the top's inputs); the
+    /// system's networks, whose endpoints drive their routers from their own registers, do not.
+    bool edge_regs = false;
   };
   /// A link's end: an endpoint (node = endpoint index) or a router port.
   struct End {
@@ -154,6 +160,9 @@ class Net {
   std::vector<Attach> feed_, sink_;  // per router port port_index(r, q)
   std::vector<End> home_;            // per endpoint: its router port
   std::vector<int> ep_inj_, ep_ej_;  // per endpoint: its injection and ejection links (-1: direct)
+  // per endpoint on a router port, with edge_regs: its injection {vc, flit} and its ejection
+  // credit's vc, one cycle later
+  std::vector<common::PipeReg> inj_q_, ej_credit_q_;
   State st_;                         // the units' outputs this cycle (refresh)
   // the units' inputs, rebuilt in place every tick (no allocation per cycle)
   std::vector<Router::In> ri_;

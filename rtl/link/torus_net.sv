@@ -10,6 +10,12 @@
 // flit}; flip_i[l] inverts bit flip_bit_i[l] of it this cycle (the bench's channel model). Credits
 // travel on a reliable sideband. RDepth >= V * D keeps the replay buffer from ever refusing a flit:
 // every flit not yet acknowledged holds one of the downstream buffer's V * D credits.
+//
+// The endpoint port's inputs (inj_* and ej_credit_*) pass a pipe_reg before they reach the router:
+// one cycle, as if the endpoint drove the network from its own registers. The router's allocation
+// reads its input flits in the cycle they arrive (the buffer bypass), so without the stage every
+// router would depend on the top's inputs and a simulator would evaluate all of them whenever an
+// input is written (docs/link.md).
 module torus_net
   import router_pkg::*;
 #(
@@ -63,6 +69,10 @@ module torus_net
   // per link: the receiver's delivery into the neighbour
   logic [N*LP-1:0]  lv;
   logic [LW-1:0]   ld [N*LP];
+  // per endpoint: its injection {vc, flit} and its ejection credit's vc, one cycle later
+  logic [N-1:0]    ep_iv, ep_oc;
+  logic [LW-1:0]   ep_id [N];
+  logic [VB-1:0]   ep_ocvc [N];
 
   // the neighbour of router r across link port q (1 +x, 2 -x, 3 +y, 4 -y, 5 +z, 6 -z), and the port
   // it uses back
@@ -86,17 +96,22 @@ module torus_net
   endfunction
 
   for (genvar r = 0; r < N; r++) begin : g_r
+    pipe_reg #(.Width(LW)) u_inj (
+      .clk_i, .rst_ni, .valid_i(inj_valid_i[r]), .data_i({inj_vc_i[r*VB +: VB], inj_flit_i[r*W +: W]}),
+      .valid_o(ep_iv[r]), .data_o(ep_id[r]));
+    pipe_reg #(.Width(VB)) u_ej_credit (
+      .clk_i, .rst_ni, .valid_i(ej_credit_i[r]), .data_i(ej_credit_vc_i[r*VB +: VB]),
+      .valid_o(ep_oc[r]), .data_o(ep_ocvc[r]));
     always_comb begin
       iv[r] = '0;
       ivc[r] = '0;
       ifl[r] = '0;
       oc[r] = '0;
       ocvc[r] = '0;
-      iv[r][0] = inj_valid_i[r];
-      ivc[r][0 +: VB] = inj_vc_i[r*VB +: VB];
-      ifl[r][0 +: W] = inj_flit_i[r*W +: W];
-      oc[r][0] = ej_credit_i[r];
-      ocvc[r][0 +: VB] = ej_credit_vc_i[r*VB +: VB];
+      iv[r][0] = ep_iv[r];
+      {ivc[r][0 +: VB], ifl[r][0 +: W]} = ep_id[r];
+      oc[r][0] = ep_oc[r];
+      ocvc[r][0 +: VB] = ep_ocvc[r];
       for (int unsigned q = 1; q < P; q++) begin
         // flits arriving on port q left the neighbour on its port back(q); credits for what this
         // router sends on port q come back from the neighbour's input port back(q)

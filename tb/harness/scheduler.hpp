@@ -60,7 +60,10 @@ class Scheduler {
  public:
   static Scheduler& get();
 
-  void attach(SimModel* dut) { dut_ = dut; }
+  void attach(SimModel* dut) {
+    dut_ = dut;
+    Signal::written = true;
+  }
   SimModel* dut() const { return dut_; }
   std::uint64_t now() const { return now_; }
   /// The time of the previous time step (where the values compared at an edge were settled).

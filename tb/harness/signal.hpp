@@ -121,10 +121,14 @@ class Signal {
 
   /// Set by the scheduler while it is in the ReadOnly phase.
   static inline bool readonly_phase = false;
+  /// Set by every write, cleared by the scheduler when it evaluates the DUT: with no input
+  /// written since the last evaluation, another one cannot change any signal and is skipped.
+  static inline bool written = true;
 
  private:
   void check_write() const {
     if (readonly_phase) throw HarnessError("write to " + name_ + " in the ReadOnly phase");
+    written = true;
   }
   std::string name_;
   Dir dir_ = Dir::In;
