@@ -1,5 +1,6 @@
 #include "dma/dma_engine.hpp"
 
+#include <bit>
 #include <stdexcept>
 
 #include "common/clog2.hpp"
@@ -27,7 +28,8 @@ DmaEngine::DmaEngine(Params p)
   if (p_.qdepth < 2 || (p_.qdepth & (p_.qdepth - 1)) != 0)
     throw std::invalid_argument("DmaEngine: qdepth must be a power of two >= 2");
   const unsigned w = p_.geo.beat_bytes;
-  if (w < 4 || w > 64 || (w & (w - 1)) != 0) throw std::invalid_argument("DmaEngine: beat_bytes must be 4..64, a power of two");
+  if (w < 4 || w > 64 || (w & (w - 1)) != 0)
+    throw std::invalid_argument("DmaEngine: beat_bytes must be 4..64, a power of two");
   qw_ = p_.queues > 1 ? clog2(p_.queues) : 1;
   sw_ = clog2(p_.slots);
   nb_ = clog2(w) + 1;
@@ -94,6 +96,8 @@ void DmaEngine::reset() {
   q_.assign(p_.queues, Queue{});
   s_.assign(p_.slots, Slot{});
   for (auto& s : s_) s.data = Bits(8 * p_.geo.beat_bytes);
+  busy_.assign((p_.slots + 63) / 64, 0);
+  data_.assign((p_.slots + 63) / 64, 0);
   inflight_ = rob_ = 0;
   qarb_.tick(qarb_.make_in());  // rst_ni low: the queue arbiter's reset state
   ar_v_ = ar_space_ = false;
@@ -101,6 +105,13 @@ void DmaEngine::reset() {
   ar_bytes_ = ar_id_ = 0;
   w_v_ = w_sem_ = false;
   w_slot_ = w_q_ = 0;
+}
+
+void DmaEngine::set_slot(unsigned i, S st) {
+  s_[i].st = st;
+  const std::uint64_t bit = std::uint64_t{1} << (i % 64);
+  busy_[i / 64] = st != S::free ? busy_[i / 64] | bit : busy_[i / 64] & ~bit;
+  data_[i / 64] = st == S::data ? data_[i / 64] | bit : data_[i / 64] & ~bit;
 }
 
 common::RrArbiter::In DmaEngine::arb_in(bool res_ok) const {
@@ -115,12 +126,17 @@ common::RrArbiter::In DmaEngine::arb_in(bool res_ok) const {
 DmaEngine::Comb DmaEngine::comb(const In& in) const {
   Comb c;
   const unsigned Q = p_.queues;
+  // the lowest free slot (the slots' states are mirrored in busy_ and data_, a bit a slot, so
+  // the searches below visit words and set bits instead of every slot)
   bool have_free = false;
-  for (unsigned i = 0; i < p_.slots && !have_free; ++i)
-    if (s_[i].st == S::free) {
+  for (unsigned k = 0; k < busy_.size() && !have_free; ++k) {
+    const std::uint64_t f = ~busy_[k];
+    const unsigned i = 64 * k + static_cast<unsigned>(std::countr_zero(f));
+    if (f != 0 && i < p_.slots) {
       have_free = true;
       c.free_slot = i;
     }
+  }
   c.res_ok = (!ar_v_ || in.ar_ready_i) && have_free && inflight_ < in.cfg_max_outst_i;
   // queue choice: round-robin among the queues in RUN (rtl/common rr_arbiter, its grant held
   // while the read resources are not free)
@@ -153,8 +169,11 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
       c.lo = sp | c.dst;
       c.hi = c.lo + ((static_cast<std::uint64_t>(c.cn) - 1) << p_.geo.off_bits) + c.es;
     }
-    for (const Slot& s : s_)
-      if (s.st != S::free && c.lo < s.hi && s.lo < c.hi) c.hazard = true;
+    for (unsigned k = 0; k < busy_.size() && !c.hazard; ++k)
+      for (std::uint64_t m = busy_[k]; m != 0 && !c.hazard; m &= m - 1) {
+        const Slot& s = s_[64 * k + static_cast<unsigned>(std::countr_zero(m))];
+        if (c.lo < s.hi && s.lo < c.hi) c.hazard = true;
+      }
     c.chunk_last = qu.elem + c.cn == qu.nelem;
   }
   c.issue = c.res_ok && c.any_req && !c.hazard;
@@ -167,13 +186,15 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
       c.sem_q = q;
     }
   bool data = false;
-  for (unsigned i = 0; i < p_.slots && !data; ++i) {
-    const Slot& s = s_[i];
-    if (s.st == S::data && (!strong(in, s.q) || s.seq == q_[s.q].wseq)) {
-      data = true;
-      c.data_slot = i;
+  for (unsigned k = 0; k < data_.size() && !data; ++k)
+    for (std::uint64_t m = data_[k]; m != 0 && !data; m &= m - 1) {
+      const unsigned i = 64 * k + static_cast<unsigned>(std::countr_zero(m));
+      const Slot& s = s_[i];
+      if (!strong(in, s.q) || s.seq == q_[s.q].wseq) {
+        data = true;
+        c.data_slot = i;
+      }
     }
-  }
   c.sem_pick = sem && c.wfree;
   c.data_pick = data && c.wfree && !c.sem_pick;
 
@@ -182,10 +203,17 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
     const Queue& qu = q_[q];
     bool pop = false;
     switch (qu.st) {
-      case Q::run: pop = c.issue && c.win == q && c.chunk_last && !qu.fifo.front().sem && !qu.fifo.front().last; break;
-      case Q::semw: pop = qu.pend == 0 && !qu.fifo.front().sem; break;
-      case Q::sema: pop = w_acc && w_sem_ && w_q_ == q; break;
-      default: break;
+      case Q::run:
+        pop = c.issue && c.win == q && c.chunk_last && !qu.fifo.front().sem && !qu.fifo.front().last;
+        break;
+      case Q::semw:
+        pop = qu.pend == 0 && !qu.fifo.front().sem;
+        break;
+      case Q::sema:
+        pop = w_acc && w_sem_ && w_q_ == q;
+        break;
+      default:
+        break;
     }
     c.pop |= std::uint64_t{pop} << q;
     c.drop |= std::uint64_t{qu.st == Q::err && ((in.q_clr_i >> q) & 1)} << q;
@@ -328,7 +356,8 @@ void DmaEngine::tick(const In& in) {
           qu.code = Err::none;
         }
         break;
-      default: break;
+      default:
+        break;
     }
     if ((c.pop >> q) & 1) {
       qu.st = Q::load;
@@ -349,6 +378,7 @@ void DmaEngine::tick(const In& in) {
 
   if (c.issue) {
     s_[c.free_slot] = ns;
+    set_slot(c.free_slot, ns.st);
     ar_v_ = true;
     ar_space_ = c.src_space;
     ar_addr_ = c.src;
@@ -358,14 +388,15 @@ void DmaEngine::tick(const In& in) {
     ar_v_ = false;
   }
   if (in.r_valid_i) {
-    Slot& s = s_[static_cast<unsigned>(in.r_id_i) % p_.slots];
-    s.st = S::data;
+    const unsigned i = static_cast<unsigned>(in.r_id_i) % p_.slots;
+    Slot& s = s_[i];
+    set_slot(i, S::data);
     s.data = convert(s, in.r_data_i);
   }
   inflight_ = inflight_ + (c.issue ? 1 : 0) - (in.r_valid_i ? 1 : 0);
   rob_ = rob_ + (in.r_valid_i ? 1 : 0) - (c.data_pick ? 1 : 0);
 
-  if (w_acc && !w_sem_) s_[w_slot_].st = S::free;
+  if (w_acc && !w_sem_) set_slot(w_slot_, S::free);
   if (c.sem_pick) {
     w_v_ = true;
     w_sem_ = true;
@@ -375,7 +406,7 @@ void DmaEngine::tick(const In& in) {
     w_sem_ = false;
     w_slot_ = c.data_slot;
     w_q_ = data_slot_q;
-    s_[c.data_slot].st = S::wr;
+    set_slot(c.data_slot, S::wr);
   } else if (in.wr_ready_i) {
     w_v_ = false;
   }

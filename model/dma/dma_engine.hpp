@@ -144,11 +144,15 @@ class DmaEngine {
   Bits convert(const Slot& s, const Bits& data) const;
   bool strong(const In& in, unsigned q) const { return (in.cfg_strong_i >> q) & 1; }
 
+  /// Slot i's state, kept with the masks that let comb() visit only the slots that matter.
+  void set_slot(unsigned i, S st);
+
   Params p_;
   unsigned qw_, sw_, nb_;
   std::vector<Queue> q_;
   std::vector<Slot> s_;
-  common::RrArbiter qarb_;  ///< queue choice (u_qarb)
+  std::vector<std::uint64_t> busy_, data_;  ///< per slot, a bit each: not free; holding its data
+  common::RrArbiter qarb_;                  ///< queue choice (u_qarb)
   unsigned inflight_ = 0, rob_ = 0;
   bool ar_v_ = false, ar_space_ = false;
   std::uint32_t ar_addr_ = 0;

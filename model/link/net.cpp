@@ -117,7 +117,8 @@ Net::Net(Params p) : p_(p) {
     }
   }
   if (p.edge_regs) {
-    if (p.topo == Topo::sw) throw std::invalid_argument("net: edge_regs: the switch's endpoints reach it through links");
+    if (p.topo == Topo::sw)
+      throw std::invalid_argument("net: edge_regs: the switch's endpoints reach it through links");
     inj_q_.assign(n, common::PipeReg(lw));
     ej_credit_q_.assign(n, common::PipeReg(vb_));
   }

@@ -163,7 +163,7 @@ class Net {
   // per endpoint on a router port, with edge_regs: its injection {vc, flit} and its ejection
   // credit's vc, one cycle later
   std::vector<common::PipeReg> inj_q_, ej_credit_q_;
-  State st_;                         // the units' outputs this cycle (refresh)
+  State st_;  // the units' outputs this cycle (refresh)
   // the units' inputs, rebuilt in place every tick (no allocation per cycle)
   std::vector<Router::In> ri_;
   std::vector<LinkTx::In> ti_;

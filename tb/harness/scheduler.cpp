@@ -1,9 +1,9 @@
 #include "harness/scheduler.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
-
-#include <fmt/format.h>
 
 namespace trn::tb {
 
@@ -178,8 +178,8 @@ void Scheduler::eval_and_detect() {
     std::vector<WaiterPtr> fire_now;
     for (auto& e : x.waits) {
       if (e.w->stale()) continue;
-      const bool hit = e.kind == EdgeKind::Any || (e.kind == EdgeKind::Rising && rose) ||
-                       (e.kind == EdgeKind::Falling && fell);
+      const bool hit =
+          e.kind == EdgeKind::Any || (e.kind == EdgeKind::Rising && rose) || (e.kind == EdgeKind::Falling && fell);
       if (hit && --e.count == 0)
         fire_now.push_back(e.w);
       else
@@ -200,9 +200,10 @@ void Scheduler::settle() {
     eval_and_detect();
     if (!ready_.empty()) {
       if (++deltas > kMaxDeltas)
-        throw HarnessError(fmt::format("more than {} delta cycles at {} ps: a combinational loop "
-                                       "through the testbench?",
-                                       kMaxDeltas, now_));
+        throw HarnessError(
+            fmt::format("more than {} delta cycles at {} ps: a combinational loop "
+                        "through the testbench?",
+                        kMaxDeltas, now_));
       continue;
     }
     if (!rw_.empty()) {
@@ -231,8 +232,7 @@ std::exception_ptr Scheduler::run_test(Task<> main, std::uint64_t timeout_ps) {
   failure_ = nullptr;
   marker_set_ = false;
   main_ = main.core();
-  const std::uint64_t deadline =
-      timeout_ps ? now_ + timeout_ps : std::numeric_limits<std::uint64_t>::max();
+  const std::uint64_t deadline = timeout_ps ? now_ + timeout_ps : std::numeric_limits<std::uint64_t>::max();
   try {
     start_root(main_);
     settle();

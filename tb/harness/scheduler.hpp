@@ -44,8 +44,8 @@ struct Waiter {
   std::shared_ptr<CoreBase> root;  ///< the root task it belongs to (killed roots are skipped)
   Kind kind = Kind::Leaf;
   bool fired = false;
-  int which = -1;      ///< First: the index of the trigger that fired
-  int remaining = 0;   ///< All: branches still to fire
+  int which = -1;     ///< First: the index of the trigger that fired
+  int remaining = 0;  ///< All: branches still to fire
   std::shared_ptr<Waiter> parent;
   int index = 0;  ///< position in the parent
   /// True if this waiter, or a First / Combine it is a branch of, already fired.
@@ -106,8 +106,8 @@ class Scheduler {
   struct TimerEntry {
     std::uint64_t at;
     std::uint64_t seq;
-    WaiterPtr w;                // either a waiter ...
-    std::function<void()> fn;   // ... or a native callback
+    WaiterPtr w;               // either a waiter ...
+    std::function<void()> fn;  // ... or a native callback
     bool operator>(const TimerEntry& o) const { return at != o.at ? at > o.at : seq > o.seq; }
   };
   struct EdgeWait {

@@ -225,8 +225,10 @@ TRN_TEST(link_errors, .timeout_ns = 1e12) {
     }
   const std::uint64_t crc = t.link_sum("link_crc_err_o"), rep = t.link_sum("link_replay_o"),
                       to = t.link_sum("link_timeout_o");
-  info("{} packets delivered intact; {} wire bits inverted, {} flits dropped for their CRC, {} replays on nack, {} on "
-       "timeout", t.traffic.delivered(), t.traffic.flips(), crc, rep, to);
+  info(
+      "{} packets delivered intact; {} wire bits inverted, {} flits dropped for their CRC, {} replays on nack, {} on "
+      "timeout",
+      t.traffic.delivered(), t.traffic.flips(), crc, rep, to);
   check(crc > 0 && rep + to > 0, "no CRC error or replay seen although {} bits were inverted", t.traffic.flips());
 }
 
@@ -264,8 +266,10 @@ Task<> figures(NetBench& t, const std::string& name) {
   const auto z = co_await t.measure(Pattern::uniform, 0.01, 50, 3000);
   const double rt = t.traffic.mean_routers(), lk = t.traffic.mean_links();
   const double edge = t.model.params().edge_regs ? 1 : 0;
-  fmt::print("bench: figure {} zero-load latency {:.1f} cycles over {:.2f} routers and {:.2f} links: 1 x routers + 3 x "
-             "links + {} endpoint register + 1.5 serialization = {:.1f} predicted\n", name, z.second, rt, lk, edge, rt + 3 * lk + edge + 1.5);
+  fmt::print(
+      "bench: figure {} zero-load latency {:.1f} cycles over {:.2f} routers and {:.2f} links: 1 x routers + 3 x "
+      "links + {} endpoint register + 1.5 serialization = {:.1f} predicted\n",
+      name, z.second, rt, lk, edge, rt + 3 * lk + edge + 1.5);
   std::string csv = "network,pattern,offered,accepted,latency\n";
   for (Pattern p : kPatterns) {
     std::string row;
@@ -310,9 +314,10 @@ Task<> figures(NetBench& t, const std::string& name) {
     const double mean = sum / kSeeds, se = std::sqrt(std::max(0.0, sq / kSeeds - mean * mean) / (kSeeds - 1));
     loss += fmt::format("  {:.0e}: {:+.2f}% +- {:.2f}", pf, mean, se);
   }
-  fmt::print("bench: figure {} uniform saturation throughput {:.4f} (model, {} seeds x {} cycles); change when this "
-             "share of flits is corrupted on every wire:{}\n", name, std::accumulate(base.begin(), base.end(), 0.0) / kSeeds,
-             kSeeds, c, loss);
+  fmt::print(
+      "bench: figure {} uniform saturation throughput {:.4f} (model, {} seeds x {} cycles); change when this "
+      "share of flits is corrupted on every wire:{}\n",
+      name, std::accumulate(base.begin(), base.end(), 0.0) / kSeeds, kSeeds, c, loss);
 }
 
 }  // namespace
