@@ -1,5 +1,6 @@
 #include "common/rr_arbiter.hpp"
 
+#include <bit>
 #include <stdexcept>
 
 #include "common/clog2.hpp"
@@ -15,11 +16,12 @@ unsigned RrArbiter::idx_width() const { return p_.n > 1 ? clog2(p_.n) : 1; }
 
 RrArbiter::Pick RrArbiter::pick(const In& in, unsigned prio, bool lock, unsigned lock_idx) const {
   if (lock && ((in.req_valid_i >> lock_idx) & 1)) return {true, lock_idx};
-  for (unsigned i = 0; i < p_.n; ++i) {
-    unsigned j = (prio + i) % p_.n;
-    if ((in.req_valid_i >> j) & 1) return {true, j};
-  }
-  return {};
+  // the first requester at or after prio, wrapping: the lowest request bit >= prio, else the
+  // lowest of all
+  const std::uint64_t req = p_.n == 64 ? in.req_valid_i : in.req_valid_i & ((std::uint64_t{1} << p_.n) - 1);
+  if (req == 0) return {};
+  const std::uint64_t upper = prio >= 64 ? 0 : req & (~std::uint64_t{0} << prio);
+  return {true, static_cast<unsigned>(std::countr_zero(upper != 0 ? upper : req))};
 }
 
 void RrArbiter::eval(const In& in, Out& out) const {
@@ -31,7 +33,7 @@ void RrArbiter::eval(const In& in, Out& out) const {
   if (g.found)
     out.gnt_data_o.copy(0, in.req_data_i, g.idx * p_.width, p_.width);
   else
-    out.gnt_data_o = Bits(p_.width);
+    out.gnt_data_o.clear();
   out.req_ready_o = (g.found && in.gnt_ready_i) ? (std::uint64_t{1} << g.idx) : 0;
 }
 

@@ -85,11 +85,13 @@ Sbuf::Grants Sbuf::grants(const In& in) const {
   const std::uint64_t s2 = s2_v_ ? s2_banks_ : 0;
   // an engine port refused `starve` cycles in a row claims its bank from the DMA
   std::uint64_t claim = 0;
-  std::vector<unsigned> bank(p_.eports, 0);
+  // every bank's read and write requests (bit i: engine port i)
+  for (unsigned b = 0; b < p_.banks; ++b) rd_in_[b].req_valid_i = wr_in_[b].req_valid_i = 0;
   for (unsigned i = 0; i < p_.eports; ++i) {
     if (!((in.e_valid_i >> i) & 1)) continue;
-    bank[i] = bank_of(i, in.e_i[i]);
-    if (wait_[i] == p_.starve) claim |= std::uint64_t{1} << bank[i];
+    const unsigned b = bank_of(i, in.e_i[i]);
+    if (wait_[i] == p_.starve) claim |= std::uint64_t{1} << b;
+    (in.e_i[i].we ? wr_in_[b] : rd_in_[b]).req_valid_i |= std::uint64_t{1} << i;
   }
   g.dw_banks = dw_banks(in);
   g.dw_ready = in.rst_ni && (in.dw_i.acc || (g.dw_banks & s2) == 0) && (g.dw_banks & claim) == 0;
@@ -104,18 +106,18 @@ Sbuf::Grants Sbuf::grants(const In& in) const {
     auto& ri = rd_in_[b];
     auto& wi = wr_in_[b];
     ri.rst_ni = wi.rst_ni = in.rst_ni;
-    ri.req_valid_i = wi.req_valid_i = 0;
-    for (unsigned i = 0; i < p_.eports; ++i) {
-      if (!((in.e_valid_i >> i) & 1) || bank[i] != b) continue;
-      (in.e_i[i].we ? wi : ri).req_valid_i |= std::uint64_t{1} << i;
-    }
     ri.gnt_ready_i = in.rst_ni && !((r_busy >> b) & 1);
     wi.gnt_ready_i = in.rst_ni && !((w_busy >> b) & 1);
-    rd_arb_[b].eval(ri, arb_out_);
-    g.e_rd |= arb_out_.req_ready_o;
-    if (arb_out_.req_ready_o) er_banks |= std::uint64_t{1} << b;
-    wr_arb_[b].eval(wi, arb_out_);
-    g.e_wr |= arb_out_.req_ready_o;
+    // an arbiter without a request grants nothing (its edge still runs, in tick)
+    if (ri.req_valid_i != 0) {
+      rd_arb_[b].eval(ri, arb_out_);
+      g.e_rd |= arb_out_.req_ready_o;
+      if (arb_out_.req_ready_o) er_banks |= std::uint64_t{1} << b;
+    }
+    if (wi.req_valid_i != 0) {
+      wr_arb_[b].eval(wi, arb_out_);
+      g.e_wr |= arb_out_.req_ready_o;
+    }
   }
   const std::uint32_t roff = static_cast<std::uint32_t>(in.dr_i.addr) & ((1u << off_bits_) - 1);
   const std::uint64_t dr = banks_of(roff, roff + (in.dr_i.bytes ? static_cast<std::uint32_t>(in.dr_i.bytes) - 1 : 0));
@@ -174,7 +176,7 @@ void Sbuf::tick(const In& in) {
     dr_id_ = in.dr_i.id;
     const unsigned part = static_cast<unsigned>(in.dr_i.addr >> off_bits_);
     const std::uint32_t off = static_cast<std::uint32_t>(in.dr_i.addr) & omask;
-    dr_q_ = Bits(8 * p_.beat_bytes);
+    dr_q_.clear();  // (its width is set at reset: no allocation here)
     for (unsigned b = 0; b < in.dr_i.bytes; ++b) dr_q_.set_slice(8 * b, 8, at(part, off + b));
   }
   e_v_ = g.e_rd;
