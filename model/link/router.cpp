@@ -120,6 +120,8 @@ unsigned rr_first(unsigned n, unsigned prio, F&& req) {
     if (req(i)) return i;
   return n;
 }
+/// Round-robin order from `prio` among n: does index a come before index b?
+bool rr_before(unsigned a, unsigned b, unsigned prio, unsigned n) { return (a + n - prio) % n < (b + n - prio) % n; }
 }  // namespace
 
 void Router::reset() {
@@ -208,7 +210,7 @@ void Router::tick(const In& in) {
     unsigned w = NV;
     const unsigned prio = va_arb_[o].prio;
     for (unsigned i : va_req[o])
-      if (w == NV || (i + NV - prio) % NV < (w + NV - prio) % NV) w = i;
+      if (w == NV || rr_before(i, w, prio, NV)) w = i;
     va_vc[w] = free_vc(o, w);
     take[o * V + va_vc[w]] = true;
     va_arb_[o].prio = w + 1 == NV ? 0 : w + 1;  // the grant is always taken
@@ -251,7 +253,7 @@ void Router::tick(const In& in) {
   for (unsigned p = 0; p < P; ++p) {
     if (in_pick[p] == V) continue;
     const unsigned o = aop[p * V + in_pick[p]], prio = sa_out_arb_[o].prio;
-    if (out_pick[o] == P || (p + P - prio) % P < (out_pick[o] + P - prio) % P) out_pick[o] = p;
+    if (out_pick[o] == P || rr_before(p, out_pick[o], prio, P)) out_pick[o] = p;
   }
   // the winners: outputs of the next cycle (the data registers keep their values when nothing is
   // sent), input VCs read, output VCs sent on and freed by a tail

@@ -27,8 +27,9 @@ namespace {
 struct FakeDut : SimModel {
   std::uint8_t clk = 0, d = 0, q = 0;
   std::uint8_t prev = 0;
-  std::uint64_t edges = 0;
+  std::uint64_t edges = 0, evals = 0;
   void eval() override {
+    ++evals;
     if (clk && !prev) {
       q = d;
       ++edges;
@@ -390,6 +391,29 @@ BOOST_AUTO_TEST_CASE(clock_edges_and_cycles) {
   BOOST_TEST(rises == 1u);
   BOOST_TEST(falls == 1u);
   BOOST_TEST(span == 95000u);  // from a falling edge to the 10th rising edge after it
+}
+
+BOOST_AUTO_TEST_CASE(evaluates_the_dut_only_after_a_write) {
+  // The scheduler evaluates the DUT when a port was written since its last evaluation, and only
+  // then: a time step in which nothing is written costs no evaluation, and a write (data or
+  // clock) is evaluated before anything reads the DUT again.
+  std::uint64_t quiet = 0, after_write = 0;
+  auto main = [&]() -> Task<> {
+    co_await Timer(10);
+    const std::uint64_t n0 = dut.evals;
+    co_await Timer(1000);
+    quiet = dut.evals - n0;
+    ports.at("d").set(0x3c);
+    co_await Timer(10);
+    after_write = dut.evals - n0;
+    ports.at("clk").set(1);
+    co_await ReadOnly();
+    check(dut.q == 0x3c, "the clock edge written was not evaluated: q = {}", dut.q);
+  };
+  auto e = run(main());
+  BOOST_TEST(!e, (e ? what(e) : ""));
+  BOOST_TEST(quiet == 0u);
+  BOOST_TEST(after_write == 1u);
 }
 
 BOOST_AUTO_TEST_CASE(test_timeout) {
