@@ -96,6 +96,14 @@ class Bits {
   }
   /// Copy n bits of src from bit `from` to this from bit `at`.
   void copy(unsigned at, const Bits& src, unsigned from, unsigned n) {
+    if (at % 64 == 0 && from % 64 == 0) {  // word-aligned: whole words move as they are
+      const unsigned whole = n / 64, i0 = at / 64, j0 = from / 64;
+      std::uint64_t* d = data();
+      for (unsigned k = 0; k < whole && i0 + k < n_; ++k) d[i0 + k] = src.word(j0 + k);
+      if (n % 64 != 0) set_slice(at + whole * 64, n % 64, src.word(j0 + whole));
+      trim();
+      return;
+    }
     for (unsigned k = 0; k < n; k += 64) {
       const unsigned c = std::min(64u, n - k);
       set_slice(at + k, c, src.slice(from + k, c));

@@ -16,6 +16,9 @@ class PipeReg {
     valid_o = rst_ni && valid_q_;
     data_o = rst_ni ? data_q_ : Bits(data_q_.width());
   }
+  /// valid_o, and data_o while valid_o holds, without the copy.
+  bool valid(bool rst_ni) const { return rst_ni && valid_q_; }
+  const Bits& data() const { return data_q_; }
   /// The clock edge; `compute(Bits& d)` fills the stage's input, called only when valid_i.
   template <class F>
   void tick(bool rst_ni, bool valid_i, F&& compute) {

@@ -21,26 +21,36 @@ struct CrcTable {
 const CrcTable kCrc;
 }  // namespace
 
-std::uint16_t crc16(const Bits& x, unsigned n) {
-  std::uint16_t c = 0xFFFF;
-  // the bits above the last whole byte one at a time, then a byte at a time (bit n-1 first)
-  unsigned i = n;
-  for (; i % 8 != 0; --i) {
-    const bool fb = ((c >> 15) & 1) != x.bit(i - 1);
+namespace {
+/// Shift bits n-1 .. 0 of v into the register, most significant first.
+std::uint16_t crc_bits(std::uint16_t c, std::uint64_t v, unsigned n) {
+  for (unsigned i = n; i > 0; --i) {
+    const bool fb = ((c >> 15) & 1) != ((v >> (i - 1)) & 1);
     c = static_cast<std::uint16_t>((c << 1) ^ (fb ? 0x1021 : 0));
   }
+  return c;
+}
+/// Shift bits n-1 .. 0 of x into the register: the bits above the last whole byte one at a time,
+/// then a byte at a time (a byte never straddles two words: its lowest bit is a multiple of 8).
+std::uint16_t crc_vector(std::uint16_t c, const Bits& x, unsigned n) {
+  unsigned i = n;
+  if (i % 8 != 0) {
+    c = crc_bits(c, x.slice(i - i % 8, i % 8), i % 8);
+    i -= i % 8;
+  }
   for (; i >= 8; i -= 8) {
-    const unsigned byte = static_cast<unsigned>(x.slice(i - 8, 8));
+    const unsigned byte = static_cast<unsigned>((x.word((i - 8) / 64) >> ((i - 8) % 64)) & 0xFF);
     c = static_cast<std::uint16_t>((c << 8) ^ kCrc.t[((c >> 8) ^ byte) & 0xFF]);
   }
   return c;
 }
+}  // namespace
+
+std::uint16_t crc16(const Bits& x, unsigned n) { return crc_vector(0xFFFF, x, n); }
 
 std::uint16_t flit_crc(std::uint64_t seq, unsigned sb, const Bits& data) {
-  Bits x(data.width() + sb);
-  x.copy(0, data, 0, data.width());
-  x.set_slice(data.width(), sb, seq);
-  return crc16(x, data.width() + sb);
+  // the CRC of {seq, data}: the register takes seq's bits first, then data's
+  return crc_vector(crc_bits(0xFFFF, seq, sb), data, data.width());
 }
 
 // ---- LinkTx ----
@@ -123,7 +133,8 @@ void LinkRx::tick(const In& in) {
     return;
   }
   const std::uint64_t m = (std::uint64_t{1} << p_.sb) - 1;
-  const bool good = !p_.check_crc || flit_crc(in.rx_seq_i, p_.sb, in.rx_data_i) == in.rx_crc_i;
+  // (the CRC matters only for a flit on the wire: an idle cycle computes none)
+  const bool good = !in.rx_valid_i || !p_.check_crc || flit_crc(in.rx_seq_i, p_.sb, in.rx_data_i) == in.rx_crc_i;
   const bool take = in.rx_valid_i && good && in.rx_seq_i == exp_;
   q_.out_valid_o = take;
   q_.ack_valid_o = q_.nack_valid_o = false;

@@ -84,6 +84,8 @@ class LinkRx {
   explicit LinkRx(Params p);
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
+  /// The outputs (all registers): what eval writes, without the copy.
+  const Out& out() const { return q_; }
 
  private:
   Params p_;

@@ -168,15 +168,11 @@ unsigned Net::routers_on_path(unsigned s, unsigned d) const {
 
 void Net::refresh() {
   // every unit's outputs are registers, but a link sender's ready, which also needs rst_ni (Net::eval)
-  st_.ro.resize(routers());
   st_.to.resize(links());
-  st_.xo.resize(links());
-  for (unsigned r = 0; r < routers(); ++r) r_[r].eval(Router::In{}, st_.ro[r]);
   LinkTx::In ti;
   ti.rst_ni = true;
   for (unsigned l = 0; l < links(); ++l) {
     tx_[l].eval(ti, st_.to[l]);
-    rx_[l].eval(LinkRx::In{}, st_.xo[l]);
   }
 }
 
@@ -207,25 +203,24 @@ void Net::eval(const In& in, Out& out) const {
   for (unsigned l = 0; l < links(); ++l) {
     out.link_ready_o.set_bit(l, tx_[l].ready(in.rst_ni));
     out.link_held_o.set_slice(l * (sb_ - 1), sb_ - 1, st.to[l].held_o);
-    out.link_crc_err_o.set_slice(l * 32, 32, st.xo[l].crc_errors_o);
-    out.link_drop_o.set_slice(l * 32, 32, st.xo[l].drops_o);
+    out.link_crc_err_o.set_slice(l * 32, 32, xo(l).crc_errors_o);
+    out.link_drop_o.set_slice(l * 32, 32, xo(l).drops_o);
     out.link_replay_o.set_slice(l * 32, 32, st.to[l].replays_o);
     out.link_timeout_o.set_slice(l * 32, 32, st.to[l].timeouts_o);
   }
   for (unsigned r = 0; r < routers(); ++r) {
-    const Router::Out& o = st.ro[r];
+    const Router::Out& o = ro(r);
     out.bad_dst_o.set_slice(r * 16, 16, o.bad_dst_o);
-    for (unsigned q = 0; q < ports(r); ++q) {
-      const unsigned k = port_index(r, q);
-      out.mon_valid_o.set_bit(k, o.out_valid_o.bit(q));
-      out.mon_vc_o.set_slice(k * vb_, vb_, o.out_vc_o.slice(q * vb_, vb_));
-      copy_bits(out.mon_flit_o, k * w, o.out_flit_o, q * w, w);
-      out.mon_credit_o.set_bit(k, o.in_credit_o.bit(q));
-      out.mon_credit_vc_o.set_slice(k * vb_, vb_, o.in_credit_vc_o.slice(q * vb_, vb_));
-    }
+    // the router's ports are consecutive among the monitor's: each output moves in one block
+    const unsigned k = port_index(r, 0), n = ports(r);
+    copy_bits(out.mon_valid_o, k, o.out_valid_o, 0, n);
+    copy_bits(out.mon_vc_o, k * vb_, o.out_vc_o, 0, n * vb_);
+    copy_bits(out.mon_flit_o, k * w, o.out_flit_o, 0, n * w);
+    copy_bits(out.mon_credit_o, k, o.in_credit_o, 0, n);
+    copy_bits(out.mon_credit_vc_o, k * vb_, o.in_credit_vc_o, 0, n * vb_);
   }
   for (unsigned e = 0; e < endpoints(); ++e) {
-    const Router::Out& o = st.ro[home_[e].node];
+    const Router::Out& o = ro(home_[e].node);
     const unsigned q = home_[e].port;
     out.inj_credit_o.set_bit(e, o.in_credit_o.bit(q));
     out.inj_credit_vc_o.set_slice(e * vb_, vb_, o.in_credit_vc_o.slice(q * vb_, vb_));
@@ -234,7 +229,7 @@ void Net::eval(const In& in, Out& out) const {
       out.ej_vc_o.set_slice(e * vb_, vb_, o.out_vc_o.slice(q * vb_, vb_));
       copy_bits(out.ej_flit_o, e * w, o.out_flit_o, q * w, w);
     } else {
-      const LinkRx::Out& x = st.xo[static_cast<unsigned>(ep_ej_[e])];
+      const LinkRx::Out& x = xo(static_cast<unsigned>(ep_ej_[e]));
       out.ej_valid_o.set_bit(e, x.out_valid_o);
       out.ej_vc_o.set_slice(e * vb_, vb_, x.out_data_o.slice(w, vb_));
       copy_bits(out.ej_flit_o, e * w, x.out_data_o, 0, w);
@@ -242,8 +237,10 @@ void Net::eval(const In& in, Out& out) const {
   }
 }
 
-void Net::router_in(const In& in, unsigned r, const State& st, Router::In& ri) const {
-  // the bits of an unwired port are never written: zero from make_in, reused cycle after cycle
+void Net::router_in(const In& in, unsigned r, Router::In& ri) const {
+  // The bits of an unwired port are never written: zero from make_in, reused cycle after cycle.
+  // A router reads a port's vc and flit only with its valid bit, and a credit's vc only with the
+  // credit: they are copied only then (the rest keep older values the router never looks at).
   const unsigned w = p_.w;
   if (ri.in_flit_i.width() != ports(r) * w) ri = r_[r].make_in();
   ri.rst_ni = in.rst_ni;
@@ -251,42 +248,50 @@ void Net::router_in(const In& in, unsigned r, const State& st, Router::In& ri) c
   for (unsigned q = 0; q < ports(r); ++q) {
     const Attach& f = feed_[port_index(r, q)];
     if (f.ep >= 0 && p_.edge_regs) {  // the endpoint, through its register stage
-      bool v;
-      Bits d;
-      inj_q_[static_cast<unsigned>(f.ep)].eval(in.rst_ni, v, d);
+      const common::PipeReg& s = inj_q_[static_cast<unsigned>(f.ep)];
+      const bool v = s.valid(in.rst_ni);
       ri.in_valid_i.set_bit(q, v);
-      ri.in_vc_i.set_slice(q * vb_, vb_, d.slice(w, vb_));
-      copy_bits(ri.in_flit_i, q * w, d, 0, w);
+      if (v) {
+        ri.in_vc_i.set_slice(q * vb_, vb_, s.data().slice(w, vb_));
+        copy_bits(ri.in_flit_i, q * w, s.data(), 0, w);
+      }
     } else if (f.ep >= 0) {  // the endpoint itself
       const auto e = static_cast<unsigned>(f.ep);
-      ri.in_valid_i.set_bit(q, in.inj_valid_i.bit(e));
-      ri.in_vc_i.set_slice(q * vb_, vb_, in.inj_vc_i.slice(e * vb_, vb_));
-      copy_bits(ri.in_flit_i, q * w, in.inj_flit_i, e * w, w);
+      const bool v = in.inj_valid_i.bit(e);
+      ri.in_valid_i.set_bit(q, v);
+      if (v) {
+        ri.in_vc_i.set_slice(q * vb_, vb_, in.inj_vc_i.slice(e * vb_, vb_));
+        copy_bits(ri.in_flit_i, q * w, in.inj_flit_i, e * w, w);
+      }
     } else if (f.link >= 0) {
-      const LinkRx::Out& x = st.xo[static_cast<unsigned>(f.link)];
+      const LinkRx::Out& x = xo(static_cast<unsigned>(f.link));
       ri.in_valid_i.set_bit(q, x.out_valid_o);
-      ri.in_vc_i.set_slice(q * vb_, vb_, x.out_data_o.slice(w, vb_));
-      copy_bits(ri.in_flit_i, q * w, x.out_data_o, 0, w);
+      if (x.out_valid_o) {
+        ri.in_vc_i.set_slice(q * vb_, vb_, x.out_data_o.slice(w, vb_));
+        copy_bits(ri.in_flit_i, q * w, x.out_data_o, 0, w);
+      }
     }
     // credits for this output port: from the endpoint it ends at, or the router input port at the
     // far end of its link
     const Attach& s = sink_[port_index(r, q)];
     if (s.link < 0 && s.ep < 0) continue;  // unwired: no credits, and no route leads here
     const End t = s.link < 0 ? End{true, static_cast<unsigned>(s.ep), 0} : to_[static_cast<unsigned>(s.link)];
+    bool c;
+    std::uint64_t cv = 0;
     if (t.endpoint && p_.edge_regs) {
-      bool v;
-      Bits d;
-      ej_credit_q_[t.node].eval(in.rst_ni, v, d);
-      ri.out_credit_i.set_bit(q, v);
-      ri.out_credit_vc_i.set_slice(q * vb_, vb_, d.to_u64());
+      const common::PipeReg& e = ej_credit_q_[t.node];
+      c = e.valid(in.rst_ni);
+      if (c) cv = e.data().to_u64();
     } else if (t.endpoint) {
-      ri.out_credit_i.set_bit(q, in.ej_credit_i.bit(t.node));
-      ri.out_credit_vc_i.set_slice(q * vb_, vb_, in.ej_credit_vc_i.slice(t.node * vb_, vb_));
+      c = in.ej_credit_i.bit(t.node);
+      if (c) cv = in.ej_credit_vc_i.slice(t.node * vb_, vb_);
     } else {
-      const Router::Out& n = st.ro[t.node];
-      ri.out_credit_i.set_bit(q, n.in_credit_o.bit(t.port));
-      ri.out_credit_vc_i.set_slice(q * vb_, vb_, n.in_credit_vc_o.slice(t.port * vb_, vb_));
+      const Router::Out& n = ro(t.node);
+      c = n.in_credit_o.bit(t.port);
+      if (c) cv = n.in_credit_vc_o.slice(t.port * vb_, vb_);
     }
+    ri.out_credit_i.set_bit(q, c);
+    if (c) ri.out_credit_vc_i.set_slice(q * vb_, vb_, cv);
   }
 }
 
@@ -296,29 +301,41 @@ void Net::tick(const In& in) {
   ri_.resize(routers());
   ti_.resize(links());
   xi_.resize(links());
-  for (unsigned r = 0; r < routers(); ++r) router_in(in, r, st, ri_[r]);
+  for (unsigned r = 0; r < routers(); ++r) router_in(in, r, ri_[r]);
   if (wire_.width() != wire_bits()) wire_ = Bits(wire_bits());
   for (unsigned l = 0; l < links(); ++l) {
+    // A sender reads its data input only with its valid, a receiver its wire only with the
+    // sender's valid: both are built only then.
     LinkTx::In& t = ti_[l];
     t.rst_ni = in.rst_ni;
     if (t.in_data_i.width() != lw) t.in_data_i = Bits(lw);
     const End f = from_[l];
     if (f.endpoint) {
       t.in_valid_i = in.inj_valid_i.bit(f.node);
-      copy_bits(t.in_data_i, 0, in.inj_flit_i, f.node * w, w);
-      t.in_data_i.set_slice(w, vb_, in.inj_vc_i.slice(f.node * vb_, vb_));
+      if (t.in_valid_i) {
+        copy_bits(t.in_data_i, 0, in.inj_flit_i, f.node * w, w);
+        t.in_data_i.set_slice(w, vb_, in.inj_vc_i.slice(f.node * vb_, vb_));
+      }
     } else {
-      const Router::Out& o = st.ro[f.node];
+      const Router::Out& o = ro(f.node);
       t.in_valid_i = o.out_valid_o.bit(f.port);
-      copy_bits(t.in_data_i, 0, o.out_flit_o, f.port * w, w);
-      t.in_data_i.set_slice(w, vb_, o.out_vc_o.slice(f.port * vb_, vb_));
+      if (t.in_valid_i) {
+        copy_bits(t.in_data_i, 0, o.out_flit_o, f.port * w, w);
+        t.in_data_i.set_slice(w, vb_, o.out_vc_o.slice(f.port * vb_, vb_));
+      }
     }
-    t.ack_valid_i = st.xo[l].ack_valid_o;
-    t.ack_seq_i = st.xo[l].ack_seq_o;
-    t.nack_valid_i = st.xo[l].nack_valid_o;
-    t.nack_seq_i = st.xo[l].nack_seq_o;
-    // the wire {crc, seq, data}, one bit inverted when the channel says so
+    const LinkRx::Out& xr = xo(l);
+    t.ack_valid_i = xr.ack_valid_o;
+    t.ack_seq_i = xr.ack_seq_o;
+    t.nack_valid_i = xr.nack_valid_o;
+    t.nack_seq_i = xr.nack_seq_o;
     const LinkTx::Out& tx = st.to[l];
+    LinkRx::In& x = xi_[l];
+    x.rst_ni = in.rst_ni;
+    x.rx_valid_i = tx.tx_valid_o;
+    if (x.rx_data_i.width() != lw) x.rx_data_i = Bits(lw);
+    if (!x.rx_valid_i) continue;
+    // the wire {crc, seq, data}, one bit inverted when the channel says so
     Bits& wire = wire_;
     copy_bits(wire, 0, tx.tx_data_o, 0, lw);
     wire.set_slice(lw, sb_, tx.tx_seq_o);
@@ -327,10 +344,6 @@ void Net::tick(const In& in) {
       const unsigned b = static_cast<unsigned>(in.flip_bit_i.slice(l * fb_, fb_));
       if (b < wire_bits()) wire.flip_bit(b);
     }
-    LinkRx::In& x = xi_[l];
-    x.rst_ni = in.rst_ni;
-    x.rx_valid_i = tx.tx_valid_o;
-    if (x.rx_data_i.width() != lw) x.rx_data_i = Bits(lw);
     copy_bits(x.rx_data_i, 0, wire, 0, lw);
     x.rx_seq_i = wire.slice(lw, sb_);
     x.rx_crc_i = wire.slice(lw + sb_, 16);

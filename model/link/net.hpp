@@ -136,11 +136,13 @@ class Net {
   }
 
  private:
+  /// The link senders' outputs after the last edge (the routers' and receivers' are read in
+  /// place: ro, xo).
   struct State {
-    std::vector<Router::Out> ro;
     std::vector<LinkTx::Out> to;
-    std::vector<LinkRx::Out> xo;
   };
+  const Router::Out& ro(unsigned r) const { return r_[r].out(); }
+  const LinkRx::Out& xo(unsigned l) const { return rx_[l].out(); }
   /// What feeds a router input port, and what its output port feeds: link `link`, endpoint `ep`
   /// directly, or nothing (both -1: a port the topology leaves unwired, idle and without credits).
   struct Attach {
@@ -149,7 +151,7 @@ class Net {
   /// Every unit's outputs after the last edge (all are registers), into st_: once a cycle.
   void refresh();
   /// Router r's inputs this cycle, into ri.
-  void router_in(const In& in, unsigned r, const State& st, Router::In& ri) const;
+  void router_in(const In& in, unsigned r, Router::In& ri) const;
   Params p_;
   unsigned vb_, sb_, fb_;
   std::vector<unsigned> base_;  // per router: its first port's index; then the total

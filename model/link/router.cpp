@@ -130,13 +130,21 @@ void Router::reset() {
     i.fifo.clear();
     i.active = i.drop = false;
     i.op = i.ov = 0;
+    i.front_ok = false;
   }
+  held_ = 0;
   obusy_.assign(NV, false);
   cred_.assign(NV, common::CreditCounter({p_.d}));
   va_arb_.assign(p_.p, Arb{});
   sa_in_arb_.assign(p_.p, Arb{});
   sa_out_arb_.assign(p_.p, Arb{});
   q_ = make_out();
+}
+
+void Router::pop(unsigned i) {
+  iv_[i].fifo.pop_front();
+  iv_[i].front_ok = false;
+  --held_;
 }
 
 void Router::tick(const In& in) {
@@ -148,8 +156,7 @@ void Router::tick(const In& in) {
   // Nothing held, arriving or returned: the allocators have no request, so only the valid bits of
   // the outputs and the switch allocator's held grants change (most routers of a network at low
   // load, most cycles).
-  auto empty = [](const InVc& i) { return i.fifo.empty(); };
-  if (!in.in_valid_i.any() && !in.out_credit_i.any() && std::all_of(iv_.begin(), iv_.end(), empty)) {
+  if (held_ == 0 && !in.in_valid_i.any() && !in.out_credit_i.any()) {
     q_.out_valid_o.clear();
     q_.in_credit_o.clear();
     for (Arb& a : sa_in_arb_) a.lock = false;
@@ -163,56 +170,69 @@ void Router::tick(const In& in) {
     if (!in.in_valid_i.bit(p)) continue;
     const unsigned v = static_cast<unsigned>(in.in_vc_i.slice(p * vb_, vb_));
     if (v >= V) throw std::runtime_error("router: flit on a virtual channel that does not exist");
-    if (iv_[p * V + v].fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
-    iv_[p * V + v].fifo.push_back().copy(0, in.in_flit_i, p * p_.w, p_.w);
+    InVc& s = iv_[p * V + v];
+    if (s.fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
+    if (s.fifo.empty()) s.front_ok = false;
+    s.fifo.push_back().copy(0, in.in_flit_i, p * p_.w, p_.w);
+    ++held_;
   }
-  // the front flit of every input VC: kind, and for a head waiting for an output VC its route
+  // the front flit of every input VC: kind, and for a head its route (decoded once per flit)
+  static const Front kNone{};
   auto& f = sc.front;
   f.resize(NV);
   for (unsigned i = 0; i < NV; ++i) {
-    Front& fr = f[i];
-    const InVc& s = iv_[i];
-    fr.has = !s.fifo.empty();
-    if (!fr.has) continue;
+    InVc& s = iv_[i];
+    if (s.fifo.empty()) {
+      f[i] = &kNone;
+      continue;
+    }
+    f[i] = &s.front;
+    if (s.front_ok && s.front_id == me) continue;
+    Front& fr = s.front;
     const Bits& fl = s.fifo.front();
     const Kind k = kind_of(fl);
+    fr.has = true;
     fr.head = k == Kind::head || k == Kind::single;
     fr.tail = k == Kind::tail || k == Kind::single;
     fr.bad = false;
-    if (fr.head && !s.active) {
+    fr.tc = 0;
+    fr.rt = Route{};
+    if (fr.head) {
       const Head h = head_of(fl);
       fr.bad = h.dst >= ids();
       fr.tc = h.tc;
       fr.rt = p_.topo == Topo::table ? Route{fr.bad ? 0u : (*p_.table)[h.dst], 2}
                                      : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
     }
+    s.front_ok = true;
+    s.front_id = me;
   }
   // VC allocation: per output port, an arbiter among the input VCs whose head routes there and
   // for which a free output VC of their class exists; the winner takes the lowest such VC
   auto free_vc = [&](unsigned o, unsigned i) {
     for (unsigned v = 0; v < V; ++v)
-      if (!obusy_[o * V + v] && vc_allowed(p_.topo, V, v, f[i].tc, f[i].rt.cls)) return v;
+      if (!obusy_[o * V + v] && vc_allowed(p_.topo, V, v, f[i]->tc, f[i]->rt.cls)) return v;
     return V;
   };
-  auto& va_req = sc.va_req;
-  va_req.resize(P);
-  for (auto& r : va_req) r.clear();
-  for (unsigned i = 0; i < NV; ++i)
-    if (f[i].has && !iv_[i].active && f[i].head && !f[i].bad && free_vc(f[i].rt.port, i) < V)
-      va_req[f[i].rt.port].push_back(i);
   auto& va_vc = sc.va_vc;
   va_vc.assign(NV, V);  // V: no grant
   auto& take = sc.take;
-  take.assign(NV, false);
+  take.assign(NV, 0);
+  // round-robin over the requests: per output, the first at or after the arbiter's priority
+  auto& win = sc.va_win;
+  win.assign(P, NV);
+  for (unsigned i = 0; i < NV; ++i) {
+    const Front& fr = *f[i];
+    if (!fr.has || iv_[i].active || !fr.head || fr.bad) continue;
+    const unsigned o = fr.rt.port;
+    if (free_vc(o, i) == V) continue;
+    if (win[o] == NV || rr_before(i, win[o], va_arb_[o].prio, NV)) win[o] = i;
+  }
   for (unsigned o = 0; o < P; ++o) {
-    if (va_req[o].empty()) continue;
-    // round-robin over the requests (listed in index order): the first at or after the priority
-    unsigned w = NV;
-    const unsigned prio = va_arb_[o].prio;
-    for (unsigned i : va_req[o])
-      if (w == NV || rr_before(i, w, prio, NV)) w = i;
+    const unsigned w = win[o];
+    if (w == NV) continue;
     va_vc[w] = free_vc(o, w);
-    take[o * V + va_vc[w]] = true;
+    take[o * V + va_vc[w]] = 1;
     va_arb_[o].prio = w + 1 == NV ? 0 : w + 1;  // the grant is always taken
   }
   // every input VC's output port and VC: held, or granted this cycle
@@ -222,17 +242,17 @@ void Router::tick(const In& in) {
   aov.resize(NV);
   for (unsigned i = 0; i < NV; ++i) {
     const InVc& s = iv_[i];
-    aop[i] = s.active ? s.op : f[i].rt.port;
+    aop[i] = s.active ? s.op : f[i]->rt.port;
     aov[i] = s.active ? s.ov : va_vc[i];
   }
   auto alloc = [&](unsigned i) { return iv_[i].active || va_vc[i] < V; };
   // output credits: a credit arriving this cycle can be spent this cycle
   auto& give = sc.give;
-  give.assign(NV, false);
+  give.assign(NV, 0);
   for (unsigned o = 0; o < P; ++o)
     if (in.out_credit_i.bit(o)) {
       const unsigned v = static_cast<unsigned>(in.out_credit_vc_i.slice(o * vb_, vb_));
-      if (v < V) give[o * V + v] = true;
+      if (v < V) give[o * V + v] = 1;
     }
   auto cred_ok = [&](unsigned j) { return cred_[j].count() > 0 || give[j]; };
   // switch allocation, input stage: per input port, an arbiter among its VCs that can send (its
@@ -242,7 +262,7 @@ void Router::tick(const In& in) {
   for (unsigned p = 0; p < P; ++p) {
     auto req = [&](unsigned v) {
       const unsigned i = p * V + v;
-      return f[i].has && alloc(i) && cred_ok(aop[i] * V + aov[i]);
+      return f[i]->has && alloc(i) && cred_ok(aop[i] * V + aov[i]);
     };
     const Arb& a = sa_in_arb_[p];
     in_pick[p] = a.lock && req(a.lock_idx) ? a.lock_idx : rr_first(V, a.prio, req);
@@ -263,18 +283,18 @@ void Router::tick(const In& in) {
   auto& sent = sc.sent;
   auto& freed = sc.freed;
   auto& gnt = sc.gnt;
-  sent.assign(NV, false);
-  freed.assign(NV, false);
-  gnt.assign(P, false);
+  sent.assign(NV, 0);
+  freed.assign(NV, 0);
+  gnt.assign(P, 0);
   for (unsigned o = 0; o < P; ++o) {
     if (out_pick[o] == P) continue;
     const unsigned p = out_pick[o], i = p * V + in_pick[p], j = aop[i] * V + aov[i];
-    gnt[p] = true;
+    gnt[p] = 1;
     n.out_valid_o.set_bit(o, true);
     n.out_vc_o.set_slice(o * vb_, vb_, aov[i]);
     n.out_flit_o.copy(o * p_.w, iv_[i].fifo.front(), 0, p_.w);
-    sent[j] = true;
-    freed[j] = f[i].tail;
+    sent[j] = 1;
+    freed[j] = f[i]->tail;
     n.in_credit_o.set_bit(p, true);
     n.in_credit_vc_o.set_slice(p * vb_, vb_, in_pick[p]);
     sa_out_arb_[o].prio = p + 1 == P ? 0 : p + 1;
@@ -303,9 +323,10 @@ void Router::tick(const In& in) {
   }
   for (unsigned o = 0; o < P; ++o) {
     if (out_pick[o] == P) continue;
-    InVc& s = iv_[out_pick[o] * V + in_pick[out_pick[o]]];
+    const unsigned i = out_pick[o] * V + in_pick[out_pick[o]];
+    InVc& s = iv_[i];
     if (freed[s.op * V + s.ov]) s.active = false;
-    s.fifo.pop_front();
+    pop(i);
   }
   // packets to destinations that do not exist: a port without a switch grant discards one flit of
   // its lowest discarding VC and returns its credit
@@ -314,20 +335,23 @@ void Router::tick(const In& in) {
     for (unsigned v = 0; v < V; ++v) {
       const unsigned i = p * V + v;
       InVc& s = iv_[i];
-      if (!f[i].has || s.active || !(s.drop || f[i].bad)) continue;
+      const Front& fr = *f[i];
+      if (!fr.has || s.active || !(s.drop || fr.bad)) continue;
       if (!s.drop) ++n.bad_dst_o;
-      s.drop = !f[i].tail;
-      s.fifo.pop_front();
+      s.drop = !fr.tail;
+      pop(i);
       n.in_credit_o.set_bit(p, true);
       n.in_credit_vc_o.set_slice(p * vb_, vb_, v);
       break;
     }
   }
   // output VCs and their credit counters: a credit spent in the cycle it arrives does not pass
-  // through the counter
+  // through the counter (a counter neither spent nor given keeps its count)
   for (unsigned j = 0; j < NV; ++j) {
     obusy_[j] = (obusy_[j] || take[j]) && !freed[j];
-    cred_[j].tick(common::CreditCounter::In{true, sent[j] && !give[j], give[j] && !sent[j]});
+    const bool spend = sent[j] && !give[j], ret = give[j] && !sent[j];
+    if (!spend && !ret) continue;
+    cred_[j].tick(common::CreditCounter::In{true, spend, ret});
     if (cred_[j].error())
       throw std::runtime_error(
           fmt::format("router: output VC {} of port {}: a flit sent without a credit or a "

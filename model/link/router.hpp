@@ -83,6 +83,8 @@ class Router {
   Out make_out() const;
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
+  /// The outputs (all registers): what eval writes, without the copy.
+  const Out& out() const { return q_; }
 
   template <class V>
   void visit_in(In& in, V&& v) const {
@@ -126,10 +128,22 @@ class Router {
     Bits& push_back() { return slot[(head + n++) % slot.size()]; }
     void clear() { head = n = 0; }
   };
+  /// An input VC's front flit, decoded (route and class only for a head).
+  struct Front {
+    bool has = false, head = false, tail = false, bad = false;
+    unsigned tc = 0;
+    Route rt;
+  };
   struct InVc {
     Ring fifo;  ///< the rtl stream_fifo and its bypass
     bool active = false, drop = false;
     unsigned op = 0, ov = 0;
+    /// The front flit decoded for router id `front_id`, while `front_ok` (a flit pushed into the
+    /// empty buffer or a pop changes the front; decoding is a function of the flit, the id and
+    /// the VC).
+    Front front;
+    bool front_ok = false;
+    unsigned front_id = 0;
   };
   /// An rtl/common rr_arbiter's state: the requester with the highest priority, and a grant held
   /// until its handshake.
@@ -138,13 +152,9 @@ class Router {
     bool lock = false;
     unsigned lock_idx = 0;
   };
-  /// An input VC's front flit, decoded (route and class only for a head waiting for an output VC).
-  struct Front {
-    bool has = false, head = false, tail = false, bad = false;
-    unsigned tc = 0;
-    Route rt;
-  };
   void reset();
+  /// Pop input VC i's front flit (its decoded front goes with it).
+  void pop(unsigned i);
   Params p_;
   unsigned vb_;
   std::vector<InVc> iv_;                              // p * v + vc
@@ -152,11 +162,11 @@ class Router {
   std::vector<common::CreditCounter> cred_;           // o * v + vc
   std::vector<Arb> va_arb_, sa_in_arb_, sa_out_arb_;  // per output, input, output port
   Out q_;
+  unsigned held_ = 0;  // flits in all input VC buffers
   struct Scratch {  // tick's working vectors (no state: rebuilt every tick)
-    std::vector<Front> front;
-    std::vector<unsigned> va_vc, aop, aov, in_pick, out_pick;
-    std::vector<bool> take, give, sent, freed, gnt;
-    std::vector<std::vector<unsigned>> va_req;
+    std::vector<const Front*> front;
+    std::vector<unsigned> va_vc, va_win, aop, aov, in_pick, out_pick;
+    std::vector<std::uint8_t> take, give, sent, freed, gnt;
   };
   Scratch sc_;
 };

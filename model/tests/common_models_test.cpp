@@ -72,6 +72,32 @@ BOOST_AUTO_TEST_CASE(bits_copies_and_moves_across_inline_and_heap_widths) {
   BOOST_TEST(h.any());
 }
 
+BOOST_AUTO_TEST_CASE(bits_copy_matches_a_bit_by_bit_copy) {
+  // copy() moves whole words when both ends are word-aligned and slices otherwise: either way it
+  // is a bit-by-bit copy, bits past the destination's width dropped and past the source's zero
+  auto pattern = [](unsigned w, unsigned seed) {
+    Bits b(w);
+    for (unsigned i = 0; i < w; ++i) b.set_bit(i, ((i * 7 + seed) % 5) < 2);
+    return b;
+  };
+  unsigned cases = 0;
+  for (unsigned wd : {64u, 100u, 192u, 320u})
+    for (unsigned ws : {64u, 130u, 320u})
+      for (unsigned at : {0u, 3u, 64u, 128u})
+        for (unsigned from : {0u, 5u, 64u, 192u})
+          for (unsigned n : {1u, 63u, 64u, 65u, 128u, 200u}) {
+            if (at >= wd) continue;
+            Bits d = pattern(wd, 1);
+            Bits want = d;
+            const Bits s = pattern(ws, 2);
+            for (unsigned k = 0; k < n; ++k) want.set_bit(at + k, s.bit(from + k));
+            d.copy(at, s, from, n);
+            BOOST_TEST((d == want), "copy(" << at << ", src" << ws << ", " << from << ", " << n << ") into " << wd);
+            ++cases;
+          }
+  BOOST_TEST(cases > 500u);
+}
+
 namespace {
 StreamFifo::In fifo_in(const StreamFifo& f, bool push, std::uint64_t data, bool pop) {
   auto in = f.make_in();
