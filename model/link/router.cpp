@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include "common/clog2.hpp"
@@ -83,6 +84,7 @@ Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
   if (p_.p > 255) throw std::invalid_argument("router: at most 255 ports (8-bit chip ids)");
   if (p_.topo == Topo::table && (!p_.table || p_.table->size() > 256))
     throw std::invalid_argument("router: a table-routed router needs a table of at most 256 chip ids");
+  if (p_.v < 1 || p_.v > 64) throw std::invalid_argument("router: 1 to 64 virtual channels");
   if (p_.topo == Topo::torus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % 2 != 0))
     throw std::invalid_argument("router: a 2D (3D) torus router has 5 (7) ports and an even number of VCs");
   iv_.resize(p_.p * p_.v);
@@ -121,7 +123,11 @@ unsigned rr_first(unsigned n, unsigned prio, F&& req) {
   return n;
 }
 /// Round-robin order from `prio` among n: does index a come before index b?
-bool rr_before(unsigned a, unsigned b, unsigned prio, unsigned n) { return (a + n - prio) % n < (b + n - prio) % n; }
+bool rr_before(unsigned a, unsigned b, unsigned prio, unsigned n) {
+  // (x + n - prio) % n without the divisions: a and b are below n
+  const unsigned ka = a >= prio ? a - prio : a + n - prio, kb = b >= prio ? b - prio : b + n - prio;
+  return ka < kb;
+}
 }  // namespace
 
 void Router::reset() {
@@ -133,7 +139,7 @@ void Router::reset() {
     i.front_ok = false;
   }
   held_ = 0;
-  obusy_.assign(NV, false);
+  obusy_.assign(p_.p, 0);
   cred_.assign(NV, common::CreditCounter({p_.d}));
   va_arb_.assign(p_.p, Arb{});
   sa_in_arb_.assign(p_.p, Arb{});
@@ -197,12 +203,15 @@ void Router::tick(const In& in) {
     fr.bad = false;
     fr.tc = 0;
     fr.rt = Route{};
+    fr.allowed = 0;
     if (fr.head) {
       const Head h = head_of(fl);
       fr.bad = h.dst >= ids();
       fr.tc = h.tc;
       fr.rt = p_.topo == Topo::table ? Route{fr.bad ? 0u : (*p_.table)[h.dst], 2}
                                      : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
+      for (unsigned v = 0; v < V; ++v)
+        if (vc_allowed(p_.topo, V, v, fr.tc, fr.rt.cls)) fr.allowed |= std::uint64_t{1} << v;
     }
     s.front_ok = true;
     s.front_id = me;
@@ -210,14 +219,13 @@ void Router::tick(const In& in) {
   // VC allocation: per output port, an arbiter among the input VCs whose head routes there and
   // for which a free output VC of their class exists; the winner takes the lowest such VC
   auto free_vc = [&](unsigned o, unsigned i) {
-    for (unsigned v = 0; v < V; ++v)
-      if (!obusy_[o * V + v] && vc_allowed(p_.topo, V, v, f[i]->tc, f[i]->rt.cls)) return v;
-    return V;
+    const std::uint64_t m = f[i]->allowed & ~obusy_[o];
+    return m != 0 ? static_cast<unsigned>(std::countr_zero(m)) : V;
   };
   auto& va_vc = sc.va_vc;
   va_vc.assign(NV, V);  // V: no grant
   auto& take = sc.take;
-  take.assign(NV, 0);
+  take.assign(P, 0);
   // round-robin over the requests: per output, the first at or after the arbiter's priority
   auto& win = sc.va_win;
   win.assign(P, NV);
@@ -232,7 +240,7 @@ void Router::tick(const In& in) {
     const unsigned w = win[o];
     if (w == NV) continue;
     va_vc[w] = free_vc(o, w);
-    take[o * V + va_vc[w]] = 1;
+    take[o] |= std::uint64_t{1} << va_vc[w];
     va_arb_[o].prio = w + 1 == NV ? 0 : w + 1;  // the grant is always taken
   }
   // every input VC's output port and VC: held, or granted this cycle
@@ -347,8 +355,12 @@ void Router::tick(const In& in) {
   }
   // output VCs and their credit counters: a credit spent in the cycle it arrives does not pass
   // through the counter (a counter neither spent nor given keeps its count)
+  for (unsigned o = 0; o < P; ++o) {
+    std::uint64_t fr = 0;
+    for (unsigned v = 0; v < V; ++v) fr |= std::uint64_t{freed[o * V + v]} << v;
+    obusy_[o] = (obusy_[o] | take[o]) & ~fr;
+  }
   for (unsigned j = 0; j < NV; ++j) {
-    obusy_[j] = (obusy_[j] || take[j]) && !freed[j];
     const bool spend = sent[j] && !give[j], ret = give[j] && !sent[j];
     if (!spend && !ret) continue;
     cred_[j].tick(common::CreditCounter::In{true, spend, ret});

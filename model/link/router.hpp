@@ -133,6 +133,7 @@ class Router {
     bool has = false, head = false, tail = false, bad = false;
     unsigned tc = 0;
     Route rt;
+    std::uint64_t allowed = 0;  ///< the output VCs a head may take (bit v: vc_allowed)
   };
   struct InVc {
     Ring fifo;  ///< the rtl stream_fifo and its bypass
@@ -158,7 +159,7 @@ class Router {
   Params p_;
   unsigned vb_;
   std::vector<InVc> iv_;                              // p * v + vc
-  std::vector<bool> obusy_;                           // o * v + vc
+  std::vector<std::uint64_t> obusy_;                  // per output port: bit vc, allocated
   std::vector<common::CreditCounter> cred_;           // o * v + vc
   std::vector<Arb> va_arb_, sa_in_arb_, sa_out_arb_;  // per output, input, output port
   Out q_;
@@ -166,7 +167,8 @@ class Router {
   struct Scratch {  // tick's working vectors (no state: rebuilt every tick)
     std::vector<const Front*> front;
     std::vector<unsigned> va_vc, va_win, aop, aov, in_pick, out_pick;
-    std::vector<std::uint8_t> take, give, sent, freed, gnt;
+    std::vector<std::uint64_t> take;  // per output port: bit vc, allocated this cycle
+    std::vector<std::uint8_t> give, sent, freed, gnt;
   };
   Scratch sc_;
 };
