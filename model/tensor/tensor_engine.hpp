@@ -146,6 +146,8 @@ class TensorEngine {
   Err check_cmd(const In& in) const;
 
  private:
+  /// tick's view of this cycle's outputs (eval writes every field: reused, not rebuilt per cycle)
+  Out tick_out_;
   struct Meta {  // what a moving column needs at the bottom of the array
     std::uint64_t bank = 0, off = 0, m = 0, tag = 0;
     bool acc = false, last = false;
