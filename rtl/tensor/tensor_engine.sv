@@ -201,6 +201,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
   end
 
+  // the queue of moving reads in flight (its instance is with the SBUF requests below)
+  logic pend_push_ready, pend_valid;  // push_ready: usage < MaxOut is checked before each push
   always_comb begin
     cmd_ready_o = 1'b0;
     if (cmd_valid_i) begin
@@ -222,7 +224,6 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // moving port asks for one in the same SBUF bank. SBUF serves one read per bank per cycle, its
   // ports round-robin; without the yield a background load on the moving stream's bank would take
   // every other cycle from the multiply (SPEC 5.1: a background load keeps the array busy).
-  logic pend_push_ready, pend_valid;  // push_ready: usage < MaxOut is checked before each push
   logic [$clog2(MaxOut+1)-1:0] pend_usage;
   pend_t pend_in, pend_head;
   logic st_yield;
