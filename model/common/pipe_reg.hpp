@@ -13,7 +13,7 @@ class PipeReg {
 
   /// This cycle's outputs (registered: only rst_ni matters).
   void eval(bool rst_ni, bool& valid_o, Bits& data_o) const {
-    valid_o = rst_ni && valid_q_;
+    valid_o = valid(rst_ni);
     data_o = rst_ni ? data_q_ : Bits(data_q_.width());
   }
   /// valid_o, and data_o while valid_o holds, without the copy.

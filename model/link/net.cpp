@@ -171,9 +171,7 @@ void Net::refresh() {
   st_.to.resize(links());
   LinkTx::In ti;
   ti.rst_ni = true;
-  for (unsigned l = 0; l < links(); ++l) {
-    tx_[l].eval(ti, st_.to[l]);
-  }
+  for (unsigned l = 0; l < links(); ++l) tx_[l].eval(ti, st_.to[l]);
 }
 
 Net::In Net::make_in() const {

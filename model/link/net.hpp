@@ -148,7 +148,7 @@ class Net {
   struct Attach {
     int link = -1, ep = -1;
   };
-  /// Every unit's outputs after the last edge (all are registers), into st_: once a cycle.
+  /// The link senders' outputs after the last edge (all are registers), into st_: once a cycle.
   void refresh();
   /// Router r's inputs this cycle, into ri.
   void router_in(const In& in, unsigned r, Router::In& ri) const;
@@ -165,7 +165,7 @@ class Net {
   // per endpoint on a router port, with edge_regs: its injection {vc, flit} and its ejection
   // credit's vc, one cycle later
   std::vector<common::PipeReg> inj_q_, ej_credit_q_;
-  State st_;  // the units' outputs this cycle (refresh)
+  State st_;  // the link senders' outputs this cycle (refresh)
   // the units' inputs, rebuilt in place every tick (no allocation per cycle)
   std::vector<Router::In> ri_;
   std::vector<LinkTx::In> ti_;

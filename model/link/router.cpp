@@ -138,7 +138,6 @@ void Router::reset() {
     i.op = i.ov = 0;
     i.front_ok = false;
   }
-  held_ = 0;
   obusy_.assign(p_.p, 0);
   cred_.assign(NV, common::CreditCounter({p_.d}));
   va_arb_.assign(p_.p, Arb{});
@@ -150,7 +149,6 @@ void Router::reset() {
 void Router::pop(unsigned i) {
   iv_[i].fifo.pop_front();
   iv_[i].front_ok = false;
-  --held_;
 }
 
 void Router::tick(const In& in) {
@@ -162,7 +160,8 @@ void Router::tick(const In& in) {
   // Nothing held, arriving or returned: the allocators have no request, so only the valid bits of
   // the outputs and the switch allocator's held grants change (most routers of a network at low
   // load, most cycles).
-  if (held_ == 0 && !in.in_valid_i.any() && !in.out_credit_i.any()) {
+  auto empty = [](const InVc& i) { return i.fifo.empty(); };
+  if (!in.in_valid_i.any() && !in.out_credit_i.any() && std::all_of(iv_.begin(), iv_.end(), empty)) {
     q_.out_valid_o.clear();
     q_.in_credit_o.clear();
     for (Arb& a : sa_in_arb_) a.lock = false;
@@ -180,7 +179,6 @@ void Router::tick(const In& in) {
     if (s.fifo.size() >= p_.d) throw std::runtime_error("router: flit without a credit (buffer full)");
     if (s.fifo.empty()) s.front_ok = false;
     s.fifo.push_back().copy(0, in.in_flit_i, p * p_.w, p_.w);
-    ++held_;
   }
   // the front flit of every input VC: kind, and for a head its route (decoded once per flit)
   static const Front kNone{};

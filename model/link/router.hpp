@@ -163,8 +163,7 @@ class Router {
   std::vector<common::CreditCounter> cred_;           // o * v + vc
   std::vector<Arb> va_arb_, sa_in_arb_, sa_out_arb_;  // per output, input, output port
   Out q_;
-  unsigned held_ = 0;  // flits in all input VC buffers
-  struct Scratch {     // tick's working vectors (no state: rebuilt every tick)
+  struct Scratch {  // tick's working vectors (no state: rebuilt every tick)
     std::vector<const Front*> front;
     std::vector<unsigned> va_vc, va_win, aop, aov, in_pick, out_pick;
     std::vector<std::uint64_t> take;  // per output port: bit vc, allocated this cycle

@@ -51,6 +51,7 @@ TensorEngine::TensorEngine(Params p)
       p_.max_outstanding < 1 || (p_.rows > 32 && p_.rows % 32 != 0))
     throw std::invalid_argument("TensorEngine: bad parameters (rows above 32 must be a multiple of the MX block, 32)");
   reset();
+  tick_out_ = make_out();
 }
 
 void TensorEngine::reset() {
@@ -190,7 +191,6 @@ void TensorEngine::tick(const In& in) {
     reset();
     return;
   }
-  if (tick_out_.pw_data_o.width() == 0) tick_out_ = make_out();
   Out& o = tick_out_;
   eval(in, o);
   const bool cmd_fire = in.cmd_valid_i && o.cmd_ready_o;
