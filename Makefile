@@ -12,7 +12,7 @@ PY     ?= python3
 BOOTSTRAP := scripts/bootstrap
 TOPS := $(shell sed -n 's/^trn_bench.\([a-z_0-9]*\) .*/\1/p' tb/CMakeLists.txt)
 
-.PHONY: help bootstrap configure build test regress wave lint bench clean
+.PHONY: help bootstrap configure build test regress wave lint bench cocotb clean
 
 help:
 	@echo "trn-rtl make targets"
@@ -20,7 +20,8 @@ help:
 	@echo "                  build once per configuration, run every test of a list over many seeds"
 	@echo "  make test       what CI runs: Boost.Test units, the smoke regression (tiny), runner self-tests"
 	@echo "  make wave TEST=<name> SEED=<n> [CONFIG=..]  rerun one test with FST waves, open GTKWave"
-	@echo "  make lint       verilator --lint-only -Wall over every RTL top (waivers: rtl/lint.vlt)"
+	@echo "  make lint       every RTL top through Verilator (-Wall; waivers rtl/lint.vlt) and slang (rtl/lint_slang.txt)"
+	@echo "  make cocotb [TEST=name]  the cocotb 1.8 suite (tb/cocotb) on Verilator, each test also on a wrong DUT"
 	@echo "  make bench [TOP='a b']  simulation speed (lockstep/waves on/off), figures and build time per RTL top"
 	@echo "  make build      configure and build everything (TRN_CONFIGS from the cache, default tiny;small)"
 	@echo "  make clean      remove $(BUILD)/"
@@ -59,6 +60,9 @@ wave: bootstrap
 
 lint: bootstrap
 	$(PY) scripts/lint
+
+cocotb: bootstrap
+	$(PY) scripts/cocotb --selftest --build-dir $(BUILD) $(if $(TEST),--test $(TEST))
 
 bench: bootstrap
 	$(PY) scripts/bench --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(foreach t,$(TOP),--top $(t))

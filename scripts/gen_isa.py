@@ -200,7 +200,7 @@ def emit_sv(isa: Isa) -> str:
     out.append("")
     out.append("  // Is op known?")
     out.append(f"  function automatic logic op_known(logic [{ob - 1}:0] op);")
-    out.append("    unique case (op)")
+    out.append("    unique case (op_e'(op))")
     out.append("      " + ", ".join(f"Op{camel(o['name'])}" for o in isa.ops) + ": return 1'b1;")
     out.append("      default: return 1'b0;")
     out.append("    endcase")
@@ -208,7 +208,7 @@ def emit_sv(isa: Isa) -> str:
     out.append("")
     out.append("  // May op run on stream s?")
     out.append(f"  function automatic logic op_on_stream(logic [{ob - 1}:0] op, stream_e s);")
-    out.append("    unique case (op)")
+    out.append("    unique case (op_e'(op))")
     for o in isa.ops:
         cond = " || ".join(f"s == Stream{camel(s)}" for s in o["streams"])
         out.append(f"      Op{camel(o['name'])}: return {cond};")
@@ -219,7 +219,7 @@ def emit_sv(isa: Isa) -> str:
     out.append("  // The bits op's fields occupy (the opcode, wait and post, and its keys' fields); every other")
     out.append("  // bit of its instruction must be zero.")
     out.append(f"  function automatic logic [InstBits-1:0] used_mask(logic [{ob - 1}:0] op);")
-    out.append("    unique case (op)")
+    out.append("    unique case (op_e'(op))")
     for o in isa.ops:
         out.append(f"      Op{camel(o['name'])}: return {b}'h{isa.mask(o['used']):0{b // 4}X};")
     out.append(f"      default: return {b}'h{isa.mask({'op'}):X};")
@@ -233,7 +233,7 @@ def emit_sv(isa: Isa) -> str:
     out.append("  } unit_e;")
     out.append("")
     out.append(f"  function automatic unit_e op_unit(logic [{ob - 1}:0] op);")
-    out.append("    unique case (op)")
+    out.append("    unique case (op_e'(op))")
     for u in UNITS[1:]:
         ops = [f"Op{camel(o['name'])}" for o in isa.ops if o["unit"] == u]
         if ops:
@@ -244,7 +244,7 @@ def emit_sv(isa: Isa) -> str:
     out.append("")
     out.append("  // The lane engine's le_pkg::op_e of a lane op.")
     out.append(f"  function automatic logic [3:0] lane_op(logic [{ob - 1}:0] op);")
-    out.append("    unique case (op)")
+    out.append("    unique case (op_e'(op))")
     for o in isa.ops:
         if o["unit"] == "lane":
             out.append(f"      Op{camel(o['name'])}: return 4'd{o['lane_op']};")
@@ -264,7 +264,7 @@ def emit_sv(isa: Isa) -> str:
     out.append("")
     out.append("  // Does op have the group it needs (sem_wait a wait, sem_add a post)?")
     out.append(f"  function automatic logic needs_ok(inst_t i);")
-    out.append("    unique case (i.op)")
+    out.append("    unique case (op_e'(i.op))")
     for o in isa.ops:
         if o["needs"]:
             out.append(f"      Op{camel(o['name'])}: return i.{isa.keys[o['needs']]['fields'][0]};")
@@ -274,7 +274,7 @@ def emit_sv(isa: Isa) -> str:
     out.append("")
     out.append("  // Is op's post added when it issues (else when its unit reports it done)?")
     out.append(f"  function automatic logic done_at_issue(logic [{ob - 1}:0] op);")
-    out.append("    unique case (op)")
+    out.append("    unique case (op_e'(op))")
     out.append("      " + ", ".join(f"Op{camel(o['name'])}" for o in isa.ops if not o["issue"]) + ": return 1'b0;")
     out.append("      default: return 1'b1;")
     out.append("    endcase")

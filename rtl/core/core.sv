@@ -298,14 +298,14 @@ module core
     logic [LW-1:0]    data;
   } pwr_t;
   logic [NWr-1:0] pwr_valid, pwr_ready;
-  pwr_t [NWr-1:0] pwr;
+  logic [NWr-1:0][$bits(pwr_t)-1:0] pwr;  // the arbiter's request words
   pwr_t           pwr_gnt;
   logic           pwr_gnt_unused;
 
   always_comb begin
     for (int unsigned k = 0; k < NWr; k++) begin
       pwr_valid[k] = le_wr_valid[k] && le_wr[k].space;
-      pwr[k] = '{idx: le_wr[k].idx, mask: le_wr_mask[k], data: le_wr_data[k]};
+      pwr[k] = pwr_t'{idx: le_wr[k].idx, mask: le_wr_mask[k], data: le_wr_data[k]};
     end
   end
 

@@ -335,23 +335,23 @@ module sbuf
   // ---- read-add-write unit, stage 1: the sums ----
   wreq_t s1;
   logic [2*DW-1:0] win;
-  logic [31:0] dw_p, dw_lo, a, s, sum, em;
+  logic [31:0] dw_p, dw_lo, rmw_old, rmw_in, sum, rmw_mask;
   always_comb begin
     dw_p = part_of(dwi_addr);
     dw_lo = off_of(dwi_addr) % BeatBytes;
-    em = dwi_esize == 3'd4 ? 32'hFFFF_FFFF : 32'h0000_FFFF;
+    rmw_mask = dwi_esize == 3'd4 ? 32'hFFFF_FFFF : 32'h0000_FFFF;
     win = {DW'(racc[bank_of(dw_l0 + 32'd1)] >> (dw_p * DW)), DW'(racc[bank_of(dw_l0)] >> (dw_p * DW))};
     s1 = dw;
     s1.data = '0;
-    a = '0;
-    s = '0;
+    rmw_old = '0;
+    rmw_in = '0;
     sum = '0;
     for (int unsigned k = 0; k < NE; k++) begin
       if (dwi_col ? k < 32'(dwi_n) : (k + 1) * 32'(dwi_esize) <= 32'(dwi_n)) begin
-        a = dwi_col ? 32'(racc[bank_of(dw_l0)] >> ((dw_p + k) * DW + 8 * dw_lo))
+        rmw_old = dwi_col ? 32'(racc[bank_of(dw_l0)] >> ((dw_p + k) * DW + 8 * dw_lo))
                      : 32'(win >> (8 * (dw_lo + k * 32'(dwi_esize))));
-        s = 32'(dw_data_i >> (8 * k * 32'(dwi_esize)));
-        sum = acc_add(dwi_esize, a & em, s & em) & em;
+        rmw_in = 32'(dw_data_i >> (8 * k * 32'(dwi_esize)));
+        sum = acc_add(dwi_esize, rmw_old & rmw_mask, rmw_in & rmw_mask) & rmw_mask;
         s1.data |= DW'(sum) << (8 * k * 32'(dwi_esize));
       end
     end

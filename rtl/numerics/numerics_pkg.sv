@@ -58,7 +58,7 @@ package numerics_pkg;
     d.is_signed = 1'b1;
     d.subnormals = 1'b1;
     d.specials = SpecIeee;
-    unique case (f)
+    unique case (fmt_e'(f))
       FmtFp32:   begin d.bits = 6'd32; d.exp_bits = 4'd8; d.man_bits = 5'd23; d.bias = 8'd127; end
       FmtTf32:   begin d.bits = 6'd19; d.exp_bits = 4'd8; d.man_bits = 5'd10; d.bias = 8'd127; end
       FmtBf16:   begin d.bits = 6'd16; d.exp_bits = 4'd8; d.man_bits = 5'd7;  d.bias = 8'd127; end

@@ -204,7 +204,7 @@ package act_pkg;
     e = act_exp(sig ? neg(z) : x);
     rin = sig ? fp32_add_f(One, e) : x;
     rcp = act_recip(rin);
-    unique case (f)
+    unique case (act_e'(f))
       ActIdentity: return is_nan(x) ? CanonicalNaN : x;
       ActRelu:     return is_nan(x) ? CanonicalNaN : ((x[31] || is_zero(x)) ? '0 : x);
       ActExp:      return e;

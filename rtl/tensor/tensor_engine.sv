@@ -97,6 +97,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          acc;
     logic          last;
   } meta_t;
+  typedef meta_t [Cols-1:0] meta_row_t;
+  typedef meta_t [Rows-1:0] meta_skew_t;
 
   typedef struct packed {  // a moving value, decoded to FP32 where it entered
     logic        valid;
@@ -105,6 +107,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [31:0] code;
     logic [7:0]  sx;    // E8M0 scale of this row's block (127 = 1.0 for non-MX operands)
   } tok_t;
+  typedef tok_t [Cols-1:0] tok_row_t;   // a row of the array's moving values
+  typedef tok_t [Rows-1:0] tok_skew_t;  // a row's skew stages
 
   typedef struct packed {
     logic [KW-1:0] k;
@@ -378,11 +382,11 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     // moving values: right by one; column 0 from the skew (row r delayed r cycles)
     // (whole-row shifts: one wide copy per row, where a loop over elements inserts each one)
     for (int unsigned r = 0; r < Rows; r++) begin
-      x_d[r] = {x_q[r][Cols-2:0], (r == 0) ? col[r] : sk_q[r][(r == 0) ? 0 : r - 1]};
-      sk_d[r] = {sk_q[r][Rows-2:0], col[r]};
+      x_d[r] = tok_row_t'({x_q[r][Cols-2:0], (r == 0) ? col[r] : sk_q[r][(r == 0) ? 0 : r - 1]});
+      sk_d[r] = tok_skew_t'({sk_q[r][Rows-2:0], col[r]});
     end
-    xm_d = {xm_q[Cols-2:0], skm_q[Rows-2]};
-    skm_d = {skm_q[Rows-2:0], col_meta};
+    xm_d = meta_row_t'({xm_q[Cols-2:0], skm_q[Rows-2]});
+    skm_d = meta_skew_t'({skm_q[Rows-2:0], col_meta});
     // weights: a stationary response fills one column of the loading bank (and its MX scales)
     w_d = w_q;
     ws_d = ws_q;

@@ -224,7 +224,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_
     for (int l = 0; l < Lanes; l++) begin
       a = av[32*l +: 32];
       if (lane_active(ins_q, l)) begin
-        unique case (ins_q.op)
+        unique case (op_e'(ins_q.op))
           OpCopy, OpQuantizeMx: vv[32*l +: 32] = a;
           OpTensorTensor: vv[32*l +: 32] = alu(ins_q.alu0, a, bv[32*l +: 32], idom_q);
           OpTensorScalar:

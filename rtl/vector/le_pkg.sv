@@ -185,7 +185,7 @@ package le_pkg;
   endfunction
 
   function automatic logic reads_a(instr_t s);
-    return s.op inside {OpCopy, OpTensorTensor, OpTensorScalar, OpTensorReduce, OpExp, OpQuantizeMx,
+    return op_e'(s.op) inside {OpCopy, OpTensorTensor, OpTensorScalar, OpTensorReduce, OpExp, OpQuantizeMx,
                         OpTranspose, OpActivate};
   endfunction
   function automatic logic reads_b(instr_t s);
@@ -196,7 +196,7 @@ package le_pkg;
     return {1'b0, s.s0_vec} + {1'b0, s.s1_vec};
   endfunction
   function automatic logic int_domain(instr_t s);
-    unique case (s.op)
+    unique case (op_e'(s.op))
       OpCopy, OpTensorScalar, OpTensorReduce, OpTranspose: return is_int_dt(s.a_fmt) && is_int_dt(s.o_fmt);
       OpTensorTensor: return is_int_dt(s.a_fmt) && is_int_dt(s.b_fmt) && is_int_dt(s.o_fmt);
       OpIota, OpMemset: return is_int_dt(s.o_fmt);
@@ -243,11 +243,11 @@ package le_pkg;
   function automatic le_err_e check(instr_t s, logic scalar, int lanes, int bytes, int psum_bytes, int group);
     logic op_ok, idom;
     logic [63:0] n;
-    unique case (s.op)
+    unique case (op_e'(s.op))
       OpCopy, OpExp, OpIota, OpMemset, OpQuantizeMx, OpTranspose: op_ok = !scalar;
       OpTensorTensor: op_ok = !scalar && (s.alu0 <= AluXor || s.alu0 == AluDiv);
       OpTensorScalar: op_ok = !scalar && ts_alu(s.alu0) && ts_alu(s.alu1);
-      OpTensorReduce: op_ok = !scalar && s.alu0 inside {AluAdd, AluMax, AluMin, AluAbsmax};
+      OpTensorReduce: op_ok = !scalar && alu_e'(s.alu0) inside {AluAdd, AluMax, AluMin, AluAbsmax};
       OpActivate:     op_ok = scalar && s.func <= 4'd11;
       OpAccStore:     op_ok = scalar;
       OpSetSeed:      op_ok = 1'b1;
@@ -269,7 +269,7 @@ package le_pkg;
         (s.o_space && s.o_fmt != FmtFp32))
       return LeErrType;
     if (s.op == OpQuantizeMx) begin
-      if (!s.o_mx || s.o_sr || !(s.a_fmt inside {FmtFp32, FmtBf16}) || !(s.o_fmt inside {FmtE4m3fn, FmtE5m2, FmtE2m1}))
+      if (!s.o_mx || s.o_sr || !(fmt_e'(s.a_fmt) inside {FmtFp32, FmtBf16}) || !(fmt_e'(s.o_fmt) inside {FmtE4m3fn, FmtE5m2, FmtE2m1}))
         return LeErrType;
     end else if (s.o_mx) begin
       return LeErrType;
@@ -328,7 +328,7 @@ package le_pkg;
     logic [31:0] ma, mb;
     logic gt;
     if (idom) begin
-      unique case (op)
+      unique case (alu_e'(op))
         AluAdd:    return a + b;
         AluSub:    return a - b;
         AluMul:    return a * b;
@@ -345,7 +345,7 @@ package le_pkg;
         default:   return a;
       endcase
     end
-    unique case (op)
+    unique case (alu_e'(op))
       AluAdd: return fp32_add_f(a, b);
       AluSub: return fp32_add_f(a, b ^ 32'h8000_0000);
       AluMul: return fp32_mul_f(a, b);

@@ -1,5 +1,8 @@
 // A GTKWave save file for a bench's FST: the top's ports grouped by interface (the name up to
-// the first '_'), clock and reset first, and the primary marker at the first failure.
+// the first '_'), clock and reset first. After a failure it opens on the failure: the primary
+// marker at it, the view zoomed to a few dozen cycles around it, and at the top the mismatch flag,
+// then the failing port as the model expected it, as the lockstep sampled it and as the DUT drove
+// it, with the rest of its interface; the model's other outputs in a closed group at the end.
 #pragma once
 
 #include <cstdint>
@@ -10,8 +13,15 @@
 
 namespace trn::tb {
 
+/// Where a save file opens: the first failure.
+struct WaveFocus {
+  std::uint64_t marker_ps;
+  std::string port;            ///< the DUT port of the first lockstep mismatch ("" if none)
+  std::uint64_t period_ps = 0; ///< the clock period, for the window (0: 10 ns)
+};
+
 /// The FST names of the top's ports ("TOP.push_data_i[15:0]").
 std::string fst_name(const Signal& s);
-void write_gtkw(const std::string& path, const std::string& fst, PortTable& ports, std::optional<std::uint64_t> marker_ps);
+void write_gtkw(const std::string& path, const std::string& fst, PortTable& ports, const std::optional<WaveFocus>& focus);
 
 }  // namespace trn::tb

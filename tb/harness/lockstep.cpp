@@ -78,6 +78,31 @@ void LockstepCore::finish_binding() {
     }
     f.last.resize(f.ports.size());
   }
+  // Waves: each DUT output the model describes, as expected and as sampled, beside the DUT's.
+  auto& mw = ModelWaves::get();
+  if (probe_ || !use_model_ || !mw.enabled()) return;
+  for (const Bound& b : out_) {
+    const Signal* s = &b.field.signal();
+    auto it = std::find_if(wave_ports_.begin(), wave_ports_.end(), [&](const WavePort& w) { return w.sig == s; });
+    if (it == wave_ports_.end()) {
+      wave_ports_.push_back(WavePort{s, mw.declare("model", s->name(), s->width()),
+                                     mw.declare("sampled", s->name(), s->width()), Bits(s->width())});
+      it = wave_ports_.end() - 1;
+    }
+    out_wave_.push_back(static_cast<std::size_t>(it - wave_ports_.begin()));
+  }
+  mismatch_id_ = mw.declare("", "mismatch", 1);
+  mw.set(mismatch_id_, 0);
+  waves_ = true;
+}
+
+void LockstepCore::wave_commit(bool mismatch) {
+  auto& mw = ModelWaves::get();
+  for (auto& w : wave_ports_) {
+    mw.set(w.model_id, w.model);
+    mw.set(w.sampled_id, w.sig->bits());
+  }
+  mw.set(mismatch_id_, mismatch ? 1 : 0);
 }
 
 bool LockstepCore::injecting_now(const std::string& name) const {

@@ -34,6 +34,7 @@
 
 #include "harness/clock.hpp"
 #include "harness/env.hpp"
+#include "harness/model_waves.hpp"
 #include "harness/replay.hpp"
 
 namespace trn::tb {
@@ -62,6 +63,11 @@ class LockstepCore {
   [[noreturn]] void report(std::size_t out_index, const Bits& expected);
   bool injecting_now(const std::string& name) const;
   virtual void on_edge() = 0;
+  /// Waves (WAVES=1, a top's lockstep only): the model's value of output leaf i this cycle, then
+  /// the cycle's model and sampled ports and the mismatch flag (model_waves.hpp).
+  bool waves_ = false;
+  void wave_leaf(std::size_t i, const Bits& v) { wave_ports_[out_wave_[i]].model.copy(out_[i].field.lsb(), v, 0, v.width()); }
+  void wave_commit(bool mismatch);
   /// A probe: inputs are compared like outputs, names carry the scope.
   bool probe_ = false;
   /// The ports this checker must describe: "" the top's own (no '.'), else those under this prefix.
@@ -93,6 +99,14 @@ class LockstepCore {
   };
   Iface& iface_of(const std::string& port);
   std::vector<Iface> ifaces_;
+  struct WavePort {
+    const Signal* sig;
+    int model_id, sampled_id;
+    Bits model;
+  };
+  std::vector<WavePort> wave_ports_;
+  std::vector<std::size_t> out_wave_;  ///< out_[i]'s entry in wave_ports_
+  int mismatch_id_ = -1;
   std::vector<std::pair<std::string, std::function<std::string(const Bits&)>>> decoders_;
   Clock::HookId hook_;
 };
@@ -332,6 +346,7 @@ class Lockstep : public LockstepCore {
     auto compare = [&](auto& f) {
       const Bound& b = out_[i];
       if (injecting_now(b.name)) detail::flip(f, options().inject_bit);
+      if (waves_) wave_leaf(i, detail::to_bits(f, b.field.width()));
       if (bad == SIZE_MAX && !detail::equal_field(b.field, f)) {
         bad = i;
         expected = detail::to_bits(f, b.field.width());
@@ -340,6 +355,7 @@ class Lockstep : public LockstepCore {
     };
     m_.visit_out(outp_, [&](const char*, auto& f, unsigned) { detail::leaves(f, compare); });
     record_history();
+    if (waves_) wave_commit(bad != SIZE_MAX);
     if (bad != SIZE_MAX) report(bad, expected);
     m_.tick(inp_);
     ++compared_;

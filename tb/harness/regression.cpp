@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "harness/gtkw.hpp"
+#include "harness/model_waves.hpp"
 #include "harness/replay.hpp"
 #include "harness/xunit.hpp"
 
@@ -254,13 +255,14 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
   std::vector<std::string> vargs{fmt::format("+verilator+seed+{}", o.seed % 2147483647u + 1),
                                  "+verilator+rand+reset+2"};
   for (const auto& p : o.plusargs) vargs.push_back(p);
+  ModelWaves::get().enable(o.waves);
   std::unique_ptr<Bench> bench = make(vargs, o.waves);
   auto& sched = Scheduler::get();
   sched.attach(bench.get());
   if (o.waves) bench->open_waves(o.wave_file);
 
   std::vector<TestResult> results;
-  std::optional<std::uint64_t> first_marker;
+  std::optional<WaveFocus> focus;
   int failed = 0;
   for (std::size_t i = 0; i < selected.size(); ++i) {
     const TestInfo& t = *selected[i];
@@ -327,7 +329,18 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
       pass = !exc;
       r.message = what;
     }
-    if (exc && !pass && !first_marker) first_marker = sched.failure_marker_time();
+    if (exc && !pass && !focus) {
+      focus = WaveFocus{sched.failure_marker_time(), "", 0};
+      try {
+        std::rethrow_exception(exc);
+      } catch (const LockstepMismatch& m) {
+        focus->port = m.signal.substr(0, m.signal.find('.'));  // "wr_req_o.addr" -> "wr_req_o"
+        if (m.cycle) focus->period_ps = m.time_ps / m.cycle;
+      } catch (...) {
+      }
+      // The failing edge ended its time step early: write what the lockstep saw there.
+      if (o.waves) bench->dump(sched.now());
+    }
     if (pass && exc)
       fmt::print("{:>11.2f}ns INFO     trn.regression     {}.{} failed as expected:\n{}\n", now_ns, top, t.name, what);
     if (pass) {
@@ -350,7 +363,7 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
   bench->close();
   if (o.waves) {
     std::string gtkw = std::filesystem::path(o.wave_file).replace_extension(".gtkw").string();
-    write_gtkw(gtkw, o.wave_file, bench->ports(), first_marker);
+    write_gtkw(gtkw, o.wave_file, bench->ports(), focus);
     fmt::print("waveform: {}\ngtkwave save file: {}\n", o.wave_file, gtkw);
   }
   fmt::print("{}", summary_table(results));

@@ -1,6 +1,8 @@
 // VerilatedBench<V> — a Verilated top as the harness's DUT: evaluation, time in picoseconds,
-// FST waves (the model is built with --trace-fst; waves cost nothing unless WAVES=1), and its
-// ports, bound by name from the table scripts/gen_ports.py generates from V<top>.h.
+// FST waves (the model is built with --trace-fst; waves cost nothing unless WAVES=1) with the
+// harness's own signals beside the DUT's (model_waves.hpp: the model's expected outputs and the
+// mismatch flag), and its ports, bound by name from the table scripts/gen_ports.py generates from
+// V<top>.h.
 //
 //   TRN_BENCH_MAIN(Vstream_fifo, "stream_fifo")   // once per bench, after its tests
 #pragma once
@@ -12,6 +14,7 @@
 #include <verilated.h>
 #include <verilated_fst_c.h>
 
+#include "harness/model_waves.hpp"
 #include "harness/regression.hpp"
 
 namespace trn::tb {
@@ -33,14 +36,15 @@ class VerilatedBench : public Bench {
   void eval() override { model_->eval(); }
   void set_time(std::uint64_t ps) override { ctx_->time(ps); }
   void dump(std::uint64_t ps) override {
-    if (fst_) fst_->dump(ps);
+    if (!wave_path_.empty() && !fst_) open_fst();
+    if (!fst_ || (dumped_ && ps <= last_dump_)) return;  // one dump per time (a failure's extra dump)
+    fst_->dump(ps);
+    dumped_ = true;
+    last_dump_ = ps;
   }
   PortTable& ports() override { return ports_; }
-  void open_waves(const std::string& path) override {
-    fst_ = std::make_unique<VerilatedFstC>();
-    model_->trace(fst_.get(), 99);
-    fst_->open(path.c_str());
-  }
+  /// The FST opens at the first dump, once the tests' locksteps have declared their signals.
+  void open_waves(const std::string& path) override { wave_path_ = path; }
   void close() override {
     if (closed_) return;
     closed_ = true;
@@ -49,9 +53,70 @@ class VerilatedBench : public Bench {
   }
 
  private:
+  void open_fst() {
+    fst_ = std::make_unique<VerilatedFstC>();
+    model_->trace(fst_.get(), 99);
+    ModelWaves::get().freeze();
+    auto* t = fst_->spTrace();
+    t->addInitCb(&init_extra, this);
+    t->addFullCb(&dump_extra<true>, this);
+    t->addChgCb(&dump_extra<false>, this);
+    fst_->open(wave_path_.c_str());
+  }
+  // Declare the harness's signals after the model's (codes from `code` on), under TOP.<scope>.
+  static void init_extra(void* self, VerilatedFst* t, std::uint32_t code) {
+    auto& me = *static_cast<VerilatedBench*>(self);
+    me.base_code_ = code;
+    std::uint32_t c = code;
+    for (const auto& s : ModelWaves::get().all()) {
+      t->pushNamePrefix("TOP ");
+      if (!s.scope.empty()) t->pushNamePrefix(s.scope + " ");
+      const int msb = static_cast<int>(s.width) - 1;
+      if (s.width == 1)
+        t->declBit(c, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1);
+      else if (s.width <= 32)
+        t->declBus(c, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
+      else if (s.width <= 64)
+        t->declQuad(c, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
+      else
+        t->declArray(c, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
+      t->popNamePrefix(s.scope.empty() ? 1 : 2);
+      c += (s.width + 31) / 32;
+    }
+  }
+  template <bool Full>
+  static void dump_extra(void* self, VerilatedFst::Buffer* b) {
+    auto& me = *static_cast<VerilatedBench*>(self);
+    std::uint32_t c = me.base_code_;
+    for (const auto& s : ModelWaves::get().all()) {
+      std::uint32_t* old = b->oldp(c);
+      const std::uint64_t lo = s.value.word(0);
+      if (s.width == 1) {
+        Full ? b->fullBit(old, lo & 1) : b->chgBit(old, lo & 1);
+      } else if (s.width <= 32) {
+        Full ? b->fullIData(old, static_cast<IData>(lo), static_cast<int>(s.width))
+             : b->chgIData(old, static_cast<IData>(lo), static_cast<int>(s.width));
+      } else if (s.width <= 64) {
+        Full ? b->fullQData(old, lo, static_cast<int>(s.width)) : b->chgQData(old, lo, static_cast<int>(s.width));
+      } else {
+        me.words_.assign((s.width + 31) / 32, 0);
+        for (std::size_t k = 0; k < me.words_.size(); ++k)
+          me.words_[k] = static_cast<EData>(s.value.word(static_cast<unsigned>(k / 2)) >> (32 * (k % 2)));
+        Full ? b->fullWData(old, me.words_.data(), static_cast<int>(s.width))
+             : b->chgWData(old, me.words_.data(), static_cast<int>(s.width));
+      }
+      c += (s.width + 31) / 32;
+    }
+  }
+
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<V> model_;
   std::unique_ptr<VerilatedFstC> fst_;
+  std::string wave_path_;
+  std::uint32_t base_code_ = 0;
+  std::vector<EData> words_;
+  bool dumped_ = false;
+  std::uint64_t last_dump_ = 0;
   PortTable ports_;
   bool closed_ = false;
 };
