@@ -7,6 +7,7 @@ JOBS   ?= $(shell nproc)
 SEEDS  ?=
 TEST   ?=
 SEED   ?=
+COVERAGE ?=
 PY     ?= python3
 
 BOOTSTRAP := scripts/bootstrap
@@ -16,7 +17,7 @@ TOPS := $(shell sed -n 's/^trn_bench.\([a-z_0-9]*\) .*/\1/p' tb/CMakeLists.txt)
 
 help:
 	@echo "trn-rtl make targets"
-	@echo "  make regress [LIST=smoke|full] [CONFIG=tiny|small|full] [JOBS=n] [SEEDS=n]"
+	@echo "  make regress [LIST=smoke|full] [CONFIG=tiny|small|full] [JOBS=n] [SEEDS=n] [COVERAGE=1]"
 	@echo "                  build once per configuration, run every test of a list over many seeds"
 	@echo "  make test       what CI runs: Boost.Test units, the smoke regression (tiny), runner self-tests"
 	@echo "  make wave TEST=<name> SEED=<n> [CONFIG=..]  rerun one test with FST waves, open GTKWave"
@@ -52,7 +53,7 @@ test: configure
 	  echo "make test: $$p passed, $$f failed, $$k skipped"; exit $$rc
 
 regress: bootstrap
-	$(PY) scripts/regress --list $(LIST) -j $(JOBS) --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(if $(SEEDS),--seeds $(SEEDS))
+	$(PY) scripts/regress --list $(LIST) -j $(JOBS) --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(filter 1,$(COVERAGE)),--coverage)
 
 wave: bootstrap
 	@if [ -z "$(TEST)" ] || [ -z "$(SEED)" ]; then echo "usage: make wave TEST=<name> SEED=<n> [CONFIG=..] [LIST=..]" >&2; exit 2; fi

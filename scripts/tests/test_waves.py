@@ -41,11 +41,12 @@ def vcd(fst: Path):
             ids.setdefault(t[3], []).append(".".join(scope + [t[4]]))
     changes = {n: [] for ns in ids.values() for n in ns}
     now = 0
+    last = 0
     for line in body.splitlines():
         if not line or line.startswith("$"):
             continue
         if line[0] == "#":
-            now = int(line[1:])
+            now = last = int(line[1:])
             continue
         if line[0] in "bB":
             val, code = line[1:].split()
@@ -54,6 +55,7 @@ def vcd(fst: Path):
         v = int(val, 2) if set(val) <= {"0", "1"} else None
         for n in ids.get(code, []):
             changes[n].append((now, v))
+    changes["$end"] = [(last, None)]  # the file's last time, changes or not
     return changes
 
 
@@ -116,16 +118,16 @@ def main() -> int:
         gtkw = (bad / "dump.gtkw").read_text()
         start = int(re.search(r"^\[timestart\] (\d+)", gtkw, re.M).group(1))
         zoom, marker = re.search(r"^\*(-?[\d.]+) (-?\d+)", gtkw, re.M).groups()
-        window = 2 ** (-float(zoom)) * 1200  # GTKWave: 2^-zoom time units per pixel
+        window = 2 ** (-float(zoom)) / 200 * 940  # GTKWave 3.3: 2^-zoom / 200 units per pixel, 940-pixel pane
         check(20 * PERIOD_PS <= window <= 100 * PERIOD_PS, f"the view spans {window / PERIOD_PS:.0f} cycles")
         check(start <= int(marker) <= start + window, f"the marker ({marker}) is in the view ({start}..)")
+        end = ch["$end"][0][0]
+        check(start + window <= end + 1, f"the view ends inside the waveform ({start + window:.0f} <= {end})")
         check(rises and abs(int(marker) - rises[0]) <= PERIOD_PS, "the marker is at the mismatch")
-        sigs = [l for l in gtkw.splitlines() if l.startswith("TOP.")]
+        sigs = [re.sub(r"^\+\{[^}]*\} ", "", l) for l in gtkw.splitlines() if l.startswith(("TOP.", "+{"))]
         check(sigs[:4] == ["TOP.mismatch", "TOP.model.pop_data_o[15:0]", "TOP.sampled.pop_data_o[15:0]",
                            "TOP.pop_data_o[15:0]"], f"the failing port leads the save file ({sigs[:4]})")
-        have = set()
-        for n in ch:
-            have.add(n)
+        have = set(ch)
         missing = [s for s in sigs if re.sub(r"\[\d+:0\]$", "", s) not in have]
         check(not missing, f"every signal of the save file is in the FST ({missing[:3]})")
     print(f"test_waves: {'FAIL: ' + '; '.join(fails) if fails else 'pass'}")

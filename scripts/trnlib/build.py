@@ -17,16 +17,16 @@ def cached_configs(build: Path) -> list[str]:
     return [c for c in m.group(1).split(";") if c] if m else []
 
 
-def ensure_configured(build: Path, configs: list[str], log: Path | None = None) -> None:
+def ensure_configured(build: Path, configs: list[str], log: Path | None = None, extra: list[str] = ()) -> None:
     """Configure `build` so that it has benches for every configuration in `configs` (the set
-    only grows, so earlier builds stay usable)."""
+    only grows, so earlier builds stay usable); `extra` are more -D options (the coverage tree's)."""
     have = cached_configs(build)
     want = have + [c for c in configs if c not in have]
     if have and want == have:
         return
     if not want:
         want = ["tiny", "small"]
-    cmd = ["cmake", "-S", str(ROOT), "-B", str(build), f"-DTRN_CONFIGS={';'.join(want)}"]
+    cmd = ["cmake", "-S", str(ROOT), "-B", str(build), f"-DTRN_CONFIGS={';'.join(want)}", *extra]
     run_logged(cmd, log, "configure")
 
 

@@ -5,6 +5,7 @@
 
 #include "common/stream_fifo.hpp"
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/stream.hpp"
@@ -44,6 +45,14 @@ struct FifoEnv {
              p_ready, &wd) {
     src.on_accept = [this](const Bits& b, std::uint64_t) { expected.push_back(b); };
     sink.expecting = [this] { return !expected.empty(); };
+    // Functional coverage: the FIFO's fill level every cycle (empty, between, full), and a push
+    // offered while it is full.
+    clk.add_pre_edge_hook([this] {
+      const std::uint64_t usage = env.sig("usage_o").get();
+      cover_level("stream_fifo.usage", usage, depth());
+      cover_point("stream_fifo.push_when_full", {"no", "yes"})
+          .hit_index(usage == depth() && env.sig("push_valid_i").get() ? 1 : 0);
+    });
     sink.on_item = [this](const Bits& b, std::uint64_t cyc) {
       check(!expected.empty(), "scoreboard: pop of {} at cycle {} with nothing pushed", b, cyc);
       check(b == expected.front(), "scoreboard: pop at cycle {} gave {}, expected {}", cyc, b, expected.front());

@@ -27,6 +27,7 @@ struct RunOptions {
   bool waves = false;                        ///< WAVES=1
   std::string wave_file;                     ///< the FST written when waves is set
   std::string results_file = "results.xml";  ///< COCOTB_RESULTS_FILE
+  std::string fcov_file;                     ///< FCOV_FILE: functional coverage JSON ("" none)
   std::vector<std::string> testcases;        ///< TESTCASE (empty: all)
   bool lockstep = true;                      ///< LOCKSTEP=0 runs without the model
   std::uint64_t watchdog_cycles = 10000;     ///< WATCHDOG_CYCLES

@@ -77,6 +77,11 @@ void LockstepCore::finish_binding() {
       if (has_role(s->name(), "ready")) f.ready = s;
     }
     f.last.resize(f.ports.size());
+    if (f.valid && f.ready && f.valid->width() == 1 && f.ready->width() == 1) {
+      const std::string n = options().top + "." + f.name;
+      f.cov_state = &cover_point(n + ".handshake", {"idle", "transfer", "stall", "ready_idle"});
+      f.cov_stall = &cover_point(n + ".stall_cycles", {"1-15", "16+", "256+"});
+    }
   }
   // Waves: each DUT output the model describes, as expected and as sampled, beside the DUT's.
   auto& mw = ModelWaves::get();
@@ -114,6 +119,18 @@ void LockstepCore::record_history() {
   constexpr std::size_t kKeep = 8;  // transactions kept per interface for a mismatch report
   for (auto& f : ifaces_) {
     bool take;
+    if (f.cov_state) {
+      const bool v = f.valid->get() & 1, r = f.ready->get() & 1;
+      f.cov_state->hit_index(v ? (r ? 1 : 2) : (r ? 3 : 0));
+      if (v && !r) {
+        ++f.stall_run;
+        if (f.stall_run == 16) f.cov_stall->hit_index(1);
+        if (f.stall_run == 256) f.cov_stall->hit_index(2);
+      } else {
+        if (f.stall_run > 0 && f.stall_run < 16) f.cov_stall->hit_index(0);
+        f.stall_run = 0;
+      }
+    }
     if (f.valid && f.ready) {
       take = (f.valid->get() & f.ready->get()) != 0;
       if (take)

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "harness/clock.hpp"
+#include "harness/cover.hpp"
 #include "harness/env.hpp"
 #include "harness/model_waves.hpp"
 #include "harness/replay.hpp"
@@ -96,6 +97,11 @@ class LockstepCore {
     /// allocation per cycle), the oldest at `oldest`.
     std::vector<std::pair<std::uint64_t, std::vector<Bits>>> history;
     std::size_t oldest = 0;
+    /// Functional coverage of a valid/ready interface (cover.hpp): each cycle's handshake state,
+    /// and how long its stalls (valid without ready) last.
+    CoverPoint* cov_state = nullptr;
+    CoverPoint* cov_stall = nullptr;
+    std::uint64_t stall_run = 0;
   };
   Iface& iface_of(const std::string& port);
   std::vector<Iface> ifaces_;

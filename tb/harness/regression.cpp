@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <optional>
 
+#include "harness/cover.hpp"
 #include "harness/gtkw.hpp"
 #include "harness/model_waves.hpp"
 #include "harness/replay.hpp"
@@ -75,6 +76,7 @@ Settings come from the environment or from +NAME=value plusargs:
   RANDOM_SEED=n          the run's seed, 0..4294967295 (default: from the clock, printed first)
   WAVES=1                write an FST waveform (WAVES_FILE, default dump.fst) and a .gtkw beside it
   COCOTB_RESULTS_FILE=f  the xUnit results file (default results.xml)
+  FCOV_FILE=f            write the functional cover points' counts (JSON) after every test
   TOPLEVEL=name          must be '{top}' if given
   LOCKSTEP=0             run without the C++ model (to measure its cost)
   LOCKSTEP_INJECT=sig@cycle[:bit]  flip one bit of the model's output (shows the checker failing)
@@ -166,6 +168,7 @@ void parse_options(int argc, char** argv, const std::string& top, const std::str
   if (auto v = setting(o.plusargs, "WAVES")) o.waves = *v == "1";
   o.wave_file = std::filesystem::absolute(setting(o.plusargs, "WAVES_FILE").value_or("dump.fst")).string();
   if (auto v = setting(o.plusargs, "COCOTB_RESULTS_FILE"); v && !v->empty()) o.results_file = *v;
+  if (auto v = setting(o.plusargs, "FCOV_FILE")) o.fcov_file = *v;
   if (auto v = setting(o.plusargs, "LOCKSTEP")) {
     if (*v != "0" && *v != "1") throw UsageError(fmt::format("LOCKSTEP={} must be 0 or 1", *v));
     o.lockstep = *v == "1";
@@ -334,7 +337,7 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
       try {
         std::rethrow_exception(exc);
       } catch (const LockstepMismatch& m) {
-        focus->port = m.signal.substr(0, m.signal.find('.'));  // "wr_req_o.addr" -> "wr_req_o"
+        focus->port = m.signal;  // a port, or a field of one ("wr_req_o.addr", "core.u_te.st_req_o.idx")
         if (m.cycle) focus->period_ps = m.time_ps / m.cycle;
       } catch (...) {
       }
@@ -355,10 +358,18 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
     results.push_back(r);
     try {  // after every test: an interrupted run keeps what it did
       write_results_xml(o.results_file, o.seed, results);
+      write_coverage(o.fcov_file);
     } catch (const std::exception& e) {
       fmt::print(stderr, "{}: error: {}\n", top, e.what());
       return 2;
     }
+  }
+  if (o.waves && focus) {
+    // When a failure ended the run its last values were dumped at the failing edge and would have
+    // no width on screen: hold them for four more cycles (no evaluation, the same values).
+    const std::uint64_t period = focus->period_ps ? focus->period_ps : 10000;
+    bench->dump(sched.now() + 4 * period);
+    focus->end_ps = sched.now() + 4 * period;
   }
   bench->close();
   if (o.waves) {

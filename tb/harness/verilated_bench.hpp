@@ -7,12 +7,16 @@
 //   TRN_BENCH_MAIN(Vstream_fifo, "stream_fifo")   // once per bench, after its tests
 #pragma once
 
+#include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include <verilated.h>
 #include <verilated_fst_c.h>
+#if VM_COVERAGE
+#include <verilated_cov.h>
+#endif
 
 #include "harness/model_waves.hpp"
 #include "harness/regression.hpp"
@@ -50,6 +54,11 @@ class VerilatedBench : public Bench {
     closed_ = true;
     model_->final();
     if (fst_) fst_->close();
+#if VM_COVERAGE
+    // A coverage build (TRN_COVERAGE): this run's line and toggle counts, for verilator_coverage.
+    const char* cov = std::getenv("COVERAGE_FILE");
+    ctx_->coveragep()->write(cov && *cov ? cov : "coverage.dat");
+#endif
   }
 
  private:

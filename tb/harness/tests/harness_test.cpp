@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "harness/clock.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/regression.hpp"
 #include "harness/replay.hpp"
@@ -718,4 +719,36 @@ BOOST_AUTO_TEST_CASE(results_xml_has_cocotb_form) {
   const std::string table = summary_table(r);
   BOOST_TEST(table.find("TESTS=3 PASS=1 FAIL=1 SKIP=1") != std::string::npos);
   BOOST_TEST(table.find("bench.t_fail") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(functional_coverage_counts_declared_bins_only) {
+  auto& p = cover_point("test.mode", {"a", "b", "c"});
+  p.hit("a");
+  p.hit("a");
+  p.hit_index(2);
+  BOOST_TEST(p.counts() == std::vector<std::uint64_t>({2, 0, 1}), boost::test_tools::per_element());
+  BOOST_CHECK_THROW(p.hit("d"), HarnessError);  // a typo cannot hide a hole
+  BOOST_TEST(&cover_point("test.mode", {"a", "b", "c"}) == &p);
+  BOOST_CHECK_THROW(cover_point("test.mode", {"a", "b"}), HarnessError);
+  auto& x = cover_cross("test.cross", {{"waw", "sow"}, {"in", "out"}});
+  BOOST_TEST(x.bins() == std::vector<std::string>({"waw*in", "waw*out", "sow*in", "sow*out"}),
+             boost::test_tools::per_element());
+  x.hit({"sow", "in"});
+  BOOST_TEST(x.counts()[2] == 1u);
+  cover_range("test.len", 1, 1, 64);
+  cover_range("test.len", 64, 1, 64);
+  cover_level("test.fill", 0, 4);
+  cover_level("test.fill", 2, 4);
+  BOOST_TEST(cover_point("test.len", {"min", "between", "max"}).counts() == std::vector<std::uint64_t>({1, 0, 1}),
+             boost::test_tools::per_element());
+  BOOST_TEST(cover_point("test.fill", {"empty", "between", "full"}).counts() == std::vector<std::uint64_t>({1, 1, 0}),
+             boost::test_tools::per_element());
+  const std::string path = "harness_test_fcov.json";
+  write_coverage(path);
+  std::ifstream f(path);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  std::remove(path.c_str());
+  BOOST_TEST(ss.str().find("\"test.mode\": {\"bins\": {\"a\": 2, \"b\": 0, \"c\": 1}}") != std::string::npos, ss.str());
+  BOOST_TEST(ss.str().find("\"sow*in\": 1") != std::string::npos);
 }

@@ -1,0 +1,177 @@
+"""Coverage of a regression (scripts/regress --coverage): code coverage from Verilator's
+coverage.dat of every run, and the harness's functional coverage (fcov.json of every run).
+
+Code coverage: the runs' files are merged with `verilator_coverage --write`, turned into lcov info
+(`--write-info`) and an HTML report (Debian's genhtml), ranked (`--rank`: which runs add points),
+and summarised per RTL file: line and toggle points hit, over every instance and configuration (a
+point counts as hit when any instance hit it), with the holes (the lines never reached, the
+signals never toggled).
+
+Functional coverage: every run's fcov.json ({"points": {name: {"bins": {bin: count}}}}) summed;
+a bin is a hole when no run hit it.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .build import ROOT
+
+
+@dataclass
+class FileCov:
+    line_hit: int = 0
+    line_total: int = 0
+    toggle_hit: int = 0
+    toggle_total: int = 0
+    line_holes: list = field(default_factory=list)     # line numbers never reached
+    toggle_holes: list = field(default_factory=list)   # (line, signal[bit]) never toggled
+
+    @staticmethod
+    def pct(hit: int, total: int) -> str:
+        return f"{100.0 * hit / total:.1f}" if total else "-"
+
+
+def parse_dat(path: Path) -> dict:
+    """{(file, kind, line, comment): count} of a coverage.dat, over every instance ('h')."""
+    points: dict = {}
+    for raw in path.read_text(errors="replace").splitlines():
+        m = re.match(r"^C '(.*)' (\d+)$", raw)
+        if not m:
+            continue
+        kv = dict(item.split("\x02", 1) for item in m.group(1).split("\x01")[1:] if "\x02" in item)
+        page = kv.get("page", "")
+        kind = "toggle" if page.startswith("v_toggle") else "line" if page.startswith(("v_line", "v_branch")) \
+            else None
+        if kind is None:
+            continue
+        f = kv.get("f", "?")
+        try:
+            f = str(Path(f).resolve().relative_to(ROOT))
+        except ValueError:
+            pass
+        key = (f, kind, int(kv.get("l", 0)), kv.get("o", ""))
+        points[key] = points.get(key, 0) + int(m.group(2))
+    return points
+
+
+def summarize(points: dict) -> dict[str, FileCov]:
+    files: dict[str, FileCov] = {}
+    for (f, kind, line, comment), n in sorted(points.items()):
+        fc = files.setdefault(f, FileCov())
+        if kind == "line":
+            fc.line_total += 1
+            fc.line_hit += n > 0
+            if n == 0:
+                fc.line_holes.append(line)
+        else:
+            fc.toggle_total += 1
+            fc.toggle_hit += n > 0
+            if n == 0:
+                fc.toggle_holes.append((line, comment))
+    return files
+
+
+def code_coverage(dats: list[Path], out: Path, log) -> tuple[list[str], dict[str, FileCov]]:
+    """Merge, lcov info, HTML, rank and the per-file table; the report's markdown lines."""
+    out.mkdir(parents=True, exist_ok=True)
+    lines = ["", "## Code coverage (Verilator line and toggle points, every instance and configuration)", ""]
+    if not dats:
+        return lines + ["No coverage.dat was written (were the benches built with --coverage?)."], {}
+    merged = out / "merged.dat"
+    lst = out / "runs.txt"
+    lst.write_text("\n".join(str(d) for d in dats) + "\n")
+    _run(["verilator_coverage", "--write", str(merged), *map(str, dats)], log)
+    _run(["verilator_coverage", "--write-info", str(out / "merged.info"), str(merged)], log)
+    html = ""
+    if shutil.which("genhtml"):
+        if _run(["genhtml", "--quiet", "--output-directory", str(out / "html"), "--title", "trn-rtl regression",
+                 str(out / "merged.info")], log, fatal=False) == 0:
+            html = str(out / "html" / "index.html")
+    rank = subprocess.run(["verilator_coverage", "--rank", *map(str, dats)], capture_output=True, text=True)
+    (out / "rank.txt").write_text(rank.stdout + rank.stderr)
+    files = summarize(parse_dat(merged))
+    tl = sum(f.line_total for f in files.values())
+    hl = sum(f.line_hit for f in files.values())
+    tt = sum(f.toggle_total for f in files.values())
+    ht = sum(f.toggle_hit for f in files.values())
+    lines += [f"{len(dats)} runs merged: line {FileCov.pct(hl, tl)} % ({hl}/{tl}), "
+              f"toggle {FileCov.pct(ht, tt)} % ({ht}/{tt}). "
+              + (f"HTML: {html}" if html else "HTML: genhtml not found (Debian's lcov)")
+              + f"; lcov info {out / 'merged.info'}; ranking {out / 'rank.txt'}", "",
+              "| RTL file | line % | lines | toggle % | toggles |", "|---|---:|---:|---:|---:|"]
+    for f, c in sorted(files.items()):
+        lines.append(f"| {f} | {FileCov.pct(c.line_hit, c.line_total)} | {c.line_hit}/{c.line_total} | "
+                     f"{FileCov.pct(c.toggle_hit, c.toggle_total)} | {c.toggle_hit}/{c.toggle_total} |")
+    holes = []
+    for f, c in sorted(files.items()):
+        if c.line_holes:
+            holes.append(f"- {f}: lines never reached: {_ranges(sorted(set(c.line_holes)))}")
+        if c.toggle_holes:
+            sig = sorted({cm for _, cm in c.toggle_holes})
+            holes.append(f"- {f}: {len(c.toggle_holes)} toggle points never toggled: "
+                         + ", ".join(sig[:12]) + (f", … ({len(sig)} signals)" if len(sig) > 12 else ""))
+    (out / "holes.md").write_text("\n".join(holes) + "\n")
+    lines += ["", f"Holes ({out / 'holes.md'}):", ""] + (holes or ["- none"])
+    ranked = [l for l in rank.stdout.splitlines() if re.match(r"^\s*\d", l)]
+    if ranked:
+        lines += ["", f"{len(ranked)} of {len(dats)} runs add coverage points the runs before them did not "
+                      f"(verilator_coverage --rank, {out / 'rank.txt'})."]
+    return lines, files
+
+
+def functional_coverage(files: list[Path], out: Path) -> tuple[list[str], dict]:
+    """Sum the runs' fcov.json; the report's lines and the merged points."""
+    merged: dict = {}
+    for p in files:
+        try:
+            data = json.loads(p.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        for name, pt in data.get("points", {}).items():
+            m = merged.setdefault(name, {"bins": {}, "runs_hit": {}})
+            for b, n in pt.get("bins", {}).items():
+                m["bins"][b] = m["bins"].get(b, 0) + n
+                if n:
+                    m["runs_hit"][b] = m["runs_hit"].get(b, 0) + 1
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "functional.json").write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+    lines = ["", "## Functional coverage (the benches' cover points, every run)", ""]
+    if not merged:
+        return lines + ["No cover point was sampled."], merged
+    total = sum(len(m["bins"]) for m in merged.values())
+    hit = sum(sum(1 for n in m["bins"].values() if n) for m in merged.values())
+    lines += [f"{len(merged)} cover points, {hit} of {total} bins hit ({FileCov.pct(hit, total)} %); "
+              f"merged counts in {out / 'functional.json'}.", "",
+              "| cover point | bins hit | never hit |", "|---|---:|---|"]
+    for name, m in sorted(merged.items()):
+        miss = [b for b, n in m["bins"].items() if not n]
+        lines.append(f"| {name} | {len(m['bins']) - len(miss)}/{len(m['bins'])} | "
+                     + (", ".join(miss[:10]) + (f", … ({len(miss)})" if len(miss) > 10 else "") if miss else "-")
+                     + " |")
+    return lines, merged
+
+
+def _ranges(nums: list[int]) -> str:
+    out, i = [], 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        out.append(str(nums[i]) if i == j else f"{nums[i]}-{nums[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def _run(cmd: list[str], log, fatal: bool = True) -> int:
+    with open(log, "a") as f:
+        f.write("$ " + " ".join(cmd[:6]) + (" …" if len(cmd) > 6 else "") + "\n")
+        f.flush()
+        rc = subprocess.call(cmd, stdout=f, stderr=subprocess.STDOUT)
+    if rc and fatal:
+        raise RuntimeError(f"{cmd[0]} failed (exit {rc}); see {log}")
+    return rc
