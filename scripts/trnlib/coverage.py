@@ -37,7 +37,7 @@ class FileCov:
 
 
 def parse_dat(path: Path) -> dict:
-    """{(file, kind, line, comment): count} of a coverage.dat, over every instance ('h')."""
+    """{(file, kind, line, comment, column): count} of a coverage.dat, over every instance ('h')."""
     points: dict = {}
     for raw in path.read_text(errors="replace").splitlines():
         m = re.match(r"^C '(.*)' (\d+)$", raw)
@@ -54,14 +54,14 @@ def parse_dat(path: Path) -> dict:
             f = str(Path(f).resolve().relative_to(ROOT))
         except ValueError:
             pass
-        key = (f, kind, int(kv.get("l", 0)), kv.get("o", ""))
+        key = (f, kind, int(kv.get("l", 0)), kv.get("o", ""), kv.get("n", ""))
         points[key] = points.get(key, 0) + int(m.group(2))
     return points
 
 
 def summarize(points: dict) -> dict[str, FileCov]:
     files: dict[str, FileCov] = {}
-    for (f, kind, line, comment), n in sorted(points.items()):
+    for (f, kind, line, comment, _), n in sorted(points.items()):
         fc = files.setdefault(f, FileCov())
         if kind == "line":
             fc.line_total += 1
@@ -117,7 +117,8 @@ def code_coverage(dats: list[Path], out: Path, log) -> tuple[list[str], dict[str
                          + ", ".join(sig[:12]) + (f", … ({len(sig)} signals)" if len(sig) > 12 else ""))
     (out / "holes.md").write_text("\n".join(holes) + "\n")
     lines += ["", f"Holes ({out / 'holes.md'}):", ""] + (holes or ["- none"])
-    ranked = [l for l in rank.stdout.splitlines() if re.match(r"^\s*\d", l)]
+    # verilator_coverage --rank: "covered, rank, rank points, file"; rank > 0 adds points
+    ranked = [l for l in rank.stdout.splitlines() if re.match(r"^\s*\d+,\s*[1-9]\d*,", l)]
     if ranked:
         lines += ["", f"{len(ranked)} of {len(dats)} runs add coverage points the runs before them did not "
                       f"(verilator_coverage --rank, {out / 'rank.txt'})."]
