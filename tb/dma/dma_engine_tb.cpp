@@ -5,9 +5,11 @@
 // trace) and the OrderingChecker, which sees every visible write. After every program the final
 // memory image is compared with the functional reference (trn::dma::reference_run).
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 #include "dma/program.hpp"
 #include "dma/runner.hpp"
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -50,10 +53,55 @@ struct DmaBench {
   std::unique_ptr<Feeder> feeder;
   const Program* prog = nullptr;
   Signal &desc_valid, &desc_ready, &ar_valid, &ar_ready, &r_valid, &r_id, &r_data, &wr_valid, &wr_ready, &q_idle,
-      &q_err, &q_code, &rob, &inflight;
+      &q_err, &q_code, &rob, &inflight, &wr_info, &cfg_strong, &cfg_max_outst;
   bool accepted = false;
   unsigned max_rob = 0, max_inflight = 0;
   std::uint64_t bytes_written = 0;
+
+  // ---- functional coverage (docs/dma.md), sampled in serve() from what the bench drives (the
+  // descriptors it pushes, cfg_strong_i, cfg_max_outst_i, the read responses) and the DUT's ports
+  // (ar_o.id, wr_o/wr_info_o, rob_o, inflight_o, q_err_o/q_code_o), never from the model.
+  /// Per legal descriptor, when all its data (and its semaphore) is visible: its queue's mode; whether
+  /// a read response overtook an earlier-issued read while it was in the engine (from its push to its
+  /// last write: the read channel carries no queue, so this is engine-wide); barrier; copy/accumulate.
+  CoverPoint& cov_order = cover_cross("dma_engine.mode_x_returns_x_barrier_x_op", {{"waw", "strong"},
+                                                                                     {"in_order", "reordered"},
+                                                                                     {"no_barrier", "barrier"},
+                                                                                     {"copy", "accumulate"}});
+  CoverPoint& cov_completion = cover_point("dma_engine.desc.completion", {"plain", "sem", "last", "sem_last"});
+  CoverPoint& cov_err =
+      cover_point("dma_engine.error_code", {"range", "zero_len", "long_len", "transpose", "mx_cast", "format"});
+  // every cycle: read slots in use (inflight_o + rob_o + the data slot in the write register) of
+  // Slots; rob_o of Slots; inflight_o of cfg_max_outst_i
+  CoverPoint& cov_slots = level_point("dma_engine.read_slots");
+  CoverPoint& cov_rob = level_point("dma_engine.rob");
+  CoverPoint& cov_inflight = level_point("dma_engine.inflight");
+  // per legal descriptor pushed: each length, count and address field against its legal range
+  CoverPoint& cov_len = range_point("dma_engine.desc.len");  // one source element .. MaxLen
+  CoverPoint& cov_cols = range_point("dma_engine.desc.cols");  // column layouts: 1 .. Parts
+  CoverPoint& cov_src_hbm = range_point("dma_engine.desc.src_hbm_addr");  // 0 .. HbmBytes - len
+  CoverPoint& cov_src_part = range_point("dma_engine.desc.src_sbuf_partition");
+  CoverPoint& cov_src_off = range_point("dma_engine.desc.src_sbuf_offset");  // 0 .. PartBytes - len
+  CoverPoint& cov_dst_hbm = range_point("dma_engine.desc.dst_hbm_addr");
+  CoverPoint& cov_dst_part = range_point("dma_engine.desc.dst_sbuf_partition");
+  CoverPoint& cov_dst_off = range_point("dma_engine.desc.dst_sbuf_offset");
+  CoverPoint& cov_col_part = range_point("dma_engine.desc.col_dst_partition");  // 0 .. Parts - cols
+  CoverPoint& cov_col_off = range_point("dma_engine.desc.col_dst_offset");  // 0 .. PartBytes - rows x size
+  CoverPoint& cov_sem_hbm = range_point("dma_engine.desc.sem_hbm_addr");  // 0 .. HbmBytes - 4
+  CoverPoint& cov_sem_part = range_point("dma_engine.desc.sem_sbuf_partition");
+  CoverPoint& cov_sem_off = range_point("dma_engine.desc.sem_sbuf_offset");
+  /// A legal descriptor pushed and not yet complete (its writes name it by queue and number).
+  struct DescCov {
+    bool strong = false, barrier = false, acc = false, sem = false, last = false, sem_seen = false;
+    std::uint64_t nelem = 0, seen = 0;
+    std::uint64_t overtakes = 0;  ///< the engine's overtaking read returns when it was pushed
+  };
+  std::vector<std::map<std::uint16_t, DescCov>> desc_cov;  ///< per queue, by descriptor number
+  std::vector<std::uint16_t> desc_num;  ///< per queue: the number (wr_info_o.desc) of the next push
+  std::vector<std::uint64_t> rd_seq;    ///< per read slot: the issue number of its outstanding read
+  std::set<std::uint64_t> rd_out;       ///< the issue numbers of the outstanding reads
+  std::uint64_t rd_next = 0, overtakes = 0, err_prev = 0;
+
   Clock::HookId hook;
 
   explicit DmaBench(Env& e, MemSystem::Params mp = {})
@@ -77,7 +125,13 @@ struct DmaBench {
         q_err(e.sig("q_err_o")),
         q_code(e.sig("q_code_o")),
         rob(e.sig("rob_o")),
-        inflight(e.sig("inflight_o")) {
+        inflight(e.sig("inflight_o")),
+        wr_info(e.sig("wr_info_o")),
+        cfg_strong(e.sig("cfg_strong_i")),
+        cfg_max_outst(e.sig("cfg_max_outst_i")),
+        desc_cov(prm.queues),
+        desc_num(prm.queues, 0),
+        rd_seq(prm.slots, 0) {
     hook = clk.add_pre_edge_hook([this] { serve(); });
   }
   ~DmaBench() { clk.remove_hook(hook); }
@@ -98,6 +152,8 @@ struct DmaBench {
     std::optional<Write> wr;
     if ((wr_valid.get() & 1) && (wr_ready.get() & 1)) wr = write_from_ports();
     mem.observe(now, rd, wr);
+    accepted = (desc_valid.get() & 1) && (desc_ready.get() & 1);
+    sample(rd, wr ? &mem.trace().back() : nullptr);
     if (wr) {
       const Write& w = mem.trace().back();
       bytes_written += w.col ? w.n * w.esize : w.n;
@@ -109,10 +165,98 @@ struct DmaBench {
         }
       }
     }
-    accepted = (desc_valid.get() & 1) && (desc_ready.get() & 1);
     max_rob = std::max(max_rob, static_cast<unsigned>(rob.get()));
     max_inflight = std::max(max_inflight, static_cast<unsigned>(inflight.get()));
   }
+  /// Functional coverage of the cycle that ends (rd, w: the read request and the write accepted in it).
+  void sample(const std::optional<ReadReq>& rd, const Write* w) {
+    // Read returns: a response overtakes when a read issued before it is still outstanding.
+    if (r_valid.get() & 1) {
+      const std::uint64_t id = r_id.get();
+      if (id < rd_seq.size() && rd_out.count(rd_seq[id])) {
+        if (*rd_out.begin() != rd_seq[id]) ++overtakes;
+        rd_out.erase(rd_seq[id]);
+      }
+    }
+    if (rd && rd->id < rd_seq.size()) {
+      rd_seq[rd->id] = rd_next;
+      rd_out.insert(rd_next++);
+    }
+    // The descriptor pushed in this cycle is the feeder's offer (what desc_i carries).
+    if (accepted && feeder) {
+      if (const auto o = feeder->offer()) on_push(o->first, *o->second);
+    }
+    if (w && w->queue < desc_cov.size()) on_visible(*w);
+    // Occupancy.
+    const std::uint64_t in_flight = inflight.get(), held = rob.get();
+    const bool wr_slot = (wr_valid.get() & 1) && !(wr_info.get() & 1);  // wr_info_o.sem is bit 0
+    hit_level(cov_slots, in_flight + held + wr_slot, prm.slots);
+    hit_level(cov_rob, held, prm.slots);
+    hit_level(cov_inflight, in_flight, cfg_max_outst.get());
+    // A queue stopping on a bad descriptor: its code.
+    const std::uint64_t err_now = q_err.get(), rise = err_now & ~err_prev;
+    err_prev = err_now;
+    for (unsigned q = 0; q < Q(); ++q)
+      if ((rise >> q) & 1) {
+        const std::uint64_t code = q_code.get_slice(3 * q, 3);
+        if (code >= 1 && code <= 6) cov_err.hit_index(code - 1);
+      }
+  }
+  void on_push(unsigned q, const Desc& d) {
+    if (q >= desc_num.size()) return;
+    const std::uint16_t num = desc_num[q]++;  // bad descriptors are numbered too (dropped by q_clr_i)
+    const Geometry& g = prm.geo;
+    if (trn::dma::check(d, g) != Err::none) return;
+    const unsigned ss = type_size(d.stype), ds = type_size(d.dtype);
+    const std::uint64_t nelem = d.len / ss;
+    hit_range(cov_len, d.len, ss, g.max_len);
+    auto where = [&](Space s, std::uint32_t a, std::uint64_t bytes, CoverPoint& hbm, CoverPoint& part,
+                     CoverPoint& off) {
+      if (s == Space::hbm) {
+        hit_range(hbm, a, 0, g.hbm_bytes - bytes);
+      } else {
+        hit_range(part, g.part_of(a), 0, g.parts - 1);
+        hit_range(off, g.off_of(a), 0, g.part_bytes - bytes);
+      }
+    };
+    where(d.src_space, d.src_addr, d.len, cov_src_hbm, cov_src_part, cov_src_off);
+    if (d.layout == 0) {
+      where(d.dst_space, d.dst_addr, nelem * ds, cov_dst_hbm, cov_dst_part, cov_dst_off);
+    } else {
+      const std::uint64_t rows = nelem / d.cols;
+      hit_range(cov_cols, d.cols, 1, g.parts);
+      hit_range(cov_col_part, g.part_of(d.dst_addr), 0, g.parts - d.cols);
+      hit_range(cov_col_off, g.off_of(d.dst_addr), 0, g.part_bytes - rows * (d.layout == 1 ? 2 : 4));
+    }
+    if (d.sem) where(d.sem_space, d.sem_addr, 4, cov_sem_hbm, cov_sem_part, cov_sem_off);
+    DescCov c;
+    c.strong = (cfg_strong.get() >> q) & 1;
+    c.barrier = d.barrier;
+    c.acc = d.op == static_cast<unsigned>(Op::acc);
+    c.sem = d.sem;
+    c.last = d.last;
+    c.nelem = nelem;
+    c.overtakes = overtakes;
+    desc_cov[q][num] = c;
+  }
+  void on_visible(const Write& w) {
+    auto& m = desc_cov[w.queue];
+    const auto it = m.find(static_cast<std::uint16_t>(w.desc));
+    if (it == m.end()) return;
+    DescCov& c = it->second;
+    if (w.sem)
+      c.sem_seen = true;
+    else
+      c.seen += w.elems();
+    if (c.seen < c.nelem || (c.sem && !c.sem_seen)) return;
+    // cover_cross's bins: the first axis outermost
+    const std::size_t mode = c.strong ? 1 : 0, returns = overtakes > c.overtakes ? 1 : 0, barrier = c.barrier ? 1 : 0,
+                      op = c.acc ? 1 : 0;
+    cov_order.hit_index(((mode * 2 + returns) * 2 + barrier) * 2 + op);
+    cov_completion.hit_index((c.sem ? 1 : 0) + (c.last ? 2 : 0));
+    m.erase(it);
+  }
+
   /// The DUT's write channel as a Write: its outputs read into the model's Out, then write_of
   /// (the conversion the model-only runner uses).
   Write write_from_ports() {

@@ -78,14 +78,21 @@ CoverPoint& cover_cross(const std::string& name, const std::vector<std::vector<s
   return cover_point(name, std::move(bins));
 }
 
+CoverPoint& range_point(const std::string& name) { return cover_point(name, {"min", "between", "max"}); }
+CoverPoint& level_point(const std::string& name) { return cover_point(name, {"empty", "between", "full"}); }
+
+void hit_range(CoverPoint& p, std::uint64_t value, std::uint64_t min, std::uint64_t max) {
+  if (value <= min) p.hit_index(0);
+  if (value >= max) p.hit_index(2);
+  if (value > min && value < max) p.hit_index(1);
+}
+
 void cover_range(const std::string& name, std::uint64_t value, std::uint64_t min, std::uint64_t max) {
-  auto& p = cover_point(name, {"min", "between", "max"});
-  p.hit_index(value <= min ? 0 : value >= max ? 2 : 1);
+  hit_range(range_point(name), value, min, max);
 }
 
 void cover_level(const std::string& name, std::uint64_t level, std::uint64_t capacity) {
-  auto& p = cover_point(name, {"empty", "between", "full"});
-  p.hit_index(level == 0 ? 0 : level >= capacity ? 2 : 1);
+  hit_level(level_point(name), level, capacity);
 }
 
 const std::vector<CoverPoint*>& cover_points() { return views(); }

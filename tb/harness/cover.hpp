@@ -49,6 +49,20 @@ void cover_range(const std::string& name, std::uint64_t value, std::uint64_t min
 /// A buffer's occupancy: "empty", "full" or "between".
 void cover_level(const std::string& name, std::uint64_t level, std::uint64_t capacity);
 
+/// The same, for a point the bench keeps by reference (no lookup by name per sample): the points
+/// with cover_range's and cover_level's bins, and their hits. A range whose minimum is its maximum
+/// hits both "min" and "max".
+CoverPoint& range_point(const std::string& name);
+CoverPoint& level_point(const std::string& name);
+void hit_range(CoverPoint& p, std::uint64_t value, std::uint64_t min, std::uint64_t max);
+/// cover_level's bin index: 0 empty, 1 between, 2 full.
+inline std::size_t level_bin(std::uint64_t level, std::uint64_t capacity) {
+  return level == 0 ? 0 : level >= capacity ? 2 : 1;
+}
+inline void hit_level(CoverPoint& p, std::uint64_t level, std::uint64_t capacity) {
+  p.hit_index(level_bin(level, capacity));
+}
+
 /// Every point declared in this process.
 const std::vector<CoverPoint*>& cover_points();
 /// Write the counts as JSON (see above); a no-op for an empty path.

@@ -358,7 +358,10 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
     results.push_back(r);
     try {  // after every test: an interrupted run keeps what it did
       write_results_xml(o.results_file, o.seed, results);
-      write_coverage(o.fcov_file);
+      // A run of self-tests only (a wrong DUT or model on purpose) is no coverage of the design.
+      if (std::any_of(selected.begin(), selected.end(),
+                      [](const TestInfo* t) { return !t->opts.expect_fail && !t->opts.expect_error; }))
+        write_coverage(o.fcov_file);
     } catch (const std::exception& e) {
       fmt::print(stderr, "{}: error: {}\n", top, e.what());
       return 2;

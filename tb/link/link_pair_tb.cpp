@@ -3,7 +3,9 @@
 // latency, each corrupted with a seeded probability (one to three bit flips anywhere in sequence
 // number, payload or CRC); acknowledgements from rack_*/rnack_* reach ack_*/nack_* after the same
 // latency, each lost with a seeded probability. The scoreboard checks that the receiver delivers
-// the offered payloads exactly once, in order and intact.
+// the offered payloads exactly once, in order and intact. Functional coverage (LinkCover): replays
+// by cause, the replay buffer's fill, sequence numbers wrapping, acknowledgements stale or lost,
+// corrupted flits by field and bit count, the receiver's drops.
 #include <deque>
 #include <optional>
 #include <string>
@@ -11,6 +13,7 @@
 #include <vector>
 
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -30,6 +33,47 @@ LinkPair::Params params_of(const Env& e) {
   const auto& a = e.cfg().arch;
   return LinkPair::Params{a.link_flit_bits, a.link_replay_depth, a.link_timeout, !kBroken};
 }
+
+/// Functional coverage of the link (docs/link.md), sampled by LinkBench every cycle from the DUT's
+/// ports and from what the bench's channel did. The broken build (link_nocrc) declares none: it
+/// runs only its self-test, and its points would be holes.
+struct LinkCover {
+  CoverPoint& replay;      ///< a replay started (replays_o / timeouts_o counted): cause x held_o then
+  CoverPoint& fill;        ///< held_o against Depth, every cycle
+  CoverPoint& seq_wrap;    ///< the sequence number wraps: on the wire (tx_seq_o max, then 0), at delivery
+  CoverPoint& ack_in;      ///< an ack on ack_* (no nack beside it): moves the sender's window, or stale
+  CoverPoint& ack_lost;    ///< the channel lost an acknowledgement: an ack, a nack
+  CoverPoint& wire_field;  ///< a flit the channel corrupted: each field its inverted bits are in
+  CoverPoint& wire_bits;   ///< a flit the channel corrupted: how many of its bits differ
+  CoverPoint& rx_drop;     ///< the receiver dropped a flit (crc_errors_o / drops_o counted)
+  Signal &held, &replays, &timeouts, &crc_errors, &drops, &tx_valid, &tx_seq, &out_valid, &ack_valid, &ack_seq,
+      &nack_valid;
+  /// The counters and held_o of the last cycle sampled, and the last sequence number on the wire;
+  /// the first cycle only records them (the DUT may not have been reset yet).
+  bool primed = false, tx_seen = false;
+  std::uint64_t replays_q = 0, timeouts_q = 0, crc_q = 0, drops_q = 0, held_q = 0, tx_seq_q = 0;
+
+  LinkCover(Env& e, const std::string& b)
+      : replay(cover_cross(b + ".replay.cause", {{"nack", "timeout"}, {"not_full", "full"}})),
+        fill(cover_point(b + ".replay.fill", {"empty", "between", "full"})),
+        seq_wrap(cover_point(b + ".seq_wrap", {"sent", "delivered"})),
+        ack_in(cover_point(b + ".ack_in", {"advances", "stale"})),
+        ack_lost(cover_point(b + ".ack_lost", {"ack", "nack"})),
+        wire_field(cover_point(b + ".wire_error.field", {"payload", "seq", "crc"})),
+        wire_bits(cover_point(b + ".wire_error.bits", {"1", "2", "3"})),
+        rx_drop(cover_point(b + ".rx_drop", {"crc_error", "out_of_sequence"})),
+        held(e.sig("held_o")),
+        replays(e.sig("replays_o")),
+        timeouts(e.sig("timeouts_o")),
+        crc_errors(e.sig("crc_errors_o")),
+        drops(e.sig("drops_o")),
+        tx_valid(e.sig("tx_valid_o")),
+        tx_seq(e.sig("tx_seq_o")),
+        out_valid(e.sig("out_valid_o")),
+        ack_valid(e.sig("ack_valid_i")),
+        ack_seq(e.sig("ack_seq_i")),
+        nack_valid(e.sig("nack_valid_i")) {}
+};
 
 struct Channel {
   unsigned latency = 3;
@@ -65,6 +109,7 @@ struct LinkBench {
   std::uint64_t corrupted = 0, acks_lost = 0, cycles = 0;
   std::optional<Bits> offer;
   bool took = false;
+  std::optional<LinkCover> cov;  ///< functional coverage (none on the broken build)
   Clock::HookId hook;
 
   explicit LinkBench(Env& e, Channel c)
@@ -76,6 +121,7 @@ struct LinkBench {
         lockstep(e, clk, model),
         ch(c),
         rng(e.rng("channel")) {
+    if (!kBroken) cov.emplace(e, TRN_BENCH_NAME);
     hook = clk.add_pre_edge_hook([this] { serve(); });
   }
   ~LinkBench() { clk.remove_hook(hook); }
@@ -88,6 +134,7 @@ struct LinkBench {
     if (!(rst.get() & 1)) return;
     ++cycles;
     const std::uint64_t now = clk.cycle();
+    if (cov) cover_cycle();  // before this cycle's flit is counted in sent and delivered
     took = offer && (get("in_ready_o") & 1);
     if (took) sent.push_back(*offer);
     if (get("out_valid_o") & 1) {
@@ -103,6 +150,8 @@ struct LinkBench {
       if (rng.chance(ch.p_flit_error)) {
         ++corrupted;
         const unsigned sb = model.sb(), total = sb + prm.w + 16;
+        // the bits inverted an odd number of times (two flips of one bit cancel), for the coverage
+        unsigned flipped[3] = {}, nf = 0;
         for (unsigned k = 0, n = static_cast<unsigned>(rng.range(1, 3)); k < n; ++k) {
           const unsigned b = static_cast<unsigned>(rng.below(total));
           if (b < prm.w)
@@ -111,6 +160,19 @@ struct LinkBench {
             f.seq ^= std::uint64_t{1} << (b - prm.w);
           else
             f.crc ^= std::uint64_t{1} << (b - prm.w - sb);
+          unsigned i = 0;
+          while (i < nf && flipped[i] != b) ++i;
+          if (i < nf)
+            flipped[i] = flipped[--nf];
+          else
+            flipped[nf++] = b;
+        }
+        if (cov && nf > 0) {
+          unsigned fields = 0;  // bit 0 payload, 1 seq, 2 crc
+          for (unsigned i = 0; i < nf; ++i) fields |= 1u << (flipped[i] < prm.w ? 0 : flipped[i] < prm.w + sb ? 1 : 2);
+          for (unsigned i = 0; i < 3; ++i)
+            if ((fields >> i) & 1) cov->wire_field.hit_index(i);
+          cov->wire_bits.hit_index(nf - 1);
         }
       }
       fwd.push_back(std::move(f));
@@ -119,9 +181,50 @@ struct LinkBench {
       if (!(get(nack ? "rnack_valid_o" : "rack_valid_o") & 1)) continue;
       if (rng.chance(ch.p_ack_loss)) {
         ++acks_lost;
+        if (cov) cov->ack_lost.hit_index(nack ? 1 : 0);
         continue;
       }
       back.push_back(Ack{now + ch.latency, nack, get(nack ? "rnack_seq_o" : "rack_seq_o")});
+    }
+  }
+
+  /// Coverage of the cycle that ends, from the settled ports: the replays and drops the counters
+  /// show since the last cycle, the replay buffer, the sequence numbers sent and delivered, and
+  /// the ack the sender gets. `sent` and `delivered` do not count this cycle's flits yet.
+  void cover_cycle() {
+    LinkCover& c = *cov;
+    const std::uint64_t held = c.held.get(), replays = c.replays.get(), timeouts = c.timeouts.get(),
+                        crc = c.crc_errors.get(), drops = c.drops.get();
+    const std::uint64_t m = (std::uint64_t{1} << model.sb()) - 1;  // sequence numbers modulo m + 1
+    c.fill.hit_index(level_bin(held, prm.depth));
+    if (c.primed) {
+      // a replay counted now was decided at the last edge, with the buffer of the last cycle
+      const std::size_t full = c.held_q >= prm.depth ? 1 : 0;
+      if (replays > c.replays_q) c.replay.hit_index(full);        // nack*not_full, nack*full
+      if (timeouts > c.timeouts_q) c.replay.hit_index(2 + full);  // timeout*not_full, timeout*full
+      if (crc > c.crc_q) c.rx_drop.hit_index(0);
+      if (drops > c.drops_q) c.rx_drop.hit_index(1);
+    }
+    c.primed = true;
+    c.replays_q = replays;
+    c.timeouts_q = timeouts;
+    c.crc_q = crc;
+    c.drops_q = drops;
+    c.held_q = held;
+    if (c.tx_valid.get() & 1) {
+      const std::uint64_t seq = c.tx_seq.get();
+      if (c.tx_seen && c.tx_seq_q == m && seq == 0) c.seq_wrap.hit_index(0);
+      c.tx_seen = true;
+      c.tx_seq_q = seq;
+    }
+    // the receiver delivers in order from 0 after reset (the scoreboard checks it): flit k has
+    // sequence number k modulo m + 1
+    if ((c.out_valid.get() & 1) && delivered > 0 && (delivered & m) == 0) c.seq_wrap.hit_index(1);
+    // An ack the sender is given now: does it move the window? The sender's next sequence number
+    // is the count of flits it took (sent), its base that minus held_o; a nack would win.
+    if ((c.ack_valid.get() & 1) && !(c.nack_valid.get() & 1)) {
+      const std::uint64_t base = (sent.size() - held) & m, d = (c.ack_seq.get() + 1 - base) & m;
+      c.ack_in.hit_index(d != 0 && d <= held ? 0 : 1);
     }
   }
 

@@ -12,16 +12,20 @@
 // the end-to-end scoreboard are trn::link::Traffic, the same ones the model-only NetRunner uses:
 // every packet delivered once, whole, intact, at its destination, in order per (source,
 // destination, injection VC), and no flit offered to a link whose replay buffer is full.
+// Functional coverage (NetCover): every (source, destination) pair delivered, CRC errors and
+// replays on every link, replays by cause, and the links' replay buffers against their bound.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -73,6 +77,65 @@ std::string net_name(const Net& m) {
   return p.kz > 1 ? fmt::format("torus {}x{}x{}", p.kx, p.ky, p.kz) : fmt::format("torus {}x{}", p.kx, p.ky);
 }
 
+/// A link's name for the cover points: torus "r5+x" (router 5's +x port), switch "ep3>sw" and "sw>ep3".
+std::string link_name(const Net& m, unsigned l) {
+  static const char* const kDir[] = {"+x", "-x", "+y", "-y", "+z", "-z"};
+  const Net::End f = m.link_from(l), t = m.link_to(l);
+  if (m.params().topo == Topo::torus) return fmt::format("r{}{}", f.node, kDir[f.port - 1]);
+  return f.endpoint ? fmt::format("ep{}>sw", f.node) : fmt::format("sw>ep{}", t.node);
+}
+
+/// Functional coverage of a network, sampled by NetBench::serve() every cycle from the top's
+/// outputs after the scoreboard has checked them: the endpoints' ejections and every link's
+/// counters and replay buffer. The broken build (switch_nocrc) declares none: it runs only its
+/// self-test, and its points would be holes.
+struct NetCover {
+  CoverPoint& src_dst;       ///< source x destination endpoint of every packet, at its tail's ejection
+  CoverPoint& link_crc;      ///< per link: its receiver dropped a flit for its CRC
+  CoverPoint& link_replay;   ///< per link: its sender started a replay (on a nack or the timeout)
+  CoverPoint& replay_cause;  ///< any link: a replay on a nack, on the timeout
+  CoverPoint& rx_drop;       ///< any link: a flit dropped for its CRC, a good flit dropped out of sequence
+  CoverPoint& held;          ///< every link every cycle: its replay buffer against min(RDepth, V x D)
+  /// The link counters of the last cycle sampled (the first cycle only records them).
+  bool primed = false;
+  Bits crc_q, drop_q, replay_q, timeout_q;
+
+  NetCover(const Net& m, const std::string& b)
+      : src_dst(cover_cross(b + ".src_dst", {names("e", m.endpoints()), names("e", m.endpoints())})),
+        link_crc(cover_point(b + ".link.crc_error", link_names(m))),
+        link_replay(cover_point(b + ".link.replay", link_names(m))),
+        replay_cause(cover_point(b + ".link.replay_cause", {"nack", "timeout"})),
+        rx_drop(cover_point(b + ".link.rx_drop", {"crc_error", "out_of_sequence"})),
+        held(cover_point(b + ".link.replay_fill", {"empty", "between", "full"})) {
+    for (unsigned l = 0, k = 0; l < m.links(); ++l) link_bin.push_back(used(m, l) ? static_cast<int>(k++) : -1);
+  }
+  void hit_link(CoverPoint& p, unsigned l) const {
+    if (link_bin[l] >= 0) p.hit_index(static_cast<std::size_t>(link_bin[l]));
+  }
+
+  static std::vector<std::string> names(const char* prefix, unsigned n) {
+    std::vector<std::string> v;
+    for (unsigned i = 0; i < n; ++i) v.push_back(fmt::format("{}{}", prefix, i));
+    return v;
+  }
+  /// A link's bin, or -1 for a link no packet takes: in a torus dimension of two routers the
+  /// minimal route takes the + port on a tie (route() in model/link/router.cpp), so the - links
+  /// carry nothing.
+  std::vector<int> link_bin;
+  static bool used(const Net& m, unsigned l) {
+    const auto& p = m.params();
+    if (p.topo != Topo::torus) return true;
+    const unsigned port = m.link_from(l).port, k[] = {p.kx, p.ky, p.kz};
+    return port % 2 == 1 || k[(port - 1) / 2] != 2;
+  }
+  static std::vector<std::string> link_names(const Net& m) {
+    std::vector<std::string> v;
+    for (unsigned l = 0; l < m.links(); ++l)
+      if (used(m, l)) v.push_back(link_name(m, l));
+    return v;
+  }
+};
+
 struct NetBench {
   Env& env;
   Signal& rst;
@@ -82,6 +145,7 @@ struct NetBench {
   Traffic traffic;
   Net::Out out;
   unsigned n;
+  std::optional<NetCover> cov;  ///< functional coverage (none on the broken build)
   Clock::HookId hook;
 
   explicit NetBench(Env& e)
@@ -96,6 +160,7 @@ struct NetBench {
     check(e.sig("inj_valid_i").width() == n && e.sig("flip_i").width() == model.links(),
           "build {}: the top has {} endpoints and {} links, the model {} and {}", TRN_BENCH_NAME,
           e.sig("inj_valid_i").width(), e.sig("flip_i").width(), n, model.links());
+    if (!kBroken) cov.emplace(model, TRN_BENCH_NAME);
     hook = clk.add_pre_edge_hook([this] { serve(); });
   }
   ~NetBench() { clk.remove_hook(hook); }
@@ -109,6 +174,51 @@ struct NetBench {
     } catch (const std::runtime_error& x) {
       check(false, "{}", x.what());
     }
+    if (cov) cover_cycle();
+  }
+  /// Coverage of the cycle's outputs (read into `out`, checked by the scoreboard).
+  void cover_cycle() {
+    NetCover& c = *cov;
+    const Net::Params& p = model.params();
+    // every packet delivered: its source (the endpoint that injected it) and its destination
+    for (unsigned e = 0; e < n; ++e) {
+      if (!out.ej_valid_o.bit(e)) continue;
+      Bits f(p.w);
+      f.copy(0, out.ej_flit_o, e * p.w, p.w);
+      const Kind kind = kind_of(f);
+      if (kind == Kind::tail || kind == Kind::single) c.src_dst.hit_index(traffic.packet(tag_of(f).id).src * n + e);
+    }
+    // every link's replay buffer: an unacknowledged flit holds a credit of the downstream buffer,
+    // so at most V x D flits are held (RDepth >= V x D)
+    const unsigned links = model.links(), hb = out.link_held_o.width() / links;
+    const std::uint64_t cap = std::min<std::uint64_t>(p.rdepth, std::uint64_t{p.v} * p.d);
+    for (unsigned l = 0; l < links; ++l) {
+      const std::uint64_t h = out.link_held_o.slice(l * hb, hb);
+      hit_level(c.held, h, cap);
+    }
+    // the link counters that moved since the last cycle (each moves by at most 1 a cycle); the
+    // first cycle only records them
+    auto moved = [&](const Bits& now, Bits& last, auto&& on_link) {
+      if (c.primed && now == last) return;
+      if (c.primed)
+        for (unsigned l = 0; l < links; ++l)
+          if (now.slice(32 * l, 32) != last.slice(32 * l, 32)) on_link(l);
+      last = now;
+    };
+    moved(out.link_crc_err_o, c.crc_q, [&](unsigned l) {
+      c.hit_link(c.link_crc, l);
+      c.rx_drop.hit_index(0);
+    });
+    moved(out.link_drop_o, c.drop_q, [&](unsigned) { c.rx_drop.hit_index(1); });
+    moved(out.link_replay_o, c.replay_q, [&](unsigned l) {
+      c.hit_link(c.link_replay, l);
+      c.replay_cause.hit_index(0);
+    });
+    moved(out.link_timeout_o, c.timeout_q, [&](unsigned l) {
+      c.hit_link(c.link_replay, l);
+      c.replay_cause.hit_index(1);
+    });
+    c.primed = true;
   }
   void drive() {
     Net::In in = traffic.drive(clk.cycle());

@@ -3,13 +3,18 @@
 // within its credits; every output port has a sink with D flits of buffer per VC that drains at a
 // random rate and returns credits. The scoreboard checks that every packet leaves once, whole, on
 // the output port its route names and on a VC of the class the route allows, its flits in order
-// and never interleaved with another packet's on one output VC.
+// and never interleaved with another packet's on one output VC. Functional coverage (RouterCover):
+// every (input port, output port) pair, heads meeting in VC allocation, input VC buffers and output
+// VC credits from empty to full (exhausted), and on the torus the dateline crossings and classes.
+#include <algorithm>
 #include <deque>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -38,6 +43,55 @@ Router::Params params_of(const Env& e) {
   return p;
 }
 
+/// Names of the router's ports (torus: local and the four directions; switch: the endpoints) and VCs.
+std::vector<std::string> port_names(const Router::Params& p) {
+  if (p.topo == Topo::torus) return {"local", "+x", "-x", "+y", "-y"};
+  std::vector<std::string> n;
+  for (unsigned i = 0; i < p.p; ++i) n.push_back(fmt::format("p{}", i));
+  return n;
+}
+std::vector<std::string> vc_names(const Router::Params& p) {
+  std::vector<std::string> n;
+  for (unsigned v = 0; v < p.v; ++v) n.push_back(fmt::format("vc{}", v));
+  return n;
+}
+
+/// Functional coverage of the router, sampled by RouterBench from what it drives (in_*,
+/// out_credit_*), what the router sends (out_*, in_credit_*) and the packets' routes (which the
+/// scoreboard checks against the port each head leaves on).
+struct RouterCover {
+  CoverPoint& port_pair;  ///< input port x output port of every packet, when its head leaves
+  /// Two or more heads reach empty input VCs in one cycle (so they ask for VC allocation at once):
+  /// routed to other output ports, to one port but disjoint output VCs, or wanting one output VC.
+  CoverPoint& va_conflict;
+  CoverPoint& in_vc_fill;           ///< every input VC every cycle: its D slots held (the sender's credits out)
+  CoverPoint& in_vc_full;           ///< input port x VC: all D slots held, the sender has no credit
+  CoverPoint& out_vc_credits;       ///< every output VC every cycle: the router's credits for it
+  CoverPoint& out_vc_exhausted;     ///< output port x VC: no credit, the router cannot send on it
+  CoverPoint* dateline = nullptr;   ///< torus: a head leaving across a dateline (wrap link), by direction
+  CoverPoint* hop_class = nullptr;  ///< torus: a head leaving on a link port, how its VC class was chosen
+};
+
+RouterCover router_cover(const Router::Params& p) {
+  const std::string b = TRN_BENCH_NAME;
+  const std::vector<std::string> ports = port_names(p), vcs = vc_names(p);
+  RouterCover c{cover_cross(b + ".port_pair", {ports, ports}),
+                cover_point(b + ".va_conflict", {"other_ports", "same_port_other_vc", "same_vc"}),
+                cover_point(b + ".in_vc.fill", {"empty", "between", "full"}),
+                cover_cross(b + ".in_vc.full", {ports, vcs}),
+                cover_point(b + ".out_vc.credits", {"empty", "between", "full"}),
+                cover_cross(b + ".out_vc.exhausted", {ports, vcs}),
+                nullptr,
+                nullptr};
+  if (p.topo == Topo::torus) {
+    c.dateline = &cover_point(b + ".dateline", {"+x", "-x", "+y", "-y"});
+    // entering a dimension: class 0; continuing along it: the class it came in; crossing: class 1
+    c.hop_class =
+        &cover_point(b + ".hop_class", {"enter_class0", "continue_class0", "continue_class1", "cross_class1"});
+  }
+  return c;
+}
+
 struct Packet {
   unsigned id = 0, in_port = 0, in_vc = 0, tc = 0;
   std::vector<Bits> flits;
@@ -52,6 +106,10 @@ struct RouterBench {
   Router model;
   Lockstep<Router> lockstep;
   Rng rng;
+  RouterCover cov;
+  /// drive(): the heads sent this cycle to an empty input VC (so at its front), as (output port,
+  /// output VCs their route allows), for va_conflict
+  std::vector<std::pair<unsigned, std::uint64_t>> va_heads;
   unsigned me = 0;
   double p_send = 0.5, p_drain = 0.8;
   std::vector<Packet> packets;
@@ -74,7 +132,8 @@ struct RouterBench {
         prm(params_of(e)),
         model(prm),
         lockstep(e, clk, model),
-        rng(e.rng("traffic")) {
+        rng(e.rng("traffic")),
+        cov(router_cover(prm)) {
     const unsigned n = prm.p * prm.v;
     src.resize(n);
     src_flit.assign(n, 0);
@@ -117,6 +176,12 @@ struct RouterBench {
     const Bits crv = env.sig("in_credit_vc_o").bits();
     for (unsigned p = 0; p < prm.p; ++p)
       if ((cr >> p) & 1) ++src_cred[p * V + crv.slice(p * vb, vb)];
+    // An input VC's slots held: the flits sent on it less the credits back; a credit comes the
+    // cycle after its flit leaves the buffer, so this is the buffer's usage plus the flit arriving.
+    for (unsigned j = 0; j < prm.p * V; ++j) {
+      cov.in_vc_fill.hit_index(level_bin(prm.d - src_cred[j], prm.d));
+      if (src_cred[j] == 0) cov.in_vc_full.hit_index(j);
+    }
     const std::uint64_t ov = env.sig("out_valid_o").get();
     const Bits ovc = env.sig("out_vc_o").bits(), of = env.sig("out_flit_o").bits();
     for (unsigned o = 0; o < prm.p; ++o) {
@@ -139,6 +204,7 @@ struct RouterBench {
               "needs dateline class {}", clk.cycle(), id, k.tc, v, k.rt.cls);
         sink_pkt[j] = static_cast<int>(id);
         sink_idx[j] = 0;
+        cover_departure(k, o, v);
       }
       check(sink_pkt[j] == static_cast<int>(id) && idx == sink_idx[j] && f == expected(k, idx),
             "cycle {}: output {} VC {}: flit {} of packet {} out of order, foreign or corrupted (expected flit {} of {})",
@@ -151,12 +217,40 @@ struct RouterBench {
         ++done;
       }
     }
+    // The router's credits for an output VC this cycle: D less the flits it sent on it and the
+    // sink holds (a credit the bench returns now counts: the router can spend it now).
+    for (unsigned j = 0; j < prm.p * V; ++j) {
+      cov.out_vc_credits.hit_index(level_bin(prm.d - sink_fill[j], prm.d));
+      if (sink_fill[j] == prm.d) cov.out_vc_exhausted.hit_index(j);
+    }
+  }
+
+  /// Coverage of packet k's head leaving on output port o, VC v.
+  void cover_departure(const Packet& k, unsigned o, unsigned v) {
+    cov.port_pair.hit_index(k.in_port * prm.p + o);
+    if (!cov.dateline || o == 0) return;
+    // torus ports 1 +x, 2 -x, 3 +y, 4 -y: the hop crosses the dateline when it takes the wrap link
+    const unsigned x = me % prm.kx, y = me / prm.kx % prm.ky;
+    const bool cross =
+        (o == 1 && x == prm.kx - 1) || (o == 2 && x == 0) || (o == 3 && y == prm.ky - 1) || (o == 4 && y == 0);
+    if (cross) cov.dateline->hit_index(o - 1);
+    const bool same_dim = (k.in_port + 1) / 2 == (o + 1) / 2;  // came in on a port of this dimension
+    cov.hop_class->hit_index(cross ? 3 : same_dim ? 1 + v % 2 : 0);
+  }
+
+  /// The output VCs packet k's route allows at this router (bit v).
+  std::uint64_t allowed_vcs(const Packet& k) const {
+    std::uint64_t m = 0;
+    for (unsigned v = 0; v < prm.v; ++v)
+      if (vc_allowed(prm.topo, prm.v, v, k.tc, k.rt.cls)) m |= std::uint64_t{1} << v;
+    return m;
   }
 
   void drive() {
     const unsigned V = prm.v, vb = model.vb();
     Router::In in = model.make_in();
     in.id_i = me;
+    va_heads.clear();
     for (unsigned p = 0; p < prm.p; ++p) {
       // new packets
       if (to_send > 0 && rng.chance(p_send / 2)) {
@@ -171,6 +265,8 @@ struct RouterBench {
       if (ready.empty()) continue;
       const unsigned v = ready[rng.below(ready.size())], j = p * V + v;
       const Packet& k = packets[src[j].front()];
+      // a head into an input VC whose credits are all back (its buffer empty) is at the front now
+      if (src_flit[j] == 0 && src_cred[j] == prm.d) va_heads.emplace_back(k.rt.port, allowed_vcs(k));
       in.in_valid_i.set_bit(p, true);
       in.in_vc_i.set_slice(p * vb, vb, v);
       for (unsigned b = 0; b < prm.w; ++b) in.in_flit_i.set_bit(p * prm.w + b, k.flits[src_flit[j]].bit(b));
@@ -191,6 +287,14 @@ struct RouterBench {
       --sink_fill[o * V + v];
       in.out_credit_i.set_bit(o, true);
       in.out_credit_vc_i.set_slice(o * vb, vb, v);
+    }
+    if (va_heads.size() >= 2) {
+      std::size_t bin = 0;  // other_ports
+      for (std::size_t a = 0; a < va_heads.size(); ++a)
+        for (std::size_t b = a + 1; b < va_heads.size(); ++b)
+          if (va_heads[a].first == va_heads[b].first)
+            bin = std::max<std::size_t>(bin, (va_heads[a].second & va_heads[b].second) ? 2 : 1);
+      cov.va_conflict.hit_index(bin);
     }
     drive_inputs(env, model, in, "", "rst_ni");
   }

@@ -6,6 +6,7 @@
 // engine port. Traffic: random requests on the DMA ports and every engine port (elements of 4
 // bits, 1, 2 and 4 bytes), each held until accepted.
 #include <algorithm>
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 
 #include "dma/memsys.hpp"
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -75,6 +77,39 @@ struct Traffic {
   bool e_word = false;                         ///< engine elements of 4 bytes only
 };
 
+// ---- functional coverage: the requesters of a cycle (0 the DMA write, 1 the DMA read, 2 + i engine
+// port i) and their bins.
+constexpr unsigned kRequesters = 2 + kEPorts;
+std::string requester_name(unsigned r) { return r == 0 ? "dw" : r == 1 ? "dr" : "e" + std::to_string(r - 2); }
+/// Bins "a-b" of every pair of requesters a < b, in the order of pair_index.
+std::vector<std::string> requester_pairs() {
+  std::vector<std::string> v;
+  for (unsigned a = 0; a < kRequesters; ++a)
+    for (unsigned b = a + 1; b < kRequesters; ++b) v.push_back(requester_name(a) + "-" + requester_name(b));
+  return v;
+}
+std::size_t pair_index(unsigned a, unsigned b) {  // a < b
+  return std::size_t{a} * kRequesters - std::size_t{a} * (a + 1) / 2 + (b - a - 1);
+}
+/// What uses a bank (docs/sbuf.md, Arbitration): stage 2 of the read-add-write unit, a DMA
+/// accumulate, a DMA copy, the DMA read, an engine read, an engine write; the bins of every pair of
+/// them that can meet on a bank in one cycle.
+enum Use : unsigned { kS2, kAcc, kCopy, kDr, kEr, kEw };
+const std::vector<std::string> kUsePairs = {"s2-acc",  "s2-copy", "s2-dr",   "s2-er",   "s2-ew", "acc-dr",
+                                            "acc-er",  "acc-ew",  "copy-dr", "copy-er", "copy-ew", "dr-er",
+                                            "dr-ew",   "er-er",   "er-ew",   "ew-ew"};
+int use_pair(unsigned a, unsigned b) {
+  if (a > b) std::swap(a, b);
+  static constexpr int t[6][6] = {{-1, 0, 1, 2, 3, 4},      {-1, -1, -1, 5, 6, 7},     {-1, -1, -1, 8, 9, 10},
+                                  {-1, -1, -1, -1, 11, 12}, {-1, -1, -1, -1, 13, 14}, {-1, -1, -1, -1, -1, 15}};
+  return t[a][b];
+}
+std::vector<std::string> engine_port_names() {
+  std::vector<std::string> v;
+  for (unsigned i = 0; i < kEPorts; ++i) v.push_back("e" + std::to_string(i));
+  return v;
+}
+
 /// An FP32 value near 1 (so sums do not all saturate), now and then a special or subnormal.
 std::uint32_t value32(Rng& r) {
   if (r.chance(1.0 / 32)) {
@@ -122,6 +157,29 @@ struct SbufBench {
   } st;
   std::optional<DwReq> last_acc;  // the accumulate accepted in the previous cycle
   std::vector<unsigned> e_wait;  ///< cycles each engine port's request has waited
+
+  // ---- functional coverage (docs/sbuf.md), sampled in serve() from the requests the bench offers
+  // (dw, dr, e: what the request ports carry), the readies and last_acc (the accumulate accepted in
+  // the cycle before: stage 2). Banks as docs/sbuf.md maps them: line l of a partition in bank
+  // l % Banks. Not sampled in the sbuf_broken build (its runs are self-tests of a wrong DUT).
+  /// Every cycle: each pair of request ports whose requests touch a common bank.
+  CoverPoint& cov_pairs = cover_point("sbuf.bank_collision.ports", requester_pairs());
+  /// Every cycle: the same by use (stage 2, accumulate, copy, DMA read, engine read, engine write),
+  /// the arbitration's cases.
+  CoverPoint& cov_uses = cover_point("sbuf.bank_collision.uses", kUsePairs);
+  /// An accumulate accepted in the cycle after another: its type, and whether it touches the first
+  /// one's banks or bytes (the stage-2 forwarding).
+  CoverPoint& cov_acc_b2b =
+      cover_cross("sbuf.acc_back_to_back", {{"bf16", "fp32"}, {"other_bank", "same_bank", "overlapping"}});
+  /// A request accepted that touches the last byte of the memory (last partition, last offset).
+  CoverPoint& cov_last =
+      cover_point("sbuf.last_address", {"dma_copy", "dma_accumulate", "dma_read", "engine_read", "engine_write"});
+  /// An engine port's claim on its bank: refused Starve cycles in a row (e_valid_i, e_ready_o).
+  CoverPoint& cov_claim = cover_cross("sbuf.engine_claim", {engine_port_names(), {"read", "write"}});
+  /// A DMA request offered on a bank an engine port claims (the DUT must refuse it).
+  CoverPoint& cov_claim_dma = cover_point("sbuf.claim_holds_dma", {"dma_copy", "dma_accumulate", "dma_read"});
+  std::vector<unsigned> claim_wait = std::vector<unsigned>(kEPorts, 0);  ///< refused cycles in a row, per port
+
   Clock::HookId hook;
 
   explicit SbufBench(Env& en)
@@ -204,6 +262,7 @@ struct SbufBench {
       }
     }
     st.refused += (dw && !rd.dw) + (dr && !rd.dr);
+    sample();
     // reads first: they see the writes of earlier cycles
     dr_due.reset();
     for (auto& d : e_due) d.reset();
@@ -239,9 +298,89 @@ struct SbufBench {
       w.data = dw->data;
       ref.apply(w);
       ++(dw->acc ? st.accs : st.copies);
-      if (dw->acc && last_acc && overlaps(*dw, *last_acc)) ++st.acc_chained;
+      if (dw->acc && last_acc) {
+        const bool chained = overlaps(*dw, *last_acc);
+        st.acc_chained += chained;
+        if (!kBroken) {
+          const std::size_t touch = chained ? 2 : (dw_banks(*dw) & dw_banks(*last_acc)) ? 1 : 0;
+          cov_acc_b2b.hit_index((dw->esize == 4 ? 3 : 0) + touch);
+        }
+      }
     }
     last_acc = dw_took && dw->acc ? dw : std::nullopt;
+  }
+
+  /// The banks a request touches (docs/sbuf.md: line l of a partition in bank l % Banks).
+  std::uint64_t row_banks(std::uint32_t a, unsigned bytes) const {
+    const std::uint32_t off = geo.off_of(a), l0 = off / B(), l1 = (off + std::max(bytes, 1u) - 1) / B();
+    std::uint64_t m = 0;
+    for (std::uint32_t l = l0; l <= l1; ++l) m |= std::uint64_t{1} << (l % prm.banks);
+    return m;
+  }
+  std::uint64_t dw_banks(const DwReq& w) const { return row_banks(w.addr, w.col ? w.esize : w.n); }
+  std::uint64_t dr_banks(const DrReq& r) const { return row_banks(r.addr, r.bytes); }
+  std::uint64_t e_banks(const EReq& q) const {  // the element's first byte: nibble idx << es
+    return std::uint64_t{1} << ((std::uint64_t{q.idx} << q.es) / 2 / B() % prm.banks);
+  }
+
+  /// Functional coverage of the cycle that ends (its requests and their grants, set by serve()).
+  void sample() {
+    if (kBroken) return;
+    std::array<std::uint64_t, kRequesters> banks{};  // 0: no request
+    std::array<unsigned, kRequesters> use{};
+    if (dw) {
+      banks[0] = dw_banks(*dw);
+      use[0] = dw->acc ? kAcc : kCopy;
+    }
+    if (dr) {
+      banks[1] = dr_banks(*dr);
+      use[1] = kDr;
+    }
+    for (unsigned i = 0; i < kEPorts; ++i)
+      if (e[i]) {
+        banks[2 + i] = e_banks(*e[i]);
+        use[2 + i] = e[i]->we ? kEw : kEr;
+      }
+    // bank collisions, stage 2 (the accumulate accepted in the cycle before) included
+    const std::uint64_t s2 = last_acc ? dw_banks(*last_acc) : 0;
+    auto hit_use = [&](unsigned a, unsigned b) {
+      if (const int k = use_pair(a, b); k >= 0) cov_uses.hit_index(static_cast<std::size_t>(k));
+    };
+    for (unsigned a = 0; a < kRequesters; ++a) {
+      if (!banks[a]) continue;
+      if (banks[a] & s2) hit_use(kS2, use[a]);
+      for (unsigned b = a + 1; b < kRequesters; ++b)
+        if (banks[a] & banks[b]) {
+          cov_pairs.hit_index(pair_index(a, b));
+          hit_use(use[a], use[b]);
+        }
+    }
+    // requests accepted at the last byte of the memory
+    const unsigned P = prm.parts;
+    const std::uint32_t PB = prm.part_bytes;
+    if (dw_took) {
+      const std::uint32_t p = geo.part_of(dw->addr), o = geo.off_of(dw->addr);
+      if (dw->col ? (p + dw->n == P && o + dw->esize == PB) : (p == P - 1 && o + dw->n == PB))
+        cov_last.hit_index(dw->acc ? 1 : 0);
+    }
+    if (dr_took && geo.part_of(dr->addr) == P - 1 && geo.off_of(dr->addr) + dr->bytes == PB) cov_last.hit_index(2);
+    for (unsigned i = 0; i < kEPorts; ++i)
+      if ((e_took >> i) & 1) {
+        const EReq& q = *e[i];
+        if (((std::uint64_t{q.idx} + 1) << q.es) == 2 * std::uint64_t{PB} && (!q.we || q.mask[P - 1]))
+          cov_last.hit_index(q.we ? 4 : 3);
+      }
+    // the claim (docs/sbuf.md): an engine port refused Starve cycles in a row claims its bank, and
+    // the DMA's requests that touch it are refused while it waits
+    std::uint64_t claimed = 0;
+    for (unsigned i = 0; i < kEPorts; ++i) {
+      if (!e[i] || claim_wait[i] < prm.starve) continue;
+      if (claim_wait[i] == prm.starve) cov_claim.hit_index(2 * i + (e[i]->we ? 1 : 0));
+      claimed |= banks[2 + i];
+    }
+    if (dw && (banks[0] & claimed)) cov_claim_dma.hit_index(dw->acc ? 1 : 0);
+    if (dr && (banks[1] & claimed)) cov_claim_dma.hit_index(2);
+    for (unsigned i = 0; i < kEPorts; ++i) claim_wait[i] = e[i] && !((e_took >> i) & 1) ? claim_wait[i] + 1 : 0;
   }
 
   /// The reference's element of an engine request in partition p, and a store of one (the layout

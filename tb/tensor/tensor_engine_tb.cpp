@@ -6,6 +6,7 @@
 // the pr_ port and compared with trn::tensor::FunctionalReference: plain loops computing every
 // output with the same FP32 additions in the same order (row 0 first within each 32-row block).
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <deque>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -31,6 +33,36 @@ using namespace trn::tensor;
 using numerics::Format;
 
 namespace {
+
+// ---- functional coverage
+/// Operand types as commands name them: the PE formats (numerics::Format 0..8), then MX elements.
+const std::vector<std::string> kTypeBins = {"fp32", "tf32",   "bf16",    "fp16",      "e5m2",   "e4m3",
+                                            "e4m3fn", "e3m4", "e2m1", "mx_e5m2", "mx_e4m3fn", "mx_e2m1"};
+std::size_t type_bin(unsigned fmt, bool mx) {
+  if (!mx) return fmt;
+  return fmt == static_cast<unsigned>(Format::e5m2) ? 9 : fmt == static_cast<unsigned>(Format::e4m3fn) ? 10 : 11;
+}
+const std::vector<std::string> kSpecialBins = {"zero", "subnormal", "inf", "nan", "max_normal"};
+/// The special value an operand code of type fmt is (an index of kSpecialBins), or -1. Codes are
+/// classed by their type (FP8 whatever its bias); TF32 as the array takes it, FP32 rounded to TF32.
+int special_of(unsigned fmt, std::uint32_t code) {
+  const auto f = static_cast<Format>(fmt);
+  if (f == Format::fp32 || f == Format::tf32) {
+    const std::uint32_t mag = (f == Format::tf32 ? numerics::tf32_round(code) : code) & 0x7FFFFFFFu;
+    if (mag == 0) return 0;
+    if (mag < 0x00800000u) return 1;
+    if (mag == 0x7F800000u) return 2;
+    if (mag > 0x7F800000u) return 3;
+    return mag == (f == Format::tf32 ? 0x7F7FE000u : 0x7F7FFFFFu) ? 4 : -1;
+  }
+  const numerics::FormatInfo& d = numerics::format_info(f);
+  const std::uint32_t mag = code & ((std::uint32_t{1} << (d.bits - 1)) - 1);
+  if (numerics::is_nan_code(d, code)) return 3;
+  if (numerics::is_inf_code(d, code)) return 2;
+  if (mag == 0) return 0;
+  if (d.subnormals && (mag >> d.man_bits) == 0) return 1;
+  return mag == numerics::max_magnitude(d) ? 4 : -1;
+}
 
 /// One SBUF read port: requests accepted with probability p_ready, answered in order after
 /// lat_min..lat_max cycles.
@@ -55,6 +87,62 @@ struct TeBench {
   unsigned lat_min = 1, lat_max = 1;
   unsigned done_count = 0, err_count = 0;
   std::vector<unsigned> err_codes;
+
+  // ---- functional coverage (docs/tensor.md), sampled from the command port (cmd_i at each
+  // handshake; err_o the cycle after tells an illegal one), ls_done_o / mm_done_o, the read ports'
+  // requests and the data the bench answers them with; never from the model. A legal command's reads
+  // come in order on its port: M (MX: 2M, each column's scales, then its elements) for a
+  // LoadStationary, N (MX: 2N) for a MultiplyMoving that does not transpose.
+  Signal& cmd_in = env.sig("cmd_i");
+  /// Per legal MultiplyMoving (not a transpose): the moving type, and the stationary type of the
+  /// weights it uses, each x overwrite / accumulate.
+  CoverPoint& cov_moving = cover_cross("tensor_engine.moving_type_x_psum", {kTypeBins, {"overwrite", "accumulate"}});
+  CoverPoint& cov_stationary =
+      cover_cross("tensor_engine.stationary_type_x_psum", {kTypeBins, {"overwrite", "accumulate"}});
+  /// Per legal transposing MultiplyMoving: the type of the tile.
+  CoverPoint& cov_transpose = cover_point(
+      "tensor_engine.transpose_type", std::vector<std::string>(kTypeBins.begin(), kTypeBins.begin() + 9));
+  CoverPoint& cov_err = cover_point("tensor_engine.err_code", {"shape", "range", "type", "no_weights", "kind"});
+  CoverPoint& cov_k = range_point("tensor_engine.ls.k");                // 1 .. R
+  CoverPoint& cov_m = range_point("tensor_engine.ls.m");                // 1 .. C
+  CoverPoint& cov_n = range_point("tensor_engine.mm.n");                // 1 .. Nmax
+  CoverPoint& cov_tr_n = range_point("tensor_engine.mm.transpose_n");   // 1 .. the tile's K
+  CoverPoint& cov_bank = range_point("tensor_engine.mm.bank");          // 0 .. banks - 1
+  CoverPoint& cov_off = range_point("tensor_engine.mm.off");            // 0 .. depth - N
+  /// Per stationary read: no MultiplyMoving before the load in flight; one in flight (the load runs
+  /// in the background); and a moving read accepted in the same cycle.
+  CoverPoint& cov_background =
+      cover_point("tensor_engine.background_load", {"alone", "behind_multiply", "beside_moving_read"});
+  /// A cycle where the load holds its read back because the moving read wants the same SBUF bank.
+  CoverPoint& cov_yield = cover_point("tensor_engine.load_yields", {"same_bank"});
+  /// Special values in the operand data the bench answers with (rows below the weights' K).
+  CoverPoint& cov_st_special = cover_point("tensor_engine.stationary_special", kSpecialBins);
+  CoverPoint& cov_mv_special = cover_point("tensor_engine.moving_special", kSpecialBins);
+  /// MX E8M0 block scales at their extremes (2^-127, 2^127) and NaN.
+  CoverPoint& cov_scale =
+      cover_cross("tensor_engine.mx_scale", {{"stationary", "moving"}, {"2^-127", "2^127", "nan"}});
+  struct Weights {
+    unsigned fmt = 0, k = 0;
+    bool mx = false;
+  } weights;  ///< of the last legal LoadStationary
+  /// A legal command's reads on its port (0 stationary, 1 moving): `total` in all, `issued` so far.
+  struct Reader {
+    std::uint64_t seq = 0;
+    unsigned fmt = 0, rows = 0, total = 0, issued = 0;
+    bool mx = false;
+  };
+  /// What one accepted read request carries: an MX scale or elements of `fmt` (sampled in rows
+  /// below `rows`; 0: not sampled).
+  struct Operand {
+    bool scale = false;
+    unsigned fmt = 0, rows = 0;
+  };
+  std::array<std::deque<Reader>, 2> readers;
+  std::array<std::deque<Operand>, 2> operands;  ///< per port, beside ReadServer::q
+  std::optional<sv::te_pkg::te_cmd_t> cmd_pending;  ///< accepted in the cycle before
+  std::uint64_t cmd_seq = 0, cmd_pending_seq = 0;
+  std::deque<std::uint64_t> mm_active;  ///< legal MultiplyMoving commands not yet done, by sequence number
+
   Clock::HookId hook;
 
   static TensorEngine::Params params_of(const Env& e) {
@@ -102,17 +190,94 @@ struct TeBench {
   void serve() {
     if (!(rst.get() & 1)) return;
     const std::uint64_t now = clk.cycle();
+    cover_commands();  // first: a command's reads start the cycle after it was accepted
     for (ReadServer* s : {&st, &mv}) {
-      if ((s->req_valid.get() & 1) && (s->req_ready.get() & 1))
+      if ((s->req_valid.get() & 1) && (s->req_ready.get() & 1)) {
         s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1),
                           TensorEngine::e_req_t::unpack(s->req.bits()));
+        operands[s == &mv ? 1 : 0].push_back(next_operand(s == &mv ? 1 : 0));
+      }
     }
+    cover_yield();
     if (ls_done.get() & 1) ++done_count;
     if (mm_done.get() & 1) ++done_count;
     if (err.get() & 1) {
       ++err_count;
       err_codes.push_back(static_cast<unsigned>(err_code.get()));
+      if (err_code.get() >= 1 && err_code.get() <= 5) cov_err.hit_index(err_code.get() - 1);
     }
+    if ((cmd_valid.get() & 1) && (cmd_ready.get() & 1)) {
+      cmd_pending = sv::te_pkg::te_cmd_t::unpack(cmd_in.bits());
+      cmd_pending_seq = cmd_seq++;
+    }
+  }
+
+  // ---- functional coverage
+  /// The command accepted in the cycle before (legal unless err_o now), and the multiplies done.
+  void cover_commands() {
+    if (cmd_pending) {
+      if (!(err.get() & 1)) on_legal(*cmd_pending, cmd_pending_seq);
+      cmd_pending.reset();
+    }
+    if ((mm_done.get() & 1) && !mm_active.empty()) mm_active.pop_front();
+  }
+  void on_legal(const sv::te_pkg::te_cmd_t& c, std::uint64_t seq) {
+    if (c.op == sv::te_pkg::te_op_e::TeLoadStationary) {
+      hit_range(cov_k, c.k, 1, prm.rows);
+      hit_range(cov_m, c.m, 1, prm.cols);
+      weights = Weights{c.fmt, c.k, c.mx};
+      // a load for a transpose keeps raw codes: its data is not sampled for special values
+      readers[0].push_back(Reader{seq, c.fmt, c.tr ? 0u : c.k, c.mx ? 2u * c.m : c.m, 0, c.mx});
+      return;
+    }
+    mm_active.push_back(seq);
+    if (c.tr) {
+      if (weights.fmt <= 8) cov_transpose.hit_index(weights.fmt);
+      hit_range(cov_tr_n, c.n, 1, weights.k);
+      return;
+    }
+    const std::size_t psum = c.acc ? 1 : 0;
+    if (c.fmt <= 8) cov_moving.hit_index(type_bin(c.fmt, c.mx) * 2 + psum);
+    if (weights.fmt <= 8) cov_stationary.hit_index(type_bin(weights.fmt, weights.mx) * 2 + psum);
+    hit_range(cov_n, c.n, 1, prm.max_n);
+    hit_range(cov_bank, c.bank, 0, prm.banks - 1);
+    hit_range(cov_off, c.off, 0, prm.depth - c.n);
+    readers[1].push_back(Reader{seq, c.fmt, weights.k, c.mx ? 2u * c.n : c.n, 0, c.mx});
+  }
+  /// The operand of a read request accepted now on port 0 (stationary) or 1 (moving).
+  Operand next_operand(unsigned port) {
+    if (readers[port].empty()) return {};
+    Reader& r = readers[port].front();
+    const Operand o{r.mx && r.issued % 2 == 0, r.fmt, r.rows};
+    if (port == 0) {
+      const bool behind = !mm_active.empty() && mm_active.front() < r.seq;
+      const bool beside = (mv.req_valid.get() & 1) && (mv.req_ready.get() & 1);
+      cov_background.hit_index(!behind ? 0 : beside ? 2 : 1);
+    }
+    if (++r.issued >= r.total) readers[port].pop_front();
+    return o;
+  }
+  /// The load yields: it has reads left, the moving port asks for one in the bank of its next read.
+  void cover_yield() {
+    if (readers[0].empty() || !(mv.req_valid.get() & 1) || (st.req_valid.get() & 1)) return;
+    auto bank = [&](const TensorEngine::e_req_t& q) {
+      return ((std::uint64_t{q.idx} << static_cast<unsigned>(q.esize)) / (2 * std::uint64_t{prm.sbuf_line_bytes})) %
+             prm.sbuf_banks;
+    };
+    if (bank(TensorEngine::e_req_t::unpack(st.req.bits())) == bank(TensorEngine::e_req_t::unpack(mv.req.bits())))
+      cov_yield.hit_index(0);
+  }
+  /// The code of partition r in a read response on port 0 (stationary) or 1 (moving).
+  void cover_operand(unsigned port, const Operand& o, unsigned r, std::uint32_t code) {
+    if (r >= o.rows) return;
+    if (o.scale) {  // a block's scale is in the block's first partition
+      if (r % (prm.rows < 32 ? prm.rows : 32) != 0) return;
+      if (code == 0x00 || code == 0xFE || code == 0xFF)
+        cov_scale.hit_index(3 * port + (code == 0x00 ? 0 : code == 0xFE ? 1 : 2));
+      return;
+    }
+    if (const int k = special_of(o.fmt, code); k >= 0)
+      (port == 0 ? cov_st_special : cov_mv_special).hit_index(static_cast<std::size_t>(k));
   }
   /// Drive the ports for the next cycle (after the edge).
   void drive() {
@@ -125,10 +290,16 @@ struct TeBench {
         Bits d(32 * prm.rows);
         const TensorEngine::e_req_t& q = s->q.front().second;
         check(!q.we, "cycle {}: a write request on a read port", now);
-        for (unsigned r = 0; r < prm.rows; ++r)
-          d.set_slice(32 * r, 32, mem::load_elem(sbuf[r], q.idx, static_cast<unsigned>(q.esize)));
+        const unsigned port = s == &mv ? 1 : 0;
+        const Operand o = operands[port].empty() ? Operand{} : operands[port].front();
+        for (unsigned r = 0; r < prm.rows; ++r) {
+          const std::uint32_t code = mem::load_elem(sbuf[r], q.idx, static_cast<unsigned>(q.esize));
+          d.set_slice(32 * r, 32, code);
+          cover_operand(port, o, r, code);
+        }
         s->rsp_data.set(d);
         s->q.pop_front();
+        if (!operands[port].empty()) operands[port].pop_front();
       }
     }
   }
