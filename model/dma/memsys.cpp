@@ -64,6 +64,10 @@ void MemSystem::observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, c
 void MemSystem::advance(std::uint64_t cycle) {
   ports_.ar_ready = chance(p_.p_ar_ready);
   ports_.wr_ready = chance(p_.p_wr_ready);
+  if (p_.stall_every && cycle % p_.stall_every < p_.stall_len) {
+    ports_.wr_ready = false;
+    if ((cycle / p_.stall_every) % 2 == 1) ports_.ar_ready = false;
+  }
   ports_.r_valid = false;
   if (p_.bw_bytes > 0) tokens_ = std::min(tokens_ + p_.bw_bytes, 2.0 * g_.beat_bytes);
   if (held_) {  // the refused response first, unchanged (its bandwidth was spent when first offered)

@@ -80,6 +80,10 @@ class MemSystem {
     unsigned hbm_lat_min = 1, hbm_lat_max = 1, sbuf_lat = 2;
     double p_ar_ready = 1.0, p_wr_ready = 1.0;
     double bw_bytes = 0;  ///< read bytes per cycle; 0: one beat per cycle
+    /// Bursts of back-pressure: for stall_len cycles of every stall_every no write is taken (0:
+    /// none), and in every other burst no read request either. Read responses keep coming, so with
+    /// reads still issued the reorder buffer fills; with both held, every channel stalls long.
+    unsigned stall_every = 0, stall_len = 0;
   };
   struct Ports {
     bool ar_ready = false;
