@@ -54,6 +54,11 @@ def main() -> int:
         lines, merged = coverage.functional_coverage([a, b], Path(tmp) / "out")
         check(merged["p"]["bins"] == {"x": 3, "y": 3, "z": 0}, f"bins summed ({merged['p']['bins']})")
         check(any(l.startswith("| p | 2/3 | z |") for l in lines), "the report names the bin never hit")
+        c_ = Path(tmp) / "c.json"
+        c_.write_text(json.dumps({"points": {"p": {"bins": {"x": 5, "y": 0, "z": 0}}}}))
+        rank = coverage.functional_rank([a, b, c_])
+        check(rank[0][0] == b and rank[0][1] == {("p", "x"), ("p", "y")} and not rank[1][1] and not rank[2][1],
+              f"ranking: b adds x and y, a and c add nothing ({[(p.name, sorted(n)) for p, n in rank]})")
     print(f"test_coverage: {'FAIL' if fails else 'pass'}")
     return 1 if fails else 0
 

@@ -141,13 +141,18 @@ def functional_coverage(files: list[Path], out: Path) -> tuple[list[str], dict]:
                     m["runs_hit"][b] = m["runs_hit"].get(b, 0) + 1
     out.mkdir(parents=True, exist_ok=True)
     (out / "functional.json").write_text(json.dumps(merged, indent=1, sort_keys=True) + "\n")
+    ranked = functional_rank(files)
+    (out / "functional_rank.txt").write_text(
+        "".join(f"{len(new):6d} new bins  {p}\n" for p, new in ranked))
     lines = ["", "## Functional coverage (the benches' cover points, every run)", ""]
     if not merged:
         return lines + ["No cover point was sampled."], merged
     total = sum(len(m["bins"]) for m in merged.values())
     hit = sum(sum(1 for n in m["bins"].values() if n) for m in merged.values())
+    adding = sum(1 for _, new in ranked if new)
     lines += [f"{len(merged)} cover points, {hit} of {total} bins hit ({FileCov.pct(hit, total)} %); "
-              f"merged counts in {out / 'functional.json'}.", "",
+              f"merged counts in {out / 'functional.json'}. {adding} of {len(files)} runs add bins the "
+              f"runs ranked before them did not ({out / 'functional_rank.txt'}).", "",
               "| cover point | bins hit | never hit |", "|---|---:|---|"]
     for name, m in sorted(merged.items()):
         miss = [b for b, n in m["bins"].items() if not n]
@@ -155,6 +160,28 @@ def functional_coverage(files: list[Path], out: Path) -> tuple[list[str], dict]:
                      + (", ".join(miss[:10]) + (f", … ({len(miss)})" if len(miss) > 10 else "") if miss else "-")
                      + " |")
     return lines, merged
+
+
+def functional_rank(files: list[Path]) -> list[tuple[Path, set]]:
+    """Greedy ranking of runs by the functional bins they add: at each step the run that hits the
+    most bins not yet hit; runs that add nothing follow with an empty set."""
+    hits = {}
+    for p in files:
+        try:
+            data = json.loads(p.read_text())
+        except (OSError, json.JSONDecodeError):
+            continue
+        hits[p] = {(n, b) for n, pt in data.get("points", {}).items() for b, c in pt.get("bins", {}).items() if c}
+    order, seen = [], set()
+    while hits:
+        p = max(hits, key=lambda k: (len(hits[k] - seen), str(k)))
+        new = hits.pop(p) - seen
+        if not new:
+            order += [(q, set()) for q in sorted(hits, key=str)] + [(p, set())]
+            break
+        order.append((p, new))
+        seen |= new
+    return order
 
 
 def _ranges(nums: list[int]) -> str:
