@@ -95,6 +95,12 @@ void cover_level(const std::string& name, std::uint64_t level, std::uint64_t cap
   hit_level(level_point(name), level, capacity);
 }
 
+std::vector<std::string> cover_names(const std::string& prefix, unsigned n) {
+  std::vector<std::string> v;
+  for (unsigned i = 0; i < n; ++i) v.push_back(prefix + std::to_string(i));
+  return v;
+}
+
 const std::vector<CoverPoint*>& cover_points() { return views(); }
 
 void write_coverage(const std::string& path) {

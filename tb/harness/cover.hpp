@@ -3,6 +3,8 @@
 // (scripts/regress --coverage sets it), after every test, as JSON:
 //   {"points": {"<point>": {"bins": {"<bin>": <count>, ...}}, ...}}
 // and the regression sums them over runs and lists the bins no run hit (scripts/trnlib/coverage.py).
+// A run whose tests all expect a failure (the self-tests of a wrong DUT or model) writes none: its
+// coverage is of the broken thing, not the design.
 //
 //   auto& mode = cover_point("dma.order_mode", {"none", "waw", "sow"});
 //   mode.hit("waw");
@@ -62,6 +64,9 @@ inline std::size_t level_bin(std::uint64_t level, std::uint64_t capacity) {
 inline void hit_level(CoverPoint& p, std::uint64_t level, std::uint64_t capacity) {
   p.hit_index(level_bin(level, capacity));
 }
+
+/// Bin names prefix0 .. prefix{n-1} ("e0", "e1", ...), for per-port or per-endpoint points.
+std::vector<std::string> cover_names(const std::string& prefix, unsigned n);
 
 /// Every point declared in this process.
 const std::vector<CoverPoint*>& cover_points();

@@ -6,6 +6,7 @@
 // the offered payloads exactly once, in order and intact. Functional coverage (LinkCover): replays
 // by cause, the replay buffer's fill, sequence numbers wrapping, acknowledgements stale or lost,
 // corrupted flits by field and bit count, the receiver's drops.
+#include <bit>
 #include <deque>
 #include <optional>
 #include <string>
@@ -35,8 +36,8 @@ LinkPair::Params params_of(const Env& e) {
 }
 
 /// Functional coverage of the link (docs/link.md), sampled by LinkBench every cycle from the DUT's
-/// ports and from what the bench's channel did. The broken build (link_nocrc) declares none: it
-/// runs only its self-test, and its points would be holes.
+/// ports and from what the bench's channel did. (The broken build, link_nocrc, runs only its
+/// self-test, and a run of self-tests writes no coverage: the harness.)
 struct LinkCover {
   CoverPoint& replay;      ///< a replay started (replays_o / timeouts_o counted): cause x held_o then
   CoverPoint& fill;        ///< held_o against Depth, every cycle
@@ -109,7 +110,7 @@ struct LinkBench {
   std::uint64_t corrupted = 0, acks_lost = 0, cycles = 0;
   std::optional<Bits> offer;
   bool took = false;
-  std::optional<LinkCover> cov;  ///< functional coverage (none on the broken build)
+  LinkCover cov;  ///< functional coverage
   Clock::HookId hook;
 
   explicit LinkBench(Env& e, Channel c)
@@ -120,8 +121,8 @@ struct LinkBench {
         model(prm),
         lockstep(e, clk, model),
         ch(c),
-        rng(e.rng("channel")) {
-    if (!kBroken) cov.emplace(e, TRN_BENCH_NAME);
+        rng(e.rng("channel")),
+        cov(e, TRN_BENCH_NAME) {
     hook = clk.add_pre_edge_hook([this] { serve(); });
   }
   ~LinkBench() { clk.remove_hook(hook); }
@@ -134,7 +135,7 @@ struct LinkBench {
     if (!(rst.get() & 1)) return;
     ++cycles;
     const std::uint64_t now = clk.cycle();
-    if (cov) cover_cycle();  // before this cycle's flit is counted in sent and delivered
+    cover_cycle();  // before this cycle's flit is counted in sent and delivered
     took = offer && (get("in_ready_o") & 1);
     if (took) sent.push_back(*offer);
     if (get("out_valid_o") & 1) {
@@ -150,8 +151,7 @@ struct LinkBench {
       if (rng.chance(ch.p_flit_error)) {
         ++corrupted;
         const unsigned sb = model.sb(), total = sb + prm.w + 16;
-        // the bits inverted an odd number of times (two flips of one bit cancel), for the coverage
-        unsigned flipped[3] = {}, nf = 0;
+        const Flit sent_f = f;
         for (unsigned k = 0, n = static_cast<unsigned>(rng.range(1, 3)); k < n; ++k) {
           const unsigned b = static_cast<unsigned>(rng.below(total));
           if (b < prm.w)
@@ -160,20 +160,8 @@ struct LinkBench {
             f.seq ^= std::uint64_t{1} << (b - prm.w);
           else
             f.crc ^= std::uint64_t{1} << (b - prm.w - sb);
-          unsigned i = 0;
-          while (i < nf && flipped[i] != b) ++i;
-          if (i < nf)
-            flipped[i] = flipped[--nf];
-          else
-            flipped[nf++] = b;
         }
-        if (cov && nf > 0) {
-          unsigned fields = 0;  // bit 0 payload, 1 seq, 2 crc
-          for (unsigned i = 0; i < nf; ++i) fields |= 1u << (flipped[i] < prm.w ? 0 : flipped[i] < prm.w + sb ? 1 : 2);
-          for (unsigned i = 0; i < 3; ++i)
-            if ((fields >> i) & 1) cov->wire_field.hit_index(i);
-          cov->wire_bits.hit_index(nf - 1);
-        }
+        cover_wire(sent_f, f);
       }
       fwd.push_back(std::move(f));
     }
@@ -181,18 +169,32 @@ struct LinkBench {
       if (!(get(nack ? "rnack_valid_o" : "rack_valid_o") & 1)) continue;
       if (rng.chance(ch.p_ack_loss)) {
         ++acks_lost;
-        if (cov) cov->ack_lost.hit_index(nack ? 1 : 0);
+        cov.ack_lost.hit_index(nack ? 1 : 0);
         continue;
       }
       back.push_back(Ack{now + ch.latency, nack, get(nack ? "rnack_seq_o" : "rack_seq_o")});
     }
   }
 
+  /// Coverage of a flit the channel corrupted: the fields that differ from what was sent, and how
+  /// many bits (two flips of one bit cancel, so it can be none).
+  void cover_wire(const Flit& sent_f, const Flit& got) {
+    unsigned payload = 0;
+    for (unsigned b = 0; b < prm.w; ++b) payload += sent_f.data.bit(b) != got.data.bit(b);
+    const unsigned seq = static_cast<unsigned>(std::popcount(sent_f.seq ^ got.seq)),
+                   crc = static_cast<unsigned>(std::popcount(sent_f.crc ^ got.crc)), n = payload + seq + crc;
+    if (n == 0) return;
+    if (payload) cov.wire_field.hit_index(0);
+    if (seq) cov.wire_field.hit_index(1);
+    if (crc) cov.wire_field.hit_index(2);
+    cov.wire_bits.hit_index(n - 1);
+  }
+
   /// Coverage of the cycle that ends, from the settled ports: the replays and drops the counters
   /// show since the last cycle, the replay buffer, the sequence numbers sent and delivered, and
   /// the ack the sender gets. `sent` and `delivered` do not count this cycle's flits yet.
   void cover_cycle() {
-    LinkCover& c = *cov;
+    LinkCover& c = cov;
     const std::uint64_t held = c.held.get(), replays = c.replays.get(), timeouts = c.timeouts.get(),
                         crc = c.crc_errors.get(), drops = c.drops.get();
     const std::uint64_t m = (std::uint64_t{1} << model.sb()) - 1;  // sequence numbers modulo m + 1

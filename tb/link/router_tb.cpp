@@ -43,17 +43,10 @@ Router::Params params_of(const Env& e) {
   return p;
 }
 
-/// Names of the router's ports (torus: local and the four directions; switch: the endpoints) and VCs.
+/// Names of the router's ports (torus: local and the four directions; switch: the endpoints).
 std::vector<std::string> port_names(const Router::Params& p) {
   if (p.topo == Topo::torus) return {"local", "+x", "-x", "+y", "-y"};
-  std::vector<std::string> n;
-  for (unsigned i = 0; i < p.p; ++i) n.push_back(fmt::format("p{}", i));
-  return n;
-}
-std::vector<std::string> vc_names(const Router::Params& p) {
-  std::vector<std::string> n;
-  for (unsigned v = 0; v < p.v; ++v) n.push_back(fmt::format("vc{}", v));
-  return n;
+  return cover_names("p", p.p);
 }
 
 /// Functional coverage of the router, sampled by RouterBench from what it drives (in_*,
@@ -74,7 +67,7 @@ struct RouterCover {
 
 RouterCover router_cover(const Router::Params& p) {
   const std::string b = TRN_BENCH_NAME;
-  const std::vector<std::string> ports = port_names(p), vcs = vc_names(p);
+  const std::vector<std::string> ports = port_names(p), vcs = cover_names("vc", p.v);
   RouterCover c{cover_cross(b + ".port_pair", {ports, ports}),
                 cover_point(b + ".va_conflict", {"other_ports", "same_port_other_vc", "same_vc"}),
                 cover_point(b + ".in_vc.fill", {"empty", "between", "full"}),

@@ -104,11 +104,6 @@ int use_pair(unsigned a, unsigned b) {
                                   {-1, -1, -1, -1, 11, 12}, {-1, -1, -1, -1, 13, 14}, {-1, -1, -1, -1, -1, 15}};
   return t[a][b];
 }
-std::vector<std::string> engine_port_names() {
-  std::vector<std::string> v;
-  for (unsigned i = 0; i < kEPorts; ++i) v.push_back("e" + std::to_string(i));
-  return v;
-}
 
 /// An FP32 value near 1 (so sums do not all saturate), now and then a special or subnormal.
 std::uint32_t value32(Rng& r) {
@@ -161,7 +156,7 @@ struct SbufBench {
   // ---- functional coverage (docs/sbuf.md), sampled in serve() from the requests the bench offers
   // (dw, dr, e: what the request ports carry), the readies and last_acc (the accumulate accepted in
   // the cycle before: stage 2). Banks as docs/sbuf.md maps them: line l of a partition in bank
-  // l % Banks. Not sampled in the sbuf_broken build (its runs are self-tests of a wrong DUT).
+  // l % Banks. (A run of self-tests only, as on sbuf_broken, writes no coverage: the harness.)
   /// Every cycle: each pair of request ports whose requests touch a common bank.
   CoverPoint& cov_pairs = cover_point("sbuf.bank_collision.ports", requester_pairs());
   /// Every cycle: the same by use (stage 2, accumulate, copy, DMA read, engine read, engine write),
@@ -175,7 +170,7 @@ struct SbufBench {
   CoverPoint& cov_last =
       cover_point("sbuf.last_address", {"dma_copy", "dma_accumulate", "dma_read", "engine_read", "engine_write"});
   /// An engine port's claim on its bank: refused Starve cycles in a row (e_valid_i, e_ready_o).
-  CoverPoint& cov_claim = cover_cross("sbuf.engine_claim", {engine_port_names(), {"read", "write"}});
+  CoverPoint& cov_claim = cover_cross("sbuf.engine_claim", {cover_names("e", kEPorts), {"read", "write"}});
   /// A DMA request offered on a bank an engine port claims (the DUT must refuse it).
   CoverPoint& cov_claim_dma = cover_point("sbuf.claim_holds_dma", {"dma_copy", "dma_accumulate", "dma_read"});
   std::vector<unsigned> claim_wait = std::vector<unsigned>(kEPorts, 0);  ///< refused cycles in a row, per port
@@ -301,10 +296,8 @@ struct SbufBench {
       if (dw->acc && last_acc) {
         const bool chained = overlaps(*dw, *last_acc);
         st.acc_chained += chained;
-        if (!kBroken) {
-          const std::size_t touch = chained ? 2 : (dw_banks(*dw) & dw_banks(*last_acc)) ? 1 : 0;
-          cov_acc_b2b.hit_index((dw->esize == 4 ? 3 : 0) + touch);
-        }
+        const std::size_t touch = chained ? 2 : (dw_banks(*dw) & dw_banks(*last_acc)) ? 1 : 0;
+        cov_acc_b2b.hit_index((dw->esize == 4 ? 3 : 0) + touch);
       }
     }
     last_acc = dw_took && dw->acc ? dw : std::nullopt;
@@ -325,7 +318,6 @@ struct SbufBench {
 
   /// Functional coverage of the cycle that ends (its requests and their grants, set by serve()).
   void sample() {
-    if (kBroken) return;
     std::array<std::uint64_t, kRequesters> banks{};  // 0: no request
     std::array<unsigned, kRequesters> use{};
     if (dw) {
