@@ -1,7 +1,7 @@
 # trn-rtl — top-level commands. `make help` lists them.
 SHELL := /bin/bash
 BUILD  ?= build
-LIST   ?= smoke
+LIST   ?= merge
 CONFIG ?=
 JOBS   ?= $(shell nproc)
 SEEDS  ?=
@@ -17,8 +17,8 @@ TOPS := $(shell sed -n 's/^trn_bench.\([a-z_0-9]*\) .*/\1/p' tb/CMakeLists.txt)
 
 help:
 	@echo "trn-rtl make targets"
-	@echo "  make regress [LIST=smoke|full] [CONFIG=tiny|small|full] [JOBS=n] [SEEDS=n] [COVERAGE=1]"
-	@echo "                  build once per configuration, run every test of a list over many seeds"
+	@echo "  make regress [LIST=merge|smoke|full] [CONFIG=tiny|small|full] [JOBS=n] [SEEDS=n] [COVERAGE=1]"
+	@echo "                  build once per configuration, run every test of a list over many seeds (default: merge, small)"
 	@echo "  make test       what CI runs: Boost.Test units, the smoke regression (tiny), runner self-tests"
 	@echo "  make wave TEST=<name> SEED=<n> [CONFIG=..]  rerun one test with FST waves, open GTKWave"
 	@echo "  make lint       every RTL top through Verilator (-Wall; waivers rtl/lint.vlt) and slang (rtl/lint_slang.txt)"

@@ -75,10 +75,25 @@ class RegressInput(unittest.TestCase):
         exe = str(BUILD / "bin" / "tb_stream_fifo_tiny")
         for env, needle in [({"TESTCASE": "nope"}, "no test 'nope'"), ({"RANDOM_SEED": "x1"}, "RANDOM_SEED"),
                             ({"LOCKSTEP_INJECT": "pop_data_o"}, "LOCKSTEP_INJECT"),
-                            ({"TOPLEVEL": "rr_arbiter"}, "TOPLEVEL")]:
+                            ({"TOPLEVEL": "rr_arbiter"}, "TOPLEVEL"), ({"TRN_LENGTH": "0"}, "TRN_LENGTH"),
+                            ({"TRN_LENGTH": "101"}, "TRN_LENGTH"), ({"TRN_LENGTH": "2x"}, "TRN_LENGTH")]:
             r = run([exe], env=dict(os.environ, **env), cwd=self.d)
             self.assertEqual(r.returncode, 2, (env, r.stdout, r.stderr))
             self.assertIn(needle, r.stderr)
+
+    def test_length_scales_a_random_test(self):
+        # TRN_LENGTH=3 runs the same random test three times as long: the lockstep compares about
+        # three times the cycles (same seed; the rates are drawn before the length matters).
+        exe = str(BUILD / "bin" / "tb_stream_fifo_tiny")
+        cycles = {}
+        for n in ("1", "3"):
+            r = run([exe], env=dict(os.environ, TESTCASE="random_traffic", RANDOM_SEED="11", TRN_LENGTH=n), cwd=self.d)
+            self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+            m = re.search(r"([0-9.]+)ns INFO .*random_traffic passed", r.stdout)
+            self.assertTrue(m, r.stdout)
+            cycles[n] = float(m.group(1))
+        self.assertGreater(cycles["3"], 2.5 * cycles["1"], cycles)
+        self.assertLess(cycles["3"], 3.5 * cycles["1"], cycles)
 
 
 class FailureReproduces(unittest.TestCase):

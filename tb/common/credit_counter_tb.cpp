@@ -74,8 +74,9 @@ TRN_TEST(random_take_give, .timeout_ns = 1e6) {
   auto r = env.rng("traffic");
   // Phases biased to drain, to refill, and balanced.
   const double bias[][2] = {{0.9, 0.2}, {0.2, 0.9}, {0.5, 0.5}, {0.8, 0.7}};
+  const std::uint64_t per_phase = scaled(500);
   for (auto& b : bias)
-    for (int k = 0; k < 500; ++k) co_await c.cycle(r.chance(b[0]), r.chance(b[1]));
+    for (std::uint64_t k = 0; k < per_phase; ++k) co_await c.cycle(r.chance(b[0]), r.chance(b[1]));
 }
 
 TRN_TEST(exhaust_and_refill, .timeout_ns = 1e5) {
@@ -135,12 +136,13 @@ TRN_TEST(reset_mid_traffic, .timeout_ns = 1e6) {
   CreditEnv c(env);
   co_await c.start();
   auto r = env.rng("traffic");
-  for (int k = 0; k < 100; ++k) co_await c.cycle(r.chance(0.7), r.chance(0.3));
+  const std::uint64_t before = scaled(100), after = scaled(300);
+  for (std::uint64_t k = 0; k < before; ++k) co_await c.cycle(r.chance(0.7), r.chance(0.3));
   c.rst.set(0);
   co_await ClockCycles(c.clk.signal(), 2);
   c.rst.set(1);
   c.out = 0;
-  for (int k = 0; k < 300; ++k) co_await c.cycle(r.chance(0.6), r.chance(0.5));
+  for (std::uint64_t k = 0; k < after; ++k) co_await c.cycle(r.chance(0.6), r.chance(0.5));
 }
 
 TRN_TEST(throughput) {

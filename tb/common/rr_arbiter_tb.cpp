@@ -113,7 +113,7 @@ TRN_TEST(random_traffic, .timeout_ns = 2e6) {
   auto counts = env.rng("counts");
   std::uint64_t total = 0;
   for (unsigned i = 0; i < a.n; ++i) {
-    unsigned c = 50 + static_cast<unsigned>(counts.below(150));
+    const auto c = static_cast<unsigned>(scaled(50 + counts.below(150)));
     a.send(i, c, data);
     total += c;
   }
@@ -170,8 +170,8 @@ TRN_TEST(reset_mid_traffic, .timeout_ns = 2e6) {
   ArbEnv a(env, 0.7);
   co_await a.start();
   auto data = env.rng("data");
-  for (unsigned i = 0; i < a.n; ++i) a.send(i, 60, data);
-  co_await ClockCycles(a.clk.signal(), 40 + env.rng("when").below(40));
+  for (unsigned i = 0; i < a.n; ++i) a.send(i, static_cast<unsigned>(scaled(60)), data);
+  co_await ClockCycles(a.clk.signal(), static_cast<unsigned>(scaled(40 + env.rng("when").below(40))));
   for (unsigned i = 0; i < a.n; ++i) {
     a.srcs[i]->flush();
     a.expected[i].clear();
@@ -181,8 +181,9 @@ TRN_TEST(reset_mid_traffic, .timeout_ns = 2e6) {
   co_await ClockCycles(a.clk.signal(), 2);
   a.rst.set(1);
   std::uint64_t before = a.checked;
-  for (unsigned i = 0; i < a.n; ++i) a.send(i, 30, data);
-  co_await a.drain(before + 30ull * a.n);
+  const auto after = static_cast<unsigned>(scaled(30));
+  for (unsigned i = 0; i < a.n; ++i) a.send(i, after, data);
+  co_await a.drain(before + std::uint64_t{after} * a.n);
 }
 
 TRN_TEST(throughput) {

@@ -81,7 +81,7 @@ TRN_TEST(random_traffic, .timeout_ns = 1e6) {
   auto r = env.rng("knobs");
   FifoEnv f(env, 0.2 + 0.8 * (r.below(100) / 100.0), 0.2 + 0.8 * (r.below(100) / 100.0));
   co_await f.start();
-  const unsigned n = 2000;
+  const auto n = static_cast<unsigned>(scaled(2000));
   auto data = env.rng("data");
   for (unsigned i = 0; i < n; ++i) f.src.send(data.bits(f.model.params().width));
   co_await f.drain(n);
@@ -95,13 +95,15 @@ TRN_TEST(changing_rates, .timeout_ns = 1e6) {
   co_await f.start();
   auto data = env.rng("data");
   const double phases[][2] = {{1.0, 0.1}, {0.1, 1.0}, {1.0, 1.0}, {0.5, 0.5}, {1.0, 0.0}, {0.0, 1.0}};
+  const auto per_phase = static_cast<unsigned>(scaled(100));
+  const auto phase_cycles = static_cast<unsigned>(scaled(150));
   std::uint64_t total = 0;
   for (auto& ph : phases) {
     f.src.set_p_valid(ph[0]);
     f.sink.set_p_ready(ph[1]);
-    for (unsigned i = 0; i < 100; ++i) f.src.send(data.bits(f.model.params().width));
-    total += 100;
-    co_await ClockCycles(f.clk.signal(), 150);
+    for (unsigned i = 0; i < per_phase; ++i) f.src.send(data.bits(f.model.params().width));
+    total += per_phase;
+    co_await ClockCycles(f.clk.signal(), phase_cycles);
   }
   f.src.set_p_valid(1.0);
   f.sink.set_p_ready(1.0);
@@ -146,8 +148,9 @@ TRN_TEST(reset_mid_traffic, .timeout_ns = 1e6) {
   FifoEnv f(env, 0.8, 0.6);
   co_await f.start();
   auto data = env.rng("data");
-  for (unsigned i = 0; i < 300; ++i) f.src.send(data.bits(f.model.params().width));
-  co_await ClockCycles(f.clk.signal(), 100 + env.rng("when").below(50));
+  const std::uint64_t burst = scaled(300);
+  for (std::uint64_t i = 0; i < burst; ++i) f.src.send(data.bits(f.model.params().width));
+  co_await ClockCycles(f.clk.signal(), static_cast<unsigned>(scaled(100 + env.rng("when").below(50))));
   // Reset with items in flight: the FIFO empties; the scoreboard forgets what it held.
   f.src.flush();
   f.rst.set(0);
@@ -155,8 +158,8 @@ TRN_TEST(reset_mid_traffic, .timeout_ns = 1e6) {
   co_await ClockCycles(f.clk.signal(), 3);
   f.rst.set(1);
   const std::uint64_t before = f.checked;
-  for (unsigned i = 0; i < 300; ++i) f.src.send(data.bits(f.model.params().width));
-  co_await f.drain(before + 300);
+  for (std::uint64_t i = 0; i < burst; ++i) f.src.send(data.bits(f.model.params().width));
+  co_await f.drain(before + burst);
 }
 
 TRN_TEST(throughput) {

@@ -760,7 +760,7 @@ TRN_TEST(random_mix, .timeout_ns = 1e11) {
   co_await t.start(env.rng("mode").chance(0.5));
   Mix mix(t, env.rng("mix"));
   co_await mix.setup();
-  const unsigned rounds = static_cast<unsigned>(env_count("CORE_ROUNDS", 6));
+  const unsigned rounds = static_cast<unsigned>(scaled(env_count("CORE_ROUNDS", 6)));
   std::uint64_t busy = 0;
   for (unsigned k = 0; k < rounds; ++k) busy += co_await mix.run_together(mix.make_round());
   co_await mix.finish();

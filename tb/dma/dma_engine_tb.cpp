@@ -380,7 +380,8 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
   co_await t.start(outst);
   fill_random(t.mem.image(), r);
   Image ref = t.mem.image();
-  for (unsigned round = 0; round < 3; ++round) {
+  const std::uint64_t rounds = scaled(3);
+  for (std::uint64_t round = 0; round < rounds; ++round) {
     const Program p = random_program(t.prm.geo, t.Q(), r);
     reference_run(ref, p);
     co_await t.run(p, 0.2);
@@ -411,7 +412,8 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
   Image ref = t.mem.image();
   ProgramOptions o;
   o.descs_per_queue = 40;
-  for (unsigned round = 0; round < 3; ++round) {
+  const std::uint64_t rounds = scaled(3);
+  for (std::uint64_t round = 0; round < rounds; ++round) {
     const Program p = random_program(t.prm.geo, t.Q(), r, o);
     reference_run(ref, p);
     co_await t.run(p, 0.2);

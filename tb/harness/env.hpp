@@ -31,6 +31,7 @@ struct RunOptions {
   std::vector<std::string> testcases;        ///< TESTCASE (empty: all)
   bool lockstep = true;                      ///< LOCKSTEP=0 runs without the model
   std::uint64_t watchdog_cycles = 10000;     ///< WATCHDOG_CYCLES
+  std::uint64_t length = 1;                  ///< TRN_LENGTH: random tests run this many times longer
   // LOCKSTEP_INJECT=<signal>@<cycle>[:<bit>]: flip that bit of the model's output at that cycle
   // (a deliberately wrong model, to show the checker catching it).
   bool inject = false;
@@ -44,6 +45,9 @@ struct RunOptions {
 /// The options of this run (set once by the bench's main()).
 const RunOptions& options();
 RunOptions& mutable_options();
+/// A random test's length (transactions, packets, cycles, programs) scaled by TRN_LENGTH, so a
+/// deep regression runs the same tests longer: `const unsigned n = scaled(2000);`.
+inline std::uint64_t scaled(std::uint64_t n) { return n * options().length; }
 /// The name of the test that is running.
 const std::string& current_test_name();
 /// The command that reruns `test` with the same seed and settings (absolute paths).

@@ -81,6 +81,7 @@ Settings come from the environment or from +NAME=value plusargs:
   LOCKSTEP=0             run without the C++ model (to measure its cost)
   LOCKSTEP_INJECT=sig@cycle[:bit]  flip one bit of the model's output (shows the checker failing)
   WATCHDOG_CYCLES=n      cycles without progress before a test fails with 'hang' (default 10000)
+  TRN_LENGTH=n           random tests run n times longer, time limits scaled alike, 1..100 (default 1)
 Other plusargs are passed to Verilator. Exit status: 0 all passed, 1 a test failed, 2 bad usage.
 )";
 }  // namespace
@@ -96,6 +97,7 @@ std::string reproduce_command(const std::string& test) {
   if (o.inject)
     c += fmt::format(" LOCKSTEP_INJECT={}@{}:{}", shell_quote(o.inject_signal), o.inject_cycle, o.inject_bit);
   if (o.watchdog_cycles != 10000) c += fmt::format(" WATCHDOG_CYCLES={}", o.watchdog_cycles);
+  if (o.length != 1) c += fmt::format(" TRN_LENGTH={}", o.length);
   c += " " + shell_quote(o.exe);
   for (const auto& p : o.plusargs) c += " " + shell_quote(p);
   return c;
@@ -180,6 +182,10 @@ void parse_options(int argc, char** argv, const std::string& top, const std::str
   }
   if (auto v = setting(o.plusargs, "WATCHDOG_CYCLES"))
     o.watchdog_cycles = parse_uint("WATCHDOG_CYCLES", *v, UINT64_MAX);
+  if (auto v = setting(o.plusargs, "TRN_LENGTH")) {
+    o.length = parse_uint("TRN_LENGTH", *v, 100);
+    if (o.length == 0) throw UsageError("TRN_LENGTH=0: a test's length scale must be 1..100");
+  }
   if (auto v = setting(o.plusargs, "LOCKSTEP_INJECT"); v && !v->empty()) {
     auto at = v->find('@');
     if (at == std::string::npos || at == 0)
@@ -293,7 +299,7 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
     g_validate = nullptr;
     try {
       Task<> main = t.fn(env);
-      exc = sched.run_test(std::move(main), static_cast<std::uint64_t>(t.opts.timeout_ns * 1000.0));
+      exc = sched.run_test(std::move(main), static_cast<std::uint64_t>(t.opts.timeout_ns * 1000.0 * static_cast<double>(g_opts.length)));
     } catch (...) {
       exc = std::current_exception();
     }

@@ -313,7 +313,7 @@ TRN_TEST(clean_link, .timeout_ns = 1e10) {
   // No errors: every flit once, in order, no replay and no drop.
   LinkBench t(env, Channel{2, 0, 0, 1.0});
   co_await t.start();
-  co_await t.send(1000, 20000);
+  co_await t.send(scaled(1000), scaled(20000));
   t.report("clean link");
   check(t.get("replays_o") == 0 && t.get("timeouts_o") == 0 && t.get("crc_errors_o") == 0 && t.get("drops_o") == 0,
         "a clean link replayed or dropped flits");
@@ -326,7 +326,7 @@ TRN_TEST(bit_errors, .timeout_ns = 1e10) {
   info("channel: latency {}, flit error rate {}, acknowledgement loss {}, offer rate {}", t.ch.latency,
        t.ch.p_flit_error, t.ch.p_ack_loss, t.ch.p_offer);
   co_await t.start();
-  co_await t.send(env_count("LINK_FLITS", 3000), 400000);
+  co_await t.send(scaled(env_count("LINK_FLITS", 3000)), scaled(400000));
   t.report("bit errors");
   check(t.corrupted > 0, "the channel corrupted no flit: the test shows nothing");
   check(t.get("crc_errors_o") > 0, "the receiver saw no CRC error although {} flits were corrupted", t.corrupted);
@@ -339,7 +339,7 @@ TRN_TEST(heavy_errors, .timeout_ns = 1e10) {
   c.p_ack_loss = 0.1;
   LinkBench t(env, c);
   co_await t.start();
-  co_await t.send(500, 400000);
+  co_await t.send(scaled(500), scaled(400000));
   t.report("heavy errors");
   check(t.get("crc_errors_o") > 0 && t.get("replays_o") > 0, "no CRC error or replay at a 20 % flit error rate");
 }

@@ -275,7 +275,7 @@ TRN_TEST(traffic_patterns, .timeout_ns = 1e12) {
   // saturating loads; after each, injection stops and every packet must drain.
   NetBench t(env);
   co_await t.start();
-  const std::uint64_t c = env_count("NET_CYCLES", 400);
+  const std::uint64_t c = scaled(env_count("NET_CYCLES", 400));
   for (Pattern p : kPatterns)
     for (double l : {0.05, 0.25, 0.8}) {
       const auto r = co_await t.measure(p, l, 100, c);
@@ -293,9 +293,9 @@ TRN_TEST(saturation_drains, .timeout_ns = 1e12) {
   co_await t.start();
   t.traffic.load = 1.0;
   t.traffic.injecting = true;
-  co_await t.cycles(env_count("NET_CYCLES", 4000));
+  co_await t.cycles(scaled(env_count("NET_CYCLES", 4000)));
   const std::size_t created = t.traffic.created();
-  const std::uint64_t took = co_await t.drain(50000);
+  const std::uint64_t took = co_await t.drain(scaled(50000));  // the backlog grows with the cycles
   info("{} packets created at saturation; the last of them delivered {} cycles after injection stopped", created, took);
 }
 
@@ -306,7 +306,7 @@ TRN_TEST(bad_destination_dropped, .timeout_ns = 1e12) {
   NetBench t(env);
   t.traffic.p_bad = 0.1;
   co_await t.start();
-  for (double l : {0.2, 1.0}) co_await t.measure(Pattern::uniform, l, 0, 1000);
+  for (double l : {0.2, 1.0}) co_await t.measure(Pattern::uniform, l, 0, scaled(1000));
   const Bits cnt = t.env.sig("bad_dst_o").bits();
   std::uint64_t counted = 0;
   for (unsigned r = 0; r < t.model.routers(); ++r) counted += cnt.slice(16 * r, 16);
@@ -325,7 +325,7 @@ TRN_TEST(link_errors, .timeout_ns = 1e12) {
   co_await t.start();
   for (Pattern p : {Pattern::uniform, Pattern::hotspot})
     for (double l : {0.2, 0.8}) {
-      const auto r = co_await t.measure(p, l, 100, 600);
+      const auto r = co_await t.measure(p, l, 100, scaled(600));
       info("{} load {:.1f} with link errors: accepted {:.3f}, latency {:.1f}", pattern_name(p), l, r.first, r.second);
     }
   const std::uint64_t crc = t.link_sum("link_crc_err_o"), rep = t.link_sum("link_replay_o"),

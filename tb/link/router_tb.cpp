@@ -322,7 +322,8 @@ TRN_TEST(random_packets, .timeout_ns = 1e10) {
   t.p_send = 0.2 + 0.8 * static_cast<double>(r.below(101)) / 100;
   t.p_drain = 0.3 + 0.7 * static_cast<double>(r.below(101)) / 100;
   co_await t.start();
-  const std::uint64_t cyc = co_await t.run(static_cast<unsigned>(env_count("ROUTER_PACKETS", 1000)), 200000);
+  const std::uint64_t cyc =
+      co_await t.run(static_cast<unsigned>(scaled(env_count("ROUTER_PACKETS", 1000))), scaled(200000));
   info("router {}: {} packets ({} flits) in {} cycles, send rate {:.2f}, drain rate {:.2f}", t.me, t.done, t.flits_out,
        cyc, t.p_send, t.p_drain);
 }

@@ -648,7 +648,7 @@ TRN_TEST(random_traffic, .timeout_ns = 1e10) {
        t.traffic.p_dr, t.traffic.p_e, t.traffic.p_acc, t.traffic.p_col, t.traffic.p_hot, t.traffic.hot_lines);
   co_await t.start();
   co_await t.preload();
-  co_await t.run(env_count("SBUF_CYCLES", 4000));
+  co_await t.run(scaled(env_count("SBUF_CYCLES", 4000)));
   co_await t.read_back();
   t.report("random traffic");
   check(t.st.copies + t.st.accs > 0, "no DMA writes");
@@ -799,7 +799,7 @@ TRN_TEST(engine_round_robin, .timeout_ns = 1e10) {
        "cycles, each writer every 2");
   // every element size at once on all ports, random lines, with DMA traffic: checked by the scoreboard
   t.traffic = Traffic{.p_dw = 0.5, .p_dr = 0.5, .p_e = 1.0, .p_acc = 0.5, .p_col = 0.3, .p_hot = 0.5, .p_ewe = 0.5};
-  co_await t.run(2000);
+  co_await t.run(scaled(2000));
   co_await t.read_back();
   t.report("every engine port at full rate");
 }

@@ -160,7 +160,7 @@ TRN_TEST(random_values, .timeout_ns = 1e12) {
   // NUMERICS_VALUES random FP32 values per format (FP8: per bias) in each mode.
   EncodeBench b(env);
   co_await b.begin();
-  const std::uint64_t n = env_count("NUMERICS_VALUES", 20000);
+  const std::uint64_t n = scaled(env_count("NUMERICS_VALUES", 20000));
   auto r = env.rng("values");
   for (Format f : kFormats)
     for (int bias : biases_of(f))

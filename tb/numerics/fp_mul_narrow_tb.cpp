@@ -115,7 +115,7 @@ TRN_TEST(random_mixed_formats, .timeout_ns = 1e12) {
   co_await t.start();
   auto r = env.rng("codes");
   const Format all[] = {Format::bf16, Format::fp16, Format::e5m2, Format::e4m3, Format::e4m3fn, Format::e3m4, Format::e2m1};
-  const std::uint64_t n = env_count("NUMERICS_VALUES", 20000);
+  const std::uint64_t n = scaled(env_count("NUMERICS_VALUES", 20000));
   const std::uint64_t per = std::max<std::uint64_t>(n / 49, 16);
   for (Format f : all)
     for (Format g : all) {

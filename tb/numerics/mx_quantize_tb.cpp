@@ -124,7 +124,7 @@ TRN_TEST(random_blocks, .timeout_ns = 1e12) {
   MxBench t(env);
   co_await t.start();
   auto r = env.rng("blocks");
-  const std::uint64_t n = env_count("NUMERICS_BLOCKS", 3000);
+  const std::uint64_t n = scaled(env_count("NUMERICS_BLOCKS", 3000));
   for (std::uint64_t k = 0; k < n; ++k) {
     t.send(random_block(r), kElems[r.below(3)], r.chance(0.5));
     co_await t.next();

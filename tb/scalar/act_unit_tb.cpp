@@ -80,7 +80,7 @@ TRN_TEST(every_function_random, .timeout_ns = 1e11) {
   ActBench t(env);
   co_await t.start();
   auto r = env.rng("inputs");
-  const std::size_t n = env_count("NUMERICS_VALUES", 4000);
+  const std::size_t n = scaled(env_count("NUMERICS_VALUES", 4000));
   for (unsigned i = 0; i < kActCount; ++i) co_await t.run(static_cast<Act>(i), inputs(r, static_cast<Act>(i), n));
 }
 

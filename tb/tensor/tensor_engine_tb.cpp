@@ -446,7 +446,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
   const auto& p = t.prm;
   FunctionalReference ref(p);
   unsigned issued = 0, next_addr = 0;
-  const unsigned programs = static_cast<unsigned>(env_count("TE_PROGRAMS", 6));
+  const unsigned programs = static_cast<unsigned>(scaled(env_count("TE_PROGRAMS", 6)));
   // SBUF in slots of 4 bytes (room for an element of any type); a tensor of n columns takes n
   // slots, an MX scale tensor n more. alloc returns a byte address.
   const unsigned slots = p.sbuf_bytes / 4;
@@ -960,11 +960,12 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
     return in;
   };
   TensorEngine::In w = next_write();
-  const unsigned mms = 6;
+  const auto mms = static_cast<unsigned>(scaled(6));
+  const std::uint64_t limit = scaled(100000);
   unsigned issued = 0, accepted = 0, refused = 0;
   std::optional<Command> cmd;
   for (unsigned k = 0; issued < mms || t.done_count < 1 + mms; ++k) {
-    check(k < 100000, "multiplies not done after {} cycles", k);
+    check(k < limit, "multiplies not done after {} cycles", k);
     if (!cmd && issued < mms) {  // back-to-back accumulating multiplies into bank 0
       Command mm{Op::multiply_moving};
       mm.fmt = fmt;

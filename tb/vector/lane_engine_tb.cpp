@@ -399,7 +399,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e11) {
   t.lat_max = 4;
   co_await t.start();
   auto r = env.rng("program");
-  const unsigned programs = static_cast<unsigned>(env_count("LE_PROGRAMS", 4));
+  const unsigned programs = static_cast<unsigned>(scaled(env_count("LE_PROGRAMS", 4)));
   const unsigned per = static_cast<unsigned>(env_count("LE_INSTRS", 40));
   FunctionalReference ref(t.shape());
   Memory refmem, refpsum;
