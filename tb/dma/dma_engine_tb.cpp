@@ -521,6 +521,115 @@ TRN_TEST(semaphore_consumer_sees_data, .timeout_ns = 1e10) {
   t.complete();
 }
 
+TRN_TEST(descriptor_limits, .timeout_ns = 1e10) {
+  // Legal descriptors at the ends of their fields' ranges, which random programs (sources in the
+  // read-only regions, destinations in the queues' bands, semaphores in HBM) never reach: sources at
+  // the top of HBM, destinations at HBM address 0 and at the top of HBM, SBUF destinations at offset
+  // 0 (row and column layouts), completion semaphores in SBUF (first, a middle and the last
+  // partition; offset 0, the middle, the last word) and at both ends of HBM, and a copy of MaxLen
+  // bytes. Every address and length comes from the geometry, so it runs in every configuration.
+  // An end is used several ways (the top of HBM is a source, a destination and a semaphore word),
+  // and within a program a read is not ordered against another descriptor's write (the hazard check
+  // compares destinations only), nor a semaphore against another queue's data. So the test runs in
+  // phases, each a program that writes none of its own sources and whose destinations and semaphore
+  // words are disjoint (its image then does not depend on timing), and compares the image with the
+  // reference after every phase, before a later phase overwrites an end.
+  DmaBench t(env, random_env(env));
+  co_await t.start(std::min(32u, t.prm.slots));
+  auto r = stream(env, "program");
+  fill_random(t.mem.image(), r);
+  Image ref = t.mem.image();
+  const Geometry& g = t.prm.geo;
+  const std::uint32_t H = g.hbm_bytes, B = g.part_bytes, L = g.max_len;
+  const unsigned P = g.parts;
+  // partition 1 strictly inside, and apart from the column layout's last two partitions
+  check(P >= 4, "descriptor_limits needs at least 4 SBUF partitions, the configuration has {}", P);
+  // n: a short copy that crosses beats, a whole number of 4-byte words, at most an eighth of a
+  // partition; mid: a word offset in the middle of a partition.
+  const std::uint32_t n = std::min<std::uint32_t>(2 * g.beat_bytes + 12, B / 8) & ~3u;
+  const std::uint32_t mid = (B / 2) & ~3u;
+  auto with_sem = [](Desc d, Space s, std::uint32_t a, std::uint32_t v) {
+    d.sem = true;
+    d.sem_space = s;
+    d.sem_addr = a;
+    d.sem_val = v;
+    return d;
+  };
+  auto tag = [](unsigned phase, unsigned k) { return 0x5E1D0000u | (phase << 8) | k; };
+  // A phase's program: its descriptors dealt to the queues in turn, the modes alternating by queue.
+  // Each must be legal: a bad one would stop its queue and the phase would only time out.
+  auto program = [&](const std::vector<Desc>& descs, unsigned phase) {
+    Program p;
+    p.queues.resize(t.Q());
+    for (unsigned q = 0; q < t.Q(); ++q) p.strong.push_back((q + phase) % 2 == 0);
+    for (std::size_t k = 0; k < descs.size(); ++k) {
+      const Err e = trn::dma::check(descs[k], g);
+      check(e == Err::none, "phase {}: {} is not legal ({})", phase, descs[k].str(), err_name(e));
+      p.queues[k % t.Q()].push_back(descs[k]);
+    }
+    return p;
+  };
+  std::vector<Program> phases;  // built first: the feeder keeps a reference to the running one
+  {
+    // Phase 1: reads at the top of HBM and in the middle of SBUF partition 1; writes at the edges of
+    // SBUF and at HBM address 0; three semaphores in SBUF, one in the middle of HBM.
+    // HBM top -> partition 0 offset 0 (src_hbm_addr max; dst_sbuf_partition, dst_sbuf_offset min);
+    // semaphore in partition 0's last word (sem_sbuf_partition min, sem_sbuf_offset max).
+    const Desc a = with_sem(copy_desc(Space::hbm, H - n, Space::sbuf, g.sbuf_addr(0, 0), n), Space::sbuf,
+                            g.sbuf_addr(0, B - 4), tag(1, 0));
+    // HBM top -> column layout: n / 2 BF16 elements as rows of 2 into the last two partitions from
+    // offset 0 (src_hbm_addr max; col_dst_offset min, col_dst_partition max); semaphore at partition
+    // 1 offset 0 (sem_sbuf_partition between, sem_sbuf_offset min).
+    Desc b = with_sem(copy_desc(Space::hbm, H - n, Space::sbuf, g.sbuf_addr(P - 2, 0), n, 2), Space::sbuf,
+                      g.sbuf_addr(1, 0), tag(1, 1));
+    b.layout = static_cast<unsigned>(Layout::col2);
+    b.cols = 2;
+    // SBUF -> SBUF into the end of the last partition (dst_sbuf_partition, dst_sbuf_offset max);
+    // semaphore in the middle of the last partition (sem_sbuf_partition max, sem_sbuf_offset between).
+    const Desc c = with_sem(copy_desc(Space::sbuf, g.sbuf_addr(1, mid), Space::sbuf, g.sbuf_addr(P - 1, B - n), n),
+                            Space::sbuf, g.sbuf_addr(P - 1, mid), tag(1, 2));
+    // SBUF -> HBM address 0 (dst_hbm_addr min); semaphore in the middle of HBM.
+    const Desc d =
+        with_sem(copy_desc(Space::sbuf, g.sbuf_addr(1, mid), Space::hbm, 0, n), Space::hbm, H / 2, tag(1, 3));
+    phases.push_back(program({a, b, c, d}, 1));
+  }
+  // Phase 2: SBUF -> the top of HBM (dst_hbm_addr max), from what phase 1 wrote at partition 0
+  // offset 0; its semaphore at HBM address 0 (sem_hbm_addr min), over phase 1's data there.
+  phases.push_back(program(
+      {with_sem(copy_desc(Space::sbuf, g.sbuf_addr(0, 0), Space::hbm, H - n, n), Space::hbm, 0, tag(2, 0))}, 2));
+  // Phase 3: HBM address 0 -> the middle of HBM; its semaphore in HBM's last word (sem_hbm_addr max),
+  // over phase 2's data there.
+  phases.push_back(
+      program({with_sem(copy_desc(Space::hbm, 0, Space::hbm, H / 2, n), Space::hbm, H - 4, tag(3, 0))}, 3));
+  // Phase 4: one copy of MaxLen bytes from HBM address 0 to the top of HBM (len max, dst_hbm_addr
+  // max), alone, its semaphore in the last word of the last partition. Only where HBM holds two of
+  // them (small, full): in tiny HBM is exactly MaxLen bytes, so the source is all of HBM and no
+  // disjoint destination can hold it (a copy onto its own source is not defined by the spec).
+  const char* maxlen = "skipped (HBM holds fewer than two MaxLen copies)";
+  if (2ull * L <= H) {
+    phases.push_back(program({with_sem(copy_desc(Space::hbm, 0, Space::hbm, H - L, L), Space::sbuf,
+                                       g.sbuf_addr(P - 1, B - 4), tag(4, 0))},
+                             4));
+    maxlen = "HBM -> HBM top";
+  }
+  for (std::size_t ph = 0; ph < phases.size(); ++ph) {
+    const Program& p = phases[ph];
+    reference_run(ref, p);
+    co_await t.run(p);
+    // Every semaphore word holds its value (SBUF ones included; the image comparison below has
+    // them too, as reference_apply stores the semaphore in its space).
+    for (const auto& q : p.queues)
+      for (const Desc& d : q)
+        if (d.sem) {
+          const std::uint32_t v = t.mem.image().load(d.sem_space, d.sem_addr, 4);
+          check(v == d.sem_val, "phase {}: the semaphore word of {} holds {:#x}", ph + 1, d.str(), v);
+        }
+    t.compare_image(ref);
+  }
+  t.complete();
+  info("{} phases, MaxLen {} copy: {}, {} writes checked", phases.size(), L, maxlen, t.checker->writes());
+}
+
 TRN_TEST(bad_descriptors, .timeout_ns = 1e10) {
   // Every kind of bad descriptor on queue 0, between good ones: the queue stops with the code and
   // writes nothing of it (the checker's bad-descriptor promise), the other queues keep running,

@@ -1008,6 +1008,162 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
   co_await t.compare_psum(ref.psum);
 }
 
+TRN_TEST(long_stalls, .timeout_ns = 1e10) {
+  // Long stalls on the command port and on the engines' PSUM write port (pe_), results still
+  // checked. Rounds of a random program: a LoadStationary (any PE type, random K, M >= 2), then
+  // MultiplyMoving commands of one moving type (random N, bank, offset, overwrite or accumulate,
+  // FP8 biases). Even rounds: seeded SBUF latency and request stalls, idle cycles before commands,
+  // and the moving read port held from the first multiply's dispatch for 20..200 cycles (300 in
+  // round 0): the next multiply waits at the command port that long. Odd rounds: back-to-back
+  // multiplies (20..200 columns, at least 300 in round 1) with SBUF answering every read the next
+  // cycle, so the array writes partitions 0 .. M-1 in every cycle but the dispatch cycle between
+  // two multiplies; beside them an engine write (partitions 0 and 1 always in its mask, a bank the
+  // multiplies do not use) is offered every cycle until accepted, and waits out the stream: one
+  // idle cycle never frees partitions 0 and 1 in the same cycle. PSUM against the reference with
+  // the accepted engine writes applied. (cmd's ready_idle is out of reach: cmd_ready_o is only
+  // ever high with cmd_valid_i.)
+  TeBench t(env);
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("program");
+  FunctionalReference ref(p);
+  Signal &pe_valid = env.sig("pe_valid_i"), &pe_ready = env.sig("pe_ready_o");
+  auto bias_of = [&](unsigned fmt) {
+    return numerics::format_info(static_cast<Format>(fmt)).adjustable_bias ? static_cast<unsigned>(r.range(0, 20)) : 0u;
+  };
+  struct Step {
+    Command cmd;
+    unsigned gap;  ///< idle cycles before it is offered
+  };
+  const unsigned rounds = static_cast<unsigned>(scaled(6));
+  // per port: stalls of 16 cycles or more, and the longest
+  unsigned issued = 0, pe_accepted = 0, cmd_long = 0, pe_long = 0;
+  std::uint64_t cmd_wait_max = 0, pe_wait_max = 0;
+  for (unsigned g = 0; g < rounds; ++g) {
+    co_await t.wait_done(issued);  // SBUF is rewritten only when no command reads it
+    const bool stream = g % 2 == 1;
+    t.p_ready = stream ? 1.0 : 0.8;
+    t.lat_max = stream ? 1 : 4;
+    const unsigned wfmt = kTypes[r.below(9)];
+    const unsigned xfmt = r.chance(0.7) ? wfmt : kTypes[r.below(9)];
+    Command ls{Op::load_stationary};
+    ls.fmt = wfmt;
+    ls.bias = bias_of(wfmt);
+    ls.k = static_cast<unsigned>(r.range(1, p.rows));
+    ls.m = static_cast<unsigned>(r.range(2, p.cols));  // partitions 0 and 1 written
+    ls.addr = 0;
+    Command tile{Op::multiply_moving};  // the moving tile every multiply of the round reads
+    tile.fmt = xfmt;
+    tile.addr = 4 * p.cols;  // after the weights: 4 bytes per column, room for any type
+    for (unsigned rr = 0; rr < p.rows; ++rr) {
+      for (unsigned j = 0; j < ls.m; ++j) t.put(rr, ls, j, random_code(r, wfmt));
+      for (unsigned j = 0; j < p.max_n; ++j) t.put(rr, tile, j, random_code(r, xfmt));
+    }
+    const unsigned pe_bank = static_cast<unsigned>(r.below(p.banks));
+    const unsigned hold = stream ? 0u : g < 2 ? 300u : static_cast<unsigned>(r.range(20, 200));
+    // a stream's columns; a held round's multiplies
+    const unsigned columns = g < 2 ? 300u : static_cast<unsigned>(r.range(20, 200));
+    const unsigned mms = static_cast<unsigned>(r.range(2, 4));
+    std::vector<Step> steps;
+    ls.tag = issued++ & 15;
+    steps.push_back({ls, r.chance(0.5) ? 0u : static_cast<unsigned>(r.range(1, 8))});
+    for (unsigned sum = 0; stream ? sum < columns : steps.size() < 1 + mms;) {
+      Command mm = tile;
+      mm.bias = bias_of(xfmt);
+      mm.n = static_cast<unsigned>(stream ? r.range(std::max(1u, p.max_n / 2), p.max_n) : r.range(1, p.max_n));
+      mm.bank = stream ? (pe_bank + 1 + static_cast<unsigned>(r.below(p.banks - 1))) % p.banks
+                       : static_cast<unsigned>(r.below(p.banks));
+      mm.off = static_cast<unsigned>(r.below(p.depth - mm.n + 1));
+      mm.acc = r.chance(0.5);
+      mm.tag = issued++ & 15;
+      sum += mm.n;
+      // a stream's multiplies back to back; otherwise 1..3 idle cycles before half the commands
+      const unsigned gap = stream && steps.size() > 1 ? 0u : r.chance(0.5) ? 0u : static_cast<unsigned>(r.range(1, 3));
+      steps.push_back({mm, gap});
+    }
+    // Offer the steps in order, each after its idle cycles; hold the moving reads; offer engine writes.
+    std::size_t next = 0;
+    unsigned gap_left = steps[0].gap;
+    bool offered = false, held = false, pe_pending = false;
+    std::uint64_t hold_until = 0, cmd_wait = 0, pe_wait = 0;
+    TensorEngine::In w = t.model.make_in();
+    for (unsigned k = 0; next < steps.size() || t.done_count + t.err_count < issued || pe_pending; ++k) {
+      check(k < 100000, "round {}: {} of {} commands offered, {} of {} completed after {} cycles", g, next,
+            steps.size(), t.done_count + t.err_count, issued, k);
+      if (!offered && next < steps.size()) {
+        if (gap_left > 0) {
+          --gap_left;
+        } else {
+          t.cmd_in.set(to_cmd(steps[next].cmd).pack());
+          t.cmd_valid.set(1);
+          offered = true;
+        }
+      }
+      if (stream && !pe_pending && (next < steps.size() || t.done_count + t.err_count < issued)) {
+        w = t.model.make_in();
+        w.pe_valid_i = true;
+        w.pe_i.bank = static_cast<std::uint8_t>(pe_bank);
+        w.pe_i.off = static_cast<std::uint16_t>(r.below(p.depth));
+        w.pe_mask_i.set_bit(0, true);
+        w.pe_mask_i.set_bit(1, true);
+        for (unsigned c = 2; c < p.cols; ++c) w.pe_mask_i.set_bit(c, r.chance(0.5));
+        for (unsigned c = 0; c < p.cols; ++c) w.pe_data_i.set_slice(32 * c, 32, static_cast<std::uint32_t>(r.next()));
+        drive_inputs(env, t.model, w, "pe_");
+        pe_pending = true;
+      }
+      t.mv_blocked = t.clk.cycle() < hold_until;
+      t.drive();
+      co_await ReadOnly();
+      const bool cmd_fire = offered && (t.cmd_ready.get() & 1);
+      const bool pe_fire = pe_pending && (pe_ready.get() & 1);
+      co_await RisingEdge(t.clk.signal());
+      if (offered && !cmd_fire) {
+        ++cmd_wait;
+      } else {
+        if (cmd_wait >= 16) ++cmd_long;
+        cmd_wait_max = std::max(cmd_wait_max, cmd_wait);
+        cmd_wait = 0;
+      }
+      if (pe_pending && !pe_fire) {
+        ++pe_wait;
+      } else {
+        if (pe_wait >= 16) ++pe_long;
+        pe_wait_max = std::max(pe_wait_max, pe_wait);
+        pe_wait = 0;
+      }
+      if (cmd_fire) {
+        const Command& cmd = steps[next].cmd;
+        ref.run(cmd, t.sbuf);
+        if (cmd.op == Op::multiply_moving && hold > 0 && !held) {  // the round's first multiply
+          hold_until = t.clk.cycle() + hold;
+          held = true;
+        }
+        t.cmd_valid.set(0);
+        offered = false;
+        if (++next < steps.size()) gap_left = steps[next].gap;
+      }
+      if (pe_fire) {
+        for (unsigned c = 0; c < p.cols; ++c)
+          if (w.pe_mask_i.bit(c))
+            ref.psum[(static_cast<std::size_t>(pe_bank) * p.cols + c) * p.depth + w.pe_i.off] =
+                static_cast<std::uint32_t>(w.pe_data_i.slice(32 * c, 32));
+        ++pe_accepted;
+        pe_pending = false;
+        pe_valid.set(0);
+      }
+    }
+    t.mv_blocked = false;
+  }
+  co_await t.wait_done(issued);
+  check(t.err_count == 0, "{} legal commands were rejected", t.err_count);
+  check(cmd_wait_max >= 256, "the longest command stall was {} cycles, want 256 or more", cmd_wait_max);
+  check(pe_wait_max >= 256, "the longest engine-write stall was {} cycles, want 256 or more", pe_wait_max);
+  co_await t.compare_psum(ref.psum);
+  info("{} commands, {} engine writes, PSUM matches the reference; stalls of 16+ cycles: {} on cmd (longest {}), "
+       "{} on pe (longest {})",
+       issued, pe_accepted, cmd_long, cmd_wait_max, pe_long, pe_wait_max);
+}
+
 TRN_TEST(throughput) {
   // make bench: back-to-back MultiplyMoving with N = Nmax, K = R, M = C (BF16), each followed by
   // a LoadStationary of the next weights in the background; SBUF answers every request the next
