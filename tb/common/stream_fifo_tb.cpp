@@ -110,6 +110,27 @@ TRN_TEST(changing_rates, .timeout_ns = 1e6) {
   co_await f.drain(total);
 }
 
+TRN_TEST(long_stalls, .timeout_ns = 1e7) {
+  // The consumer held off for 400 cycles while the producer keeps offering: the FIFO fills and both
+  // ends stall for hundreds of cycles (push full, pop not taken); then a burst at random rates and
+  // the next hold, a few times. Scoreboard and lockstep as in every test; nothing lost or reordered.
+  FifoEnv f(env, 1.0, 0.0);
+  co_await f.start();
+  auto data = env.rng("data");
+  auto r = env.rng("holds");
+  std::uint64_t total = 0;
+  for (unsigned round = 0; round < 3; ++round) {
+    const unsigned n = f.depth() + 20;
+    for (unsigned i = 0; i < n; ++i) f.src.send(data.bits(f.model.params().width));
+    total += n;
+    f.sink.set_p_ready(0.0);
+    co_await ClockCycles(f.clk.signal(), round == 0 ? 400 : static_cast<unsigned>(r.range(f.depth() + 20, 250)));
+    check(env.sig("usage_o").get() == f.depth(), "the FIFO is not full after the consumer was held off");
+    f.sink.set_p_ready(0.2 + 0.8 * static_cast<double>(r.below(100)) / 100.0);
+    co_await f.drain(total);
+  }
+}
+
 TRN_TEST(fill_then_drain, .timeout_ns = 1e5) {
   FifoEnv f(env, 1.0, 0.0);  // the sink never takes until told
   co_await f.start();

@@ -58,6 +58,7 @@ struct LeBench {
   Memory psum;  ///< PSUM, for operands that name it (FP32 words)
   Rng rng;
   double p_ready = 1.0, p_wready = 1.0;
+  std::uint64_t wr_hold_until = 0;  ///< wr_ready_i held low before this cycle (a long write stall)
   unsigned lat_min = 1, lat_max = 1;
   unsigned done_count = 0, err_count = 0;
   std::vector<unsigned> err_codes;
@@ -141,7 +142,8 @@ struct LeBench {
         s.q.pop_front();
       }
     }
-    wr_ready.set(rng.chance(p_wready));
+    const bool w = rng.chance(p_wready);  // drawn even while held: the same stream either way
+    wr_ready.set(w && now >= wr_hold_until);
   }
 
   Task<> start() {
@@ -386,13 +388,16 @@ Instr random_instr(Rng& r, const Shape& s) {
 
 }  // namespace
 
-TRN_TEST(random_programs, .timeout_ns = 1e11) {
-  // Random legal instructions back to back, every op of the engine with random types, shapes,
-  // strides (broadcast and gaps), partition ranges, FP8 biases, rounding modes and per-partition
-  // operands, over one small memory (so instructions read what earlier ones wrote; a third of them
-  // read the previous output directly); read latency 1..4 with request stalls, write stalls. After
-  // each program the memory (and the scalar engine's accumulators) against the reference.
-  LeBench t(env);
+namespace {
+
+/// Random legal instructions back to back, every op of the engine with random types, shapes,
+/// strides (broadcast and gaps), partition ranges, FP8 biases, rounding modes and per-partition
+/// operands, over one small memory (so instructions read what earlier ones wrote; a third of them
+/// read the previous output directly); read latency 1..4 with request stalls, write stalls. After
+/// each program the memory (and the scalar engine's accumulators) against the reference. With
+/// `holds`, the write port is also held not ready before every tenth instruction: 300 cycles the
+/// first time, then 20..250, so the engine's writes and the next command stall long.
+Task<> random_programs_run(LeBench& t, Env& env, Rng* holds) {
   t.p_ready = 0.8;
   t.p_wready = 0.7;
   t.lat_min = 1;
@@ -403,7 +408,7 @@ TRN_TEST(random_programs, .timeout_ns = 1e11) {
   const unsigned per = static_cast<unsigned>(env_count("LE_INSTRS", 40));
   FunctionalReference ref(t.shape());
   Memory refmem, refpsum;
-  unsigned total = 0, in_psum = 0;
+  unsigned total = 0, in_psum = 0, held = 0;
   std::array<unsigned, kOpCount> ops{};
   for (unsigned g = 0; g < programs; ++g) {
     fill_random(t.mem, r);
@@ -430,6 +435,8 @@ TRN_TEST(random_programs, .timeout_ns = 1e11) {
         if (check(dep, t.shape()) == Err::none && outputs_clear(dep))
           in = dep;
       }
+      if (holds && i % 10 == 0)
+        t.wr_hold_until = t.clk.cycle() + (held++ == 0 ? 300 : holds->range(20, 250));
       co_await t.issue(in);  // back to back: accepted as soon as the previous one is done
       check(ref.execute(in, refmem, &refpsum) == Err::none, "generated an illegal instruction");
       in_psum += (reads_a(in) && in.a_space) || (reads_b(in) && in.b_space) || in.o_space;
@@ -447,8 +454,21 @@ TRN_TEST(random_programs, .timeout_ns = 1e11) {
   std::string mix;
   for (unsigned o = 0; o < kOpCount; ++o)
     if (ops[o]) mix += fmt::format(" {}={}", op_name(static_cast<Op>(o)), ops[o]);
-  info("{} instructions ({} with an operand in PSUM), {} writes, SBUF and PSUM match the reference; mix:{}", total,
-       in_psum, t.writes, mix);
+  info("{} instructions ({} with an operand in PSUM), {} writes, {} write holds, SBUF and PSUM match the reference; mix:{}",
+       total, in_psum, t.writes, held, mix);
+}
+
+}  // namespace
+
+TRN_TEST(random_programs, .timeout_ns = 1e11) {
+  LeBench t(env);
+  co_await random_programs_run(t, env, nullptr);
+}
+
+TRN_TEST(long_stalls, .timeout_ns = 1e11) {
+  LeBench t(env);
+  auto holds = env.rng("holds");
+  co_await random_programs_run(t, env, &holds);
 }
 
 TRN_TEST(every_type_pair, .timeout_ns = 1e11) {
