@@ -1036,9 +1036,22 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
     unsigned gap;  ///< idle cycles before it is offered
   };
   const unsigned rounds = static_cast<unsigned>(scaled(6));
-  // per port: stalls of 16 cycles or more, and the longest
-  unsigned issued = 0, pe_accepted = 0, cmd_long = 0, pe_long = 0;
-  std::uint64_t cmd_wait_max = 0, pe_wait_max = 0;
+  /// A port's stalls: the one under way, how many lasted 16 cycles or more, the longest.
+  struct Stalls {
+    std::uint64_t now = 0, longest = 0;
+    unsigned long_ones = 0;
+    void cycle(bool stalled) {
+      if (stalled) {
+        ++now;
+        return;
+      }
+      if (now >= 16) ++long_ones;
+      longest = std::max(longest, now);
+      now = 0;
+    }
+  };
+  unsigned issued = 0, pe_accepted = 0;
+  Stalls cmd_st, pe_st;
   for (unsigned g = 0; g < rounds; ++g) {
     co_await t.wait_done(issued);  // SBUF is rewritten only when no command reads it
     const bool stream = g % 2 == 1;
@@ -1085,7 +1098,8 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
     std::size_t next = 0;
     unsigned gap_left = steps[0].gap;
     bool offered = false, held = false, pe_pending = false;
-    std::uint64_t hold_until = 0, cmd_wait = 0, pe_wait = 0;
+    std::uint64_t hold_until = 0;
+    cmd_st.now = pe_st.now = 0;
     TensorEngine::In w = t.model.make_in();
     for (unsigned k = 0; next < steps.size() || t.done_count + t.err_count < issued || pe_pending; ++k) {
       check(k < 100000, "round {}: {} of {} commands offered, {} of {} completed after {} cycles", g, next,
@@ -1117,20 +1131,8 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
       const bool cmd_fire = offered && (t.cmd_ready.get() & 1);
       const bool pe_fire = pe_pending && (pe_ready.get() & 1);
       co_await RisingEdge(t.clk.signal());
-      if (offered && !cmd_fire) {
-        ++cmd_wait;
-      } else {
-        if (cmd_wait >= 16) ++cmd_long;
-        cmd_wait_max = std::max(cmd_wait_max, cmd_wait);
-        cmd_wait = 0;
-      }
-      if (pe_pending && !pe_fire) {
-        ++pe_wait;
-      } else {
-        if (pe_wait >= 16) ++pe_long;
-        pe_wait_max = std::max(pe_wait_max, pe_wait);
-        pe_wait = 0;
-      }
+      cmd_st.cycle(offered && !cmd_fire);
+      pe_st.cycle(pe_pending && !pe_fire);
       if (cmd_fire) {
         const Command& cmd = steps[next].cmd;
         ref.run(cmd, t.sbuf);
@@ -1156,12 +1158,12 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
   }
   co_await t.wait_done(issued);
   check(t.err_count == 0, "{} legal commands were rejected", t.err_count);
-  check(cmd_wait_max >= 256, "the longest command stall was {} cycles, want 256 or more", cmd_wait_max);
-  check(pe_wait_max >= 256, "the longest engine-write stall was {} cycles, want 256 or more", pe_wait_max);
+  check(cmd_st.longest >= 256, "the longest command stall was {} cycles, want 256 or more", cmd_st.longest);
+  check(pe_st.longest >= 256, "the longest engine-write stall was {} cycles, want 256 or more", pe_st.longest);
   co_await t.compare_psum(ref.psum);
   info("{} commands, {} engine writes, PSUM matches the reference; stalls of 16+ cycles: {} on cmd (longest {}), "
        "{} on pe (longest {})",
-       issued, pe_accepted, cmd_long, cmd_wait_max, pe_long, pe_wait_max);
+       issued, pe_accepted, cmd_st.long_ones, cmd_st.longest, pe_st.long_ones, pe_st.longest);
 }
 
 TRN_TEST(throughput) {
