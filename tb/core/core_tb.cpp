@@ -555,6 +555,21 @@ struct Mix {
   PortStats st;
   Clock::HookId hook;
 
+  // ---- engine PSUM writes (engine_psum_writes); off, the mix draws nothing for them
+  /// A PSUM region the vector or scalar engine wrote (FP32): bank, first element, elements. It is
+  /// read back in every partition, so a write outside its mask shows too.
+  struct PsumRegion {
+    unsigned bank, off, n;
+  };
+  bool psum_writes = false;  ///< the vector and scalar engines write PSUM in some rounds
+  bool psum_flush = false;   ///< no new engine PSUM writes: the rounds read back what is pending
+  std::deque<PsumRegion> pend;              ///< written, not read back yet (oldest first)
+  std::array<std::uint32_t, 2> aPo{};       ///< the SBUF slots (FP32 rows) the read-backs alternate between
+  std::uint32_t hPo = 0, po_ring = 0;       ///< the HBM area the read-backs are stored to; how many it holds
+  unsigned po_next = 0, po_unstored = 0;    ///< the next read-back's slot; the last one's elements (0: stored)
+  std::array<unsigned, 2> engine_writes{};  ///< PSUM regions written: vector, scalar
+  unsigned readbacks = 0, po_stores = 0;
+
   struct Round {
     tensor::Command ls, mm;
     vector::Instr vi, si;
@@ -562,7 +577,7 @@ struct Mix {
     unsigned bank = 0;
   };
 
-  Mix(CoreBench& bench, Rng rng)
+  Mix(CoreBench& bench, Rng rng, bool with_psum_writes = false)
       : t(bench),
         r(std::move(rng)),
         p(bench.prm),
@@ -588,6 +603,14 @@ struct Mix {
     hOut = 2 * hSrc;
     hDump = hOut + 0x1000;
     check(hDump + P * p.sbuf_bytes <= p.hbm_bytes, "HBM too small for the test");
+    psum_writes = with_psum_writes;
+    if (psum_writes) {  // after the other regions: their addresses do not move
+      aPo[0] = reg.take(4 * N);
+      aPo[1] = reg.take(4 * N);
+      hPo = hDump + P * p.sbuf_bytes;
+      po_ring = static_cast<std::uint32_t>((p.hbm_bytes - hPo) / (P * 4 * N));
+      check(po_ring > 0, "HBM too small for the test's PSUM read-backs");
+    }
     tref = std::make_unique<tensor::FunctionalReference>(t.model.te().params());
     vref = std::make_unique<vector::FunctionalReference>(t.model.ve().shape());
     sref = std::make_unique<vector::FunctionalReference>(t.model.se().shape());
@@ -660,17 +683,89 @@ struct Mix {
       w.ds.emplace_back(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(q, aSrc), Space::hbm,
                                                      hOut + 2 * static_cast<std::uint32_t>(r.below(0x800 - N)), n));
     }
+    if (psum_writes) engine_psum(w);
     prev_bank = w.bank;
     return w;
+  }
+
+  /// The engines' PSUM traffic of a round (engine_psum_writes), drawn after the rest of the round:
+  /// the last read-back stored from its SBUF slot to HBM (queue 1); a pending region in a bank the
+  /// tensor engine does not write this round read back, all partitions, into the other slot by the
+  /// vector engine (copy) or the scalar engine (identity activate x * 1 + (-0)), FP32 to FP32, the
+  /// bits unchanged; and each engine that does not read back may write its FP32 output to PSUM
+  /// instead of SBUF, in a bank that no other operation of the round touches and no pending region
+  /// is in (each engine's first chance is taken: both write in the first round).
+  void engine_psum(Round& w) {
+    const std::uint32_t bb = p.psum_bank_bytes;
+    if (po_unstored > 0) {
+      const std::uint32_t h = hPo + (po_stores++ % po_ring) * P * 4 * N;
+      for (unsigned q = 0; q < P; ++q)
+        w.ds.emplace_back(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(q, aPo[po_next ^ 1]), Space::hbm,
+                                                       h + q * 4 * N, 4 * po_unstored));
+      po_unstored = 0;
+    }
+    unsigned reader = 2;  // 0 vector, 1 scalar, 2 none
+    const auto ready = std::find_if(pend.begin(), pend.end(), [&](const PsumRegion& e) { return e.bank != w.bank; });
+    if (ready != pend.end()) {
+      const PsumRegion e = *ready;
+      pend.erase(ready);
+      const std::uint32_t a = e.bank * bb + 4 * e.off;
+      reader = static_cast<unsigned>(r.below(2));
+      if (reader == 0) {
+        w.vi = row_instr(vector::Op::copy, P, a, 0, aPo[po_next], 0, e.n);
+        w.vi.a_space = true;
+      } else {
+        w.si = row_instr(vector::Op::activate, P, a, 0, aPo[po_next], 0, e.n);
+        w.si.a_space = true;
+        w.si.func = static_cast<unsigned>(scalar::Act::identity);
+        w.si.imm1 = 0x80000000u;  // -0: x + (-0) is x, -0 included
+      }
+      po_unstored = e.n;
+      po_next ^= 1;
+      ++readbacks;
+    }
+    std::vector<unsigned> busy{w.bank};  // the PSUM banks the round's operations touch
+    if (w.si.a_space) busy.push_back(w.si.a_addr / bb);
+    if (w.vi.a_space) busy.push_back(w.vi.a_addr / bb);
+    for (unsigned k = 0; k < 2; ++k) {
+      if (k == reader || psum_flush || pend.size() >= 3) continue;
+      if (engine_writes[k] > 0 && !r.chance(0.75)) continue;
+      std::vector<unsigned> cand;
+      for (unsigned b = 0; b < p.psum_banks; ++b)
+        if (std::find(busy.begin(), busy.end(), b) == busy.end() &&
+            std::none_of(pend.begin(), pend.end(), [&](const PsumRegion& e) { return e.bank == b; }))
+          cand.push_back(b);
+      if (cand.empty()) continue;
+      vector::Instr& in = k == 0 ? w.vi : w.si;
+      const unsigned bank = cand[r.below(cand.size())];
+      in.size[0] = std::min(in.size[0], depth);
+      const unsigned off = static_cast<unsigned>(r.below(depth - in.size[0] + 1));
+      in.o_space = true;
+      in.o_fmt = 0;  // PSUM holds FP32
+      in.o_addr = bank * bb + 4 * off;
+      pend.push_back(PsumRegion{bank, off, in.size[0]});
+      busy.push_back(bank);
+      ++engine_writes[k];
+    }
+  }
+
+  /// The reference PSUM ([partition][byte], as the lane engines address it) back into the tensor
+  /// engine's reference, after the lane engines wrote it.
+  void store_psum(const vector::Memory& ps) {
+    for (unsigned b = 0; b < p.psum_banks; ++b)
+      for (unsigned c = 0; c < P; ++c)
+        for (unsigned e = 0; e < depth; ++e)
+          tref->psum[(static_cast<std::size_t>(b) * P + c) * depth + e] = mem::load_elem(ps[c], b * depth + e, 3);
   }
 
   /// The reference, operation by operation (disjoint within the round, so any order).
   void reference(const Round& w) {
     tref->run(w.ls, sb);
     tref->run(w.mm, sb);
-    check(vref->execute(w.vi, sb) == vector::Err::none, "the reference rejects the vector instruction");
     vector::Memory ps = tref->psum_rows();
+    check(vref->execute(w.vi, sb, &ps) == vector::Err::none, "the reference rejects the vector instruction");
     check(sref->execute(w.si, sb, &ps) == vector::Err::none, "the reference rejects the activation");
+    if (w.vi.o_space || w.si.o_space) store_psum(ps);
     for (const auto& [q, d] : w.ds) {
       if (d.dst_space == Space::sbuf) {
         auto& row = sb[g.part_of(d.dst_addr)];
@@ -745,6 +840,34 @@ struct Mix {
   }
 };
 
+/// The engines' PSUM writes at the RTL instances' ports, per cycle: the write arbiter's accepted
+/// requests per engine (0 vector, 1 scalar), the cycles both asked, and the cycles the tensor
+/// engine refused the granted write (the array writing a partition in its mask).
+struct PsumWriteStats {
+  CoreBench& t;
+  Signal &req_valid, &req_ready, &pe_valid, &pe_ready;
+  std::array<std::uint64_t, 2> grants{};
+  std::uint64_t both = 0, refusals = 0;
+  Clock::HookId hook;
+  explicit PsumWriteStats(CoreBench& bench)
+      : t(bench),
+        req_valid(bench.env.sig("core.u_pwr_arb.req_valid_i")),
+        req_ready(bench.env.sig("core.u_pwr_arb.req_ready_o")),
+        pe_valid(bench.env.sig("core.u_te.pe_valid_i")),
+        pe_ready(bench.env.sig("core.u_te.pe_ready_o")) {
+    hook = t.clk.add_pre_edge_hook([this] {
+      if (t.rst.get() & 1) sample();
+    });
+  }
+  ~PsumWriteStats() { t.clk.remove_hook(hook); }
+  void sample() {
+    const std::uint64_t v = req_valid.get(), r = req_ready.get();
+    for (unsigned k = 0; k < 2; ++k) grants[k] += (v >> k) & (r >> k) & 1;
+    both += (v & 3) == 3;
+    refusals += (pe_valid.get() & 1) && !(pe_ready.get() & 1);
+  }
+};
+
 }  // namespace
 
 TRN_TEST(random_mix, .timeout_ns = 1e11) {
@@ -767,6 +890,41 @@ TRN_TEST(random_mix, .timeout_ns = 1e11) {
   info("{} rounds in {} cycles; SBUF ports granted/refused per cycle:{}", rounds, busy, mix.utilization());
   check(mix.st.engine_refusals() + mix.st.dma_refusals > 0,
         "no SBUF contention in {} cycles: the mix does not test sharing", mix.st.cycles);
+}
+
+TRN_TEST(engine_psum_writes, .timeout_ns = 1e11) {
+  // The random mix with the vector and scalar engines writing PSUM (through the PSUM write arbiter
+  // onto the tensor engine's pe_ port, which refuses a write while the array writes a partition in
+  // its mask): in some rounds an engine writes its FP32 output to PSUM instead of SBUF, in a bank
+  // no other operation of the round touches, while the tensor engine multiplies into another bank.
+  // A later round reads the region back (every partition; vector copy or scalar identity
+  // activate, FP32 bits unchanged) into an SBUF slot, and the round after stores the slot to HBM,
+  // so every write reaches the compared image; the reference's PSUM takes the lane engines' writes
+  // like the tensor engine's. After the rounds, rounds with no new PSUM writes read back what is
+  // pending; then the whole HBM image must equal the reference, as in random_mix. Both engines
+  // write in the first round. CORE_ROUNDS (default 6).
+  CoreBench t(env, dma::MemSystem::Params{1, 24, 2, 0.7, 0.7, 0});
+  co_await t.start(env.rng("mode").chance(0.5));
+  Mix mix(t, env.rng("mix"), true);
+  PsumWriteStats pw(t);
+  co_await mix.setup();
+  const unsigned rounds = static_cast<unsigned>(scaled(env_count("CORE_ROUNDS", 6)));
+  std::uint64_t busy = 0;
+  for (unsigned k = 0; k < rounds; ++k) busy += co_await mix.run_together(mix.make_round());
+  mix.psum_flush = true;
+  unsigned extra = 0;
+  while (!mix.pend.empty()) {
+    check(extra < 64, "{} PSUM regions not read back after {} more rounds", mix.pend.size(), extra);
+    busy += co_await mix.run_together(mix.make_round());
+    ++extra;
+  }
+  co_await mix.finish();
+  info("{} + {} rounds in {} cycles; PSUM regions written: vector {}, scalar {}, read back {}; PSUM write arbiter "
+       "accepted vector {}, scalar {}, both asking {} cycles; pe_ writes refused {} cycles",
+       rounds, extra, busy, mix.engine_writes[0], mix.engine_writes[1], mix.readbacks, pw.grants[0], pw.grants[1],
+       pw.both, pw.refusals);
+  check(pw.grants[0] > 0 && pw.grants[1] > 0, "the PSUM write arbiter accepted {} vector and {} scalar writes",
+        pw.grants[0], pw.grants[1]);
 }
 
 TRN_TEST(throughput, .timeout_ns = 1e12) {

@@ -898,6 +898,116 @@ TRN_TEST(engine_claims_bank_from_dma, .timeout_ns = 1e10) {
   co_await starved_engine(t, 5);
 }
 
+TRN_TEST(dma_at_last_address, .timeout_ns = 1e10) {
+  // The DMA at the last byte of the memory (partition Parts - 1, offset PartBytes - 1: what
+  // sbuf.last_address samples), every address from the configuration. Row copies ending there (a
+  // whole line, the last byte alone, a row not line-aligned); row accumulates in BF16 and FP32 (a
+  // whole line, the last element); columns, copied and accumulated in both element sizes, whose last
+  // element lands there (as many partitions as a beat holds, and one). Each write alone, followed by
+  // DMA reads of the last line of every partition it wrote; DMA reads of the last byte and of an odd
+  // count; then the same writes again back to back, the accumulates chained on each other's sums
+  // (stage-2 forwarding at the end of the memory), with DMA reads of the last line offered alongside.
+  // The lockstep, the read scoreboard and the full read-back check every byte; the cover point's DMA
+  // bins must count every one of these requests, and no accumulate may be refused (nothing claims).
+  SbufBench t(env);
+  co_await t.start();
+  co_await t.preload();
+  const unsigned B = t.B(), P = t.prm.parts;
+  const std::uint32_t PB = t.prm.part_bytes;
+  // a row of n bytes (elements of esize bytes) whose last byte is the last of partition P - 1
+  auto row = [&](bool acc, unsigned esize, unsigned n) {
+    DwReq w;
+    w.acc = acc;
+    w.esize = esize;
+    w.n = n;
+    w.addr = t.addr(P - 1, PB - n);
+    t.fill_data(w);
+    return w;
+  };
+  // a column of n elements of esize bytes at the last offset of partitions P - n .. P - 1
+  auto col = [&](bool acc, unsigned esize, unsigned n) {
+    DwReq w;
+    w.col = true;
+    w.acc = acc;
+    w.esize = esize;
+    w.n = n;
+    w.addr = t.addr(P - n, PB - esize);
+    t.fill_data(w);
+    return w;
+  };
+  auto writes = [&] {
+    std::vector<DwReq> v;
+    for (unsigned n : {B, 1u, B - 3}) v.push_back(row(false, 1, n));
+    for (unsigned es : {2u, 4u})
+      for (unsigned n : {B, es}) v.push_back(row(true, es, n));
+    for (bool acc : {false, true})
+      for (unsigned es : {2u, 4u})
+        for (unsigned n : {std::min(B / es, P), 1u}) v.push_back(col(acc, es, n));
+    return v;
+  };
+  // a DMA read of the last `bytes` bytes of partition p
+  auto last_read = [&](unsigned p, unsigned bytes) { return DrReq{t.addr(p, PB - bytes), bytes}; };
+  const std::vector<std::uint64_t> cov0 = t.cov_last.counts();
+  std::uint64_t want_copy = 0, want_acc = 0, want_dr = 0;
+
+  // one request at a time, each drained (accepted, stage 2 written, a read's data checked)
+  const std::vector<DwReq> single = writes();
+  for (const DwReq& w : single) {
+    ++(w.acc ? want_acc : want_copy);
+    t.dw = w;
+    co_await t.drain();
+    for (unsigned p = w.col ? P - w.n : P - 1; p < P; ++p) {
+      t.dr = last_read(p, B);
+      co_await t.drain();
+    }
+    ++want_dr;  // the read of partition P - 1
+  }
+  for (unsigned bytes : {1u, B / 2 + 1}) {
+    t.dr = last_read(P - 1, bytes);
+    co_await t.drain();
+    ++want_dr;
+  }
+
+  // back to back: each write offered the cycle after the one before is accepted, and DMA reads of
+  // the last line (of B, 1 and B / 2 + 1 bytes) each offered as soon as the one before is accepted
+  const std::vector<DwReq> burst = writes();
+  const unsigned sizes[] = {B, 1u, B / 2 + 1};
+  std::size_t taken = 0;
+  unsigned reads = 0;
+  std::uint64_t acc_refused = 0;
+  t.dw = burst[0];
+  t.dr = last_read(P - 1, sizes[0]);
+  for (unsigned c = 0; taken < burst.size() || reads < std::size(sizes); ++c) {
+    check(c < 1000, "back-to-back DMA requests at the last address: {} of {} writes and {} of {} reads accepted after "
+          "1000 cycles", taken, burst.size(), reads, std::size(sizes));
+    co_await t.cycle();
+    if (t.dw && !t.dw_took && t.dw->acc) ++acc_refused;
+    if (t.dw_took) {
+      ++(t.dw->acc ? want_acc : want_copy);
+      if (++taken < burst.size()) {
+        t.dw = burst[taken];
+        t.dw_took = false;
+      }
+    }
+    if (t.dr_took) {
+      ++want_dr;
+      if (++reads < std::size(sizes)) {
+        t.dr = last_read(P - 1, sizes[reads]);
+        t.dr_took = false;
+      }
+    }
+  }
+  co_await t.drain();
+  co_await t.read_back();
+  t.report("DMA at the last address");
+  check(acc_refused == 0, "accumulates at the last address refused {} cycles with no engine traffic (nothing claims)",
+        acc_refused);
+  const std::vector<std::uint64_t>& cov = t.cov_last.counts();
+  check(cov[0] - cov0[0] == want_copy && cov[1] - cov0[1] == want_acc && cov[2] - cov0[2] == want_dr,
+        "sbuf.last_address counted {} copies, {} accumulates and {} DMA reads at the last address, expected {}, {}, {}",
+        cov[0] - cov0[0], cov[1] - cov0[1], cov[2] - cov0[2], want_copy, want_acc, want_dr);
+}
+
 TRN_TEST(selftest_unbounded_wait_is_caught, .timeout_ns = 1e10, .expect_fail = true) {
   // Runs on the sbuf_broken build, whose engine ports claim their bank only after 1000 refused
   // cycles: the starved engine port waits far beyond the bound, and the bench must say so.
