@@ -41,6 +41,13 @@ class FunctionalReference {
   /// PSUM as the vector and scalar engines address it: [partition][byte], element e of bank b (FP32,
   /// little-endian) at byte 4 (b * depth + e) (docs/core.md).
   Sbuf psum_rows() const;
+  /// PSUM from that image (the inverse of psum_rows): after the vector or scalar engine's
+  /// reference wrote PSUM through it.
+  void set_psum_rows(const Sbuf& rows);
+  /// An engine write on the pe_ port (vector and scalar engines): element `off` of bank `bank`
+  /// takes, in every partition whose `mask` bit is set, that partition's 32-bit word of `data`;
+  /// an element outside PSUM is not written.
+  void engine_write(unsigned bank, unsigned off, const Bits& mask, const Bits& data);
 
  private:
   unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }

@@ -204,6 +204,30 @@ StreamCost background_load_stream(const char* name, bool st_yield) {
 
 BOOST_AUTO_TEST_SUITE(core)
 
+BOOST_AUTO_TEST_CASE(reference_psum_engine_writes_and_rows) {
+  // The tensor reference's PSUM as the lane engines see it and back, and an engine write: the
+  // masked partitions' words land at (bank, off), the others and an element outside PSUM do not.
+  tensor::TensorEngine::Params tp;  // 4 partitions, 8 banks of 16
+  tensor::FunctionalReference ref(tp);
+  for (std::size_t i = 0; i < ref.psum.size(); ++i) ref.psum[i] = static_cast<std::uint32_t>(0x1000 + i);
+  const std::vector<std::uint32_t> before = ref.psum;
+  ref.set_psum_rows(ref.psum_rows());
+  BOOST_TEST(ref.psum == before);
+  Bits mask(4), data(128);
+  mask.set_bit(1, true);
+  mask.set_bit(3, true);
+  for (unsigned c = 0; c < 4; ++c) data.set_slice(32 * c, 32, 0xA0 + c);
+  ref.engine_write(2, 5, mask, data);
+  ref.engine_write(8, 0, mask, data);   // bank outside PSUM
+  ref.engine_write(0, 16, mask, data);  // element outside PSUM
+  std::vector<std::uint32_t> want = before;
+  want[(2 * 4 + 1) * 16 + 5] = 0xA1;  // [bank][partition][element]
+  want[(2 * 4 + 3) * 16 + 5] = 0xA3;
+  BOOST_TEST(ref.psum == want);
+  const auto rows = ref.psum_rows();  // partition 3, element 2 * 16 + 5, FP32 little-endian
+  BOOST_TEST(mem::load_elem(rows[3], 2 * 16 + 5, 3) == 0xA3u);
+}
+
 BOOST_AUTO_TEST_CASE(background_load_costs_the_multiply_no_cycle) {
   // SPEC 5.1: back-to-back MultiplyMoving with the next LoadStationary in the background keeps the
   // array busy. SBUF serves one read per bank per cycle; the stationary loader yields its bank to

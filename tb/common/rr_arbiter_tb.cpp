@@ -181,6 +181,7 @@ TRN_TEST(long_stalls, .timeout_ns = 1e7) {
     total += 10ull * a.n;
     a.sink.set_p_ready(0.0);
     co_await ClockCycles(a.clk.signal(), round == 0 ? 400 : static_cast<unsigned>(r.range(20, 250)));
+    check(env.sig("gnt_valid_o").get() == 1, "no grant offered while the output was held not ready");
     a.sink.set_p_ready(0.2 + 0.8 * static_cast<double>(r.below(100)) / 100.0);
     co_await a.drain(total);
   }

@@ -749,15 +749,6 @@ struct Mix {
     }
   }
 
-  /// The reference PSUM ([partition][byte], as the lane engines address it) back into the tensor
-  /// engine's reference, after the lane engines wrote it.
-  void store_psum(const vector::Memory& ps) {
-    for (unsigned b = 0; b < p.psum_banks; ++b)
-      for (unsigned c = 0; c < P; ++c)
-        for (unsigned e = 0; e < depth; ++e)
-          tref->psum[(static_cast<std::size_t>(b) * P + c) * depth + e] = mem::load_elem(ps[c], b * depth + e, 3);
-  }
-
   /// The reference, operation by operation (disjoint within the round, so any order).
   void reference(const Round& w) {
     tref->run(w.ls, sb);
@@ -765,7 +756,7 @@ struct Mix {
     vector::Memory ps = tref->psum_rows();
     check(vref->execute(w.vi, sb, &ps) == vector::Err::none, "the reference rejects the vector instruction");
     check(sref->execute(w.si, sb, &ps) == vector::Err::none, "the reference rejects the activation");
-    if (w.vi.o_space || w.si.o_space) store_psum(ps);
+    if (w.vi.o_space || w.si.o_space) tref->set_psum_rows(ps);  // the lane engines wrote PSUM
     for (const auto& [q, d] : w.ds) {
       if (d.dst_space == Space::sbuf) {
         auto& row = sb[g.part_of(d.dst_addr)];

@@ -991,11 +991,7 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
       ++issued;
     }
     if (pe_fire) {
-      const bool inside = w.pe_i.bank < p.banks && w.pe_i.off < p.depth;
-      for (unsigned c = 0; c < p.cols; ++c)
-        if (inside && w.pe_mask_i.bit(c))
-          ref.psum[(w.pe_i.bank * p.cols + c) * p.depth + w.pe_i.off] =
-              static_cast<std::uint32_t>(w.pe_data_i.slice(32 * c, 32));
+      ref.engine_write(w.pe_i.bank, w.pe_i.off, w.pe_mask_i, w.pe_data_i);  // outside PSUM: nothing
       ++accepted;
       w = next_write();
     } else {
@@ -1145,10 +1141,7 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
         if (++next < steps.size()) gap_left = steps[next].gap;
       }
       if (pe_fire) {
-        for (unsigned c = 0; c < p.cols; ++c)
-          if (w.pe_mask_i.bit(c))
-            ref.psum[(static_cast<std::size_t>(pe_bank) * p.cols + c) * p.depth + w.pe_i.off] =
-                static_cast<std::uint32_t>(w.pe_data_i.slice(32 * c, 32));
+        ref.engine_write(pe_bank, w.pe_i.off, w.pe_mask_i, w.pe_data_i);
         ++pe_accepted;
         pe_pending = false;
         pe_valid.set(0);
