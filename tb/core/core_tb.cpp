@@ -776,14 +776,21 @@ struct Mix {
   }
 
   /// Issue one unit's part of a round: 0 tensor, 1 vector, 2 scalar, 3 DMA.
+  /// long_stalls: each engine's command given twice, so the second waits at the engine's command
+  /// port for the whole of the first. Only where that leaves the result unchanged: a second
+  /// LoadStationary of the same weights, a second overwriting MultiplyMoving, a second vector or
+  /// scalar instruction (their outputs never overlap their inputs); not with PSUM writes.
+  bool repeat = false;
+
   void issue(const Round& w, unsigned unit) {
+    const unsigned times = repeat ? 2 : 1;
     if (unit == 0) {
-      t.issue_te(w.ls);
-      t.issue_te(w.mm);
+      for (unsigned i = 0; i < times; ++i) t.issue_te(w.ls);
+      for (unsigned i = 0; i < (w.mm.acc ? 1 : times); ++i) t.issue_te(w.mm);
     } else if (unit == 1) {
-      t.issue_ve(w.vi);
+      for (unsigned i = 0; i < times; ++i) t.issue_ve(w.vi);
     } else if (unit == 2) {
-      t.issue_se(w.si);
+      for (unsigned i = 0; i < times; ++i) t.issue_se(w.si);
     } else {
       for (const auto& [q, d] : w.ds) t.issue_dma(q, d);
     }
@@ -916,6 +923,76 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e11) {
        pw.both, pw.refusals);
   check(pw.grants[0] > 0 && pw.grants[1] > 0, "the PSUM write arbiter accepted {} vector and {} scalar writes",
         pw.grants[0], pw.grants[1]);
+}
+
+namespace {
+
+/// The longest run of cycles a valid/ready channel was offered and refused.
+struct LongestStall {
+  Signal &valid, &ready;
+  std::uint64_t run = 0, longest = 0;
+  LongestStall(Env& env, const std::string& v, const std::string& r) : valid(env.sig(v)), ready(env.sig(r)) {}
+  void sample() {
+    run = (valid.get() & 1) && !(ready.get() & 1) ? run + 1 : 0;
+    longest = std::max(longest, run);
+  }
+};
+
+}  // namespace
+
+TRN_TEST(long_stalls, .timeout_ns = 1e11) {
+  // The random mix with long stalls inside the core: HBM takes no write for each round's first
+  // 300 cycles, and in every other round no read request either (responses already due still
+  // arrive; with reads held, the DMA's read register holds its SBUF reads too, so writes wait only
+  // in the rounds that take reads), so the DMA's HBM reads and writes wait that long while the
+  // engines go on; and each engine's
+  // command is given twice (Mix::repeat), so the second waits at the engine's command port for the
+  // whole of the first. The whole HBM image must equal the reference, as in random_mix; the
+  // longest stall on the HBM write and read-request ports must reach 256 cycles, and the engines'
+  // command waits are reported. CORE_ROUNDS (default 6).
+  constexpr std::uint64_t kHold = 300;
+  const dma::MemSystem::Params mp{1, 24, 2, 0.7, 0.7, 0};
+  CoreBench t(env, mp);
+  co_await t.start(env.rng("mode").chance(0.5));
+  Mix mix(t, env.rng("mix"));
+  mix.repeat = true;
+  std::vector<LongestStall> ls;
+  for (const char* pfx : {"hbm_wr", "hbm_ar"})
+    ls.emplace_back(env, fmt::format("{}_valid_o", pfx), fmt::format("{}_ready_i", pfx));
+  for (const char* pfx : {"te_cmd", "ve_cmd", "se_cmd"})
+    ls.emplace_back(env, fmt::format("{}_valid_i", pfx), fmt::format("{}_ready_o", pfx));
+  std::uint64_t hold_until = 0;
+  bool held = false;
+  const Clock::HookId hook = t.clk.add_pre_edge_hook([&] {
+    if (!(t.rst.get() & 1)) return;
+    for (auto& x : ls) x.sample();
+    if (held && t.clk.cycle() >= hold_until) {  // the memory's next inputs are chosen after this edge
+      t.port.mem.params().p_ar_ready = mp.p_ar_ready;
+      t.port.mem.params().p_wr_ready = mp.p_wr_ready;
+      held = false;
+    }
+  });
+  co_await mix.setup();
+  const unsigned rounds = static_cast<unsigned>(scaled(env_count("CORE_ROUNDS", 6)));
+  std::uint64_t busy = 0;
+  for (unsigned k = 0; k < rounds; ++k) {
+    if (k % 2 == 0) t.port.mem.params().p_ar_ready = 0;
+    t.port.mem.params().p_wr_ready = 0;
+    hold_until = t.clk.cycle() + kHold;
+    held = true;
+    busy += co_await mix.run_together(mix.make_round());
+  }
+  co_await mix.finish();
+  t.clk.remove_hook(hook);
+  info("{} rounds in {} cycles; longest stalls: HBM write {}, HBM read request {}, tensor command {}, vector command "
+       "{}, scalar command {} cycles",
+       rounds, busy, ls[0].longest, ls[1].longest, ls[2].longest, ls[3].longest, ls[4].longest);
+  check(ls[0].longest >= 256 && ls[1].longest >= 256,
+        "HBM held for {} cycles, yet writes waited at most {} and read requests at most {} cycles in a row", kHold,
+        ls[0].longest, ls[1].longest);
+  check(ls[2].longest > 0 && ls[3].longest > 0 && ls[4].longest > 0,
+        "a repeated engine command never waited (tensor {}, vector {}, scalar {} cycles)", ls[2].longest,
+        ls[3].longest, ls[4].longest);
 }
 
 TRN_TEST(throughput, .timeout_ns = 1e12) {

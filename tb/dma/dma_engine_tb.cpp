@@ -5,6 +5,7 @@
 // trace) and the OrderingChecker, which sees every visible write. After every program the final
 // memory image is compared with the functional reference (trn::dma::reference_run).
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -103,6 +104,9 @@ struct DmaBench {
   std::uint64_t rd_next = 0, overtakes = 0, err_prev = 0;
 
   Clock::HookId hook;
+  /// Called after every edge before the memory chooses the next cycle's inputs (a test steering
+  /// the memory's parameters from what the DUT shows).
+  std::function<void()> before_drive;
 
   explicit DmaBench(Env& e, MemSystem::Params mp = {})
       : env(e),
@@ -266,6 +270,7 @@ struct DmaBench {
   }
   /// Drive the ports for the next cycle (after the edge).
   void drive() {
+    if (before_drive) before_drive();
     mem.advance(clk.cycle());
     const auto& p = mem.ports();
     ar_ready.set(p.ar_ready);
@@ -571,7 +576,7 @@ TRN_TEST(descriptor_limits, .timeout_ns = 1e10) {
   };
   std::vector<Program> phases;  // built first: the feeder keeps a reference to the running one
   {
-    // Phase 1: reads at the top of HBM and in the middle of SBUF partition 1; writes at the edges of
+    // Phase 1: reads at the top of HBM and in the middle and at the end of SBUF partition 1; writes at the edges of
     // SBUF and at HBM address 0; three semaphores in SBUF, one in the middle of HBM.
     // HBM top -> partition 0 offset 0 (src_hbm_addr max; dst_sbuf_partition, dst_sbuf_offset min);
     // semaphore in partition 0's last word (sem_sbuf_partition min, sem_sbuf_offset max).
@@ -588,9 +593,10 @@ TRN_TEST(descriptor_limits, .timeout_ns = 1e10) {
     // semaphore in the middle of the last partition (sem_sbuf_partition max, sem_sbuf_offset between).
     const Desc c = with_sem(copy_desc(Space::sbuf, g.sbuf_addr(1, mid), Space::sbuf, g.sbuf_addr(P - 1, B - n), n),
                             Space::sbuf, g.sbuf_addr(P - 1, mid), tag(1, 2));
-    // SBUF -> HBM address 0 (dst_hbm_addr min); semaphore in the middle of HBM.
+    // SBUF -> HBM address 0 from the end of partition 1 (src_sbuf_offset max, dst_hbm_addr min);
+    // semaphore in the middle of HBM.
     const Desc d =
-        with_sem(copy_desc(Space::sbuf, g.sbuf_addr(1, mid), Space::hbm, 0, n), Space::hbm, H / 2, tag(1, 3));
+        with_sem(copy_desc(Space::sbuf, g.sbuf_addr(1, B - n), Space::hbm, 0, n), Space::hbm, H / 2, tag(1, 3));
     phases.push_back(program({a, b, c, d}, 1));
   }
   // Phase 2: SBUF -> the top of HBM (dst_hbm_addr max), from what phase 1 wrote at partition 0
@@ -628,6 +634,77 @@ TRN_TEST(descriptor_limits, .timeout_ns = 1e10) {
   }
   t.complete();
   info("{} phases, MaxLen {} copy: {}, {} writes checked", phases.size(), L, maxlen, t.checker->writes());
+}
+
+TRN_TEST(rob_fills_behind_held_semaphore, .timeout_ns = 1e10) {
+  // The reorder buffer completely full: every read slot holding returned data while the write
+  // register holds something that is not a slot's data. Random traffic never gets there: a slot's
+  // data leaves for the write register as soon as it is free, so with writes stalled the register
+  // itself holds one slot (peak Slots - 1). Here the register holds a completion semaphore: queue 0
+  // runs one short accumulate with a barrier and a semaphore, and the cycle its semaphore write
+  // shows the memory stops taking writes; queue 1 goes on reading long copies into the other
+  // partitions until every slot is issued and returned, then writes resume. Fixed HBM latency, so
+  // reads return in issue order: queue 0's descriptor is write-after-write, in order, barrier and
+  // accumulate at once, a combination random programs rarely draw. Lockstep every cycle, the
+  // checker on every write, the image against the reference, and the DUT's rob_o must reach Slots.
+  MemSystem::Params mp;
+  mp.hbm_lat_min = mp.hbm_lat_max = 6;
+  DmaBench t(env, mp);
+  const Geometry& g = t.prm.geo;
+  const unsigned S = t.prm.slots;
+  check(t.Q() >= 2 && g.parts >= 2, "rob_fills_behind_held_semaphore needs 2 queues and 2 partitions");
+  co_await t.start(S);
+  auto r = stream(env, "program");
+  fill_random(t.mem.image(), r);
+  Image ref = t.mem.image();
+  Program p;
+  p.queues.resize(t.Q());
+  p.strong.assign(t.Q(), false);
+  const std::uint32_t H = g.hbm_bytes, B = g.part_bytes;
+  // queue 0: FP32 accumulate of 16 elements into partition 0, barrier, semaphore in HBM's last word
+  Desc a = copy_desc(Space::hbm, 0, Space::sbuf, g.sbuf_addr(0, 0), 64, 0);
+  a.op = static_cast<unsigned>(Op::acc);
+  a.barrier = true;
+  a.sem = true;
+  a.sem_space = Space::hbm;
+  a.sem_addr = H - 4;
+  a.sem_val = 0x5E3A0001u;
+  p.queues[0].push_back(a);
+  // queue 1: byte copies of whole partitions (up to MaxLen each) from HBM into partitions 1..,
+  // until they need at least twice the read slots (one read per beat)
+  const std::uint32_t len = std::min<std::uint32_t>(B, g.max_len);
+  std::uint64_t reads = 0;
+  for (unsigned part = 1; part < g.parts && reads < 2ull * S; ++part) {
+    p.queues[1].push_back(copy_desc(Space::hbm, 64 + (part - 1) * len, Space::sbuf, g.sbuf_addr(part, 0), len));
+    reads += (len + g.beat_bytes - 1) / g.beat_bytes;
+  }
+  check(reads > S + 8, "the configuration's SBUF holds {} reads of copies, fewer than {} slots", reads, S);
+  check(64 + (g.parts - 1) * std::uint64_t{len} <= H - 4, "the copies' sources overlap the semaphore word");
+  enum { armed, holding, released } st = armed;
+  std::uint64_t held_at = 0, full_cycles = 0;
+  t.before_drive = [&] {
+    if (st == armed && (t.wr_valid.get() & 1) && (t.wr_info.get() & 1)) {
+      st = holding;
+      held_at = t.clk.cycle();
+      t.mem.params().p_wr_ready = 0.0;
+    } else if (st == holding) {
+      if (t.rob.get() == S) ++full_cycles;
+      if (full_cycles >= 20 || t.clk.cycle() - held_at > 8ull * S + 2000) {
+        st = released;
+        t.mem.params().p_wr_ready = 1.0;
+      }
+    }
+  };
+  reference_run(ref, p);
+  co_await t.run(p);
+  t.before_drive = nullptr;
+  t.complete();
+  t.compare_image(ref);
+  check(st == released, "queue 0's semaphore write never showed on the write port");
+  check(t.max_rob == S, "the reorder buffer peaked at {} of {} slots with writes held behind the semaphore",
+        t.max_rob, S);
+  info("reorder buffer full ({} slots) for {} cycles behind a held semaphore write; {} writes checked", S, full_cycles,
+       t.checker->writes());
 }
 
 TRN_TEST(bad_descriptors, .timeout_ns = 1e10) {

@@ -328,6 +328,22 @@ TRN_TEST(random_packets, .timeout_ns = 1e10) {
        cyc, t.p_send, t.p_drain);
 }
 
+TRN_TEST(congested_sinks, .timeout_ns = 1e10) {
+  // Every input sending at full rate into sinks that drain rarely (2-10 % of cycles): the output
+  // VCs run out of credits, on every port and VC a packet can use from this router, and stay out
+  // while packets wait behind them. Random packets drain at 30 % or more, so a port and VC that
+  // few routes use (the local port's upper VC, -y on VC 0) reach no credits only by chance.
+  RouterBench t(env);
+  Rng r = env.rng("setup");
+  t.me = static_cast<unsigned>(r.below(16));
+  t.p_send = 1.0;
+  t.p_drain = 0.02 + 0.08 * static_cast<double>(r.below(101)) / 100;
+  co_await t.start();
+  const std::uint64_t cyc =
+      co_await t.run(static_cast<unsigned>(scaled(env_count("ROUTER_PACKETS", 400))), scaled(400000));
+  info("router {}: {} packets ({} flits) in {} cycles, drain rate {:.2f}", t.me, t.done, t.flits_out, cyc, t.p_drain);
+}
+
 TRN_TEST(selftest_scoreboard_catches_corrupted_flit, .timeout_ns = 1e10, .expect_fail = true) {
   // The scoreboard's record of one body-or-tail flit differs from what the source sent (as if the
   // router had flipped a payload bit): it must report that flit.

@@ -658,6 +658,61 @@ TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
   co_await t.compare_psum(ref.psum);
 }
 
+TRN_TEST(every_type_x_psum, .timeout_ns = 1e10) {
+  // Every operand type on both sides, overwriting and accumulating: for each type (the MX element
+  // types also with block scales) a load of random codes, then a multiply of the same type that
+  // overwrites a PSUM region and one that accumulates onto it. Random programs reach each pairing
+  // only by chance (about one multiply in sixty is a given plain FP8 type overwriting); this sweeps
+  // them all. PSUM against the reference at the end.
+  TeBench t(env);
+  t.p_ready = 0.7;
+  t.lat_max = 3;
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("types");
+  FunctionalReference ref(p);
+  unsigned issued = 0, multiplies = 0;
+  for (unsigned fmt : kTypes)
+    for (bool mx : {false, true}) {
+      if (mx && !is_mx_elem(fmt)) continue;
+      co_await t.wait_done(issued);
+      Command ls = load_all(p, fmt);
+      ls.mx = mx;
+      Command mm{Op::multiply_moving};
+      mm.fmt = fmt;
+      mm.mx = mx;
+      mm.n = std::min(p.max_n, p.depth);
+      mm.bank = multiplies / 2 % p.banks;
+      // byte addresses as in mx_blocks: weights, their scales, moving data, its scales
+      ls.sc_addr = 4 * p.cols;
+      mm.addr = 8 * p.cols;
+      mm.sc_addr = 8 * p.cols + 4 * p.max_n;
+      if (mx) {
+        put_mx(t, r, ls, p.cols);
+        put_mx(t, r, mm, mm.n);
+      } else {
+        for (unsigned rr = 0; rr < p.rows; ++rr) {
+          for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, fmt));
+          for (unsigned j = 0; j < mm.n; ++j) t.put(rr, mm, j, random_code(r, fmt));
+        }
+      }
+      ls.tag = issued++ & 15;
+      co_await t.issue(ls);
+      ref.run(ls, t.sbuf);
+      for (bool acc : {false, true}) {
+        mm.acc = acc;
+        mm.tag = issued++ & 15;
+        co_await t.issue(mm);
+        ref.run(mm, t.sbuf);
+        ++multiplies;
+      }
+    }
+  co_await t.wait_done(issued);
+  check(t.err_count == 0, "{} commands rejected", t.err_count);
+  co_await t.compare_psum(ref.psum);
+  info("{} multiplies over every type, overwrite and accumulate", multiplies);
+}
+
 TRN_TEST(mx_blocks, .timeout_ns = 1e10) {
   // MXFP8 (E4M3FN, E5M2) and MXFP4 (E2M1) in every pairing, MX with a plain BF16 side, block
   // scales from 2^-127 to 2^127 and NaN: PSUM against the reference, and a NaN scale must give NaN.
