@@ -48,6 +48,24 @@ def main() -> int:
             check((c.toggle_hit, c.toggle_total) == (1, 2), f"toggle points: 1 of 2 ({c.toggle_hit}/{c.toggle_total})")
             check(c.line_holes == [12], f"the line hole is line 12 ({c.line_holes})")
             check(c.toggle_holes == [(3, "d[1]")], f"the toggle hole is d[1] ({c.toggle_holes})")
+        # Generated C++ as Verilator 5.006 writes it: line 12's point declared and never incremented
+        # in model m1, so it cannot be counted there; in m2 it has a counter.
+        def model(name, bumped):
+            d = Path(tmp) / name
+            d.mkdir()
+            ins = "".join(f'    vlSelf->__vlCoverInsert(&(vlSymsp->__Vcoverage[{i}]), first, "{f}", {ln}, 10, '
+                          f'".x", "v_line/x", "{cm}", "{ln}");\n' for i, ln, cm in ((3, 12, "if"), (4, 10, "block")))
+            inc = "".join(f"        vlSymsp->__Vcoverage[{i}].fetch_add(1, std::memory_order_relaxed);\n" for i in bumped)
+            (d / "Vx__Slow.cpp").write_text(ins)
+            (d / "Vx.cpp").write_text(inc)
+            return d
+        m1, m2 = model("m1", [4, 13]), model("m2", [3, 4])
+        nc = coverage.no_counter_points([m1])
+        check(nc == {("rtl/common/x.sv", 12, "if", "10")}, f"a point never incremented has no counter ({nc})")
+        check(coverage.no_counter_points([m1, m2]) == set(), "a point another model counts has a counter")
+        c2 = coverage.summarize(coverage.parse_dat(p), nc)["rtl/common/x.sv"]
+        check(c2.line_nocounter == [12] and c2.line_holes == [] and (c2.line_hit, c2.line_total) == (2, 3),
+              f"the point with no counter is listed apart, not as a hole ({c2.line_nocounter}, {c2.line_holes})")
         a, b = Path(tmp) / "a.json", Path(tmp) / "b.json"
         a.write_text(json.dumps({"points": {"p": {"bins": {"x": 1, "y": 0, "z": 0}}}}))
         b.write_text(json.dumps({"points": {"p": {"bins": {"x": 2, "y": 3, "z": 0}}}}))

@@ -5,7 +5,10 @@ Code coverage: the runs' files are merged with `verilator_coverage --write`, tur
 (`--write-info`) and an HTML report (Debian's genhtml), ranked (`--rank`: which runs add points),
 and summarised per RTL file: line and toggle points hit, over every instance and configuration (a
 point counts as hit when any instance hit it), with the holes (the lines never reached, the
-signals never toggled).
+signals never toggled). A line point whose counter the generated C++ never increments (in every
+Verilated model of the runs that declares it) cannot be counted by Verilator however often its
+code runs; such points are listed apart, and the line figure is also given over the points
+that have a counter.
 
 Functional coverage: every run's fcov.json ({"points": {name: {"bins": {bin: count}}}}) summed;
 a bin is a hole when no run hit it.
@@ -29,6 +32,7 @@ class FileCov:
     toggle_hit: int = 0
     toggle_total: int = 0
     line_holes: list = field(default_factory=list)     # line numbers never reached
+    line_nocounter: list = field(default_factory=list)  # line points with no counter in the models
     toggle_holes: list = field(default_factory=list)   # (line, signal[bit]) never toggled
 
     @staticmethod
@@ -59,14 +63,46 @@ def parse_dat(path: Path) -> dict:
     return points
 
 
-def summarize(points: dict) -> dict[str, FileCov]:
+_INSERT = re.compile(r'__vlCoverInsert\(&\(vlSymsp->__Vcoverage\[(\d+)\]\), first, "([^"]*)", (\d+), (\d+), '
+                     r'"[^"]*", "(v_line|v_branch)/[^"]*", "((?:[^"\\]|\\.)*)"')
+_BUMP = re.compile(r'__Vcoverage\[(\d+)\](?:\.fetch_add|\)?\s*\+\+|\s*\+=)|\+\+\s*\(?\s*vlSymsp->__Vcoverage\[(\d+)\]')
+
+
+def _rel(f: str) -> str:
+    try:
+        return str(Path(f).resolve().relative_to(ROOT))
+    except ValueError:
+        return f
+
+
+def no_counter_points(verilated: list[Path]) -> set:
+    """Line points (file, line, comment, column) that no given Verilated model counts: each model
+    that declares the point (__vlCoverInsert) never increments any of its counters. Verilator
+    5.006 declares but never increments, for example, the point of an `if` arm or `case` item
+    whose body is a function's `return`."""
+    declared: dict = {}   # point -> {model: set of counter indices}
+    for d in verilated:
+        if not d.is_dir():
+            continue
+        text = "\n".join(p.read_text(errors="replace") for p in sorted(d.glob("*.cpp")))
+        bumped = {int(a or b) for a, b in _BUMP.findall(text)}
+        for idx, f, line, col, _, comment in _INSERT.findall(text):
+            key = (_rel(f), int(line), comment, col)
+            declared.setdefault(key, {}).setdefault(d.name, [set(), bumped])[0].add(int(idx))
+    return {k for k, models in declared.items()
+            if all(not (ids & bumped) for ids, bumped in models.values())}
+
+
+def summarize(points: dict, nocounter: set | None = None) -> dict[str, FileCov]:
     files: dict[str, FileCov] = {}
-    for (f, kind, line, comment, _), n in sorted(points.items()):
+    for (f, kind, line, comment, col), n in sorted(points.items()):
         fc = files.setdefault(f, FileCov())
         if kind == "line":
             fc.line_total += 1
             fc.line_hit += n > 0
-            if n == 0:
+            if n == 0 and nocounter and (f, line, comment, col) in nocounter:
+                fc.line_nocounter.append(line)
+            elif n == 0:
                 fc.line_holes.append(line)
         else:
             fc.toggle_total += 1
@@ -76,8 +112,10 @@ def summarize(points: dict) -> dict[str, FileCov]:
     return files
 
 
-def code_coverage(dats: list[Path], out: Path, log) -> tuple[list[str], dict[str, FileCov]]:
-    """Merge, lcov info, HTML, rank and the per-file table; the report's markdown lines."""
+def code_coverage(dats: list[Path], out: Path, log,
+                  verilated: list[Path] | None = None) -> tuple[list[str], dict[str, FileCov]]:
+    """Merge, lcov info, HTML, rank and the per-file table; the report's markdown lines.
+    `verilated`: the runs' generated models, to tell the line points they cannot count."""
     out.mkdir(parents=True, exist_ok=True)
     lines = ["", "## Code coverage (Verilator line and toggle points, every instance and configuration)", ""]
     if not dats:
@@ -94,23 +132,30 @@ def code_coverage(dats: list[Path], out: Path, log) -> tuple[list[str], dict[str
             html = str(out / "html" / "index.html")
     rank = subprocess.run(["verilator_coverage", "--rank", *map(str, dats)], capture_output=True, text=True)
     (out / "rank.txt").write_text(rank.stdout + rank.stderr)
-    files = summarize(parse_dat(merged))
+    files = summarize(parse_dat(merged), no_counter_points(verilated or []))
     tl = sum(f.line_total for f in files.values())
     hl = sum(f.line_hit for f in files.values())
+    nc = sum(len(f.line_nocounter) for f in files.values())
     tt = sum(f.toggle_total for f in files.values())
     ht = sum(f.toggle_hit for f in files.values())
-    lines += [f"{len(dats)} runs merged: line {FileCov.pct(hl, tl)} % ({hl}/{tl}), "
+    counted = (f"; over the {tl - nc} line points with a counter {FileCov.pct(hl, tl - nc)} % "
+               f"({nc} have none in the generated C++)") if nc else ""
+    lines += [f"{len(dats)} runs merged: line {FileCov.pct(hl, tl)} % ({hl}/{tl}){counted}, "
               f"toggle {FileCov.pct(ht, tt)} % ({ht}/{tt}). "
               + (f"HTML: {html}" if html else "HTML: genhtml not found (Debian's lcov)")
               + f"; lcov info {out / 'merged.info'}; ranking {out / 'rank.txt'}", "",
-              "| RTL file | line % | lines | toggle % | toggles |", "|---|---:|---:|---:|---:|"]
+              "| RTL file | line % | lines | no counter | toggle % | toggles |", "|---|---:|---:|---:|---:|---:|"]
     for f, c in sorted(files.items()):
         lines.append(f"| {f} | {FileCov.pct(c.line_hit, c.line_total)} | {c.line_hit}/{c.line_total} | "
+                     f"{len(c.line_nocounter) or ''} | "
                      f"{FileCov.pct(c.toggle_hit, c.toggle_total)} | {c.toggle_hit}/{c.toggle_total} |")
     holes = []
     for f, c in sorted(files.items()):
         if c.line_holes:
             holes.append(f"- {f}: lines never reached: {_ranges(sorted(set(c.line_holes)))}")
+        if c.line_nocounter:
+            holes.append(f"- {f}: lines with no counter in the generated C++ (not a hole of the tests): "
+                         f"{_ranges(sorted(set(c.line_nocounter)))}")
         if c.toggle_holes:
             sig = sorted({cm for _, cm in c.toggle_holes})
             holes.append(f"- {f}: {len(c.toggle_holes)} toggle points never toggled: "

@@ -776,14 +776,14 @@ struct Mix {
   }
 
   /// Issue one unit's part of a round: 0 tensor, 1 vector, 2 scalar, 3 DMA.
-  /// long_stalls: each engine's command given twice, so the second waits at the engine's command
-  /// port for the whole of the first. Only where that leaves the result unchanged: a second
-  /// LoadStationary of the same weights, a second overwriting MultiplyMoving, a second vector or
-  /// scalar instruction (their outputs never overlap their inputs); not with PSUM writes.
-  bool repeat = false;
+  /// long_stalls: each engine's command given `repeat` times in a row, so the last waits at the
+  /// engine's command port for all the others. Only where that leaves the result unchanged: the
+  /// same LoadStationary again, an overwriting MultiplyMoving again, a vector or scalar
+  /// instruction again (their outputs never overlap their inputs); not with PSUM writes.
+  unsigned repeat = 1;
 
   void issue(const Round& w, unsigned unit) {
-    const unsigned times = repeat ? 2 : 1;
+    const unsigned times = repeat;
     if (unit == 0) {
       for (unsigned i = 0; i < times; ++i) t.issue_te(w.ls);
       for (unsigned i = 0; i < (w.mm.acc ? 1 : times); ++i) t.issue_te(w.mm);
@@ -946,8 +946,8 @@ TRN_TEST(long_stalls, .timeout_ns = 1e11) {
   // arrive; with reads held, the DMA's read register holds its SBUF reads too, so writes wait only
   // in the rounds that take reads), so the DMA's HBM reads and writes wait that long while the
   // engines go on; and each engine's
-  // command is given twice (Mix::repeat), so the second waits at the engine's command port for the
-  // whole of the first. The whole HBM image must equal the reference, as in random_mix; the
+  // command is given four times in a row (Mix::repeat), so the last waits at the engine's command
+  // port for the other three. The whole HBM image must equal the reference, as in random_mix; the
   // longest stall on the HBM write and read-request ports must reach 256 cycles, and the engines'
   // command waits are reported. CORE_ROUNDS (default 6).
   constexpr std::uint64_t kHold = 300;
@@ -955,7 +955,7 @@ TRN_TEST(long_stalls, .timeout_ns = 1e11) {
   CoreBench t(env, mp);
   co_await t.start(env.rng("mode").chance(0.5));
   Mix mix(t, env.rng("mix"));
-  mix.repeat = true;
+  mix.repeat = 4;
   std::vector<LongestStall> ls;
   for (const char* pfx : {"hbm_wr", "hbm_ar"})
     ls.emplace_back(env, fmt::format("{}_valid_o", pfx), fmt::format("{}_ready_i", pfx));
