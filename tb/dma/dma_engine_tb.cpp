@@ -371,6 +371,15 @@ MemSystem::Params random_env(Env& env) {
   return mp;
 }
 
+/// d with a completion semaphore: value v written to (s, a) once all its data is visible.
+Desc with_sem(Desc d, Space s, std::uint32_t a, std::uint32_t v) {
+  d.sem = true;
+  d.sem_space = s;
+  d.sem_addr = a;
+  d.sem_val = v;
+  return d;
+}
+
 }  // namespace
 
 TRN_TEST(random_programs, .timeout_ns = 1e10) {
@@ -553,13 +562,6 @@ TRN_TEST(descriptor_limits, .timeout_ns = 1e10) {
   // partition; mid: a word offset in the middle of a partition.
   const std::uint32_t n = std::min<std::uint32_t>(2 * g.beat_bytes + 12, B / 8) & ~3u;
   const std::uint32_t mid = (B / 2) & ~3u;
-  auto with_sem = [](Desc d, Space s, std::uint32_t a, std::uint32_t v) {
-    d.sem = true;
-    d.sem_space = s;
-    d.sem_addr = a;
-    d.sem_val = v;
-    return d;
-  };
   auto tag = [](unsigned phase, unsigned k) { return 0x5E1D0000u | (phase << 8) | k; };
   // A phase's program: its descriptors dealt to the queues in turn, the modes alternating by queue.
   // Each must be legal: a bad one would stop its queue and the phase would only time out.
@@ -576,8 +578,9 @@ TRN_TEST(descriptor_limits, .timeout_ns = 1e10) {
   };
   std::vector<Program> phases;  // built first: the feeder keeps a reference to the running one
   {
-    // Phase 1: reads at the top of HBM and in the middle and at the end of SBUF partition 1; writes at the edges of
-    // SBUF and at HBM address 0; three semaphores in SBUF, one in the middle of HBM.
+    // Phase 1: reads at the top of HBM and in the middle and at the end of SBUF partition 1;
+    // writes at the edges of SBUF and at HBM address 0; three semaphores in SBUF, one in the
+    // middle of HBM.
     // HBM top -> partition 0 offset 0 (src_hbm_addr max; dst_sbuf_partition, dst_sbuf_offset min);
     // semaphore in partition 0's last word (sem_sbuf_partition min, sem_sbuf_offset max).
     const Desc a = with_sem(copy_desc(Space::hbm, H - n, Space::sbuf, g.sbuf_addr(0, 0), n), Space::sbuf,
@@ -662,13 +665,9 @@ TRN_TEST(rob_fills_behind_held_semaphore, .timeout_ns = 1e10) {
   p.strong.assign(t.Q(), false);
   const std::uint32_t H = g.hbm_bytes, B = g.part_bytes;
   // queue 0: FP32 accumulate of 16 elements into partition 0, barrier, semaphore in HBM's last word
-  Desc a = copy_desc(Space::hbm, 0, Space::sbuf, g.sbuf_addr(0, 0), 64, 0);
+  Desc a = with_sem(copy_desc(Space::hbm, 0, Space::sbuf, g.sbuf_addr(0, 0), 64, 0), Space::hbm, H - 4, 0x5E3A0001u);
   a.op = static_cast<unsigned>(Op::acc);
   a.barrier = true;
-  a.sem = true;
-  a.sem_space = Space::hbm;
-  a.sem_addr = H - 4;
-  a.sem_val = 0x5E3A0001u;
   p.queues[0].push_back(a);
   // queue 1: byte copies of whole partitions (up to MaxLen each) from HBM into partitions 1..,
   // until they need at least twice the read slots (one read per beat)
