@@ -8,6 +8,7 @@ SEEDS  ?=
 TEST   ?=
 SEED   ?=
 COVERAGE ?=
+LAUNCHER ?=
 PY     ?= python3
 
 BOOTSTRAP := scripts/bootstrap
@@ -19,6 +20,7 @@ help:
 	@echo "trn-rtl make targets"
 	@echo "  make regress [LIST=merge|smoke|full] [CONFIG=tiny|small|full] [JOBS=n] [SEEDS=n] [COVERAGE=1]"
 	@echo "                  build once per configuration, run every test of a list over many seeds (default: merge, small)"
+	@echo "  make regress LAUNCHER=slurm  the same, each run a Slurm job (TRN_SLURM_PARTITION/TIME/MEM/CPUS; README)"
 	@echo "  make test       what CI runs: Boost.Test units, the smoke regression (tiny), runner self-tests"
 	@echo "  make wave TEST=<name> SEED=<n> [CONFIG=..]  rerun one test with FST waves, open GTKWave"
 	@echo "  make lint       every RTL top through Verilator (-Wall; waivers rtl/lint.vlt) and slang (rtl/lint_slang.txt)"
@@ -53,7 +55,7 @@ test: configure
 	  echo "make test: $$p passed, $$f failed, $$k skipped"; exit $$rc
 
 regress: bootstrap
-	$(PY) scripts/regress --list $(LIST) -j $(JOBS) --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(filter 1,$(COVERAGE)),--coverage)
+	$(PY) scripts/regress --list $(LIST) -j $(JOBS) --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(if $(SEEDS),--seeds $(SEEDS)) $(if $(filter 1,$(COVERAGE)),--coverage) $(if $(LAUNCHER),--launcher $(LAUNCHER))
 
 wave: bootstrap
 	@if [ -z "$(TEST)" ] || [ -z "$(SEED)" ]; then echo "usage: make wave TEST=<name> SEED=<n> [CONFIG=..] [LIST=..]" >&2; exit 2; fi
