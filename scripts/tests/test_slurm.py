@@ -6,6 +6,7 @@
 - a job cancelled behind the launcher's back is a fault, not a failure: reported apart, a JUnit
   error, exit 3; with --retry-faults it is resubmitted once and passes;
 - a job that outlives its Slurm time limit is a fault (TIMEOUT), not a test timeout;
+- a node that dies under a job is a fault (NODE_FAIL), and the node comes back;
 - Ctrl-C cancels every submitted job and keeps the finished results (exit 130);
 - a partition the cluster does not have is a one-line error; a bad TRN_SLURM_* value exits 2.
 
@@ -109,6 +110,16 @@ class Launcher(unittest.TestCase):
             time.sleep(0.2)
         self.fail(f"fewer than {n} task(s) of {jobs} running after {limit} s")
 
+    def wait_bench(self, name: str, limit=30) -> int:
+        """The pid of the bench executable `name` once it runs."""
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < limit:
+            pid = run(["pgrep", "-f", str(BUILD / "bin" / name)]).stdout.split()
+            if pid:
+                return int(pid[0])
+            time.sleep(0.1)
+        self.fail(f"{name} never started")
+
     def test_same_results_and_report_as_local(self):
         lst = write_list(self.d, SHORT +
                          '[[test]]\nname = "fifo.random"\nbench = "stream_fifo"\ntestcase = "random_traffic"\nseeds = 3\n'
@@ -169,20 +180,43 @@ class Launcher(unittest.TestCase):
         p = self.start(lst, "--slurm-time", "1")
         lines, jobs = self.wait_submitted(p)
         self.wait_running(jobs, 1)
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 30:
-            pid = run(["pgrep", "-f", str(BUILD / "bin" / "tb_torus_net_tiny")]).stdout.split()
-            if pid:
-                break
-            time.sleep(0.1)
-        self.assertTrue(pid, "the bench never started")
-        os.kill(int(pid[0]), signal.SIGSTOP)
+        os.kill(self.wait_bench("tb_torus_net_tiny"), signal.SIGSTOP)
         rest, _ = p.communicate(timeout=400)
         text = "".join(lines) + rest
         self.assertEqual(p.returncode, 3, text)
         self.assertRegex(text, r"torus.long \[tiny\] seed \d+: fault: Slurm job \d+_0 TIMEOUT on trnnode.*"
                                r"the scheduler's time limit ended it")
         self.assertNotIn("FAIL ", text)
+
+    def test_dead_node_is_a_fault(self):
+        # The node dies under a running job: slurmd, the job's step daemon, its runner and the
+        # bench all killed at once. slurmctld declares the node down after SlurmdTimeout (20 s here) and the job
+        # NODE_FAIL; the run is a fault. Then the node comes back for the tests after this one.
+        lst = write_list(self.d, LONG.format(n=1, timeout=300, length=5))
+        p = self.start(lst)
+        lines, jobs = self.wait_submitted(p)
+        self.wait_running(jobs, 1)
+        self.wait_bench("tb_torus_net_tiny")  # launched: a launch that fails is requeued, not failed
+        time.sleep(1)
+        slurmd = (CLUSTER / "slurmd.pid").read_text().split()[0]
+        run(["kill", "-KILL", slurmd])
+        run(["pkill", "-KILL", "-f", "slurmstepd"])
+        run(["pkill", "-KILL", "-f", "trnlib/slurm.py task"])
+        run(["pkill", "-KILL", "-f", str(BUILD / "bin" / "tb_torus_net_tiny")])
+        try:
+            rest, _ = p.communicate(timeout=300)
+        finally:
+            p.kill()
+            self.assertEqual(run(["slurmd", "-f", str(CLUSTER / "slurm.conf"), "-N", "trnnode"]).returncode, 0)
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 60:
+                if run(["sinfo", "-h", "-n", "trnnode", "-o", "%T"]).stdout.strip() == "idle":
+                    break
+                time.sleep(0.5)
+        text = "".join(lines) + rest
+        self.assertEqual(p.returncode, 3, text)
+        self.assertRegex(text, r"torus.long \[tiny\] seed \d+: fault: Slurm job \d+_0 NODE_FAIL.*its node failed")
+        self.assertEqual(run(["sinfo", "-h", "-n", "trnnode", "-o", "%T"]).stdout.strip(), "idle")
 
     def test_interrupt_cancels_every_job(self):
         lst = write_list(self.d, SHORT + LONG.format(n=3, timeout=300, length=5))

@@ -15,10 +15,12 @@ and the job's state, and resubmitted once when retry is on. Ctrl-C cancels every
 """
 from __future__ import annotations
 
+import getpass
 import json
 import math
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -27,9 +29,9 @@ from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script inside a job
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from trnlib.runner import Result, Run, run_one  # noqa: E402
+    from trnlib.runner import Result, Run, _live, run_one  # noqa: E402
 else:
-    from .runner import OnDone, Result, Run, run_one
+    from .runner import OnDone, Result, Run, _live, run_one
 
 RESULT = "result.json"
 
@@ -171,6 +173,7 @@ class SlurmLauncher:
         self.batches = 0
         self.jobs: list[str] = []      # every array job id submitted (for scancel)
         self.max_array = None
+        self.user = getpass.getuser()
         self._pending: dict[int, str] = {}  # id(run) -> task, for the runs not yet reported
 
     # ---- submission
@@ -213,17 +216,16 @@ class SlurmLauncher:
                 print(f"regress: warning: {e}", file=sys.stderr)
 
     # ---- waiting
-    def _queued(self, jobs: set[str]) -> set[str] | None:
-        """Tasks ('<array>_<index>') of these arrays still in the queue; None if squeue did not answer."""
+    def _queued(self) -> dict[str, str] | None:
+        """This regression's tasks still in the queue ('<array>_<index>' -> state), found by the user
+        and the job name (an array whose tasks have all left the queue is not an error then); None
+        when squeue did not answer."""
         try:
-            out = _cmd(["squeue", "-h", "-r", "-j", ",".join(sorted(jobs)), "-o", "%F_%K"], "squeue")
+            out = _cmd(["squeue", "-h", "-r", "-u", self.user, f"--name={self.label}", "-o", "%F_%K %T"], "squeue")
         except SlurmError as e:
-            # An array whose tasks have all left the queue is an "invalid job id" to squeue.
-            if "Invalid job id" in str(e):
-                return set()
             print(f"regress: warning: {e}", file=sys.stderr)
             return None
-        return {line.strip() for line in out.splitlines() if line.strip()}
+        return dict(line.split(None, 1) for line in out.splitlines() if line.strip())
 
     def run(self, work: list[tuple[Run, Path]], on_done: "OnDone", waves: bool = False, subdir: str = "") -> bool:
         self.sdir.mkdir(parents=True, exist_ok=True)
@@ -279,6 +281,7 @@ class SlurmLauncher:
               flush=True)
         gone_at: dict[str, float] = {}
         faulted = []
+        last_status = time.monotonic()
         while tasks:
             for t, (r, exe) in list(tasks.items()):
                 res = self._read(r, subdir)
@@ -288,8 +291,13 @@ class SlurmLauncher:
                     on_done(r, res)
             if not tasks:
                 break
-            queued = self._queued({t.split("_")[0] for t in tasks})
+            queued = self._queued()
             now = time.monotonic()
+            if queued is not None and now - last_status >= 60:
+                last_status = now
+                states = [queued.get(t, "") for t in tasks]
+                print(f"regress: waiting for {len(tasks)} run(s) on Slurm: {states.count('RUNNING')} running, "
+                      f"{states.count('PENDING')} pending", flush=True)
             if queued is not None:
                 for t, (r, exe) in list(tasks.items()):
                     if t in queued:
@@ -323,7 +331,22 @@ def task_main(argv: list[str]) -> int:
     index = int(os.environ.get("SLURM_ARRAY_TASK_ID", "0"))
     spec = json.loads(manifest.read_text())[index]
     r = Run(**spec["run"])
+
+    def ended(signum, _frame):  # the scheduler ends the job (scancel, time limit): no result
+        for p in list(_live):
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except OSError:
+                pass
+        os._exit(128 + signum)
+    signal.signal(signal.SIGTERM, ended)
     status, wall, sim, msg = run_one(r, Path(spec["exe"]), spec["waves"], spec["subdir"])
+    if status == "error" and msg.startswith("error: exit status -"):
+        # The bench died of a signal. When the scheduler is ending this job (a dead node's
+        # processes, a SIGKILL after the time limit), it ends this runner as well in the next
+        # moments, and no result must be written; a bench killed by anything else (the OOM killer)
+        # is reported as the test's error.
+        time.sleep(5)
     d = Path(r.dir) / spec["subdir"] if spec["subdir"] else Path(r.dir)
     tmp = d / (RESULT + ".tmp")
     tmp.write_text(json.dumps({"status": status, "wall_s": wall, "sim_ns": sim, "message": msg,
