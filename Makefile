@@ -14,7 +14,7 @@ PY     ?= python3
 BOOTSTRAP := scripts/bootstrap
 TOPS := $(shell sed -n 's/^trn_bench.\([a-z_0-9]*\) .*/\1/p' tb/CMakeLists.txt)
 
-.PHONY: help bootstrap configure build test regress wave lint bench cocotb clean
+.PHONY: help bootstrap configure build test regress wave lint bench cocotb synth clean
 
 help:
 	@echo "trn-rtl make targets"
@@ -26,6 +26,8 @@ help:
 	@echo "  make lint       every RTL top through Verilator (-Wall; waivers rtl/lint.vlt) and slang (rtl/lint_slang.txt)"
 	@echo "  make cocotb [TEST=name]  the cocotb 1.8 suite (tb/cocotb) on Verilator, each test also on a wrong DUT"
 	@echo "  make bench [TOP='a b']  simulation speed (lockstep/waves on/off), figures and build time per RTL top"
+	@echo "  make synth [CONFIG=tiny|small] [TOP='a b']  Yosys synthesis of every RTL top: cells, flip-flops, memories,"
+	@echo "                  transistors per unit (build/synth/report.md); fails on latches, loops, multiple drivers"
 	@echo "  make build      configure and build everything (TRN_CONFIGS from the cache, default tiny;small)"
 	@echo "  make clean      remove $(BUILD)/"
 	@echo "  make bootstrap  check the toolchain; install missing Debian packages when root"
@@ -66,6 +68,9 @@ lint: bootstrap
 
 cocotb: bootstrap
 	$(PY) scripts/cocotb --selftest --build-dir $(BUILD) $(if $(TEST),--test $(TEST))
+
+synth: configure
+	$(PY) scripts/synth --build-dir $(BUILD) --config $(or $(CONFIG),tiny) $(foreach t,$(TOP),--top $(t)) -j $(JOBS)
 
 bench: bootstrap
 	$(PY) scripts/bench --build-dir $(BUILD) $(if $(CONFIG),--config $(CONFIG)) $(foreach t,$(TOP),--top $(t))

@@ -205,34 +205,36 @@ module dma_engine
     chunk_last = qs_q[win].elem + 32'(cn) == qs_q[win].nelem;
   end
 
-  // ---- stage: read response, converted into its slot
-  logic [DW-1:0] rx;
-  slot_t         rs;  // the responding slot
+  // ---- stage: read response, converted into its slot. Every byte of rx is written once per
+  // evaluation, its condition on the data: a conditional write of a slice inside the unrolled
+  // loops reads to synthesis as a feedback of rx through its own multiplexers.
+  logic [DW-1:0]           rx;
+  slot_t                   rs;  // the responding slot
+  logic [Lanes4-1:0][31:0] cv4;  // element j converted, zero past the response's count
+  logic [Lanes4-1:0][15:0] cv2;
+  logic [Lanes4-1:0][7:0]  cv1;
+  logic [DW-1:0]           rx_copy, rx_cast;
   always_comb begin
     rs = sl_q[r_id_i];
-    rx = '0;
-    if (!rs.cast) begin
-      for (int b = 0; b < BeatBytes; b++)
-        if (32'(b) < 32'(rs.cnt) * 32'(rs.ss)) rx[8*b +: 8] = r_data_i[8*b +: 8];
-    end else begin
-      for (int j = 0; j < Lanes4; j++) begin
-        logic [31:0] code, v;
-        code = '0;
-        unique case (rs.ss)
-          3'd4: code = r_data_i[32*j +: 32];
-          3'd2: code = {16'b0, r_data_i[16*j +: 16]};
-          default: code = {24'b0, r_data_i[8*j +: 8]};
-        endcase
-        v = cast(rs.stype, rs.dtype, code);
-        if (32'(j) < 32'(rs.cnt)) begin
-          unique case (rs.esize)
-            3'd4: rx[32*j +: 32] = v;
-            3'd2: rx[16*j +: 16] = v[15:0];
-            default: rx[8*j +: 8] = v[7:0];
-          endcase
-        end
-      end
+    for (int b = 0; b < BeatBytes; b++)
+      rx_copy[8*b +: 8] = 32'(b) < 32'(rs.cnt) * 32'(rs.ss) ? r_data_i[8*b +: 8] : 8'h00;
+    for (int j = 0; j < Lanes4; j++) begin
+      logic [31:0] code;
+      unique case (rs.ss)
+        3'd4: code = r_data_i[32*j +: 32];
+        3'd2: code = {16'b0, r_data_i[16*j +: 16]};
+        default: code = {24'b0, r_data_i[8*j +: 8]};
+      endcase
+      cv4[j] = 32'(j) < 32'(rs.cnt) ? cast(rs.stype, rs.dtype, code) : 32'h0;
+      cv2[j] = cv4[j][15:0];
+      cv1[j] = cv4[j][7:0];
     end
+    unique case (rs.esize)
+      3'd4: rx_cast = DW'(cv4);
+      3'd2: rx_cast = DW'(cv2);
+      default: rx_cast = DW'(cv1);
+    endcase
+    rx = rs.cast ? rx_cast : rx_copy;
   end
 
   // ---- stage: write selection

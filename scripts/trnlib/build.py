@@ -66,6 +66,11 @@ def bench_exe(build: Path, bench: str, config: str) -> Path:
     return build / "bin" / f"tb_{bench}_{config}"
 
 
+# Benches that build a deliberately broken copy of a top for a checker's self-test: not units of the
+# design (left out of `make bench` and `make synth`).
+SELFTEST_BUILDS = {"sbuf_broken", "link_nocrc", "switch_nocrc"}
+
+
 def rtl_tops() -> dict[str, dict]:
     """The trn_bench() calls of tb/CMakeLists.txt: bench -> {module, rtl: [files], vlt: [Verilator config
     files], probes: bool, params: [(SvParam, section, key) or (SvParam, None, literal)]}."""
