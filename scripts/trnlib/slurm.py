@@ -174,7 +174,7 @@ class SlurmLauncher:
         self.jobs: list[str] = []      # every array job id submitted (for scancel)
         self.max_array = None
         self.user = getpass.getuser()
-        self._pending: dict[int, str] = {}  # id(run) -> task, for the runs not yet reported
+        self._tasks: dict[str, tuple[Run, Path]] = {}  # this round's unreported tasks: '<array>_<index>' -> (run, exe)
 
     # ---- submission
     def _submit(self, items: list[dict], limit: str) -> list[tuple[str, int]]:
@@ -240,11 +240,10 @@ class SlurmLauncher:
         except KeyboardInterrupt:
             self.cancel()
             print(f"regress: cancelled {len(self.jobs)} Slurm job array(s)", file=sys.stderr)
-            for r, exe in work:
-                if id(r) in self._pending:
-                    res = self._read(r, subdir)
-                    if res:
-                        on_done(r, res)
+            for r, exe in list(self._tasks.values()):
+                res = self._read(r, subdir)
+                if res:
+                    on_done(r, res)
             return True
         return False
 
@@ -261,20 +260,18 @@ class SlurmLauncher:
 
     def _round(self, work, on_done, waves, subdir, attempts) -> list[tuple[Run, Path]]:
         """Submit `work`, wait for every task; returns the faulted (run, exe)."""
-        self._pending = {}
         by_limit: dict[str, list[tuple[Run, Path]]] = {}
         for r, exe in work:
             attempts[id(r)] = attempts.get(id(r), 0) + 1
             self._result_path(r, subdir).unlink(missing_ok=True)
             by_limit.setdefault(self.opts.time or str(minutes_for(r.timeout)), []).append((r, exe))
-        tasks: dict[str, tuple[Run, Path]] = {}
+        tasks = self._tasks = {}
         for limit, items in by_limit.items():
             specs = [{"run": asdict(r), "exe": str(exe), "waves": waves, "subdir": subdir} for r, exe in items]
             i = 0
             for jid, n in self._submit(specs, limit):
                 for k in range(n):
                     tasks[f"{jid}_{k}"] = items[i]
-                    self._pending[id(items[i][0])] = f"{jid}_{k}"
                     i += 1
         arrays = {t.split("_")[0] for t in tasks}
         print(f"regress: submitted {len(tasks)} run(s) as {len(arrays)} Slurm job array(s): {', '.join(sorted(arrays))}",
@@ -287,7 +284,6 @@ class SlurmLauncher:
                 res = self._read(r, subdir)
                 if res:
                     del tasks[t]
-                    self._pending.pop(id(r), None)
                     on_done(r, res)
             if not tasks:
                 break
@@ -311,7 +307,6 @@ class SlurmLauncher:
                     jid, k = t.split("_")
                     msg = fault_message(t, job_state(t), self.sdir / f"{jid}_{k}.out")
                     del tasks[t]
-                    self._pending.pop(id(r), None)
                     faulted.append((r, exe))
                     last = not self.opts.retry or attempts[id(r)] >= 2
                     if last:
