@@ -210,12 +210,24 @@ module dma_engine
   // loops reads to synthesis as a feedback of rx through its own multiplexers.
   logic [DW-1:0]           rx;
   slot_t                   rs;  // the responding slot
+  slot_t                   ws;  // the slot in the write register
   logic [Lanes4-1:0][31:0] cv4;  // element j converted, zero past the response's count
   logic [Lanes4-1:0][15:0] cv2;
   logic [Lanes4-1:0][7:0]  cv1;
   logic [DW-1:0]           rx_copy, rx_cast;
+  // The slots are read and written through a comparison with each slot's index, never through a
+  // variable index into the array: synthesis then builds Slots comparators and a multiplexer per
+  // port, where a variable index into Slots x $bits(slot_t) bits becomes a shifter over all of them.
   always_comb begin
-    rs = sl_q[r_id_i];
+    rs = '0;
+    ws = '0;
+    for (int i = 0; i < Slots; i++) begin
+      if (r_id_i == SW'(i)) rs = sl_q[i];
+      if (w_slot_q == SW'(i)) ws = sl_q[i];
+    end
+  end
+
+  always_comb begin
     for (int b = 0; b < BeatBytes; b++)
       rx_copy[8*b +: 8] = 32'(b) < 32'(rs.cnt) * 32'(rs.ss) ? r_data_i[8*b +: 8] : 8'h00;
     for (int j = 0; j < Lanes4; j++) begin
@@ -241,6 +253,7 @@ module dma_engine
   logic          wfree, sem_pick, data_pick;
   logic [QW-1:0] sem_q;
   logic [SW-1:0] data_slot;
+  logic [QW-1:0] data_q;  // its queue
   logic          w_acc;
   always_comb begin
     w_acc = w_v_q && wr_ready_i;
@@ -255,10 +268,12 @@ module dma_engine
     end
     data_pick = 1'b0;
     data_slot = '0;
+    data_q = '0;
     for (int i = Slots - 1; i >= 0; i--) begin
       if (sl_q[i].st == SData && (!cfg_strong_i[sl_q[i].q] || sl_q[i].seq == qs_q[sl_q[i].q].wseq)) begin
         data_pick = 1'b1;
         data_slot = SW'(i);
+        data_q = sl_q[i].q;
       end
     end
     sem_pick = sem_pick && wfree;
@@ -339,18 +354,30 @@ module dma_engine
       end
       if (pop[q] || drop[q]) qs_d[q].dseq = qs_q[q].dseq + 16'd1;
       qs_d[q].pend = qs_q[q].pend + (SW + 1)'(issue && win == QW'(q))
-                     - (SW + 1)'(w_acc && !w_sem_q && sl_q[w_slot_q].q == QW'(q));
+                     - (SW + 1)'(w_acc && !w_sem_q && ws.q == QW'(q));
       if (issue && win == QW'(q)) qs_d[q].iseq = qs_q[q].iseq + 16'd1;
-      if (data_pick && sl_q[data_slot].q == QW'(q)) qs_d[q].wseq = qs_q[q].wseq + 16'd1;
+      if (data_pick && data_q == QW'(q)) qs_d[q].wseq = qs_q[q].wseq + 16'd1;
     end
 
-    // read issue: a slot and the read register
+    // the slots, each compared with the index of each port that writes one (in this order: issue,
+    // read response, write accepted, write selected)
+    for (int i = 0; i < Slots; i++) begin
+      if (issue && free_slot == SW'(i))
+        sl_d[i] = '{st: SWait, q: win, seq: qs_q[win].iseq, desc: qs_q[win].dseq, elem: qs_q[win].elem,
+                    space: wd.dst_space, col: wd.layout != LayoutRow, acc: wd.op == OpAcc,
+                    cast: wd.stype != wd.dtype, esize: wd.layout != LayoutRow ? es : qs_q[win].ds,
+                    ss: qs_q[win].ss, stype: wd.stype, dtype: wd.dtype, addr: c_dst, n: c_wn, cnt: cn,
+                    lo: c_lo, hi: c_hi, data: sl_q[i].data};
+      if (r_valid_i && r_id_i == SW'(i)) begin
+        sl_d[i].st = SData;
+        sl_d[i].data = rx;
+      end
+      if (w_acc && !w_sem_q && w_slot_q == SW'(i)) sl_d[i].st = SFree;
+      if (data_pick && data_slot == SW'(i)) sl_d[i].st = SWr;
+    end
+
+    // read issue: the read register
     if (issue) begin
-      sl_d[free_slot] = '{st: SWait, q: win, seq: qs_q[win].iseq, desc: qs_q[win].dseq, elem: qs_q[win].elem,
-                          space: wd.dst_space, col: wd.layout != LayoutRow, acc: wd.op == OpAcc,
-                          cast: wd.stype != wd.dtype, esize: wd.layout != LayoutRow ? es : qs_q[win].ds,
-                          ss: qs_q[win].ss, stype: wd.stype, dtype: wd.dtype, addr: c_dst, n: c_wn, cnt: cn,
-                          lo: c_lo, hi: c_hi, data: sl_q[free_slot].data};
       ar_v_d = 1'b1;
       ar_space_d = wd.src_space;
       ar_addr_d = c_src;
@@ -360,16 +387,10 @@ module dma_engine
       ar_v_d = 1'b0;
     end
 
-    // read response
-    if (r_valid_i) begin
-      sl_d[r_id_i].st = SData;
-      sl_d[r_id_i].data = rx;
-    end
     inflight_d = inflight_q + (SW + 1)'(issue) - (SW + 1)'(r_valid_i);
     rob_d = rob_q + (SW + 1)'(r_valid_i) - (SW + 1)'(data_pick);
 
     // the write register
-    if (w_acc && !w_sem_q) sl_d[w_slot_q].st = SFree;
     if (sem_pick) begin
       w_v_d = 1'b1;
       w_sem_d = 1'b1;
@@ -378,8 +399,7 @@ module dma_engine
       w_v_d = 1'b1;
       w_sem_d = 1'b0;
       w_slot_d = data_slot;
-      w_qid_d = sl_q[data_slot].q;
-      sl_d[data_slot].st = SWr;
+      w_qid_d = data_q;
     end else if (wr_ready_i) begin
       w_v_d = 1'b0;
     end
@@ -423,10 +443,8 @@ module dma_engine
   assign ar_o = '{space: ar_space_q, addr: ar_addr_q, bytes: 8'(ar_bytes_q), id: 8'(ar_id_q)};
 
   desc_t wh;
-  slot_t ws;
   always_comb begin
     wh = head[w_qid_q];
-    ws = sl_q[w_slot_q];
     wr_valid_o = w_v_q;
     wr_o = '0;
     wr_data_o = '0;

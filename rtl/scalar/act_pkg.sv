@@ -89,7 +89,8 @@ package act_pkg;
   // u = |v| - segment start (exact), p(u) by Horner's rule.
   function automatic logic [31:0] eval_kernel(int k, logic [31:0] v);
     logic [31:0] a, start, u, p;
-    int e, mb, per_sign, idx, base, j;
+    logic [159:0] row;
+    int e, mb, per_sign, idx, j;
     a = {1'b0, v[30:0]};
     e = int'(a[30:23]) - 127;
     mb = KernelMbits[k];
@@ -104,9 +105,9 @@ package act_pkg;
     end
     if (KernelSigned[k] != 0 && v[31]) idx = idx + per_sign;
     u = fp32_add_f(a, neg(start));
-    base = KernelBase[k] + idx * 5;
-    p = Coeffs[base + 4];
-    for (int i = 3; i >= 0; i--) p = fp32_add_f(fp32_mul_f(p, u), Coeffs[base + i]);
+    row = CoeffRows[KernelRow[k] + idx];  // the segment's c4 .. c0
+    p = row[4*32 +: 32];
+    for (int i = 3; i >= 0; i--) p = fp32_add_f(fp32_mul_f(p, u), row[i*32 +: 32]);
     return p;
   endfunction
 

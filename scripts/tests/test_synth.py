@@ -10,6 +10,7 @@ figures on a design whose flip-flops are known:
   - a construct that does not synthesize (an event control inside a clocked block)
   - a clean 5-bit counter with a 3-bit register: 8 flip-flops exactly, cells and transistors above
     the flip-flops' own
+  - a 16 x 8 memory with a bit-masked write: one memory of 128 bits, 128 + 4 flip-flops
   - bad input: an unknown unit, configuration or parameter form exits 2 with a one-line error
 
 The line each check must name is the one marked `// <- here` in the fixture, so it comes from the
@@ -78,6 +79,20 @@ COUNTER = """module t (input logic clk_i, input logic rst_ni, input logic en_i, 
 endmodule
 """
 
+# A 16 x 8 memory written under a bit mask (as the SBUF's banks are) and read combinationally: one
+# memory of 128 bits, mapped to 128 flip-flops plus the 4-bit read register.
+MEMORY = """module m (input logic clk_i, input logic we_i, input logic [3:0] wa_i, input logic [7:0] wm_i,
+          input logic [7:0] wd_i, input logic [3:0] ra_i, output logic [7:0] rd_o);
+  logic [7:0] mem [16];
+  logic [3:0] ra_q;
+  always_ff @(posedge clk_i) begin
+    if (we_i) mem[wa_i] <= (mem[wa_i] & ~wm_i) | (wd_i & wm_i);
+    ra_q <= ra_i;
+  end
+  assign rd_o = mem[ra_q];
+endmodule
+"""
+
 
 def run(args, out):
     return subprocess.run(SYNTH + ["--out", str(out), "-j", "1"] + args, capture_output=True, text=True)
@@ -117,6 +132,18 @@ def main() -> int:
         if not ok:
             fails.append("clean counter")
             print(p.stdout + p.stderr)
+        f = tmp / "memory.sv"
+        f.write_text(MEMORY)
+        p = run(["--sv", str(f), "--module", "m"], tmp / "out")
+        r = json.loads(rep.read_text())["units"][0] if rep.exists() else {}
+        ok = (p.returncode == 0 and r.get("status") == "ok" and r.get("memories") == 1
+              and r.get("memory_bits") == 128 and r.get("ffs") == 128 + 4)
+        print(f"test_synth: masked-write memory: exit {p.returncode}, {r.get('memories')} memories of "
+              f"{r.get('memory_bits')} bits (want 1 of 128), {r.get('ffs')} flip-flops (want 132)")
+        if not ok:
+            fails.append("memory")
+            print(p.stdout + p.stderr)
+        f = tmp / "counter.sv"
         for args, what in ((["--top", "no_such_unit"], "unknown unit"), (["--config", "huge"], "unknown configuration"),
                            (["--param", "Rows"], "NAME=INTEGER"), (["--sv", str(f)], "--module")):
             p = run(args, tmp / "out")
