@@ -216,8 +216,9 @@ module dma_engine
   logic [Lanes4-1:0][7:0]  cv1;
   logic [DW-1:0]           rx_copy, rx_cast;
   // The slots are read and written through a comparison with each slot's index, never through a
-  // variable index into the array: synthesis then builds Slots comparators and a multiplexer per
-  // port, where a variable index into Slots x $bits(slot_t) bits becomes a shifter over all of them.
+  // variable index into the array: a write through a variable index reaches synthesis as a
+  // bit-wise multiplexer over all Slots x $bits(slot_t) bits under a decoded mask, one per port,
+  // and Yosys's optimisation did not finish on four of them (docs/synthesis.md).
   always_comb begin
     rs = '0;
     ws = '0;
