@@ -11,6 +11,7 @@ figures on a design whose flip-flops are known:
   - a clean 5-bit counter with a 3-bit register: 8 flip-flops exactly, cells and transistors above
     the flip-flops' own
   - a 16 x 8 memory with a bit-masked write: one memory of 128 bits, 128 + 4 flip-flops
+  - a 16 x 8 constant table read through an index: one ROM of 128 bits, no memory, no flip-flop
   - the peak memory of a tool run counts its children (ABC runs as a child of yosys): a grandchild
     touching 256 MiB shows at least that much, and a killed tool gives minus its signal
   - bad input: an unknown unit, configuration or parameter form exits 2 with a one-line error
@@ -100,6 +101,15 @@ MEMORY = """module m (input logic clk_i, input logic we_i, input logic [3:0] wa_
 endmodule
 """
 
+# A constant table read through a variable index (as the activation coefficients are): one ROM of
+# 16 x 8 bits, counted apart from the memories, and no flip-flop.
+ROM = """module r (input logic [3:0] a_i, output logic [7:0] y_o);
+  localparam logic [7:0] T [16] = '{8'h3a, 8'hc1, 8'h07, 8'h9e, 8'h52, 8'he4, 8'h18, 8'h6d,
+                                    8'hb3, 8'h2f, 8'hd0, 8'h45, 8'h8c, 8'h71, 8'hf6, 8'h29};
+  assign y_o = T[a_i];
+endmodule
+"""
+
 
 def run(args, out):
     return subprocess.run(SYNTH + ["--out", str(out), "-j", "1"] + args, capture_output=True, text=True)
@@ -156,6 +166,9 @@ def main() -> int:
             ("masked-write memory", "memory", MEMORY, "m",
              lambda r: r.get("memories") == 1 and r.get("memory_bits") == 128 and r.get("ffs") == 128 + 4,
              "1 memory of 128 bits, 132 flip-flops"),
+            ("constant table", "rom", ROM, "r",
+             lambda r: r.get("roms") == 1 and r.get("rom_bits") == 128 and r.get("memories") == 0 and r.get("ffs") == 0,
+             "1 ROM of 128 bits, no memory, no flip-flop"),
         )
         for label, name, src, module, good, want in wants:
             f = tmp / f"{name}.sv"
@@ -165,7 +178,8 @@ def main() -> int:
             r = json.loads(rep.read_text())["units"][0] if rep.exists() else {}
             ok = p.returncode == 0 and r.get("status") == "ok" and good(r)
             print(f"test_synth: {label}: exit {p.returncode}, {r.get('ffs')} flip-flops, {r.get('memories')} memories "
-                  f"({r.get('memory_bits')} bits), {r.get('cells')} cells, {r.get('transistors')} transistors "
+                  f"({r.get('memory_bits')} bits), {r.get('roms')} ROMs ({r.get('rom_bits')} bits), "
+                  f"{r.get('cells')} cells, {r.get('transistors')} transistors "
                   f"(want {want})")
             if not ok:
                 fails.append(label)
