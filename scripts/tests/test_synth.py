@@ -14,6 +14,8 @@ figures on a design whose flip-flops are known:
   - a 16 x 8 constant table read through an index: one ROM of 128 bits, no memory, no flip-flop
   - the peak memory of a tool run counts its children (ABC runs as a child of yosys): a grandchild
     touching 256 MiB shows at least that much, and a killed tool gives minus its signal
+  - a map killed by SIGKILL (a stand-in yosys that logs its passes up to ABC, then kills itself) is
+    KILLED, naming the pass, ABC's gate count and that the checks had passed
   - bad input: an unknown unit, configuration or parameter form exits 2 with a one-line error
 
 The line each check must name is the one marked `// <- here` in the fixture, so it comes from the
@@ -140,6 +142,37 @@ def check_peak_memory(tmp: Path) -> list[str]:
     return [] if ok else ["peak memory"]
 
 
+# Stands in for Debian's yosys in the map: writes the log of a run that reached ABC, then dies as
+# the out-of-memory killer would end it.
+FAKE_YOSYS = """#!/bin/sh
+cat > map.log <<'LOG'
+10. Executing CHECK pass (checking for obvious problems).
+11. Executing WREDUCE pass (reducing word size of cells).
+18. Executing ABC pass (technology mapping using ABC).
+Extracted 1234567 gates and 1234600 wires to a netlist network with 70 inputs and 32 outputs.
+LOG
+kill -KILL $$
+"""
+
+
+def check_killed(tmp: Path) -> list[str]:
+    bin_dir = tmp / "fakebin"
+    bin_dir.mkdir()
+    (bin_dir / "yosys").write_text(FAKE_YOSYS)
+    (bin_dir / "yosys").chmod(0o755)
+    (tmp / "counter.sv").write_text(COUNTER)
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    args = ["--out", str(tmp / "killed"), "-j", "1", "--sv", str(tmp / "counter.sv"), "--module", "t"]
+    p = subprocess.run(SYNTH + args, capture_output=True, text=True, env=env)
+    text = p.stdout + p.stderr
+    want = ["KILLED", "killed by SIGKILL in ABC on 1 234 567 gates", "The checks had passed."]
+    ok = p.returncode == 1 and all(w in text for w in want)
+    print(f"test_synth: a map killed in ABC: exit {p.returncode}, {'named' if ok else 'NOT named as wanted'} {want}")
+    if not ok:
+        print(text)
+    return [] if ok else ["killed map"]
+
+
 def main() -> int:
     fails = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -167,14 +200,15 @@ def main() -> int:
              lambda r: r.get("memories") == 1 and r.get("memory_bits") == 128 and r.get("ffs") == 128 + 4,
              "1 memory of 128 bits, 132 flip-flops"),
             ("constant table", "rom", ROM, "r",
-             lambda r: r.get("roms") == 1 and r.get("rom_bits") == 128 and r.get("memories") == 0 and r.get("ffs") == 0,
+             lambda r: r.get("roms") == 1 and r.get("rom_bits") == 128 and r.get("memories") == 0
+             and r.get("ffs") == 0,
              "1 ROM of 128 bits, no memory, no flip-flop"),
         )
         for label, name, src, module, good, want in wants:
             f = tmp / f"{name}.sv"
             f.write_text(src)
-            p = run(["--sv", str(f), "--module", module], tmp / "out")
-            rep = tmp / "out" / "report.json"
+            p = run(["--sv", str(f), "--module", module], tmp / name)  # its own directory: no earlier report
+            rep = tmp / name / "report.json"
             r = json.loads(rep.read_text())["units"][0] if rep.exists() else {}
             ok = p.returncode == 0 and r.get("status") == "ok" and good(r)
             print(f"test_synth: {label}: exit {p.returncode}, {r.get('ffs')} flip-flops, {r.get('memories')} memories "
@@ -194,6 +228,7 @@ def main() -> int:
             if not ok:
                 fails.append(f"bad input {args}")
         fails += check_peak_memory(tmp)
+        fails += check_killed(tmp)
     print(f"test_synth: {'FAIL: ' + ', '.join(fails) if fails else 'pass'}")
     return 1 if fails else 0
 

@@ -109,3 +109,8 @@ def rtl_tops() -> dict[str, dict]:
 def gparams(info: dict, cfg: dict) -> list[str]:
     """Verilator -G arguments of one top in one configuration (a table of rtl/configs.toml)."""
     return [f"-G{sv}={key}" if sec is None else f"-G{sv}={cfg[sec][key]}" for sv, sec, key in info["params"]]
+
+
+def gparam_values(gargs: list[str]) -> dict[str, str]:
+    """-GNAME=VALUE arguments (gparams, or a synth report's "params") as {NAME: VALUE}."""
+    return dict(g[2:].split("=", 1) for g in gargs)
