@@ -17,11 +17,15 @@ const char* const kLeErr[] = {"none", "pattern", "partitions", "type", "op"};
 
 std::string detail_name(unsigned code, unsigned detail) {
   switch (code) {
-    case 2: return detail < 6 ? kTeErr[detail] : fmt::format("{}", detail);
+    case 2:
+      return detail < 6 ? kTeErr[detail] : fmt::format("{}", detail);
     case 3:
-    case 4: return detail < 5 ? kLeErr[detail] : fmt::format("{}", detail);
-    case 5: return std::string(dma::err_name(static_cast<dma::Err>(detail)));
-    default: return "";
+    case 4:
+      return detail < 5 ? kLeErr[detail] : fmt::format("{}", detail);
+    case 5:
+      return std::string(dma::err_name(static_cast<dma::Err>(detail)));
+    default:
+      return "";
   }
 }
 }  // namespace
@@ -49,13 +53,15 @@ std::string describe(const isa::Program& p, bool err, unsigned code, unsigned de
     const std::string d = detail_name(code, detail);
     s = fmt::format("error {}{} on the {} stream at {}", code < 8 ? tbl::kErrors[code].name : "?",
                     d.empty() ? "" : " (" + d + ")", tbl::kStreamNames[stream % 4], p.where(stream, pc));
-    if (code == 1 && stream < 4 && pc < p.streams[stream].size()) s += ": " + isa::illegal(p.streams[stream][pc], stream);
+    if (code == 1 && stream < 4 && pc < p.streams[stream].size())
+      s += ": " + isa::illegal(p.streams[stream][pc], stream);
     s += "; ";
   }
   s += "streams:";
   for (unsigned i = 0; i < Control::kStreams; ++i) {
     const auto& x = st[i];
-    s += fmt::format(" {} {} at {}", tbl::kStreamNames[i], kStateNames[static_cast<unsigned>(x.state)], p.where(i, x.pc));
+    s += fmt::format(" {} {} at {}", tbl::kStreamNames[i], kStateNames[static_cast<unsigned>(x.state)],
+                     p.where(i, x.pc));
     if (x.state == Control::State::StWait) {
       auto it = p.sem_names.find(x.wait_sem);
       s += fmt::format(" for {}>={}", it != p.sem_names.end() ? it->second : fmt::format("{}", x.wait_sem), x.wait_val);

@@ -1,9 +1,8 @@
 #include "core/runner.hpp"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
 
+#include <stdexcept>
 
 namespace trn::core {
 
@@ -42,9 +41,10 @@ void Runner::step() {
   core_.eval(in_, out_);
   // the settled handshakes
   if (out_.te_err_o || out_.ve_err_o || out_.se_err_o || out_.dma_q_err_o)
-    throw std::runtime_error(fmt::format("core model: cycle {}: an engine or DMA error (tensor {} vector {} scalar {} "
-                                         "DMA queues {:#x})", cycle_, out_.te_err_code_o, out_.ve_err_code_o,
-                                         out_.se_err_code_o, out_.dma_q_err_o));
+    throw std::runtime_error(
+        fmt::format("core model: cycle {}: an engine or DMA error (tensor {} vector {} scalar {} "
+                    "DMA queues {:#x})",
+                    cycle_, out_.te_err_code_o, out_.ve_err_code_o, out_.se_err_code_o, out_.dma_q_err_o));
   if (in_.te_cmd_valid_i && out_.te_cmd_ready_o) te_q_.pop_front(), ++te_acc_;
   if (in_.ve_cmd_valid_i && out_.ve_cmd_ready_o) ve_q_.pop_front(), ++ve_acc_;
   if (in_.se_cmd_valid_i && out_.se_cmd_ready_o) se_q_.pop_front(), ++se_acc_;
@@ -70,13 +70,15 @@ std::uint64_t Runner::drain(std::uint64_t limit) {
   for (;;) {
     step();
     // q_idle_o is this cycle's (before the edge): a descriptor taken at this edge is not in it yet
-    const bool idle = te_q_.empty() && ve_q_.empty() && se_q_.empty() && dma_q_.empty() && !desc_taken_ && te_done_ >= te_want &&
-                      ve_done_ >= ve_want && se_done_ >= se_want && (out_.dma_q_idle_o & all_queues_) == all_queues_;
+    const bool idle = te_q_.empty() && ve_q_.empty() && se_q_.empty() && dma_q_.empty() && !desc_taken_ &&
+                      te_done_ >= te_want && ve_done_ >= ve_want && se_done_ >= se_want &&
+                      (out_.dma_q_idle_o & all_queues_) == all_queues_;
     if (idle) return cycle_ - c0;
     if (cycle_ - c0 >= limit)
-      throw std::runtime_error(fmt::format("core model: not done after {} cycles (tensor {}/{} vector {}/{} scalar {}/{} "
-                                           "done, {} descriptors waiting)", limit, te_done_, te_want, ve_done_, ve_want,
-                                           se_done_, se_want, dma_q_.size()));
+      throw std::runtime_error(
+          fmt::format("core model: not done after {} cycles (tensor {}/{} vector {}/{} scalar {}/{} "
+                      "done, {} descriptors waiting)",
+                      limit, te_done_, te_want, ve_done_, ve_want, se_done_, se_want, dma_q_.size()));
   }
 }
 

@@ -19,10 +19,10 @@ void OrderingChecker::program(unsigned q, const std::vector<Desc>& descs, bool s
 }
 
 void OrderingChecker::fail(const char* promise, const Write& w, const std::string& why) const {
-  throw OrderingViolation(promise, fmt::format("cycle {}: queue {} descriptor {} {} at element {} ({}:{:#x}, {} {}): {}",
-                                               w.cycle, w.queue, w.desc, w.sem ? "semaphore" : "write", w.elem,
-                                               w.space == Space::hbm ? "hbm" : "sbuf", w.addr, w.n,
-                                               w.col ? "elements down partitions" : "bytes", why));
+  throw OrderingViolation(
+      promise, fmt::format("cycle {}: queue {} descriptor {} {} at element {} ({}:{:#x}, {} {}): {}", w.cycle, w.queue,
+                           w.desc, w.sem ? "semaphore" : "write", w.elem, w.space == Space::hbm ? "hbm" : "sbuf",
+                           w.addr, w.n, w.col ? "elements down partitions" : "bytes", why));
 }
 
 void OrderingChecker::on_write(const Write& w) {
@@ -47,8 +47,7 @@ void OrderingChecker::on_write(const Write& w) {
                          p.d.sem && !p.sem_seen ? " and no semaphore" : ""));
     }
   // semaphore: all of this descriptor's data
-  if (w.sem && d.seen != d.nelem)
-    fail("semaphore", w, fmt::format("only {} of {} elements visible", d.seen, d.nelem));
+  if (w.sem && d.seen != d.nelem) fail("semaphore", w, fmt::format("only {} of {} elements visible", d.seen, d.nelem));
 
   // strong order: exactly the next write of the queue
   const std::uint64_t k = key(w.desc, w.sem ? d.nelem : w.elem);
@@ -98,8 +97,9 @@ void OrderingChecker::check_complete() const {
     for (unsigned e = 0; e < q_[q].descs.size(); ++e) {
       const D& d = q_[q].descs[e];
       if (d.seen != d.nelem || (d.legal && d.d.sem && !d.sem_seen))
-        throw OrderingViolation("completion", fmt::format("queue {} descriptor {}: {} of {} elements{} visible", q, e,
-                                                          d.seen, d.nelem, d.d.sem && !d.sem_seen ? ", no semaphore" : ""));
+        throw OrderingViolation(
+            "completion", fmt::format("queue {} descriptor {}: {} of {} elements{} visible", q, e, d.seen, d.nelem,
+                                      d.d.sem && !d.sem_seen ? ", no semaphore" : ""));
     }
 }
 

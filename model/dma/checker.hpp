@@ -62,7 +62,9 @@ class OrderingChecker {
     bool any = false;
     std::unordered_map<std::uint64_t, std::uint64_t> last;  ///< byte -> key of its last writer
   };
-  static std::uint64_t key(unsigned desc, std::uint64_t elem) { return (static_cast<std::uint64_t>(desc) << 32) | elem; }
+  static std::uint64_t key(unsigned desc, std::uint64_t elem) {
+    return (static_cast<std::uint64_t>(desc) << 32) | elem;
+  }
   [[noreturn]] void fail(const char* promise, const Write& w, const std::string& why) const;
   Geometry g_;
   std::vector<Q> q_;

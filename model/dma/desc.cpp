@@ -1,7 +1,8 @@
 #include "dma/desc.hpp"
 
-#include <array>
 #include <fmt/format.h>
+
+#include <array>
 
 #include "common/clog2.hpp"
 #include "numerics/arith.hpp"
@@ -11,13 +12,20 @@ namespace trn::dma {
 
 std::string_view err_name(Err e) {
   switch (e) {
-    case Err::none: return "none";
-    case Err::range: return "address out of range";
-    case Err::zero_len: return "zero length";
-    case Err::long_len: return "oversize length";
-    case Err::transpose: return "misaligned transpose";
-    case Err::mx_cast: return "MX cast";
-    case Err::format: return "bad type, op or layout";
+    case Err::none:
+      return "none";
+    case Err::range:
+      return "address out of range";
+    case Err::zero_len:
+      return "zero length";
+    case Err::long_len:
+      return "oversize length";
+    case Err::transpose:
+      return "misaligned transpose";
+    case Err::mx_cast:
+      return "MX cast";
+    case Err::format:
+      return "bad type, op or layout";
   }
   return "?";
 }

@@ -20,7 +20,7 @@ inline constexpr unsigned kTypeBytes = 15;
 /// Queue error codes, in the order they are checked (docs/dma.md).
 enum class Err : std::uint8_t {
   none = 0,
-  range = 1,      ///< source, destination or semaphore range outside its memory (SBUF: one partition)
+  range = 1,  ///< source, destination or semaphore range outside its memory (SBUF: one partition)
   zero_len = 2,
   long_len = 3,   ///< longer than max_len
   transpose = 4,  ///< column layout: not into SBUF, element size, cols, length or offset misaligned
@@ -37,9 +37,9 @@ struct Desc {
   std::uint32_t dst_addr = 0;
   std::uint32_t len = 0;  ///< source bytes
   unsigned stype = kTypeBytes, dtype = kTypeBytes;
-  unsigned layout = 0;    ///< Layout code (2 bits; 3 is illegal)
-  std::uint32_t cols = 0; ///< column layouts: source row length in elements
-  unsigned op = 0;        ///< Op code (2 bits; 2 and 3 are illegal)
+  unsigned layout = 0;     ///< Layout code (2 bits; 3 is illegal)
+  std::uint32_t cols = 0;  ///< column layouts: source row length in elements
+  unsigned op = 0;         ///< Op code (2 bits; 2 and 3 are illegal)
   bool sem = false;
   Space sem_space = Space::sbuf;
   std::uint32_t sem_addr = 0, sem_val = 0;

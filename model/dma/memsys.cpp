@@ -79,7 +79,8 @@ void MemSystem::advance(std::uint64_t cycle) {
   }
   auto best = pend_.end();
   for (auto it = pend_.begin(); it != pend_.end(); ++it)
-    if (it->due <= cycle && (best == pend_.end() || it->due < best->due || (it->due == best->due && it->order < best->order)))
+    if (it->due <= cycle &&
+        (best == pend_.end() || it->due < best->due || (it->due == best->due && it->order < best->order)))
       best = it;
   if (best != pend_.end() && (p_.bw_bytes <= 0 || tokens_ >= g_.beat_bytes)) {
     if (p_.bw_bytes > 0) tokens_ -= g_.beat_bytes;

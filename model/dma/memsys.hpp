@@ -64,7 +64,8 @@ struct Write {
 struct Image {
   std::vector<std::uint8_t> hbm, sbuf;
   Geometry geo;
-  explicit Image(const Geometry& g) : hbm(g.hbm_bytes, 0), sbuf(static_cast<std::size_t>(g.parts) * g.part_bytes, 0), geo(g) {}
+  explicit Image(const Geometry& g)
+      : hbm(g.hbm_bytes, 0), sbuf(static_cast<std::size_t>(g.parts) * g.part_bytes, 0), geo(g) {}
   std::uint8_t& at(Space s, std::uint32_t a) { return s == Space::hbm ? hbm.at(a) : sbuf.at(geo.sbuf_index(a)); }
   std::uint8_t at(Space s, std::uint32_t a) const { return s == Space::hbm ? hbm.at(a) : sbuf.at(geo.sbuf_index(a)); }
   std::uint32_t load(Space s, std::uint32_t a, unsigned size) const;

@@ -23,9 +23,9 @@ struct Program {
 
 struct ProgramOptions {
   unsigned descs_per_queue = 8;
-  unsigned max_elems = 96;    ///< elements per descriptor at most
+  unsigned max_elems = 96;  ///< elements per descriptor at most
   double p_cast = 0.3, p_col = 0.25, p_acc = 0.25, p_sem = 0.3, p_barrier = 0.15, p_last = 0.1;
-  double p_strong = 0.5;      ///< per queue
+  double p_strong = 0.5;  ///< per queue
   bool hbm_dst = true, sbuf_src = true;
 };
 

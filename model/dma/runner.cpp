@@ -1,8 +1,8 @@
 #include "dma/runner.hpp"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
+
+#include <stdexcept>
 
 namespace trn::dma {
 

@@ -36,8 +36,10 @@ std::vector<Bits> tagged_packet(unsigned w, unsigned id, const Head& h, std::vec
   if (w < 64 || payloads.size() != h.len)
     throw std::invalid_argument("tagged_packet: w >= 64 and one payload per flit");
   if (id >= (1u << 20))
-    throw std::invalid_argument(fmt::format("tagged_packet: packet id {} does not fit the 20-bit tag (a run creates at most "
-                                            "1048576 packets: shorten it)", id));
+    throw std::invalid_argument(
+        fmt::format("tagged_packet: packet id {} does not fit the 20-bit tag (a run creates at most "
+                    "1048576 packets: shorten it)",
+                    id));
   std::vector<Bits> flits;
   for (unsigned f = 0; f < h.len; ++f) {
     Bits& pay = payloads[f];

@@ -1,22 +1,28 @@
 #include "link/traffic.hpp"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
+
+#include <stdexcept>
 
 namespace trn::link {
 
 const char* pattern_name(Pattern p) {
   switch (p) {
-    case Pattern::uniform: return "uniform";
-    case Pattern::transpose: return "transpose";
-    case Pattern::bitcomp: return "bit-complement";
-    case Pattern::hotspot: return "hotspot";
-    default: return "nearest-neighbour";
+    case Pattern::uniform:
+      return "uniform";
+    case Pattern::transpose:
+      return "transpose";
+    case Pattern::bitcomp:
+      return "bit-complement";
+    case Pattern::hotspot:
+      return "hotspot";
+    default:
+      return "nearest-neighbour";
   }
 }
 
-Traffic::Traffic(const Net& net, std::uint64_t seed) : net_(net), rng_(seed), pick_(seed ^ 0x5bd1e995u), chan_(seed ^ 0x9e3779b97f4a7c15ull) {
+Traffic::Traffic(const Net& net, std::uint64_t seed)
+    : net_(net), rng_(seed), pick_(seed ^ 0x5bd1e995u), chan_(seed ^ 0x9e3779b97f4a7c15ull) {
   n_ = net.endpoints();
   v_ = net.params().v;
   vb_ = net.vb();
@@ -41,16 +47,22 @@ unsigned Traffic::dest(unsigned s) {
   switch (pattern) {
     case Pattern::transpose: {
       // swap the low and high halves of the id's bits (on a 4 x 4 torus: x and y)
-      if (!pow2) throw std::invalid_argument(fmt::format("traffic: transpose needs a power-of-two endpoint count, not {}", n_));
+      if (!pow2)
+        throw std::invalid_argument(fmt::format("traffic: transpose needs a power-of-two endpoint count, not {}", n_));
       const unsigned lo = bits_ / 2, hi = bits_ - lo;
       return ((s & ((1u << lo) - 1)) << hi) | (s >> lo);
     }
     case Pattern::bitcomp:
-      if (!pow2) throw std::invalid_argument(fmt::format("traffic: bit-complement needs a power-of-two endpoint count, not {}", n_));
+      if (!pow2)
+        throw std::invalid_argument(
+            fmt::format("traffic: bit-complement needs a power-of-two endpoint count, not {}", n_));
       return (n_ - 1) ^ s;
-    case Pattern::hotspot: return chance(rng_, 0.2) ? 0 : below(rng_, n_);
-    case Pattern::neighbour: return net_.params().topo == Topo::torus ? net_.neighbour(s, 1) : (s + 1) % n_;
-    default: return below(rng_, n_);
+    case Pattern::hotspot:
+      return chance(rng_, 0.2) ? 0 : below(rng_, n_);
+    case Pattern::neighbour:
+      return net_.params().topo == Topo::torus ? net_.neighbour(s, 1) : (s + 1) % n_;
+    default:
+      return below(rng_, n_);
   }
 }
 
@@ -103,11 +115,14 @@ void Traffic::observe(const Net::Out& out, std::uint64_t cycle) {
     const Pkt& k = pkts_[id];
     const Kind kind = kind_of(f);
     if (kind == Kind::head || kind == Kind::single) {
-      if (ej_pkt_[j] >= 0) fail(fmt::format("endpoint {} VC {}: packet {} starts inside packet {}", e, v, id, ej_pkt_[j]));
+      if (ej_pkt_[j] >= 0)
+        fail(fmt::format("endpoint {} VC {}: packet {} starts inside packet {}", e, v, id, ej_pkt_[j]));
       if (k.dst != e) fail(fmt::format("packet {} for endpoint {} delivered at endpoint {}", id, k.dst, e));
       if (k.seq != expect_seq_[flow(k)])
-        fail(fmt::format("packet {} ({} -> {}, VC {}) is number {} of its flow, expected {}: lost, duplicated or "
-                         "reordered", id, k.src, k.dst, k.vc, k.seq, expect_seq_[flow(k)]));
+        fail(
+            fmt::format("packet {} ({} -> {}, VC {}) is number {} of its flow, expected {}: lost, duplicated or "
+                        "reordered",
+                        id, k.src, k.dst, k.vc, k.seq, expect_seq_[flow(k)]));
       ++expect_seq_[flow(k)];
       ej_pkt_[j] = static_cast<int>(id);
       ej_idx_[j] = 0;

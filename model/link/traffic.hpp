@@ -38,10 +38,10 @@ class Traffic {
 
   // ---- settings, changed at will between cycles
   Pattern pattern = Pattern::uniform;
-  double load = 0;        ///< offered flits per endpoint per cycle
+  double load = 0;  ///< offered flits per endpoint per cycle
   bool injecting = false;
-  double p_bad = 0;       ///< share of packets addressed to a chip id that does not exist
-  double p_flip = 0;      ///< chance per link and cycle that its wire has one bit inverted
+  double p_bad = 0;   ///< share of packets addressed to a chip id that does not exist
+  double p_flip = 0;  ///< chance per link and cycle that its wire has one bit inverted
   /// Self-test: the scoreboard expects this packet's last flit with bit 40 inverted.
   unsigned corrupt_packet = ~0u;
 
@@ -100,9 +100,9 @@ class Traffic {
   std::vector<unsigned> cur_flit_, cred_;     // per (endpoint, vc)
   std::vector<int> ej_pkt_;                   // per (endpoint, vc): packet being ejected
   std::vector<unsigned> ej_idx_;
-  std::vector<unsigned> credit_next_;         // per endpoint: VC to credit next cycle (+1; 0 none)
+  std::vector<unsigned> credit_next_;                 // per endpoint: VC to credit next cycle (+1; 0 none)
   std::vector<std::uint64_t> next_seq_, expect_seq_;  // per flow (src, dst, vc)
-  Bits offered_;                              // per endpoint: a flit driven this cycle
+  Bits offered_;                                      // per endpoint: a flit driven this cycle
   std::size_t delivered_ = 0, bad_ = 0;
   std::uint64_t flits_in_ = 0, flits_out_ = 0, flips_ = 0;
   std::uint64_t window_ = 0, lat_sum_ = 0, lat_n_ = 0, routers_sum_ = 0, links_sum_ = 0;

@@ -32,16 +32,13 @@ struct Alias {
   Format f;
 };
 constexpr Alias kAliases[] = {
-    {"float32", Format::fp32}, {"f32", Format::fp32},          {"bfloat16", Format::bf16},
-    {"float16", Format::fp16}, {"half", Format::fp16},         {"fp8_e5m2", Format::e5m2},
-    {"fp8_e4m3", Format::e4m3}, {"cfp8", Format::e4m3},        {"fp8_e4m3fn", Format::e4m3fn},
-    {"fp8_e3m4", Format::e3m4}, {"fp4", Format::e2m1},         {"mxfp4", Format::e2m1},
-    {"fp4_e2m1", Format::e2m1}, {"scale", Format::e8m0},
+    {"float32", Format::fp32},      {"f32", Format::fp32},      {"bfloat16", Format::bf16}, {"float16", Format::fp16},
+    {"half", Format::fp16},         {"fp8_e5m2", Format::e5m2}, {"fp8_e4m3", Format::e4m3}, {"cfp8", Format::e4m3},
+    {"fp8_e4m3fn", Format::e4m3fn}, {"fp8_e3m4", Format::e3m4}, {"fp4", Format::e2m1},      {"mxfp4", Format::e2m1},
+    {"fp4_e2m1", Format::e2m1},     {"scale", Format::e8m0},
 };
 
-std::uint32_t all_ones_magnitude(const FormatInfo& d) {
-  return (std::uint32_t{1} << (d.exp_bits + d.man_bits)) - 1;
-}
+std::uint32_t all_ones_magnitude(const FormatInfo& d) { return (std::uint32_t{1} << (d.exp_bits + d.man_bits)) - 1; }
 
 // The value to return when a finite result is too large, or the input is Inf.
 std::uint32_t overflow_code(const FormatInfo& d, std::uint32_t sign_bit, bool saturate) {
@@ -92,9 +89,7 @@ std::uint32_t nan_code(const FormatInfo& d) {
   return 0;
 }
 
-std::uint32_t code_mask(const FormatInfo& d) {
-  return d.bits >= 32 ? 0xFFFFFFFFu : (std::uint32_t{1} << d.bits) - 1;
-}
+std::uint32_t code_mask(const FormatInfo& d) { return d.bits >= 32 ? 0xFFFFFFFFu : (std::uint32_t{1} << d.bits) - 1; }
 
 int effective_bias(const FormatInfo& d, int bias_reg) {
   if (!d.adjustable_bias || bias_reg < 0) return d.bias;
@@ -174,8 +169,8 @@ std::uint32_t encode_scaled(Format f, std::uint32_t x, int scale_exp, const Conv
   else
     up = frac32 > 0x80000000u || (frac32 == 0x80000000u && (sticky || (q & 1)));
 
-  const std::int64_t mag = static_cast<std::int64_t>(te + b - 1) * (std::int64_t{1} << M) +
-                           static_cast<std::int64_t>(q) + (up ? 1 : 0);
+  const std::int64_t mag =
+      static_cast<std::int64_t>(te + b - 1) * (std::int64_t{1} << M) + static_cast<std::int64_t>(q) + (up ? 1 : 0);
   if (mag > static_cast<std::int64_t>(max_magnitude(d))) return overflow_code(d, sign_bit, c.saturate);
   if (mag < 0) return 0;  // below the smallest value of a format without zero (E8M0): its minimum
   return sign_bit | static_cast<std::uint32_t>(mag);

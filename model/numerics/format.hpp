@@ -43,8 +43,8 @@ struct FormatInfo {
   unsigned man_bits;
   int bias;  ///< standard exponent bias
   Specials specials;
-  bool is_signed;       ///< has a sign bit (all but E8M0)
-  bool subnormals;      ///< exponent field 0 is subnormal (and code 0 is zero); E8M0: field 0 is 2^-127
+  bool is_signed;        ///< has a sign bit (all but E8M0)
+  bool subnormals;       ///< exponent field 0 is subnormal (and code 0 is zero); E8M0: field 0 is 2^-127
   bool adjustable_bias;  ///< FP8: the bias register applies
 };
 

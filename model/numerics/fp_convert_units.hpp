@@ -71,7 +71,7 @@ class FpEncode {
 
  private:
   Params p_;
-  SrRng rng_;             ///< u_rng
+  SrRng rng_;            ///< u_rng
   common::PipeReg out_;  ///< u_out
 };
 

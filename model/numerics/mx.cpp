@@ -50,7 +50,8 @@ MxBlock mx_quantize(std::span<const std::uint32_t> fp32, Format elem, bool neuro
   b.scale = static_cast<std::uint8_t>(se + 127);
   Convert c;
   c.saturate = true;
-  for (std::size_t i = 0; i < fp32.size(); ++i) b.codes[i] = static_cast<std::uint8_t>(encode_scaled(elem, fp32[i], se, c));
+  for (std::size_t i = 0; i < fp32.size(); ++i)
+    b.codes[i] = static_cast<std::uint8_t>(encode_scaled(elem, fp32[i], se, c));
   return b;
 }
 

@@ -64,8 +64,8 @@ void FpDecode::tick(const In& in) {
     const bool ok = is_convert_format(in.fmt_i);
     for (unsigned l = 0; l < p_.lanes; ++l)
       data_d.set_slice(32 * l, 32,
-                       ok ? decode(static_cast<Format>(in.fmt_i), static_cast<std::uint32_t>(in.code_i.slice(16 * l, 16)),
-                                   static_cast<int>(in.bias_i))
+                       ok ? decode(static_cast<Format>(in.fmt_i),
+                                   static_cast<std::uint32_t>(in.code_i.slice(16 * l, 16)), static_cast<int>(in.bias_i))
                           : 0);
   });
 }

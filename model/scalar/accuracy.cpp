@@ -98,7 +98,8 @@ double ulp_of(double r, int man) {
 }
 
 ErrorStats measure(Act f, std::uint64_t n, std::uint64_t seed) {
-  return measure_impl(f, [f](std::uint32_t x) { return activate(f, x); }, n, seed);
+  return measure_impl(
+      f, [f](std::uint32_t x) { return activate(f, x); }, n, seed);
 }
 
 ErrorStats measure_impl(Act f, const std::function<std::uint32_t(std::uint32_t)>& impl, std::uint64_t n,
@@ -126,7 +127,8 @@ ErrorStats measure_impl(Act f, const std::function<std::uint32_t(std::uint32_t)>
     if (!std::isfinite(ref) || std::fabs(ref) > 3.4028234663852886e38) continue;
     const double y = numerics::f32_from(impl(x));
     const double e32 = std::fabs(y - ref) / ulp_of(ref, 23);
-    const std::uint32_t yb = numerics::decode(numerics::Format::bf16, numerics::encode(numerics::Format::bf16, numerics::f32_bits(static_cast<float>(y))));
+    const std::uint32_t yb = numerics::decode(
+        numerics::Format::bf16, numerics::encode(numerics::Format::bf16, numerics::f32_bits(static_cast<float>(y))));
     const double e16 = std::fabs(static_cast<double>(numerics::f32_from(yb)) - ref) / ulp_of(ref, 7);
     if (!(e32 <= st.max_ulp_fp32)) {  // NaN counts as the worst
       st.max_ulp_fp32 = std::isnan(e32) ? INFINITY : e32;

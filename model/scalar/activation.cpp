@@ -16,9 +16,8 @@ using numerics::kCanonicalNaN;
 
 namespace {
 
-constexpr std::array<std::string_view, kActCount> kNames{"identity", "relu",    "exp",   "log",
-                                                         "tanh",     "sigmoid", "gelu",  "silu",
-                                                         "reciprocal", "rsqrt", "sqrt",  "square"};
+constexpr std::array<std::string_view, kActCount> kNames{"identity", "relu", "exp",        "log",   "tanh", "sigmoid",
+                                                         "gelu",     "silu", "reciprocal", "rsqrt", "sqrt", "square"};
 constexpr unsigned kDegree = 4;
 
 constexpr std::uint32_t kOne = 0x3F800000u, kNegZero = 0x80000000u, kPosInf = 0x7F800000u;
@@ -108,7 +107,7 @@ std::uint32_t act_exp(std::uint32_t x) {
   if (is_nan(x)) return kCanonicalNaN;
   const float xf = numerics::f32_from(x);
   if (xf > 88.72283935546875f) return kPosInf;  // e^x beyond FP32
-  if (xf < -104.0f) return 0;                    // below half the smallest subnormal
+  if (xf < -104.0f) return 0;                   // below half the smallest subnormal
   // k = nearest integer to x log2(e) (the 1.5 * 2^23 shifter), r = x - k ln2 in two parts
   constexpr std::uint32_t kLog2e = 0x3FB8AA3Bu, kShift = 0x4B400000u;
   constexpr std::uint32_t kLn2Hi = 0x3F317200u, kLn2Lo = 0x35BFBE8Eu;

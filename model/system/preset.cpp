@@ -138,7 +138,8 @@ class Reader {
     // values set by --set have no position: they go last, in name order
     auto pos = [](const toml::node* n) {
       const auto& b = n->source().begin;
-      return b.line == 0 ? std::pair{~0u, 0u} : std::pair{static_cast<unsigned>(b.line), static_cast<unsigned>(b.column)};
+      return b.line == 0 ? std::pair{~0u, 0u}
+                         : std::pair{static_cast<unsigned>(b.line), static_cast<unsigned>(b.column)};
     };
     std::stable_sort(v.begin(), v.end(), [&](const auto& a, const auto& b) { return pos(a.second) < pos(b.second); });
     return v;

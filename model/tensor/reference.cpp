@@ -22,14 +22,16 @@ void FunctionalReference::set_psum_rows(const Sbuf& rows) {
   for (unsigned b = 0; b < p_.banks; ++b)
     for (unsigned c = 0; c < p_.cols; ++c)
       for (unsigned e = 0; e < p_.depth; ++e)
-        psum[(static_cast<std::size_t>(b) * p_.cols + c) * p_.depth + e] = mem::load_elem(rows.at(c), b * p_.depth + e, 3);
+        psum[(static_cast<std::size_t>(b) * p_.cols + c) * p_.depth + e] =
+            mem::load_elem(rows.at(c), b * p_.depth + e, 3);
 }
 
 void FunctionalReference::engine_write(unsigned bank, unsigned off, const Bits& mask, const Bits& data) {
   if (bank >= p_.banks || off >= p_.depth) return;
   for (unsigned c = 0; c < p_.cols; ++c)
     if (mask.bit(c))
-      psum[(static_cast<std::size_t>(bank) * p_.cols + c) * p_.depth + off] = static_cast<std::uint32_t>(data.slice(32 * c, 32));
+      psum[(static_cast<std::size_t>(bank) * p_.cols + c) * p_.depth + off] =
+          static_cast<std::uint32_t>(data.slice(32 * c, 32));
 }
 
 sv::te_pkg::te_cmd_t to_cmd(const Command& c) {

@@ -19,8 +19,8 @@ struct Command {
   Op op;
   unsigned tag = 0, fmt = 0, bias = 0, addr = 0, k = 0, m = 0, n = 0, bank = 0, off = 0;
   bool acc = false;
-  bool tr = false;  ///< transpose
-  bool mx = false;  ///< MX operand: E8M0 block scales in a scale tensor
+  bool tr = false;       ///< transpose
+  bool mx = false;       ///< MX operand: E8M0 block scales in a scale tensor
   unsigned sc_addr = 0;  ///< MX: column j's scale of block b at byte sc_addr + j of partition 32b
 };
 /// The command port's value (te_pkg::te_cmd_t) of a command.

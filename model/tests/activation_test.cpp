@@ -1,7 +1,6 @@
 // Boost.Test units of model/scalar: every activation's error against libm within the bounds of
 // docs/activations.md, and the defined behaviour outside the valid ranges.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 
 #include "numerics/format.hpp"
@@ -24,7 +23,7 @@ BOOST_AUTO_TEST_CASE(errors_within_documented_bounds) {
     const ErrorStats st = measure(f, 200000, 20261121);
     BOOST_TEST_MESSAGE(act_name(f) << ": " << st.max_ulp_fp32 << " ulp FP32, " << st.max_ulp_bf16 << " ulp BF16");
     BOOST_TEST(st.max_ulp_fp32 <= b.fp32, act_name(f) << " FP32 error " << st.max_ulp_fp32 << " ulp at "
-                                                         << f32_from(st.worst_x) << " exceeds " << b.fp32);
+                                                      << f32_from(st.worst_x) << " exceeds " << b.fp32);
     BOOST_TEST(st.max_ulp_bf16 <= b.bf16, act_name(f) << " BF16 error " << st.max_ulp_bf16 << " exceeds " << b.bf16);
     BOOST_TEST(st.samples > 100000u);
   }

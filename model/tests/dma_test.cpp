@@ -3,7 +3,6 @@
 // (no RTL) on random programs against the functional reference, over many seeds: strong mode
 // never reorders, write-after-write mode does.
 #include <boost/test/unit_test.hpp>
-
 #include <cstring>
 #include <random>
 
@@ -17,7 +16,9 @@ namespace {
 
 const Geometry kGeo = Geometry::make(65536, 4, 1024, 16);
 
-Desc copy(Space ss, std::uint32_t src, Space ds, std::uint32_t dst, std::uint32_t len) { return copy_desc(ss, src, ds, dst, len); }
+Desc copy(Space ss, std::uint32_t src, Space ds, std::uint32_t dst, std::uint32_t len) {
+  return copy_desc(ss, src, ds, dst, len);
+}
 
 DmaEngine::Params engine_params(unsigned queues = 2, unsigned slots = 64) {
   DmaEngine::Params p;
@@ -60,7 +61,8 @@ BOOST_AUTO_TEST_CASE(memory_holds_a_refused_read_response) {
   m.advance(0);
   for (std::uint64_t c = 0; c < 400; ++c) {
     std::optional<ReadReq> rd;
-    if (c < 64 && m.ports().ar_ready) rd = ReadReq{Space::hbm, static_cast<std::uint32_t>(c * 16), 16, static_cast<unsigned>(c)};
+    if (c < 64 && m.ports().ar_ready)
+      rd = ReadReq{Space::hbm, static_cast<std::uint32_t>(c * 16), 16, static_cast<unsigned>(c)};
     bool take = true;
     if (m.ports().r_valid) {
       if (last_refused) {
@@ -73,7 +75,8 @@ BOOST_AUTO_TEST_CASE(memory_holds_a_refused_read_response) {
       if (take) {
         const unsigned id = m.ports().r_id;
         ++got.at(id);
-        for (unsigned b = 0; b < 16; ++b) BOOST_TEST(m.ports().r_data[b] == static_cast<std::uint8_t>((id * 16 + b) * 7 + 3));
+        for (unsigned b = 0; b < 16; ++b)
+          BOOST_TEST(m.ports().r_data[b] == static_cast<std::uint8_t>((id * 16 + b) * 7 + 3));
       } else {
         ++refused;
         last_refused = std::make_pair(m.ports().r_id, m.ports().r_data);
@@ -92,8 +95,9 @@ BOOST_AUTO_TEST_CASE(memory_holds_a_refused_read_response) {
 BOOST_AUTO_TEST_CASE(check_every_error_code) {
   const Geometry& g = kGeo;
   BOOST_TEST((check(copy(Space::hbm, 0, Space::sbuf, g.sbuf_addr(3, 0), 1024), g) == Err::none));
-  BOOST_TEST((check(copy(Space::hbm, 65000, Space::sbuf, 0, 1024), g) == Err::range));          // source past HBM
-  BOOST_TEST((check(copy(Space::hbm, 0, Space::sbuf, g.sbuf_addr(1, 512), 1024), g) == Err::range));  // crosses a partition
+  BOOST_TEST((check(copy(Space::hbm, 65000, Space::sbuf, 0, 1024), g) == Err::range));  // source past HBM
+  BOOST_TEST(
+      (check(copy(Space::hbm, 0, Space::sbuf, g.sbuf_addr(1, 512), 1024), g) == Err::range));     // crosses a partition
   BOOST_TEST((check(copy(Space::hbm, 0, Space::sbuf, g.sbuf_addr(4, 0), 16), g) == Err::range));  // no partition 4
   BOOST_TEST((check(copy(Space::hbm, 0, Space::sbuf, 0, 0), g) == Err::zero_len));
   BOOST_TEST((check(copy(Space::hbm, 0, Space::hbm, 0, 65537), g) == Err::long_len));

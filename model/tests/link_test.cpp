@@ -3,11 +3,10 @@
 // and receiver models closed in a loop without errors; networks built by the model alone (a 4x4x4
 // torus, 64- and 144-endpoint switch domains) saturated and drained, and the shared scoreboard's
 // self-test.
-#include <boost/test/unit_test.hpp>
-
-#include <random>
-
 #include "link/link.hpp"
+
+#include <boost/test/unit_test.hpp>
+#include <random>
 
 using namespace trn;
 using namespace trn::link;
@@ -57,8 +56,10 @@ BOOST_AUTO_TEST_CASE(crc_detects_small_errors) {
     Bits x = d;
     std::uint64_t seq = 5;
     for (unsigned b : bits) {
-      if (b < 64) x.flip_bit(b);
-      else seq ^= std::uint64_t{1} << (b - 64);
+      if (b < 64)
+        x.flip_bit(b);
+      else
+        seq ^= std::uint64_t{1} << (b - 64);
     }
     return flit_crc(seq, 5, x);
   };
@@ -206,8 +207,8 @@ BOOST_AUTO_TEST_CASE(traffic_classes_own_their_vcs) {
   BOOST_CHECK(!vc_allowed(Topo::torus, 4, 3, 1, 0));
   BOOST_CHECK(!vc_allowed(Topo::torus, 4, 1, 1, 1));
   BOOST_CHECK(vc_allowed(Topo::torus, 4, 0, 0, 2) && vc_allowed(Topo::torus, 4, 1, 0, 2));
-  BOOST_CHECK(vc_allowed(Topo::torus, 4, 1, 2, 1));   // class 2 is class 0 with 2 classes
-  BOOST_CHECK(vc_allowed(Topo::torus, 2, 1, 3, 1));   // one class with 2 VCs
+  BOOST_CHECK(vc_allowed(Topo::torus, 4, 1, 2, 1));  // class 2 is class 0 with 2 classes
+  BOOST_CHECK(vc_allowed(Topo::torus, 2, 1, 3, 1));  // one class with 2 VCs
   // switch, 2 VCs: class c owns VC c alone
   BOOST_CHECK(vc_allowed(Topo::sw, 2, 1, 1, 2));
   BOOST_CHECK(!vc_allowed(Topo::sw, 2, 0, 1, 2));
@@ -244,7 +245,8 @@ BOOST_AUTO_TEST_CASE(traffic_checks_catch_reordering_and_refused_flits) {
     unsigned a = 0, b = 0;
     for (unsigned i = 0; i < t.created() && !b; ++i)
       for (unsigned j = i + 1; j < t.created() && !b; ++j)
-        if (t.packet(i).src == t.packet(j).src && t.packet(i).dst == t.packet(j).dst && t.packet(i).vc == t.packet(j).vc) {
+        if (t.packet(i).src == t.packet(j).src && t.packet(i).dst == t.packet(j).dst &&
+            t.packet(i).vc == t.packet(j).vc) {
           a = i;
           b = j;
         }
@@ -270,11 +272,11 @@ BOOST_AUTO_TEST_CASE(traffic_checks_catch_reordering_and_refused_flits) {
 
 BOOST_AUTO_TEST_CASE(torus_3d_routes_each_dimension_in_order) {
   // dimension order x, y, z; the z dateline between z = 3 and z = 0
-  const unsigned me = (3 * 4 + 1) * 4 + 2;  // x 2, y 1, z 3
+  const unsigned me = (3 * 4 + 1) * 4 + 2;                                                    // x 2, y 1, z 3
   BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, (0 * 4 + 1) * 4 + 2, 0, 0, 4).port, 5u);  // z 3 -> 0: +z
   BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, (0 * 4 + 1) * 4 + 2, 0, 0, 4).cls, 1u);   // crosses the dateline
   BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, (2 * 4 + 2) * 4 + 2, 0, 0, 4).port, 3u);  // y first
-  BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, me, 0, 0, 4).port, 0u);                    // here
+  BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, me, 0, 0, 4).port, 0u);                   // here
 }
 
 BOOST_AUTO_TEST_CASE(endpoint_register_adds_one_cycle_each_way) {

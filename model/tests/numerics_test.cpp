@@ -1,7 +1,6 @@
 // Boost.Test units of model/numerics: the format table against SPEC section 4's figures, round
 // trips, TF32, stochastic rounding (neighbours, unbiased mean, seeding), MX rules and saturation.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <vector>
 
@@ -65,24 +64,24 @@ BOOST_AUTO_TEST_CASE(round_trip_every_code) {
 BOOST_AUTO_TEST_CASE(overflow_inf_and_saturation) {
   Convert sat;
   sat.saturate = true;
-  BOOST_TEST(enc(Format::e5m2, 1e6f) == 0x7Cu);         // Inf
-  BOOST_TEST(enc(Format::e5m2, 1e6f, sat) == 0x7Bu);    // max
-  BOOST_TEST(enc(Format::e4m3fn, 1e6f) == 0x7Eu);       // no Inf: saturates
+  BOOST_TEST(enc(Format::e5m2, 1e6f) == 0x7Cu);       // Inf
+  BOOST_TEST(enc(Format::e5m2, 1e6f, sat) == 0x7Bu);  // max
+  BOOST_TEST(enc(Format::e4m3fn, 1e6f) == 0x7Eu);     // no Inf: saturates
   BOOST_TEST(enc(Format::e4m3fn, -INFINITY) == 0xFEu);
-  BOOST_TEST(enc(Format::e2m1, 7.0f) == 0x7u);          // tie above max rounds to 8 -> saturates to 6
-  BOOST_TEST(enc(Format::e4m3fn, 464.0f) == 0x7Eu);     // 448 + half ulp: tie to even (448)
-  BOOST_TEST(enc(Format::e4m3, 248.0f) == 0x78u);       // 240 + half ulp: tie to odd max -> up -> Inf
+  BOOST_TEST(enc(Format::e2m1, 7.0f) == 0x7u);       // tie above max rounds to 8 -> saturates to 6
+  BOOST_TEST(enc(Format::e4m3fn, 464.0f) == 0x7Eu);  // 448 + half ulp: tie to even (448)
+  BOOST_TEST(enc(Format::e4m3, 248.0f) == 0x78u);    // 240 + half ulp: tie to odd max -> up -> Inf
   BOOST_TEST(enc(Format::bf16, NAN) == 0x7FC0u);
   BOOST_TEST(enc(Format::e2m1, NAN) == 0x0u);
-  BOOST_TEST(enc(Format::e8m0, 0.0f) == 0xFFu);         // E8M0 has no zero
-  BOOST_TEST(enc(Format::e8m0, 3.0f) == 0x81u);         // 1.5 * 2: tie to the even significand (4)
+  BOOST_TEST(enc(Format::e8m0, 0.0f) == 0xFFu);  // E8M0 has no zero
+  BOOST_TEST(enc(Format::e8m0, 3.0f) == 0x81u);  // 1.5 * 2: tie to the even significand (4)
 }
 
 BOOST_AUTO_TEST_CASE(tf32_rounds_low_13_bits) {
-  BOOST_TEST(tf32_round(0x3F800FFFu) == 0x3F800000u);   // below half
-  BOOST_TEST(tf32_round(0x3F801000u) == 0x3F800000u);   // half, even -> down
-  BOOST_TEST(tf32_round(0x3F803000u) == 0x3F804000u);   // half, odd -> up
-  BOOST_TEST(tf32_round(0x7F7FFFFFu) == 0x7F800000u);   // max rounds to Inf
+  BOOST_TEST(tf32_round(0x3F800FFFu) == 0x3F800000u);  // below half
+  BOOST_TEST(tf32_round(0x3F801000u) == 0x3F800000u);  // half, even -> down
+  BOOST_TEST(tf32_round(0x3F803000u) == 0x3F804000u);  // half, odd -> up
+  BOOST_TEST(tf32_round(0x7F7FFFFFu) == 0x7F800000u);  // max rounds to Inf
   BOOST_TEST(tf32_round(0x7FC12345u) == kCanonicalNaN);
 }
 

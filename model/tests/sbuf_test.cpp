@@ -2,12 +2,12 @@
 // arithmetic of a chain of back-to-back accumulates to one address (each on the previous sum,
 // against a plain sequential sum), reads seeing only earlier cycles' writes, the byte layout of
 // every engine element size, and the bank arbitration of docs/sbuf.md as the model's ready outputs.
-#include <boost/test/unit_test.hpp>
+#include "mem/sbuf.hpp"
 
+#include <boost/test/unit_test.hpp>
 #include <cstdint>
 #include <stdexcept>
 
-#include "mem/sbuf.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/format.hpp"
 
@@ -41,7 +41,9 @@ struct Bench {
       in.e_wdata_i.set_slice(32 * (port * kP.parts + p), 32, v + p);
     }
   }
-  std::uint32_t rdata(unsigned port, unsigned part) const { return static_cast<std::uint32_t>(out.e_rdata_o.slice(32 * (port * kP.parts + part), 32)); }
+  std::uint32_t rdata(unsigned port, unsigned part) const {
+    return static_cast<std::uint32_t>(out.e_rdata_o.slice(32 * (port * kP.parts + part), 32));
+  }
   /// A row DMA write at partition 0.
   void dw(bool acc, std::uint32_t off, unsigned esize, unsigned n, std::uint32_t v) {
     in.dw_valid_i = true;
@@ -102,7 +104,7 @@ BOOST_AUTO_TEST_CASE(back_to_back_accumulates_chain) {
 BOOST_AUTO_TEST_CASE(reads_see_earlier_cycles_only) {
   Bench t;
   t.e(0, true, esize_e::ESize4, 3, 0b10, 0x12345677u);  // partition 1 gets 0x12345678
-  t.in.dr_valid_i = true;  // the same bytes, the same cycle: the old value
+  t.in.dr_valid_i = true;                               // the same bytes, the same cycle: the old value
   t.in.dr_i.addr = (1u << 10) | 12;
   t.in.dr_i.bytes = 4;
   t.step();

@@ -1,7 +1,6 @@
 // Boost.Test units of model/vector: the fast exponential within the bound of docs/vector.md, the
 // casts, the ALU's rules, and the dispatch checks.
 #include <boost/test/unit_test.hpp>
-
 #include <cmath>
 #include <random>
 
@@ -105,7 +104,7 @@ BOOST_AUTO_TEST_CASE(dispatch_checks) {
   BOOST_TEST((check(r, v) == Err::pattern));  // not aligned to 4 bytes
   r.o_fmt = 2;                                // BF16: 2-byte aligned is enough
   BOOST_TEST((check(r, v) == Err::none));
-  r.o_fmt = 8;                                // E2M1: two per byte, any byte address
+  r.o_fmt = 8;  // E2M1: two per byte, any byte address
   r.o_addr = 16384 - 2;
   BOOST_TEST((check(r, v) == Err::none));
   r.o_addr = 16384 - 1;

@@ -1,13 +1,13 @@
 // numerics_bench — model speed of the number-format routines for `make bench` (figures only):
 // conversions per second of encode (RNE and stochastic) and decode for every format, FP32
 // add/multiply, narrow products and MX blocks. Usage: numerics_bench [--values N]
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < n; ++i) acc ^= decode(f, x[i] & mask);
       return acc;
     });
-    fmt::print("| encode RNE | {} | {:.1f} |\n| encode SR | {} | {:.1f} |\n| decode | {} | {:.1f} |\n", d.name, rne / 1e6,
-               d.name, sr / 1e6, d.name, dec / 1e6);
+    fmt::print("| encode RNE | {} | {:.1f} |\n| encode SR | {} | {:.1f} |\n| decode | {} | {:.1f} |\n", d.name,
+               rne / 1e6, d.name, sr / 1e6, d.name, dec / 1e6);
   }
   const double add = rate(n, [&] {
     std::uint32_t acc = 0;
@@ -104,23 +104,26 @@ int main(int argc, char** argv) {
   const double mx = rate(blocks * kMxBlock, [&] {
     std::uint32_t acc = 0;
     for (std::size_t b = 0; b < blocks; ++b) {
-      const auto blk = mx_quantize(std::span<const std::uint32_t>(x.data() + b * kMxBlock, kMxBlock), Format::e4m3fn, false);
+      const auto blk =
+          mx_quantize(std::span<const std::uint32_t>(x.data() + b * kMxBlock, kMxBlock), Format::e4m3fn, false);
       acc ^= blk.scale ^ blk.codes[0];
     }
     return acc;
   });
-  fmt::print("| fp32_add | fp32 | {:.1f} |\n| fp32_mul | fp32 | {:.1f} |\n| mul_narrow | e4m3 x bf16 | {:.1f} |\n"
-             "| mx_quantize (elements) | e4m3fn | {:.1f} |\n",
-             add / 1e6, mul / 1e6, nar / 1e6, mx / 1e6);
+  fmt::print(
+      "| fp32_add | fp32 | {:.1f} |\n| fp32_mul | fp32 | {:.1f} |\n| mul_narrow | e4m3 x bf16 | {:.1f} |\n"
+      "| mx_quantize (elements) | e4m3fn | {:.1f} |\n",
+      add / 1e6, mul / 1e6, nar / 1e6, mx / 1e6);
   // Activation accuracy against libm (docs/activations.md states the bounds).
-  fmt::print("\n| activation | valid range | samples | max error FP32 (ulp) | max error BF16 (ulp) | worst FP32 input |\n"
-             "|---|---|---:|---:|---:|---|\n");
+  fmt::print(
+      "\n| activation | valid range | samples | max error FP32 (ulp) | max error BF16 (ulp) | worst FP32 input |\n"
+      "|---|---|---:|---:|---:|---|\n");
   for (unsigned i = 0; i < trn::scalar::kActCount; ++i) {
     const auto f = static_cast<trn::scalar::Act>(i);
     const auto vr = trn::scalar::valid_range(f);
     const auto st = trn::scalar::measure(f, n / 4);
-    fmt::print("| {} | [{:g}, {:g}] | {} | {:.2f} | {:.2f} | {} |\n", trn::scalar::act_name(f), vr.lo, vr.hi, st.samples,
-               st.max_ulp_fp32, st.max_ulp_bf16, f32_from(st.worst_x));
+    fmt::print("| {} | [{:g}, {:g}] | {} | {:.2f} | {:.2f} | {} |\n", trn::scalar::act_name(f), vr.lo, vr.hi,
+               st.samples, st.max_ulp_fp32, st.max_ulp_bf16, f32_from(st.worst_x));
   }
   {  // the vector engine's fast exponential (docs/vector.md)
     const auto vr = trn::scalar::valid_range(trn::scalar::Act::exp);

@@ -29,15 +29,21 @@ bool op_legal(const Instr& in, Engine e) {
     case Op::iota:
     case Op::memset:
     case Op::quantize_mx:
-    case Op::transpose: return e == Engine::vector;
-    case Op::tensor_tensor: return e == Engine::vector && (a0 <= 7 || a0 == 10);
-    case Op::tensor_scalar: return e == Engine::vector && ts_alu(a0) && ts_alu(a1);
+    case Op::transpose:
+      return e == Engine::vector;
+    case Op::tensor_tensor:
+      return e == Engine::vector && (a0 <= 7 || a0 == 10);
+    case Op::tensor_scalar:
+      return e == Engine::vector && ts_alu(a0) && ts_alu(a1);
     case Op::tensor_reduce:
       return e == Engine::vector &&
              (in.alu0 == Alu::add || in.alu0 == Alu::max || in.alu0 == Alu::min || in.alu0 == Alu::absmax);
-    case Op::activate: return e == Engine::scalar && in.func < scalar::kActCount;
-    case Op::acc_store: return e == Engine::scalar;
-    case Op::set_seed: return true;
+    case Op::activate:
+      return e == Engine::scalar && in.func < scalar::kActCount;
+    case Op::acc_store:
+      return e == Engine::scalar;
+    case Op::set_seed:
+      return true;
   }
   return false;
 }
@@ -53,8 +59,10 @@ bool reads_a(const Instr& in) {
     case Op::exp:
     case Op::quantize_mx:
     case Op::transpose:
-    case Op::activate: return true;
-    default: return false;
+    case Op::activate:
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -70,11 +78,15 @@ bool int_domain(const Instr& in) {
     case Op::copy:
     case Op::tensor_scalar:
     case Op::tensor_reduce:
-    case Op::transpose: return is_int_dtype(in.a_fmt) && is_int_dtype(in.o_fmt);
-    case Op::tensor_tensor: return is_int_dtype(in.a_fmt) && is_int_dtype(in.b_fmt) && is_int_dtype(in.o_fmt);
+    case Op::transpose:
+      return is_int_dtype(in.a_fmt) && is_int_dtype(in.o_fmt);
+    case Op::tensor_tensor:
+      return is_int_dtype(in.a_fmt) && is_int_dtype(in.b_fmt) && is_int_dtype(in.o_fmt);
     case Op::iota:
-    case Op::memset: return is_int_dtype(in.o_fmt);
-    default: return false;
+    case Op::memset:
+      return is_int_dtype(in.o_fmt);
+    default:
+      return false;
   }
 }
 
@@ -135,7 +147,8 @@ Err check(const Instr& in, const Shape& s) {
 
   // access patterns
   const auto room = [&](bool psum) { return psum ? s.psum_bytes : s.bytes; };
-  if (in.op == Op::acc_store) return fits(in.o_addr, in.o_fmt, kOne, kZero, room(in.o_space)) ? Err::none : Err::pattern;
+  if (in.op == Op::acc_store)
+    return fits(in.o_addr, in.o_fmt, kOne, kZero, room(in.o_space)) ? Err::none : Err::pattern;
   std::uint64_t n = 1;
   for (unsigned d = 0; d < kDims; ++d) {
     if (in.size[d] == 0) return Err::pattern;

@@ -49,7 +49,8 @@ std::uint64_t pack(const std::array<std::uint32_t, kDims>& a) {
 
 LaneEngine::LaneEngine(Params p) : p_(p) {
   if (p_.lanes < 1 || p_.lanes > 128) throw std::invalid_argument("LaneEngine: lanes must be 1..128");
-  if (p_.lanes >= 32 && p_.lanes % 32 != 0) throw std::invalid_argument("LaneEngine: lanes above 32 must be a multiple of 32");
+  if (p_.lanes >= 32 && p_.lanes % 32 != 0)
+    throw std::invalid_argument("LaneEngine: lanes above 32 must be a multiple of 32");
   if (p_.sbuf_bytes < 8) throw std::invalid_argument("LaneEngine: sbuf_bytes must be >= 8");
   if (p_.fifo_depth < 2) throw std::invalid_argument("LaneEngine: fifo_depth must be >= 2");
   reset();
@@ -220,7 +221,8 @@ bool LaneEngine::req_valid(unsigned p) const {
 LaneEngine::e_req_t LaneEngine::req(unsigned p) const {
   constexpr unsigned kFp32 = 0;
   if (st_ == St::prologue)
-    return p == 0 ? e_req_t{} : elem_req(false, false, (pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr, kFp32, {}, {});
+    return p == 0 ? e_req_t{}
+                  : elem_req(false, false, (pro_iss_ == 0 && ins_.s0_vec) ? ins_.s0_addr : ins_.s1_addr, kFp32, {}, {});
   if (st_ == St::run)
     return p == 0 ? elem_req(ins_.a_space, false, ins_.a_addr, ins_.a_fmt, idx_[0], ins_.a_stride)
                   : elem_req(ins_.b_space, false, ins_.b_addr, ins_.b_fmt, idx_[1], ins_.b_stride);
@@ -268,9 +270,15 @@ void LaneEngine::step(bool out_free) {
   for (unsigned l = 0; l < L; ++l) {
     if (!active(l)) continue;
     switch (s.op) {
-      case Op::copy: v[l] = a[l]; break;
-      case Op::tensor_tensor: v[l] = alu(s.alu0, a[l], b[l], int_dom_); break;
-      case Op::tensor_scalar: v[l] = alu(s.alu1, alu(s.alu0, a[l], s0_[l], int_dom_), s1_[l], int_dom_); break;
+      case Op::copy:
+        v[l] = a[l];
+        break;
+      case Op::tensor_tensor:
+        v[l] = alu(s.alu0, a[l], b[l], int_dom_);
+        break;
+      case Op::tensor_scalar:
+        v[l] = alu(s.alu1, alu(s.alu0, a[l], s0_[l], int_dom_), s1_[l], int_dom_);
+        break;
       case Op::tensor_reduce:
         if (cidx_[0] == 0)
           v[l] = s.alu0 == Alu::absmax ? alu(Alu::absmax, a[l], a[l], int_dom_) : a[l];
@@ -278,18 +286,26 @@ void LaneEngine::step(bool out_free) {
           v[l] = alu(s.alu0, red_[l], a[l], int_dom_);
         red_[l] = v[l];
         break;
-      case Op::exp: v[l] = fast_exp(a[l]); break;
+      case Op::exp:
+        v[l] = fast_exp(a[l]);
+        break;
       case Op::iota: {
         std::uint32_t n = s.imm0 + s.imm1 * l;
         for (unsigned d = 0; d < kDims; ++d) n += oidx_[d] * s.a_stride[d];
         v[l] = int_dom_ ? n : int_to_fp32(static_cast<std::int32_t>(n));
         break;
       }
-      case Op::memset: v[l] = s.imm0; break;
-      case Op::quantize_mx: v[l] = a[l]; break;
+      case Op::memset:
+        v[l] = s.imm0;
+        break;
+      case Op::quantize_mx:
+        v[l] = a[l];
+        break;
       case Op::transpose:
-        if (tph_) v[l] = tbuf_[l % G][(l / G) * G + tcnt_];
-        else tbuf_[tcnt_][l] = a[l];
+        if (tph_)
+          v[l] = tbuf_[l % G][(l / G) * G + tcnt_];
+        else
+          tbuf_[tcnt_][l] = a[l];
         break;
       case Op::activate: {
         const std::uint32_t x = numerics::fp32_add(numerics::fp32_mul(a[l], s0_[l]), s1_[l]);
@@ -297,8 +313,11 @@ void LaneEngine::step(bool out_free) {
         if (s.acc) acc_[l] = numerics::fp32_add(acc_[l], v[l]);
         break;
       }
-      case Op::acc_store: v[l] = acc_[l]; break;
-      case Op::set_seed: break;
+      case Op::acc_store:
+        v[l] = acc_[l];
+        break;
+      case Op::set_seed:
+        break;
     }
   }
 

@@ -16,10 +16,10 @@ using numerics::kCanonicalNaN;
 namespace {
 
 constexpr std::array<std::string_view, kOpCount> kOpNames{
-    "copy", "tensor_tensor", "tensor_scalar", "tensor_reduce", "exp",       "iota",
-    "memset", "quantize_mx", "transpose",     "activate",      "acc_store", "set_seed"};
-constexpr std::array<std::string_view, kAluCount> kAluNames{"add", "sub", "mul", "max", "min",
-                                                            "and", "or",  "xor", "absmax", "bypass", "div"};
+    "copy",   "tensor_tensor", "tensor_scalar", "tensor_reduce", "exp",       "iota",
+    "memset", "quantize_mx",   "transpose",     "activate",      "acc_store", "set_seed"};
+constexpr std::array<std::string_view, kAluCount> kAluNames{"add", "sub", "mul",    "max",    "min", "and",
+                                                            "or",  "xor", "absmax", "bypass", "div"};
 constexpr std::array<std::string_view, 4> kIntNames{"int32", "int16", "int8", "uint8"};
 
 bool is_nan(std::uint32_t x) { return (x & 0x7FFFFFFFu) > 0x7F800000u; }
@@ -32,10 +32,14 @@ struct IntRange {
 };
 IntRange int_range(unsigned t) {
   switch (t) {
-    case kInt16: return {-32768, 32767};
-    case kInt8: return {-128, 127};
-    case kUint8: return {0, 255};
-    default: return {INT32_MIN, INT32_MAX};
+    case kInt16:
+      return {-32768, 32767};
+    case kInt8:
+      return {-128, 127};
+    case kUint8:
+      return {0, 255};
+    default:
+      return {INT32_MIN, INT32_MAX};
   }
 }
 
@@ -93,16 +97,23 @@ std::uint32_t in_cast(unsigned t, unsigned bias, std::uint32_t code, bool int_do
   }
   std::int32_t v;
   switch (t) {
-    case kInt16: v = static_cast<std::int16_t>(code & 0xFFFFu); break;
-    case kInt8: v = static_cast<std::int8_t>(code & 0xFFu); break;
-    case kUint8: v = static_cast<std::int32_t>(code & 0xFFu); break;
-    default: v = static_cast<std::int32_t>(code); break;
+    case kInt16:
+      v = static_cast<std::int16_t>(code & 0xFFFFu);
+      break;
+    case kInt8:
+      v = static_cast<std::int8_t>(code & 0xFFu);
+      break;
+    case kUint8:
+      v = static_cast<std::int32_t>(code & 0xFFu);
+      break;
+    default:
+      v = static_cast<std::int32_t>(code);
+      break;
   }
   return int_dom ? static_cast<std::uint32_t>(v) : int_to_fp32(v);
 }
 
-std::uint32_t out_cast(unsigned t, unsigned bias, std::uint32_t v, bool int_dom, bool sr, bool sat,
-                       std::uint32_t rnd) {
+std::uint32_t out_cast(unsigned t, unsigned bias, std::uint32_t v, bool int_dom, bool sr, bool sat, std::uint32_t rnd) {
   if (is_int_dtype(t)) {
     const IntRange r = int_range(t);
     std::int64_t i;
@@ -127,28 +138,40 @@ std::uint32_t alu(Alu op, std::uint32_t a, std::uint32_t b, bool int_dom) {
   if (int_dom) {
     const auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
     switch (op) {
-      case Alu::add: return a + b;
-      case Alu::sub: return a - b;
-      case Alu::mul: return a * b;
-      case Alu::max: return sa > sb ? a : b;
-      case Alu::min: return sa < sb ? a : b;
-      case Alu::bit_and: return a & b;
-      case Alu::bit_or: return a | b;
-      case Alu::bit_xor: return a ^ b;
+      case Alu::add:
+        return a + b;
+      case Alu::sub:
+        return a - b;
+      case Alu::mul:
+        return a * b;
+      case Alu::max:
+        return sa > sb ? a : b;
+      case Alu::min:
+        return sa < sb ? a : b;
+      case Alu::bit_and:
+        return a & b;
+      case Alu::bit_or:
+        return a | b;
+      case Alu::bit_xor:
+        return a ^ b;
       case Alu::absmax: {
         // two's-complement magnitudes: |-2^31| stays -2^31
         const std::uint32_t ma = sa < 0 ? 0u - a : a, mb = sb < 0 ? 0u - b : b;
         return static_cast<std::int32_t>(ma) > static_cast<std::int32_t>(mb) ? ma : mb;
       }
       case Alu::bypass:
-      case Alu::div: return a;  // div is FP32-only (rejected at dispatch)
+      case Alu::div:
+        return a;  // div is FP32-only (rejected at dispatch)
     }
     return a;
   }
   switch (op) {
-    case Alu::add: return fp32_add(a, b);
-    case Alu::sub: return fp32_add(a, b ^ 0x80000000u);
-    case Alu::mul: return fp32_mul(a, b);
+    case Alu::add:
+      return fp32_add(a, b);
+    case Alu::sub:
+      return fp32_add(a, b ^ 0x80000000u);
+    case Alu::mul:
+      return fp32_mul(a, b);
     case Alu::max:
     case Alu::min:
     case Alu::absmax: {
@@ -160,9 +183,12 @@ std::uint32_t alu(Alu op, std::uint32_t a, std::uint32_t b, bool int_dom) {
       const bool a_gt = order_key(a) > order_key(b);
       return (op == Alu::min) ? (a_gt ? b : a) : (a_gt ? a : b);
     }
-    case Alu::bypass: return a;
-    case Alu::div: return fp32_div(a, b);
-    default: return kCanonicalNaN;  // bitwise ops are integer-domain only (rejected at dispatch)
+    case Alu::bypass:
+      return a;
+    case Alu::div:
+      return fp32_div(a, b);
+    default:
+      return kCanonicalNaN;  // bitwise ops are integer-domain only (rejected at dispatch)
   }
 }
 

@@ -46,7 +46,8 @@ Err FunctionalReference::execute(const Instr& in, Memory& sbuf, Memory* psum) {
   auto load = [&](const Memory& m, const std::vector<std::uint64_t>& idx, unsigned fmt, unsigned bias) {
     std::vector<std::vector<std::uint32_t>> v(idx.size(), std::vector<std::uint32_t>(s_.lanes, 0));
     for (std::size_t i = 0; i < idx.size(); ++i)
-      for (unsigned p = p0; p < p1; ++p) v[i][p] = in_cast(fmt, bias, mem::load_elem(m[p], idx[i], mem::dtype_esize(fmt)), idom);
+      for (unsigned p = p0; p < p1; ++p)
+        v[i][p] = in_cast(fmt, bias, mem::load_elem(m[p], idx[i], mem::dtype_esize(fmt)), idom);
     return v;
   };
   std::vector<std::vector<std::uint32_t>> a, b;
@@ -120,8 +121,11 @@ Err FunctionalReference::execute(const Instr& in, Memory& sbuf, Memory* psum) {
           r[i][p] = scalar::activate(static_cast<scalar::Act>(in.func), x);
         }
         break;
-      case Op::acc_store: r[0][p] = acc_[p]; break;
-      case Op::set_seed: break;
+      case Op::acc_store:
+        r[0][p] = acc_[p];
+        break;
+      case Op::set_seed:
+        break;
     }
   }
   if (in.op == Op::activate) {
@@ -135,8 +139,8 @@ Err FunctionalReference::execute(const Instr& in, Memory& sbuf, Memory* psum) {
   for (std::size_t o = 0; o < oo.size(); ++o) {
     if (in.op == Op::quantize_mx) {
       for (unsigned g = p0; g < p1; g += G) {
-        const numerics::MxBlock blk = numerics::mx_quantize(
-            std::span<const std::uint32_t>(r[o].data() + g, G), static_cast<numerics::Format>(in.o_fmt), in.mx_neuron);
+        const numerics::MxBlock blk = numerics::mx_quantize(std::span<const std::uint32_t>(r[o].data() + g, G),
+                                                            static_cast<numerics::Format>(in.o_fmt), in.mx_neuron);
         for (unsigned i = 0; i < G; ++i) mem::store_elem(out[g + i], oo[o], mem::dtype_esize(in.o_fmt), blk.codes[i]);
         mem::store_elem(mem[g], in.sc_addr + offs[o], 1, blk.scale);  // the block's scale byte
       }
@@ -145,7 +149,8 @@ Err FunctionalReference::execute(const Instr& in, Memory& sbuf, Memory* psum) {
     for (unsigned p = p0; p < p1; ++p) {
       std::uint32_t rnd = 0;
       if (in.o_sr) rnd = rng_[p] = numerics::Xorshift32::step(rng_[p]);
-      mem::store_elem(out[p], oo[o], mem::dtype_esize(in.o_fmt), out_cast(in.o_fmt, in.o_bias, r[o][p], idom, in.o_sr, in.o_sat, rnd));
+      mem::store_elem(out[p], oo[o], mem::dtype_esize(in.o_fmt),
+                      out_cast(in.o_fmt, in.o_bias, r[o][p], idom, in.o_sr, in.o_sat, rnd));
     }
   }
   return Err::none;

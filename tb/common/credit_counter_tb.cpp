@@ -1,11 +1,11 @@
 // Bench for rtl/common/credit_counter.sv: lockstep with trn::common::CreditCounter, and a
 // scoreboard that keeps its own count of the credits out (count = max - out, every cycle).
 #include "common/credit_counter.hpp"
+#include "credit_counter_ports.hpp"
 #include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
-#include "credit_counter_ports.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -37,8 +37,8 @@ struct CreditEnv {
     // Level-2 check before every edge: the DUT's count is max - out.
     hook = clk.add_pre_edge_hook([this] {
       if (!(rst.get() & 1)) return;
-      check(count.get() == max() - out, "count_o {} but {} of {} credits are out (cycle {})", count.get(), out,
-            max(), clk.cycle());
+      check(count.get() == max() - out, "count_o {} but {} of {} credits are out (cycle {})", count.get(), out, max(),
+            clk.cycle());
       check(error.get() == 0, "error_o set by legal traffic (cycle {})", clk.cycle());
     });
   }
@@ -113,8 +113,7 @@ TRN_TEST(errors_are_sticky, .timeout_ns = 1e5) {
   co_await RisingEdge(c.clk.signal());
   c.give.set(0);
   co_await ReadOnly();
-  check(c.error.get() == 1 && c.count.get() == c.max(), "give at max: error {} count {}", c.error.get(),
-        c.count.get());
+  check(c.error.get() == 1 && c.count.get() == c.max(), "give at max: error {} count {}", c.error.get(), c.count.get());
   co_await RisingEdge(c.clk.signal());
   c.rst.set(0);
   co_await RisingEdge(c.clk.signal());

@@ -52,8 +52,8 @@ struct ArbEnv {
     for (unsigned i = 0; i < n; ++i) {
       StreamPorts p{{&e.sig("req_valid_i"), i, 1}, {&e.sig("req_ready_o"), i, 1}, {&e.sig("req_data_i"), i * w, w}};
       srcs.push_back(std::make_unique<StreamSource>(fmt::format("req{}", i), clk, rst, p,
-                                                     e.rng(fmt::format("req{}", i)),
-                                                     0.1 + 0.9 * (knobs.below(100) / 100.0), &wd));
+                                                    e.rng(fmt::format("req{}", i)),
+                                                    0.1 + 0.9 * (knobs.below(100) / 100.0), &wd));
     }
     sink.expecting = [this] {
       for (auto& q : expected)
@@ -78,8 +78,8 @@ struct ArbEnv {
           continue;
         }
         ++others_while_waiting[i];
-        check(others_while_waiting[i] <= n - 1, "cycle {}: requester {} waited through {} grants to others (N={})",
-              cyc, i, others_while_waiting[i], n);
+        check(others_while_waiting[i] <= n - 1, "cycle {}: requester {} waited through {} grants to others (N={})", cyc,
+              i, others_while_waiting[i], n);
       }
     };
   }

@@ -561,8 +561,8 @@ struct Mix {
   struct PsumRegion {
     unsigned bank, off, n;
   };
-  bool psum_writes = false;  ///< the vector and scalar engines write PSUM in some rounds
-  bool psum_flush = false;   ///< no new engine PSUM writes: the rounds read back what is pending
+  bool psum_writes = false;                 ///< the vector and scalar engines write PSUM in some rounds
+  bool psum_flush = false;                  ///< no new engine PSUM writes: the rounds read back what is pending
   std::deque<PsumRegion> pend;              ///< written, not read back yet (oldest first)
   std::array<std::uint32_t, 2> aPo{};       ///< the SBUF slots (FP32 rows) the read-backs alternate between
   std::uint32_t hPo = 0, po_ring = 0;       ///< the HBM area the read-backs are stored to; how many it holds
@@ -917,10 +917,11 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e11) {
     ++extra;
   }
   co_await mix.finish();
-  info("{} + {} rounds in {} cycles; PSUM regions written: vector {}, scalar {}, read back {}; PSUM write arbiter "
-       "accepted vector {}, scalar {}, both asking {} cycles; pe_ writes refused {} cycles",
-       rounds, extra, busy, mix.engine_writes[0], mix.engine_writes[1], mix.readbacks, pw.grants[0], pw.grants[1],
-       pw.both, pw.refusals);
+  info(
+      "{} + {} rounds in {} cycles; PSUM regions written: vector {}, scalar {}, read back {}; PSUM write arbiter "
+      "accepted vector {}, scalar {}, both asking {} cycles; pe_ writes refused {} cycles",
+      rounds, extra, busy, mix.engine_writes[0], mix.engine_writes[1], mix.readbacks, pw.grants[0], pw.grants[1],
+      pw.both, pw.refusals);
   check(pw.grants[0] > 0 && pw.grants[1] > 0, "the PSUM write arbiter accepted {} vector and {} scalar writes",
         pw.grants[0], pw.grants[1]);
 }
@@ -986,15 +987,16 @@ TRN_TEST(long_stalls, .timeout_ns = 1e11) {
     busy += co_await mix.run_together(mix.make_round());
   }
   co_await mix.finish();
-  info("{} rounds in {} cycles; longest stalls: HBM write {}, HBM read request {}, tensor command {}, vector command "
-       "{}, scalar command {} cycles",
-       rounds, busy, ls[0].longest, ls[1].longest, ls[2].longest, ls[3].longest, ls[4].longest);
+  info(
+      "{} rounds in {} cycles; longest stalls: HBM write {}, HBM read request {}, tensor command {}, vector command "
+      "{}, scalar command {} cycles",
+      rounds, busy, ls[0].longest, ls[1].longest, ls[2].longest, ls[3].longest, ls[4].longest);
   check(ls[0].longest >= 256 && ls[1].longest >= 256,
         "HBM held for {} cycles, yet writes waited at most {} and read requests at most {} cycles in a row", kHold,
         ls[0].longest, ls[1].longest);
   check(ls[2].longest > 0 && ls[3].longest > 0 && ls[4].longest > 0,
-        "a repeated engine command never waited (tensor {}, vector {}, scalar {} cycles)", ls[2].longest,
-        ls[3].longest, ls[4].longest);
+        "a repeated engine command never waited (tensor {}, vector {}, scalar {} cycles)", ls[2].longest, ls[3].longest,
+        ls[4].longest);
 }
 
 TRN_TEST(throughput, .timeout_ns = 1e12) {

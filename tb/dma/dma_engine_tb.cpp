@@ -19,12 +19,12 @@
 #include "dma/memsys.hpp"
 #include "dma/program.hpp"
 #include "dma/runner.hpp"
+#include "dma_engine_ports.hpp"
 #include "harness/bench_util.hpp"
 #include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
-#include "dma_engine_ports.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -65,10 +65,9 @@ struct DmaBench {
   /// Per legal descriptor, when all its data (and its semaphore) is visible: its queue's mode; whether
   /// a read response overtook an earlier-issued read while it was in the engine (from its push to its
   /// last write: the read channel carries no queue, so this is engine-wide); barrier; copy/accumulate.
-  CoverPoint& cov_order = cover_cross("dma_engine.mode_x_returns_x_barrier_x_op", {{"waw", "strong"},
-                                                                                     {"in_order", "reordered"},
-                                                                                     {"no_barrier", "barrier"},
-                                                                                     {"copy", "accumulate"}});
+  CoverPoint& cov_order =
+      cover_cross("dma_engine.mode_x_returns_x_barrier_x_op",
+                  {{"waw", "strong"}, {"in_order", "reordered"}, {"no_barrier", "barrier"}, {"copy", "accumulate"}});
   CoverPoint& cov_completion = cover_point("dma_engine.desc.completion", {"plain", "sem", "last", "sem_last"});
   CoverPoint& cov_err =
       cover_point("dma_engine.error_code", {"range", "zero_len", "long_len", "transpose", "mx_cast", "format"});
@@ -78,8 +77,8 @@ struct DmaBench {
   CoverPoint& cov_rob = level_point("dma_engine.rob");
   CoverPoint& cov_inflight = level_point("dma_engine.inflight");
   // per legal descriptor pushed: each length, count and address field against its legal range
-  CoverPoint& cov_len = range_point("dma_engine.desc.len");  // one source element .. MaxLen
-  CoverPoint& cov_cols = range_point("dma_engine.desc.cols");  // column layouts: 1 .. Parts
+  CoverPoint& cov_len = range_point("dma_engine.desc.len");               // one source element .. MaxLen
+  CoverPoint& cov_cols = range_point("dma_engine.desc.cols");             // column layouts: 1 .. Parts
   CoverPoint& cov_src_hbm = range_point("dma_engine.desc.src_hbm_addr");  // 0 .. HbmBytes - len
   CoverPoint& cov_src_part = range_point("dma_engine.desc.src_sbuf_partition");
   CoverPoint& cov_src_off = range_point("dma_engine.desc.src_sbuf_offset");  // 0 .. PartBytes - len
@@ -87,8 +86,8 @@ struct DmaBench {
   CoverPoint& cov_dst_part = range_point("dma_engine.desc.dst_sbuf_partition");
   CoverPoint& cov_dst_off = range_point("dma_engine.desc.dst_sbuf_offset");
   CoverPoint& cov_col_part = range_point("dma_engine.desc.col_dst_partition");  // 0 .. Parts - cols
-  CoverPoint& cov_col_off = range_point("dma_engine.desc.col_dst_offset");  // 0 .. PartBytes - rows x size
-  CoverPoint& cov_sem_hbm = range_point("dma_engine.desc.sem_hbm_addr");  // 0 .. HbmBytes - 4
+  CoverPoint& cov_col_off = range_point("dma_engine.desc.col_dst_offset");      // 0 .. PartBytes - rows x size
+  CoverPoint& cov_sem_hbm = range_point("dma_engine.desc.sem_hbm_addr");        // 0 .. HbmBytes - 4
   CoverPoint& cov_sem_part = range_point("dma_engine.desc.sem_sbuf_partition");
   CoverPoint& cov_sem_off = range_point("dma_engine.desc.sem_sbuf_offset");
   /// A legal descriptor pushed and not yet complete (its writes name it by queue and number).
@@ -98,9 +97,9 @@ struct DmaBench {
     std::uint64_t overtakes = 0;  ///< the engine's overtaking read returns when it was pushed
   };
   std::vector<std::map<std::uint16_t, DescCov>> desc_cov;  ///< per queue, by descriptor number
-  std::vector<std::uint16_t> desc_num;  ///< per queue: the number (wr_info_o.desc) of the next push
-  std::vector<std::uint64_t> rd_seq;    ///< per read slot: the issue number of its outstanding read
-  std::set<std::uint64_t> rd_out;       ///< the issue numbers of the outstanding reads
+  std::vector<std::uint16_t> desc_num;                     ///< per queue: the number (wr_info_o.desc) of the next push
+  std::vector<std::uint64_t> rd_seq;                       ///< per read slot: the issue number of its outstanding read
+  std::set<std::uint64_t> rd_out;                          ///< the issue numbers of the outstanding reads
   std::uint64_t rd_next = 0, overtakes = 0, err_prev = 0;
 
   Clock::HookId hook;
@@ -148,8 +147,7 @@ struct DmaBench {
     if (!(rst.get() & 1)) return;
     const std::uint64_t now = clk.cycle();
     std::optional<ReadReq> rd;
-    if ((ar_valid.get() & 1) && (ar_ready.get() & 1))
-    {
+    if ((ar_valid.get() & 1) && (ar_ready.get() & 1)) {
       const auto ar = DmaEngine::rd_req_t::unpack(env.sig("ar_o").bits());
       rd = ReadReq{ar.space ? Space::sbuf : Space::hbm, ar.addr, ar.bytes, ar.id};
     }
@@ -318,7 +316,8 @@ struct DmaBench {
 
   /// Run a program: feed its descriptors (queue modes from the program), check every visible write,
   /// wait until every queue is idle (or stopped when `allow_errors`), return the cycles taken.
-  Task<std::uint64_t> run(const Program& p, double p_idle = 0.0, std::uint64_t limit = 400000, bool allow_errors = false) {
+  Task<std::uint64_t> run(const Program& p, double p_idle = 0.0, std::uint64_t limit = 400000,
+                          bool allow_errors = false) {
     std::uint64_t strong = 0;
     for (unsigned q = 0; q < Q(); ++q)
       if (q < p.strong.size() && p.strong[q]) strong |= 1ull << q;
@@ -402,9 +401,10 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
   }
   t.complete();
   t.compare_image(ref);
-  fmt::print("dma random_programs: latency {}..{}, max outstanding {}, {} writes checked, {} out of order "
-             "(write-after-write queues), peak reorder buffer {}\n",
-             mp.hbm_lat_min, mp.hbm_lat_max, outst, t.checker->writes(), t.checker->out_of_order(), t.max_rob);
+  fmt::print(
+      "dma random_programs: latency {}..{}, max outstanding {}, {} writes checked, {} out of order "
+      "(write-after-write queues), peak reorder buffer {}\n",
+      mp.hbm_lat_min, mp.hbm_lat_max, outst, t.checker->writes(), t.checker->out_of_order(), t.max_rob);
 }
 
 TRN_TEST(long_stalls, .timeout_ns = 1e10) {
@@ -616,9 +616,9 @@ TRN_TEST(descriptor_limits, .timeout_ns = 1e10) {
   // disjoint destination can hold it (a copy onto its own source is not defined by the spec).
   const char* maxlen = "skipped (HBM holds fewer than two MaxLen copies)";
   if (2ull * L <= H) {
-    phases.push_back(program({with_sem(copy_desc(Space::hbm, 0, Space::hbm, H - L, L), Space::sbuf,
-                                       g.sbuf_addr(P - 1, B - 4), tag(4, 0))},
-                             4));
+    phases.push_back(program(
+        {with_sem(copy_desc(Space::hbm, 0, Space::hbm, H - L, L), Space::sbuf, g.sbuf_addr(P - 1, B - 4), tag(4, 0))},
+        4));
     maxlen = "HBM -> HBM top";
   }
   for (std::size_t ph = 0; ph < phases.size(); ++ph) {
@@ -700,8 +700,8 @@ TRN_TEST(rob_fills_behind_held_semaphore, .timeout_ns = 1e10) {
   t.complete();
   t.compare_image(ref);
   check(st == released, "queue 0's semaphore write never showed on the write port");
-  check(t.max_rob == S, "the reorder buffer peaked at {} of {} slots with writes held behind the semaphore",
-        t.max_rob, S);
+  check(t.max_rob == S, "the reorder buffer peaked at {} of {} slots with writes held behind the semaphore", t.max_rob,
+        S);
   info("reorder buffer full ({} slots) for {} cycles behind a held semaphore write; {} writes checked", S, full_cycles,
        t.checker->writes());
 }
@@ -803,7 +803,8 @@ TRN_TEST(bad_descriptors, .timeout_ns = 1e10) {
       env.sig("q_clr_i").set(1);
       ++stops;
     }
-    if (t.feeder->done() && !(t.desc_valid.get() & 1) && (t.q_idle.get() & t.all()) == t.all() && !(t.wr_valid.get() & 1))
+    if (t.feeder->done() && !(t.desc_valid.get() & 1) && (t.q_idle.get() & t.all()) == t.all() &&
+        !(t.wr_valid.get() & 1))
       break;
   }
   check(stops == bads.size(), "{} stops, {} bad descriptors", stops, bads.size());
@@ -894,15 +895,18 @@ TRN_TEST(throughput) {
       }
       rows.push_back(row);
     }
-  fmt::print("bench: figure dma copy 8 KiB HBM->HBM, port {} B/cycle: latency, outstanding reads, "
-             "write-after-write B/cycle (%port, peak ROB), strong B/cycle (%port, peak ROB), strong/waw, Little's-law "
-             "bound min(1, outstanding / mean latency)\n", W);
+  fmt::print(
+      "bench: figure dma copy 8 KiB HBM->HBM, port {} B/cycle: latency, outstanding reads, "
+      "write-after-write B/cycle (%port, peak ROB), strong B/cycle (%port, peak ROB), strong/waw, Little's-law "
+      "bound min(1, outstanding / mean latency)\n",
+      W);
   for (const Row& r : rows)
-    fmt::print("bench: figure dma   L={:3} outst={:2}{}: waw {:5.2f} ({:5.1f}%, rob {:2})  strong {:5.2f} ({:5.1f}%, "
-               "rob {:2})  ratio {:.3f}  bound {:5.1f}%\n",
-               r.lat, r.outst, r.outst >= r.lat * 3 / 2 ? " (covers latency)" : "                 ", r.bpc[0],
-               100 * r.bpc[0] / W, r.rob[0], r.bpc[1], 100 * r.bpc[1] / W, r.rob[1], r.bpc[0] > 0 ? r.bpc[1] / r.bpc[0] : 0,
-               100 * std::min(1.0, static_cast<double>(r.outst) / r.lat));
+    fmt::print(
+        "bench: figure dma   L={:3} outst={:2}{}: waw {:5.2f} ({:5.1f}%, rob {:2})  strong {:5.2f} ({:5.1f}%, "
+        "rob {:2})  ratio {:.3f}  bound {:5.1f}%\n",
+        r.lat, r.outst, r.outst >= r.lat * 3 / 2 ? " (covers latency)" : "                 ", r.bpc[0],
+        100 * r.bpc[0] / W, r.rob[0], r.bpc[1], 100 * r.bpc[1] / W, r.rob[1], r.bpc[0] > 0 ? r.bpc[1] / r.bpc[0] : 0,
+        100 * std::min(1.0, static_cast<double>(r.outst) / r.lat));
   // simulation speed: back-to-back copies
   DmaBench t(env, MemSystem::Params{10, 30, 2, 1.0, 1.0, 0});
   co_await t.start(32);

@@ -1,13 +1,12 @@
 // Helpers for the throughput tests that `make bench` runs (scripts/bench reads the line printed).
 #pragma once
 
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
-
-#include <fmt/format.h>
-
 #include <string_view>
 
 #include "harness/env.hpp"

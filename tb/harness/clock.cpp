@@ -5,7 +5,10 @@
 namespace trn::tb {
 
 Clock::Clock(Signal& sig, std::uint64_t period, Unit u)
-    : sig_(&sig), period_(to_ps(period, u)), st_(std::make_shared<State>()), live_gen_(std::make_shared<std::uint64_t>(0)) {
+    : sig_(&sig),
+      period_(to_ps(period, u)),
+      st_(std::make_shared<State>()),
+      live_gen_(std::make_shared<std::uint64_t>(0)) {
   if (period_ < 2 || period_ % 2) throw HarnessError("Clock period must be an even number of picoseconds >= 2");
 }
 

@@ -35,7 +35,8 @@ constexpr double kWavePixels = 940;
 
 std::string fst_name(const Signal& s) { return sized("TOP." + s.name(), s.width()); }
 
-void write_gtkw(const std::string& path, const std::string& fst, PortTable& ports, const std::optional<WaveFocus>& focus) {
+void write_gtkw(const std::string& path, const std::string& fst, PortTable& ports,
+                const std::optional<WaveFocus>& focus) {
   const auto& extra = ModelWaves::get().all();
   auto extra_of = [&](const std::string& scope, const std::string& name) -> const ModelWaves::Sig* {
     for (const auto& s : extra)

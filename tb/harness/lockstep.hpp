@@ -67,7 +67,9 @@ class LockstepCore {
   /// Waves (WAVES=1, a top's lockstep only): the model's value of output leaf i this cycle, then
   /// the cycle's model and sampled ports and the mismatch flag (model_waves.hpp).
   bool waves_ = false;
-  void wave_leaf(std::size_t i, const Bits& v) { wave_ports_[out_wave_[i]].model.copy(out_[i].field.lsb(), v, 0, v.width()); }
+  void wave_leaf(std::size_t i, const Bits& v) {
+    wave_ports_[out_wave_[i]].model.copy(out_[i].field.lsb(), v, 0, v.width());
+  }
   void wave_commit(bool mismatch);
   /// A probe: inputs are compared like outputs, names carry the scope.
   bool probe_ = false;

@@ -299,7 +299,8 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
     g_validate = nullptr;
     try {
       Task<> main = t.fn(env);
-      exc = sched.run_test(std::move(main), static_cast<std::uint64_t>(t.opts.timeout_ns * 1000.0 * static_cast<double>(g_opts.length)));
+      exc = sched.run_test(std::move(main),
+                           static_cast<std::uint64_t>(t.opts.timeout_ns * 1000.0 * static_cast<double>(g_opts.length)));
     } catch (...) {
       exc = std::current_exception();
     }

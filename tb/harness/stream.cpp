@@ -2,8 +2,8 @@
 
 namespace trn::tb {
 
-StreamSource::StreamSource(std::string name, Clock& clk, Signal& rst_n, StreamPorts ports, Rng rng,
-                           double p_valid, Watchdog* wd)
+StreamSource::StreamSource(std::string name, Clock& clk, Signal& rst_n, StreamPorts ports, Rng rng, double p_valid,
+                           Watchdog* wd)
     : StreamEndpoint(std::move(name), clk, rst_n, ports, rng, wd), p_valid_(p_valid) {
   hook_ = clk_.add_pre_edge_hook([this] {
     took_ = driving_ && handshake();
@@ -15,8 +15,7 @@ StreamSource::StreamSource(std::string name, Clock& clk, Signal& rst_n, StreamPo
   });
   if (wd_)
     wd_id_ = wd_->add_interface(
-        name_, [this] { return driving_ && out_of_reset() && !ports_.ready.get(); },
-        [this] { return !q_.empty(); });
+        name_, [this] { return driving_ && out_of_reset() && !ports_.ready.get(); }, [this] { return !q_.empty(); });
 }
 
 void StreamSource::flush() {

@@ -7,13 +7,13 @@
 //   TRN_BENCH_MAIN(Vstream_fifo, "stream_fifo")   // once per bench, after its tests
 #pragma once
 
+#include <verilated.h>
+#include <verilated_fst_c.h>
+
 #include <cstdlib>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <verilated.h>
-#include <verilated_fst_c.h>
 #if VM_COVERAGE
 #include <verilated_cov.h>
 #endif
@@ -132,11 +132,10 @@ class VerilatedBench : public Bench {
 
 }  // namespace trn::tb
 
-#define TRN_BENCH_MAIN(VTYPE, TOP)                                                                  \
-  int main(int argc, char** argv) {                                                                 \
-    return ::trn::tb::bench_main(argc, argv, TOP, TRN_CONFIG_NAME,                                  \
-                                 [](const std::vector<std::string>& args, bool waves) {            \
-                                   return std::unique_ptr<::trn::tb::Bench>(                       \
-                                       new ::trn::tb::VerilatedBench<VTYPE>(args, waves, trn_bind_ports)); \
-                                 });                                                                \
+#define TRN_BENCH_MAIN(VTYPE, TOP)                                                                                     \
+  int main(int argc, char** argv) {                                                                                    \
+    return ::trn::tb::bench_main(                                                                                      \
+        argc, argv, TOP, TRN_CONFIG_NAME, [](const std::vector<std::string>& args, bool waves) {                       \
+          return std::unique_ptr<::trn::tb::Bench>(new ::trn::tb::VerilatedBench<VTYPE>(args, waves, trn_bind_ports)); \
+        });                                                                                                            \
   }

@@ -6,15 +6,13 @@
 
 namespace trn::tb {
 
-Watchdog::Watchdog(Clock& clk, std::uint64_t limit)
-    : clk_(clk), limit_(limit ? limit : options().watchdog_cycles) {
+Watchdog::Watchdog(Clock& clk, std::uint64_t limit) : clk_(clk), limit_(limit ? limit : options().watchdog_cycles) {
   hook_ = clk_.add_pre_edge_hook([this] { on_edge(); });
 }
 
 Watchdog::~Watchdog() { clk_.remove_hook(hook_); }
 
-Watchdog::Id Watchdog::add_interface(std::string name, std::function<bool()> stalled,
-                                     std::function<bool()> pending) {
+Watchdog::Id Watchdog::add_interface(std::string name, std::function<bool()> stalled, std::function<bool()> pending) {
   ifaces_.push_back(Iface{std::move(name), std::move(stalled), std::move(pending)});
   return ifaces_.size() - 1;
 }

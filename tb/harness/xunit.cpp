@@ -1,9 +1,9 @@
 #include "harness/xunit.hpp"
 
+#include <fmt/format.h>
+
 #include <cstdio>
 #include <stdexcept>
-
-#include <fmt/format.h>
 
 namespace trn::tb {
 
@@ -12,11 +12,21 @@ std::string xml_escape(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\n': o += "&#10;"; break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\n':
+        o += "&#10;";
+        break;
       default:
         if (static_cast<unsigned char>(c) < 0x20 && c != '\t')
           o += ' ';
@@ -85,8 +95,8 @@ std::string summary_table(const std::vector<TestResult>& results) {
   }
   s += bar + "\n";
   s += fmt::format("** {:<{}}          {:>13.2f}  {:>13.2f}  {:>12.2f} **\n",
-                   fmt::format("TESTS={} PASS={} FAIL={} SKIP={}", results.size(), pass, fail, skip), w, sim,
-                   wall, wall > 0 ? sim / wall : 0.0);
+                   fmt::format("TESTS={} PASS={} FAIL={} SKIP={}", results.size(), pass, fail, skip), w, sim, wall,
+                   wall > 0 ? sim / wall : 0.0);
   s += bar + "\n";
   return s;
 }

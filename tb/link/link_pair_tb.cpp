@@ -290,10 +290,11 @@ struct LinkBench {
     co_return clk.cycle() - c0;
   }
   void report(const char* what) const {
-    info("{}: {} flits delivered in {} cycles; {} corrupted on the wire, {} acknowledgements lost; receiver: {} CRC "
-         "errors, {} out-of-sequence drops; sender: {} replays on nack, {} on timeout",
-         what, delivered, cycles, corrupted, acks_lost, env.sig("crc_errors_o").get(), env.sig("drops_o").get(),
-         env.sig("replays_o").get(), env.sig("timeouts_o").get());
+    info(
+        "{}: {} flits delivered in {} cycles; {} corrupted on the wire, {} acknowledgements lost; receiver: {} CRC "
+        "errors, {} out-of-sequence drops; sender: {} replays on nack, {} on timeout",
+        what, delivered, cycles, corrupted, acks_lost, env.sig("crc_errors_o").get(), env.sig("drops_o").get(),
+        env.sig("replays_o").get(), env.sig("timeouts_o").get());
   }
 };
 

@@ -194,16 +194,20 @@ struct RouterBench {
       if (kind == Kind::head || kind == Kind::single) {
         check(sink_pkt[j] < 0, "cycle {}: output {} VC {}: packet {} starts inside packet {}", clk.cycle(), o, v, id,
               sink_pkt[j]);
-        check(o == k.rt.port, "cycle {}: packet {} left on port {}, its route is port {}", clk.cycle(), id, o, k.rt.port);
-        check(vc_allowed(prm.topo, V, v, k.tc, k.rt.cls), "cycle {}: packet {} (traffic class {}) on VC {}, its route "
-              "needs dateline class {}", clk.cycle(), id, k.tc, v, k.rt.cls);
+        check(o == k.rt.port, "cycle {}: packet {} left on port {}, its route is port {}", clk.cycle(), id, o,
+              k.rt.port);
+        check(vc_allowed(prm.topo, V, v, k.tc, k.rt.cls),
+              "cycle {}: packet {} (traffic class {}) on VC {}, its route "
+              "needs dateline class {}",
+              clk.cycle(), id, k.tc, v, k.rt.cls);
         sink_pkt[j] = static_cast<int>(id);
         sink_idx[j] = 0;
         cover_departure(k, o, v);
       }
-      check(sink_pkt[j] == static_cast<int>(id) && idx == sink_idx[j] && f == expected(k, idx),
-            "cycle {}: output {} VC {}: flit {} of packet {} out of order, foreign or corrupted (expected flit {} of {})",
-            clk.cycle(), o, v, idx, id, sink_idx[j], sink_pkt[j]);
+      check(
+          sink_pkt[j] == static_cast<int>(id) && idx == sink_idx[j] && f == expected(k, idx),
+          "cycle {}: output {} VC {}: flit {} of packet {} out of order, foreign or corrupted (expected flit {} of {})",
+          clk.cycle(), o, v, idx, id, sink_idx[j], sink_pkt[j]);
       ++sink_idx[j];
       if (kind == Kind::tail || kind == Kind::single) {
         check(sink_idx[j] == k.flits.size(), "cycle {}: packet {} ended after {} of {} flits", clk.cycle(), id,

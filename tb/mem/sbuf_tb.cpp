@@ -39,8 +39,8 @@ constexpr unsigned kEPorts = 8, kStarve = 8;
 
 Sbuf::Params params_of(const Env& e) {
   const auto& a = e.cfg().arch;
-  return Sbuf::Params{a.partitions, a.sbuf_bytes_per_partition, a.dma_beat_bytes, a.sbuf_banks, kEPorts,
-                      kBroken ? 1000u : kStarve};
+  return Sbuf::Params{a.partitions, a.sbuf_bytes_per_partition, a.dma_beat_bytes, a.sbuf_banks,
+                      kEPorts,      kBroken ? 1000u : kStarve};
 }
 /// The longest an engine request may be refused (docs/sbuf.md): Starve cycles before it claims its
 /// bank, one more for a stage-2 write already under way, then one grant to each other engine port.
@@ -71,10 +71,10 @@ struct EReq {
 struct Traffic {
   double p_dw = 0.5, p_dr = 0.4, p_e = 0.4, p_acc = 0.5, p_col = 0.3, p_hot = 0.5, p_ewe = 0.5;
   unsigned hot_lines = 2;
-  unsigned parts = 0;  ///< requests in partitions [0, parts) only (0: all)
-  bool full = false;   ///< DMA rows are whole aligned lines
+  unsigned parts = 0;                         ///< requests in partitions [0, parts) only (0: all)
+  bool full = false;                          ///< DMA rows are whole aligned lines
   std::uint64_t e_ports = ~std::uint64_t{0};  ///< the engine ports that offer requests
-  bool e_word = false;                         ///< engine elements of 4 bytes only
+  bool e_word = false;                        ///< engine elements of 4 bytes only
 };
 
 // ---- functional coverage: the requesters of a cycle (0 the DMA write, 1 the DMA read, 2 + i engine
@@ -95,12 +95,12 @@ std::size_t pair_index(unsigned a, unsigned b) {  // a < b
 /// accumulate, a DMA copy, the DMA read, an engine read, an engine write; the bins of every pair of
 /// them that can meet on a bank in one cycle.
 enum Use : unsigned { kS2, kAcc, kCopy, kDr, kEr, kEw };
-const std::vector<std::string> kUsePairs = {"s2-acc",  "s2-copy", "s2-dr",   "s2-er",   "s2-ew", "acc-dr",
-                                            "acc-er",  "acc-ew",  "copy-dr", "copy-er", "copy-ew", "dr-er",
-                                            "dr-ew",   "er-er",   "er-ew",   "ew-ew"};
+const std::vector<std::string> kUsePairs = {"s2-acc", "s2-copy", "s2-dr",   "s2-er",   "s2-ew",   "acc-dr",
+                                            "acc-er", "acc-ew",  "copy-dr", "copy-er", "copy-ew", "dr-er",
+                                            "dr-ew",  "er-er",   "er-ew",   "ew-ew"};
 int use_pair(unsigned a, unsigned b) {
   if (a > b) std::swap(a, b);
-  static constexpr int t[6][6] = {{-1, 0, 1, 2, 3, 4},      {-1, -1, -1, 5, 6, 7},     {-1, -1, -1, 8, 9, 10},
+  static constexpr int t[6][6] = {{-1, 0, 1, 2, 3, 4},      {-1, -1, -1, 5, 6, 7},    {-1, -1, -1, 8, 9, 10},
                                   {-1, -1, -1, -1, 11, 12}, {-1, -1, -1, -1, 13, 14}, {-1, -1, -1, -1, -1, 15}};
   return t[a][b];
 }
@@ -108,7 +108,8 @@ int use_pair(unsigned a, unsigned b) {
 /// An FP32 value near 1 (so sums do not all saturate), now and then a special or subnormal.
 std::uint32_t value32(Rng& r) {
   if (r.chance(1.0 / 32)) {
-    static const std::uint32_t sp[] = {0x0u, 0x80000000u, 0x7F800000u, 0xFF800000u, 0x7FC00000u, 0x00000123u, 0x7F7FFFFFu};
+    static const std::uint32_t sp[] = {0x0u,        0x80000000u, 0x7F800000u, 0xFF800000u,
+                                       0x7FC00000u, 0x00000123u, 0x7F7FFFFFu};
     return sp[r.below(std::size(sp))];
   }
   const std::uint32_t sign = static_cast<std::uint32_t>(r.below(2)) << 31;
@@ -138,7 +139,7 @@ struct SbufBench {
   std::uint64_t e_took = 0;
   // the reference data of the reads accepted in the cycle before, due in this one
   std::optional<std::vector<std::uint8_t>> dr_due;
-  unsigned dr_id = 0, dr_due_id = 0;  ///< the id of the next DMA read, and of the one due
+  unsigned dr_id = 0, dr_due_id = 0;                             ///< the id of the next DMA read, and of the one due
   std::vector<std::optional<std::vector<std::uint32_t>>> e_due;  ///< per engine port
   struct Readies {
     bool dw, dr;
@@ -151,7 +152,7 @@ struct SbufBench {
     unsigned e_wait_max = 0;  ///< the longest an engine request waited for its grant (cycles)
   } st;
   std::optional<DwReq> last_acc;  // the accumulate accepted in the previous cycle
-  std::vector<unsigned> e_wait;  ///< cycles each engine port's request has waited
+  std::vector<unsigned> e_wait;   ///< cycles each engine port's request has waited
 
   // ---- functional coverage (docs/sbuf.md), sampled in serve() from the requests the bench offers
   // (dw, dr, e: what the request ports carry), the readies and last_acc (the accumulate accepted in
@@ -206,11 +207,13 @@ struct SbufBench {
         for (unsigned k = 0; k < w.n; ++k) v.push_back(geo.sbuf_index(w.addr + k));
       else
         for (unsigned k = 0; k < w.n; ++k)
-          for (unsigned i = 0; i < w.esize; ++i) v.push_back(geo.sbuf_index(addr(geo.part_of(w.addr) + k, geo.off_of(w.addr) + i)));
+          for (unsigned i = 0; i < w.esize; ++i)
+            v.push_back(geo.sbuf_index(addr(geo.part_of(w.addr) + k, geo.off_of(w.addr) + i)));
       return v;
     };
     const auto x = bytes(a), y = bytes(b);
-    return std::any_of(x.begin(), x.end(), [&](std::uint64_t i) { return std::find(y.begin(), y.end(), i) != y.end(); });
+    return std::any_of(x.begin(), x.end(),
+                       [&](std::uint64_t i) { return std::find(y.begin(), y.end(), i) != y.end(); });
   }
 
   /// The settled values of the cycle that ends: the read data due now, then this cycle's grants.
@@ -224,8 +227,8 @@ struct SbufBench {
             env.sig("dr_rid_o").get(), dr_due_id);
       const Bits d = env.sig("dr_rdata_o").bits();
       for (unsigned b = 0; b < B(); ++b)
-        check(d.slice(8 * b, 8) == (*dr_due)[b], "cycle {}: DMA read byte {}: {:#04x}, reference {:#04x}", clk.cycle(), b,
-              d.slice(8 * b, 8), (*dr_due)[b]);
+        check(d.slice(8 * b, 8) == (*dr_due)[b], "cycle {}: DMA read byte {}: {:#04x}, reference {:#04x}", clk.cycle(),
+              b, d.slice(8 * b, 8), (*dr_due)[b]);
     }
     const std::uint64_t rvalid = env.sig("e_rvalid_o").get();
     const Bits ed = env.sig("e_rdata_o").bits();
@@ -402,7 +405,9 @@ struct SbufBench {
   void fill_data(DwReq& w) {
     const unsigned bytes = w.col ? w.n * w.esize : w.n;
     for (unsigned b = 0; b < bytes; b += w.esize) {
-      const std::uint32_t v = !w.acc ? static_cast<std::uint32_t>(rng.next()) : w.esize == 4 ? value32(rng) : value16(rng);
+      const std::uint32_t v = !w.acc         ? static_cast<std::uint32_t>(rng.next())
+                              : w.esize == 4 ? value32(rng)
+                                             : value16(rng);
       for (unsigned i = 0; i < w.esize; ++i) w.data.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
     }
   }
@@ -571,8 +576,9 @@ struct SbufBench {
     if (lockstep.active() && options().lockstep)
       for (unsigned p = 0; p < prm.parts; ++p)
         for (std::uint32_t o = 0; o < prm.part_bytes; ++o)
-          check(model.byte(p, o) == ref.at(Space::sbuf, addr(p, o)), "model partition {} byte {:#x}: {:#04x}, reference {:#04x}",
-                p, o, model.byte(p, o), ref.at(Space::sbuf, addr(p, o)));
+          check(model.byte(p, o) == ref.at(Space::sbuf, addr(p, o)),
+                "model partition {} byte {:#x}: {:#04x}, reference {:#04x}", p, o, model.byte(p, o),
+                ref.at(Space::sbuf, addr(p, o)));
   }
   /// Random traffic for `cycles` cycles.
   Task<> run(std::uint64_t cycles) {
@@ -582,13 +588,14 @@ struct SbufBench {
     check_wait_bound();
   }
   void check_wait_bound() const {
-    check(st.e_wait_max <= kWaitBound, "an engine request waited {} cycles for its bank; the bound is {} (docs/sbuf.md)",
-          st.e_wait_max, kWaitBound);
+    check(st.e_wait_max <= kWaitBound,
+          "an engine request waited {} cycles for its bank; the bound is {} (docs/sbuf.md)", st.e_wait_max, kWaitBound);
   }
   void report(const char* what) const {
-    info("{}: {} cycles, {} copies, {} accumulates ({} chained on the previous one's bytes), {} DMA reads, {} engine "
-         "reads, {} engine writes, {} request-cycles refused, longest engine wait {} cycles",
-         what, st.cycles, st.copies, st.accs, st.acc_chained, st.dr, st.e_rd, st.e_wr, st.refused, st.e_wait_max);
+    info(
+        "{}: {} cycles, {} copies, {} accumulates ({} chained on the previous one's bytes), {} DMA reads, {} engine "
+        "reads, {} engine writes, {} request-cycles refused, longest engine wait {} cycles",
+        what, st.cycles, st.copies, st.accs, st.acc_chained, st.dr, st.e_rd, st.e_wr, st.refused, st.e_wait_max);
   }
 };
 
@@ -615,8 +622,16 @@ Task<> back_to_back(SbufBench& t) {
   // First half: an accumulate every cycle, DMA reads alongside (they wait: lowest priority). Second
   // half: accumulates with gaps, and two engine ports reading and writing the hot line as well (an
   // engine port kept out Starve cycles would refuse the DMA, so only the first half counts refusals).
-  t.traffic = Traffic{.p_dw = 1.0, .p_dr = 0.5, .p_e = 0.0, .p_acc = 1.0, .p_col = 0.3, .p_hot = 1.0, .p_ewe = 0.5,
-                      .hot_lines = 1, .parts = 1, .e_ports = 0b11};
+  t.traffic = Traffic{.p_dw = 1.0,
+                      .p_dr = 0.5,
+                      .p_e = 0.0,
+                      .p_acc = 1.0,
+                      .p_col = 0.3,
+                      .p_hot = 1.0,
+                      .p_ewe = 0.5,
+                      .hot_lines = 1,
+                      .parts = 1,
+                      .e_ports = 0b11};
   const std::uint64_t accs0 = t.st.accs;
   std::uint64_t acc_refused = 0;
   t.random_traffic = true;
@@ -686,7 +701,8 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
   auto expect = [&](const Case& c, const SbufBench::Readies& rd) {
     auto ok = [](int want, bool got) { return want < 0 || (want != 0) == got; };
     check(ok(c.dw, rd.dw) && ok(c.dr, rd.dr) && ok(c.e, rd.e0()),
-          "{}: readies dw/dr/e0 {}/{}/{}, expected {}/{}/{} (-1: none)", c.what, rd.dw, rd.dr, rd.e0(), c.dw, c.dr, c.e);
+          "{}: readies dw/dr/e0 {}/{}/{}, expected {}/{}/{} (-1: none)", c.what, rd.dw, rd.dr, rd.e0(), c.dw, c.dr,
+          c.e);
     info("{}: ok", c.what);
   };
   co_await t.preload();
@@ -719,7 +735,8 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
   t.dr = DrReq{t.addr(1, 0), 4};
   t.e[0] = eng(false, nb);
   r = co_await t.once();
-  expect({"an accumulate is always taken; it holds its bank's read port against the engine and the DMA read", 1, 0, 0}, r);
+  expect({"an accumulate is always taken; it holds its bank's read port against the engine and the DMA read", 1, 0, 0},
+         r);
   t.dw = row(true, 0);
   t.e[0] = eng(true, nb);
   r = co_await t.once();
@@ -795,8 +812,9 @@ TRN_TEST(engine_round_robin, .timeout_ns = 1e10) {
       check(grants[i][k] - grants[i][k - 1] == period, "engine port {} served at cycles {} and {}: not every {}", i,
             grants[i][k - 1], grants[i][k], period);
   }
-  info("one bank, six readers and two writers: one read and one write granted every cycle, each reader every 6 "
-       "cycles, each writer every 2");
+  info(
+      "one bank, six readers and two writers: one read and one write granted every cycle, each reader every 6 "
+      "cycles, each writer every 2");
   // every element size at once on all ports, random lines, with DMA traffic: checked by the scoreboard
   t.traffic = Traffic{.p_dw = 0.5, .p_dr = 0.5, .p_e = 1.0, .p_acc = 0.5, .p_col = 0.3, .p_hot = 0.5, .p_ewe = 0.5};
   co_await t.run(scaled(2000));
@@ -816,8 +834,8 @@ TRN_TEST(dma_waits_behind_engine_claims, .timeout_ns = 1e10) {
   SbufBench t(env);
   co_await t.start();
   co_await t.preload();
-  t.traffic = Traffic{.p_dw = 1.0, .p_dr = 0.0, .p_e = 1.0, .p_acc = 0.0, .p_col = 0.0, .p_hot = 1.0, .p_ewe = 0.7,
-                      .hot_lines = 1};
+  t.traffic = Traffic{
+      .p_dw = 1.0, .p_dr = 0.0, .p_e = 1.0, .p_acc = 0.0, .p_col = 0.0, .p_hot = 1.0, .p_ewe = 0.7, .hot_lines = 1};
   t.random_traffic = true;
   const std::uint64_t copies0 = t.st.copies;
   std::uint64_t wait = 0, wait_max = 0;
@@ -888,8 +906,8 @@ Task<> starved_engine(SbufBench& t, unsigned port) {
     check(resumed, "the DMA accumulates did not resume after the engine was served");
     t.clear_requests();
     co_await t.drain();
-    info("engine {} on port {} refused {} cycles by back-to-back DMA accumulates, then served", we ? "write" : "read", port,
-         refused);
+    info("engine {} on port {} refused {} cycles by back-to-back DMA accumulates, then served", we ? "write" : "read",
+         port, refused);
     check(refused == kStarve + 1, "engine {} refused {} cycles by back-to-back accumulates, expected Starve + 1 = {}",
           we ? "write" : "read", refused, kStarve + 1);
   }
@@ -982,8 +1000,10 @@ TRN_TEST(dma_at_last_address, .timeout_ns = 1e10) {
   t.dw = burst[0];
   t.dr = last_read(P - 1, sizes[0]);
   for (unsigned c = 0; taken < burst.size() || reads < std::size(sizes); ++c) {
-    check(c < 1000, "back-to-back DMA requests at the last address: {} of {} writes and {} of {} reads accepted after "
-          "1000 cycles", taken, burst.size(), reads, std::size(sizes));
+    check(c < 1000,
+          "back-to-back DMA requests at the last address: {} of {} writes and {} of {} reads accepted after "
+          "1000 cycles",
+          taken, burst.size(), reads, std::size(sizes));
     co_await t.cycle();
     if (t.dw && !t.dw_took && t.dw->acc) ++acc_refused;
     if (t.dw_took) {
@@ -1047,15 +1067,37 @@ TRN_TEST(throughput) {
     Traffic t;
   };
   const Mix mixes[] = {
-      {"copies of whole lines", Traffic{.p_dw = 1, .p_dr = 0, .p_e = 0, .p_acc = 0, .p_col = 0, .p_hot = 0, .full = true}},
-      {"accumulates of whole lines into one line (each on the previous sums)",
-       Traffic{.p_dw = 1, .p_dr = 0, .p_e = 0, .p_acc = 1, .p_col = 0, .p_hot = 1, .hot_lines = 1, .parts = 1, .full = true}},
-      {"accumulates + engine reads (one port) + DMA reads, random lines",
-       Traffic{.p_dw = 1, .p_dr = 1, .p_e = 1, .p_acc = 1, .p_col = 0, .p_hot = 0, .p_ewe = 0, .full = true, .e_ports = 1,
-               .e_word = true}},
-      {"copies + engine writes (one port) + DMA reads, random lines",
-       Traffic{.p_dw = 1, .p_dr = 1, .p_e = 1, .p_acc = 0, .p_col = 0, .p_hot = 0, .p_ewe = 1, .full = true, .e_ports = 1,
-               .e_word = true}},
+      {"copies of whole lines",
+       Traffic{.p_dw = 1, .p_dr = 0, .p_e = 0, .p_acc = 0, .p_col = 0, .p_hot = 0, .full = true}},
+      {"accumulates of whole lines into one line (each on the previous sums)", Traffic{.p_dw = 1,
+                                                                                       .p_dr = 0,
+                                                                                       .p_e = 0,
+                                                                                       .p_acc = 1,
+                                                                                       .p_col = 0,
+                                                                                       .p_hot = 1,
+                                                                                       .hot_lines = 1,
+                                                                                       .parts = 1,
+                                                                                       .full = true}},
+      {"accumulates + engine reads (one port) + DMA reads, random lines", Traffic{.p_dw = 1,
+                                                                                  .p_dr = 1,
+                                                                                  .p_e = 1,
+                                                                                  .p_acc = 1,
+                                                                                  .p_col = 0,
+                                                                                  .p_hot = 0,
+                                                                                  .p_ewe = 0,
+                                                                                  .full = true,
+                                                                                  .e_ports = 1,
+                                                                                  .e_word = true}},
+      {"copies + engine writes (one port) + DMA reads, random lines", Traffic{.p_dw = 1,
+                                                                              .p_dr = 1,
+                                                                              .p_e = 1,
+                                                                              .p_acc = 0,
+                                                                              .p_col = 0,
+                                                                              .p_hot = 0,
+                                                                              .p_ewe = 1,
+                                                                              .full = true,
+                                                                              .e_ports = 1,
+                                                                              .e_word = true}},
       {"copies + DMA reads + all 8 engine ports (reads and writes, every size), random lines",
        Traffic{.p_dw = 1, .p_dr = 1, .p_e = 1, .p_acc = 0, .p_col = 0, .p_hot = 0, .p_ewe = 0.25, .full = true}},
   };
@@ -1074,10 +1116,11 @@ TRN_TEST(throughput) {
     }
     co_await t.drain();
     const double per = static_cast<double>(cyc);
-    fmt::print("bench: figure sbuf {}: DMA write {:.2f} B/cycle ({:.1f}% of one {}-byte beat per cycle), DMA writes "
-               "{:.2f}/cycle, DMA reads {:.2f}/cycle, engine accesses {:.2f}/cycle, longest engine wait {} cycles\n",
-               m.what, bytes / per, 100.0 * bytes / per / W, W, (t.st.copies + t.st.accs - s0.copies - s0.accs) / per,
-               (t.st.dr - s0.dr) / per, (t.st.e_rd + t.st.e_wr - s0.e_rd - s0.e_wr) / per, t.st.e_wait_max);
+    fmt::print(
+        "bench: figure sbuf {}: DMA write {:.2f} B/cycle ({:.1f}% of one {}-byte beat per cycle), DMA writes "
+        "{:.2f}/cycle, DMA reads {:.2f}/cycle, engine accesses {:.2f}/cycle, longest engine wait {} cycles\n",
+        m.what, bytes / per, 100.0 * bytes / per / W, W, (t.st.copies + t.st.accs - s0.copies - s0.accs) / per,
+        (t.st.dr - s0.dr) / per, (t.st.e_rd + t.st.e_wr - s0.e_rd - s0.e_wr) / per, t.st.e_wait_max);
   }
   SbufBench t(env);
   co_await t.start();

@@ -4,9 +4,9 @@
 // computed independently in double from the code's fields.
 #include <cmath>
 
+#include "fp_decode_ports.hpp"
 #include "numerics/fp_convert_units.hpp"
 #include "numerics/unit_env.hpp"
-#include "fp_decode_ports.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -31,9 +31,9 @@ struct DecodeBench : UnitEnv<FpDecode> {
     const std::uint32_t mag = c & ((1u << (d.exp_bits + d.man_bits)) - 1);
     const int field = static_cast<int>(mag >> d.man_bits);
     const double man = mag & ((1u << d.man_bits) - 1);
-    const double v = (field == 0 && d.subnormals) ? std::ldexp(man, 1 - b - static_cast<int>(d.man_bits))
-                                                  : std::ldexp(std::ldexp(1.0, d.man_bits) + man,
-                                                               field - b - static_cast<int>(d.man_bits));
+    const double v = (field == 0 && d.subnormals)
+                         ? std::ldexp(man, 1 - b - static_cast<int>(d.man_bits))
+                         : std::ldexp(std::ldexp(1.0, d.man_bits) + man, field - b - static_cast<int>(d.man_bits));
     return neg ? -v : v;
   }
 
@@ -57,7 +57,8 @@ struct DecodeBench : UnitEnv<FpDecode> {
             continue;
           }
           if (is_inf_code(d, c)) {
-            check(std::isinf(f32_from(x)) && std::signbit(f32_from(x)) == ((c >> (d.bits - 1)) & 1), "{} code {:#x}: Inf decoded as {:#010x}", d.name, c, x);
+            check(std::isinf(f32_from(x)) && std::signbit(f32_from(x)) == ((c >> (d.bits - 1)) & 1),
+                  "{} code {:#x}: Inf decoded as {:#010x}", d.name, c, x);
           } else {
             const double want = reference(d, c, eb);
             check(static_cast<double>(f32_from(x)) == want && std::signbit(f32_from(x)) == std::signbit(want),

@@ -10,10 +10,10 @@
 #include <cmath>
 #include <vector>
 
+#include "fp_encode_ports.hpp"
 #include "numerics/fp_convert_units.hpp"
 #include "numerics/unit_env.hpp"
 #include "numerics/vectors.hpp"
-#include "fp_encode_ports.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -21,8 +21,8 @@ using namespace trn::numerics;
 
 namespace {
 
-const Format kFormats[] = {Format::bf16, Format::fp16, Format::e5m2, Format::e4m3, Format::e4m3fn,
-                           Format::e3m4, Format::e2m1, Format::e8m0};
+const Format kFormats[] = {Format::bf16,   Format::fp16, Format::e5m2, Format::e4m3,
+                           Format::e4m3fn, Format::e3m4, Format::e2m1, Format::e8m0};
 
 struct Mode {
   bool sr, sat;
@@ -73,7 +73,8 @@ struct EncodeBench : UnitEnv<FpEncode> {
     const float cv = f32_from(decode(f, c, b));
     const float maxv = f32_from(decode(f, max_magnitude(d), b));
     if (std::isnan(cv)) {
-      check(!d.is_signed && (xv <= 0 || std::isinf(xv)) && c == nan_code(d), "{}: {} gave NaN code {:#x}", d.name, xv, c);
+      check(!d.is_signed && (xv <= 0 || std::isinf(xv)) && c == nan_code(d), "{}: {} gave NaN code {:#x}", d.name, xv,
+            c);
       return;
     }
     if (std::isinf(cv)) {
@@ -95,8 +96,10 @@ struct EncodeBench : UnitEnv<FpEncode> {
     }
     while (lo < hi) {
       const std::uint32_t mid = (lo + hi + 1) / 2;
-      if (f32_from(decode(f, mid, b)) <= ax) lo = mid;
-      else hi = mid - 1;
+      if (f32_from(decode(f, mid, b)) <= ax)
+        lo = mid;
+      else
+        hi = mid - 1;
     }
     const std::uint32_t lo_code = lo;
     const double lov = f32_from(decode(f, lo_code, b));
@@ -130,7 +133,8 @@ struct EncodeBench : UnitEnv<FpEncode> {
       data.set(in);
       push([this, f, b, m, v] {
         const Bits out = code.bits();
-        for (unsigned l = 0; l < lanes; ++l) check_neighbours(f, b, m, v[l], static_cast<std::uint32_t>(out.slice(16 * l, 16)));
+        for (unsigned l = 0; l < lanes; ++l)
+          check_neighbours(f, b, m, v[l], static_cast<std::uint32_t>(out.slice(16 * l, 16)));
       });
       co_await next();
     }
@@ -210,8 +214,8 @@ TRN_TEST(sr_unbiased_mean, .timeout_ns = 1e10) {
       co_await b.drain();
       const double mean = sum / static_cast<double>(count);
       const double bound = 6 * (hi - lo) / (2 * std::sqrt(static_cast<double>(count)));
-      check(std::fabs(mean - x) <= bound, "{}: mean of {} stochastic roundings of {} is {} (bound +-{})", d.name,
-            count, x, mean, bound);
+      check(std::fabs(mean - x) <= bound, "{}: mean of {} stochastic roundings of {} is {} (bound +-{})", d.name, count,
+            x, mean, bound);
       info("{} x={} n={} mean={} |err|={:.3g} bound={:.3g}", d.name, x, count, mean, std::fabs(mean - x), bound);
     }
   }
@@ -262,7 +266,8 @@ TRN_TEST(lane_enable_and_bad_format, .timeout_ns = 1e8) {
     b.push([&b, en, bad] {
       const Bits out = b.code.bits();
       for (unsigned l = 0; l < b.lanes; ++l)
-        if (bad || !en.bit(l)) check(out.slice(16 * l, 16) == 0, "lane {} (enabled {}, bad format {}) gave a code", l, en.bit(l), bad);
+        if (bad || !en.bit(l))
+          check(out.slice(16 * l, 16) == 0, "lane {} (enabled {}, bad format {}) gave a code", l, en.bit(l), bad);
     });
     co_await b.next();
   }

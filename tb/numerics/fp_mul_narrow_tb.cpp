@@ -5,9 +5,9 @@
 #include <cmath>
 #include <vector>
 
+#include "fp_mul_narrow_ports.hpp"
 #include "numerics/fp_mul_narrow.hpp"
 #include "numerics/unit_env.hpp"
-#include "fp_mul_narrow_ports.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -22,8 +22,14 @@ struct NarrowBench : UnitEnv<FpMulNarrow> {
   unsigned lanes;
   explicit NarrowBench(Env& e)
       : UnitEnv(e, {e.cfg().arch.partitions}, 1),
-        fa(e.sig("fmt_a_i")), ba(e.sig("bias_a_i")), fb(e.sig("fmt_b_i")), bb(e.sig("bias_b_i")),
-        a(e.sig("a_i")), b(e.sig("b_i")), y(e.sig("y_o")), lanes(e.cfg().arch.partitions) {}
+        fa(e.sig("fmt_a_i")),
+        ba(e.sig("bias_a_i")),
+        fb(e.sig("fmt_b_i")),
+        bb(e.sig("bias_b_i")),
+        a(e.sig("a_i")),
+        b(e.sig("b_i")),
+        y(e.sig("y_o")),
+        lanes(e.cfg().arch.partitions) {}
 
   struct Side {
     Format f;
@@ -56,8 +62,8 @@ struct NarrowBench : UnitEnv<FpMulNarrow> {
         bv.set_slice(16 * l, 16, p.second);
         bool exact = true;
         want[l] = reference(sa, p.first, sb, p.second, exact);
-        check(exact || !must_be_exact, "{} {:#x} x {} {:#x}: product not exact in FP32", format_info(sa.f).name, p.first,
-              format_info(sb.f).name, p.second);
+        check(exact || !must_be_exact, "{} {:#x} x {} {:#x}: product not exact in FP32", format_info(sa.f).name,
+              p.first, format_info(sb.f).name, p.second);
       }
       a.set(av);
       b.set(bv);
@@ -114,7 +120,8 @@ TRN_TEST(random_mixed_formats, .timeout_ns = 1e12) {
   NarrowBench t(env);
   co_await t.start();
   auto r = env.rng("codes");
-  const Format all[] = {Format::bf16, Format::fp16, Format::e5m2, Format::e4m3, Format::e4m3fn, Format::e3m4, Format::e2m1};
+  const Format all[] = {Format::bf16,   Format::fp16, Format::e5m2, Format::e4m3,
+                        Format::e4m3fn, Format::e3m4, Format::e2m1};
   const std::uint64_t n = scaled(env_count("NUMERICS_VALUES", 20000));
   const std::uint64_t per = std::max<std::uint64_t>(n / 49, 16);
   for (Format f : all)

@@ -6,9 +6,9 @@
 #include <cmath>
 #include <vector>
 
+#include "mx_quantize_ports.hpp"
 #include "numerics/mx_quantize.hpp"
 #include "numerics/unit_env.hpp"
-#include "mx_quantize_ports.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -21,8 +21,12 @@ const Format kElems[] = {Format::e4m3fn, Format::e5m2, Format::e2m1};
 struct MxBench : UnitEnv<MxQuantize> {
   Signal &elem, &neuron, &data, &scale, &codes;
   explicit MxBench(Env& e)
-      : UnitEnv(e, {}, 2), elem(e.sig("elem_i")), neuron(e.sig("neuron_i")), data(e.sig("data_i")),
-        scale(e.sig("scale_o")), codes(e.sig("codes_o")) {}
+      : UnitEnv(e, {}, 2),
+        elem(e.sig("elem_i")),
+        neuron(e.sig("neuron_i")),
+        data(e.sig("data_i")),
+        scale(e.sig("scale_o")),
+        codes(e.sig("codes_o")) {}
 
   struct Expect {
     std::uint32_t scale;
@@ -73,7 +77,8 @@ struct MxBench : UnitEnv<MxQuantize> {
     Expect e = reference(v, f, neu);
     if (corrupt) e.codes[5] ^= 1;
     push([this, e, f] {
-      check(scale.get() == e.scale, "{} block: scale {:#04x}, reference {:#04x}", format_info(f).name, scale.get(), e.scale);
+      check(scale.get() == e.scale, "{} block: scale {:#04x}, reference {:#04x}", format_info(f).name, scale.get(),
+            e.scale);
       const Bits c = codes.bits();
       for (unsigned i = 0; i < kMxBlock; ++i)
         check(c.slice(8 * i, 8) == e.codes[i], "{} element {}: code {:#04x}, reference {:#04x} (scale {:#04x})",

@@ -3,11 +3,11 @@
 // every lane's word every cycle.
 #include <vector>
 
-#include "numerics/sr_rng.hpp"
 #include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
+#include "numerics/sr_rng.hpp"
 #include "sr_rng_ports.hpp"
 
 using namespace trn;
@@ -27,8 +27,15 @@ struct RngBench {
   std::uint64_t words_checked = 0;
 
   explicit RngBench(Env& e)
-      : env(e), rst(e.sig("rst_ni")), load(e.sig("load_i")), seed(e.sig("seed_i")), advance(e.sig("advance_i")),
-        rnd(e.sig("rnd_o")), clk(e.sig("clk_i"), 10), model({e.cfg().arch.partitions}), lockstep(e, clk, model),
+      : env(e),
+        rst(e.sig("rst_ni")),
+        load(e.sig("load_i")),
+        seed(e.sig("seed_i")),
+        advance(e.sig("advance_i")),
+        rnd(e.sig("rnd_o")),
+        clk(e.sig("clk_i"), 10),
+        model({e.cfg().arch.partitions}),
+        lockstep(e, clk, model),
         lanes(e.cfg().arch.partitions) {
     for (unsigned l = 0; l < lanes; ++l) ref.emplace_back(0, l);
   }

@@ -36,8 +36,9 @@ class UnitEnv {
     hook_ = clk.add_pre_edge_hook([this] {
       if (!(rst.get() & 1) || !(valid_o.get() & 1)) return;
       check(!pending_.empty(), "valid_o at cycle {} with no result in flight", clk.cycle());
-      check(clk.cycle() - pending_.front().first == latency_, "result at cycle {} for the input of cycle {}: latency {}, documented {}",
-            clk.cycle(), pending_.front().first, clk.cycle() - pending_.front().first, latency_);
+      check(clk.cycle() - pending_.front().first == latency_,
+            "result at cycle {} for the input of cycle {}: latency {}, documented {}", clk.cycle(),
+            pending_.front().first, clk.cycle() - pending_.front().first, latency_);
       auto fn = std::move(pending_.front().second);
       pending_.pop_front();
       fn();

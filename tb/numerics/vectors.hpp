@@ -35,12 +35,12 @@ inline std::vector<std::uint32_t> boundary_values(numerics::Format f, int bias) 
   }
   const double top = val(maxm), ulp = top - static_cast<double>(val(maxm - 1));
   const float over = static_cast<float>(top + ulp / 2);  // max + half ulp: the overflow threshold
-  v.insert(v.end(), {static_cast<float>(top), next_up(static_cast<float>(top)), over, next_up(over),
-                     next_down(over), static_cast<float>(top + ulp), static_cast<float>(top * 4)});
+  v.insert(v.end(), {static_cast<float>(top), next_up(static_cast<float>(top)), over, next_up(over), next_down(over),
+                     static_cast<float>(top + ulp), static_cast<float>(top * 4)});
   if (d.subnormals) {
     const float smin = val(1), smax = val((1u << d.man_bits) - 1), nmin = val(1u << d.man_bits);
-    v.insert(v.end(), {smin, smax, nmin, smin / 2, next_up(smin / 2), next_down(smin / 2), smin * 0.75f,
-                       smin / 4, next_down(nmin), next_up(smax)});
+    v.insert(v.end(), {smin, smax, nmin, smin / 2, next_up(smin / 2), next_down(smin / 2), smin * 0.75f, smin / 4,
+                       next_down(nmin), next_up(smax)});
   } else {
     const float lo = val(0);
     v.insert(v.end(), {lo, lo / 2, next_up(lo / 2), lo * 0.75f, next_up(lo), next_down(lo)});
@@ -51,8 +51,8 @@ inline std::vector<std::uint32_t> boundary_values(numerics::Format f, int bias) 
     out.push_back(f32_bits(-x));
   }
   // FP32 specials and subnormals
-  for (std::uint32_t b : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0x7FBFFFFFu, 0x00000001u, 0x007FFFFFu,
-                          0x00800000u, 0x7F7FFFFFu, 0x80000001u, 0xFF7FFFFFu})
+  for (std::uint32_t b : {0x7FC00000u, 0xFFC00000u, 0x7F800001u, 0x7FBFFFFFu, 0x00000001u, 0x007FFFFFu, 0x00800000u,
+                          0x7F7FFFFFu, 0x80000001u, 0xFF7FFFFFu})
     out.push_back(b);
   return out;
 }

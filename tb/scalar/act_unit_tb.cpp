@@ -4,11 +4,11 @@
 #include <cmath>
 #include <vector>
 
+#include "act_unit_ports.hpp"
 #include "numerics/format.hpp"
 #include "numerics/unit_env.hpp"
 #include "scalar/accuracy.hpp"
 #include "scalar/act_unit.hpp"
-#include "act_unit_ports.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -22,7 +22,10 @@ struct ActBench : UnitEnv<ActUnit> {
   Signal &func, &x, &y;
   unsigned lanes;
   explicit ActBench(Env& e)
-      : UnitEnv(e, {e.cfg().arch.partitions}, 1), func(e.sig("func_i")), x(e.sig("x_i")), y(e.sig("y_o")),
+      : UnitEnv(e, {e.cfg().arch.partitions}, 1),
+        func(e.sig("func_i")),
+        x(e.sig("x_i")),
+        y(e.sig("y_o")),
         lanes(e.cfg().arch.partitions) {}
 
   /// Inputs `lanes` per cycle; in-range results must be within the bound of libm.
@@ -89,9 +92,36 @@ TRN_TEST(special_values, .timeout_ns = 1e9) {
   // the lockstep checks the defined results outside the valid ranges.
   ActBench t(env);
   co_await t.start();
-  std::vector<float> xs{NAN, 0.0f, -0.0f, INFINITY, -INFINITY, 1e-45f, -1e-45f, 1e-40f, 1.17549435e-38f, 3.4028235e38f,
-                        -3.4028235e38f, 1.0f, -1.0f, 2.0f, 4.0f, 0.5f, 88.72f, 88.73f, -87.3f, -103.9f, -104.1f, 16.0f,
-                        -16.0f, 15.99f, 1.4142135f, 0.70710677f, 2.4414062e-4f, -2.4414062e-4f, 0.34657359f, 9.0f};
+  std::vector<float> xs{NAN,
+                        0.0f,
+                        -0.0f,
+                        INFINITY,
+                        -INFINITY,
+                        1e-45f,
+                        -1e-45f,
+                        1e-40f,
+                        1.17549435e-38f,
+                        3.4028235e38f,
+                        -3.4028235e38f,
+                        1.0f,
+                        -1.0f,
+                        2.0f,
+                        4.0f,
+                        0.5f,
+                        88.72f,
+                        88.73f,
+                        -87.3f,
+                        -103.9f,
+                        -104.1f,
+                        16.0f,
+                        -16.0f,
+                        15.99f,
+                        1.4142135f,
+                        0.70710677f,
+                        2.4414062e-4f,
+                        -2.4414062e-4f,
+                        0.34657359f,
+                        9.0f};
   for (unsigned i = 0; i < kActCount; ++i) co_await t.run(static_cast<Act>(i), xs);
   // an unknown function code gives the canonical NaN (lockstep and here)
   t.func.set(12);

@@ -36,7 +36,7 @@ namespace {
 
 // ---- functional coverage
 /// Operand types as commands name them: the PE formats (numerics::Format 0..8), then MX elements.
-const std::vector<std::string> kTypeBins = {"fp32", "tf32",   "bf16",    "fp16",      "e5m2",   "e4m3",
+const std::vector<std::string> kTypeBins = {"fp32",   "tf32", "bf16", "fp16",    "e5m2",      "e4m3",
                                             "e4m3fn", "e3m4", "e2m1", "mx_e5m2", "mx_e4m3fn", "mx_e2m1"};
 std::size_t type_bin(unsigned fmt, bool mx) {
   if (!mx) return fmt;
@@ -100,15 +100,15 @@ struct TeBench {
   CoverPoint& cov_stationary =
       cover_cross("tensor_engine.stationary_type_x_psum", {kTypeBins, {"overwrite", "accumulate"}});
   /// Per legal transposing MultiplyMoving: the type of the tile.
-  CoverPoint& cov_transpose = cover_point(
-      "tensor_engine.transpose_type", std::vector<std::string>(kTypeBins.begin(), kTypeBins.begin() + 9));
+  CoverPoint& cov_transpose =
+      cover_point("tensor_engine.transpose_type", std::vector<std::string>(kTypeBins.begin(), kTypeBins.begin() + 9));
   CoverPoint& cov_err = cover_point("tensor_engine.err_code", {"shape", "range", "type", "no_weights", "kind"});
-  CoverPoint& cov_k = range_point("tensor_engine.ls.k");                // 1 .. R
-  CoverPoint& cov_m = range_point("tensor_engine.ls.m");                // 1 .. C
-  CoverPoint& cov_n = range_point("tensor_engine.mm.n");                // 1 .. Nmax
-  CoverPoint& cov_tr_n = range_point("tensor_engine.mm.transpose_n");   // 1 .. the tile's K
-  CoverPoint& cov_bank = range_point("tensor_engine.mm.bank");          // 0 .. banks - 1
-  CoverPoint& cov_off = range_point("tensor_engine.mm.off");            // 0 .. depth - N
+  CoverPoint& cov_k = range_point("tensor_engine.ls.k");               // 1 .. R
+  CoverPoint& cov_m = range_point("tensor_engine.ls.m");               // 1 .. C
+  CoverPoint& cov_n = range_point("tensor_engine.mm.n");               // 1 .. Nmax
+  CoverPoint& cov_tr_n = range_point("tensor_engine.mm.transpose_n");  // 1 .. the tile's K
+  CoverPoint& cov_bank = range_point("tensor_engine.mm.bank");         // 0 .. banks - 1
+  CoverPoint& cov_off = range_point("tensor_engine.mm.off");           // 0 .. depth - N
   /// Per stationary read: no MultiplyMoving before the load in flight; one in flight (the load runs
   /// in the background); and a moving read accepted in the same cycle.
   CoverPoint& cov_background =
@@ -119,8 +119,7 @@ struct TeBench {
   CoverPoint& cov_st_special = cover_point("tensor_engine.stationary_special", kSpecialBins);
   CoverPoint& cov_mv_special = cover_point("tensor_engine.moving_special", kSpecialBins);
   /// MX E8M0 block scales at their extremes (2^-127, 2^127) and NaN.
-  CoverPoint& cov_scale =
-      cover_cross("tensor_engine.mx_scale", {{"stationary", "moving"}, {"2^-127", "2^127", "nan"}});
+  CoverPoint& cov_scale = cover_cross("tensor_engine.mx_scale", {{"stationary", "moving"}, {"2^-127", "2^127", "nan"}});
   struct Weights {
     unsigned fmt = 0, k = 0;
     bool mx = false;
@@ -138,7 +137,7 @@ struct TeBench {
     unsigned fmt = 0, rows = 0;
   };
   std::array<std::deque<Reader>, 2> readers;
-  std::array<std::deque<Operand>, 2> operands;  ///< per port, beside ReadServer::q
+  std::array<std::deque<Operand>, 2> operands;      ///< per port, beside ReadServer::q
   std::optional<sv::te_pkg::te_cmd_t> cmd_pending;  ///< accepted in the cycle before
   std::uint64_t cmd_seq = 0, cmd_pending_seq = 0;
   std::deque<std::uint64_t> mm_active;  ///< legal MultiplyMoving commands not yet done, by sequence number
@@ -1209,9 +1208,10 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
   check(cmd_st.longest >= 256, "the longest command stall was {} cycles, want 256 or more", cmd_st.longest);
   check(pe_st.longest >= 256, "the longest engine-write stall was {} cycles, want 256 or more", pe_st.longest);
   co_await t.compare_psum(ref.psum);
-  info("{} commands, {} engine writes, PSUM matches the reference; stalls of 16+ cycles: {} on cmd (longest {}), "
-       "{} on pe (longest {})",
-       issued, pe_accepted, cmd_st.long_ones, cmd_st.longest, pe_st.long_ones, pe_st.longest);
+  info(
+      "{} commands, {} engine writes, PSUM matches the reference; stalls of 16+ cycles: {} on cmd (longest {}), "
+      "{} on pe (longest {})",
+      issued, pe_accepted, cmd_st.long_ones, cmd_st.longest, pe_st.long_ones, pe_st.longest);
 }
 
 TRN_TEST(throughput) {

@@ -11,6 +11,11 @@
 #include <type_traits>
 #include <vector>
 
+#include "harness/bench_util.hpp"
+#include "harness/lockstep.hpp"
+#include "harness/reset.hpp"
+#include "harness/verilated_bench.hpp"
+#include "lane_engine_ports.hpp"
 #include "mem/elements.hpp"
 #include "numerics/format.hpp"
 #include "numerics/mx.hpp"
@@ -18,11 +23,6 @@
 #include "vector/lane_engine.hpp"
 #include "vector/reference.hpp"
 #include "vector/runner.hpp"
-#include "harness/bench_util.hpp"
-#include "harness/lockstep.hpp"
-#include "harness/reset.hpp"
-#include "harness/verilated_bench.hpp"
-#include "lane_engine_ports.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -82,10 +82,18 @@ struct LeBench {
         prm(params_of(e)),
         model(prm),
         lockstep(e, clk, model),
-        rd{ReadServer{e.sig("rd0_req_valid_o"), e.sig("rd0_req_ready_i"), e.sig("rd0_req_o"),
-                      e.sig("rd0_rsp_valid_i"), e.sig("rd0_rsp_data_i"), {}},
-           ReadServer{e.sig("rd1_req_valid_o"), e.sig("rd1_req_ready_i"), e.sig("rd1_req_o"),
-                      e.sig("rd1_rsp_valid_i"), e.sig("rd1_rsp_data_i"), {}}},
+        rd{ReadServer{e.sig("rd0_req_valid_o"),
+                      e.sig("rd0_req_ready_i"),
+                      e.sig("rd0_req_o"),
+                      e.sig("rd0_rsp_valid_i"),
+                      e.sig("rd0_rsp_data_i"),
+                      {}},
+           ReadServer{e.sig("rd1_req_valid_o"),
+                      e.sig("rd1_req_ready_i"),
+                      e.sig("rd1_req_o"),
+                      e.sig("rd1_rsp_valid_i"),
+                      e.sig("rd1_rsp_data_i"),
+                      {}}},
         cmd_valid(e.sig("cmd_valid_i")),
         cmd_ready(e.sig("cmd_ready_o")),
         wr_valid(e.sig("wr_valid_o")),
@@ -116,7 +124,9 @@ struct LeBench {
       const e_req_t w = e_req_t::unpack(wr_req.bits());
       check(w.we, "cycle {}: a write request with we = 0", now);
       for (unsigned l = 0; l < prm.lanes; ++l)
-        if (m.bit(l)) mem::store_elem((w.space ? psum : mem)[l], w.idx, static_cast<unsigned>(w.esize), static_cast<std::uint32_t>(d.slice(32 * l, 32)));
+        if (m.bit(l))
+          mem::store_elem((w.space ? psum : mem)[l], w.idx, static_cast<unsigned>(w.esize),
+                          static_cast<std::uint32_t>(d.slice(32 * l, 32)));
       ++writes;
     }
     if (done.get() & 1) ++done_count;
@@ -229,7 +239,8 @@ void fill_random(Memory& m, Rng& r) {
 
 /// The nibble range [first, last] that an access pattern of data type dt from byte address base
 /// touches (so patterns of different element sizes compare); PSUM's ranges lie above SBUF's.
-std::pair<std::uint64_t, std::uint64_t> span_of(std::uint32_t base, unsigned dt, const std::array<std::uint32_t, kDims>& size,
+std::pair<std::uint64_t, std::uint64_t> span_of(std::uint32_t base, unsigned dt,
+                                                const std::array<std::uint32_t, kDims>& size,
                                                 const std::array<std::uint32_t, kDims>& stride, bool psum = false) {
   const unsigned es = mem::dtype_esize(dt);
   const std::uint64_t at = psum ? std::uint64_t{1} << 40 : 0;
@@ -241,9 +252,7 @@ bool overlap(std::pair<std::uint64_t, std::uint64_t> a, std::pair<std::uint64_t,
   return a.first <= b.second && b.first <= a.second;
 }
 
-unsigned bias_for(Rng& r, unsigned t) {
-  return (t >= 4 && t <= 7) ? static_cast<unsigned>(r.range(0, 20)) : 0u;
-}
+unsigned bias_for(Rng& r, unsigned t) { return (t >= 4 && t <= 7) ? static_cast<unsigned>(r.range(0, 20)) : 0u; }
 
 /// Are the instruction's outputs (and quantize_mx's scales) clear of everything it reads, and of
 /// each other? The reference reads every input before it writes; the engine streams.
@@ -267,8 +276,9 @@ bool outputs_clear(const Instr& in) {
 /// A random legal instruction for this engine with an output disjoint from its inputs.
 Instr random_instr(Rng& r, const Shape& s) {
   const unsigned G = s.group();
-  static const Op vops[] = {Op::copy, Op::tensor_tensor, Op::tensor_scalar, Op::tensor_tensor, Op::tensor_scalar, Op::tensor_reduce, Op::exp,
-                            Op::iota, Op::memset,        Op::quantize_mx,   Op::transpose};
+  static const Op vops[] = {Op::copy,          Op::tensor_tensor, Op::tensor_scalar, Op::tensor_tensor,
+                            Op::tensor_scalar, Op::tensor_reduce, Op::exp,           Op::iota,
+                            Op::memset,        Op::quantize_mx,   Op::transpose};
   for (;;) {
     Instr in;
     if (s.engine == Engine::scalar)
@@ -343,8 +353,8 @@ Instr random_instr(Rng& r, const Shape& s) {
     in.a_space = psum_operand(in.a_fmt, in.a_bias);
     in.b_space = psum_operand(in.b_fmt, in.b_bias);
     in.o_space = psum_operand(in.o_fmt, in.o_bias);
-    auto place = [&](unsigned dt, const std::array<std::uint32_t, kDims>& size, const std::array<std::uint32_t, kDims>& st,
-                     bool psum = false) {
+    auto place = [&](unsigned dt, const std::array<std::uint32_t, kDims>& size,
+                     const std::array<std::uint32_t, kDims>& st, bool psum = false) {
       const std::uint64_t elems = 2 * std::uint64_t{psum ? s.psum_bytes : s.bytes} >> mem::dtype_esize(dt);
       std::uint64_t last = 0;
       for (unsigned d = 0; d < kDims; ++d) last += static_cast<std::uint64_t>(size[d] - 1) * st[d];
@@ -369,7 +379,8 @@ Instr random_instr(Rng& r, const Shape& s) {
     const bool idom = int_domain(in);
     auto imm = [&]() -> std::uint32_t {
       if (idom) return static_cast<std::uint32_t>(r.range(0, 200)) - 100u;
-      return (static_cast<std::uint32_t>(r.next()) & 0x807FFFFFu) | (static_cast<std::uint32_t>(r.range(118, 132)) << 23);
+      return (static_cast<std::uint32_t>(r.next()) & 0x807FFFFFu) |
+             (static_cast<std::uint32_t>(r.range(118, 132)) << 23);
     };
     in.imm0 = imm();
     in.imm1 = imm();
@@ -432,11 +443,9 @@ Task<> random_programs_run(LeBench& t, Env& env, Rng* holds) {
         dep.a_fmt = prev.o_fmt;
         dep.a_space = prev.o_space;
         dep.a_bias = prev.o_bias;
-        if (check(dep, t.shape()) == Err::none && outputs_clear(dep))
-          in = dep;
+        if (check(dep, t.shape()) == Err::none && outputs_clear(dep)) in = dep;
       }
-      if (holds && i % 10 == 0)
-        t.wr_hold_until = t.clk.cycle() + (held++ == 0 ? 300 : holds->range(20, 250));
+      if (holds && i % 10 == 0) t.wr_hold_until = t.clk.cycle() + (held++ == 0 ? 300 : holds->range(20, 250));
       co_await t.issue(in);  // back to back: accepted as soon as the previous one is done
       check(ref.execute(in, refmem, &refpsum) == Err::none, "generated an illegal instruction");
       in_psum += (reads_a(in) && in.a_space) || (reads_b(in) && in.b_space) || in.o_space;
@@ -454,8 +463,10 @@ Task<> random_programs_run(LeBench& t, Env& env, Rng* holds) {
   std::string mix;
   for (unsigned o = 0; o < kOpCount; ++o)
     if (ops[o]) mix += fmt::format(" {}={}", op_name(static_cast<Op>(o)), ops[o]);
-  info("{} instructions ({} with an operand in PSUM), {} writes, {} write holds, SBUF and PSUM match the reference; mix:{}",
-       total, in_psum, t.writes, held, mix);
+  info(
+      "{} instructions ({} with an operand in PSUM), {} writes, {} write holds, SBUF and PSUM match the reference; "
+      "mix:{}",
+      total, in_psum, t.writes, held, mix);
 }
 
 }  // namespace
@@ -550,51 +561,187 @@ TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
   if (kScalar) {
     add([](Instr& in) { in.func = 12; }, Err::op);
   } else {
-    add([](Instr& in) { in.op = Op::tensor_tensor; in.alu0 = Alu::absmax; }, Err::op);
-    add([](Instr& in) { in.op = Op::tensor_reduce; in.alu0 = Alu::mul; }, Err::op);
-    add([](Instr& in) { in.op = Op::tensor_scalar; in.alu1 = static_cast<Alu>(11); }, Err::op);
+    add(
+        [](Instr& in) {
+          in.op = Op::tensor_tensor;
+          in.alu0 = Alu::absmax;
+        },
+        Err::op);
+    add(
+        [](Instr& in) {
+          in.op = Op::tensor_reduce;
+          in.alu0 = Alu::mul;
+        },
+        Err::op);
+    add(
+        [](Instr& in) {
+          in.op = Op::tensor_scalar;
+          in.alu1 = static_cast<Alu>(11);
+        },
+        Err::op);
   }
   // type
   add([](Instr& in) { in.a_fmt = 14; }, Err::type);
   add([](Instr& in) { in.o_fmt = 15; }, Err::type);
-  add([](Instr& in) { in.o_fmt = 6; in.o_mx = true; }, Err::type);  // MX output for a non-MX op
-  add([](Instr& in) { in.o_space = true; in.o_fmt = 2; }, Err::type);  // PSUM holds FP32 only
-  add([](Instr& in) { in.a_space = true; in.a_fmt = kInt32; }, Err::type);
+  add(
+      [](Instr& in) {
+        in.o_fmt = 6;
+        in.o_mx = true;
+      },
+      Err::type);  // MX output for a non-MX op
+  add(
+      [](Instr& in) {
+        in.o_space = true;
+        in.o_fmt = 2;
+      },
+      Err::type);  // PSUM holds FP32 only
+  add(
+      [](Instr& in) {
+        in.a_space = true;
+        in.a_fmt = kInt32;
+      },
+      Err::type);
   if (!kScalar) {
-    add([](Instr& in) { in.op = Op::tensor_tensor; in.alu0 = Alu::bit_xor; in.a_fmt = 2; }, Err::type);
-    add([](Instr& in) { in.op = Op::tensor_tensor; in.alu0 = Alu::div; in.a_fmt = in.b_fmt = in.o_fmt = kInt32; },
+    add(
+        [](Instr& in) {
+          in.op = Op::tensor_tensor;
+          in.alu0 = Alu::bit_xor;
+          in.a_fmt = 2;
+        },
         Err::type);
-    add([](Instr& in) { in.op = Op::quantize_mx; in.a_fmt = 3; in.o_fmt = 6; in.o_mx = true; }, Err::type);
-    add([](Instr& in) { in.op = Op::quantize_mx; in.o_fmt = 2; in.o_mx = true; }, Err::type);
-    add([](Instr& in) { in.op = Op::quantize_mx; in.o_fmt = 6; in.o_mx = false; }, Err::type);
+    add(
+        [](Instr& in) {
+          in.op = Op::tensor_tensor;
+          in.alu0 = Alu::div;
+          in.a_fmt = in.b_fmt = in.o_fmt = kInt32;
+        },
+        Err::type);
+    add(
+        [](Instr& in) {
+          in.op = Op::quantize_mx;
+          in.a_fmt = 3;
+          in.o_fmt = 6;
+          in.o_mx = true;
+        },
+        Err::type);
+    add(
+        [](Instr& in) {
+          in.op = Op::quantize_mx;
+          in.o_fmt = 2;
+          in.o_mx = true;
+        },
+        Err::type);
+    add(
+        [](Instr& in) {
+          in.op = Op::quantize_mx;
+          in.o_fmt = 6;
+          in.o_mx = false;
+        },
+        Err::type);
   }
   // partitions
   add([](Instr& in) { in.pc = 0; }, Err::partitions);
-  add([&](Instr& in) { in.ps = 1; in.pc = L; }, Err::partitions);
-  add([&](Instr& in) { in.ps = L; in.pc = 1; }, Err::partitions);
+  add(
+      [&](Instr& in) {
+        in.ps = 1;
+        in.pc = L;
+      },
+      Err::partitions);
+  add(
+      [&](Instr& in) {
+        in.ps = L;
+        in.pc = 1;
+      },
+      Err::partitions);
   if (!kScalar && L >= 2) {
-    add([&](Instr& in) { in.op = Op::transpose; in.ps = 1; in.pc = L - 1; in.size = {s.group(), 1, 1, 1}; },
+    add(
+        [&](Instr& in) {
+          in.op = Op::transpose;
+          in.ps = 1;
+          in.pc = L - 1;
+          in.size = {s.group(), 1, 1, 1};
+        },
         Err::partitions);
-    add([&](Instr& in) { in.op = Op::quantize_mx; in.o_fmt = 6; in.o_mx = true; in.pc = L - 1; }, Err::partitions);
+    add(
+        [&](Instr& in) {
+          in.op = Op::quantize_mx;
+          in.o_fmt = 6;
+          in.o_mx = true;
+          in.pc = L - 1;
+        },
+        Err::partitions);
   }
   // access patterns
   add([](Instr& in) { in.size[2] = 0; }, Err::pattern);
   add([&](Instr& in) { in.a_addr = s.bytes - 12; }, Err::pattern);  // four FP32 elements run past the end
   add([&](Instr& in) { in.o_addr = s.bytes; }, Err::pattern);
-  add([&](Instr& in) { in.o_space = true; in.o_addr = s.psum_bytes - 12; }, Err::pattern);  // past the end of PSUM
-  add([&](Instr& in) { in.a_space = true; in.a_addr = s.psum_bytes; }, Err::pattern);
-  add([&](Instr& in) { in.size = {2, 2, 1, 1}; in.o_stride = {1, s.bytes / 4, 0, 0}; }, Err::pattern);
+  add(
+      [&](Instr& in) {
+        in.o_space = true;
+        in.o_addr = s.psum_bytes - 12;
+      },
+      Err::pattern);  // past the end of PSUM
+  add(
+      [&](Instr& in) {
+        in.a_space = true;
+        in.a_addr = s.psum_bytes;
+      },
+      Err::pattern);
+  add(
+      [&](Instr& in) {
+        in.size = {2, 2, 1, 1};
+        in.o_stride = {1, s.bytes / 4, 0, 0};
+      },
+      Err::pattern);
   add([&](Instr& in) { in.a_addr = (1u << kAddrBits) - 4; }, Err::pattern);
-  add([&](Instr& in) { in.a_addr = 6; }, Err::pattern);   // FP32 not aligned to 4 bytes
-  add([&](Instr& in) { in.o_fmt = 2; in.o_addr = 65; }, Err::pattern);  // BF16 not aligned to 2 bytes
+  add([&](Instr& in) { in.a_addr = 6; }, Err::pattern);  // FP32 not aligned to 4 bytes
+  add(
+      [&](Instr& in) {
+        in.o_fmt = 2;
+        in.o_addr = 65;
+      },
+      Err::pattern);  // BF16 not aligned to 2 bytes
   if (kScalar) {
-    add([&](Instr& in) { in.s0_vec = true; in.s0_addr = s.bytes; }, Err::pattern);
-    add([&](Instr& in) { in.s0_vec = true; in.s0_addr = 2; }, Err::pattern);  // not aligned
-    add([&](Instr& in) { in.op = Op::acc_store; in.o_addr = s.bytes + 20; }, Err::pattern);
+    add(
+        [&](Instr& in) {
+          in.s0_vec = true;
+          in.s0_addr = s.bytes;
+        },
+        Err::pattern);
+    add(
+        [&](Instr& in) {
+          in.s0_vec = true;
+          in.s0_addr = 2;
+        },
+        Err::pattern);  // not aligned
+    add(
+        [&](Instr& in) {
+          in.op = Op::acc_store;
+          in.o_addr = s.bytes + 20;
+        },
+        Err::pattern);
   } else {
-    add([&](Instr& in) { in.op = Op::transpose; in.size = {s.group() + 1, 1, 1, 1}; }, Err::pattern);
-    add([&](Instr& in) { in.op = Op::tensor_scalar; in.s1_vec = true; in.s1_addr = s.bytes + 4; }, Err::pattern);
-    add([&](Instr& in) { in.op = Op::quantize_mx; in.o_fmt = 6; in.o_mx = true; in.pc = s.group() * (L / s.group()); in.sc_addr = s.bytes - 3; },
+    add(
+        [&](Instr& in) {
+          in.op = Op::transpose;
+          in.size = {s.group() + 1, 1, 1, 1};
+        },
+        Err::pattern);
+    add(
+        [&](Instr& in) {
+          in.op = Op::tensor_scalar;
+          in.s1_vec = true;
+          in.s1_addr = s.bytes + 4;
+        },
+        Err::pattern);
+    add(
+        [&](Instr& in) {
+          in.op = Op::quantize_mx;
+          in.o_fmt = 6;
+          in.o_mx = true;
+          in.pc = s.group() * (L / s.group());
+          in.sc_addr = s.bytes - 3;
+        },
         Err::pattern);  // the scale bytes run past the end
   }
   for (std::size_t i = 0; i < bad.size(); ++i) {
@@ -706,7 +853,8 @@ TRN_TEST(softmax_rows, .timeout_ns = 1e10) {
     const float spread = trial == 3 ? 40.0f : 8.0f;  // the last rows span e^-80 .. 1
     for (unsigned l = 0; l < L; ++l)
       for (unsigned i = 0; i < n; ++i)
-        set_word(t.mem[l], X + i, f32(static_cast<float>((static_cast<double>(r.below(1u << 20)) / (1u << 20) * 2 - 1) * spread)));
+        set_word(t.mem[l], X + i,
+                 f32(static_cast<float>((static_cast<double>(r.below(1u << 20)) / (1u << 20) * 2 - 1) * spread)));
     RowProgram g(t);
     Instr mx = row(Op::tensor_reduce, X, M, n, L);
     mx.alu0 = Alu::max;
@@ -757,8 +905,8 @@ TRN_TEST(softmax_rows, .timeout_ns = 1e10) {
         const double got = fl(word(t.mem[l], Y + i));
         const double err = std::abs(got - want) / (want + 1e-30);
         if (want > 1e-30) worst = std::max(worst, err);  // FP32 subnormal outputs excluded: absolute check below
-        check(std::abs(got - want) <= kSoftmaxRel * want + 1e-37, "softmax partition {} element {}: {} vs {} (rel {:.3g})",
-              l, i, got, want, err);
+        check(std::abs(got - want) <= kSoftmaxRel * want + 1e-37,
+              "softmax partition {} element {}: {} vs {} (rel {:.3g})", l, i, got, want, err);
       }
     }
   }
@@ -784,7 +932,8 @@ TRN_TEST(layernorm_rows, .timeout_ns = 1e10) {
     const double offset = trial * 3.0, scale = trial == 2 ? 0.01 : 2.0;
     for (unsigned l = 0; l < L; ++l)
       for (unsigned i = 0; i < n; ++i)
-        set_word(t.mem[l], X + i,
+        set_word(
+            t.mem[l], X + i,
             f32(static_cast<float>(offset + scale * ((static_cast<double>(r.below(1u << 20)) / (1u << 20)) * 2 - 1))));
     RowProgram g(t);
     Instr sum = row(Op::tensor_reduce, X, SUM, n, L);
@@ -835,7 +984,8 @@ TRN_TEST(layernorm_rows, .timeout_ns = 1e10) {
       for (unsigned i = 0; i < n; ++i) v += (fl(word(t.mem[l], X + i)) - m) * (fl(word(t.mem[l], X + i)) - m);
       v /= n;
       double maxabs = 0;
-      for (unsigned i = 0; i < n; ++i) maxabs = std::max(maxabs, static_cast<double>(std::abs(fl(word(t.mem[l], X + i)))));
+      for (unsigned i = 0; i < n; ++i)
+        maxabs = std::max(maxabs, static_cast<double>(std::abs(fl(word(t.mem[l], X + i)))));
       const double sd = std::sqrt(v + static_cast<double>(eps)), u = 0x1p-24;
       for (unsigned i = 0; i < n; ++i) {
         const double x = fl(word(t.mem[l], X + i)), want = (x - m) / sd, got = fl(word(t.mem[l], Y + i));
@@ -882,7 +1032,8 @@ TRN_TEST(throughput) {
   };
   std::vector<Case> cases;
   if (kScalar)
-    cases = {{"activate (gelu)", Op::activate, Alu::add, false}, {"activate, per-partition scale", Op::activate, Alu::add, true}};
+    cases = {{"activate (gelu)", Op::activate, Alu::add, false},
+             {"activate, per-partition scale", Op::activate, Alu::add, true}};
   else
     cases = {{"copy", Op::copy, Alu::add, false},
              {"tensor_tensor add", Op::tensor_tensor, Alu::add, false},
@@ -910,16 +1061,18 @@ TRN_TEST(throughput) {
     }
     const double per_cycle = static_cast<double>(n[1] - n[0]) / static_cast<double>(cyc[1] - cyc[0]);
     const double overhead = static_cast<double>(cyc[1]) - n[1] / per_cycle;
-    fmt::print("bench: figure {} {} lanes {}: {:.2f} elements/cycle ({:.2f} per lane) at steady state, "
-               "fixed overhead {:.0f} cycles per instruction ({} elements per lane in {} cycles)\n",
-               TRN_BENCH_NAME, c.name, L, per_cycle * L, per_cycle, overhead, n[1], cyc[1]);
+    fmt::print(
+        "bench: figure {} {} lanes {}: {:.2f} elements/cycle ({:.2f} per lane) at steady state, "
+        "fixed overhead {:.0f} cycles per instruction ({} elements per lane in {} cycles)\n",
+        TRN_BENCH_NAME, c.name, L, per_cycle * L, per_cycle, overhead, n[1], cyc[1]);
   }
   if (!kScalar) {
     Instr tr = shaped(Op::transpose, G);
     const std::uint64_t c1 = co_await timed(tr);
-    fmt::print("bench: figure {} transpose {}x{} lanes {}: {} cycles for {} elements per lane ({:.2f} per lane per "
-               "cycle: the buffer is loaded, then written)\n",
-               TRN_BENCH_NAME, G, G, L, c1, G, static_cast<double>(G) / static_cast<double>(c1));
+    fmt::print(
+        "bench: figure {} transpose {}x{} lanes {}: {} cycles for {} elements per lane ({:.2f} per lane per "
+        "cycle: the buffer is loaded, then written)\n",
+        TRN_BENCH_NAME, G, G, L, c1, G, static_cast<double>(G) / static_cast<double>(c1));
   }
   // simulation speed: back-to-back streaming instructions
   const std::uint64_t want = bench_cycles(20000);
