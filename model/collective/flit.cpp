@@ -14,8 +14,9 @@
 // A write to the chip itself lands at once; any other becomes a packet for the NIC.
 // NIC (per chip): a FIFO of packets, injected one flit a cycle within the router port's credits
 // (VC: the destination's parity on a torus, so a pair's packets keep one FIFO and stay in order).
-// Head flit: destination, source, type (write, accumulate, semaphore), length, and in the payload
-// the destination offset, byte count and transfer; body flits: 14 data bytes each. The receiving NIC
+// Head flit: the head fields of rtl/link/router_pkg.sv (destination, source, type: PktWrite,
+// PktAccWrite or PktSem, length), and above them in its payload the destination offset, byte count
+// and transfer; body flits: 14 data bytes each. The receiving NIC
 // rebuilds each packet, checks it against what was sent (a scoreboard: the network must deliver every
 // packet once, intact, in order per pair) and applies it.
 #include <fmt/format.h>
@@ -36,6 +37,9 @@ namespace trn::collective {
 namespace {
 
 constexpr unsigned kQueues = 16, kNicDepth = 4, kSlotsPerEngine = 64, kWindow = 64;
+// The head flit's payload above the head fields: offset (32 bits), bytes (16), transfer (32).
+constexpr unsigned kOffLsb = link::Head::kWidth, kBytesLsb = kOffLsb + 32, kSendLsb = kBytesLsb + 16;
+static_assert(kSendLsb + 32 <= kFlitBits - 2, "the head flit's payload fits below its kind");
 // Cycles the network must have been empty (every flit ejected; acknowledgements and credits back)
 // before idle cycles are skipped.
 constexpr std::uint64_t kQuiet = 32;
@@ -49,7 +53,8 @@ double flit_link_gbps(const system::System& s) {
 }
 
 struct Packet {
-  unsigned src = 0, dst = 0, type = 0;  // 0 write, 1 accumulate, 2 semaphore
+  unsigned src = 0, dst = 0;
+  link::PktType type = link::PktType::PktWrite;  // PktWrite, PktAccWrite or PktSem
   std::uint64_t off = 0;
   unsigned bytes = 0;
   std::uint32_t send = 0;
@@ -188,10 +193,10 @@ class FlitBackend : public Backend {
 
   void land(Sink& sink, const Packet& p) {
     const double t = static_cast<double>(cycle_) * cycle_ns_;
-    if (p.type == 2)
+    if (p.type == link::PktType::PktSem)
       sink.signalled(p.send, t);
     else
-      sink.landed(p.send, p.off, p.bytes, c_.data ? p.data.data() : nullptr, p.type == 1, t);
+      sink.landed(p.send, p.off, p.bytes, c_.data ? p.data.data() : nullptr, p.type == link::PktType::PktAccWrite, t);
     Queue& q = chips_[p.src].q[p.queue];
     auto it = q.open.find(p.desc);
     if (it == q.open.end() || it->second == 0) throw std::logic_error("flit level: a write landed twice");
@@ -223,11 +228,11 @@ class FlitBackend : public Backend {
         j.busy = true;
         j.p.dst = h.dst;
         j.p.src = h.src;
-        j.p.type = h.type;
+        j.p.type = h.ptype;
         j.flits = h.len;
-        j.p.off = (lo >> 28) & 0xFFFFFFFFull;
-        j.p.bytes = static_cast<unsigned>(((lo >> 60) | (hi << 4)) & 0xFFFF);
-        j.p.send = static_cast<std::uint32_t>((hi >> 12) & 0xFFFFFFFFull);
+        j.p.off = f.slice(kOffLsb, 32);
+        j.p.bytes = static_cast<unsigned>(f.slice(kBytesLsb, 16));
+        j.p.send = static_cast<std::uint32_t>(f.slice(kSendLsb, 32));
         if (h.dst != e)
           throw std::runtime_error(fmt::format("flit level: a packet for chip {} ejected at chip {}", h.dst, e));
         j.p.data.reserve(j.p.bytes);
@@ -252,7 +257,7 @@ class FlitBackend : public Backend {
         Packet want = std::move(fifo.front());
         fifo.pop_front();
         if (want.type != j.p.type || want.off != j.p.off || want.bytes != j.p.bytes || want.send != j.p.send ||
-            (c_.data && want.type != 2 && want.data != j.p.data))
+            (c_.data && want.type != link::PktType::PktSem && want.data != j.p.data))
           throw std::runtime_error(
               fmt::format("flit level: the packet chip {} received from chip {} is not the next one sent "
                           "(lost, duplicated, reordered or corrupted)",
@@ -283,7 +288,7 @@ class FlitBackend : public Backend {
     Packet p;
     p.src = src;
     p.dst = w.dst;
-    p.type = w.sem ? 2 : w.reduce ? 1 : 0;
+    p.type = w.sem ? link::PktType::PktSem : w.reduce ? link::PktType::PktAccWrite : link::PktType::PktWrite;
     p.off = w.off;
     p.bytes = w.sem ? 0 : w.bytes;
     p.send = w.send;
@@ -399,17 +404,25 @@ class FlitBackend : public Backend {
       // one flit from the NIC
       if (!ch.nic.empty()) {
         const Packet& p = ch.nic.front();
-        const unsigned vc = net_.params().topo == link::Topo::torus ? (p.dst & 1) : 0;
+        const unsigned vc = net_.params().topo == link::Topo::TopoTorus ? (p.dst & 1) : 0;
         if (ch.cred[vc] > 0) {
           const unsigned nf = p.flits();
           std::uint64_t lo = 0, hi = 0;
           if (ch.flit == 0) {
-            const link::Kind k = nf == 1 ? link::Kind::single : link::Kind::head;
-            Bits pay(kFlitBits);
-            const Bits f = link::make_flit(kFlitBits, k, link::Head{p.dst, p.src, p.type, nf, 0}, pay);
-            lo = f.word(0) | (p.off & 0xFFFFFFFFull) << 28 | static_cast<std::uint64_t>(p.bytes) << 60;
-            hi = f.word(1) | static_cast<std::uint64_t>(p.bytes) >> 4 | static_cast<std::uint64_t>(p.send) << 12;
+            const link::Kind k = nf == 1 ? link::Kind::FlitSingle : link::Kind::FlitHead;
             if (p.off >> 32) throw std::logic_error("flit level: an offset beyond 32 bits");
+            Bits pay(kFlitBits);
+            pay.set_slice(kOffLsb, 32, p.off);
+            pay.set_slice(kBytesLsb, 16, p.bytes);
+            pay.set_slice(kSendLsb, 32, p.send);
+            const link::Head h{.tc = 0,
+                               .len = static_cast<std::uint8_t>(nf),
+                               .ptype = p.type,
+                               .src = static_cast<std::uint8_t>(p.src),
+                               .dst = static_cast<std::uint8_t>(p.dst)};
+            const Bits f = link::make_flit(kFlitBits, k, h, pay);
+            lo = f.word(0);
+            hi = f.word(1);
             sent_[pair_key(e, p.dst)].push_back(p);
             ch.corrupt = !corrupted_ && packets_++ >= c_.corrupt_packet && nf > 1;
             corrupted_ = corrupted_ || ch.corrupt;
@@ -420,7 +433,7 @@ class FlitBackend : public Backend {
             std::memcpy(&lo, b, 8);
             std::memcpy(&hi, b + 8, 8);
             if (ch.corrupt && ch.flit == 1) lo ^= 1;
-            const link::Kind k = ch.flit + 1 == nf ? link::Kind::tail : link::Kind::body;
+            const link::Kind k = ch.flit + 1 == nf ? link::Kind::FlitTail : link::Kind::FlitBody;
             hi = (hi & ~(std::uint64_t{3} << 62)) | static_cast<std::uint64_t>(k) << 62;
           }
           in.inj_valid_i.set_bit(e, true);
@@ -492,7 +505,7 @@ Config flit_equivalent(const system::System& s, const Config& c) {
     link::Net::Out out = net.make_out();
     for (int i = 0; i < 2; ++i) net.tick(in);
     in.rst_ni = true;
-    const unsigned vb = net.vb(), vc = net.params().topo == link::Topo::torus ? (b & 1) : 0;
+    const unsigned vb = net.vb(), vc = net.params().topo == link::Topo::TopoTorus ? (b & 1) : 0;
     unsigned cred = net.params().d, sent = 0, credit = 0;
     Probe p;
     const unsigned total = packets * len;
@@ -510,12 +523,17 @@ Config flit_equivalent(const system::System& s, const Config& c) {
       }
       if (sent < total && cred > 0) {
         const unsigned k = sent % len;
-        const link::Kind kind = len == 1       ? link::Kind::single
-                                : k == 0       ? link::Kind::head
-                                : k + 1 == len ? link::Kind::tail
-                                               : link::Kind::body;
+        const link::Kind kind = len == 1       ? link::Kind::FlitSingle
+                                : k == 0       ? link::Kind::FlitHead
+                                : k + 1 == len ? link::Kind::FlitTail
+                                               : link::Kind::FlitBody;
         Bits pay(kFlitBits);
-        const Bits fl = link::make_flit(kFlitBits, kind, link::Head{b, a, 0, len, 0}, pay);
+        const link::Head h{.tc = 0,
+                           .len = static_cast<std::uint8_t>(len),
+                           .ptype = link::PktType::PktWrite,
+                           .src = static_cast<std::uint8_t>(a),
+                           .dst = static_cast<std::uint8_t>(b)};
+        const Bits fl = link::make_flit(kFlitBits, kind, h, pay);
         next.inj_valid_i.set_bit(a, true);
         next.inj_vc_i.set_slice(a * vb, vb, vc);
         next.inj_flit_i.set_word(a * 2, fl.word(0));

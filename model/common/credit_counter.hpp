@@ -6,6 +6,9 @@
 
 #include <cstdint>
 
+#include "common/ports.hpp"
+#include "sv/ports/credit_counter.hpp"
+
 namespace trn::common {
 
 class CreditCounter {
@@ -38,19 +41,9 @@ class CreditCounter {
   unsigned count() const { return count_q_; }
   bool error() const { return error_q_; }
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("take_i", in.take_i, 1);
-    v("give_i", in.give_i, 1);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("count_o", out.count_o, count_width());
-    v("avail_o", out.avail_o, 1);
-    v("full_o", out.full_o, 1);
-    v("error_o", out.error_o, 1);
-  }
+  /// The ports of rtl/common/credit_counter.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::credit_counter::Params sv_params() const { return {.MaxCredits = p_.max_credits}; }
+  TRN_MODULE_PORTS(credit_counter)
 
  private:
   Params p_;

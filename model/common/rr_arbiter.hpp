@@ -8,6 +8,8 @@
 #include <cstdint>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
+#include "sv/ports/rr_arbiter.hpp"
 
 namespace trn::common {
 
@@ -42,20 +44,9 @@ class RrArbiter {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("req_valid_i", in.req_valid_i, p_.n);
-    v("req_data_i", in.req_data_i, p_.n * p_.width);
-    v("gnt_ready_i", in.gnt_ready_i, 1);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("req_ready_o", out.req_ready_o, p_.n);
-    v("gnt_valid_o", out.gnt_valid_o, 1);
-    v("gnt_data_o", out.gnt_data_o, p_.width);
-    v("gnt_idx_o", out.gnt_idx_o, idx_width());
-  }
+  /// The ports of rtl/common/rr_arbiter.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::rr_arbiter::Params sv_params() const { return {.N = p_.n, .Width = p_.width}; }
+  TRN_MODULE_PORTS(rr_arbiter)
 
  private:
   struct Pick {

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
+#include "sv/ports/stream_fifo.hpp"
 
 namespace trn::common {
 
@@ -45,21 +47,9 @@ class StreamFifo {
 
   unsigned usage() const { return count_q_; }
 
-  /// Port names and widths, the same as the RTL top's.
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("push_valid_i", in.push_valid_i, 1);
-    v("push_data_i", in.push_data_i, p_.width);
-    v("pop_ready_i", in.pop_ready_i, 1);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("push_ready_o", out.push_ready_o, 1);
-    v("pop_valid_o", out.pop_valid_o, 1);
-    v("pop_data_o", out.pop_data_o, p_.width);
-    v("usage_o", out.usage_o, usage_width());
-  }
+  /// The ports of rtl/common/stream_fifo.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::stream_fifo::Params sv_params() const { return {.Width = p_.width, .Depth = p_.depth}; }
+  TRN_MODULE_PORTS(stream_fifo)
   unsigned usage_width() const;
 
  private:

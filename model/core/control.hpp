@@ -15,11 +15,13 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
 #include "common/stream_fifo.hpp"
 #include "dma/desc.hpp"
 #include "sv/dma_pkg.hpp"
 #include "sv/isa_pkg.hpp"
 #include "sv/le_pkg.hpp"
+#include "sv/ports/core_ctl.hpp"
 #include "sv/te_pkg.hpp"
 #include "vector/instr.hpp"
 
@@ -103,62 +105,16 @@ class Control {
   static instr_t lane_cmd(const Bits& w, unsigned tag);
   static desc_t dma_desc(const Bits& w);
 
-  /// The ports (rtl/core/core_ctl.sv), for the lockstep and the probes.
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("start_i", in.start_i, 1);
-    v("im_valid_i", in.im_valid_i, 1);
-    v("im_stream_i", in.im_stream_i, 2);
-    v("im_addr_i", in.im_addr_i, kPcBits);
-    v("im_data_i", in.im_data_i, sv::isa_pkg::InstBits);
-    v("te_cmd_ready_i", in.te_cmd_ready_i, 1);
-    v("te_ls_done_i", in.te_ls_done_i, 1);
-    v("te_ls_done_tag_i", in.te_ls_done_tag_i, 4);
-    v("te_mm_done_i", in.te_mm_done_i, 1);
-    v("te_mm_done_tag_i", in.te_mm_done_tag_i, 4);
-    v("te_err_i", in.te_err_i, 1);
-    v("te_err_tag_i", in.te_err_tag_i, 4);
-    v("te_err_code_i", in.te_err_code_i, sv::te_pkg::te_err_e_width);
-    v("ve_cmd_ready_i", in.ve_cmd_ready_i, 1);
-    v("ve_done_i", in.ve_done_i, 1);
-    v("ve_done_tag_i", in.ve_done_tag_i, 4);
-    v("ve_err_i", in.ve_err_i, 1);
-    v("ve_err_tag_i", in.ve_err_tag_i, 4);
-    v("ve_err_code_i", in.ve_err_code_i, sv::le_pkg::le_err_e_width);
-    v("se_cmd_ready_i", in.se_cmd_ready_i, 1);
-    v("se_done_i", in.se_done_i, 1);
-    v("se_done_tag_i", in.se_done_tag_i, 4);
-    v("se_err_i", in.se_err_i, 1);
-    v("se_err_tag_i", in.se_err_tag_i, 4);
-    v("se_err_code_i", in.se_err_code_i, sv::le_pkg::le_err_e_width);
-    v("dma_desc_ready_i", in.dma_desc_ready_i, 1);
-    v("dma_q_idle_i", in.dma_q_idle_i, p_.queues);
-    v("sem_add_valid_i", in.sem_add_valid_i, 1);
-    v("sem_add_idx_i", in.sem_add_idx_i, sv::isa_pkg::SemBits);
-    v("sem_add_val_i", in.sem_add_val_i, 32);
+  /// The ports of rtl/core/core_ctl.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::core_ctl::Params sv_params() const {
+    return {.Parts = p_.parts,
+            .SbufBytes = p_.sbuf_bytes,
+            .Queues = p_.queues,
+            .HbmBytes = p_.hbm_bytes,
+            .ImemDepth = p_.imem_depth,
+            .DmaMaxLen = p_.dma_max_len};
   }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("te_cmd_valid_o", out.te_cmd_valid_o, 1);
-    v("te_cmd_o", out.te_cmd_o, te_cmd_t::kWidth);
-    v("ve_cmd_valid_o", out.ve_cmd_valid_o, 1);
-    v("ve_cmd_o", out.ve_cmd_o, instr_t::kWidth);
-    v("se_cmd_valid_o", out.se_cmd_valid_o, 1);
-    v("se_cmd_o", out.se_cmd_o, instr_t::kWidth);
-    v("dma_desc_valid_o", out.dma_desc_valid_o, 1);
-    v("dma_desc_queue_o", out.dma_desc_queue_o, 4);
-    v("dma_desc_o", out.dma_desc_o, desc_t::kWidth);
-    v("running_o", out.running_o, 1);
-    v("done_o", out.done_o, 1);
-    v("err_o", out.err_o, 1);
-    v("err_code_o", out.err_code_o, sv::isa_pkg::ctl_err_e_width);
-    v("err_detail_o", out.err_detail_o, 3);
-    v("err_stream_o", out.err_stream_o, 2);
-    v("err_pc_o", out.err_pc_o, kPcBits);
-    v("st_o", out.st_o, kStreams * StreamStatus::kWidth);
-    v("sem_o", out.sem_o, 32 * kSems);
-  }
+  TRN_MODULE_PORTS(core_ctl)
 
  private:
   struct Slot {

@@ -20,12 +20,14 @@
 #include <cstdint>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
 #include "common/rr_arbiter.hpp"
 #include "dma/dma_engine.hpp"
 #include "dma/memsys.hpp"
 #include "mem/sbuf.hpp"
 #include "sv/dma_pkg.hpp"
 #include "sv/le_pkg.hpp"
+#include "sv/ports/core.hpp"
 #include "sv/te_pkg.hpp"
 #include "tensor/tensor_engine.hpp"
 #include "trn_config.hpp"
@@ -128,65 +130,20 @@ class Core {
   /// The units' ports of the last eval().
   const Wires& wires() const { return w_; }
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("te_cmd_valid_i", in.te_cmd_valid_i, 1);
-    v("te_cmd_i", in.te_cmd_i, te_cmd_t::kWidth);
-    v("ve_cmd_valid_i", in.ve_cmd_valid_i, 1);
-    v("ve_cmd_i", in.ve_cmd_i, instr_t::kWidth);
-    v("se_cmd_valid_i", in.se_cmd_valid_i, 1);
-    v("se_cmd_i", in.se_cmd_i, instr_t::kWidth);
-    v("dma_desc_valid_i", in.dma_desc_valid_i, 1);
-    v("dma_desc_queue_i", in.dma_desc_queue_i, dma_.qw());
-    v("dma_desc_i", in.dma_desc_i, desc_t::kWidth);
-    v("dma_cfg_strong_i", in.dma_cfg_strong_i, p_.queues);
-    v("dma_cfg_max_outst_i", in.dma_cfg_max_outst_i, dma_.sw() + 1);
-    v("dma_q_clr_i", in.dma_q_clr_i, p_.queues);
-    v("hbm_ar_ready_i", in.hbm_ar_ready_i, 1);
-    v("hbm_r_valid_i", in.hbm_r_valid_i, 1);
-    v("hbm_r_id_i", in.hbm_r_id_i, dma_.sw());
-    v("hbm_r_data_i", in.hbm_r_data_i, 8 * p_.beat_bytes);
-    v("hbm_wr_ready_i", in.hbm_wr_ready_i, 1);
+  /// The ports of rtl/core/core.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::core::Params sv_params() const {
+    return {.Parts = p_.parts,
+            .SbufBytes = p_.sbuf_bytes,
+            .SbufBanks = p_.sbuf_banks,
+            .PsumBanks = p_.psum_banks,
+            .PsumBankBytes = p_.psum_bank_bytes,
+            .MaxN = p_.max_n,
+            .Queues = p_.queues,
+            .Slots = p_.slots,
+            .BeatBytes = p_.beat_bytes,
+            .HbmBytes = p_.hbm_bytes};
   }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("te_cmd_ready_o", out.te_cmd_ready_o, 1);
-    v("te_ls_done_o", out.te_ls_done_o, 1);
-    v("te_ls_done_tag_o", out.te_ls_done_tag_o, 4);
-    v("te_mm_done_o", out.te_mm_done_o, 1);
-    v("te_mm_done_tag_o", out.te_mm_done_tag_o, 4);
-    v("te_err_o", out.te_err_o, 1);
-    v("te_err_tag_o", out.te_err_tag_o, 4);
-    v("te_err_code_o", out.te_err_code_o, sv::te_pkg::te_err_e_width);
-    v("ve_cmd_ready_o", out.ve_cmd_ready_o, 1);
-    v("ve_done_o", out.ve_done_o, 1);
-    v("ve_done_tag_o", out.ve_done_tag_o, 4);
-    v("ve_err_o", out.ve_err_o, 1);
-    v("ve_err_tag_o", out.ve_err_tag_o, 4);
-    v("ve_err_code_o", out.ve_err_code_o, sv::le_pkg::le_err_e_width);
-    v("ve_busy_o", out.ve_busy_o, 1);
-    v("se_cmd_ready_o", out.se_cmd_ready_o, 1);
-    v("se_done_o", out.se_done_o, 1);
-    v("se_done_tag_o", out.se_done_tag_o, 4);
-    v("se_err_o", out.se_err_o, 1);
-    v("se_err_tag_o", out.se_err_tag_o, 4);
-    v("se_err_code_o", out.se_err_code_o, sv::le_pkg::le_err_e_width);
-    v("se_busy_o", out.se_busy_o, 1);
-    v("se_acc_o", out.se_acc_o, 32 * p_.parts);
-    v("dma_desc_ready_o", out.dma_desc_ready_o, 1);
-    v("dma_q_idle_o", out.dma_q_idle_o, p_.queues);
-    v("dma_q_err_o", out.dma_q_err_o, p_.queues);
-    v("dma_q_code_o", out.dma_q_code_o, sv::dma_pkg::err_e_width * p_.queues);
-    v("dma_q_done_o", out.dma_q_done_o, 16 * p_.queues);
-    v("hbm_ar_valid_o", out.hbm_ar_valid_o, 1);
-    v("hbm_ar_o", out.hbm_ar_o, rd_req_t::kWidth);
-    v("hbm_r_ready_o", out.hbm_r_ready_o, 1);
-    v("hbm_wr_valid_o", out.hbm_wr_valid_o, 1);
-    v("hbm_wr_o", out.hbm_wr_o, wr_req_t::kWidth);
-    v("hbm_wr_data_o", out.hbm_wr_data_o, 8 * p_.beat_bytes);
-    v("hbm_wr_info_o", out.hbm_wr_info_o, wr_info_t::kWidth);
-  }
+  TRN_MODULE_PORTS(core)
 
   /// The HBM port's write channel (hbm_wr_o, hbm_wr_data_o, hbm_wr_info_o) as the memory model's Write.
   static dma::Write hbm_write(const Out& o, unsigned beat_bytes);

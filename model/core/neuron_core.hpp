@@ -17,8 +17,10 @@
 #include <array>
 #include <cstdint>
 
+#include "common/ports.hpp"
 #include "core/control.hpp"
 #include "core/core.hpp"
+#include "sv/ports/neuron_core.hpp"
 
 namespace trn::core {
 
@@ -68,49 +70,21 @@ class NeuronCore {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  /// The ports (rtl/core/neuron_core.sv), for the lockstep.
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    const unsigned sw = core_.dma().sw();
-    v("rst_ni", in.rst_ni, 1);
-    v("start_i", in.start_i, 1);
-    v("im_valid_i", in.im_valid_i, 1);
-    v("im_stream_i", in.im_stream_i, 2);
-    v("im_addr_i", in.im_addr_i, Control::kPcBits);
-    v("im_data_i", in.im_data_i, sv::isa_pkg::InstBits);
-    v("dma_cfg_strong_i", in.dma_cfg_strong_i, p_.core.queues);
-    v("dma_cfg_max_outst_i", in.dma_cfg_max_outst_i, sw + 1);
-    v("hbm_ar_ready_i", in.hbm_ar_ready_i, 1);
-    v("hbm_r_valid_i", in.hbm_r_valid_i, 1);
-    v("hbm_r_id_i", in.hbm_r_id_i, sw);
-    v("hbm_r_data_i", in.hbm_r_data_i, 8 * p_.core.beat_bytes);
-    v("hbm_wr_ready_i", in.hbm_wr_ready_i, 1);
+  /// The ports of rtl/core/neuron_core.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::neuron_core::Params sv_params() const {
+    return {.Parts = p_.core.parts,
+            .SbufBytes = p_.core.sbuf_bytes,
+            .SbufBanks = p_.core.sbuf_banks,
+            .PsumBanks = p_.core.psum_banks,
+            .PsumBankBytes = p_.core.psum_bank_bytes,
+            .MaxN = p_.core.max_n,
+            .Queues = p_.core.queues,
+            .Slots = p_.core.slots,
+            .BeatBytes = p_.core.beat_bytes,
+            .HbmBytes = p_.core.hbm_bytes,
+            .ImemDepth = p_.imem_depth};
   }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("running_o", out.running_o, 1);
-    v("done_o", out.done_o, 1);
-    v("err_o", out.err_o, 1);
-    v("err_code_o", out.err_code_o, sv::isa_pkg::ctl_err_e_width);
-    v("err_detail_o", out.err_detail_o, 3);
-    v("err_stream_o", out.err_stream_o, 2);
-    v("err_pc_o", out.err_pc_o, Control::kPcBits);
-    v("st_o", out.st_o, Control::kStreams * Control::StreamStatus::kWidth);
-    v("sem_o", out.sem_o, 32 * Control::kSems);
-    v("dma_q_idle_o", out.dma_q_idle_o, p_.core.queues);
-    v("dma_q_err_o", out.dma_q_err_o, p_.core.queues);
-    v("dma_q_code_o", out.dma_q_code_o, sv::dma_pkg::err_e_width * p_.core.queues);
-    v("dma_q_done_o", out.dma_q_done_o, 16 * p_.core.queues);
-    v("ve_busy_o", out.ve_busy_o, 1);
-    v("se_busy_o", out.se_busy_o, 1);
-    v("hbm_ar_valid_o", out.hbm_ar_valid_o, 1);
-    v("hbm_ar_o", out.hbm_ar_o, Core::rd_req_t::kWidth);
-    v("hbm_r_ready_o", out.hbm_r_ready_o, 1);
-    v("hbm_wr_valid_o", out.hbm_wr_valid_o, 1);
-    v("hbm_wr_o", out.hbm_wr_o, Core::wr_req_t::kWidth);
-    v("hbm_wr_data_o", out.hbm_wr_data_o, 8 * p_.core.beat_bytes);
-    v("hbm_wr_info_o", out.hbm_wr_info_o, Core::wr_info_t::kWidth);
-  }
+  TRN_MODULE_PORTS(neuron_core)
 
   const Control& control() const { return ctl_; }
   const Core& core() const { return core_; }

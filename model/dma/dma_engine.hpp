@@ -9,9 +9,11 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
 #include "common/rr_arbiter.hpp"
 #include "dma/desc.hpp"
 #include "sv/dma_pkg.hpp"
+#include "sv/ports/dma_engine.hpp"
 
 namespace trn::dma {
 
@@ -68,37 +70,18 @@ class DmaEngine {
   static Desc decode(const desc_t& d);
   static desc_t encode(const Desc& d);
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("desc_valid_i", in.desc_valid_i, 1);
-    v("desc_queue_i", in.desc_queue_i, qw_);
-    v("desc_i", in.desc_i, desc_t::kWidth);
-    v("cfg_strong_i", in.cfg_strong_i, p_.queues);
-    v("cfg_max_outst_i", in.cfg_max_outst_i, sw_ + 1);
-    v("q_clr_i", in.q_clr_i, p_.queues);
-    v("ar_ready_i", in.ar_ready_i, 1);
-    v("r_valid_i", in.r_valid_i, 1);
-    v("r_id_i", in.r_id_i, sw_);
-    v("r_data_i", in.r_data_i, 8 * p_.geo.beat_bytes);
-    v("wr_ready_i", in.wr_ready_i, 1);
+  /// The ports of rtl/dma/dma_engine.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::dma_engine::Params sv_params() const {
+    return {.Queues = p_.queues,
+            .QDepth = p_.qdepth,
+            .Slots = p_.slots,
+            .BeatBytes = p_.geo.beat_bytes,
+            .Parts = p_.geo.parts,
+            .PartBytes = p_.geo.part_bytes,
+            .HbmBytes = p_.geo.hbm_bytes,
+            .MaxLen = p_.geo.max_len};
   }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("desc_ready_o", out.desc_ready_o, 1);
-    v("ar_valid_o", out.ar_valid_o, 1);
-    v("ar_o", out.ar_o, rd_req_t::kWidth);
-    v("wr_valid_o", out.wr_valid_o, 1);
-    v("wr_o", out.wr_o, wr_req_t::kWidth);
-    v("wr_data_o", out.wr_data_o, 8 * p_.geo.beat_bytes);
-    v("wr_info_o", out.wr_info_o, wr_info_t::kWidth);
-    v("q_idle_o", out.q_idle_o, p_.queues);
-    v("q_err_o", out.q_err_o, p_.queues);
-    v("q_code_o", out.q_code_o, sv::dma_pkg::err_e_width * p_.queues);
-    v("q_done_o", out.q_done_o, 16 * p_.queues);
-    v("rob_o", out.rob_o, sw_ + 1);
-    v("inflight_o", out.inflight_o, sw_ + 1);
-  }
+  TRN_MODULE_PORTS(dma_engine)
 
  private:
   enum class Q : std::uint8_t { load, bar, run, semw, sema, err };

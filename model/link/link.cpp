@@ -164,31 +164,63 @@ LinkPair::LinkPair(Params p)
 
 LinkPair::In LinkPair::make_in() const {
   In in;
-  in.tx.in_data_i = Bits(p_.w);
-  in.rx.rx_data_i = Bits(p_.w);
+  in.in_data_i = Bits(p_.w);
+  in.rx_data_i = Bits(p_.w);
   return in;
 }
 
 LinkPair::Out LinkPair::make_out() const {
   Out o;
-  o.tx.tx_data_o = Bits(p_.w);
-  o.rx.out_data_o = Bits(p_.w);
+  o.tx_data_o = Bits(p_.w);
+  o.out_data_o = Bits(p_.w);
   return o;
 }
 
+LinkTx::In LinkPair::tx_in(const In& in) {
+  return LinkTx::In{.rst_ni = in.rst_ni,
+                    .in_valid_i = in.in_valid_i,
+                    .in_data_i = in.in_data_i,
+                    .ack_valid_i = in.ack_valid_i,
+                    .ack_seq_i = in.ack_seq_i,
+                    .nack_valid_i = in.nack_valid_i,
+                    .nack_seq_i = in.nack_seq_i};
+}
+
 LinkRx::In LinkPair::rx_in(const In& in) {
-  LinkRx::In r = in.rx;
-  r.rst_ni = in.tx.rst_ni;  // one reset port
-  return r;
+  return LinkRx::In{.rst_ni = in.rst_ni,  // one reset port
+                    .rx_valid_i = in.rx_valid_i,
+                    .rx_seq_i = in.rx_seq_i,
+                    .rx_data_i = in.rx_data_i,
+                    .rx_crc_i = in.rx_crc_i};
 }
 
 void LinkPair::eval(const In& in, Out& out) const {
-  tx_.eval(in.tx, out.tx);
-  rx_.eval(rx_in(in), out.rx);
+  if (to_.tx_data_o.width() != p_.w) {
+    to_.tx_data_o = Bits(p_.w);
+    ro_.out_data_o = Bits(p_.w);
+  }
+  tx_.eval(tx_in(in), to_);
+  rx_.eval(rx_in(in), ro_);
+  out.in_ready_o = to_.in_ready_o;
+  out.tx_valid_o = to_.tx_valid_o;
+  out.tx_seq_o = to_.tx_seq_o;
+  out.tx_data_o = to_.tx_data_o;
+  out.tx_crc_o = to_.tx_crc_o;
+  out.held_o = to_.held_o;
+  out.replays_o = to_.replays_o;
+  out.timeouts_o = to_.timeouts_o;
+  out.out_valid_o = ro_.out_valid_o;
+  out.out_data_o = ro_.out_data_o;
+  out.rack_valid_o = ro_.ack_valid_o;
+  out.rack_seq_o = ro_.ack_seq_o;
+  out.rnack_valid_o = ro_.nack_valid_o;
+  out.rnack_seq_o = ro_.nack_seq_o;
+  out.crc_errors_o = ro_.crc_errors_o;
+  out.drops_o = ro_.drops_o;
 }
 
 void LinkPair::tick(const In& in) {
-  tx_.tick(in.tx);
+  tx_.tick(tx_in(in));
   rx_.tick(rx_in(in));
 }
 

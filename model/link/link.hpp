@@ -7,6 +7,10 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
+#include "sv/ports/link_pair.hpp"
+#include "sv/ports/link_rx.hpp"
+#include "sv/ports/link_tx.hpp"
 
 namespace trn::link {
 
@@ -38,6 +42,9 @@ class LinkTx {
   };
   explicit LinkTx(Params p);
   unsigned sb() const { return sb_; }
+  /// The ports of rtl/link/link_tx.sv, generated from its header.
+  sv::ports::link_tx::Params sv_params() const { return {.W = p_.w, .Depth = p_.depth, .Timeout = p_.timeout}; }
+  TRN_MODULE_PORTS(link_tx)
   /// in_ready_o: out of reset and a free slot in the replay buffer.
   bool ready(bool rst_ni) const { return rst_ni && count() < p_.depth; }
   void eval(const In& in, Out& out) const;
@@ -82,6 +89,9 @@ class LinkRx {
     std::uint64_t nack_seq_o = 0, crc_errors_o = 0, drops_o = 0;
   };
   explicit LinkRx(Params p);
+  /// The ports of rtl/link/link_rx.sv, generated from its header.
+  sv::ports::link_rx::Params sv_params() const { return {.W = p_.w, .SB = p_.sb, .CheckCrc = p_.check_crc}; }
+  TRN_MODULE_PORTS(link_rx)
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
   /// The outputs (all registers): what eval writes, without the copy.
@@ -101,15 +111,31 @@ class LinkPair {
     unsigned w = 128, depth = 16, timeout = 64;
     bool check_crc = true;
   };
-  /// The top's ports are the sender's and the receiver's (rst_ni drives both: tx.rst_ni is the
-  /// port, rx.rst_ni follows it); the receiver's ack/nack outputs are named rack_*/rnack_* on the top.
+  /// The top's ports: the sender's and the receiver's (rst_ni drives both; the receiver's ack/nack
+  /// outputs are named rack_*/rnack_* on the top).
   struct In {
-    LinkTx::In tx;
-    LinkRx::In rx;
+    bool rst_ni = false, in_valid_i = false;
+    Bits in_data_i;
+    bool ack_valid_i = false;
+    std::uint64_t ack_seq_i = 0;
+    bool nack_valid_i = false;
+    std::uint64_t nack_seq_i = 0;
+    bool rx_valid_i = false;
+    std::uint64_t rx_seq_i = 0;
+    Bits rx_data_i;
+    std::uint64_t rx_crc_i = 0;
   };
   struct Out {
-    LinkTx::Out tx;
-    LinkRx::Out rx;
+    bool in_ready_o = false, tx_valid_o = false;
+    std::uint64_t tx_seq_o = 0;
+    Bits tx_data_o;
+    std::uint64_t tx_crc_o = 0, held_o = 0, replays_o = 0, timeouts_o = 0;
+    bool out_valid_o = false;
+    Bits out_data_o;
+    bool rack_valid_o = false;
+    std::uint64_t rack_seq_o = 0;
+    bool rnack_valid_o = false;
+    std::uint64_t rnack_seq_o = 0, crc_errors_o = 0, drops_o = 0;
   };
   explicit LinkPair(Params p);
   const Params& params() const { return p_; }
@@ -119,47 +145,20 @@ class LinkPair {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    const unsigned sb = tx_.sb();
-    v("rst_ni", in.tx.rst_ni, 1);
-    v("in_valid_i", in.tx.in_valid_i, 1);
-    v("in_data_i", in.tx.in_data_i, p_.w);
-    v("ack_valid_i", in.tx.ack_valid_i, 1);
-    v("ack_seq_i", in.tx.ack_seq_i, sb);
-    v("nack_valid_i", in.tx.nack_valid_i, 1);
-    v("nack_seq_i", in.tx.nack_seq_i, sb);
-    v("rx_valid_i", in.rx.rx_valid_i, 1);
-    v("rx_seq_i", in.rx.rx_seq_i, sb);
-    v("rx_data_i", in.rx.rx_data_i, p_.w);
-    v("rx_crc_i", in.rx.rx_crc_i, 16);
+  /// The ports of rtl/link/link_pair.sv, generated from its header.
+  sv::ports::link_pair::Params sv_params() const {
+    return {.W = p_.w, .Depth = p_.depth, .Timeout = p_.timeout, .CheckCrc = p_.check_crc};
   }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    const unsigned sb = tx_.sb();
-    v("in_ready_o", out.tx.in_ready_o, 1);
-    v("tx_valid_o", out.tx.tx_valid_o, 1);
-    v("tx_seq_o", out.tx.tx_seq_o, sb);
-    v("tx_data_o", out.tx.tx_data_o, p_.w);
-    v("tx_crc_o", out.tx.tx_crc_o, 16);
-    v("held_o", out.tx.held_o, sb - 1);
-    v("replays_o", out.tx.replays_o, 32);
-    v("timeouts_o", out.tx.timeouts_o, 32);
-    v("out_valid_o", out.rx.out_valid_o, 1);
-    v("out_data_o", out.rx.out_data_o, p_.w);
-    v("rack_valid_o", out.rx.ack_valid_o, 1);
-    v("rack_seq_o", out.rx.ack_seq_o, sb);
-    v("rnack_valid_o", out.rx.nack_valid_o, 1);
-    v("rnack_seq_o", out.rx.nack_seq_o, sb);
-    v("crc_errors_o", out.rx.crc_errors_o, 32);
-    v("drops_o", out.rx.drops_o, 32);
-  }
+  TRN_MODULE_PORTS(link_pair)
 
  private:
+  static LinkTx::In tx_in(const In& in);
   static LinkRx::In rx_in(const In& in);
   Params p_;
   LinkTx tx_;
   LinkRx rx_;
+  mutable LinkTx::Out to_;
+  mutable LinkRx::Out ro_;
 };
 
 }  // namespace trn::link

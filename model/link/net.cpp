@@ -17,11 +17,12 @@ unsigned ring(unsigned a, unsigned b, unsigned k) {
 }  // namespace
 
 Net::Net(Params p) : p_(p) {
-  if (p.topo == Topo::sw && (p.n < 2 || p.n > 255)) throw std::invalid_argument("net: a switch has 2 to 255 endpoints");
-  if (p.topo == Topo::torus && (p.kx < 2 || p.ky < 2 || p.kz < 1 || p.kx * p.ky * p.kz > 256))
+  if (p.topo == Topo::TopoSwitch && (p.n < 2 || p.n > 255))
+    throw std::invalid_argument("net: a switch has 2 to 255 endpoints");
+  if (p.topo == Topo::TopoTorus && (p.kx < 2 || p.ky < 2 || p.kz < 1 || p.kx * p.ky * p.kz > 256))
     throw std::invalid_argument("net: a torus needs kx, ky >= 2 and at most 256 chips");
-  if (p.topo == Topo::table && (!p.graph || p.graph->home.size() < 2 || p.graph->home.size() > 256 ||
-                                p.graph->table.size() != p.graph->ports.size()))
+  if (p.topo == Topo::TopoTable && (!p.graph || p.graph->home.size() < 2 || p.graph->home.size() > 256 ||
+                                    p.graph->table.size() != p.graph->ports.size()))
     throw std::invalid_argument(
         "net: a table-routed network needs a graph of 2 to 256 endpoints and a table per router");
   if (p.rdepth < p.v * p.d) throw std::invalid_argument("net: the replay buffer must hold v * d flits");
@@ -34,7 +35,7 @@ Net::Net(Params p) : p_(p) {
   rp.ky = p.ky;
   rp.kz = p.kz;
   const unsigned n = endpoints();
-  if (p.topo == Topo::sw) {
+  if (p.topo == Topo::TopoSwitch) {
     rp.p = p.n;
     r_.assign(1, Router(rp));
     for (unsigned e = 0; e < n; ++e) {  // link e: endpoint e -> switch port e
@@ -45,7 +46,7 @@ Net::Net(Params p) : p_(p) {
       from_.push_back(End{false, 0, e});
       to_.push_back(End{true, e, 0});
     }
-  } else if (p.topo == Topo::table) {
+  } else if (p.topo == Topo::TopoTable) {
     const Graph& g = *p.graph;
     for (unsigned r = 0; r < g.ports.size(); ++r) {
       if (g.table[r].size() != n) throw std::invalid_argument("net: a routing table has an entry per endpoint");
@@ -90,12 +91,12 @@ Net::Net(Params p) : p_(p) {
     taken[port_index(r, q)] = true;
   };
   for (unsigned e = 0; e < n; ++e) {
-    home_[e] = p.topo == Topo::sw      ? End{false, 0, e}
-               : p.topo == Topo::table ? End{false, p.graph->home[e].router, p.graph->home[e].port}
-                                       : End{false, e, 0};
+    home_[e] = p.topo == Topo::TopoSwitch  ? End{false, 0, e}
+               : p.topo == Topo::TopoTable ? End{false, p.graph->home[e].router, p.graph->home[e].port}
+                                           : End{false, e, 0};
     if (home_[e].node >= routers() || home_[e].port >= ports(home_[e].node))
       throw std::invalid_argument("net: an endpoint sits on a router port that does not exist");
-    if (p.topo != Topo::sw) {
+    if (p.topo != Topo::TopoSwitch) {
       take(taken_in, home_[e].node, home_[e].port);
       take(taken_out, home_[e].node, home_[e].port);
     }
@@ -117,7 +118,7 @@ Net::Net(Params p) : p_(p) {
     }
   }
   if (p.edge_regs) {
-    if (p.topo == Topo::sw)
+    if (p.topo == Topo::TopoSwitch)
       throw std::invalid_argument("net: edge_regs: the switch's endpoints reach it through links");
     inj_q_.assign(n, common::PipeReg(lw));
     ej_credit_q_.assign(n, common::PipeReg(vb_));
@@ -143,8 +144,8 @@ unsigned Net::neighbour(unsigned r, unsigned q) const {
 }
 
 unsigned Net::links_on_path(unsigned s, unsigned d) const {
-  if (p_.topo == Topo::sw) return 2;
-  if (p_.topo == Topo::table) {
+  if (p_.topo == Topo::TopoSwitch) return 2;
+  if (p_.topo == Topo::TopoTable) {
     // follow the tables from s's router to d's
     unsigned r = home_[s].node, links = 0;
     for (unsigned step = 0; step <= routers(); ++step) {
@@ -163,7 +164,7 @@ unsigned Net::links_on_path(unsigned s, unsigned d) const {
 }
 
 unsigned Net::routers_on_path(unsigned s, unsigned d) const {
-  return p_.topo == Topo::sw ? 1 : links_on_path(s, d) + 1;
+  return p_.topo == Topo::TopoSwitch ? 1 : links_on_path(s, d) + 1;
 }
 
 void Net::refresh() {
@@ -188,8 +189,26 @@ Net::In Net::make_in() const {
 }
 
 Net::Out Net::make_out() const {
+  // the shapes of torus_net's and switch_net's ports, which a table network shares
+  const unsigned n = endpoints(), rp = total_ports(), l = links();
   Out o;
-  visit_out(o, [](const char*, Bits& b, unsigned width) { b = Bits(width); });
+  o.inj_credit_o = Bits(n);
+  o.inj_credit_vc_o = Bits(n * vb_);
+  o.ej_valid_o = Bits(n);
+  o.ej_vc_o = Bits(n * vb_);
+  o.ej_flit_o = Bits(n * p_.w);
+  o.mon_valid_o = Bits(rp);
+  o.mon_vc_o = Bits(rp * vb_);
+  o.mon_flit_o = Bits(rp * p_.w);
+  o.mon_credit_o = Bits(rp);
+  o.mon_credit_vc_o = Bits(rp * vb_);
+  o.bad_dst_o = Bits(routers() * 16);
+  o.link_ready_o = Bits(l);
+  o.link_held_o = Bits(l * (sb_ - 1));
+  o.link_crc_err_o = Bits(l * 32);
+  o.link_drop_o = Bits(l * 32);
+  o.link_replay_o = Bits(l * 32);
+  o.link_timeout_o = Bits(l * 32);
   return o;
 }
 

@@ -18,16 +18,19 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "common/bits.hpp"
 #include "common/pipe_reg.hpp"
 #include "link/link.hpp"
 #include "link/router.hpp"
+#include "sv/ports/switch_net.hpp"
+#include "sv/ports/torus_net.hpp"
 
 namespace trn::link {
 
-/// A network of routers for Topo::table: port counts, directed links between router ports, the
+/// A network of routers for Topo::TopoTable: port counts, directed links between router ports, the
 /// router port of every endpoint, and every router's output port per destination endpoint.
 struct Graph {
   struct Port {
@@ -42,11 +45,11 @@ struct Graph {
 class Net {
  public:
   struct Params {
-    Topo topo = Topo::torus;
+    Topo topo = Topo::TopoTorus;
     unsigned kx = 4, ky = 4, kz = 1;  ///< torus size (kz > 1: 3D)
     unsigned n = 8;                   ///< switch: endpoints
     unsigned v = 2, d = 4, w = 64, rdepth = 8, timeout = 64;
-    std::shared_ptr<const Graph> graph;  ///< Topo::table
+    std::shared_ptr<const Graph> graph;  ///< Topo::TopoTable
     /// An endpoint sitting on a router port reaches it through a register stage (common::PipeReg)
     /// each way: its injection {vc, flit} and the ejection credits it returns arrive one cycle
     /// later. rtl/link/torus_net.sv has them (its endpoint ports are the top's inputs); the
@@ -72,9 +75,9 @@ class Net {
   explicit Net(Params p);
   const Params& params() const { return p_; }
   unsigned endpoints() const {
-    return p_.topo == Topo::sw      ? p_.n
-           : p_.topo == Topo::table ? static_cast<unsigned>(p_.graph->home.size())
-                                    : p_.kx * p_.ky * p_.kz;
+    return p_.topo == Topo::TopoSwitch  ? p_.n
+           : p_.topo == Topo::TopoTable ? static_cast<unsigned>(p_.graph->home.size())
+                                        : p_.kx * p_.ky * p_.kz;
   }
   unsigned routers() const { return static_cast<unsigned>(r_.size()); }
   /// Ports of router r, and the index of its port q among every router's ports (r * ports + q
@@ -101,38 +104,38 @@ class Net {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
+  /// The ports of rtl/link/torus_net.sv or rtl/link/switch_net.sv, generated from their headers;
+  /// the modules' parameters from this model's. A TopoTable network has no RTL top.
+  sv::ports::torus_net::Params torus_params() const {
+    return {.KX = p_.kx,
+            .KY = p_.ky,
+            .KZ = p_.kz,
+            .V = p_.v,
+            .D = p_.d,
+            .W = p_.w,
+            .RDepth = p_.rdepth,
+            .Timeout = p_.timeout};
+  }
+  sv::ports::switch_net::Params switch_params() const {
+    return {.N = p_.n, .V = p_.v, .D = p_.d, .W = p_.w, .RDepth = p_.rdepth, .Timeout = p_.timeout};
+  }
   template <class V>
   void visit_in(In& in, V&& v) const {
-    const unsigned n = endpoints(), w = p_.w;
-    v("rst_ni", in.rst_ni, 1);
-    v("inj_valid_i", in.inj_valid_i, n);
-    v("inj_vc_i", in.inj_vc_i, n * vb_);
-    v("inj_flit_i", in.inj_flit_i, n * w);
-    v("ej_credit_i", in.ej_credit_i, n);
-    v("ej_credit_vc_i", in.ej_credit_vc_i, n * vb_);
-    v("flip_i", in.flip_i, links());
-    v("flip_bit_i", in.flip_bit_i, links() * fb_);
+    if (p_.topo == Topo::TopoSwitch)
+      sv::ports::switch_net::visit_in(switch_params(), in, v);
+    else if (p_.topo == Topo::TopoTorus)
+      sv::ports::torus_net::visit_in(torus_params(), in, v);
+    else
+      throw std::logic_error("link::Net: a routing-table network has no RTL top to list the ports of");
   }
   template <class V>
   void visit_out(Out& out, V&& v) const {
-    const unsigned n = endpoints(), w = p_.w, rp = total_ports();
-    v("inj_credit_o", out.inj_credit_o, n);
-    v("inj_credit_vc_o", out.inj_credit_vc_o, n * vb_);
-    v("ej_valid_o", out.ej_valid_o, n);
-    v("ej_vc_o", out.ej_vc_o, n * vb_);
-    v("ej_flit_o", out.ej_flit_o, n * w);
-    v("mon_valid_o", out.mon_valid_o, rp);
-    v("mon_vc_o", out.mon_vc_o, rp * vb_);
-    v("mon_flit_o", out.mon_flit_o, rp * w);
-    v("mon_credit_o", out.mon_credit_o, rp);
-    v("mon_credit_vc_o", out.mon_credit_vc_o, rp * vb_);
-    v("bad_dst_o", out.bad_dst_o, routers() * 16);
-    v("link_ready_o", out.link_ready_o, links());
-    v("link_held_o", out.link_held_o, links() * (sb_ - 1));
-    v("link_crc_err_o", out.link_crc_err_o, links() * 32);
-    v("link_drop_o", out.link_drop_o, links() * 32);
-    v("link_replay_o", out.link_replay_o, links() * 32);
-    v("link_timeout_o", out.link_timeout_o, links() * 32);
+    if (p_.topo == Topo::TopoSwitch)
+      sv::ports::switch_net::visit_out(switch_params(), out, v);
+    else if (p_.topo == Topo::TopoTorus)
+      sv::ports::torus_net::visit_out(torus_params(), out, v);
+    else
+      throw std::logic_error("link::Net: a routing-table network has no RTL top to list the ports of");
   }
 
  private:

@@ -12,22 +12,13 @@ namespace trn::link {
 
 Kind kind_of(const Bits& f) { return static_cast<Kind>(f.slice(f.width() - 2, 2)); }
 
-Head head_of(const Bits& f) {
-  return Head{static_cast<unsigned>(f.slice(0, 8)), static_cast<unsigned>(f.slice(8, 8)),
-              static_cast<unsigned>(f.slice(16, 2)), static_cast<unsigned>(f.slice(18, 8)),
-              static_cast<unsigned>(f.slice(26, 2))};
-}
+Head head_of(const Bits& f) { return Head::unpack(f); }
 
 Bits make_flit(unsigned w, Kind k, const Head& h, const Bits& payload) {
   Bits f = payload;
   if (f.width() != w) throw std::invalid_argument("make_flit: payload width");
-  if (k == Kind::head || k == Kind::single) {
-    f.set_slice(0, 8, h.dst);
-    f.set_slice(8, 8, h.src);
-    f.set_slice(16, 2, h.type);
-    f.set_slice(18, 8, h.len);
-    f.set_slice(26, 2, h.tc);
-  }
+  if (w < Head::kWidth + 2) throw std::invalid_argument("make_flit: a flit holds its kind and the head fields");
+  if (k == Kind::FlitHead || k == Kind::FlitSingle) h.pack(f);
   f.set_slice(w - 2, 2, static_cast<unsigned>(k));
   return f;
 }
@@ -45,7 +36,10 @@ std::vector<Bits> tagged_packet(unsigned w, unsigned id, const Head& h, std::vec
     Bits& pay = payloads[f];
     pay.set_slice(32, 20, id);
     pay.set_slice(52, 8, f);
-    const Kind kind = h.len == 1 ? Kind::single : f == 0 ? Kind::head : f + 1 == h.len ? Kind::tail : Kind::body;
+    const Kind kind = h.len == 1       ? Kind::FlitSingle
+                      : f == 0         ? Kind::FlitHead
+                      : f + 1 == h.len ? Kind::FlitTail
+                                       : Kind::FlitBody;
     flits.push_back(make_flit(w, kind, h, pay));
   }
   return flits;
@@ -57,7 +51,7 @@ FlitTag tag_of(const Bits& f) {
 
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
             unsigned in_class, unsigned kz) {
-  if (topo == Topo::sw) return Route{dst % ports, 2};
+  if (topo == Topo::TopoSwitch) return Route{dst % ports, 2};
   const unsigned x = me % kx, y = me / kx % ky, z = me / (kx * ky);
   const unsigned dx = dst % kx, dy = dst / kx % ky, dz = dst / (kx * ky);
   Route r{0, 2};
@@ -77,20 +71,20 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
   return r;
 }
 
-unsigned classes(Topo topo, unsigned vcs) { return topo == Topo::torus ? vcs / 2 : vcs; }
+unsigned classes(Topo topo, unsigned vcs) { return topo == Topo::TopoTorus ? vcs / 2 : vcs; }
 
 bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls) {
   const unsigned c = tc % classes(topo, vcs);
-  if (topo != Topo::torus) return v == c;
+  if (topo != Topo::TopoTorus) return v == c;
   return v / 2 == c && (cls == 2 || v % 2 == cls);
 }
 
 Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
   if (p_.p > 255) throw std::invalid_argument("router: at most 255 ports (8-bit chip ids)");
-  if (p_.topo == Topo::table && (!p_.table || p_.table->size() > 256))
+  if (p_.topo == Topo::TopoTable && (!p_.table || p_.table->size() > 256))
     throw std::invalid_argument("router: a table-routed router needs a table of at most 256 chip ids");
   if (p_.v < 1 || p_.v > 64) throw std::invalid_argument("router: 1 to 64 virtual channels");
-  if (p_.topo == Topo::torus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % 2 != 0))
+  if (p_.topo == Topo::TopoTorus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % 2 != 0))
     throw std::invalid_argument("router: a 2D (3D) torus router has 5 (7) ports and an even number of VCs");
   iv_.resize(p_.p * p_.v);
   for (auto& i : iv_) i.fifo.slot.assign(p_.d, Bits(p_.w));
@@ -201,8 +195,8 @@ void Router::tick(const In& in) {
     const Bits& fl = s.fifo.front();
     const Kind k = kind_of(fl);
     fr.has = true;
-    fr.head = k == Kind::head || k == Kind::single;
-    fr.tail = k == Kind::tail || k == Kind::single;
+    fr.head = k == Kind::FlitHead || k == Kind::FlitSingle;
+    fr.tail = k == Kind::FlitTail || k == Kind::FlitSingle;
     fr.bad = false;
     fr.tc = 0;
     fr.rt = Route{};
@@ -211,8 +205,8 @@ void Router::tick(const In& in) {
       const Head h = head_of(fl);
       fr.bad = h.dst >= ids();
       fr.tc = h.tc;
-      fr.rt = p_.topo == Topo::table ? Route{fr.bad ? 0u : (*p_.table)[h.dst], 2}
-                                     : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
+      fr.rt = p_.topo == Topo::TopoTable ? Route{fr.bad ? 0u : (*p_.table)[h.dst], 2}
+                                         : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
       for (unsigned v = 0; v < V; ++v)
         if (vc_allowed(p_.topo, V, v, fr.tc, fr.rt.cls)) fr.allowed |= std::uint64_t{1} << v;
     }

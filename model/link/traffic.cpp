@@ -60,7 +60,7 @@ unsigned Traffic::dest(unsigned s) {
     case Pattern::hotspot:
       return chance(rng_, 0.2) ? 0 : below(rng_, n_);
     case Pattern::neighbour:
-      return net_.params().topo == Topo::torus ? net_.neighbour(s, 1) : (s + 1) % n_;
+      return net_.params().topo == Topo::TopoTorus ? net_.neighbour(s, 1) : (s + 1) % n_;
     default:
       return below(rng_, n_);
   }
@@ -79,11 +79,16 @@ void Traffic::new_packet(unsigned s, std::uint64_t cycle) {
   // destination, so that a flow keeps one FIFO)
   const Topo topo = net_.params().topo;
   const unsigned tc = below(rng_, classes(topo, v_));
-  k.vc = topo == Topo::torus ? 2 * tc + (k.dst & 1) : tc;
+  k.vc = topo == Topo::TopoTorus ? 2 * tc + (k.dst & 1) : tc;
   k.born = cycle;
   k.seq = k.dst < n_ ? next_seq_[flow(k)]++ : 0;
   const unsigned len = 1 + below(rng_, 4);
-  const Head h{k.dst, k.src, below(rng_, 4), len, tc};
+  const auto type = static_cast<PktType>(below(rng_, 4));
+  const Head h{.tc = static_cast<std::uint8_t>(tc),
+               .len = static_cast<std::uint8_t>(len),
+               .ptype = type,
+               .src = static_cast<std::uint8_t>(k.src),
+               .dst = static_cast<std::uint8_t>(k.dst)};
   std::vector<Bits> pay(len, Bits(w_));
   for (Bits& b : pay)
     for (unsigned i = 0; i < b.words(); ++i) b.set_word(i, rng_());
@@ -114,7 +119,7 @@ void Traffic::observe(const Net::Out& out, std::uint64_t cycle) {
     if (id >= pkts_.size()) fail(fmt::format("endpoint {} ejected a flit of unknown packet {}", e, id));
     const Pkt& k = pkts_[id];
     const Kind kind = kind_of(f);
-    if (kind == Kind::head || kind == Kind::single) {
+    if (kind == Kind::FlitHead || kind == Kind::FlitSingle) {
       if (ej_pkt_[j] >= 0)
         fail(fmt::format("endpoint {} VC {}: packet {} starts inside packet {}", e, v, id, ej_pkt_[j]));
       if (k.dst != e) fail(fmt::format("packet {} for endpoint {} delivered at endpoint {}", id, k.dst, e));
@@ -132,7 +137,7 @@ void Traffic::observe(const Net::Out& out, std::uint64_t cycle) {
     if (ej_pkt_[j] != static_cast<int>(id) || idx != ej_idx_[j] || !(f == want))
       fail(fmt::format("endpoint {} VC {}: flit {} of packet {} out of order, foreign or corrupted", e, v, idx, id));
     ++ej_idx_[j];
-    if (kind == Kind::tail || kind == Kind::single) {
+    if (kind == Kind::FlitTail || kind == Kind::FlitSingle) {
       if (ej_idx_[j] != k.flits.size())
         fail(fmt::format("packet {} ended after {} of {} flits", id, ej_idx_[j], k.flits.size()));
       ej_pkt_[j] = -1;

@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
 #include "common/rr_arbiter.hpp"
 #include "sv/dma_pkg.hpp"
+#include "sv/ports/sbuf.hpp"
 #include "sv/sbuf_pkg.hpp"
 
 namespace trn::mem {
@@ -69,31 +71,16 @@ class Sbuf {
   /// The contents (partition-major), for tests; not a port.
   std::uint8_t byte(unsigned part, std::uint32_t off) const { return mem_.at(std::size_t{part} * p_.part_bytes + off); }
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("dw_valid_i", in.dw_valid_i, 1);
-    v("dw_i", in.dw_i, wr_req_t::kWidth);
-    v("dw_data_i", in.dw_data_i, 8 * p_.beat_bytes);
-    v("dr_valid_i", in.dr_valid_i, 1);
-    v("dr_i", in.dr_i, rd_req_t::kWidth);
-    v("e_valid_i", in.e_valid_i, p_.eports);
-    v("e_i", in.e_i, p_.eports * e_req_t::kWidth);
-    v("e_mask_i", in.e_mask_i, p_.eports * p_.parts);
-    v("e_wdata_i", in.e_wdata_i, p_.eports * 32 * p_.parts);
+  /// The ports of rtl/mem/sbuf.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::sbuf::Params sv_params() const {
+    return {.Parts = p_.parts,
+            .PartBytes = p_.part_bytes,
+            .BeatBytes = p_.beat_bytes,
+            .Banks = p_.banks,
+            .EPorts = p_.eports,
+            .Starve = p_.starve};
   }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("dw_ready_o", out.dw_ready_o, 1);
-    v("dr_ready_o", out.dr_ready_o, 1);
-    v("dr_rvalid_o", out.dr_rvalid_o, 1);
-    v("dr_rid_o", out.dr_rid_o, 8);
-    v("dr_rdata_o", out.dr_rdata_o, 8 * p_.beat_bytes);
-    v("e_ready_o", out.e_ready_o, p_.eports);
-    v("e_rvalid_o", out.e_rvalid_o, p_.eports);
-    v("e_rdata_o", out.e_rdata_o, p_.eports * 32 * p_.parts);
-    v("acc_busy_o", out.acc_busy_o, 1);
-  }
+  TRN_MODULE_PORTS(sbuf)
 
  private:
   struct Grants {

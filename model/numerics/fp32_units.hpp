@@ -10,10 +10,14 @@
 #include "common/bits.hpp"
 #include "common/pipe_reg.hpp"
 #include "numerics/arith.hpp"
+#include "sv/ports/fp32_add.hpp"
+#include "sv/ports/fp32_mul.hpp"
 
 namespace trn::numerics {
 
-template <std::uint32_t (*Op)(std::uint32_t, std::uint32_t)>
+/// Op: the lane's operation; Ports: the RTL module's generated port list (sv::ports::fp32_add or
+/// fp32_mul, the same ports).
+template <std::uint32_t (*Op)(std::uint32_t, std::uint32_t), class Ports>
 class Fp32Lanewise {
  public:
   struct Params {
@@ -46,17 +50,15 @@ class Fp32Lanewise {
     });
   }
 
+  /// The ports of rtl/numerics/fp32_add.sv or fp32_mul.sv, generated from its header.
+  typename Ports::Params sv_params() const { return {.Lanes = p_.lanes}; }
   template <class V>
   void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("valid_i", in.valid_i, 1);
-    v("a_i", in.a_i, 32 * p_.lanes);
-    v("b_i", in.b_i, 32 * p_.lanes);
+    Ports::visit_in(sv_params(), in, v);
   }
   template <class V>
   void visit_out(Out& out, V&& v) const {
-    v("valid_o", out.valid_o, 1);
-    v("y_o", out.y_o, 32 * p_.lanes);
+    Ports::visit_out(sv_params(), out, v);
   }
 
  private:
@@ -64,7 +66,7 @@ class Fp32Lanewise {
   common::PipeReg out_;  ///< u_out
 };
 
-using Fp32Add = Fp32Lanewise<fp32_add>;
-using Fp32Mul = Fp32Lanewise<fp32_mul>;
+using Fp32Add = Fp32Lanewise<fp32_add, sv::ports::fp32_add>;
+using Fp32Mul = Fp32Lanewise<fp32_mul, sv::ports::fp32_mul>;
 
 }  // namespace trn::numerics

@@ -15,8 +15,11 @@
 
 #include "common/bits.hpp"
 #include "common/pipe_reg.hpp"
+#include "common/ports.hpp"
 #include "numerics/format.hpp"
 #include "numerics/sr_rng.hpp"
+#include "sv/ports/fp_decode.hpp"
+#include "sv/ports/fp_encode.hpp"
 
 namespace trn::numerics {
 
@@ -50,24 +53,9 @@ class FpEncode {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("valid_i", in.valid_i, 1);
-    v("fmt_i", in.fmt_i, 4);
-    v("bias_i", in.bias_i, 6);
-    v("sr_i", in.sr_i, 1);
-    v("sat_i", in.sat_i, 1);
-    v("lane_en_i", in.lane_en_i, p_.lanes);
-    v("seed_load_i", in.seed_load_i, 1);
-    v("seed_i", in.seed_i, 32);
-    v("data_i", in.data_i, 32 * p_.lanes);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("valid_o", out.valid_o, 1);
-    v("code_o", out.code_o, 16 * p_.lanes);
-  }
+  /// The ports of rtl/numerics/fp_encode.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::fp_encode::Params sv_params() const { return {.Lanes = p_.lanes}; }
+  TRN_MODULE_PORTS(fp_encode)
 
  private:
   Params p_;
@@ -98,19 +86,9 @@ class FpDecode {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("valid_i", in.valid_i, 1);
-    v("fmt_i", in.fmt_i, 4);
-    v("bias_i", in.bias_i, 6);
-    v("code_i", in.code_i, 16 * p_.lanes);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("valid_o", out.valid_o, 1);
-    v("data_o", out.data_o, 32 * p_.lanes);
-  }
+  /// The ports of rtl/numerics/fp_decode.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::fp_decode::Params sv_params() const { return {.Lanes = p_.lanes}; }
+  TRN_MODULE_PORTS(fp_decode)
 
  private:
   Params p_;

@@ -9,7 +9,9 @@
 
 #include "common/bits.hpp"
 #include "common/pipe_reg.hpp"
+#include "common/ports.hpp"
 #include "numerics/arith.hpp"
+#include "sv/ports/fp_mul_narrow.hpp"
 
 namespace trn::numerics {
 
@@ -41,22 +43,9 @@ class FpMulNarrow {
   void eval(const In& in, Out& out) const { out_.eval(in.rst_ni, out.valid_o, out.y_o); }
   void tick(const In& in);
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("valid_i", in.valid_i, 1);
-    v("fmt_a_i", in.fmt_a_i, 4);
-    v("bias_a_i", in.bias_a_i, 6);
-    v("fmt_b_i", in.fmt_b_i, 4);
-    v("bias_b_i", in.bias_b_i, 6);
-    v("a_i", in.a_i, 16 * p_.lanes);
-    v("b_i", in.b_i, 16 * p_.lanes);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("valid_o", out.valid_o, 1);
-    v("y_o", out.y_o, 32 * p_.lanes);
-  }
+  /// The ports of rtl/numerics/fp_mul_narrow.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::fp_mul_narrow::Params sv_params() const { return {.Lanes = p_.lanes}; }
+  TRN_MODULE_PORTS(fp_mul_narrow)
 
  private:
   Params p_;

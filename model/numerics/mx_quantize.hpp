@@ -9,7 +9,9 @@
 #include <cstdint>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
 #include "numerics/mx.hpp"
+#include "sv/ports/mx_quantize.hpp"
 
 namespace trn::numerics {
 
@@ -35,20 +37,9 @@ class MxQuantize {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("valid_i", in.valid_i, 1);
-    v("elem_i", in.elem_i, 4);
-    v("neuron_i", in.neuron_i, 1);
-    v("data_i", in.data_i, 32 * kMxBlock);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("valid_o", out.valid_o, 1);
-    v("scale_o", out.scale_o, 8);
-    v("codes_o", out.codes_o, 8 * kMxBlock);
-  }
+  /// The ports of rtl/numerics/mx_quantize.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::mx_quantize::Params sv_params() const { return {}; }
+  TRN_MODULE_PORTS(mx_quantize)
 
  private:
   void reset();

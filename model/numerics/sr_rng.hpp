@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
+#include "sv/ports/sr_rng.hpp"
 
 namespace trn::numerics {
 
@@ -64,17 +66,9 @@ class SrRng {
   void load(std::uint32_t seed);
   void advance(unsigned lane) { state_q_[lane] = Xorshift32::step(state_q_[lane]); }
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("load_i", in.load_i, 1);
-    v("seed_i", in.seed_i, 32);
-    v("advance_i", in.advance_i, p_.lanes);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("rnd_o", out.rnd_o, 32 * p_.lanes);
-  }
+  /// The ports of rtl/numerics/sr_rng.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::sr_rng::Params sv_params() const { return {.Lanes = p_.lanes}; }
+  TRN_MODULE_PORTS(sr_rng)
 
  private:
   Params p_;

@@ -7,7 +7,9 @@
 
 #include "common/bits.hpp"
 #include "common/pipe_reg.hpp"
+#include "common/ports.hpp"
 #include "scalar/activation.hpp"
+#include "sv/ports/act_unit.hpp"
 
 namespace trn::scalar {
 
@@ -43,18 +45,9 @@ class ActUnit {
     });
   }
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("valid_i", in.valid_i, 1);
-    v("func_i", in.func_i, 4);
-    v("x_i", in.x_i, 32 * p_.lanes);
-  }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("valid_o", out.valid_o, 1);
-    v("y_o", out.y_o, 32 * p_.lanes);
-  }
+  /// The ports of rtl/scalar/act_unit.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::act_unit::Params sv_params() const { return {.Lanes = p_.lanes}; }
+  TRN_MODULE_PORTS(act_unit)
 
  private:
   Params p_;

@@ -222,7 +222,7 @@ link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigne
     case TopoKind::torus: {
       // the router's own dimension-order routing with dateline classes (router.hpp)
       const unsigned nd_ = static_cast<unsigned>(t.dims.size());
-      const link::Route r = link::route(link::Topo::torus, 1 + 2 * nd_, t.dims[0], t.dims[1], n, dst,
+      const link::Route r = link::route(link::Topo::TopoTorus, 1 + 2 * nd_, t.dims[0], t.dims[1], n, dst,
                                         in_port ? torus_q_[in_port] : 0, in_class, nd_ > 2 ? t.dims[2] : 1);
       return link::Route{torus_port_[r.port], r.cls};
     }
@@ -311,7 +311,7 @@ link::Net::Params System::flit_net(unsigned vcs, unsigned depth, unsigned width)
   p.rdepth = 1;
   while (p.rdepth < vcs * depth) p.rdepth *= 2;
   if (preset_.topo.kind == TopoKind::torus) {
-    p.topo = link::Topo::torus;
+    p.topo = link::Topo::TopoTorus;
     p.kx = preset_.topo.dims[0];
     p.ky = preset_.topo.dims[1];
     p.kz = preset_.topo.dims.size() > 2 ? preset_.topo.dims[2] : 1;
@@ -345,7 +345,7 @@ link::Net::Params System::flit_net(unsigned vcs, unsigned depth, unsigned width)
         n = channel_to(h.channel);
       }
     }
-  p.topo = link::Topo::table;
+  p.topo = link::Topo::TopoTable;
   p.graph = std::move(g);
   return p;
 }

@@ -26,8 +26,10 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
 #include "mem/psum.hpp"
 #include "numerics/format.hpp"
+#include "sv/ports/tensor_engine.hpp"
 #include "sv/sbuf_pkg.hpp"
 #include "sv/te_pkg.hpp"
 
@@ -104,43 +106,19 @@ class TensorEngine {
 
   const mem::Psum& psum() const { return psum_; }
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("cmd_valid_i", in.cmd_valid_i, 1);
-    v("cmd_i", in.cmd_i, sv::te_pkg::te_cmd_t::kWidth);
-    v("st_req_ready_i", in.st_req_ready_i, 1);
-    v("st_rsp_valid_i", in.st_rsp_valid_i, 1);
-    v("st_rsp_data_i", in.st_rsp_data_i, 32 * p_.rows);
-    v("mv_req_ready_i", in.mv_req_ready_i, 1);
-    v("mv_rsp_valid_i", in.mv_rsp_valid_i, 1);
-    v("mv_rsp_data_i", in.mv_rsp_data_i, 32 * p_.rows);
-    v("pr_valid_i", in.pr_valid_i, 1);
-    v("pr_i", in.pr_i, psum_addr_t::kWidth);
-    v("pe_valid_i", in.pe_valid_i, 1);
-    v("pe_i", in.pe_i, psum_addr_t::kWidth);
-    v("pe_mask_i", in.pe_mask_i, p_.cols);
-    v("pe_data_i", in.pe_data_i, 32 * p_.cols);
+  /// The ports of rtl/tensor/tensor_engine.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::tensor_engine::Params sv_params() const {
+    return {.Rows = p_.rows,
+            .Cols = p_.cols,
+            .MaxN = p_.max_n,
+            .Banks = p_.banks,
+            .PsumBankBytes = 4 * p_.depth,
+            .SbufBytes = p_.sbuf_bytes,
+            .MaxOut = p_.max_outstanding,
+            .SbufBanks = p_.sbuf_banks,
+            .SbufLineBytes = p_.sbuf_line_bytes};
   }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("cmd_ready_o", out.cmd_ready_o, 1);
-    v("st_req_valid_o", out.st_req_valid_o, 1);
-    v("st_req_o", out.st_req_o, e_req_t::kWidth);
-    v("mv_req_valid_o", out.mv_req_valid_o, 1);
-    v("mv_req_o", out.mv_req_o, e_req_t::kWidth);
-    v("ls_done_o", out.ls_done_o, 1);
-    v("ls_done_tag_o", out.ls_done_tag_o, 4);
-    v("mm_done_o", out.mm_done_o, 1);
-    v("mm_done_tag_o", out.mm_done_tag_o, 4);
-    v("err_o", out.err_o, 1);
-    v("err_tag_o", out.err_tag_o, 4);
-    v("err_code_o", out.err_code_o, sv::te_pkg::te_err_e_width);
-    v("pw_valid_o", out.pw_valid_o, p_.cols);
-    v("pw_data_o", out.pw_data_o, 32 * p_.cols);
-    v("pr_data_o", out.pr_data_o, 32 * p_.cols);
-    v("pe_ready_o", out.pe_ready_o, 1);
-  }
+  TRN_MODULE_PORTS(tensor_engine)
 
   /// The check a command gets at dispatch (Err::none: legal).
   Err check_cmd(const In& in) const;

@@ -130,7 +130,7 @@ BOOST_AUTO_TEST_CASE(switch_domains_of_64_and_144_saturate_and_drain) {
   for (unsigned n : {64u, 144u})
     for (Pattern pat : {Pattern::uniform, Pattern::hotspot}) {
       Net::Params p;
-      p.topo = Topo::sw;
+      p.topo = Topo::TopoSwitch;
       p.n = n;
       NetRunner run(p, 5 + n);
       BOOST_REQUIRE_EQUAL(run.net().links(), 2 * n);
@@ -155,7 +155,7 @@ BOOST_AUTO_TEST_CASE(switch_domain_of_64_runs_near_the_head_of_line_limit) {
   // packets of several flits that hold their output lower it); a broken allocator or credit loop
   // would fall far below 0.45.
   Net::Params p;
-  p.topo = Topo::sw;
+  p.topo = Topo::TopoSwitch;
   p.n = 64;
   NetRunner run(p, 3);
   run.run(300, 1.0);
@@ -170,7 +170,7 @@ BOOST_AUTO_TEST_CASE(traffic_scoreboard_catches_a_corrupted_flit) {
   // The shared scoreboard against a network that delivers everything intact, told to expect packet
   // 20's last flit altered: it must throw, naming the flit.
   Net::Params p;
-  p.topo = Topo::sw;
+  p.topo = Topo::TopoSwitch;
   p.n = 8;
   NetRunner run(p, 1);
   run.traffic().corrupt_packet = 20;
@@ -202,24 +202,24 @@ BOOST_AUTO_TEST_CASE(torus_with_two_traffic_classes_keeps_flows_in_order) {
 BOOST_AUTO_TEST_CASE(traffic_classes_own_their_vcs) {
   // torus, 4 VCs: class 0 owns VCs 0 and 1, class 1 VCs 2 and 3; a link hop takes the VC of its
   // dateline class, the local port either; the class field is taken modulo the class count
-  BOOST_CHECK(vc_allowed(Topo::torus, 4, 2, 1, 0));
-  BOOST_CHECK(vc_allowed(Topo::torus, 4, 3, 1, 1));
-  BOOST_CHECK(!vc_allowed(Topo::torus, 4, 3, 1, 0));
-  BOOST_CHECK(!vc_allowed(Topo::torus, 4, 1, 1, 1));
-  BOOST_CHECK(vc_allowed(Topo::torus, 4, 0, 0, 2) && vc_allowed(Topo::torus, 4, 1, 0, 2));
-  BOOST_CHECK(vc_allowed(Topo::torus, 4, 1, 2, 1));  // class 2 is class 0 with 2 classes
-  BOOST_CHECK(vc_allowed(Topo::torus, 2, 1, 3, 1));  // one class with 2 VCs
+  BOOST_CHECK(vc_allowed(Topo::TopoTorus, 4, 2, 1, 0));
+  BOOST_CHECK(vc_allowed(Topo::TopoTorus, 4, 3, 1, 1));
+  BOOST_CHECK(!vc_allowed(Topo::TopoTorus, 4, 3, 1, 0));
+  BOOST_CHECK(!vc_allowed(Topo::TopoTorus, 4, 1, 1, 1));
+  BOOST_CHECK(vc_allowed(Topo::TopoTorus, 4, 0, 0, 2) && vc_allowed(Topo::TopoTorus, 4, 1, 0, 2));
+  BOOST_CHECK(vc_allowed(Topo::TopoTorus, 4, 1, 2, 1));  // class 2 is class 0 with 2 classes
+  BOOST_CHECK(vc_allowed(Topo::TopoTorus, 2, 1, 3, 1));  // one class with 2 VCs
   // switch, 2 VCs: class c owns VC c alone
-  BOOST_CHECK(vc_allowed(Topo::sw, 2, 1, 1, 2));
-  BOOST_CHECK(!vc_allowed(Topo::sw, 2, 0, 1, 2));
-  BOOST_CHECK(vc_allowed(Topo::sw, 2, 0, 2, 2));
+  BOOST_CHECK(vc_allowed(Topo::TopoSwitch, 2, 1, 1, 2));
+  BOOST_CHECK(!vc_allowed(Topo::TopoSwitch, 2, 0, 1, 2));
+  BOOST_CHECK(vc_allowed(Topo::TopoSwitch, 2, 0, 2, 2));
 }
 
 BOOST_AUTO_TEST_CASE(traffic_checks_catch_reordering_and_refused_flits) {
   // The scoreboard's order and link checks against outputs made up to break them: the second
   // packet of a flow ejected first, and a link not ready when its sender is offered a flit.
   Net::Params p;
-  p.topo = Topo::sw;
+  p.topo = Topo::TopoSwitch;
   p.n = 8;
   const Net net(p);
   auto expect_throw = [](auto&& f, const std::string& what) {
@@ -272,11 +272,11 @@ BOOST_AUTO_TEST_CASE(traffic_checks_catch_reordering_and_refused_flits) {
 
 BOOST_AUTO_TEST_CASE(torus_3d_routes_each_dimension_in_order) {
   // dimension order x, y, z; the z dateline between z = 3 and z = 0
-  const unsigned me = (3 * 4 + 1) * 4 + 2;                                                    // x 2, y 1, z 3
-  BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, (0 * 4 + 1) * 4 + 2, 0, 0, 4).port, 5u);  // z 3 -> 0: +z
-  BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, (0 * 4 + 1) * 4 + 2, 0, 0, 4).cls, 1u);   // crosses the dateline
-  BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, (2 * 4 + 2) * 4 + 2, 0, 0, 4).port, 3u);  // y first
-  BOOST_CHECK_EQUAL(route(Topo::torus, 7, 4, 4, me, me, 0, 0, 4).port, 0u);                   // here
+  const unsigned me = (3 * 4 + 1) * 4 + 2;                                                        // x 2, y 1, z 3
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 7, 4, 4, me, (0 * 4 + 1) * 4 + 2, 0, 0, 4).port, 5u);  // z 3 -> 0: +z
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 7, 4, 4, me, (0 * 4 + 1) * 4 + 2, 0, 0, 4).cls, 1u);  // crosses the dateline
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 7, 4, 4, me, (2 * 4 + 2) * 4 + 2, 0, 0, 4).port, 3u);  // y first
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 7, 4, 4, me, me, 0, 0, 4).port, 0u);                   // here
 }
 
 BOOST_AUTO_TEST_CASE(endpoint_register_adds_one_cycle_each_way) {
@@ -291,7 +291,7 @@ BOOST_AUTO_TEST_CASE(endpoint_register_adds_one_cycle_each_way) {
     Net::Out out = net.make_out();
     net.tick(in);  // reset
     in.rst_ni = true;
-    const Bits flit = make_flit(p.w, Kind::single, Head{1, 0, 0, 1, 0}, Bits(p.w));
+    const Bits flit = make_flit(p.w, Kind::FlitSingle, Head{.len = 1, .dst = 1}, Bits(p.w));
     for (unsigned c = 0; c < 100; ++c) {
       in.inj_valid_i.set_bit(0, c == 0);
       in.inj_flit_i.copy(0, flit, 0, p.w);
@@ -310,7 +310,7 @@ BOOST_AUTO_TEST_CASE(endpoint_register_adds_one_cycle_each_way) {
   BOOST_CHECK_EQUAL(staged, direct + 1);
   // the switch's endpoints reach it through links: no endpoint register there
   Net::Params sw;
-  sw.topo = Topo::sw;
+  sw.topo = Topo::TopoSwitch;
   sw.edge_regs = true;
   BOOST_CHECK_THROW(Net{sw}, std::invalid_argument);
 }

@@ -24,7 +24,9 @@
 #include <vector>
 
 #include "common/bits.hpp"
+#include "common/ports.hpp"
 #include "sv/le_pkg.hpp"
+#include "sv/ports/lane_engine.hpp"
 #include "sv/sbuf_pkg.hpp"
 #include "vector/instr.hpp"
 
@@ -85,38 +87,14 @@ class LaneEngine {
   static Instr decode(const instr_t& c);
   static instr_t encode(const Instr& ins);
 
-  template <class V>
-  void visit_in(In& in, V&& v) const {
-    v("rst_ni", in.rst_ni, 1);
-    v("cmd_valid_i", in.cmd_valid_i, 1);
-    v("cmd_i", in.cmd_i, instr_t::kWidth);
-    v("rd0_req_ready_i", in.rd0_req_ready_i, 1);
-    v("rd0_rsp_valid_i", in.rd0_rsp_valid_i, 1);
-    v("rd0_rsp_data_i", in.rd0_rsp_data_i, 32 * p_.lanes);
-    v("rd1_req_ready_i", in.rd1_req_ready_i, 1);
-    v("rd1_rsp_valid_i", in.rd1_rsp_valid_i, 1);
-    v("rd1_rsp_data_i", in.rd1_rsp_data_i, 32 * p_.lanes);
-    v("wr_ready_i", in.wr_ready_i, 1);
+  /// The ports of rtl/vector/lane_engine.sv, generated from its header; the module's parameters from this model's.
+  sv::ports::lane_engine::Params sv_params() const {
+    return {.Lanes = p_.lanes,
+            .SbufBytes = p_.sbuf_bytes,
+            .Engine = static_cast<long long>(p_.engine),
+            .FifoDepth = p_.fifo_depth};
   }
-  template <class V>
-  void visit_out(Out& out, V&& v) const {
-    v("cmd_ready_o", out.cmd_ready_o, 1);
-    v("rd0_req_valid_o", out.rd0_req_valid_o, 1);
-    v("rd0_req_o", out.rd0_req_o, e_req_t::kWidth);
-    v("rd1_req_valid_o", out.rd1_req_valid_o, 1);
-    v("rd1_req_o", out.rd1_req_o, e_req_t::kWidth);
-    v("wr_valid_o", out.wr_valid_o, 1);
-    v("wr_o", out.wr_o, e_req_t::kWidth);
-    v("wr_mask_o", out.wr_mask_o, p_.lanes);
-    v("wr_data_o", out.wr_data_o, 32 * p_.lanes);
-    v("done_o", out.done_o, 1);
-    v("done_tag_o", out.done_tag_o, 4);
-    v("err_o", out.err_o, 1);
-    v("err_tag_o", out.err_tag_o, 4);
-    v("err_code_o", out.err_code_o, sv::le_pkg::le_err_e_width);
-    v("acc_o", out.acc_o, 32 * p_.lanes);
-    v("busy_o", out.busy_o, 1);
-  }
+  TRN_MODULE_PORTS(lane_engine)
 
  private:
   enum class St : std::uint8_t { idle, prologue, run };

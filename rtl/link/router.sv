@@ -27,7 +27,7 @@ module router
   parameter int unsigned V    = 2,    // virtual channels per port (torus: even, for the classes)
   parameter int unsigned D    = 4,    // flits per input VC buffer (and the credits of each output VC)
   parameter int unsigned W    = 64,   // flit bits
-  parameter int unsigned Topo = TopoTorus,
+  parameter topo_e       Topo = TopoTorus,
   parameter int unsigned KX   = 4,
   parameter int unsigned KY   = 4,
   parameter int unsigned KZ   = 1,    // > 1: a 3D torus (7 ports: also 5 +z, 6 -z)
@@ -50,6 +50,8 @@ module router
   output logic [15:0]      bad_dst_o      // packets dropped for a destination that does not exist
 );
   if (P * V > 32 || P > 32) $error("router: at most 32 input VCs");
+  if (Topo == TopoTable) $error("router: the RTL router routes a torus or a switch (TopoTable is the model's)");
+  if (W < HeadBits + 2) $error("router: a flit holds at least its kind and the head fields");
   if (Topo == TopoTorus && (P != (KZ > 1 ? 7 : 5) || V % 2 != 0))
     $error("router: a 2D (3D) torus router has 5 (7) ports and an even V");
 
@@ -128,9 +130,11 @@ module router
       .pop_data_o(buf_data[i]), .usage_o(buf_usage[i]));
   end
 
-  // the front flit of every input VC (the buffer's, or the arriving one when the buffer is empty)
-  // and its route
+  // the front flit of every input VC (the buffer's, or the arriving one when the buffer is empty),
+  // its kind, its head fields and its route
   logic [W-1:0]  front [NV];
+  flit_kind_e    fkind [NV];
+  head_t         fhead [NV];
   logic [NV-1:0] has_flit, is_head, is_tail, bad_head;
   logic [PB-1:0] rop [NV];
   logic [1:0]    rcls [NV], rtc [NV];
@@ -139,11 +143,13 @@ module router
       arrive[i] = in_valid_i[i / V] && 32'(in_vc_i[(i / V) * VB +: VB]) == i % V;
       front[i] = buf_valid[i] ? buf_data[i] : in_flit_i[(i / V) * W +: W];
       has_flit[i] = buf_valid[i] || arrive[i];
-      is_head[i] = front[i][W-2];             // kinds 1 and 3
-      is_tail[i] = front[i][W-1];             // kinds 2 and 3
-      {rcls[i], rop[i]} = route(front[i][IdBits-1:0], id_i, i / V, 1'((i % V) % 2));
-      rtc[i] = front[i][27:26];
-      bad_head[i] = is_head[i] && int'(front[i][IdBits-1:0]) >= Ids;
+      fkind[i] = flit_kind_e'(front[i][W-1 -: 2]);
+      fhead[i] = head_t'(front[i][HeadBits-1:0]);
+      is_head[i] = fkind[i] == FlitHead || fkind[i] == FlitSingle;
+      is_tail[i] = fkind[i] == FlitTail || fkind[i] == FlitSingle;
+      {rcls[i], rop[i]} = route(fhead[i].dst, id_i, i / V, 1'((i % V) % 2));
+      rtc[i] = fhead[i].tc;
+      bad_head[i] = is_head[i] && int'(fhead[i].dst) >= Ids;
     end
   end
 

@@ -1,20 +1,55 @@
-// router_pkg — NeuronLink packets and routing (SPEC 5.6, docs/link.md).
+// router_pkg — NeuronLink packets and routing (SPEC 5.6, 5.7; docs/link.md).
 //
-// Flit (W bits): kind in the top two bits (0 body, 1 head, 2 tail, 3 head and tail: a one-flit
-// packet). A head flit carries, from bit 0: destination chip id (8), source id (8), packet type
-// (2: write, read request, read response, semaphore), length in flits (8), traffic class (2: the
-// router uses it modulo its class count, V / 2 on a torus, V on a switch); the rest is payload.
+// Flit (W bits): its kind (flit_kind_e) in the top two bits. A head flit carries head_t in its low
+// HeadBits bits (the destination chip id at bit 0); the bits between are payload.
 //
-// Topologies: 2D torus KX x KY (ports 0 local, 1 +x, 2 -x, 3 +y, 4 -y; chip id = y * KX + x),
-// dimension order (x first, the shorter way round, ties to +), with dateline VC classes: virtual
-// channel v has class v % 2; a packet enters each dimension in class 0 and moves to class 1 on the
-// hop that crosses that dimension's dateline (the wrap link between coordinates K-1 and 0).
-// 3D torus KX x KY x KZ: also ports 5 +z, 6 -z; chip id = (z * KY + y) * KX + x; x, then y, then z.
+// Topologies (topo_e):
+//   TopoTorus  2D torus KX x KY (ports 0 local, 1 +x, 2 -x, 3 +y, 4 -y; chip id = y * KX + x),
+//              dimension order (x first, the shorter way round, ties to +), with dateline VC
+//              classes: virtual channel v has class v % 2; a packet enters each dimension in class
+//              0 and moves to class 1 on the hop that crosses that dimension's dateline (the wrap
+//              link between coordinates K-1 and 0). 3D torus KX x KY x KZ: also ports 5 +z, 6 -z;
+//              chip id = (z * KY + y) * KX + x; x, then y, then z.
+//   TopoSwitch one router whose port i is endpoint i.
+//   TopoTable  a routing table per router (destination -> output port): the model's composed
+//              networks of chip and switch routers; the RTL router has no table (an elaboration
+//              error).
 // Traffic class c owns VCs 2c and 2c + 1 on a torus (one per dateline class) and VC c on a switch,
 // so every hop of a packet has one VC and packets of one (source, destination, class) stay in order.
-// Switch: one router whose port i is endpoint i.
 package router_pkg;
   localparam int unsigned IdBits = 8;
-  localparam int unsigned TopoTorus = 0, TopoSwitch = 1;
+  localparam int unsigned LenBits = 8;
 
+  typedef enum logic [1:0] {
+    TopoTorus  = 2'd0,
+    TopoSwitch = 2'd1,
+    TopoTable  = 2'd2
+  } topo_e;
+
+  typedef enum logic [1:0] {
+    FlitBody   = 2'd0,
+    FlitHead   = 2'd1,
+    FlitTail   = 2'd2,
+    FlitSingle = 2'd3   // head and tail: a one-flit packet
+  } flit_kind_e;
+
+  // Packet types (SPEC 5.6, 5.7; the chip's packets: docs/chip.md).
+  typedef enum logic [2:0] {
+    PktWrite    = 3'd0,  // payload bytes to a memory address of the destination chip
+    PktReadReq  = 3'd1,
+    PktReadRsp  = 3'd2,
+    PktSem      = 3'd3,  // add a value to a semaphore of the destination chip
+    PktAccWrite = 3'd4   // payload added (BF16 or FP32) to the destination's memory
+  } pkt_type_e;
+
+  // The head flit's fields, from bit 0 of the flit: destination, source, type, length, class.
+  typedef struct packed {
+    logic [1:0]         tc;     // traffic class (a router takes it modulo its class count)
+    logic [LenBits-1:0] len;    // flits in the packet, head included
+    pkt_type_e          ptype;
+    logic [IdBits-1:0]  src;
+    logic [IdBits-1:0]  dst;
+  } head_t;
+
+  localparam int unsigned HeadBits = $bits(head_t);
 endpackage

@@ -101,14 +101,39 @@ def rtl_tops() -> dict[str, dict]:
                 rtl.append(w)
             elif mode == "PARAMS":
                 sv, ref = w.split("=")
-                params.append((sv, None, ref) if ref.isdigit() else (sv, *ref.split(".")))
+                # a literal: an integer, or an enum's label (Topo=router_pkg::TopoSwitch)
+                literal = ref.isdigit() or "::" in ref
+                params.append((sv, None, ref) if literal else (sv, *ref.split(".")))
         out[top] = {"module": module, "rtl": rtl, "vlt": vlt, "probes": probes, "params": params}
     return out
 
 
-def gparams(info: dict, cfg: dict) -> list[str]:
-    """Verilator -G arguments of one top in one configuration (a table of rtl/configs.toml)."""
-    return [f"-G{sv}={key}" if sec is None else f"-G{sv}={cfg[sec][key]}" for sv, sec, key in info["params"]]
+def enum_value(label: str) -> str:
+    """An enum label `pkg::Label` as the sized literal Verilator's -G takes (`2'd1`): -G sets an enum
+    parameter only so (slang and Yosys's read_slang take the label itself)."""
+    pkg, name = label.split("::")
+    files = sorted(ROOT.glob(f"rtl/*/{pkg}.sv"))
+    if not files:
+        raise SystemExit(f"error: parameter value {label}: no package rtl/*/{pkg}.sv")
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from gen_pkg import Package  # noqa: E402 -- the one reader of packages
+    for width, labels in Package(files[0]).enums.values():
+        for lab, val in labels:
+            if lab == name:
+                return f"{width}'d{val}"
+    raise SystemExit(f"error: parameter value {label}: {pkg} has no enum label {name}")
+
+
+def gparams(info: dict, cfg: dict, tool: str = "verilator") -> list[str]:
+    """-G arguments of one top in one configuration (a table of rtl/configs.toml) for `tool`
+    (verilator, or slang: pyslang and Yosys's read_slang)."""
+    out = []
+    for sv, sec, key in info["params"]:
+        value = cfg[sec][key] if sec is not None else key
+        if sec is None and "::" in key and tool == "verilator":
+            value = enum_value(key)
+        out.append(f"-G{sv}={value}")
+    return out
 
 
 def gparam_values(gargs: list[str]) -> dict[str, str]:

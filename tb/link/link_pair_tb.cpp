@@ -240,20 +240,20 @@ struct LinkBench {
       --source_left;
     }
     LinkPair::In in = model.make_in();
-    in.tx.in_valid_i = offer.has_value();
-    if (offer) in.tx.in_data_i = *offer;
+    in.in_valid_i = offer.has_value();
+    if (offer) in.in_data_i = *offer;
     if (!fwd.empty() && fwd.front().due <= now) {
       const Flit& f = fwd.front();
-      in.rx.rx_valid_i = true;
-      in.rx.rx_seq_i = f.seq;
-      in.rx.rx_data_i = f.data;
-      in.rx.rx_crc_i = f.crc;
+      in.rx_valid_i = true;
+      in.rx_seq_i = f.seq;
+      in.rx_data_i = f.data;
+      in.rx_crc_i = f.crc;
       fwd.pop_front();
     }
     while (!back.empty() && back.front().due <= now) {
       const Ack& a = back.front();
-      (a.nack ? in.tx.nack_valid_i : in.tx.ack_valid_i) = true;
-      (a.nack ? in.tx.nack_seq_i : in.tx.ack_seq_i) = a.seq;
+      (a.nack ? in.nack_valid_i : in.ack_valid_i) = true;
+      (a.nack ? in.nack_seq_i : in.ack_seq_i) = a.seq;
       back.pop_front();
     }
     drive_inputs(env, model, in, "in_");

@@ -62,7 +62,7 @@ Net::Params params_of(const Env& e) {
     p.v = 4;  // two traffic classes
     p.rdepth = 32;
   } else if (name == "switch_net" || name == "switch_nocrc") {
-    p.topo = Topo::sw;
+    p.topo = Topo::TopoSwitch;
     p.n = 8;
   } else {
     throw std::invalid_argument(fmt::format("net_tb: no network is defined for build {}", name));
@@ -73,7 +73,7 @@ Net::Params params_of(const Env& e) {
 /// A short name of the network for reports.
 std::string net_name(const Net& m) {
   const Net::Params& p = m.params();
-  if (p.topo == Topo::sw) return fmt::format("switch {}", p.n);
+  if (p.topo == Topo::TopoSwitch) return fmt::format("switch {}", p.n);
   return p.kz > 1 ? fmt::format("torus {}x{}x{}", p.kx, p.ky, p.kz) : fmt::format("torus {}x{}", p.kx, p.ky);
 }
 
@@ -81,7 +81,7 @@ std::string net_name(const Net& m) {
 std::string link_name(const Net& m, unsigned l) {
   static const char* const kDir[] = {"+x", "-x", "+y", "-y", "+z", "-z"};
   const Net::End f = m.link_from(l), t = m.link_to(l);
-  if (m.params().topo == Topo::torus) return fmt::format("r{}{}", f.node, kDir[f.port - 1]);
+  if (m.params().topo == Topo::TopoTorus) return fmt::format("r{}{}", f.node, kDir[f.port - 1]);
   return f.endpoint ? fmt::format("ep{}>sw", f.node) : fmt::format("sw>ep{}", t.node);
 }
 
@@ -119,7 +119,7 @@ struct NetCover {
   std::vector<int> link_bin;
   static bool used(const Net& m, unsigned l) {
     const auto& p = m.params();
-    if (p.topo != Topo::torus) return true;
+    if (p.topo != Topo::TopoTorus) return true;
     const unsigned port = m.link_from(l).port, k[] = {p.kx, p.ky, p.kz};
     return port % 2 == 1 || k[(port - 1) / 2] != 2;
   }
@@ -181,7 +181,8 @@ struct NetBench {
       Bits f(p.w);
       f.copy(0, out.ej_flit_o, e * p.w, p.w);
       const Kind kind = kind_of(f);
-      if (kind == Kind::tail || kind == Kind::single) c.src_dst.hit_index(traffic.packet(tag_of(f).id).src * n + e);
+      if (kind == Kind::FlitTail || kind == Kind::FlitSingle)
+        c.src_dst.hit_index(traffic.packet(tag_of(f).id).src * n + e);
     }
     // every link's replay buffer: an unacknowledged flit holds a credit of the downstream buffer,
     // so at most V x D flits are held (RDepth >= V x D)

@@ -38,14 +38,14 @@ Router::Params params_of(const Env& e) {
   p.v = a.link_vcs;
   p.d = a.link_vc_depth;
   p.w = a.link_flit_bits;
-  p.topo = kSwitch ? Topo::sw : Topo::torus;
+  p.topo = kSwitch ? Topo::TopoSwitch : Topo::TopoTorus;
   p.kx = p.ky = 4;
   return p;
 }
 
 /// Names of the router's ports (torus: local and the four directions; switch: the endpoints).
 std::vector<std::string> port_names(const Router::Params& p) {
-  if (p.topo == Topo::torus) return {"local", "+x", "-x", "+y", "-y"};
+  if (p.topo == Topo::TopoTorus) return {"local", "+x", "-x", "+y", "-y"};
   return cover_names("p", p.p);
 }
 
@@ -76,7 +76,7 @@ RouterCover router_cover(const Router::Params& p) {
                 cover_cross(b + ".out_vc.exhausted", {ports, vcs}),
                 nullptr,
                 nullptr};
-  if (p.topo == Topo::torus) {
+  if (p.topo == Topo::TopoTorus) {
     c.dateline = &cover_point(b + ".dateline", {"+x", "-x", "+y", "-y"});
     // entering a dimension: class 0; continuing along it: the class it came in; crossing: class 1
     c.hop_class =
@@ -145,8 +145,15 @@ struct RouterBench {
     k.in_port = port;
     k.in_vc = vc;
     const unsigned len = static_cast<unsigned>(rng.range(1, 4));
-    Head h{static_cast<unsigned>(rng.below(kSwitch ? prm.p : prm.kx * prm.ky)), static_cast<unsigned>(rng.below(256)),
-           static_cast<unsigned>(rng.below(4)), len, static_cast<unsigned>(rng.below(4))};
+    // drawn in the order dst, src, type, class
+    const auto dst = static_cast<std::uint8_t>(rng.below(kSwitch ? prm.p : prm.kx * prm.ky));
+    const auto src = static_cast<std::uint8_t>(rng.below(256));
+    const auto type = static_cast<PktType>(rng.below(4));
+    Head h{.tc = static_cast<std::uint8_t>(rng.below(4)),
+           .len = static_cast<std::uint8_t>(len),
+           .ptype = type,
+           .src = src,
+           .dst = dst};
     if (p_local > 0 && rng.chance(p_local)) h.dst = me;  // drawn only when set: other tests keep their stream
     k.tc = h.tc;
     std::vector<Bits> pay;
@@ -191,7 +198,7 @@ struct RouterBench {
       check(id < packets.size(), "cycle {}: output {} flit of unknown packet {}", clk.cycle(), o, id);
       const Packet& k = packets[id];
       const Kind kind = kind_of(f);
-      if (kind == Kind::head || kind == Kind::single) {
+      if (kind == Kind::FlitHead || kind == Kind::FlitSingle) {
         check(sink_pkt[j] < 0, "cycle {}: output {} VC {}: packet {} starts inside packet {}", clk.cycle(), o, v, id,
               sink_pkt[j]);
         check(o == k.rt.port, "cycle {}: packet {} left on port {}, its route is port {}", clk.cycle(), id, o,
@@ -209,7 +216,7 @@ struct RouterBench {
           "cycle {}: output {} VC {}: flit {} of packet {} out of order, foreign or corrupted (expected flit {} of {})",
           clk.cycle(), o, v, idx, id, sink_idx[j], sink_pkt[j]);
       ++sink_idx[j];
-      if (kind == Kind::tail || kind == Kind::single) {
+      if (kind == Kind::FlitTail || kind == Kind::FlitSingle) {
         check(sink_idx[j] == k.flits.size(), "cycle {}: packet {} ended after {} of {} flits", clk.cycle(), id,
               sink_idx[j], k.flits.size());
         sink_pkt[j] = -1;
