@@ -257,11 +257,13 @@ class Module:
                 body_pos += len(item) + 1
                 if not item.strip():
                     continue
-                dm = re.fullmatch(rf"\s*(parameter|localparam)\s+(int\s+unsigned|int|integer|bit|logic|{IDENT}(?:\s*::\s*{IDENT})?)"
-                                  rf"\s+({IDENT})\s*=\s*(.+?)\s*", item, re.S)
+                dm = re.fullmatch(rf"\s*(parameter|localparam)\s+(int\s+unsigned|int|integer|(?:bit|logic)(?:\s*\[[^\]]+\])?"
+                                  rf"|{IDENT}(?:\s*::\s*{IDENT})?)\s+({IDENT})\s*=\s*(.+?)\s*", item, re.S)
                 if not dm:
                     fail(f"{self.where(ipos)}: cannot read the parameter '{item.strip()}'")
                 typ = re.sub(r"\s+", " ", dm.group(2))
+                if re.match(r"(bit|logic)\b", typ):
+                    typ = "logic"  # a vector parameter: an integer in C++
                 self.params.append((dm.group(1), typ, dm.group(3), ipos))
                 if typ not in ("int unsigned", "int", "integer", "bit", "logic"):
                     self.enum_params.add(dm.group(3))
@@ -390,10 +392,12 @@ class Module:
         out += ["", "namespace trn::sv::ports {", "",
                 f"/// The ports of module {self.name} ({self.path.name}), for the lockstep and the probes.",
                 f"struct {self.name} {{", "  struct Params {"]
+        earlier: set[str] = set()  # a default may name an earlier parameter (a member of Params)
         for kind, typ, n, pos in self.params:
             if kind != "parameter":
                 continue
-            default = self.cxx(self.param_expr[n], pos, set(), set())
+            default = self.cxx(self.param_expr[n], pos, set(), earlier)
+            earlier.add(n)
             if typ in ("int unsigned", "int", "integer", "bit", "logic"):
                 out.append(f"    long long {n} = {default};")
             else:

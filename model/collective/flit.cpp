@@ -78,8 +78,7 @@ class FlitBackend : public Backend {
     hbm_rate_ = t.hbm_gbps * cycle_ns_;
     const double lat = (s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns) / cycle_ns_;
     // outstanding reads: 64 per DMA engine of the chip (enough to cover HBM's bandwidth x latency)
-    slots_ = 0;
-    for (const auto& core : s.design().cores) slots_ += kSlotsPerEngine * static_cast<unsigned>(core.dma.size());
+    slots_ = kSlotsPerEngine * s.design().cores() * s.design().dma_engines();
     slots_ = std::max(slots_, kSlotsPerEngine);
     lat_lo_ = lat * (1 - c.hbm_jitter / 2);
     lat_hi_ = lat * (1 + c.hbm_jitter / 2);

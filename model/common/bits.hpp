@@ -60,6 +60,15 @@ class Bits {
   ~Bits() { release(); }
 
   static unsigned words_for(unsigned width) { return (width + 63) / 64; }
+  /// width bits, every one set.
+  static Bits ones(unsigned width) {
+    Bits b(width);
+    for (unsigned i = 0; i < b.n_; ++i) b.data()[i] = ~std::uint64_t{0};
+    b.trim();
+    return b;
+  }
+  /// Every bit of the width set.
+  bool all() const { return *this == ones(width_); }
 
   unsigned width() const { return width_; }
   unsigned words() const { return n_; }

@@ -1,6 +1,7 @@
 #include "core/control.hpp"
 
 #include <cstring>
+#include <stdexcept>
 #include <string_view>
 #include <type_traits>
 
@@ -59,13 +60,18 @@ Control::Control(Params p)
   vshape_ = vector::Shape{vector::Engine::vector, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
   sshape_ = vector::Shape{vector::Engine::scalar, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
   // the descriptor check (dma::check) reads the memories' ranges; the beat width does not enter it
-  geo_ = dma::Geometry::make(p_.hbm_bytes, p_.parts, p_.sbuf_bytes, 16, p_.dma_max_len);
+  geo_ = dma::Geometry::make(p_.hbm_bytes, p_.dma_parts < 0 ? p_.parts : static_cast<unsigned>(p_.dma_parts),
+                             p_.sbuf_bytes, 16, p_.dma_max_len);
+  geo_.chips = p_.chips;
+  if (p_.dma_engines < 1 || p_.dma_engines > 16 || p_.queues > 16)
+    throw std::invalid_argument("core::Control: at most 16 DMA engines of 16 queues (the instruction's fields)");
   reset();
 }
 
 Control::In Control::make_in() const {
   In in;
   in.im_data_i = Bits(kInstBits);
+  in.dma_q_idle_i = Bits(p_.nq());
   return in;
 }
 
@@ -133,8 +139,9 @@ Control::desc_t Control::dma_desc(const Bits& w) {
   d.cols = static_cast<std::uint16_t>(f(w, tbl::kF_cols));
   d.op = static_cast<std::uint8_t>(f(w, tbl::kF_dop));
   d.sem = f(w, tbl::kF_dsem_en) != 0;
-  d.sem_space = false;  // HBM: the NeuronCore takes the write off its HBM port
-  d.sem_addr = static_cast<std::uint32_t>(4 * f(w, tbl::kF_dsem));
+  d.sem_space = false;  // HBM: the unit's own is taken off its HBM port (sem_tap)
+  d.sem_addr = static_cast<std::uint32_t>(f(w, tbl::kF_dsem_chip) << dma::kChipLsb |
+                                          f(w, tbl::kF_dsem_unit) << dma::kUnitLsb | 4 * f(w, tbl::kF_dsem));
   d.sem_val = static_cast<std::uint32_t>(f(w, tbl::kF_dsem_val));
   d.barrier = f(w, tbl::kF_barrier) != 0;
   d.last = false;
@@ -152,7 +159,7 @@ unsigned Control::unit_check(unsigned s, const Bits& w, unsigned& detail) const 
       return s == vector ? kErrVector : kErrScalar;
     }
   } else if (o->unit == tbl::Unit::dma) {
-    if (f(w, tbl::kF_queue) >= p_.queues) return kErrIllegal;
+    if (f(w, tbl::kF_queue) >= p_.queues || f(w, tbl::kF_engine) >= p_.dma_engines) return kErrIllegal;
     const dma::Err e = dma::check(dma::DmaEngine::decode(dma_desc(w)), geo_);
     if (e != dma::Err::none) {
       detail = static_cast<unsigned>(e);
@@ -176,17 +183,18 @@ void Control::decide(const In& in, Step& st, Out* out) const {
     h.pc = static_cast<std::uint32_t>(qo[s].pop_data_o.slice(kInstBits, kPcBits));
   }
   const bool live = in.rst_ni && running_q_ && !err_q_;
-  const std::uint64_t all_q = p_.queues >= 64 ? ~0ull : (1ull << p_.queues) - 1;
-  const bool dma_idle = (in.dma_q_idle_i & all_q) == all_q;
+  bool dma_idle = true;
+  for (unsigned q = 0; q < p_.nq(); ++q) dma_idle = dma_idle && in.dma_q_idle_i.bit(q);
   bool slots_busy = false;
   for (const auto& e : slot_q_)
     for (const auto& sl : e) slots_busy |= sl.busy;
 
   // errors, lowest stream first; within a stream: the unit's report, decode, fetch
   if (live) {
-    const bool unit_err[3] = {in.te_err_i, in.ve_err_i, in.se_err_i};
-    const unsigned unit_tag[3] = {in.te_err_tag_i, in.ve_err_tag_i, in.se_err_tag_i};
-    const unsigned unit_code[3] = {in.te_err_code_i, in.ve_err_code_i, in.se_err_code_i};
+    const bool unit_err[3] = {in.te_cpl_i.err, in.ve_cpl_i.err, in.se_cpl_i.err};
+    const unsigned unit_tag[3] = {in.te_cpl_i.err_tag, in.ve_cpl_i.err_tag, in.se_cpl_i.err_tag};
+    const unsigned unit_code[3] = {static_cast<unsigned>(in.te_cpl_i.code), static_cast<unsigned>(in.ve_cpl_i.code),
+                                   static_cast<unsigned>(in.se_cpl_i.code)};
     for (unsigned s = 0; s < kStreams && !st.err_now; ++s) {
       const Head& h = st.head[s];
       if (s < 3 && unit_err[s]) {
@@ -249,14 +257,16 @@ void Control::decide(const In& in, Step& st, Out* out) const {
     const Slot& sl = slot_q_[e][tag % kTags];
     add(sl.busy && sl.post_en, sl.post_sem, sl.post_val);
   };
-  done(0, in.te_ls_done_i, in.te_ls_done_tag_i);
-  done(0, in.te_mm_done_i, in.te_mm_done_tag_i);
-  done(1, in.ve_done_i, in.ve_done_tag_i);
-  done(2, in.se_done_i, in.se_done_tag_i);
+  done(0, in.te_cpl_i.ls_done, in.te_cpl_i.ls_tag);
+  done(0, in.te_cpl_i.mm_done, in.te_cpl_i.mm_tag);
+  done(1, in.ve_cpl_i.done, in.ve_cpl_i.tag);
+  done(2, in.se_cpl_i.done, in.se_cpl_i.tag);
   add(in.sem_add_valid_i, in.sem_add_idx_i, in.sem_add_val_i);
+  add(in.sem_ext_valid_i, in.sem_ext_idx_i, in.sem_ext_val_i);
 
-  // deadlock: every stream not ended waits on its semaphore, and nothing is in flight
-  if (go && !slots_busy && dma_idle && !st.any_add) {
+  // deadlock: every stream not ended waits on its semaphore, and nothing is in flight (unless
+  // another unit may still add to the semaphores)
+  if (go && !in.sem_ext_en_i && !slots_busy && dma_idle && !st.any_add) {
     bool all = true, some = false;
     unsigned first = 0;
     for (unsigned s = 0; s < kStreams; ++s) {
@@ -287,6 +297,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   o.se_cmd_valid_o = st.valid[scalar] && unit_op[scalar];
   o.se_cmd_o = lane_cmd(st.head[scalar].word, tag_q_[2]);
   o.dma_desc_valid_o = st.valid[sync] && unit_op[sync];
+  o.dma_desc_engine_o = static_cast<unsigned>(f(st.head[sync].word, tbl::kF_engine));
   o.dma_desc_queue_o = static_cast<unsigned>(f(st.head[sync].word, tbl::kF_queue));
   o.dma_desc_o = dma_desc(st.head[sync].word);
   o.running_o = running_q_;
@@ -336,7 +347,8 @@ void Control::eval(const In& in, Out& out) const {
 
 void Control::tick(const In& in) {
   // the instruction memories (not reset)
-  if (in.im_valid_i && in.im_stream_i < kStreams && in.im_addr_i < p_.imem_depth) {
+  if (in.im_valid_i && in.im_stream_i < kStreams && ((p_.streams_on >> in.im_stream_i) & 1) &&
+      in.im_addr_i < p_.imem_depth) {
     Bits w(kInstBits);
     w.copy(0, in.im_data_i, 0, kInstBits);
     imem_[in.im_stream_i][in.im_addr_i] = std::move(w);
@@ -366,8 +378,7 @@ void Control::tick(const In& in) {
   if (in.start_i && !running_q_ && !err_q_) {
     // a new run (the queues are empty after reset and after done)
     pc_q_.fill(0);
-    fetched_end_q_.fill(false);
-    ended_q_.fill(false);
+    for (unsigned s = 0; s < kStreams; ++s) fetched_end_q_[s] = ended_q_[s] = !((p_.streams_on >> s) & 1);
     for (auto& e : slot_q_) e.fill(Slot{});
     tag_q_.fill(0);
     sem_q_.fill(0);
@@ -385,10 +396,10 @@ void Control::tick(const In& in) {
   auto free_slot = [&](unsigned e, bool v, unsigned tag) {
     if (v) slot_q_[e][tag % kTags].busy = false;
   };
-  free_slot(0, in.te_ls_done_i, in.te_ls_done_tag_i);
-  free_slot(0, in.te_mm_done_i, in.te_mm_done_tag_i);
-  free_slot(1, in.ve_done_i, in.ve_done_tag_i);
-  free_slot(2, in.se_done_i, in.se_done_tag_i);
+  free_slot(0, in.te_cpl_i.ls_done, in.te_cpl_i.ls_tag);
+  free_slot(0, in.te_cpl_i.mm_done, in.te_cpl_i.mm_tag);
+  free_slot(1, in.ve_cpl_i.done, in.ve_cpl_i.tag);
+  free_slot(2, in.se_cpl_i.done, in.se_cpl_i.tag);
   for (unsigned s = 0; s < kStreams; ++s) {
     if (!st.issue[s]) continue;
     const Bits& w = st.head[s].word;

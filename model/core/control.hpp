@@ -44,10 +44,17 @@ class Control {
     std::uint32_t hbm_bytes = 65536;
     unsigned imem_depth = 256;
     std::uint32_t dma_max_len = 65536;
+    unsigned dma_engines = 1;   ///< DMA engines, each with `queues` queues
+    unsigned chips = 1;         ///< chips a descriptor may name (docs/chip.md)
+    int dma_parts = -1;         ///< SBUF partitions the DMA reaches (-1: parts; 0: none, a collective core)
+    unsigned streams_on = 0xF;  ///< the streams built, a bit each (a collective core: the sync stream)
+    unsigned nq() const { return dma_engines * queues; }
   };
   using te_cmd_t = sv::te_pkg::te_cmd_t;
   using instr_t = sv::le_pkg::instr_t;
   using desc_t = sv::dma_pkg::desc_t;
+  using te_cpl_t = sv::te_pkg::te_cpl_t;
+  using le_cpl_t = sv::le_pkg::le_cpl_t;
 
   struct In {
     bool rst_ni = false;
@@ -58,18 +65,23 @@ class Control {
     std::uint32_t im_addr_i = 0;
     Bits im_data_i;
     // the engines
-    bool te_cmd_ready_i = false, te_ls_done_i = false, te_mm_done_i = false, te_err_i = false;
-    unsigned te_ls_done_tag_i = 0, te_mm_done_tag_i = 0, te_err_tag_i = 0, te_err_code_i = 0;
-    bool ve_cmd_ready_i = false, ve_done_i = false, ve_err_i = false;
-    unsigned ve_done_tag_i = 0, ve_err_tag_i = 0, ve_err_code_i = 0;
-    bool se_cmd_ready_i = false, se_done_i = false, se_err_i = false;
-    unsigned se_done_tag_i = 0, se_err_tag_i = 0, se_err_code_i = 0;
+    bool te_cmd_ready_i = false;
+    te_cpl_t te_cpl_i;
+    bool ve_cmd_ready_i = false;
+    le_cpl_t ve_cpl_i;
+    bool se_cmd_ready_i = false;
+    le_cpl_t se_cpl_i;
     // the DMA
     bool dma_desc_ready_i = false;
-    std::uint64_t dma_q_idle_i = 0;
+    Bits dma_q_idle_i;             ///< engine e's queue q at bit e * queues + q
     bool sem_add_valid_i = false;  ///< a descriptor's completion write: add sem_add_val_i to sem_add_idx_i
     unsigned sem_add_idx_i = 0;
     std::uint32_t sem_add_val_i = 0;
+    // semaphore additions from outside the unit (another unit's, another chip's)
+    bool sem_ext_en_i = false;  ///< they may come: a wait with nothing in flight is no deadlock
+    bool sem_ext_valid_i = false;
+    unsigned sem_ext_idx_i = 0;
+    std::uint32_t sem_ext_val_i = 0;
     bool operator==(const In&) const = default;
   };
   struct Out {
@@ -80,7 +92,7 @@ class Control {
     bool se_cmd_valid_o = false;
     instr_t se_cmd_o;
     bool dma_desc_valid_o = false;
-    unsigned dma_desc_queue_o = 0;
+    unsigned dma_desc_engine_o = 0, dma_desc_queue_o = 0;
     desc_t dma_desc_o;
     bool running_o = false, done_o = false, err_o = false;
     unsigned err_code_o = 0, err_detail_o = 0, err_stream_o = 0;
@@ -112,7 +124,11 @@ class Control {
             .Queues = p_.queues,
             .HbmBytes = p_.hbm_bytes,
             .ImemDepth = p_.imem_depth,
-            .DmaMaxLen = p_.dma_max_len};
+            .DmaMaxLen = p_.dma_max_len,
+            .DmaEngines = p_.dma_engines,
+            .Chips = p_.chips,
+            .DmaParts = p_.dma_parts < 0 ? p_.parts : static_cast<unsigned>(p_.dma_parts),
+            .StreamsOn = p_.streams_on};
   }
   TRN_MODULE_PORTS(core_ctl)
 

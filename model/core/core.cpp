@@ -13,15 +13,21 @@ namespace {
 constexpr unsigned kPwrIdx = 24;  // the PSUM write arbiter's payload: {idx, mask, data}, idx on top
 constexpr unsigned kMaxPasses = 8;
 
-dma::DmaEngine::Params dma_params(const Core::Params& p) {
+// The write arbiter's payload, as core.sv's dwr_t: {wr (top), data, info (bottom)}.
+unsigned dwr_width(unsigned beat_bytes) {
+  return sv::dma_pkg::wr_req_t::kWidth + 8 * beat_bytes + sv::dma_pkg::wr_info_t::kWidth;
+}
+}  // namespace
+
+dma::DmaEngine::Params Core::dma_params(const Params& p) {
   dma::DmaEngine::Params d;
   d.queues = p.queues;
   d.qdepth = 4;
-  d.slots = p.slots;
+  d.slots = p.slots / p.dma_engines;
   d.geo = dma::Geometry::make(p.hbm_bytes, p.parts, p.sbuf_bytes, p.beat_bytes);
+  d.geo.chips = p.chips;
   return d;
 }
-}  // namespace
 
 Core::Params Core::Params::of(const cfg::Arch& a) {
   if (a.partitions != a.te_cols)
@@ -38,6 +44,7 @@ Core::Params Core::Params::of(const cfg::Arch& a) {
   p.slots = a.dma_slots;
   p.beat_bytes = a.dma_beat_bytes;
   p.hbm_bytes = a.hbm_bytes;
+  p.dma_engines = a.dma_engines;
   return p;
 }
 
@@ -76,21 +83,35 @@ Core::Core(Params p)
       te_(te_params(p)),
       ve_(le_params(p, vector::Engine::vector)),
       se_(le_params(p, vector::Engine::scalar)),
-      dma_(dma_params(p)),
       sb_(sb_params(p)),
       prd_(common::RrArbiter::Params{4, 24}),
-      pwr_(common::RrArbiter::Params{2, kPwrIdx + p.parts + 32 * p.parts}) {
+      pwr_(common::RrArbiter::Params{2, kPwrIdx + p.parts + 32 * p.parts}),
+      ar_arb_(common::RrArbiter::Params{p.dma_engines, sv::dma_pkg::rd_req_t::kWidth}),
+      wr_arb_(common::RrArbiter::Params{p.dma_engines, dwr_width(p.beat_bytes)}),
+      esw_(0) {
   if (depth_ < 2 || (1u << ow_) != depth_)
     throw std::invalid_argument(fmt::format("core: PSUM bank depth ({}) must be a power of two", depth_));
   if (p.slots > 256) throw std::invalid_argument("core: at most 256 DMA read slots (SBUF's read id is 8 bits)");
+  if (p.dma_engines < 1 || p.dma_engines > 16 || p.slots % p.dma_engines != 0 ||
+      (1u << clog2(p.slots / p.dma_engines)) != p.slots / p.dma_engines)
+    throw std::invalid_argument(fmt::format(
+        "core: {} DMA engines do not divide {} read slots into a power of two per engine", p.dma_engines, p.slots));
+  esw_ = clog2(p.slots / p.dma_engines);
+  for (unsigned e = 0; e < p.dma_engines; ++e) dma_.emplace_back(dma_params(p));
   w_.te_in = te_.make_in();
   w_.te_out = te_.make_out();
   w_.ve_in = ve_.make_in();
   w_.se_in = se_.make_in();
   w_.ve_out = ve_.make_out();
   w_.se_out = se_.make_out();
-  w_.dma_in = dma_.make_in();
-  w_.dma_out = dma_.make_out();
+  for (const auto& d : dma_) {
+    w_.dma_in.push_back(d.make_in());
+    w_.dma_out.push_back(d.make_out());
+  }
+  w_.ar_in = ar_arb_.make_in();
+  w_.ar_out = ar_arb_.make_out();
+  w_.wr_in = wr_arb_.make_in();
+  w_.wr_out = wr_arb_.make_out();
   w_.sb_in = sb_.make_in();
   w_.sb_out = sb_.make_out();
   w_.prd_in = prd_.make_in();
@@ -101,6 +122,8 @@ Core::Core(Params p)
 
 Core::In Core::make_in() const {
   In in;
+  in.dma_cfg_strong_i = Bits(p_.nq());
+  in.dma_q_clr_i = Bits(p_.nq());
   in.hbm_r_data_i = Bits(8 * p_.beat_bytes);
   return in;
 }
@@ -108,8 +131,10 @@ Core::In Core::make_in() const {
 Core::Out Core::make_out() const {
   Out o;
   o.se_acc_o = Bits(32 * p_.parts);
-  o.dma_q_code_o = Bits(sv::dma_pkg::err_e_width * p_.queues);
-  o.dma_q_done_o = Bits(16 * p_.queues);
+  o.dma_q_idle_o = Bits(p_.nq());
+  o.dma_q_err_o = Bits(p_.nq());
+  o.dma_q_code_o = Bits(sv::dma_pkg::err_e_width * p_.nq());
+  o.dma_q_done_o = Bits(16 * p_.nq());
   o.hbm_wr_data_o = Bits(8 * p_.beat_bytes);
   return o;
 }
@@ -150,12 +175,14 @@ bool Core::wire(const In& in) const {
       s.e_mask_i.copy(wr_port[k] * P, o.wr_mask_o, 0, P);
       s.e_wdata_i.copy(wr_port[k] * LW, o.wr_data_o, 0, LW);
     }
-    // the DMA's read and write channels, by space
-    s.dw_valid_i = w.dma_out.wr_valid_o && w.dma_out.wr_o.space;
-    s.dw_i = w.dma_out.wr_o;
-    s.dw_data_i = w.dma_out.wr_data_o;
-    s.dr_valid_i = w.dma_out.ar_valid_o && w.dma_out.ar_o.space;
-    s.dr_i = w.dma_out.ar_o;
+    // the core's DMA read and write channels (the engines' arbiters' grants), by space
+    const auto ar = sv::dma_pkg::rd_req_t::unpack(w.ar_out.gnt_data_o);
+    const auto wr = sv::dma_pkg::wr_req_t::unpack(w.wr_out.gnt_data_o, dwr_wr_lsb());
+    s.dw_valid_i = w.wr_out.gnt_valid_o && wr.space;
+    s.dw_i = wr;
+    s.dw_data_i.copy(0, w.wr_out.gnt_data_o, sv::dma_pkg::wr_info_t::kWidth, 8 * p_.beat_bytes);
+    s.dr_valid_i = w.ar_out.gnt_valid_o && ar.space;
+    s.dr_i = ar;
     set(w.sb_in, s);
   }
 
@@ -244,23 +271,60 @@ bool Core::wire(const In& in) const {
     set(*le_in[k], l);
   }
 
-  // ---- DMA engine: the read responses merged (SBUF's first), readies by space
+  // ---- DMA engines: the arbiters onto the core's channels (readies by the granted request's
+  // space), the read responses merged (SBUF's first) and returned to the engine of their id
+  const unsigned E = p_.dma_engines, Q = p_.queues, DW = 8 * p_.beat_bytes;
+  const unsigned info_w = sv::dma_pkg::wr_info_t::kWidth, dwr_w = dwr_width(p_.beat_bytes);
   {
-    dma::DmaEngine::In d = w.dma_in;
+    common::RrArbiter::In a = w.ar_in;
+    a.rst_ni = in.rst_ni;
+    a.req_valid_i = 0;
+    for (unsigned e = 0; e < E; ++e) {
+      const auto& o = w.dma_out[e];
+      if (o.ar_valid_o) a.req_valid_i |= 1ull << e;
+      auto r = o.ar_o;
+      r.id = static_cast<std::uint8_t>((e << esw_) | r.id);
+      r.pack(a.req_data_i, e * sv::dma_pkg::rd_req_t::kWidth);
+    }
+    const bool space = sv::dma_pkg::rd_req_t::unpack(w.ar_out.gnt_data_o).space;
+    a.gnt_ready_i = space ? w.sb_out.dr_ready_o : in.hbm_ar_ready_i;
+    set(w.ar_in, a);
+  }
+  {
+    common::RrArbiter::In a = w.wr_in;
+    a.rst_ni = in.rst_ni;
+    a.req_valid_i = 0;
+    for (unsigned e = 0; e < E; ++e) {
+      const auto& o = w.dma_out[e];
+      if (o.wr_valid_o) a.req_valid_i |= 1ull << e;
+      auto info = o.wr_info_o;
+      info.qid = static_cast<std::uint8_t>(e * Q + info.qid);
+      info.pack(a.req_data_i, e * dwr_w);
+      a.req_data_i.copy(e * dwr_w + info_w, o.wr_data_o, 0, DW);
+      o.wr_o.pack(a.req_data_i, e * dwr_w + dwr_wr_lsb());
+    }
+    const bool space = sv::dma_pkg::wr_req_t::unpack(w.wr_out.gnt_data_o, dwr_wr_lsb()).space;
+    a.gnt_ready_i = space ? w.sb_out.dw_ready_o : in.hbm_wr_ready_i;
+    set(w.wr_in, a);
+  }
+  const bool sr = w.sb_out.dr_rvalid_o;
+  const bool r_valid = sr || in.hbm_r_valid_i;
+  const std::uint64_t r_id = sr ? (w.sb_out.dr_rid_o & ((1ull << clog2(p_.slots)) - 1)) : in.hbm_r_id_i;
+  for (unsigned e = 0; e < E; ++e) {
+    dma::DmaEngine::In d = w.dma_in[e];
     d.rst_ni = in.rst_ni;
-    d.desc_valid_i = in.dma_desc_valid_i;
+    d.desc_valid_i = in.dma_desc_valid_i && in.dma_desc_engine_i == e;
     d.desc_queue_i = in.dma_desc_queue_i;
     d.desc_i = in.dma_desc_i;
-    d.cfg_strong_i = in.dma_cfg_strong_i;
+    d.cfg_strong_i = in.dma_cfg_strong_i.slice(e * Q, Q);
     d.cfg_max_outst_i = in.dma_cfg_max_outst_i;
-    d.q_clr_i = in.dma_q_clr_i;
-    d.ar_ready_i = w.dma_out.ar_o.space ? w.sb_out.dr_ready_o : in.hbm_ar_ready_i;
-    d.wr_ready_i = w.dma_out.wr_o.space ? w.sb_out.dw_ready_o : in.hbm_wr_ready_i;
-    const bool sr = w.sb_out.dr_rvalid_o;
-    d.r_valid_i = sr || in.hbm_r_valid_i;
-    d.r_id_i = sr ? (w.sb_out.dr_rid_o & ((1ull << dma_.sw()) - 1)) : in.hbm_r_id_i;
+    d.q_clr_i = in.dma_q_clr_i.slice(e * Q, Q);
+    d.ar_ready_i = ((w.ar_out.req_ready_o >> e) & 1) != 0;
+    d.wr_ready_i = ((w.wr_out.req_ready_o >> e) & 1) != 0;
+    d.r_valid_i = r_valid && (r_id >> esw_) == e;
+    d.r_id_i = r_id & ((1ull << esw_) - 1);
     d.r_data_i = sr ? w.sb_out.dr_rdata_o : in.hbm_r_data_i;
-    set(w.dma_in, d);
+    set(w.dma_in[e], d);
   }
   return changed;
 }
@@ -273,7 +337,9 @@ void Core::settle(const In& in) const {
     te_.eval(w.te_in, w.te_out);
     ve_.eval(w.ve_in, w.ve_out);
     se_.eval(w.se_in, w.se_out);
-    dma_.eval(w.dma_in, w.dma_out);
+    for (unsigned e = 0; e < p_.dma_engines; ++e) dma_[e].eval(w.dma_in[e], w.dma_out[e]);
+    ar_arb_.eval(w.ar_in, w.ar_out);
+    wr_arb_.eval(w.wr_in, w.wr_out);
     sb_.eval(w.sb_in, w.sb_out);
     prd_.eval(w.prd_in, w.prd_out);
     pwr_.eval(w.pwr_in, w.pwr_out);
@@ -288,40 +354,33 @@ void Core::eval(const In& in, Out& out) const {
   settle(in);
   const Wires& w = w_;
   out.te_cmd_ready_o = w.te_out.cmd_ready_o;
-  out.te_ls_done_o = w.te_out.ls_done_o;
-  out.te_ls_done_tag_o = w.te_out.ls_done_tag_o;
-  out.te_mm_done_o = w.te_out.mm_done_o;
-  out.te_mm_done_tag_o = w.te_out.mm_done_tag_o;
-  out.te_err_o = w.te_out.err_o;
-  out.te_err_tag_o = w.te_out.err_tag_o;
-  out.te_err_code_o = w.te_out.err_code_o;
+  out.te_cpl_o = w.te_out.cpl_o;
   out.ve_cmd_ready_o = w.ve_out.cmd_ready_o;
-  out.ve_done_o = w.ve_out.done_o;
-  out.ve_done_tag_o = w.ve_out.done_tag_o;
-  out.ve_err_o = w.ve_out.err_o;
-  out.ve_err_tag_o = w.ve_out.err_tag_o;
-  out.ve_err_code_o = w.ve_out.err_code_o;
+  out.ve_cpl_o = w.ve_out.cpl_o;
   out.ve_busy_o = w.ve_out.busy_o;
   out.se_cmd_ready_o = w.se_out.cmd_ready_o;
-  out.se_done_o = w.se_out.done_o;
-  out.se_done_tag_o = w.se_out.done_tag_o;
-  out.se_err_o = w.se_out.err_o;
-  out.se_err_tag_o = w.se_out.err_tag_o;
-  out.se_err_code_o = w.se_out.err_code_o;
+  out.se_cpl_o = w.se_out.cpl_o;
   out.se_busy_o = w.se_out.busy_o;
   out.se_acc_o = w.se_out.acc_o;
-  out.dma_desc_ready_o = w.dma_out.desc_ready_o;
-  out.dma_q_idle_o = w.dma_out.q_idle_o;
-  out.dma_q_err_o = w.dma_out.q_err_o;
-  out.dma_q_code_o = w.dma_out.q_code_o;
-  out.dma_q_done_o = w.dma_out.q_done_o;
-  out.hbm_ar_valid_o = w.dma_out.ar_valid_o && !w.dma_out.ar_o.space;
-  out.hbm_ar_o = w.dma_out.ar_o;
+  const unsigned Q = p_.queues, cw = sv::dma_pkg::err_e_width;
+  out.dma_desc_ready_o = in.dma_desc_engine_i < p_.dma_engines && w.dma_out[in.dma_desc_engine_i].desc_ready_o;
+  if (out.dma_q_idle_o.width() != p_.nq()) out = make_out();
+  for (unsigned e = 0; e < p_.dma_engines; ++e) {
+    const auto& o = w.dma_out[e];
+    out.dma_q_idle_o.set_slice(e * Q, Q, o.q_idle_o);
+    out.dma_q_err_o.set_slice(e * Q, Q, o.q_err_o);
+    out.dma_q_code_o.copy(e * Q * cw, o.q_code_o, 0, Q * cw);
+    out.dma_q_done_o.copy(e * Q * 16, o.q_done_o, 0, Q * 16);
+  }
+  const auto ar = sv::dma_pkg::rd_req_t::unpack(w.ar_out.gnt_data_o);
+  const auto wr = sv::dma_pkg::wr_req_t::unpack(w.wr_out.gnt_data_o, dwr_wr_lsb());
+  out.hbm_ar_valid_o = w.ar_out.gnt_valid_o && !ar.space;
+  out.hbm_ar_o = ar;
   out.hbm_r_ready_o = !w.sb_out.dr_rvalid_o;
-  out.hbm_wr_valid_o = w.dma_out.wr_valid_o && !w.dma_out.wr_o.space;
-  out.hbm_wr_o = w.dma_out.wr_o;
-  out.hbm_wr_data_o = w.dma_out.wr_data_o;
-  out.hbm_wr_info_o = w.dma_out.wr_info_o;
+  out.hbm_wr_valid_o = w.wr_out.gnt_valid_o && !wr.space;
+  out.hbm_wr_o = wr;
+  out.hbm_wr_data_o.copy(0, w.wr_out.gnt_data_o, sv::dma_pkg::wr_info_t::kWidth, 8 * p_.beat_bytes);
+  out.hbm_wr_info_o = sv::dma_pkg::wr_info_t::unpack(w.wr_out.gnt_data_o);
 }
 
 dma::Write Core::hbm_write(const Out& o, unsigned beat_bytes) {
@@ -340,7 +399,9 @@ void Core::tick(const In& in) {
   te_.tick(s.te_in);
   ve_.tick(s.ve_in);
   se_.tick(s.se_in);
-  dma_.tick(s.dma_in);
+  for (unsigned e = 0; e < p_.dma_engines; ++e) dma_[e].tick(s.dma_in[e]);
+  ar_arb_.tick(s.ar_in);
+  wr_arb_.tick(s.wr_in);
   sb_.tick(s.sb_in);
   prd_.tick(s.prd_in);
   pwr_.tick(s.pwr_in);

@@ -9,8 +9,12 @@
 //     the PSUM arbiters instead (reads: ve rd0, ve rd1, se rd0, se rd1 onto pr_; writes: ve, se onto
 //     pe_); PSUM element idx is bank idx / depth, element idx % depth; the read's data returns the
 //     next cycle on the port that asked.
-//   - The DMA's reads and writes go to SBUF's DMA ports or the HBM port by space; SBUF's read
-//     response has priority on the DMA's r_ channel and the HBM port's r_ready is low in its cycle.
+//   - The DMA engines (dma_engines of them, slots / dma_engines read slots each): a descriptor goes
+//     to the engine it names; their reads and writes go round-robin (common::RrArbiter: u_ar_arb,
+//     u_wr_arb) onto the core's DMA channels, a read's id {engine, slot} and a write's qid the
+//     engine's queue index engine * queues + queue; those channels go to SBUF's DMA ports or the
+//     HBM port by space; SBUF's read response has priority on the merged r_ channel and the HBM
+//     port's r_ready is low in its cycle.
 // Evaluation: every unit's inputs are wired from the units' outputs and the core's inputs, the
 // units evaluated, and the wiring repeated until no unit input changes (combinational paths
 // between units, e.g. SBUF's grants from the engines' requests, settle in two or three passes).
@@ -18,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "common/bits.hpp"
 #include "common/ports.hpp"
@@ -46,18 +51,24 @@ class Core {
     unsigned max_n = 16;
     unsigned queues = 2, slots = 128, beat_bytes = 16;
     std::uint32_t hbm_bytes = 65536;
+    unsigned dma_engines = 1;  ///< DMA engines, each with `queues` queues and slots / dma_engines slots
+    unsigned chips = 1;        ///< chips an HBM address may name (docs/chip.md)
+    unsigned nq() const { return dma_engines * queues; }  ///< every engine's queues
     static Params of(const cfg::Arch& a);
   };
   /// The units' parameters in a core of these parameters.
   static tensor::TensorEngine::Params te_params(const Params& p);
   static mem::Sbuf::Params sb_params(const Params& p);
   static vector::LaneEngine::Params le_params(const Params& p, vector::Engine e);
+  static dma::DmaEngine::Params dma_params(const Params& p);
   using te_cmd_t = sv::te_pkg::te_cmd_t;
   using instr_t = sv::le_pkg::instr_t;
   using desc_t = sv::dma_pkg::desc_t;
   using rd_req_t = sv::dma_pkg::rd_req_t;
   using wr_req_t = sv::dma_pkg::wr_req_t;
   using wr_info_t = sv::dma_pkg::wr_info_t;
+  using te_cpl_t = sv::te_pkg::te_cpl_t;
+  using le_cpl_t = sv::le_pkg::le_cpl_t;
 
   struct In {
     bool rst_ni = false;
@@ -68,9 +79,11 @@ class Core {
     bool se_cmd_valid_i = false;
     instr_t se_cmd_i;
     bool dma_desc_valid_i = false;
-    std::uint64_t dma_desc_queue_i = 0;
+    std::uint64_t dma_desc_engine_i = 0, dma_desc_queue_i = 0;
     desc_t dma_desc_i;
-    std::uint64_t dma_cfg_strong_i = 0, dma_cfg_max_outst_i = 0, dma_q_clr_i = 0;
+    Bits dma_cfg_strong_i;  ///< engine e's queue q at bit e * queues + q
+    std::uint64_t dma_cfg_max_outst_i = 0;
+    Bits dma_q_clr_i;
     bool hbm_ar_ready_i = false, hbm_r_valid_i = false;
     std::uint64_t hbm_r_id_i = 0;
     Bits hbm_r_data_i;
@@ -78,15 +91,15 @@ class Core {
     bool operator==(const In&) const = default;  ///< (the NeuronCore's wiring settles on it)
   };
   struct Out {
-    bool te_cmd_ready_o = false, te_ls_done_o = false, te_mm_done_o = false, te_err_o = false;
-    std::uint64_t te_ls_done_tag_o = 0, te_mm_done_tag_o = 0, te_err_tag_o = 0, te_err_code_o = 0;
-    bool ve_cmd_ready_o = false, ve_done_o = false, ve_err_o = false, ve_busy_o = false;
-    std::uint64_t ve_done_tag_o = 0, ve_err_tag_o = 0, ve_err_code_o = 0;
-    bool se_cmd_ready_o = false, se_done_o = false, se_err_o = false, se_busy_o = false;
-    std::uint64_t se_done_tag_o = 0, se_err_tag_o = 0, se_err_code_o = 0;
+    bool te_cmd_ready_o = false;
+    te_cpl_t te_cpl_o;
+    bool ve_cmd_ready_o = false, ve_busy_o = false;
+    le_cpl_t ve_cpl_o;
+    bool se_cmd_ready_o = false, se_busy_o = false;
+    le_cpl_t se_cpl_o;
     Bits se_acc_o;
     bool dma_desc_ready_o = false;
-    std::uint64_t dma_q_idle_o = 0, dma_q_err_o = 0;
+    Bits dma_q_idle_o, dma_q_err_o;  ///< engine e's queue q at bit e * queues + q
     Bits dma_q_code_o, dma_q_done_o;
     bool hbm_ar_valid_o = false;
     rd_req_t hbm_ar_o;
@@ -103,8 +116,10 @@ class Core {
     tensor::TensorEngine::Out te_out;
     vector::LaneEngine::In ve_in, se_in;
     vector::LaneEngine::Out ve_out, se_out;
-    dma::DmaEngine::In dma_in;
-    dma::DmaEngine::Out dma_out;
+    std::vector<dma::DmaEngine::In> dma_in;  ///< per engine
+    std::vector<dma::DmaEngine::Out> dma_out;
+    common::RrArbiter::In ar_in, wr_in;  ///< the engines' reads and writes onto the core's channels
+    common::RrArbiter::Out ar_out, wr_out;
     mem::Sbuf::In sb_in;
     mem::Sbuf::Out sb_out;
     common::RrArbiter::In prd_in, pwr_in;
@@ -123,7 +138,9 @@ class Core {
   const tensor::TensorEngine& te() const { return te_; }
   const vector::LaneEngine& ve() const { return ve_; }
   const vector::LaneEngine& se() const { return se_; }
-  const dma::DmaEngine& dma() const { return dma_; }
+  const dma::DmaEngine& dma(unsigned e = 0) const { return dma_.at(e); }  ///< g_dma[e].u_dma
+  const common::RrArbiter& dma_rd_arb() const { return ar_arb_; }         ///< u_ar_arb
+  const common::RrArbiter& dma_wr_arb() const { return wr_arb_; }         ///< u_wr_arb
   const mem::Sbuf& sbuf() const { return sb_; }
   const common::RrArbiter& psum_rd_arb() const { return prd_; }  ///< u_prd_arb
   const common::RrArbiter& psum_wr_arb() const { return pwr_; }  ///< u_pwr_arb
@@ -141,7 +158,9 @@ class Core {
             .Queues = p_.queues,
             .Slots = p_.slots,
             .BeatBytes = p_.beat_bytes,
-            .HbmBytes = p_.hbm_bytes};
+            .HbmBytes = p_.hbm_bytes,
+            .DmaEngines = p_.dma_engines,
+            .Chips = p_.chips};
   }
   TRN_MODULE_PORTS(core)
 
@@ -155,15 +174,19 @@ class Core {
   /// Wire every unit's inputs from the core's inputs and the units' outputs in w_; true if any
   /// input changed.
   bool wire(const In& in) const;
+  /// The write arbiter's payload {wr, data, info}: where wr starts.
+  unsigned dwr_wr_lsb() const { return sv::dma_pkg::wr_info_t::kWidth + 8 * p_.beat_bytes; }
   void settle(const In& in) const;
 
   Params p_;
   unsigned depth_, ow_;
   tensor::TensorEngine te_;
   vector::LaneEngine ve_, se_;
-  dma::DmaEngine dma_;
+  std::vector<dma::DmaEngine> dma_;
   mem::Sbuf sb_;
   common::RrArbiter prd_, pwr_;
+  common::RrArbiter ar_arb_, wr_arb_;
+  unsigned esw_;  ///< bits of an engine's slot
   // the PSUM read whose data arrives this cycle, and the port that asked (0..3)
   bool prv_q_ = false;
   unsigned prp_q_ = 0;

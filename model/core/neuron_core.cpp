@@ -22,6 +22,8 @@ Control::Params ctl_params(const NeuronCore::Params& p) {
   c.queues = p.core.queues;
   c.hbm_bytes = p.core.hbm_bytes;
   c.imem_depth = p.imem_depth;
+  c.dma_engines = p.core.dma_engines;
+  c.chips = p.core.chips;
   return c;
 }
 }  // namespace
@@ -30,14 +32,18 @@ NeuronCore::NeuronCore(Params p)
     : p_(p),
       ctl_(ctl_params(p)),
       core_(p.core),
+      tap_(SemTap::Params{p.unit, p.core.beat_bytes}),
       ci_(ctl_.make_in()),
       co_(ctl_.make_out()),
       ki_(core_.make_in()),
-      ko_(core_.make_out()) {}
+      ko_(core_.make_out()),
+      ti_(tap_.make_in()),
+      to_(tap_.make_out()) {}
 
 NeuronCore::In NeuronCore::make_in() const {
   In in;
   in.im_data_i = Bits(isa::tbl::kInstBits);
+  in.dma_cfg_strong_i = Bits(p_.core.nq());
   in.hbm_r_data_i = Bits(8 * p_.core.beat_bytes);
   return in;
 }
@@ -45,13 +51,16 @@ NeuronCore::In NeuronCore::make_in() const {
 NeuronCore::Out NeuronCore::make_out() const {
   Out o;
   o.hbm_wr_data_o = Bits(8 * p_.core.beat_bytes);
-  o.dma_q_code_o = Bits(sv::dma_pkg::err_e_width * p_.core.queues);
-  o.dma_q_done_o = Bits(16 * p_.core.queues);
+  o.dma_q_idle_o = Bits(p_.core.nq());
+  o.dma_q_err_o = Bits(p_.core.nq());
+  o.dma_q_code_o = Bits(sv::dma_pkg::err_e_width * p_.core.nq());
+  o.dma_q_done_o = Bits(16 * p_.core.nq());
   return o;
 }
 
 void NeuronCore::settle(const In& in) const {
   const unsigned qmask = p_.core.queues > 1 ? (1u << (32 - __builtin_clz(p_.core.queues - 1))) - 1 : 0;
+  const unsigned emask = p_.core.dma_engines > 1 ? (1u << (32 - __builtin_clz(p_.core.dma_engines - 1))) - 1 : 0;
   bool first = true;
   for (unsigned pass = 0;; ++pass) {
     if (pass == 8) throw std::logic_error("neuron core model: the wiring did not settle in 8 passes");
@@ -63,32 +72,22 @@ void NeuronCore::settle(const In& in) const {
     c.im_stream_i = in.im_stream_i;
     c.im_addr_i = in.im_addr_i;
     c.im_data_i = in.im_data_i;
+    c.sem_ext_en_i = in.sem_ext_en_i;
+    c.sem_ext_valid_i = in.sem_add_valid_i;
+    c.sem_ext_idx_i = in.sem_add_idx_i;
+    c.sem_ext_val_i = in.sem_add_val_i;
     if (!first) {
       c.te_cmd_ready_i = ko_.te_cmd_ready_o;
-      c.te_ls_done_i = ko_.te_ls_done_o;
-      c.te_ls_done_tag_i = static_cast<unsigned>(ko_.te_ls_done_tag_o);
-      c.te_mm_done_i = ko_.te_mm_done_o;
-      c.te_mm_done_tag_i = static_cast<unsigned>(ko_.te_mm_done_tag_o);
-      c.te_err_i = ko_.te_err_o;
-      c.te_err_tag_i = static_cast<unsigned>(ko_.te_err_tag_o);
-      c.te_err_code_i = static_cast<unsigned>(ko_.te_err_code_o);
+      c.te_cpl_i = ko_.te_cpl_o;
       c.ve_cmd_ready_i = ko_.ve_cmd_ready_o;
-      c.ve_done_i = ko_.ve_done_o;
-      c.ve_done_tag_i = static_cast<unsigned>(ko_.ve_done_tag_o);
-      c.ve_err_i = ko_.ve_err_o;
-      c.ve_err_tag_i = static_cast<unsigned>(ko_.ve_err_tag_o);
-      c.ve_err_code_i = static_cast<unsigned>(ko_.ve_err_code_o);
+      c.ve_cpl_i = ko_.ve_cpl_o;
       c.se_cmd_ready_i = ko_.se_cmd_ready_o;
-      c.se_done_i = ko_.se_done_o;
-      c.se_done_tag_i = static_cast<unsigned>(ko_.se_done_tag_o);
-      c.se_err_i = ko_.se_err_o;
-      c.se_err_tag_i = static_cast<unsigned>(ko_.se_err_tag_o);
-      c.se_err_code_i = static_cast<unsigned>(ko_.se_err_code_o);
+      c.se_cpl_i = ko_.se_cpl_o;
       c.dma_desc_ready_i = ko_.dma_desc_ready_o;
       c.dma_q_idle_i = ko_.dma_q_idle_o;
-      c.sem_add_valid_i = ko_.hbm_wr_valid_o && ko_.hbm_wr_info_o.sem;
-      c.sem_add_idx_i = static_cast<unsigned>((ko_.hbm_wr_o.addr >> 2) % Control::kSems);
-      c.sem_add_val_i = static_cast<std::uint32_t>(ko_.hbm_wr_data_o.slice(0, 32));
+      c.sem_add_valid_i = to_.sem_valid_o;
+      c.sem_add_idx_i = static_cast<unsigned>(to_.sem_idx_o);
+      c.sem_add_val_i = to_.sem_val_o;
     }
     const bool ctl_same = !first && c == ci_;
     if (!ctl_same) {
@@ -105,22 +104,30 @@ void NeuronCore::settle(const In& in) const {
     k.se_cmd_valid_i = co_.se_cmd_valid_o;
     k.se_cmd_i = co_.se_cmd_o;
     k.dma_desc_valid_i = co_.dma_desc_valid_o;
+    k.dma_desc_engine_i = co_.dma_desc_engine_o & emask;
     k.dma_desc_queue_i = co_.dma_desc_queue_o & qmask;
     k.dma_desc_i = co_.dma_desc_o;
     k.dma_cfg_strong_i = in.dma_cfg_strong_i;
     k.dma_cfg_max_outst_i = in.dma_cfg_max_outst_i;
-    k.dma_q_clr_i = 0;
+    k.dma_q_clr_i = Bits(p_.core.nq());
     k.hbm_ar_ready_i = in.hbm_ar_ready_i;
     k.hbm_r_valid_i = in.hbm_r_valid_i;
     k.hbm_r_id_i = in.hbm_r_id_i;
     k.hbm_r_data_i = in.hbm_r_data_i;
-    k.hbm_wr_ready_i = first ? in.hbm_wr_ready_i : (ko_.hbm_wr_info_o.sem ? true : in.hbm_wr_ready_i);
+    k.hbm_wr_ready_i = first ? in.hbm_wr_ready_i : to_.in_ready_o;
     const bool core_same = !first && k == ki_;
     if (ctl_same && core_same) return;
     if (!core_same) {
       ki_ = std::move(k);
       core_.eval(ki_, ko_);
     }
+    // the core's HBM write channel through the tap
+    ti_.in_valid_i = ko_.hbm_wr_valid_o;
+    ti_.in_i = ko_.hbm_wr_o;
+    ti_.in_data_i = ko_.hbm_wr_data_o;
+    ti_.in_info_i = ko_.hbm_wr_info_o;
+    ti_.out_ready_i = in.hbm_wr_ready_i;
+    tap_.eval(ti_, to_);
     first = false;
   }
 }
@@ -145,10 +152,10 @@ void NeuronCore::eval(const In& in, Out& out) const {
   out.hbm_ar_valid_o = ko_.hbm_ar_valid_o;
   out.hbm_ar_o = ko_.hbm_ar_o;
   out.hbm_r_ready_o = ko_.hbm_r_ready_o;
-  out.hbm_wr_valid_o = ko_.hbm_wr_valid_o && !ko_.hbm_wr_info_o.sem;
-  out.hbm_wr_o = ko_.hbm_wr_o;
-  out.hbm_wr_data_o = ko_.hbm_wr_data_o;
-  out.hbm_wr_info_o = ko_.hbm_wr_info_o;
+  out.hbm_wr_valid_o = to_.out_valid_o;
+  out.hbm_wr_o = to_.out_o;
+  out.hbm_wr_data_o = to_.out_data_o;
+  out.hbm_wr_info_o = to_.out_info_o;
 }
 
 void NeuronCore::tick(const In& in) {

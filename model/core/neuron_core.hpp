@@ -4,12 +4,14 @@
 //
 // Wiring, as in the RTL:
 //   - the control's command outputs drive the engines' command ports and the DMA's descriptor port
-//     (queue: the low bits the DMA takes); the engines' ready, done and err outputs and the DMA's
-//     queue idle flags go back to the control;
-//   - a descriptor's completion write on the core's HBM port (hbm_wr_info_o.sem) never leaves the
-//     NeuronCore: it is accepted at once and becomes the semaphore addition of its data's low 32
-//     bits to semaphore (address / 4) mod 32;
-//   - everything else on the HBM port passes through.
+//     (engine and queue: the low bits the core takes); the engines' ready and completions and the
+//     DMA engines' queue idle flags go back to the control;
+//   - the core's HBM write channel passes through a SemTap (u_tap): a completion write for the core
+//     itself (chip and unit fields 0) never leaves the NeuronCore but becomes the semaphore addition
+//     of its data's low 32 bits to semaphore (address / 4) mod 32; other writes leave, a completion
+//     for another unit with its unit field filled in;
+//   - everything else on the HBM port passes through; the chip's semaphore additions (sem_add_*)
+//     go to the control's second addition port.
 // Evaluation: the control, then the core, repeated until neither's inputs change (two passes: the
 // control's commands do not depend on the engines' ready).
 #pragma once
@@ -20,6 +22,7 @@
 #include "common/ports.hpp"
 #include "core/control.hpp"
 #include "core/core.hpp"
+#include "core/sem_tap.hpp"
 #include "sv/ports/neuron_core.hpp"
 
 namespace trn::core {
@@ -29,6 +32,7 @@ class NeuronCore {
   struct Params {
     Core::Params core;
     unsigned imem_depth = 256;
+    unsigned unit = 0;  ///< this core's unit index on its chip
     static Params of(const cfg::Arch& a);
   };
   struct In {
@@ -38,11 +42,18 @@ class NeuronCore {
     unsigned im_stream_i = 0;
     std::uint32_t im_addr_i = 0;
     Bits im_data_i;
-    std::uint64_t dma_cfg_strong_i = 0, dma_cfg_max_outst_i = 0;
+    Bits dma_cfg_strong_i;  ///< engine e's queue q at bit e * queues + q
+    std::uint64_t dma_cfg_max_outst_i = 0;
+    bool sem_ext_en_i = false;  ///< another unit may add to the semaphores (the chip)
+    bool sem_add_valid_i = false;
+    unsigned sem_add_idx_i = 0;
+    std::uint32_t sem_add_val_i = 0;
     bool hbm_ar_ready_i = false, hbm_r_valid_i = false;
     std::uint64_t hbm_r_id_i = 0;
     Bits hbm_r_data_i;
     bool hbm_wr_ready_i = false;
+
+    bool operator==(const In&) const = default;
   };
   struct Out {
     bool running_o = false, done_o = false, err_o = false;
@@ -51,8 +62,7 @@ class NeuronCore {
     std::array<Control::StreamStatus, Control::kStreams> st_o{};
     std::array<std::uint32_t, Control::kSems> sem_o{};
     // observation
-    std::uint64_t dma_q_idle_o = 0, dma_q_err_o = 0;
-    Bits dma_q_code_o, dma_q_done_o;
+    Bits dma_q_idle_o, dma_q_err_o, dma_q_code_o, dma_q_done_o;
     bool ve_busy_o = false, se_busy_o = false;
     bool hbm_ar_valid_o = false;
     Core::rd_req_t hbm_ar_o;
@@ -82,27 +92,36 @@ class NeuronCore {
             .Slots = p_.core.slots,
             .BeatBytes = p_.core.beat_bytes,
             .HbmBytes = p_.core.hbm_bytes,
-            .ImemDepth = p_.imem_depth};
+            .ImemDepth = p_.imem_depth,
+            .DmaEngines = p_.core.dma_engines,
+            .Chips = p_.core.chips,
+            .Unit = p_.unit};
   }
   TRN_MODULE_PORTS(neuron_core)
 
   const Control& control() const { return ctl_; }
   const Core& core() const { return core_; }
+  const SemTap& tap() const { return tap_; }
   /// The control's and the core's ports as wired in the last eval().
   const Control::In& ctl_in() const { return ci_; }
   const Control::Out& ctl_out() const { return co_; }
   const Core::In& core_in() const { return ki_; }
   const Core::Out& core_out() const { return ko_; }
+  const SemTap::In& tap_in() const { return ti_; }
+  const SemTap::Out& tap_out() const { return to_; }
 
  private:
   void settle(const In& in) const;
   Params p_;
   Control ctl_;
   Core core_;
+  SemTap tap_;
   mutable Control::In ci_;
   mutable Control::Out co_;
   mutable Core::In ki_;
   mutable Core::Out ko_;
+  mutable SemTap::In ti_;
+  mutable SemTap::Out to_;
 };
 
 }  // namespace trn::core

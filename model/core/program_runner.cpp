@@ -77,9 +77,8 @@ ProgramRunner::ProgramRunner(const NeuronCore::Params& p, dma::MemSystem::Params
       in_(nc_.make_in()),
       out_(nc_.make_out()),
       beat_(p.core.beat_bytes) {
-  const std::uint64_t all = p.core.queues >= 64 ? ~0ull : (1ull << p.core.queues) - 1;
-  in_.dma_cfg_strong_i = strong ? all : 0;
-  in_.dma_cfg_max_outst_i = p.core.slots;
+  in_.dma_cfg_strong_i = strong ? Bits::ones(p.core.nq()) : Bits(p.core.nq());
+  in_.dma_cfg_max_outst_i = p.core.slots / p.core.dma_engines;
   in_.rst_ni = false;
   for (int i = 0; i < 2; ++i) {
     nc_.eval(in_, out_);

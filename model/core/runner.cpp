@@ -11,10 +11,9 @@ Runner::Runner(const Core::Params& p, dma::MemSystem::Params mp, std::uint64_t s
       hbm_(dma::Geometry::make(p.hbm_bytes, p.parts, p.sbuf_bytes, p.beat_bytes), mp, seed),
       in_(core_.make_in()),
       out_(core_.make_out()),
-      beat_(p.beat_bytes),
-      all_queues_(p.queues >= 64 ? ~0ull : (1ull << p.queues) - 1) {
-  in_.dma_cfg_strong_i = strong ? all_queues_ : 0;
-  in_.dma_cfg_max_outst_i = p.slots;
+      beat_(p.beat_bytes) {
+  in_.dma_cfg_strong_i = strong ? Bits::ones(p.nq()) : Bits(p.nq());
+  in_.dma_cfg_max_outst_i = p.slots / p.dma_engines;
   // reset over two edges, then run
   in_.rst_ni = false;
   for (int i = 0; i < 2; ++i) {
@@ -35,24 +34,25 @@ void Runner::step() {
   if (!se_q_.empty()) in_.se_cmd_i = se_q_.front();
   in_.dma_desc_valid_i = !dma_q_.empty();
   if (!dma_q_.empty()) {
-    in_.dma_desc_queue_i = dma_q_.front().first;
+    in_.dma_desc_engine_i = dma_q_.front().first / core_.params().queues;
+    in_.dma_desc_queue_i = dma_q_.front().first % core_.params().queues;
     in_.dma_desc_i = dma_q_.front().second;
   }
   core_.eval(in_, out_);
   // the settled handshakes
-  if (out_.te_err_o || out_.ve_err_o || out_.se_err_o || out_.dma_q_err_o)
+  if (out_.te_cpl_o.err || out_.ve_cpl_o.err || out_.se_cpl_o.err || out_.dma_q_err_o.any())
     throw std::runtime_error(
-        fmt::format("core model: cycle {}: an engine or DMA error (tensor {} vector {} scalar {} "
-                    "DMA queues {:#x})",
-                    cycle_, out_.te_err_code_o, out_.ve_err_code_o, out_.se_err_code_o, out_.dma_q_err_o));
+        fmt::format("core model: cycle {}: an engine or DMA error (tensor {} vector {} scalar {} DMA queues {:#x})",
+                    cycle_, static_cast<unsigned>(out_.te_cpl_o.code), static_cast<unsigned>(out_.ve_cpl_o.code),
+                    static_cast<unsigned>(out_.se_cpl_o.code), out_.dma_q_err_o.to_u64()));
   if (in_.te_cmd_valid_i && out_.te_cmd_ready_o) te_q_.pop_front(), ++te_acc_;
   if (in_.ve_cmd_valid_i && out_.ve_cmd_ready_o) ve_q_.pop_front(), ++ve_acc_;
   if (in_.se_cmd_valid_i && out_.se_cmd_ready_o) se_q_.pop_front(), ++se_acc_;
   desc_taken_ = in_.dma_desc_valid_i && out_.dma_desc_ready_o;
   if (desc_taken_) dma_q_.pop_front();
-  te_done_ += out_.te_ls_done_o + out_.te_mm_done_o;
-  ve_done_ += out_.ve_done_o;
-  se_done_ += out_.se_done_o;
+  te_done_ += out_.te_cpl_o.ls_done + out_.te_cpl_o.mm_done;
+  ve_done_ += out_.ve_cpl_o.done;
+  se_done_ += out_.se_cpl_o.done;
   const std::optional<dma::ReadReq> rd = hbm_port_read(in_, out_);
   std::optional<dma::Write> wr;
   if (out_.hbm_wr_valid_o && in_.hbm_wr_ready_i) wr = Core::hbm_write(out_, beat_);
@@ -71,8 +71,7 @@ std::uint64_t Runner::drain(std::uint64_t limit) {
     step();
     // q_idle_o is this cycle's (before the edge): a descriptor taken at this edge is not in it yet
     const bool idle = te_q_.empty() && ve_q_.empty() && se_q_.empty() && dma_q_.empty() && !desc_taken_ &&
-                      te_done_ >= te_want && ve_done_ >= ve_want && se_done_ >= se_want &&
-                      (out_.dma_q_idle_o & all_queues_) == all_queues_;
+                      te_done_ >= te_want && ve_done_ >= ve_want && se_done_ >= se_want && out_.dma_q_idle_o.all();
     if (idle) return cycle_ - c0;
     if (cycle_ - c0 >= limit)
       throw std::runtime_error(

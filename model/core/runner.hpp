@@ -43,6 +43,7 @@ class Runner {
   void te(const Core::te_cmd_t& c) { te_q_.push_back(c); }
   void ve(const Core::instr_t& c) { ve_q_.push_back(c); }
   void se(const Core::instr_t& c) { se_q_.push_back(c); }
+  /// A descriptor for queue `queue` of every engine's queues (engine queue / queues, queue queue % queues).
   void dma(unsigned queue, const Core::desc_t& d) { dma_q_.emplace_back(queue, d); }
 
   /// One clock cycle.
@@ -64,7 +65,6 @@ class Runner {
   unsigned te_acc_ = 0, ve_acc_ = 0, se_acc_ = 0, te_done_ = 0, ve_done_ = 0, se_done_ = 0;
   bool desc_taken_ = false;  ///< the last step's edge took a descriptor
   unsigned beat_;
-  std::uint64_t all_queues_;
 };
 
 }  // namespace trn::core

@@ -40,10 +40,10 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
     slices_.push_back({e, inst_name(e, pc), "inst", t0, cycle + 1, e, pc});
     --in_flight_[e];
   };
-  done(0, ci.te_ls_done_i, ci.te_ls_done_tag_i);
-  done(0, ci.te_mm_done_i, ci.te_mm_done_tag_i);
-  done(1, ci.ve_done_i, ci.ve_done_tag_i);
-  done(2, ci.se_done_i, ci.se_done_tag_i);
+  done(0, ci.te_cpl_i.ls_done, ci.te_cpl_i.ls_tag);
+  done(0, ci.te_cpl_i.mm_done, ci.te_cpl_i.mm_tag);
+  done(1, ci.ve_cpl_i.done, ci.ve_cpl_i.tag);
+  done(2, ci.se_cpl_i.done, ci.se_cpl_i.tag);
   for (unsigned s = 0; s < Control::kStreams; ++s) {
     const auto& st = o.st_o[s];
     // semaphore waits

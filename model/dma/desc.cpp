@@ -26,6 +26,8 @@ std::string_view err_name(Err e) {
       return "MX cast";
     case Err::format:
       return "bad type, op or layout";
+    case Err::chip:
+      return "chip out of range";
   }
   return "?";
 }
@@ -67,7 +69,7 @@ std::string Desc::str() const {
 }
 
 bool in_range(const Geometry& g, Space space, std::uint32_t addr, std::uint64_t bytes) {
-  if (space == Space::hbm) return static_cast<std::uint64_t>(addr) + bytes <= g.hbm_bytes;
+  if (space == Space::hbm) return static_cast<std::uint64_t>(addr & kLocalMask) + bytes <= g.hbm_bytes;
   return g.part_of(addr) < g.parts && static_cast<std::uint64_t>(g.off_of(addr)) + bytes <= g.part_bytes;
 }
 
@@ -79,8 +81,12 @@ Err check(const Desc& d, const Geometry& g) {
   if (d.len > g.max_len) return Err::long_len;
   const unsigned ss = type_size(d.stype), ds = type_size(d.dtype);
   if (d.len % ss != 0) return Err::format;
-  if (d.op == static_cast<unsigned>(Op::acc) && (!(d.dtype == 0 || d.dtype == 2) || d.dst_space != Space::sbuf))
-    return Err::format;
+  if (d.op == static_cast<unsigned>(Op::acc) && !(d.dtype == 0 || d.dtype == 2)) return Err::format;
+  // an HBM address names chip 0 .. chips (0: this chip); a source only this chip
+  auto chip_ok = [&](Space sp, std::uint32_t a) { return sp != Space::hbm || chip_of(a) <= g.chips; };
+  if ((d.src_space == Space::hbm && chip_of(d.src_addr) != 0) || !chip_ok(d.dst_space, d.dst_addr) ||
+      (d.sem && !chip_ok(d.sem_space, d.sem_addr)))
+    return Err::chip;
   const std::uint64_t nelem = d.len / ss;
   const unsigned es = d.layout == static_cast<unsigned>(Layout::col2) ? 2 : 4;
   std::uint64_t rows = 0;

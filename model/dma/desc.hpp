@@ -25,9 +25,21 @@ enum class Err : std::uint8_t {
   long_len = 3,   ///< longer than max_len
   transpose = 4,  ///< column layout: not into SBUF, element size, cols, length or offset misaligned
   mx_cast = 5,    ///< an MX element or scale type (FP4 E2M1, E8M0) as source or destination
-  format = 6,     ///< unknown type/op/layout, a cast to/from bytes, accumulate not BF16/FP32 into
-                  ///< SBUF, a length that is not a whole number of source elements
+  format = 6,     ///< unknown type/op/layout, a cast to/from bytes, accumulate not BF16/FP32, a
+                  ///< length that is not a whole number of source elements
+  chip = 7,       ///< a destination or semaphore chip field past the system's chips, or a source
+                  ///< naming another chip (remote reads are not built)
 };
+
+/// Addresses of a chip (docs/chip.md): an HBM address's chip field [31:24] (0: this chip; c: chip
+/// c - 1) above its byte address in that chip's HBM; a semaphore address's unit field [11:7] (0:
+/// the issuing unit; u: unit u - 1 of the chip) and semaphore [6:2].
+inline constexpr unsigned kChipLsb = 24, kLocalBits = 24, kUnitLsb = 7, kUnitBits = 5;
+inline constexpr std::uint32_t kLocalMask = (1u << kLocalBits) - 1;
+inline unsigned chip_of(std::uint32_t a) { return a >> kChipLsb; }
+inline unsigned unit_of(std::uint32_t a) { return (a >> kUnitLsb) & ((1u << kUnitBits) - 1); }
+/// Does an HBM address name chip `id` (its chip field 0, or id + 1)?
+inline bool is_local(std::uint32_t a, unsigned id) { return chip_of(a) == 0 || chip_of(a) == ((id + 1) & 0xFF); }
 std::string_view err_name(Err e);
 
 struct Desc {
@@ -60,6 +72,7 @@ struct Geometry {
   unsigned off_bits = 10;
   std::uint32_t max_len = 65536;
   unsigned beat_bytes = 16;
+  unsigned chips = 1;  ///< chips an HBM address may name (the chip field's 1 .. chips; 0 is this chip)
 
   static Geometry make(std::uint32_t hbm_bytes, unsigned parts, std::uint32_t part_bytes, unsigned beat_bytes,
                        std::uint32_t max_len = 65536);
@@ -78,7 +91,8 @@ unsigned type_size(unsigned t);  ///< bytes per element: 4 (FP32, TF32), 2 (BF16
 std::string_view type_name(unsigned t);
 std::optional<unsigned> parse_type(std::string_view s);
 
-/// Is [addr, addr + bytes) inside `space`? SBUF ranges stay inside one partition.
+/// Is [addr, addr + bytes) inside `space`? HBM: the address's local part, in whichever chip it
+/// names; SBUF ranges stay inside one partition (parts = 0: no SBUF, nothing is inside).
 bool in_range(const Geometry& g, Space space, std::uint32_t addr, std::uint64_t bytes);
 Err check(const Desc& d, const Geometry& g);
 

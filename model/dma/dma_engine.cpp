@@ -16,7 +16,7 @@ constexpr bool same(Err a, err_e b) { return static_cast<unsigned>(a) == static_
 static_assert(same(Err::none, err_e::ErrNone) && same(Err::range, err_e::ErrRange) &&
               same(Err::zero_len, err_e::ErrZeroLen) && same(Err::long_len, err_e::ErrLongLen) &&
               same(Err::transpose, err_e::ErrTranspose) && same(Err::mx_cast, err_e::ErrMxCast) &&
-              same(Err::format, err_e::ErrFormat));
+              same(Err::format, err_e::ErrFormat) && same(Err::chip, err_e::ErrChip));
 }  // namespace
 
 DmaEngine::DmaEngine(Params p)
@@ -181,7 +181,7 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
   c.wfree = !w_v_ || in.wr_ready_i;
   bool sem = false;
   for (unsigned q = 0; q < Q && !sem; ++q)
-    if (q_[q].st == Q::semw && q_[q].pend == 0 && q_[q].fifo.front().sem) {
+    if (q_[q].st == Q::semw && sem_ready(q) && q_[q].fifo.front().sem) {
       sem = true;
       c.sem_q = q;
     }
@@ -234,6 +234,14 @@ Bits DmaEngine::convert(const Slot& s, const Bits& d) const {
     rx.set_slice(8 * s.esize * j, 8 * s.esize, v);
   }
   return rx;
+}
+
+bool DmaEngine::sem_ready(unsigned q) const {
+  const Queue& qu = q_[q];
+  if (qu.fifo.front().last) return qu.pend == 0;  // `last`: every write of the queue visible
+  for (unsigned i = 0; i < s_.size(); ++i)        // else: the descriptor's own writes
+    if (s_[i].st != S::free && s_[i].q == q && s_[i].desc == qu.dseq) return false;
+  return true;
 }
 
 void DmaEngine::eval(const In& in, Out& o) const {
@@ -348,7 +356,7 @@ void DmaEngine::tick(const In& in) {
         }
         break;
       case Q::semw:
-        if (qu.pend == 0 && c.sem_pick && c.sem_q == q) qu.st = Q::sema;
+        if (sem_ready(q) && c.sem_pick && c.sem_q == q) qu.st = Q::sema;
         break;
       case Q::err:
         if ((in.q_clr_i >> q) & 1) {

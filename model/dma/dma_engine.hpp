@@ -79,7 +79,8 @@ class DmaEngine {
             .Parts = p_.geo.parts,
             .PartBytes = p_.geo.part_bytes,
             .HbmBytes = p_.geo.hbm_bytes,
-            .MaxLen = p_.geo.max_len};
+            .MaxLen = p_.geo.max_len,
+            .Chips = p_.geo.chips};
   }
   TRN_MODULE_PORTS(dma_engine)
 
@@ -126,6 +127,9 @@ class DmaEngine {
   common::RrArbiter::In arb_in(bool res_ok) const;
   Bits convert(const Slot& s, const Bits& data) const;
   bool strong(const In& in, unsigned q) const { return (in.cfg_strong_i >> q) & 1; }
+  /// May queue q's head (waiting in semw) write its semaphore? None of its own writes pending (a
+  /// `last` descriptor: none of the queue's).
+  bool sem_ready(unsigned q) const;
 
   /// Slot i's state, kept with the masks that let comb() visit only the slots that matter.
   void set_slot(unsigned i, S st);

@@ -916,4 +916,23 @@ std::vector<ProgramCase> programs(const cfg::Arch& arch) {
   return out;
 }
 
+void relocate(Case& c, isa::Program& p, std::uint32_t base) {
+  namespace tbl = isa::tbl;
+  constexpr std::uint64_t kLimit = std::uint64_t{1} << 24;  // a chip's HBM byte address (docs/chip.md)
+  auto moved = [&](std::uint64_t a) {
+    if (a + base >= kLimit)
+      throw std::invalid_argument(fmt::format("relocate: HBM address {:#x} + {:#x} leaves the chip's HBM", a, base));
+    return a + base;
+  };
+  for (auto* blocks : {&c.inputs, &c.outputs})
+    for (Block& b : *blocks) b.addr = static_cast<std::uint32_t>(moved(b.addr));
+  for (auto& stream : p.streams)
+    for (Bits& w : stream) {
+      const tbl::Op* o = isa::find_op(static_cast<unsigned>(isa::get(w, tbl::kF_op)));
+      if (!o || o->unit != tbl::Unit::dma) continue;
+      if (isa::get(w, tbl::kF_src_space) == 0) isa::set(w, tbl::kF_src_addr, moved(isa::get(w, tbl::kF_src_addr)));
+      if (isa::get(w, tbl::kF_dst_space) == 0) isa::set(w, tbl::kF_dst_addr, moved(isa::get(w, tbl::kF_dst_addr)));
+    }
+}
+
 }  // namespace trn::kernels

@@ -33,6 +33,7 @@ class LinkTx {
     std::uint64_t ack_seq_i = 0;
     bool nack_valid_i = false;
     std::uint64_t nack_seq_i = 0;
+    bool operator==(const In&) const = default;
   };
   struct Out {
     bool in_ready_o = false, tx_valid_o = false;
@@ -42,6 +43,16 @@ class LinkTx {
   };
   explicit LinkTx(Params p);
   unsigned sb() const { return sb_; }
+  In make_in() const {
+    In in;
+    in.in_data_i = Bits(p_.w);
+    return in;
+  }
+  Out make_out() const {
+    Out o;
+    o.tx_data_o = Bits(p_.w);
+    return o;
+  }
   /// The ports of rtl/link/link_tx.sv, generated from its header.
   sv::ports::link_tx::Params sv_params() const { return {.W = p_.w, .Depth = p_.depth, .Timeout = p_.timeout}; }
   TRN_MODULE_PORTS(link_tx)
@@ -79,6 +90,7 @@ class LinkRx {
     std::uint64_t rx_seq_i = 0;
     Bits rx_data_i;
     std::uint64_t rx_crc_i = 0;
+    bool operator==(const In&) const = default;
   };
   struct Out {
     bool out_valid_o = false;
@@ -89,6 +101,16 @@ class LinkRx {
     std::uint64_t nack_seq_o = 0, crc_errors_o = 0, drops_o = 0;
   };
   explicit LinkRx(Params p);
+  In make_in() const {
+    In in;
+    in.rx_data_i = Bits(p_.w);
+    return in;
+  }
+  Out make_out() const {
+    Out o;
+    o.out_data_o = Bits(p_.w);
+    return o;
+  }
   /// The ports of rtl/link/link_rx.sv, generated from its header.
   sv::ports::link_rx::Params sv_params() const { return {.W = p_.w, .SB = p_.sb, .CheckCrc = p_.check_crc}; }
   TRN_MODULE_PORTS(link_rx)

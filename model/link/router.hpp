@@ -73,6 +73,8 @@ class Router {
     bool rst_ni = false;
     std::uint64_t id_i = 0;
     Bits in_valid_i, in_vc_i, in_flit_i, out_credit_i, out_credit_vc_i;  // masks: one bit per port
+
+    bool operator==(const In&) const = default;
   };
   struct Out {
     Bits in_credit_o, in_credit_vc_o, out_valid_o, out_vc_o, out_flit_o;  // masks: one bit per port

@@ -142,7 +142,7 @@ std::string text_report(const Summary& sm) {
   const SystemPreset& p = s.preset();
   const ChipDesign& d = s.design();
   const ChipGen& cg = *d.gen;
-  const CoreGen& core = *d.cores.front().gen;
+  const CoreGen& core = *d.core_gen;
   std::string o;
   auto line = [&](const std::string& text) { o += text.substr(0, text.find_last_not_of(' ') + 1) + "\n"; };
   line(fmt::format("{}: {}", p.key, p.title));
@@ -161,25 +161,28 @@ std::string text_report(const Summary& sm) {
   line(fmt::format("{}─ chips x{}: {} ({} .. {})", switches.empty() ? "└" : "├", s.chips(), cg.title,
                    s.nodes().front().label, s.nodes()[s.chips() - 1].label));
   const std::string bar = switches.empty() ? "   " : "│  ";
-  line(fmt::format("{}├─ {} x{}", bar, core.title, d.cores.size()));
+  line(fmt::format("{}├─ {} x{}", bar, core.title, d.cores()));
   std::string rates;
   for (DType t : kDTypes)
     rates += fmt::format("{}{} {}", rates.empty() ? "" : ", ", dtype_name(t), num(core.rate[static_cast<unsigned>(t)]));
-  const Core& c0 = d.cores.front();
-  line(fmt::format("{}│  ├─ tensor engine: {} x {} PEs at {} GHz; MACs/PE/cycle {}", bar, c0.tensor.rows,
-                   c0.tensor.cols, num(c0.tensor.ghz), rates));
-  line(fmt::format("{}│  ├─ vector engine: {} lanes at {} GHz", bar, c0.vector.lanes, num(c0.vector.ghz)));
-  line(fmt::format("{}│  ├─ scalar engine: {} lanes at {} GHz", bar, c0.scalar.lanes, num(c0.scalar.ghz)));
-  line(
-      fmt::format("{}│  ├─ SBUF: {} partitions x {} KiB", bar, c0.sbuf.partitions, c0.sbuf.bytes_per_partition / 1024));
-  line(fmt::format("{}│  ├─ PSUM: {} partitions x {} banks x {} B", bar, c0.psum.partitions, c0.psum.banks,
-                   c0.psum.bank_bytes));
-  line(fmt::format("{}│  └─ DMA engines x{}: {} queues, {} QoS class{}, {} GB/s each", bar, c0.dma.size(),
-                   c0.dma.front().queues, c0.dma.front().qos_classes, c0.dma.front().qos_classes > 1 ? "es" : "",
-                   num(c0.dma.front().gbps)));
+  // the core's units as the core model builds them (ChipDesign::unit), with the preset's clocks
+  const auto te = d.tensor();
+  const auto sb = d.sbuf();
+  const auto& cp = d.unit.core.core;
+  line(fmt::format("{}│  ├─ tensor engine: {} x {} PEs at {} GHz; MACs/PE/cycle {}", bar, te.rows, te.cols,
+                   num(core.tensor_ghz), rates));
+  line(fmt::format("{}│  ├─ vector engine: {} lanes at {} GHz", bar, d.lanes(vector::Engine::vector).lanes,
+                   num(core.vector_ghz)));
+  line(fmt::format("{}│  ├─ scalar engine: {} lanes at {} GHz", bar, d.lanes(vector::Engine::scalar).lanes,
+                   num(core.scalar_ghz)));
+  line(fmt::format("{}│  ├─ SBUF: {} partitions x {} KiB", bar, sb.parts, sb.part_bytes / 1024));
+  line(fmt::format("{}│  ├─ PSUM: {} partitions x {} banks x {} B", bar, cp.parts, cp.psum_banks, cp.psum_bank_bytes));
+  line(fmt::format("{}│  └─ DMA engines x{}: {} queues, {} QoS class{}, {} GB/s each", bar, d.dma_engines(),
+                   d.dma().queues, core.dma_qos_classes, core.dma_qos_classes > 1 ? "es" : "",
+                   num(core.dma_engine_gbps)));
   line(fmt::format("{}├─ HBM stacks x{}: {} GiB, {} GB/s, {} ns", bar, d.hbm.size(), num(d.hbm.front().gib),
                    num(d.hbm.front().gbps), num(d.hbm.front().latency_ns)));
-  line(fmt::format("{}├─ collective cores x{}", bar, d.collective_cores));
+  line(fmt::format("{}├─ collective cores x{}", bar, d.collective_cores()));
   line(fmt::format("{}└─ link ports x{} ({})", bar, d.ports.size(), cg.neuronlink));
   const std::vector<ClassUse> use = class_use(s);
   for (unsigned k = 0; k < cg.links.size(); ++k) {
@@ -325,7 +328,7 @@ std::string json_report(const Summary& sm) {
   root.insert("topology", std::move(topo));
   toml::table chip;
   chip.insert("name", d.gen->title);
-  chip.insert("core", d.cores.front().gen->title);
+  chip.insert("core", d.core_gen->title);
   chip.insert("totals", totals_table(sm.chip));
   chip.insert("link_gbps", sm.chip.port_gbps_per_chip);
   chip.insert("wired_link_gbps", sm.total.connected_gbps_per_chip);

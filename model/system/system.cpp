@@ -27,30 +27,47 @@ const char* node_kind_plural(NodeKind k) {
   }
 }
 
-ChipDesign::ChipDesign(const Presets& p, const ChipGen& g) : gen(&g), collective_cores(g.collective_cores) {
-  const CoreGen& cg = p.core(g.core);
-  for (unsigned i = 0; i < g.cores; ++i) {
-    Core c;
-    c.index = i;
-    c.gen = &cg;
-    c.tensor = TensorEngineUnit{cg.tensor_rows, cg.tensor_cols, cg.tensor_ghz, cg.rate};
-    c.vector = LaneEngineUnit{cg.sbuf_partitions, cg.vector_ghz};
-    c.scalar = LaneEngineUnit{cg.sbuf_partitions, cg.scalar_ghz};
-    c.sbuf = SbufUnit{cg.sbuf_partitions, std::uint64_t{cg.sbuf_kib_per_partition} * 1024};
-    c.psum = PsumUnit{cg.sbuf_partitions, cg.psum_banks, cg.psum_bank_bytes};
-    c.dma.assign(cg.dma_engines, DmaEngineUnit{cg.dma_queues, cg.dma_qos_classes, cg.dma_engine_gbps});
-    cores.push_back(std::move(c));
-  }
+ChipDesign::ChipDesign(const Presets& p, const ChipGen& g, unsigned chips, const std::vector<unsigned>& dims)
+    : gen(&g), core_gen(&p.core(g.core)) {
+  const CoreGen& cg = *core_gen;
+  // the chip model's structure: the preset's sizes, and the full configuration's (rtl/configs.toml)
+  // for what a preset does not give (SBUF banks, DMA beat and read slots, the link layer's)
+  const cfg::Config* full = cfg::find("full");
+  if (!full) throw std::logic_error("system: rtl/configs.toml has no full configuration");
+  if (cg.tensor_rows != cg.tensor_cols || cg.tensor_rows != cg.sbuf_partitions)
+    throw PresetError(
+        fmt::format("{}: core.{}: the core model has one partition count (tensor rows = columns = SBUF "
+                    "partitions), but tensor_rows {}, tensor_cols {}, sbuf_partitions {}",
+                    p.source, cg.key, cg.tensor_rows, cg.tensor_cols, cg.sbuf_partitions));
+  std::array<unsigned, 3> k{1, 1, 1};
+  for (std::size_t i = 0; i < dims.size() && i < 3; ++i) k[i] = dims[i];
+  unit = chip::Chip::Params::of(full->arch, std::clamp(chips, 1u, 255u), k[0], k[1], k[2]);
+  core::Core::Params& c = unit.core.core;
+  c.parts = cg.sbuf_partitions;
+  c.sbuf_bytes = cg.sbuf_kib_per_partition * 1024u;
+  c.psum_banks = cg.psum_banks;
+  c.psum_bank_bytes = cg.psum_bank_bytes;
+  c.queues = cg.dma_queues;
+  c.dma_engines = cg.dma_engines;
+  unit.cores = g.cores;
+  unit.cc_cores = g.collective_cores;
   hbm.assign(g.hbm_stacks, HbmStack{g.hbm_stack_gib, g.hbm_stack_gbps, g.hbm_latency_ns});
-  for (unsigned k = 0; k < g.links.size(); ++k)
-    for (unsigned i = 0; i < g.links[k].count; ++i)
-      ports.push_back(LinkPort{k, g.links[k].gbps, g.links[k].latency_ns, g.links[k].scale_out});
+  for (unsigned q = 0; q < g.links.size(); ++q)
+    for (unsigned i = 0; i < g.links[q].count; ++i)
+      ports.push_back(LinkPort{q, g.links[q].gbps, g.links[q].latency_ns, g.links[q].scale_out});
+}
+
+double ChipDesign::peak_tflops(DType t) const {
+  const tensor::TensorEngine::Params te = tensor();
+  return 2.0 * te.rows * te.cols * core_gen->tensor_ghz * core_gen->rate[static_cast<unsigned>(t)] / 1e3;
 }
 
 // ---------------------------------------------------------------- building the network
 
 System::System(const Presets& presets, const std::string& key) : preset_(presets.system(key)) {
-  design_ = std::make_shared<ChipDesign>(presets, presets.chip(preset_.chip));
+  design_ =
+      std::make_shared<ChipDesign>(presets, presets.chip(preset_.chip), 1,
+                                   preset_.topo.kind == TopoKind::torus ? preset_.topo.dims : std::vector<unsigned>{});
   for (const LinkClass& c : design_->gen->links)
     classes_.push_back(LinkClassInfo{c.name, c.gbps, c.latency_ns, c.scale_out});
   switch (preset_.topo.kind) {
@@ -64,6 +81,8 @@ System::System(const Presets& presets, const std::string& key) : preset_(presets
       build_planes();
       break;
   }
+  // the chip ids a DMA address may name (its 8-bit chip field: at most 255, SPEC 5.7)
+  design_->unit.chips = design_->unit.core.core.chips = std::clamp(chips_, 1u, 255u);
 }
 
 unsigned System::class_index(const std::string& name) {
@@ -354,15 +373,17 @@ link::Net::Params System::flit_net(unsigned vcs, unsigned depth, unsigned width)
 
 Totals chip_totals(const ChipDesign& d) {
   Totals t;
-  for (const Core& c : d.cores) {
+  const mem::Sbuf::Params sb = d.sbuf();
+  const dma::DmaEngine::Params dm = d.dma();
+  for (unsigned c = 0; c < d.cores(); ++c) {
     ++t.cores;
-    for (DType ty : kDTypes) t.tflops[static_cast<unsigned>(ty)] += c.tensor.peak_tflops(ty);
-    t.sbuf_mib += static_cast<double>(c.sbuf.bytes()) / (1024.0 * 1024.0);
-    t.psum_mib += static_cast<double>(c.psum.bytes()) / (1024.0 * 1024.0);
-    for (const DmaEngineUnit& e : c.dma) {
+    for (DType ty : kDTypes) t.tflops[static_cast<unsigned>(ty)] += d.peak_tflops(ty);
+    t.sbuf_mib += static_cast<double>(std::uint64_t{sb.parts} * sb.part_bytes) / (1024.0 * 1024.0);
+    t.psum_mib += static_cast<double>(d.psum_bytes()) / (1024.0 * 1024.0);
+    for (unsigned e = 0; e < d.dma_engines(); ++e) {
       ++t.dma_engines;
-      t.dma_queues += e.queues;
-      t.dma_gbps += e.gbps;
+      t.dma_queues += dm.queues;
+      t.dma_gbps += d.core_gen->dma_engine_gbps;
     }
   }
   for (const HbmStack& h : d.hbm) {
@@ -371,7 +392,7 @@ Totals chip_totals(const ChipDesign& d) {
     t.hbm_gbps += h.gbps;
   }
   for (const LinkPort& p : d.ports) (p.scale_out ? t.scale_out_gbps_per_chip : t.port_gbps_per_chip) += p.gbps;
-  t.collective_cores = d.collective_cores;
+  t.collective_cores = d.collective_cores();
   return t;
 }
 

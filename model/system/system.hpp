@@ -13,45 +13,13 @@
 #include <string>
 #include <vector>
 
+#include "chip/chip.hpp"
 #include "link/net.hpp"
 #include "system/preset.hpp"
 
 namespace trn::system {
 
-// ---------------------------------------------------------------- the units of a chip
-struct TensorEngineUnit {
-  unsigned rows = 0, cols = 0;
-  double ghz = 0;
-  std::array<double, kDTypes.size()> rate{};
-  /// rows x cols MACs a cycle at BF16 (one moving column a cycle, SPEC 5.1), 2 FLOPs a MAC.
-  double peak_tflops(DType t) const { return 2.0 * rows * cols * ghz * rate[static_cast<unsigned>(t)] / 1e3; }
-};
-struct LaneEngineUnit {
-  unsigned lanes = 0;
-  double ghz = 0;
-};
-struct SbufUnit {
-  unsigned partitions = 0;
-  std::uint64_t bytes_per_partition = 0;
-  std::uint64_t bytes() const { return partitions * bytes_per_partition; }
-};
-struct PsumUnit {
-  unsigned partitions = 0, banks = 0, bank_bytes = 0;
-  std::uint64_t bytes() const { return std::uint64_t{partitions} * banks * bank_bytes; }
-};
-struct DmaEngineUnit {
-  unsigned queues = 0, qos_classes = 0;
-  double gbps = 0;
-};
-struct Core {
-  unsigned index = 0;
-  const CoreGen* gen = nullptr;
-  TensorEngineUnit tensor;
-  LaneEngineUnit vector, scalar;
-  SbufUnit sbuf;
-  PsumUnit psum;
-  std::vector<DmaEngineUnit> dma;
-};
+// ---------------------------------------------------------------- the chip
 struct HbmStack {
   double gib = 0, gbps = 0, latency_ns = 0;
 };
@@ -61,14 +29,35 @@ struct LinkPort {
   double gbps = 0, latency_ns = 0;
   bool scale_out = false;
 };
-/// One chip design: every chip of a system is built from the same design.
+/// One chip design: every chip of a system is built from the same design. Its structure is the
+/// cycle-level chip model's own parameters (`unit`: what trn::chip::Chip instantiates, the cores'
+/// tensor engines, SBUF, PSUM and DMA engines included); the preset adds what a cycle model does
+/// not hold: clocks, per-type tensor rates, DMA and HBM bandwidths, HBM stacks and link rates.
 struct ChipDesign {
   const ChipGen* gen = nullptr;
-  std::vector<Core> cores;
+  const CoreGen* core_gen = nullptr;
+  chip::Chip::Params unit;
   std::vector<HbmStack> hbm;
   std::vector<LinkPort> ports;  ///< router port q = 1 + index (port 0 is the chip's own)
-  unsigned collective_cores = 0;
-  explicit ChipDesign(const Presets& p, const ChipGen& g);
+  /// The design of chip g in a system of `chips` chips (a torus of `dims`, or empty); a preset the
+  /// chip model cannot build (tensor rows, columns and partitions unequal) is a PresetError.
+  ChipDesign(const Presets& p, const ChipGen& g, unsigned chips = 1, const std::vector<unsigned>& dims = {});
+
+  unsigned cores() const { return unit.cores; }
+  unsigned collective_cores() const { return unit.cc_cores; }
+  /// A core's units, as the core model builds them from `unit`.
+  tensor::TensorEngine::Params tensor() const { return core::Core::te_params(unit.core.core); }
+  mem::Sbuf::Params sbuf() const { return core::Core::sb_params(unit.core.core); }
+  vector::LaneEngine::Params lanes(vector::Engine e) const { return core::Core::le_params(unit.core.core, e); }
+  dma::DmaEngine::Params dma() const { return core::Core::dma_params(unit.core.core); }
+  unsigned dma_engines() const { return unit.core.core.dma_engines; }  ///< per core
+  std::uint64_t psum_bytes() const {                                   ///< per core
+    const core::Core::Params& c = unit.core.core;
+    return std::uint64_t{c.parts} * c.psum_banks * c.psum_bank_bytes;
+  }
+  /// One core's peak: rows x cols MACs a cycle at BF16 (one moving column a cycle, SPEC 5.1) times
+  /// the type's rate, 2 FLOPs a MAC, at the tensor engine's clock.
+  double peak_tflops(DType t) const;
 };
 
 // ---------------------------------------------------------------- the network

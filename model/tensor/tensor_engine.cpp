@@ -161,13 +161,13 @@ void TensorEngine::eval(const In& in, Out& out) const {
   };
   const bool yield = p_.st_yield && out.mv_req_valid_o && bank(out.st_req_o) == bank(out.mv_req_o);
   out.st_req_valid_o = ls_q_.busy && ls_q_.req_left > 0 && !yield;
-  out.ls_done_o = ls_done_q_;
-  out.ls_done_tag_o = ls_done_tag_q_;
-  out.mm_done_o = mm_done_q_;
-  out.mm_done_tag_o = mm_done_tag_q_;
-  out.err_o = err_q_;
-  out.err_tag_o = err_tag_q_;
-  out.err_code_o = err_code_q_;
+  out.cpl_o = te_cpl_t{.ls_done = ls_done_q_,
+                       .ls_tag = static_cast<std::uint8_t>(ls_done_tag_q_),
+                       .mm_done = mm_done_q_,
+                       .mm_tag = static_cast<std::uint8_t>(mm_done_tag_q_),
+                       .err = err_q_,
+                       .err_tag = static_cast<std::uint8_t>(err_tag_q_),
+                       .code = static_cast<sv::te_pkg::te_err_e>(err_code_q_)};
   out.pr_data_o = pr_data_q_;
   const unsigned last = p_.rows - 1;
   for (unsigned c = 0; c < p_.cols; ++c) {

@@ -61,6 +61,7 @@ class TensorEngine {
   };
   using e_req_t = sv::sbuf_pkg::e_req_t;        ///< the SBUF read ports' requests (rtl/mem/sbuf_pkg.sv)
   using psum_addr_t = sv::te_pkg::psum_addr_t;  ///< the PSUM ports' element (rtl/tensor/te_pkg.sv)
+  using te_cpl_t = sv::te_pkg::te_cpl_t;        ///< the completion port (rtl/tensor/te_pkg.sv)
   struct In {
     bool rst_ni = false;
     bool cmd_valid_i = false;
@@ -85,12 +86,7 @@ class TensorEngine {
     e_req_t st_req_o;
     bool mv_req_valid_o = false;
     e_req_t mv_req_o;
-    bool ls_done_o = false;
-    std::uint64_t ls_done_tag_o = 0;
-    bool mm_done_o = false;
-    std::uint64_t mm_done_tag_o = 0;
-    bool err_o = false;
-    std::uint64_t err_tag_o = 0, err_code_o = 0;
+    te_cpl_t cpl_o;   ///< done and refused commands, with their tags (rtl/tensor/te_pkg.sv)
     Bits pw_valid_o;  ///< per column: PSUM written at the next edge
     Bits pw_data_o;   ///< per column: the value written
     Bits pr_data_o;   ///< PSUM read port (registered)

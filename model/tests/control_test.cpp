@@ -156,7 +156,7 @@ BOOST_AUTO_TEST_CASE(outputs_under_reset_are_the_reset_state) {
   core::Control::Out o = c.make_out();
   c.tick(in);  // in reset
   in.rst_ni = true;
-  in.dma_q_idle_i = 3;
+  in.dma_q_idle_i = Bits::ones(cp.nq());
   const auto words = core::imem_words(p, cp.imem_depth);
   for (unsigned s = 0; s < core::Control::kStreams; ++s)
     for (std::size_t a = 0; a < words[s].size(); ++a) {
@@ -183,6 +183,50 @@ BOOST_AUTO_TEST_CASE(outputs_under_reset_are_the_reset_state) {
   BOOST_TEST(o.sem_o[0] == 0u);
   BOOST_TEST((o.st_o[1].state == core::Control::State::StIdle));
   BOOST_TEST(o.st_o[1].pc == 0u);
+}
+
+/// With sem_ext_en_i a stream waiting with nothing in flight is not a deadlock (another unit may
+/// still add); an addition on sem_ext_* lets it go on, counted with the cycle's other additions.
+BOOST_AUTO_TEST_CASE(an_external_semaphore_addition_ends_a_wait_that_is_no_deadlock) {
+  const isa::Program p = assemble(".sem s\n.stream vector\n sem_add post=s+=3\n sem_wait wait=s>=9\n end\n", "tiny");
+  core::Control::Params cp;
+  cp.imem_depth = params("tiny").imem_depth;
+  core::Control c(cp);
+  core::Control::In in = c.make_in();
+  core::Control::Out o = c.make_out();
+  c.tick(in);  // in reset
+  in.rst_ni = true;
+  in.dma_q_idle_i = Bits::ones(cp.nq());
+  in.sem_ext_en_i = true;
+  const auto words = core::imem_words(p, cp.imem_depth);
+  for (unsigned s = 0; s < core::Control::kStreams; ++s)
+    for (std::size_t a = 0; a < words[s].size(); ++a) {
+      in.im_valid_i = true, in.im_stream_i = s, in.im_addr_i = static_cast<std::uint32_t>(a),
+      in.im_data_i = words[s][a];
+      c.tick(in);
+    }
+  in.im_valid_i = false;
+  in.start_i = true;
+  c.tick(in);
+  in.start_i = false;
+  for (unsigned i = 0; i < 40; ++i) c.tick(in);
+  c.eval(in, o);
+  BOOST_TEST_REQUIRE(!o.err_o);
+  BOOST_TEST(o.running_o);
+  BOOST_TEST((o.st_o[1].state == core::Control::State::StWait));
+  // 6 from outside: 3 + 6 = 9, the wait holds the next cycle and the stream ends
+  in.sem_ext_valid_i = true, in.sem_ext_idx_i = 0, in.sem_ext_val_i = 6;
+  c.tick(in);
+  in.sem_ext_valid_i = false;
+  bool done = false;
+  for (unsigned i = 0; i < 10 && !done; ++i) {
+    c.eval(in, o);
+    done = o.done_o;
+    c.tick(in);
+  }
+  BOOST_TEST(done);
+  BOOST_TEST(!o.err_o);
+  BOOST_TEST(o.sem_o[0] == 9u);
 }
 
 BOOST_AUTO_TEST_CASE(illegal_instruction_stops_the_core_with_its_pc) {

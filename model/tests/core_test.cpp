@@ -176,7 +176,7 @@ StreamCost background_load_stream(const char* name, bool st_yield) {
     ti.st_req_ready_i = so.e_ready_o & 1;
     ti.mv_req_ready_i = (so.e_ready_o >> 1) & 1;
     te.eval(ti, to);
-    BOOST_REQUIRE(!to.err_o);
+    BOOST_REQUIRE(!to.cpl_o.err);
     if (to.mv_req_valid_o && !ti.mv_req_ready_i) ++c.mv_refused;
     if (to.mv_req_valid_o && ti.mv_req_ready_i) {
       if (reading) c.max_gap = std::max(c.max_gap, static_cast<unsigned>(cyc - last_read));
@@ -184,7 +184,7 @@ StreamCost background_load_stream(const char* name, bool st_yield) {
       reading = true;
       last_read = cyc;
     }
-    if (to.mm_done_o) ++c.multiplies;
+    if (to.cpl_o.mm_done) ++c.multiplies;
     if (to.cmd_ready_o && ti.cmd_valid_i) ++next;
     te.tick(ti);
     sb.tick(si);

@@ -136,8 +136,31 @@ BOOST_AUTO_TEST_CASE(check_every_error_code) {
   BOOST_TEST((check(a, g) == Err::format));
   a.stype = a.dtype = 2;
   BOOST_TEST((check(a, g) == Err::none));
-  a.dst_space = Space::hbm;  // accumulate happens beside SBUF only
-  BOOST_TEST((check(a, g) == Err::format));
+  a.dst_space = Space::hbm;  // accumulate beside HBM too (docs/chip.md)
+  BOOST_TEST((check(a, g) == Err::none));
+  // chip fields (docs/chip.md): an HBM destination or semaphore names chip 0 .. chips, a source only
+  // this chip
+  Desc c = copy(Space::hbm, 0, Space::hbm, 2u << 24 | 0x100, 16);
+  BOOST_TEST((check(c, g) == Err::chip));  // chip 1 of a system of one
+  Geometry g4 = g;
+  g4.chips = 4;
+  BOOST_TEST((check(c, g4) == Err::none));
+  c.dst_addr = 5u << 24 | 0x100;  // chip 4 of four
+  BOOST_TEST((check(c, g4) == Err::chip));
+  c.dst_addr = 4u << 24 | 0xFFF0;  // chip 3, the last 16 bytes of its HBM
+  BOOST_TEST((check(c, g4) == Err::none));
+  c.dst_addr = 4u << 24 | 0xFFF8;  // past its HBM: the local part is checked in any chip
+  BOOST_TEST((check(c, g4) == Err::range));
+  c.dst_addr = 0x100;
+  c.src_addr = 1u << 24;  // a remote source
+  BOOST_TEST((check(c, g4) == Err::chip));
+  c.src_addr = 0;
+  c.sem = true;
+  c.sem_space = Space::hbm;
+  c.sem_addr = 5u << 24 | 2u << 7 | 4;  // chip 4 of four
+  BOOST_TEST((check(c, g4) == Err::chip));
+  c.sem_addr = 4u << 24 | 2u << 7 | 4;
+  BOOST_TEST((check(c, g4) == Err::none));
   Desc o = copy(Space::hbm, 0, Space::sbuf, 0, 6);
   o.stype = o.dtype = 0;  // 6 bytes of FP32
   BOOST_TEST((check(o, g) == Err::format));

@@ -66,6 +66,61 @@ BOOST_AUTO_TEST_CASE(every_preset_composes_routes_and_has_a_bisection) {
   }
 }
 
+/// The chip design is the cycle-level chip model's own parameters: a trn::chip::Chip built from it
+/// (every core's units at full size) holds the cores, tensor engines, SBUF and DMA engines that the
+/// totals count, so the totals are a walk over what that run instantiates.
+BOOST_AUTO_TEST_CASE(presets_build_from_the_unit_models) {
+  const System s(presets(), "trn1-16");
+  const ChipDesign& d = s.design();
+  const chip::Chip c(d.unit);
+  BOOST_CHECK_EQUAL(c.params().cores, 2u);
+  BOOST_CHECK_EQUAL(c.params().cc_cores, 6u);
+  BOOST_CHECK_EQUAL(c.params().chips, 16u);
+  BOOST_CHECK_EQUAL(c.params().kx * c.params().ky, 16u);
+  const CoreGen& g = *d.core_gen;
+  double bf16 = 0, sbuf_mib = 0;
+  unsigned engines = 0, queues = 0;
+  for (unsigned i = 0; i < c.params().cores; ++i) {
+    const core::Core& k = c.core(i).core();
+    const auto& te = k.te().params();
+    bf16 += 2.0 * te.rows * te.cols * g.tensor_ghz * g.rate[static_cast<unsigned>(DType::bf16)] / 1e3;
+    sbuf_mib += static_cast<double>(k.sbuf().params().parts) * k.sbuf().params().part_bytes / (1024.0 * 1024.0);
+    for (unsigned e = 0; e < k.params().dma_engines; ++e) {
+      ++engines;
+      queues += k.dma(e).params().queues;
+    }
+    BOOST_CHECK_EQUAL(k.ve().params().lanes, 128u);
+  }
+  const Totals t = chip_totals(d);
+  BOOST_CHECK_EQUAL(t.cores, c.params().cores);
+  BOOST_CHECK_CLOSE(tflops(t, DType::bf16), bf16, 1e-9);
+  BOOST_CHECK_CLOSE(t.sbuf_mib, sbuf_mib, 1e-9);
+  BOOST_CHECK_CLOSE(t.sbuf_mib, 2 * 24.0, 1e-9);  // 128 partitions x 192 KiB a core
+  BOOST_CHECK_EQUAL(t.dma_engines, engines);
+  BOOST_CHECK_EQUAL(t.dma_queues, queues);
+  BOOST_CHECK_EQUAL(t.collective_cores, c.params().cc_cores);
+  // every generation's design builds the same way, its sizes the preset's
+  for (const ChipGen& cg : presets().chips) {
+    const ChipDesign x(presets(), cg);
+    const CoreGen& k = presets().core(cg.core);
+    BOOST_CHECK_EQUAL(x.cores(), cg.cores);
+    BOOST_CHECK_EQUAL(x.tensor().rows, k.tensor_rows);
+    BOOST_CHECK_EQUAL(x.sbuf().part_bytes, k.sbuf_kib_per_partition * 1024u);
+    BOOST_CHECK_EQUAL(x.dma_engines(), k.dma_engines);
+    BOOST_CHECK_EQUAL(x.dma().queues, k.dma_queues);
+  }
+  // a core generation the core model cannot build is refused, naming it
+  Presets bad = presets();
+  for (CoreGen& k : bad.cores)
+    if (k.key == "v2") k.tensor_cols = 64;
+  try {
+    const ChipDesign x(bad, bad.chip("trainium"));
+    BOOST_ERROR("a core of 128 rows and 64 columns was built");
+  } catch (const PresetError& e) {
+    BOOST_CHECK(std::string(e.what()).find("core.v2: the core model has one partition count") != std::string::npos);
+  }
+}
+
 BOOST_AUTO_TEST_CASE(trainium_totals_by_hand) {
   // trn1-16: 16 chips x 2 NeuronCore-v2; a core's tensor engine does 128 x 128 MACs a cycle at
   // 2.8 GHz, 2 FLOPs a MAC: 91.75 TFLOPS BF16; FP32 a quarter.

@@ -240,11 +240,11 @@ void LaneEngine::eval(const In& /*in*/, Out& out) const {
   out.wr_o = wreq_;
   out.wr_mask_o = wmask_;
   out.wr_data_o = wdata_;
-  out.done_o = done_;
-  out.done_tag_o = done_tag_;
-  out.err_o = err_;
-  out.err_tag_o = err_tag_;
-  out.err_code_o = err_code_;
+  out.cpl_o = le_cpl_t{.done = done_,
+                       .tag = static_cast<std::uint8_t>(done_tag_),
+                       .err = err_,
+                       .err_tag = static_cast<std::uint8_t>(err_tag_),
+                       .code = static_cast<sv::le_pkg::le_err_e>(err_code_)};
   out.acc_o = Bits(32 * p_.lanes);
   for (unsigned l = 0; l < p_.lanes; ++l) out.acc_o.set_slice(32 * l, 32, acc_[l]);
   out.busy_o = st_ != St::idle;

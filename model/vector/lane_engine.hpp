@@ -4,7 +4,7 @@
 //
 // Timing contract (docs/vector.md):
 //   - cmd_ready_o is high while idle; an accepted instruction is checked at once. An illegal one
-//     raises err_o (code, tag) in the next cycle and nothing else happens; set_seed raises done_o.
+//     raises cpl_o.err (code, tag) in the next cycle and nothing else happens; set_seed raises cpl_o.done.
 //   - Prologue: a tensor_scalar or activate with per-partition operands reads them on port 1, one
 //     read each (s0 then s1), and starts the stream when both have arrived.
 //   - Stream: port p issues one read per cycle along its access pattern while (reads in flight +
@@ -43,6 +43,7 @@ class LaneEngine {
   };
   using instr_t = sv::le_pkg::instr_t;    ///< the command port's type (rtl/vector/le_pkg.sv)
   using e_req_t = sv::sbuf_pkg::e_req_t;  ///< the memory ports' requests (rtl/mem/sbuf_pkg.sv)
+  using le_cpl_t = sv::le_pkg::le_cpl_t;  ///< the completion port (rtl/vector/le_pkg.sv)
   struct In {
     bool rst_ni = false;
     bool cmd_valid_i = false;
@@ -65,10 +66,7 @@ class LaneEngine {
     e_req_t wr_o;
     Bits wr_mask_o;
     Bits wr_data_o;
-    bool done_o = false;
-    std::uint64_t done_tag_o = 0;
-    bool err_o = false;
-    std::uint64_t err_tag_o = 0, err_code_o = 0;
+    le_cpl_t cpl_o;  ///< done and refused instructions, with their tags (rtl/vector/le_pkg.sv)
     Bits acc_o;
     bool busy_o = false;
   };

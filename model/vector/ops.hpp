@@ -47,7 +47,7 @@ inline constexpr unsigned kAluCount = 11;
 
 enum class Engine : std::uint8_t { vector = 0, scalar = 1 };
 
-/// Error codes (err_code_o).
+/// Error codes (cpl_o.code).
 enum class Err : std::uint8_t { none = 0, pattern = 1, partitions = 2, type = 3, op = 4 };
 
 /// Data types: numerics::Format codes 0..9, then the integer types.

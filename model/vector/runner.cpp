@@ -42,8 +42,8 @@ ModelRunner::Result ModelRunner::run(const Instr& ins) {
       }
     }
     eng_.eval(in, out);
-    if (accepted && (out.done_o || out.err_o))
-      return Result{out.err_o ? static_cast<Err>(out.err_code_o) : Err::none, now_ - start};
+    if (accepted && (out.cpl_o.done || out.cpl_o.err))
+      return Result{out.cpl_o.err ? static_cast<Err>(out.cpl_o.code) : Err::none, now_ - start};
     if (out.cmd_ready_o && in.cmd_valid_i) accepted = true;
     if (out.rd0_req_valid_o) q_[0].emplace_back(now_ + lat_, out.rd0_req_o);
     if (out.rd1_req_valid_o) q_[1].emplace_back(now_ + lat_, out.rd1_req_o);

@@ -1,5 +1,5 @@
 // core — the NeuronCore datapath (SPEC 5.1–5.5, 5.7; docs/core.md): the tensor engine with PSUM,
-// the vector and scalar engines, the DMA engine and SBUF, joined through their typed ports.
+// the vector and scalar engines, the DMA engines and SBUF, joined through their typed ports.
 //
 //   - SBUF is the one memory of the engines and the DMA. Engine ports: e0 tensor stationary, e1
 //     tensor moving, e2/e3 vector A/B, e4 vector output, e5/e6 scalar A/B, e7 scalar output.
@@ -7,8 +7,12 @@
 //     pr_ port (the four vector/scalar read ports round-robin), writes to its pe_ port (the two
 //     output ports round-robin). Element idx of a PSUM partition is bank idx / Depth, element
 //     idx % Depth. The data of a read comes back the next cycle on the port that asked, as SBUF's.
-//   - The DMA's reads and writes go to SBUF's DMA ports or to the core's HBM port by their space.
-//     Read responses merge into the DMA's r_ channel; SBUF's (the cycle after its request) has
+//   - DmaEngines DMA engines (g_dma[e].u_dma): a descriptor goes to engine dma_desc_engine_i; their
+//     reads and writes round-robin (u_ar_arb, u_wr_arb) onto the core's DMA channels, a read's id
+//     {engine, slot}, a write's qid e * Queues + q; the per-queue ports are arrays of
+//     DmaEngines * Queues, queue q of engine e at e * Queues + q.
+//   - The DMA channels' reads and writes go to SBUF's DMA ports or to the core's HBM port by their
+//     space. Read responses merge into the r_ channel; SBUF's (the cycle after its request) has
 //     priority and the HBM port's r_ready is low in that cycle (the memory offers it again).
 // Commands come from the testbench, one port per engine and the DMA's descriptor port; the
 // instruction streams and semaphores are the next step (docs/core.md).
@@ -16,10 +20,10 @@ module core
   import dma_pkg::*;
   import sbuf_pkg::e_req_t;
   import te_pkg::te_cmd_t;
-  import te_pkg::te_err_e;
+  import te_pkg::te_cpl_t;
   import te_pkg::psum_addr_t;
   import le_pkg::instr_t;
-  import le_pkg::le_err_e;
+  import le_pkg::le_cpl_t;
 #(
   parameter int unsigned Parts         = 4,      /// partitions = tensor rows = columns = lanes
   parameter int unsigned SbufBytes     = 1024,   /// SBUF bytes per partition
@@ -31,11 +35,16 @@ module core
   parameter int unsigned Slots         = 128,
   parameter int unsigned BeatBytes     = 16,
   parameter int unsigned HbmBytes      = 65536,
+  parameter int unsigned DmaEngines    = 1,      /// DMA engines, Slots / DmaEngines read slots each
+  parameter int unsigned Chips         = 1,      /// chips an HBM address may name (docs/chip.md)
   localparam int unsigned Depth = PsumBankBytes / 4,
   localparam int unsigned OW    = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned LW    = 32 * Parts,
   localparam int unsigned QW    = Queues > 1 ? $clog2(Queues) : 1,
-  localparam int unsigned SW    = $clog2(Slots),
+  localparam int unsigned SW    = $clog2(Slots),                    // a DMA read's id: engine, slot
+  localparam int unsigned ESW   = $clog2(Slots / DmaEngines),       // an engine's slot
+  localparam int unsigned EW    = DmaEngines > 1 ? $clog2(DmaEngines) : 1,
+  localparam int unsigned NQ    = DmaEngines * Queues,              // every engine's queues
   localparam int unsigned DW    = 8 * BeatBytes
 ) (
   input  logic                  clk_i,
@@ -44,46 +53,34 @@ module core
   input  logic                  te_cmd_valid_i,
   output logic                  te_cmd_ready_o,
   input  te_cmd_t               te_cmd_i,
-  output logic                  te_ls_done_o,
-  output logic [3:0]            te_ls_done_tag_o,
-  output logic                  te_mm_done_o,
-  output logic [3:0]            te_mm_done_tag_o,
-  output logic                  te_err_o,
-  output logic [3:0]            te_err_tag_o,
-  output te_err_e               te_err_code_o,
+  output te_cpl_t               te_cpl_o,
   // vector engine
   input  logic                  ve_cmd_valid_i,
   output logic                  ve_cmd_ready_o,
   input  instr_t                ve_cmd_i,
-  output logic                  ve_done_o,
-  output logic [3:0]            ve_done_tag_o,
-  output logic                  ve_err_o,
-  output logic [3:0]            ve_err_tag_o,
-  output le_err_e               ve_err_code_o,
+  output le_cpl_t               ve_cpl_o,
   output logic                  ve_busy_o,
   // scalar engine
   input  logic                  se_cmd_valid_i,
   output logic                  se_cmd_ready_o,
   input  instr_t                se_cmd_i,
-  output logic                  se_done_o,
-  output logic [3:0]            se_done_tag_o,
-  output logic                  se_err_o,
-  output logic [3:0]            se_err_tag_o,
-  output le_err_e               se_err_code_o,
+  output le_cpl_t               se_cpl_o,
   output logic                  se_busy_o,
   output logic [LW-1:0]         se_acc_o,
   // DMA engine: descriptors, configuration, status
+  // DMA engines: descriptors, configuration, status (engine e's queue q at index e * Queues + q)
   input  logic                  dma_desc_valid_i,
   output logic                  dma_desc_ready_o,
+  input  logic [EW-1:0]         dma_desc_engine_i,
   input  logic [QW-1:0]         dma_desc_queue_i,
   input  desc_t                 dma_desc_i,
-  input  logic [Queues-1:0]     dma_cfg_strong_i,
-  input  logic [SW:0]           dma_cfg_max_outst_i,
-  input  logic [Queues-1:0]     dma_q_clr_i,
-  output logic [Queues-1:0]     dma_q_idle_o,
-  output logic [Queues-1:0]     dma_q_err_o,
-  output err_e [Queues-1:0]     dma_q_code_o,
-  output logic [16*Queues-1:0]  dma_q_done_o,
+  input  logic [NQ-1:0]         dma_cfg_strong_i,
+  input  logic [ESW:0]          dma_cfg_max_outst_i,  /// each engine's reads in flight at most
+  input  logic [NQ-1:0]         dma_q_clr_i,
+  output logic [NQ-1:0]         dma_q_idle_o,
+  output logic [NQ-1:0]         dma_q_err_o,
+  output err_e [NQ-1:0]         dma_q_code_o,
+  output logic [16*NQ-1:0]      dma_q_done_o,
   // HBM port: the DMA's reads and writes with space = HBM
   output logic                  hbm_ar_valid_o,
   input  logic                  hbm_ar_ready_i,
@@ -107,6 +104,8 @@ module core
 
   if (Depth < 2 || (1 << OW) != Depth) $error("core: PSUM bank depth (%0d) must be a power of two", Depth);
   if (Slots > 256) $error("core: at most 256 DMA read slots (SBUF's read id is 8 bits)");
+  if (DmaEngines < 1 || (1 << EW) < DmaEngines || Slots % DmaEngines != 0 || (1 << ESW) != Slots / DmaEngines)
+    $error("core: DmaEngines must divide Slots into a power of two per engine");
 
   // ---- the units' ports
   // tensor engine
@@ -135,16 +134,21 @@ module core
   logic [1:0][Parts-1:0] le_wr_mask;
   logic [1:0][LW-1:0]    le_wr_data;
   logic [LW-1:0]         ve_acc;
-  // DMA engine
-  logic               dma_ar_valid, dma_ar_ready, dma_r_valid;
-  rd_req_t            dma_ar;
-  logic [SW-1:0]      dma_r_id;
-  logic [DW-1:0]      dma_r_data;
-  logic               dma_wr_valid, dma_wr_ready;
-  wr_req_t            dma_wr;
-  logic [DW-1:0]      dma_wr_data;
-  wr_info_t           dma_wr_info;
-  logic [SW:0]        dma_rob, dma_inflight;
+  // DMA engines: their channels, and the core's after the arbiters
+  logic [DmaEngines-1:0]          e_desc_valid, e_desc_ready, e_ar_valid, e_ar_ready, e_r_valid;
+  logic [DmaEngines-1:0]          e_wr_valid, e_wr_ready;
+  logic [DmaEngines-1:0][$bits(rd_req_t)-1:0] e_ar;  // the read arbiter's request words
+  wr_req_t [DmaEngines-1:0]       e_wr;
+  logic [DmaEngines-1:0][DW-1:0]  e_wr_data;
+  wr_info_t [DmaEngines-1:0]      e_wr_info;
+  logic                           dma_ar_valid, dma_ar_ready, dma_r_valid;
+  rd_req_t                        dma_ar;
+  logic [SW-1:0]                  dma_r_id;
+  logic [DW-1:0]                  dma_r_data;
+  logic                           dma_wr_valid, dma_wr_ready;
+  wr_req_t                        dma_wr;
+  logic [DW-1:0]                  dma_wr_data;
+  wr_info_t                       dma_wr_info;
   // SBUF
   logic               sb_dw_valid, sb_dw_ready, sb_dr_valid, sb_dr_ready, sb_dr_rvalid, sb_acc_busy;
   logic [7:0]         sb_dr_rid;
@@ -163,8 +167,7 @@ module core
     .st_rsp_valid_i(te_st_rsp_valid), .st_rsp_data_i(te_st_rsp_data),
     .mv_req_valid_o(te_mv_req_valid), .mv_req_ready_i(te_mv_req_ready), .mv_req_o(te_mv_req),
     .mv_rsp_valid_i(te_mv_rsp_valid), .mv_rsp_data_i(te_mv_rsp_data),
-    .ls_done_o(te_ls_done_o), .ls_done_tag_o(te_ls_done_tag_o), .mm_done_o(te_mm_done_o),
-    .mm_done_tag_o(te_mm_done_tag_o), .err_o(te_err_o), .err_tag_o(te_err_tag_o), .err_code_o(te_err_code_o),
+    .cpl_o(te_cpl_o),
     .pw_valid_o(te_pw_valid), .pw_data_o(te_pw_data),
     .pr_valid_i(te_pr_valid), .pr_i(te_pr), .pr_data_o(te_pr_data),
     .pe_valid_i(te_pe_valid), .pe_ready_o(te_pe_ready), .pe_i(te_pe),
@@ -181,8 +184,7 @@ module core
     .rd1_rsp_valid_i(le_rd1_rsp_valid[0]), .rd1_rsp_data_i(le_rd1_rsp_data[0]),
     .wr_valid_o(le_wr_valid[0]), .wr_ready_i(le_wr_ready[0]), .wr_o(le_wr[0]), .wr_mask_o(le_wr_mask[0]),
     .wr_data_o(le_wr_data[0]),
-    .done_o(ve_done_o), .done_tag_o(ve_done_tag_o), .err_o(ve_err_o), .err_tag_o(ve_err_tag_o),
-    .err_code_o(ve_err_code_o), .acc_o(ve_acc), .busy_o(ve_busy_o)
+    .cpl_o(ve_cpl_o), .acc_o(ve_acc), .busy_o(ve_busy_o)
   );
 
   lane_engine #(.Lanes(Parts), .SbufBytes(SbufBytes), .PsumBanks(PsumBanks), .PsumBankBytes(PsumBankBytes),
@@ -195,23 +197,65 @@ module core
     .rd1_rsp_valid_i(le_rd1_rsp_valid[1]), .rd1_rsp_data_i(le_rd1_rsp_data[1]),
     .wr_valid_o(le_wr_valid[1]), .wr_ready_i(le_wr_ready[1]), .wr_o(le_wr[1]), .wr_mask_o(le_wr_mask[1]),
     .wr_data_o(le_wr_data[1]),
-    .done_o(se_done_o), .done_tag_o(se_done_tag_o), .err_o(se_err_o), .err_tag_o(se_err_tag_o),
-    .err_code_o(se_err_code_o), .acc_o(se_acc_o), .busy_o(se_busy_o)
+    .cpl_o(se_cpl_o), .acc_o(se_acc_o), .busy_o(se_busy_o)
   );
 
-  dma_engine #(.Queues(Queues), .Slots(Slots), .BeatBytes(BeatBytes), .Parts(Parts), .PartBytes(SbufBytes),
-               .HbmBytes(HbmBytes)) u_dma (
-    .clk_i, .rst_ni,
-    .desc_valid_i(dma_desc_valid_i), .desc_ready_o(dma_desc_ready_o), .desc_queue_i(dma_desc_queue_i),
-    .desc_i(dma_desc_i), .cfg_strong_i(dma_cfg_strong_i), .cfg_max_outst_i(dma_cfg_max_outst_i),
-    .q_clr_i(dma_q_clr_i),
-    .ar_valid_o(dma_ar_valid), .ar_ready_i(dma_ar_ready), .ar_o(dma_ar),
-    .r_valid_i(dma_r_valid), .r_id_i(dma_r_id), .r_data_i(dma_r_data),
-    .wr_valid_o(dma_wr_valid), .wr_ready_i(dma_wr_ready), .wr_o(dma_wr), .wr_data_o(dma_wr_data),
-    .wr_info_o(dma_wr_info),
-    .q_idle_o(dma_q_idle_o), .q_err_o(dma_q_err_o), .q_code_o(dma_q_code_o), .q_done_o(dma_q_done_o),
-    .rob_o(dma_rob), .inflight_o(dma_inflight)
-  );
+  // The DMA engines: a descriptor goes to the engine it names; a read's id is {engine, slot}
+  // (engine e's slot k: e * Slots / DmaEngines + k); a write's qid is the engine's queue index
+  // e * Queues + q.
+  for (genvar e = 0; e < DmaEngines; e++) begin : g_dma
+    logic [ESW-1:0] r_id;
+    rd_req_t        ar, ar_id;
+    wr_info_t       info;
+    logic [ESW:0]   rob_unused, inflight_unused;  // (observed by the probes)
+    assign e_desc_valid[e] = dma_desc_valid_i && 32'(dma_desc_engine_i) == e;
+    assign r_id = ESW'(dma_r_id);
+    assign e_r_valid[e] = dma_r_valid && (32'(dma_r_id) >> ESW) == e;
+    dma_engine #(.Queues(Queues), .Slots(Slots / DmaEngines), .BeatBytes(BeatBytes), .Parts(Parts),
+                 .PartBytes(SbufBytes), .HbmBytes(HbmBytes), .Chips(Chips)) u_dma (
+      .clk_i, .rst_ni,
+      .desc_valid_i(e_desc_valid[e]), .desc_ready_o(e_desc_ready[e]), .desc_queue_i(dma_desc_queue_i),
+      .desc_i(dma_desc_i), .cfg_strong_i(dma_cfg_strong_i[e*Queues +: Queues]),
+      .cfg_max_outst_i(dma_cfg_max_outst_i), .q_clr_i(dma_q_clr_i[e*Queues +: Queues]),
+      .ar_valid_o(e_ar_valid[e]), .ar_ready_i(e_ar_ready[e]), .ar_o(ar),
+      .r_valid_i(e_r_valid[e]), .r_id_i(r_id), .r_data_i(dma_r_data),
+      .wr_valid_o(e_wr_valid[e]), .wr_ready_i(e_wr_ready[e]), .wr_o(e_wr[e]), .wr_data_o(e_wr_data[e]),
+      .wr_info_o(info),
+      .q_idle_o(dma_q_idle_o[e*Queues +: Queues]), .q_err_o(dma_q_err_o[e*Queues +: Queues]),
+      .q_code_o(dma_q_code_o[e*Queues +: Queues]), .q_done_o(dma_q_done_o[16*e*Queues +: 16*Queues]),
+      .rob_o(rob_unused), .inflight_o(inflight_unused)
+    );
+    always_comb begin
+      ar_id = ar;
+      ar_id.id = 8'(e * (Slots / DmaEngines)) | ar.id;
+      e_ar[e] = ar_id;
+      e_wr_info[e] = info;
+      e_wr_info[e].qid = 8'(e * Queues) + info.qid;
+    end
+  end
+  assign dma_desc_ready_o = e_desc_ready[dma_desc_engine_i];
+
+  // the engines' reads and writes, round-robin onto the core's DMA channels
+  logic [EW-1:0] ar_gnt_unused, wr_gnt_unused;
+  typedef struct packed {
+    wr_req_t       wr;
+    logic [DW-1:0] data;
+    wr_info_t      info;
+  } dwr_t;
+  logic [DmaEngines-1:0][$bits(dwr_t)-1:0] e_dwr;  // the write arbiter's request words
+  dwr_t                                    dwr;
+  for (genvar e = 0; e < DmaEngines; e++) begin : g_dwr
+    assign e_dwr[e] = dwr_t'{wr: e_wr[e], data: e_wr_data[e], info: e_wr_info[e]};
+  end
+  rr_arbiter #(.N(DmaEngines), .Width($bits(rd_req_t))) u_ar_arb (
+    .clk_i, .rst_ni, .req_valid_i(e_ar_valid), .req_ready_o(e_ar_ready), .req_data_i(e_ar),
+    .gnt_valid_o(dma_ar_valid), .gnt_ready_i(dma_ar_ready), .gnt_data_o(dma_ar), .gnt_idx_o(ar_gnt_unused));
+  rr_arbiter #(.N(DmaEngines), .Width($bits(dwr_t))) u_wr_arb (
+    .clk_i, .rst_ni, .req_valid_i(e_wr_valid), .req_ready_o(e_wr_ready), .req_data_i(e_dwr),
+    .gnt_valid_o(dma_wr_valid), .gnt_ready_i(dma_wr_ready), .gnt_data_o(dwr), .gnt_idx_o(wr_gnt_unused));
+  assign dma_wr = dwr.wr;
+  assign dma_wr_data = dwr.data;
+  assign dma_wr_info = dwr.info;
 
   sbuf #(.Parts(Parts), .PartBytes(SbufBytes), .BeatBytes(BeatBytes), .Banks(SbufBanks), .EPorts(NE)) u_sbuf (
     .clk_i, .rst_ni,

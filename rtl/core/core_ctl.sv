@@ -1,25 +1,28 @@
 // core_ctl — the NeuronCore's control (SPEC 5.7, docs/isa.md): four instruction streams (tensor,
 // vector, scalar, sync) that meet only through 32 hardware semaphores.
 //
-// Stages, per stream s:
+// Stages, per stream s (StreamsOn: the streams built; a collective core builds only the sync
+// stream, and the others have ended from every start):
 //   - instruction memory: ImemDepth words of isa_pkg::inst_t, written through the im_ port (before
 //     start); not reset.
 //   - fetch: {pc, word} into a two-entry stream_fifo each cycle it has room, from pc 0 after start,
 //     until it fetches an `end` or runs past the memory (the error imem).
 //   - decode (the head of the queue): the table's legality rules (isa_pkg: op known and on this
 //     stream, unused fields zero, enables, needs), the lane engine's check (le_pkg::check) on the
-//     vector and scalar streams, the DMA queue number and descriptor check (dma_pkg::check) on
-//     the sync stream. A failing head stops the core; it never issues.
+//     vector and scalar streams, the DMA engine and queue numbers and the descriptor check
+//     (dma_pkg::check) on the sync stream. A failing head stops the core; it never issues.
 //   - issue: when the head's wait holds (semaphore >= value, at the start of the cycle) and, for a
 //     unit op, a tag is free and the unit is ready. A unit op takes the engine's next tag (16 per
 //     engine); its pc and post wait in the tag's slot until the unit reports the tag done.
 // Semaphores: every addition of a cycle counts (issue-time posts of the four streams, the tensor
-// engine's two completions, the vector and scalar completions, the DMA's completion write on
-// sem_add_*); the sum is visible the next cycle. start clears them.
+// engine's two completions, the vector and scalar completions (te_cpl_i, ve_cpl_i, se_cpl_i), the
+// unit's own DMA completion write on sem_add_*, and one from outside the unit on sem_ext_*: another
+// unit's or another chip's); the sum is visible the next cycle. start clears them.
 // Errors: the first is kept (code, detail, stream, pc); lowest stream first, and within a stream
 // the unit's report, then decode, then fetch; a deadlock (every stream not ended waits on its
-// semaphore, nothing in flight, no addition) is one too. From the error's cycle on nothing is
-// fetched or issued; reset clears it.
+// semaphore, nothing in flight, no addition) is one too, unless sem_ext_en_i says another unit may
+// still add (on a chip: the chip's bench sees a system-wide hang). From the error's cycle on
+// nothing is fetched or issued; reset clears it.
 // Latency: a word fetched at edge n can issue in the cycle after edge n; one issue per stream per
 // cycle. Outputs: the commands are functions of the queue heads, tags and semaphores (registered
 // state) and of the units' ready, done and err inputs (issue and done_o); nothing depends on the
@@ -40,9 +43,10 @@ module core_ctl
   import isa_pkg::ctl_state_e;
   import isa_pkg::stream_status_t;
   import te_pkg::te_cmd_t;
-  import te_pkg::te_err_e;
+  import te_pkg::te_cpl_t;
   import le_pkg::instr_t;
   import le_pkg::le_err_e;
+  import le_pkg::le_cpl_t;
   import dma_pkg::desc_t;
 #(
   parameter int unsigned Parts         = 4,      /// partitions (lanes)
@@ -53,6 +57,10 @@ module core_ctl
   parameter int unsigned HbmBytes      = 65536,
   parameter int unsigned ImemDepth     = 256,    /// words per stream's instruction memory
   parameter int unsigned DmaMaxLen     = 65536,  /// the DMA's longest descriptor (dma_engine MaxLen)
+  parameter int unsigned DmaEngines    = 1,      /// DMA engines, each of Queues queues
+  parameter int unsigned Chips         = 1,      /// chips a descriptor may name (docs/chip.md)
+  parameter int unsigned DmaParts      = Parts,  /// SBUF partitions the DMA reaches (0: none, a collective core)
+  parameter logic [3:0]  StreamsOn     = 4'b1111,  /// the streams built (a collective core: the sync stream)
   localparam int unsigned Tags = 16,
   localparam int unsigned Engines = 3,           // streams with tags: tensor, vector, scalar
   localparam int unsigned IW = ImemDepth > 1 ? $clog2(ImemDepth) : 1
@@ -69,40 +77,32 @@ module core_ctl
   output logic                        te_cmd_valid_o,
   input  logic                        te_cmd_ready_i,
   output te_cmd_t                     te_cmd_o,
-  input  logic                        te_ls_done_i,
-  input  logic [3:0]                  te_ls_done_tag_i,
-  input  logic                        te_mm_done_i,
-  input  logic [3:0]                  te_mm_done_tag_i,
-  input  logic                        te_err_i,
-  input  logic [3:0]                  te_err_tag_i,
-  input  te_err_e                     te_err_code_i,
+  input  te_cpl_t                     te_cpl_i,
   // vector engine
   output logic                        ve_cmd_valid_o,
   input  logic                        ve_cmd_ready_i,
   output instr_t                      ve_cmd_o,
-  input  logic                        ve_done_i,
-  input  logic [3:0]                  ve_done_tag_i,
-  input  logic                        ve_err_i,
-  input  logic [3:0]                  ve_err_tag_i,
-  input  le_err_e                     ve_err_code_i,
+  input  le_cpl_t                     ve_cpl_i,
   // scalar engine
   output logic                        se_cmd_valid_o,
   input  logic                        se_cmd_ready_i,
   output instr_t                      se_cmd_o,
-  input  logic                        se_done_i,
-  input  logic [3:0]                  se_done_tag_i,
-  input  logic                        se_err_i,
-  input  logic [3:0]                  se_err_tag_i,
-  input  le_err_e                     se_err_code_i,
+  input  le_cpl_t                     se_cpl_i,
   // DMA
   output logic                        dma_desc_valid_o,
   input  logic                        dma_desc_ready_i,
+  output logic [3:0]                  dma_desc_engine_o, /// the instruction's engine field (< DmaEngines when valid)
   output logic [3:0]                  dma_desc_queue_o,  /// the instruction's queue field (< Queues when valid)
   output desc_t                       dma_desc_o,
-  input  logic [Queues-1:0]           dma_q_idle_i,
+  input  logic [DmaEngines*Queues-1:0] dma_q_idle_i,     /// engine e's queue q at bit e * Queues + q
   input  logic                        sem_add_valid_i,   /// a descriptor's completion: add sem_add_val_i ...
   input  logic [SemBits-1:0]          sem_add_idx_i,     /// ... to this semaphore
   input  logic [31:0]                 sem_add_val_i,
+  // semaphore additions from outside the unit (another unit's or another chip's completions)
+  input  logic                        sem_ext_en_i,      /// they may come: a wait with nothing in flight is no deadlock
+  input  logic                        sem_ext_valid_i,
+  input  logic [SemBits-1:0]          sem_ext_idx_i,
+  input  logic [31:0]                 sem_ext_val_i,
   // status
   output logic                        running_o,
   output logic                        done_o,            /// every stream ended, nothing in flight (one cycle)
@@ -121,7 +121,7 @@ module core_ctl
   localparam logic [PcBits:0] Depth = (PcBits + 1)'(ImemDepth);
 
   if (ImemDepth < 1 || ImemDepth >= (1 << PcBits)) $error("core_ctl: ImemDepth must be 1 .. 2^PcBits - 1");
-  if (Queues > 16) $error("core_ctl: at most 16 DMA queues (the instruction's queue field)");
+  if (Queues > 16 || DmaEngines > 16) $error("core_ctl: at most 16 DMA engines of 16 queues (the instruction's fields)");
 
   // a tag's slot: the pc of its instruction and the post added when its unit reports it done
   typedef struct packed {
@@ -206,8 +206,8 @@ module core_ctl
     d.cols = i.cols;
     d.op = i.dop;
     d.sem = i.dsem_en;
-    d.sem_space = dma_pkg::SpaceHbm;  // taken off the HBM port by the NeuronCore
-    d.sem_addr = {25'b0, i.dsem, 2'b0};
+    d.sem_space = dma_pkg::SpaceHbm;  // the unit's own is taken off its HBM port (sem_tap)
+    d.sem_addr = {i.dsem_chip, 12'b0, i.dsem_unit, i.dsem, 2'b0};
     d.sem_val = {24'b0, i.dsem_val};
     d.barrier = i.barrier;
     d.last = 1'b0;
@@ -215,7 +215,6 @@ module core_ctl
   endfunction
 
   // ---- state
-  logic [InstBits-1:0] imem_q [Streams][ImemDepth];
   logic [Streams-1:0][PcBits-1:0] pc_q, pc_d;
   logic [Streams-1:0]  fetched_end_q, fetched_end_d, ended_q, ended_d;
   slot_t [Engines-1:0][Tags-1:0] slot_q, slot_d;
@@ -227,12 +226,8 @@ module core_ctl
   stream_e             err_stream_q, err_stream_d;
   logic [PcBits-1:0]   err_pc_q, err_pc_d;
 
-  // ---- stage: instruction memories (a write port for the loader, a read port per stream)
-  always_ff @(posedge clk_i) begin
-    if (im_valid_i && {1'b0, im_addr_i} < Depth) imem_q[im_stream_i][IW'(im_addr_i)] <= im_data_i;
-  end
-
-  // ---- stage: fetch queues
+  // ---- stages: instruction memories (a write port for the loader, a read port per stream; a
+  // stream not built has none: it fetches nothing and has ended from the start) and fetch queues
   logic [Streams-1:0]          fetch, issue, q_push_ready, head_valid;
   logic [Streams-1:0][QW-1:0]  q_push_data, q_pop_data;
   inst_t [Streams-1:0]         head, fetch_word;
@@ -240,7 +235,16 @@ module core_ctl
 
   for (genvar s = 0; s < Streams; s++) begin : g_stream
     logic [1:0] usage_unused;  // (fetch asks push_ready)
-    assign fetch_word[s] = inst_t'(imem_q[s][IW'(pc_q[s])]);
+    if (StreamsOn[s]) begin : g_imem
+      logic [InstBits-1:0] imem_q [ImemDepth];
+      always_ff @(posedge clk_i) begin
+        if (im_valid_i && im_stream_i == stream_e'(s) && {1'b0, im_addr_i} < Depth)
+          imem_q[IW'(im_addr_i)] <= im_data_i;
+      end
+      assign fetch_word[s] = inst_t'(imem_q[IW'(pc_q[s])]);
+    end else begin : g_no_imem
+      assign fetch_word[s] = '0;
+    end
     assign q_push_data[s] = {pc_q[s], fetch_word[s]};
     stream_fifo #(.Width(QW), .Depth(2)) u_queue (
       .clk_i, .rst_ni,
@@ -265,7 +269,7 @@ module core_ctl
   assign dma_head_desc = dma_desc(head[StreamSync]);
   assign ve_chk = le_pkg::check(ve_head_cmd, 1'b0, Parts, SbufBytes, PsumBytes, Group);
   assign se_chk = le_pkg::check(se_head_cmd, 1'b1, Parts, SbufBytes, PsumBytes, Group);
-  assign dma_chk = dma_pkg::check(dma_head_desc, HbmBytes, Parts, OffBits, SbufBytes, DmaMaxLen);
+  assign dma_chk = dma_pkg::check(dma_head_desc, HbmBytes, DmaParts, OffBits, SbufBytes, DmaMaxLen, Chips);
 
   always_comb begin
     for (int unsigned s = 0; s < Streams; s++) begin
@@ -283,7 +287,7 @@ module core_ctl
       end else if (s == 32'(StreamScalar) && lane && se_chk != le_pkg::LeErrNone) begin
         dec_code[s] = isa_pkg::CtlErrScalar;
         dec_detail[s] = se_chk;
-      end else if (s == 32'(StreamSync) && dma && 32'(head[s].queue) >= Queues) begin
+      end else if (s == 32'(StreamSync) && dma && (32'(head[s].queue) >= Queues || 32'(head[s].engine) >= DmaEngines)) begin
         dec_code[s] = isa_pkg::CtlErrIllegal;
       end else if (s == 32'(StreamSync) && dma && dma_chk != dma_pkg::ErrNone) begin
         dec_code[s] = isa_pkg::CtlErrDma;
@@ -306,10 +310,10 @@ module core_ctl
   logic [Sems-1:0][31:0] add;
 
   assign ready = {dma_desc_ready_i, se_cmd_ready_i, ve_cmd_ready_i, te_cmd_ready_i};
-  assign unit_err = {1'b0, se_err_i, ve_err_i, te_err_i};
-  assign unit_err_code = {3'd0, 3'(se_err_code_i), 3'(ve_err_code_i), 3'(te_err_code_i)};
-  assign unit_err_pc = {PcBits'(0), slot_q[2][se_err_tag_i].pc, slot_q[1][ve_err_tag_i].pc,
-                        slot_q[0][te_err_tag_i].pc};
+  assign unit_err = {1'b0, se_cpl_i.err, ve_cpl_i.err, te_cpl_i.err};
+  assign unit_err_code = {3'd0, 3'(se_cpl_i.code), 3'(ve_cpl_i.code), 3'(te_cpl_i.code)};
+  assign unit_err_pc = {PcBits'(0), slot_q[2][se_cpl_i.err_tag].pc, slot_q[1][ve_cpl_i.err_tag].pc,
+                        slot_q[0][te_cpl_i.err_tag].pc};
   assign tag_busy = {1'b0, slot_q[2][tag_q[2]].busy, slot_q[1][tag_q[1]].busy, slot_q[0][tag_q[0]].busy};
   assign live = running_q && !err_q;
   assign dma_idle = &dma_q_idle_i;
@@ -368,6 +372,14 @@ module core_ctl
 
   assign issue = valid & (~unit_op | ready);
 
+  // the units' completions: the tensor engine's two, the vector engine's, the scalar engine's
+  logic [3:0]      done_v;
+  logic [3:0][1:0] done_e;
+  logic [3:0][3:0] done_t;
+  assign done_v = {se_cpl_i.done, ve_cpl_i.done, te_cpl_i.mm_done, te_cpl_i.ls_done};
+  assign done_e = {2'd2, 2'd1, 2'd0, 2'd0};
+  assign done_t = {se_cpl_i.tag, ve_cpl_i.tag, te_cpl_i.mm_tag, te_cpl_i.ls_tag};
+
   // ---- semaphore additions (every source of the cycle counts)
   always_comb begin
     add = '0;
@@ -378,24 +390,18 @@ module core_ctl
         any_add = 1'b1;
       end
     end
-    if (te_ls_done_i && slot_q[0][te_ls_done_tag_i].busy && slot_q[0][te_ls_done_tag_i].post_en) begin
-      add[slot_q[0][te_ls_done_tag_i].post_sem] += {24'b0, slot_q[0][te_ls_done_tag_i].post_val};
-      any_add = 1'b1;
-    end
-    if (te_mm_done_i && slot_q[0][te_mm_done_tag_i].busy && slot_q[0][te_mm_done_tag_i].post_en) begin
-      add[slot_q[0][te_mm_done_tag_i].post_sem] += {24'b0, slot_q[0][te_mm_done_tag_i].post_val};
-      any_add = 1'b1;
-    end
-    if (ve_done_i && slot_q[1][ve_done_tag_i].busy && slot_q[1][ve_done_tag_i].post_en) begin
-      add[slot_q[1][ve_done_tag_i].post_sem] += {24'b0, slot_q[1][ve_done_tag_i].post_val};
-      any_add = 1'b1;
-    end
-    if (se_done_i && slot_q[2][se_done_tag_i].busy && slot_q[2][se_done_tag_i].post_en) begin
-      add[slot_q[2][se_done_tag_i].post_sem] += {24'b0, slot_q[2][se_done_tag_i].post_val};
-      any_add = 1'b1;
+    for (int unsigned k = 0; k < 4; k++) begin
+      if (done_v[k] && slot_q[done_e[k]][done_t[k]].busy && slot_q[done_e[k]][done_t[k]].post_en) begin
+        add[slot_q[done_e[k]][done_t[k]].post_sem] += {24'b0, slot_q[done_e[k]][done_t[k]].post_val};
+        any_add = 1'b1;
+      end
     end
     if (sem_add_valid_i) begin
       add[sem_add_idx_i] += sem_add_val_i;
+      any_add = 1'b1;
+    end
+    if (sem_ext_valid_i) begin
+      add[sem_ext_idx_i] += sem_ext_val_i;
       any_add = 1'b1;
     end
   end
@@ -415,7 +421,7 @@ module core_ctl
       end
     end
   end
-  assign deadlock = go && !slots_busy && dma_idle && !any_add && all_wait && some_wait;
+  assign deadlock = go && !sem_ext_en_i && !slots_busy && dma_idle && !any_add && all_wait && some_wait;
   assign all_ended = &ended_q;
   assign done = live && !err_now && !deadlock && all_ended && !slots_busy && dma_idle;
 
@@ -436,8 +442,8 @@ module core_ctl
     if (start_i && !running_q && !err_q) begin
       // a new run (the queues are empty after reset and after done)
       pc_d = '0;
-      fetched_end_d = '0;
-      ended_d = '0;
+      fetched_end_d = ~StreamsOn;
+      ended_d = ~StreamsOn;
       slot_d = '0;
       tag_d = '0;
       sem_d = '0;
@@ -450,10 +456,8 @@ module core_ctl
         end
       end
       // completions free their slots, issues take one
-      if (te_ls_done_i) slot_d[0][te_ls_done_tag_i].busy = 1'b0;
-      if (te_mm_done_i) slot_d[0][te_mm_done_tag_i].busy = 1'b0;
-      if (ve_done_i) slot_d[1][ve_done_tag_i].busy = 1'b0;
-      if (se_done_i) slot_d[2][se_done_tag_i].busy = 1'b0;
+      for (int unsigned k = 0; k < 4; k++)
+        if (done_v[k]) slot_d[done_e[k]][done_t[k]].busy = 1'b0;
       for (int unsigned s = 0; s < Streams; s++)
         if (issue[s] && head[s].op == isa_pkg::OpEnd) ended_d[s] = 1'b1;
       for (int unsigned e = 0; e < Engines; e++) begin
@@ -514,6 +518,7 @@ module core_ctl
   assign se_cmd_valid_o = valid[StreamScalar] && unit_op[StreamScalar];
   assign se_cmd_o = se_head_cmd;
   assign dma_desc_valid_o = valid[StreamSync] && unit_op[StreamSync];
+  assign dma_desc_engine_o = head[StreamSync].engine;
   assign dma_desc_queue_o = head[StreamSync].queue;
   assign dma_desc_o = dma_head_desc;
   assign running_o = running_q;

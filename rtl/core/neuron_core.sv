@@ -6,10 +6,13 @@
 //   - the control's commands go to the engines' command ports and the DMA's descriptor port (the
 //     queue's low QW bits: the control refuses a queue number at or past Queues); the engines'
 //     ready, done and err and the DMA's queue idle flags go back to the control;
-//   - a descriptor's completion write (hbm_wr_info.sem on the core's HBM write channel) never
-//     leaves the NeuronCore: it is accepted at once and becomes the semaphore addition of its data's
-//     low 32 bits to semaphore (address / 4) mod 32;
-//   - every other HBM access passes through.
+//   - a descriptor's completion write to the core itself (hbm_wr_info.sem, chip and unit fields 0:
+//     docs/chip.md) never leaves the NeuronCore: sem_tap accepts it at once and it becomes the
+//     semaphore addition of its data's low 32 bits to semaphore (address / 4) mod 32; a completion
+//     for another unit or chip leaves on the HBM port with its unit field filled in (Unit + 1);
+//   - every other HBM access passes through;
+//   - a semaphore addition from outside (the chip: another unit's or another chip's completion)
+//     arrives on sem_add_*; with sem_ext_en_i set a wait with nothing in flight is no deadlock.
 // The program is loaded through im_ before start_i; status and semaphores are outputs. The DMA
 // queues' idle, error and done counters and the lane engines' busy flags are outputs for
 // observation (timelines, figures).
@@ -28,9 +31,9 @@ module neuron_core
   import dma_pkg::desc_t;
   import dma_pkg::err_e;
   import te_pkg::te_cmd_t;
-  import te_pkg::te_err_e;
+  import te_pkg::te_cpl_t;
   import le_pkg::instr_t;
-  import le_pkg::le_err_e;
+  import le_pkg::le_cpl_t;
 #(
   parameter int unsigned Parts         = 4,
   parameter int unsigned SbufBytes     = 1024,
@@ -43,8 +46,14 @@ module neuron_core
   parameter int unsigned BeatBytes     = 16,
   parameter int unsigned HbmBytes      = 65536,
   parameter int unsigned ImemDepth     = 256,
+  parameter int unsigned DmaEngines    = 1,      /// DMA engines of Queues queues, Slots / DmaEngines slots each
+  parameter int unsigned Chips         = 1,      /// chips an HBM address may name (docs/chip.md)
+  parameter int unsigned Unit          = 0,      /// this core's unit index on its chip
   localparam int unsigned QW = Queues > 1 ? $clog2(Queues) : 1,
   localparam int unsigned SW = $clog2(Slots),
+  localparam int unsigned ESW = $clog2(Slots / DmaEngines),
+  localparam int unsigned EW = DmaEngines > 1 ? $clog2(DmaEngines) : 1,
+  localparam int unsigned NQ = DmaEngines * Queues,
   localparam int unsigned DW = 8 * BeatBytes,
   localparam int unsigned LW = 32 * Parts
 ) (
@@ -57,8 +66,13 @@ module neuron_core
   input  logic [PcBits-1:0]           im_addr_i,
   input  logic [InstBits-1:0]         im_data_i,
   // DMA configuration
-  input  logic [Queues-1:0]           dma_cfg_strong_i,
-  input  logic [SW:0]                 dma_cfg_max_outst_i,
+  input  logic [NQ-1:0]               dma_cfg_strong_i,    /// engine e's queue q at bit e * Queues + q
+  input  logic [ESW:0]                dma_cfg_max_outst_i, /// each engine's reads in flight at most
+  // semaphore additions from outside the core (the chip)
+  input  logic                        sem_ext_en_i,
+  input  logic                        sem_add_valid_i,
+  input  logic [SemBits-1:0]          sem_add_idx_i,
+  input  logic [31:0]                 sem_add_val_i,
   // status
   output logic                        running_o,
   output logic                        done_o,
@@ -70,10 +84,10 @@ module neuron_core
   output stream_status_t [Streams-1:0] st_o,
   output logic [Sems-1:0][31:0]       sem_o,
   // observation
-  output logic [Queues-1:0]           dma_q_idle_o,
-  output logic [Queues-1:0]           dma_q_err_o,
-  output err_e [Queues-1:0]           dma_q_code_o,
-  output logic [16*Queues-1:0]        dma_q_done_o,
+  output logic [NQ-1:0]               dma_q_idle_o,
+  output logic [NQ-1:0]               dma_q_err_o,
+  output err_e [NQ-1:0]               dma_q_code_o,
+  output logic [16*NQ-1:0]            dma_q_done_o,
   output logic                        ve_busy_o,
   output logic                        se_busy_o,
   // HBM port
@@ -91,17 +105,14 @@ module neuron_core
   output wr_info_t                    hbm_wr_info_o
 );
   // control <-> core
-  logic          te_cmd_valid, te_cmd_ready, te_ls_done, te_mm_done, te_err;
+  logic          te_cmd_valid, te_cmd_ready;
   te_cmd_t       te_cmd;
-  logic [3:0]    te_ls_done_tag, te_mm_done_tag, te_err_tag;
-  te_err_e       te_err_code;
-  logic          ve_cmd_valid, ve_cmd_ready, ve_done, ve_err;
-  logic          se_cmd_valid, se_cmd_ready, se_done, se_err;
+  te_cpl_t       te_cpl;
+  logic          ve_cmd_valid, ve_cmd_ready, se_cmd_valid, se_cmd_ready;
   instr_t        ve_cmd, se_cmd;
-  logic [3:0]    ve_done_tag, ve_err_tag, se_done_tag, se_err_tag;
-  le_err_e       ve_err_code, se_err_code;
+  le_cpl_t       ve_cpl, se_cpl;
   logic          dma_desc_valid, dma_desc_ready;
-  logic [3:0]    dma_desc_queue;
+  logic [3:0]    dma_desc_engine, dma_desc_queue;
   desc_t         dma_desc;
   logic          sem_add_valid;
   logic [SemBits-1:0] sem_add_idx;
@@ -114,38 +125,35 @@ module neuron_core
   logic [LW-1:0] se_acc_unused;  // the scalar engine's accumulators: read only by acc_store
 
   core_ctl #(.Parts(Parts), .SbufBytes(SbufBytes), .PsumBanks(PsumBanks), .PsumBankBytes(PsumBankBytes),
-             .Queues(Queues), .HbmBytes(HbmBytes), .ImemDepth(ImemDepth)) u_ctl (
+             .Queues(Queues), .HbmBytes(HbmBytes), .ImemDepth(ImemDepth), .DmaEngines(DmaEngines),
+             .Chips(Chips)) u_ctl (
     .clk_i, .rst_ni, .start_i,
     .im_valid_i, .im_stream_i, .im_addr_i, .im_data_i,
     .te_cmd_valid_o(te_cmd_valid), .te_cmd_ready_i(te_cmd_ready), .te_cmd_o(te_cmd),
-    .te_ls_done_i(te_ls_done), .te_ls_done_tag_i(te_ls_done_tag), .te_mm_done_i(te_mm_done),
-    .te_mm_done_tag_i(te_mm_done_tag), .te_err_i(te_err), .te_err_tag_i(te_err_tag), .te_err_code_i(te_err_code),
+    .te_cpl_i(te_cpl),
     .ve_cmd_valid_o(ve_cmd_valid), .ve_cmd_ready_i(ve_cmd_ready), .ve_cmd_o(ve_cmd),
-    .ve_done_i(ve_done), .ve_done_tag_i(ve_done_tag), .ve_err_i(ve_err), .ve_err_tag_i(ve_err_tag),
-    .ve_err_code_i(ve_err_code),
+    .ve_cpl_i(ve_cpl),
     .se_cmd_valid_o(se_cmd_valid), .se_cmd_ready_i(se_cmd_ready), .se_cmd_o(se_cmd),
-    .se_done_i(se_done), .se_done_tag_i(se_done_tag), .se_err_i(se_err), .se_err_tag_i(se_err_tag),
-    .se_err_code_i(se_err_code),
-    .dma_desc_valid_o(dma_desc_valid), .dma_desc_ready_i(dma_desc_ready), .dma_desc_queue_o(dma_desc_queue),
-    .dma_desc_o(dma_desc), .dma_q_idle_i(dma_q_idle_o),
+    .se_cpl_i(se_cpl),
+    .dma_desc_valid_o(dma_desc_valid), .dma_desc_ready_i(dma_desc_ready), .dma_desc_engine_o(dma_desc_engine),
+    .dma_desc_queue_o(dma_desc_queue), .dma_desc_o(dma_desc), .dma_q_idle_i(dma_q_idle_o),
     .sem_add_valid_i(sem_add_valid), .sem_add_idx_i(sem_add_idx), .sem_add_val_i(sem_add_val),
+    .sem_ext_en_i, .sem_ext_valid_i(sem_add_valid_i), .sem_ext_idx_i(sem_add_idx_i), .sem_ext_val_i(sem_add_val_i),
     .running_o, .done_o, .err_o, .err_code_o, .err_detail_o, .err_stream_o, .err_pc_o, .st_o, .sem_o
   );
 
   core #(.Parts(Parts), .SbufBytes(SbufBytes), .SbufBanks(SbufBanks), .PsumBanks(PsumBanks),
          .PsumBankBytes(PsumBankBytes), .MaxN(MaxN), .Queues(Queues), .Slots(Slots), .BeatBytes(BeatBytes),
-         .HbmBytes(HbmBytes)) u_core (
+         .HbmBytes(HbmBytes), .DmaEngines(DmaEngines), .Chips(Chips)) u_core (
     .clk_i, .rst_ni,
     .te_cmd_valid_i(te_cmd_valid), .te_cmd_ready_o(te_cmd_ready), .te_cmd_i(te_cmd),
-    .te_ls_done_o(te_ls_done), .te_ls_done_tag_o(te_ls_done_tag), .te_mm_done_o(te_mm_done),
-    .te_mm_done_tag_o(te_mm_done_tag), .te_err_o(te_err), .te_err_tag_o(te_err_tag), .te_err_code_o(te_err_code),
+    .te_cpl_o(te_cpl),
     .ve_cmd_valid_i(ve_cmd_valid), .ve_cmd_ready_o(ve_cmd_ready), .ve_cmd_i(ve_cmd),
-    .ve_done_o(ve_done), .ve_done_tag_o(ve_done_tag), .ve_err_o(ve_err), .ve_err_tag_o(ve_err_tag),
-    .ve_err_code_o(ve_err_code), .ve_busy_o,
+    .ve_cpl_o(ve_cpl), .ve_busy_o,
     .se_cmd_valid_i(se_cmd_valid), .se_cmd_ready_o(se_cmd_ready), .se_cmd_i(se_cmd),
-    .se_done_o(se_done), .se_done_tag_o(se_done_tag), .se_err_o(se_err), .se_err_tag_o(se_err_tag),
-    .se_err_code_o(se_err_code), .se_busy_o, .se_acc_o(se_acc_unused),
-    .dma_desc_valid_i(dma_desc_valid), .dma_desc_ready_o(dma_desc_ready), .dma_desc_queue_i(dma_desc_queue[QW-1:0]),
+    .se_cpl_o(se_cpl), .se_busy_o, .se_acc_o(se_acc_unused),
+    .dma_desc_valid_i(dma_desc_valid), .dma_desc_ready_o(dma_desc_ready), .dma_desc_engine_i(dma_desc_engine[EW-1:0]),
+    .dma_desc_queue_i(dma_desc_queue[QW-1:0]),
     .dma_desc_i(dma_desc), .dma_cfg_strong_i, .dma_cfg_max_outst_i, .dma_q_clr_i('0),
     .dma_q_idle_o, .dma_q_err_o, .dma_q_code_o, .dma_q_done_o,
     .hbm_ar_valid_o, .hbm_ar_ready_i, .hbm_ar_o, .hbm_r_valid_i, .hbm_r_ready_o, .hbm_r_id_i, .hbm_r_data_i,
@@ -153,13 +161,12 @@ module neuron_core
     .hbm_wr_data_o(core_wr_data), .hbm_wr_info_o(core_wr_info)
   );
 
-  // ---- semaphore writes: taken off the HBM port and added to the control's semaphores
-  assign sem_add_valid = core_wr_valid && core_wr_info.sem;
-  assign sem_add_idx = core_wr.addr[2 +: SemBits];
-  assign sem_add_val = core_wr_data[31:0];
-  assign core_wr_ready = core_wr_info.sem ? 1'b1 : hbm_wr_ready_i;
-  assign hbm_wr_valid_o = core_wr_valid && !core_wr_info.sem;
-  assign hbm_wr_o = core_wr;
-  assign hbm_wr_data_o = core_wr_data;
-  assign hbm_wr_info_o = core_wr_info;
+  // ---- the core's own completion writes: taken off the HBM port and added to the semaphores
+  sem_tap #(.Unit(Unit), .BeatBytes(BeatBytes)) u_tap (
+    .in_valid_i(core_wr_valid), .in_ready_o(core_wr_ready), .in_i(core_wr), .in_data_i(core_wr_data),
+    .in_info_i(core_wr_info),
+    .out_valid_o(hbm_wr_valid_o), .out_ready_i(hbm_wr_ready_i), .out_o(hbm_wr_o), .out_data_o(hbm_wr_data_o),
+    .out_info_o(hbm_wr_info_o),
+    .sem_valid_o(sem_add_valid), .sem_idx_o(sem_add_idx), .sem_val_o(sem_add_val)
+  );
 endmodule

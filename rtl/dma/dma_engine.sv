@@ -18,8 +18,10 @@
 //   - Write selection, when the write register is free or being accepted: a semaphore whose queue
 //     has no pending write (lowest queue first), else the lowest slot with data that its queue may
 //     write: any, in write-after-write mode; only its next in issue order, in strong mode.
-//   - After its last chunk, a descriptor with a semaphore or `last` waits until the queue has no
-//     pending write; then the semaphore is written, and the descriptor completes (q_done_o).
+//   - After its last chunk, a descriptor with a semaphore waits until none of its own writes is
+//     pending (in write-after-write mode an earlier descriptor's may still be: SPEC 5.5's hazard,
+//     which strong order or a barrier removes), one with `last` until the queue has no pending
+//     write; then the semaphore is written, and the descriptor completes (q_done_o).
 // Stages, each a named block below: the descriptor queues (a stream_fifo per queue) and their
 // state machines; read issue (queue choice on rr_arbiter, chunking, the hazard check); the read
 // slots (an array of slot_t: the outstanding reads and the reorder buffer); the read response
@@ -36,6 +38,7 @@ module dma_engine
   parameter int unsigned PartBytes = 1024,
   parameter int unsigned HbmBytes  = 65536,
   parameter int unsigned MaxLen    = 65536,
+  parameter int unsigned Chips     = 1,      /// chips an HBM address may name (docs/chip.md)
   localparam int unsigned QW  = Queues > 1 ? $clog2(Queues) : 1,
   localparam int unsigned SW  = $clog2(Slots),
   localparam int unsigned NB  = $clog2(BeatBytes) + 1,
@@ -142,7 +145,7 @@ module dma_engine
       .push_valid_i(desc_valid_i && desc_queue_i == QW'(q)), .push_ready_o(f_push_ready[q]), .push_data_i(desc_i),
       .pop_valid_o(f_valid[q]), .pop_ready_i(pop[q] || drop[q]), .pop_data_o(head[q]), .usage_o(f_usage)
     );
-    assign hcode[q] = check(head[q], HbmBytes, Parts, OffBits, PartBytes, MaxLen);
+    assign hcode[q] = check(head[q], HbmBytes, Parts, OffBits, PartBytes, MaxLen, Chips);
   end
   assign desc_ready_o = f_push_ready[desc_queue_i];
 
@@ -250,6 +253,18 @@ module dma_engine
     rx = rs.cast ? rx_cast : rx_copy;
   end
 
+  // ---- stage: a descriptor's own pending writes, and whether its semaphore may be written: its
+  // own writes all visible (a `last` descriptor: every write of the queue)
+  logic [Queues-1:0] own_pend, sem_ready;
+  always_comb begin
+    for (int unsigned q = 0; q < Queues; q++) begin
+      own_pend[q] = 1'b0;
+      for (int unsigned i = 0; i < Slots; i++)
+        if (sl_q[i].st != SFree && 32'(sl_q[i].q) == q && sl_q[i].desc == qs_q[q].dseq) own_pend[q] = 1'b1;
+      sem_ready[q] = head[q].last ? qs_q[q].pend == '0 : !own_pend[q];
+    end
+  end
+
   // ---- stage: write selection
   logic          wfree, sem_pick, data_pick;
   logic [QW-1:0] sem_q;
@@ -262,7 +277,7 @@ module dma_engine
     sem_pick = 1'b0;
     sem_q = '0;
     for (int q = Queues - 1; q >= 0; q--) begin
-      if (qs_q[q].st == QSemw && qs_q[q].pend == '0 && head[q].sem) begin
+      if (qs_q[q].st == QSemw && sem_ready[q] && head[q].sem) begin
         sem_pick = 1'b1;
         sem_q = QW'(q);
       end
@@ -342,7 +357,7 @@ module dma_engine
           end
           if (chunk_last && (head[q].sem || head[q].last)) qs_d[q].st = QSemw;
         end
-        QSemw: if (qs_q[q].pend == '0 && sem_pick && sem_q == QW'(q)) qs_d[q].st = QSema;
+        QSemw: if (sem_ready[q] && sem_pick && sem_q == QW'(q)) qs_d[q].st = QSema;
         QErr: if (q_clr_i[q]) begin
           qs_d[q].st = QLoad;
           qs_d[q].code = ErrNone;

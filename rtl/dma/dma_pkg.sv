@@ -1,12 +1,19 @@
 // dma_pkg — the DMA descriptor of SPEC 5.5 (docs/dma.md), its legality check, and the element
 // conversion (cast via FP32) of the DMA path.
 //
-// Addresses: HBM addresses are byte addresses. SBUF addresses are {partition, offset}: the
-// partition in the bits above OffBits (= clog2(bytes per partition)), the byte offset below.
+// Addresses (docs/chip.md): an HBM address carries a chip field in [31:24] (0: this chip; c: chip
+// c - 1 of the system) above the byte address in that chip's HBM ([23:0]). A semaphore address adds
+// a unit field in [11:7] (0: the issuing unit; u: unit u - 1 of the chip) and the semaphore in
+// [6:2]. SBUF addresses are {partition, offset} of the issuing core's SBUF: the partition in the
+// bits above OffBits (= clog2(bytes per partition)), the byte offset below; SBUF is never remote.
 package dma_pkg;
   import numerics_pkg::*;
 
   localparam int unsigned AddrBits = 32;
+  localparam int unsigned ChipLsb = 24;    // the chip field of an HBM address: [31:24]
+  localparam int unsigned LocalBits = 24;  // the byte address in a chip's HBM
+  localparam int unsigned UnitLsb = 7;     // the unit field of a semaphore address: [11:7]
+  localparam int unsigned UnitBits = 5;
   localparam logic SpaceHbm = 1'b0;
   localparam logic SpaceSbuf = 1'b1;
 
@@ -32,8 +39,10 @@ package dma_pkg;
     ErrLongLen  = 3'd3,  // longer than MaxLen
     ErrTranspose = 3'd4, // column layout: not to SBUF, element size, cols, length or offset misaligned
     ErrMxCast   = 3'd5,  // an MX element or scale type (FP4, E8M0) as source or destination type
-    ErrFormat   = 3'd6   // unknown type, op or layout; a cast from/to bytes; accumulate not BF16/FP32
-                         // into SBUF; a length that is not a whole number of source elements
+    ErrFormat   = 3'd6,  // unknown type, op or layout; a cast from/to bytes; accumulate not BF16/FP32;
+                         // a length that is not a whole number of source elements
+    ErrChip     = 3'd7   // a destination or semaphore chip field past the system's chips, or a
+                         // source naming another chip (remote reads are not built)
   } err_e;
 
   typedef struct packed {
@@ -101,19 +110,38 @@ package dma_pkg;
     endcase
   endfunction
 
-  // Is [addr, addr + bytes) inside the memory `space`? SBUF ranges stay in one partition.
+  // The chip field of an HBM address, and whether it names this chip (id: the chip's own id).
+  function automatic logic [7:0] chip_of(logic [AddrBits-1:0] a);
+    return a[AddrBits-1:ChipLsb];
+  endfunction
+  function automatic logic is_local(logic [AddrBits-1:0] a, logic [7:0] id);
+    return a[AddrBits-1:ChipLsb] == 8'd0 || a[AddrBits-1:ChipLsb] == id + 8'd1;
+  endfunction
+  // The unit field of a semaphore address.
+  function automatic logic [UnitBits-1:0] unit_of(logic [AddrBits-1:0] a);
+    return a[UnitLsb +: UnitBits];
+  endfunction
+
+  // Is [addr, addr + bytes) inside the memory `space`? HBM: the local part of the address, in
+  // whichever chip it names; SBUF ranges stay in one partition.
   function automatic logic in_range(logic space, logic [AddrBits-1:0] addr, logic [33:0] bytes,
                                     int unsigned hbm_bytes, int unsigned parts, int unsigned off_bits,
                                     int unsigned part_bytes);
     logic [33:0] off, part;
-    if (space == SpaceHbm) return {2'b0, addr} + bytes <= 34'(hbm_bytes);
+    if (space == SpaceHbm) return {10'b0, addr[LocalBits-1:0]} + bytes <= 34'(hbm_bytes);
     off = {2'b0, addr} & ((34'd1 << off_bits) - 34'd1);
     part = {2'b0, addr} >> off_bits;
     return part < 34'(parts) && off + bytes <= 34'(part_bytes);
   endfunction
 
+  // A chip field a descriptor may carry in a space: HBM names chip 0 .. chips (0: this chip).
+  function automatic logic chip_ok(logic space, logic [AddrBits-1:0] addr, int unsigned chips);
+    return space != SpaceHbm || 32'(chip_of(addr)) <= chips;
+  endfunction
+
   function automatic err_e check(desc_t d, int unsigned hbm_bytes, int unsigned parts,
-                                       int unsigned off_bits, int unsigned part_bytes, int unsigned max_len);
+                                       int unsigned off_bits, int unsigned part_bytes, int unsigned max_len,
+                                       int unsigned chips);
     logic [2:0] ss, ds, es;
     logic [33:0] nelem, rows, dbytes, obase, pbase;
     if (!type_known(d.stype) || !type_known(d.dtype) || d.op > 2'd1 || d.layout > 2'd2) return ErrFormat;
@@ -124,7 +152,10 @@ package dma_pkg;
     ss = type_size(d.stype);
     ds = type_size(d.dtype);
     if ({2'b0, d.len} % {31'b0, ss} != 34'd0) return ErrFormat;
-    if (d.op == OpAcc && (!(d.dtype == FmtFp32 || d.dtype == FmtBf16) || d.dst_space != SpaceSbuf)) return ErrFormat;
+    if (d.op == OpAcc && !(d.dtype == FmtFp32 || d.dtype == FmtBf16)) return ErrFormat;
+    if ((d.src_space == SpaceHbm && chip_of(d.src_addr) != 8'd0) || !chip_ok(d.dst_space, d.dst_addr, chips) ||
+        (d.sem && !chip_ok(d.sem_space, d.sem_addr, chips)))
+      return ErrChip;
     nelem = {2'b0, d.len} / {31'b0, ss};
     dbytes = nelem * {31'b0, ds};
     es = d.layout == LayoutCol2 ? 3'd2 : 3'd4;

@@ -169,11 +169,11 @@ module sbuf
       o.idx = idx_of(l0);
       em = (32'd1 << (8 * 32'(r.esize))) - 32'd1;
       if (r.esize == 3'd4) em = '1;
-      for (int unsigned k = 0; k < NE; k++) begin
-        if (k < 32'(r.n)) begin
-          o.m |= PW'(em) << ((p + k) * DW + 8 * lo);
-          ed = 32'(r.data >> (8 * k * 32'(r.esize))) & em;
-          o.d |= PW'(ed) << ((p + k) * DW + 8 * lo);
+      for (int unsigned el = 0; el < NE; el++) begin
+        if (el < 32'(r.n)) begin
+          o.m |= PW'(em) << ((p + el) * DW + 8 * lo);
+          ed = 32'(r.data >> (8 * el * 32'(r.esize))) & em;
+          o.d |= PW'(ed) << ((p + el) * DW + 8 * lo);
         end
       end
     end

@@ -39,6 +39,18 @@ package te_pkg;
                            // byte sc_addr + j of partition b * 32 (docs/core.md)
   } te_cmd_t;
 
+  // What the engine reports of its commands (cpl_o), each a one-cycle pulse with its command's tag:
+  // a LoadStationary done, a MultiplyMoving done, a refused command with its code.
+  typedef struct packed {
+    logic       ls_done;
+    logic [3:0] ls_tag;
+    logic       mm_done;
+    logic [3:0] mm_tag;
+    logic       err;
+    logic [3:0] err_tag;
+    te_err_e    code;
+  } te_cpl_t;
+
   // One element of every PSUM partition (the pr_ and pe_ ports, for the vector and scalar
   // engines): bank and element in the bank. An element beyond the configuration's banks or bank
   // depth reads 0 and is not written.

@@ -58,13 +58,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   input  logic                 mv_rsp_valid_i,
   input  logic [Rows*32-1:0]   mv_rsp_data_i,
   // completions and rejections (one cycle each)
-  output logic                 ls_done_o,
-  output logic [3:0]           ls_done_tag_o,
-  output logic                 mm_done_o,
-  output logic [3:0]           mm_done_tag_o,
-  output logic                 err_o,
-  output logic [3:0]           err_tag_o,
-  output te_err_e              err_code_o,
+  output te_cpl_t              cpl_o,           /// done and refused commands, with their tags
   // PSUM writes of this cycle (observation) and the PSUM read port
   output logic [Cols-1:0]      pw_valid_o,
   output logic [Cols*32-1:0]   pw_data_o,
@@ -563,11 +557,6 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
   end
 
-  assign ls_done_o = ls_done_q;
-  assign ls_done_tag_o = ls_done_tag_q;
-  assign mm_done_o = mm_done_q;
-  assign mm_done_tag_o = mm_done_tag_q;
-  assign err_o = err_q;
-  assign err_tag_o = err_tag_q;
-  assign err_code_o = err_code_q;
+  assign cpl_o = '{ls_done: ls_done_q, ls_tag: ls_done_tag_q, mm_done: mm_done_q, mm_tag: mm_done_tag_q,
+                   err: err_q, err_tag: err_tag_q, code: err_code_q};
 endmodule

@@ -2,7 +2,7 @@
 // SPEC 5.3: Lanes FP32 lanes, one per partition, streaming tensors from two read ports to one
 // write port (model: trn::vector::LaneEngine; instruction set and timing in docs/vector.md).
 //   Instructions over cmd_valid_i / cmd_ready_o, one at a time (cmd_ready_o while idle). Each is
-//   checked as it is accepted: an illegal one raises err_o with its code the next cycle and reads
+//   checked as it is accepted: an illegal one raises cpl_o.err with its code the next cycle and reads
 //   and writes nothing (le_pkg::le_err_e: access pattern, partition range, type, op).
 //   Memory ports: SBUF's engine ports (sbuf_pkg::e_req_t): a request names one element (its size
 //   from the operand's type, its element index from the instruction's byte address and the access
@@ -14,7 +14,7 @@
 //   Stream: each port issues one read per cycle along the 4-D access pattern while reads in flight
 //   plus FIFO entries < FifoDepth; a step takes the FIFO heads, computes every lane and, when it
 //   produces an element, loads the output register (free when empty or written this cycle).
-//   done_o (with the tag) the cycle after the last write was accepted.
+//   cpl_o.done (with the tag) the cycle after the last write was accepted.
 module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_req_t; import sbuf_pkg::esize_e; #(
   parameter int unsigned Lanes = 4,
   parameter int unsigned SbufBytes = 1024,
@@ -52,11 +52,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_
   output logic [Lanes-1:0]  wr_mask_o,
   output logic [LW-1:0]     wr_data_o,
   // status
-  output logic              done_o,
-  output logic [3:0]        done_tag_o,
-  output logic              err_o,
-  output logic [3:0]        err_tag_o,
-  output le_err_e           err_code_o,
+  output le_cpl_t           cpl_o,           /// done and refused instructions, with their tags
   output logic [LW-1:0]     acc_o,           /// the scalar engine's per-lane accumulators
   output logic              busy_o
 );
@@ -152,11 +148,7 @@ module lane_engine import numerics_pkg::*; import le_pkg::*; import sbuf_pkg::e_
   assign wr_o = wreq_q;
   assign wr_mask_o = wmask_q;
   assign wr_data_o = wdata_q;
-  assign done_o = done_q;
-  assign done_tag_o = done_tag_q;
-  assign err_o = err_q;
-  assign err_tag_o = err_tag_q;
-  assign err_code_o = err_code_q;
+  assign cpl_o = '{done: done_q, tag: done_tag_q, err: err_q, err_tag: err_tag_q, code: err_code_q};
   assign acc_o = acc_q;
   assign busy_o = st_q != StIdle;
 

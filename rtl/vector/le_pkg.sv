@@ -27,6 +27,16 @@ package le_pkg;
     LeErrOp         = 3'd4   // an operation this engine does not run
   } le_err_e;
 
+  // What the engine reports of its instructions (cpl_o), each a one-cycle pulse with its
+  // instruction's tag: done, or refused with its code.
+  typedef struct packed {
+    logic       done;
+    logic [3:0] tag;
+    logic       err;
+    logic [3:0] err_tag;
+    le_err_e    code;
+  } le_cpl_t;
+
   function automatic logic is_int_dt(logic [3:0] t);
     return t >= DtInt32 && t <= DtUint8;
   endfunction

@@ -2,9 +2,10 @@
 //
 // Checkers:
 //   - the lockstep at the core's ports, every cycle;
-//   - a probe per unit instance (tensor engine, vector and scalar engines, DMA engine, SBUF, the two
-//     PSUM arbiters): the unit model inside the composed model against the RTL instance, every
-//     input and output every cycle, so a mismatch names the unit and its port;
+//   - a probe per unit instance (tensor engine, vector and scalar engines, every DMA engine and the
+//     two arbiters of their reads and writes, SBUF, the two PSUM arbiters): the unit model inside
+//     the composed model against the RTL instance, every input and output every cycle, so a
+//     mismatch names the unit and its port;
 //   - the end-to-end check: the HBM image after a kernel against plain references (the units'
 //     functional references, chained by hand, and the DMA layouts written out byte by byte);
 //   - every engine error and DMA queue error fails a test that does not expect it.
@@ -64,9 +65,9 @@ struct CoreBench {
   Lockstep<CoreModel> lockstep;
   Probe<tensor::TensorEngine> p_te;
   Probe<vector::LaneEngine> p_ve, p_se;
-  Probe<dma::DmaEngine> p_dma;
+  std::vector<std::unique_ptr<Probe<dma::DmaEngine>>> p_dma;  ///< core.g_dma[e].u_dma
   Probe<mem::Sbuf> p_sb;
-  Probe<common::RrArbiter> p_prd, p_pwr;
+  Probe<common::RrArbiter> p_prd, p_pwr, p_ar, p_wr;
   HbmPort port;
   dma::MemSystem& hbm;
   CmdPort te, ve, se;
@@ -80,25 +81,16 @@ struct CoreBench {
     Signal* dma_cfg_max_outst_i;
     Signal* dma_cfg_strong_i;
     Signal* dma_desc_i;
+    Signal* dma_desc_engine_i;
     Signal* dma_desc_queue_i;
     Signal* dma_desc_ready_o;
     Signal* dma_desc_valid_i;
     Signal* dma_q_code_o;
     Signal* dma_q_err_o;
     Signal* dma_q_idle_o;
-    Signal* se_done_o;
-    Signal* se_err_code_o;
-    Signal* se_err_o;
-    Signal* se_err_tag_o;
-    Signal* te_err_code_o;
-    Signal* te_err_o;
-    Signal* te_err_tag_o;
-    Signal* te_ls_done_o;
-    Signal* te_mm_done_o;
-    Signal* ve_done_o;
-    Signal* ve_err_code_o;
-    Signal* ve_err_o;
-    Signal* ve_err_tag_o;
+    Signal* te_cpl_o;
+    Signal* ve_cpl_o;
+    Signal* se_cpl_o;
   } sig;
   Clock::HookId hook;
 
@@ -116,10 +108,11 @@ struct CoreBench {
         p_te(e, clk, model.te(), "core.u_te."),
         p_ve(e, clk, model.ve(), "core.u_ve."),
         p_se(e, clk, model.se(), "core.u_se."),
-        p_dma(e, clk, model.dma(), "core.u_dma."),
         p_sb(e, clk, model.sbuf(), "core.u_sbuf."),
         p_prd(e, clk, model.psum_rd_arb(), "core.u_prd_arb."),
         p_pwr(e, clk, model.psum_wr_arb(), "core.u_pwr_arb."),
+        p_ar(e, clk, model.dma_rd_arb(), "core.u_ar_arb."),
+        p_wr(e, clk, model.dma_wr_arb(), "core.u_wr_arb."),
         port(e, geo(prm), mp, e.rng("hbm").next(), prm.beat_bytes),
         hbm(port.mem),
         te{"tensor engine", e.sig("te_cmd_valid_i"), e.sig("te_cmd_ready_o"), e.sig("te_cmd_i"), {}},
@@ -128,31 +121,27 @@ struct CoreBench {
     sig.dma_cfg_max_outst_i = &e.sig("dma_cfg_max_outst_i");
     sig.dma_cfg_strong_i = &e.sig("dma_cfg_strong_i");
     sig.dma_desc_i = &e.sig("dma_desc_i");
+    sig.dma_desc_engine_i = &e.sig("dma_desc_engine_i");
     sig.dma_desc_queue_i = &e.sig("dma_desc_queue_i");
     sig.dma_desc_ready_o = &e.sig("dma_desc_ready_o");
     sig.dma_desc_valid_i = &e.sig("dma_desc_valid_i");
     sig.dma_q_code_o = &e.sig("dma_q_code_o");
     sig.dma_q_err_o = &e.sig("dma_q_err_o");
     sig.dma_q_idle_o = &e.sig("dma_q_idle_o");
-    sig.se_done_o = &e.sig("se_done_o");
-    sig.se_err_code_o = &e.sig("se_err_code_o");
-    sig.se_err_o = &e.sig("se_err_o");
-    sig.se_err_tag_o = &e.sig("se_err_tag_o");
-    sig.te_err_code_o = &e.sig("te_err_code_o");
-    sig.te_err_o = &e.sig("te_err_o");
-    sig.te_err_tag_o = &e.sig("te_err_tag_o");
-    sig.te_ls_done_o = &e.sig("te_ls_done_o");
-    sig.te_mm_done_o = &e.sig("te_mm_done_o");
-    sig.ve_done_o = &e.sig("ve_done_o");
-    sig.ve_err_code_o = &e.sig("ve_err_code_o");
-    sig.ve_err_o = &e.sig("ve_err_o");
-    sig.ve_err_tag_o = &e.sig("ve_err_tag_o");
+    sig.te_cpl_o = &e.sig("te_cpl_o");
+    sig.ve_cpl_o = &e.sig("ve_cpl_o");
+    sig.se_cpl_o = &e.sig("se_cpl_o");
+    for (unsigned d = 0; d < prm.dma_engines; ++d)
+      p_dma.push_back(
+          std::make_unique<Probe<dma::DmaEngine>>(e, clk, model.dma(d), fmt::format("core.g_dma[{}].u_dma.", d)));
     lockstep.after_eval([this] {
       const CoreModel::Wires& w = model.wires();
       p_te.compare(w.te_in, w.te_out);
       p_ve.compare(w.ve_in, w.ve_out);
       p_se.compare(w.se_in, w.se_out);
-      p_dma.compare(w.dma_in, w.dma_out);
+      for (unsigned d = 0; d < prm.dma_engines; ++d) p_dma[d]->compare(w.dma_in[d], w.dma_out[d]);
+      p_ar.compare(w.ar_in, w.ar_out);
+      p_wr.compare(w.wr_in, w.wr_out);
       p_sb.compare(w.sb_in, w.sb_out);
       p_prd.compare(w.prd_in, w.prd_out);
       p_pwr.compare(w.pwr_in, w.pwr_out);
@@ -162,7 +151,9 @@ struct CoreBench {
   ~CoreBench() { clk.remove_hook(hook); }
 
   unsigned P() const { return prm.parts; }
-  std::uint64_t all_queues() const { return prm.queues >= 64 ? ~0ull : (1ull << prm.queues) - 1; }
+  /// A second queue for traffic beside queue 0: engine 1's first where the core has several
+  /// engines (so their arbiters are exercised), else queue 1 of engine 0.
+  unsigned other_queue() const { return prm.dma_engines > 1 ? prm.queues : 1 % prm.queues; }
 
   /// The tests issue legal commands only: any error fails the test.
   void fail_on_error(bool err, const char* who, std::uint64_t code, std::uint64_t tag) {
@@ -175,14 +166,18 @@ struct CoreBench {
     const std::uint64_t now = clk.cycle();
     for (CmdPort* c : {&te, &ve, &se}) c->fired = (c->valid.get() & 1) && (c->ready.get() & 1);
     desc_fired = (sig.dma_desc_valid_i->get() & 1) && (sig.dma_desc_ready_o->get() & 1);
-    te_done += (sig.te_ls_done_o->get() & 1) + (sig.te_mm_done_o->get() & 1);
-    ve_done += sig.ve_done_o->get() & 1;
-    se_done += sig.se_done_o->get() & 1;
-    fail_on_error(sig.te_err_o->get() & 1, "tensor engine", sig.te_err_code_o->get(), sig.te_err_tag_o->get());
-    fail_on_error(sig.ve_err_o->get() & 1, "vector engine", sig.ve_err_code_o->get(), sig.ve_err_tag_o->get());
-    fail_on_error(sig.se_err_o->get() & 1, "scalar engine", sig.se_err_code_o->get(), sig.se_err_tag_o->get());
-    if (const std::uint64_t qe = sig.dma_q_err_o->get(); qe)
-      check(false, "cycle {}: DMA queues {:#x} stopped with an error (codes {:#x})", now, qe, sig.dma_q_code_o->get());
+    const auto te_cpl = sv::te_pkg::te_cpl_t::unpack(sig.te_cpl_o->bits());
+    const auto ve_cpl = sv::le_pkg::le_cpl_t::unpack(sig.ve_cpl_o->bits());
+    const auto se_cpl = sv::le_pkg::le_cpl_t::unpack(sig.se_cpl_o->bits());
+    te_done += te_cpl.ls_done + te_cpl.mm_done;
+    ve_done += ve_cpl.done;
+    se_done += se_cpl.done;
+    fail_on_error(te_cpl.err, "tensor engine", static_cast<unsigned>(te_cpl.code), te_cpl.err_tag);
+    fail_on_error(ve_cpl.err, "vector engine", static_cast<unsigned>(ve_cpl.code), ve_cpl.err_tag);
+    fail_on_error(se_cpl.err, "scalar engine", static_cast<unsigned>(se_cpl.code), se_cpl.err_tag);
+    if (const Bits qe = sig.dma_q_err_o->bits(); qe.any())
+      check(false, "cycle {}: DMA queues {} stopped with an error (codes {})", now, qe.hex(),
+            sig.dma_q_code_o->bits().hex());
     port.serve(now);
   }
 
@@ -205,7 +200,8 @@ struct CoreBench {
     }
     sig.dma_desc_valid_i->set(!descs.empty());
     if (!descs.empty()) {
-      sig.dma_desc_queue_i->set(descs.front().first);
+      sig.dma_desc_engine_i->set(descs.front().first / prm.queues);
+      sig.dma_desc_queue_i->set(descs.front().first % prm.queues);
       sig.dma_desc_i->set(dma::DmaEngine::encode(descs.front().second).pack());
     }
   }
@@ -214,8 +210,8 @@ struct CoreBench {
     for (const char* s : {"te_cmd_valid_i", "ve_cmd_valid_i", "se_cmd_valid_i", "dma_desc_valid_i", "dma_q_clr_i"})
       env.sig(s).set(0);
     port.idle();
-    sig.dma_cfg_strong_i->set(strong ? all_queues() : 0);
-    sig.dma_cfg_max_outst_i->set(prm.slots);
+    sig.dma_cfg_strong_i->set(strong ? Bits::ones(prm.nq()) : Bits(prm.nq()));
+    sig.dma_cfg_max_outst_i->set(prm.slots / prm.dma_engines);
     clk.start();
     lockstep.start();
     co_await reset_dut(clk, rst);
@@ -228,6 +224,7 @@ struct CoreBench {
   void issue_te(const tensor::Command& c) { te.q.push_back(tensor::to_cmd(c).pack()); }
   void issue_ve(const vector::Instr& in) { ve.q.push_back(vector::LaneEngine::encode(in).pack()); }
   void issue_se(const vector::Instr& in) { se.q.push_back(vector::LaneEngine::encode(in).pack()); }
+  /// A descriptor for queue `queue` of every engine's queues (engine queue / queues).
   void issue_dma(unsigned queue, const Desc& d) { descs.emplace_back(queue, d); }
 
   /// Run until every command and descriptor given so far is accepted and finished (engines done,
@@ -240,13 +237,12 @@ struct CoreBench {
     for (;;) {
       co_await cycle();
       const bool engines = te_done >= te_want && ve_done >= ve_want && se_done >= se_want;
-      const bool dma_idle = descs.empty() && (sig.dma_q_idle_o->get() & all_queues()) == all_queues() &&
-                            !(sig.dma_desc_valid_i->get() & 1);
+      const bool dma_idle = descs.empty() && sig.dma_q_idle_o->bits().all() && !(sig.dma_desc_valid_i->get() & 1);
       if (engines && dma_idle && te.q.empty() && ve.q.empty() && se.q.empty()) break;
       check(clk.cycle() - c0 < limit,
             "not done after {} cycles: tensor {}/{} vector {}/{} scalar {}/{} done, {} descriptors waiting, DMA idle "
-            "{:#x}",
-            limit, te_done, te_want, ve_done, ve_want, se_done, se_want, descs.size(), sig.dma_q_idle_o->get());
+            "{}",
+            limit, te_done, te_want, ve_done, ve_want, se_done, se_want, descs.size(), sig.dma_q_idle_o->bits().hex());
     }
     co_return clk.cycle() - c0;
   }
@@ -444,8 +440,8 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   t.issue_ve(red);
   co_await t.drain();
   for (unsigned m = 0; m < M; ++m) {
-    t.issue_dma(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(m, aY), Space::hbm, hY + m * 2 * N, 2 * N));
-    t.issue_dma(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(m, aR), Space::hbm, hR + 4 * m, 4));
+    t.issue_dma(t.other_queue(), dma::copy_desc(Space::sbuf, g.sbuf_addr(m, aY), Space::hbm, hY + m * 2 * N, 2 * N));
+    t.issue_dma(t.other_queue(), dma::copy_desc(Space::sbuf, g.sbuf_addr(m, aR), Space::hbm, hR + 4 * m, 4));
   }
   co_await t.drain();
   for (std::size_t a = 0; a < want.size(); ++a)
@@ -671,7 +667,7 @@ struct Mix {
     w.si.func = static_cast<unsigned>(r.below(scalar::kActCount));
     w.si.imm0 = f32(0.25f);
     w.si.imm1 = f32(0.5f);
-    // DMA: queue 0 copies and accumulates HBM -> SBUF, queue 1 copies SBUF -> HBM
+    // DMA: queue 0 copies and accumulates HBM -> SBUF, the other queue (engine 1's) copies SBUF -> HBM
     for (unsigned k = 0; k < 3; ++k) {
       const unsigned q = static_cast<unsigned>(r.below(P));
       const std::uint32_t n = 2 * static_cast<std::uint32_t>(r.range(1, N));
@@ -680,8 +676,8 @@ struct Mix {
       acc.op = static_cast<unsigned>(dma::Op::acc);
       w.ds.emplace_back(0, acc);
       w.ds.emplace_back(0, dma::copy_desc(Space::hbm, src, Space::sbuf, g.sbuf_addr(q, aDst), n));
-      w.ds.emplace_back(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(q, aSrc), Space::hbm,
-                                                     hOut + 2 * static_cast<std::uint32_t>(r.below(0x800 - N)), n));
+      w.ds.emplace_back(t.other_queue(), dma::copy_desc(Space::sbuf, g.sbuf_addr(q, aSrc), Space::hbm,
+                                                        hOut + 2 * static_cast<std::uint32_t>(r.below(0x800 - N)), n));
     }
     if (psum_writes) engine_psum(w);
     prev_bank = w.bank;
@@ -689,7 +685,7 @@ struct Mix {
   }
 
   /// The engines' PSUM traffic of a round (engine_psum_writes), drawn after the rest of the round:
-  /// the last read-back stored from its SBUF slot to HBM (queue 1); a pending region in a bank the
+  /// the last read-back stored from its SBUF slot to HBM (the other queue); a pending region in a bank the
   /// tensor engine does not write this round read back, all partitions, into the other slot by the
   /// vector engine (copy) or the scalar engine (identity activate x * 1 + (-0)), FP32 to FP32, the
   /// bits unchanged; and each engine that does not read back may write its FP32 output to PSUM
@@ -700,8 +696,8 @@ struct Mix {
     if (po_unstored > 0) {
       const std::uint32_t h = hPo + (po_stores++ % po_ring) * P * 4 * N;
       for (unsigned q = 0; q < P; ++q)
-        w.ds.emplace_back(1 % p.queues, dma::copy_desc(Space::sbuf, g.sbuf_addr(q, aPo[po_next ^ 1]), Space::hbm,
-                                                       h + q * 4 * N, 4 * po_unstored));
+        w.ds.emplace_back(t.other_queue(), dma::copy_desc(Space::sbuf, g.sbuf_addr(q, aPo[po_next ^ 1]), Space::hbm,
+                                                          h + q * 4 * N, 4 * po_unstored));
       po_unstored = 0;
     }
     unsigned reader = 2;  // 0 vector, 1 scalar, 2 none
@@ -1068,7 +1064,11 @@ TRN_TEST(selftest_probe_catches_wrong_sbuf_grant, .timeout_ns = 1e10, .expect_fa
   co_await probe_selftest(env, "core.u_sbuf.e_ready_o", 40, 0);
 }
 TRN_TEST(selftest_probe_catches_wrong_dma_address, .timeout_ns = 1e10, .expect_fail = true) {
-  co_await probe_selftest(env, "core.u_dma.ar_o.addr", 30, 3);
+  co_await probe_selftest(env, "core.g_dma[0].u_dma.ar_o.addr", 30, 3);
+}
+TRN_TEST(selftest_probe_catches_wrong_dma_write_grant, .timeout_ns = 1e10, .expect_fail = true) {
+  // the arbiter of the DMA engines' writes (the kernel stores through engine 1 where there is one)
+  co_await probe_selftest(env, "core.u_wr_arb.gnt_idx_o", 60, 0);
 }
 TRN_TEST(selftest_probe_catches_wrong_engine_input, .timeout_ns = 1e10, .expect_fail = true) {
   // an input of a unit: the wiring of the composed model, not the unit, is what is wrong here

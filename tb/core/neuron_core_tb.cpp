@@ -85,8 +85,9 @@ struct NcBench {
   Task<> begin() {
     for (Signal* s : {&start, &im_valid}) s->set(0);
     hbm.idle();
-    env.sig("dma_cfg_strong_i").set(prm.core.queues >= 64 ? ~0ull : (1ull << prm.core.queues) - 1);
-    env.sig("dma_cfg_max_outst_i").set(prm.core.slots);
+    env.sig("dma_cfg_strong_i").set(Bits::ones(prm.core.nq()));
+    env.sig("dma_cfg_max_outst_i").set(prm.core.slots / prm.core.dma_engines);
+    for (const char* s : {"sem_ext_en_i", "sem_add_valid_i", "sem_add_idx_i", "sem_add_val_i"}) env.sig(s).set(0);
     clk.start();
     lockstep.start();
     co_await reset_dut(clk, rst);

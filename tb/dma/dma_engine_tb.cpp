@@ -757,12 +757,16 @@ TRN_TEST(bad_descriptors, .timeout_ns = 1e10) {
     d.dtype = 8;
     bads.push_back({Err::mx_cast, d});
     d = good(0, 0);
-    d.stype = 2;
-    d.dtype = 2;
-    d.op = 1;
+    d.stype = 3;
+    d.dtype = 3;
+    d.op = 1;  // accumulate in FP16: not offered
     d.dst_space = Space::hbm;
     d.dst_addr = plan.hbm_band_base(0);
     bads.push_back({Err::format, d});
+    d = good(0, 0);
+    d.dst_space = Space::hbm;
+    d.dst_addr = (g.chips + 1) << dma::kChipLsb | plan.hbm_band_base(0);  // a chip past the system's
+    bads.push_back({Err::chip, d});
     d = good(0, 0);
     d.sem = true;
     d.sem_space = Space::hbm;

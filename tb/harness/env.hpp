@@ -89,6 +89,8 @@ class Env {
  public:
   Env(PortTable& ports, const cfg::Config& cfg, std::string test) : ports_(ports), cfg_(cfg), test_(std::move(test)) {}
   Signal& sig(std::string_view name) { return ports_.at(name); }
+  /// The port called `name`, or nullptr when the DUT has none.
+  Signal* find(std::string_view name) { return ports_.find(name); }
   PortTable& ports() { return ports_; }
   const cfg::Config& cfg() const { return cfg_; }
   const std::string& test() const { return test_; }

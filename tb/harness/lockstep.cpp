@@ -65,8 +65,11 @@ void LockstepCore::finish_binding() {
   for (auto& p : env_.ports().all()) {
     auto is_p = [&](const Bound& b) { return &b.field.signal() == &p; };
     const bool bound = std::any_of(in_.begin(), in_.end(), is_p) || std::any_of(out_.begin(), out_.end(), is_p);
-    // a lockstep describes the top's own ports; a probe the ports of its instance
-    const bool mine = scope_.empty() ? p.name().find('.') == std::string::npos : p.name().rfind(scope_, 0) == 0;
+    // a lockstep describes the top's own ports; a probe the ports of its instance (not those of the
+    // instances inside it, which other probes may describe)
+    const bool mine = scope_.empty()
+                          ? p.name().find('.') == std::string::npos
+                          : p.name().rfind(scope_, 0) == 0 && p.name().find('.', scope_.size()) == std::string::npos;
     if (bound || !mine || &p == &clk_.signal() || (!scope_.empty() && p.name() == scope_ + "clk_i")) continue;
     throw HarnessError(fmt::format("{}: the DUT's {} '{}' is not described by the model", name_,
                                    p.dir() == Dir::In ? "input" : "output", p.name()));

@@ -79,7 +79,7 @@ struct TeBench {
   TensorEngine model;
   Lockstep<TensorEngine> lockstep;
   ReadServer st, mv;
-  Signal &cmd_valid, &cmd_ready, &ls_done, &mm_done, &err, &err_code, &err_tag, &pr_valid, &pr_addr, &pr_data;
+  Signal &cmd_valid, &cmd_ready, &cpl_sig, &pr_valid, &pr_addr, &pr_data;
   Sbuf sbuf;  // [partition][byte]
   Rng rng;
   double p_ready = 1.0;
@@ -89,7 +89,7 @@ struct TeBench {
   std::vector<unsigned> err_codes;
 
   // ---- functional coverage (docs/tensor.md), sampled from the command port (cmd_i at each
-  // handshake; err_o the cycle after tells an illegal one), ls_done_o / mm_done_o, the read ports'
+  // handshake; cpl_o.err the cycle after tells an illegal one), cpl_o's done pulses, the read ports'
   // requests and the data the bench answers them with; never from the model. A legal command's reads
   // come in order on its port: M (MX: 2M, each column's scales, then its elements) for a
   // LoadStationary, N (MX: 2N) for a MultiplyMoving that does not transpose.
@@ -171,11 +171,7 @@ struct TeBench {
            e.sig("mv_rsp_valid_i"), e.sig("mv_rsp_data_i"),  {}},
         cmd_valid(e.sig("cmd_valid_i")),
         cmd_ready(e.sig("cmd_ready_o")),
-        ls_done(e.sig("ls_done_o")),
-        mm_done(e.sig("mm_done_o")),
-        err(e.sig("err_o")),
-        err_code(e.sig("err_code_o")),
-        err_tag(e.sig("err_tag_o")),
+        cpl_sig(e.sig("cpl_o")),
         pr_valid(e.sig("pr_valid_i")),
         pr_addr(e.sig("pr_i")),
         pr_data(e.sig("pr_data_o")),
@@ -198,12 +194,14 @@ struct TeBench {
       }
     }
     cover_yield();
-    if (ls_done.get() & 1) ++done_count;
-    if (mm_done.get() & 1) ++done_count;
-    if (err.get() & 1) {
+    const auto cpl = cpl_now();
+    if (cpl.ls_done) ++done_count;
+    if (cpl.mm_done) ++done_count;
+    if (cpl.err) {
       ++err_count;
-      err_codes.push_back(static_cast<unsigned>(err_code.get()));
-      if (err_code.get() >= 1 && err_code.get() <= 5) cov_err.hit_index(err_code.get() - 1);
+      const auto code = static_cast<unsigned>(cpl.code);
+      err_codes.push_back(code);
+      if (code >= 1 && code <= 5) cov_err.hit_index(code - 1);
     }
     if ((cmd_valid.get() & 1) && (cmd_ready.get() & 1)) {
       cmd_pending = sv::te_pkg::te_cmd_t::unpack(cmd_in.bits());
@@ -212,13 +210,16 @@ struct TeBench {
   }
 
   // ---- functional coverage
-  /// The command accepted in the cycle before (legal unless err_o now), and the multiplies done.
+  /// The completion port this cycle.
+  sv::te_pkg::te_cpl_t cpl_now() const { return sv::te_pkg::te_cpl_t::unpack(cpl_sig.bits()); }
+  /// The command accepted in the cycle before (legal unless cpl_o.err now), and the multiplies done.
   void cover_commands() {
+    const auto cpl = cpl_now();
     if (cmd_pending) {
-      if (!(err.get() & 1)) on_legal(*cmd_pending, cmd_pending_seq);
+      if (!cpl.err) on_legal(*cmd_pending, cmd_pending_seq);
       cmd_pending.reset();
     }
-    if ((mm_done.get() & 1) && !mm_active.empty()) mm_active.pop_front();
+    if (cpl.mm_done && !mm_active.empty()) mm_active.pop_front();
   }
   void on_legal(const sv::te_pkg::te_cmd_t& c, std::uint64_t seq) {
     if (c.op == sv::te_pkg::te_op_e::TeLoadStationary) {

@@ -53,7 +53,7 @@ struct LeBench {
   LaneEngine model;
   Lockstep<LaneEngine> lockstep;
   std::array<ReadServer, 2> rd;
-  Signal &cmd_valid, &cmd_ready, &wr_valid, &wr_ready, &wr_req, &wr_mask, &wr_data, &done, &err, &err_code, &acc;
+  Signal &cmd_valid, &cmd_ready, &wr_valid, &wr_ready, &wr_req, &wr_mask, &wr_data, &cpl_sig, &acc;
   Memory mem;   ///< SBUF
   Memory psum;  ///< PSUM, for operands that name it (FP32 words)
   Rng rng;
@@ -101,9 +101,7 @@ struct LeBench {
         wr_req(e.sig("wr_o")),
         wr_mask(e.sig("wr_mask_o")),
         wr_data(e.sig("wr_data_o")),
-        done(e.sig("done_o")),
-        err(e.sig("err_o")),
-        err_code(e.sig("err_code_o")),
+        cpl_sig(e.sig("cpl_o")),
         acc(e.sig("acc_o")),
         mem(prm.lanes, std::vector<std::uint8_t>(prm.sbuf_bytes, 0)),
         psum(prm.lanes, std::vector<std::uint8_t>(prm.psum_bytes, 0)),
@@ -129,10 +127,11 @@ struct LeBench {
                           static_cast<std::uint32_t>(d.slice(32 * l, 32)));
       ++writes;
     }
-    if (done.get() & 1) ++done_count;
-    if (err.get() & 1) {
+    const auto cpl = sv::le_pkg::le_cpl_t::unpack(cpl_sig.bits());
+    if (cpl.done) ++done_count;
+    if (cpl.err) {
       ++err_count;
-      err_codes.push_back(static_cast<unsigned>(err_code.get()));
+      err_codes.push_back(static_cast<unsigned>(cpl.code));
     }
   }
   /// Drive the ports for the next cycle (after the edge).

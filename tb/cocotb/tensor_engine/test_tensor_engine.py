@@ -5,9 +5,9 @@ The bench plays SBUF behind the engine's two read ports (st_ for the stationary 
 the moving one): it accepts requests with random stalls and answers each in order after 1 to 4
 cycles with the addressed element of every partition, zero-extended to 32 bits (docs/tensor.md,
 "SBUF read ports"). It issues LoadStationary (stationary[K, M], K = 4, M = 4) and then
-MultiplyMoving (moving[K, N], N = MaxN = 16, into one PSUM bank), waits for ls_done_o and
-mm_done_o with their tags, then reads every element of every PSUM bank through the registered pr_
-port. Throughout, err_o must stay low.
+MultiplyMoving (moving[K, N], N = MaxN = 16, into one PSUM bank), waits for the LoadStationary and
+MultiplyMoving completions on cpl_o (te_pkg::te_cpl_t) with their tags, then reads every element of
+every PSUM bank through the registered pr_ port. Throughout, cpl_o.err must stay low.
 
 Expected values (exact, not a tolerance): SPEC 5.1 and docs/tensor.md define
 dst[m, n] = sum_k stationary[k, m] * moving[k, n] as a fixed chain of FP32 operations: the sum
@@ -47,6 +47,7 @@ TE_CMD_T = [("op", 1), ("tag", 4), ("fmt", 4), ("bias", 6), ("addr", 24), ("k", 
             ("n", 16), ("bank", 4), ("off", 16), ("acc", 1), ("tr", 1), ("mx", 1), ("sc_addr", 24)]
 E_REQ_T = [("space", 1), ("we", 1), ("esize", 2), ("idx", 24)]
 PSUM_ADDR_T = [("bank", 4), ("off", 16)]
+TE_CPL_T = [("ls_done", 1), ("ls_tag", 4), ("mm_done", 1), ("mm_tag", 4), ("err", 1), ("err_tag", 4), ("code", 3)]
 
 ST_ADDR, MV_ADDR = 0x040, 0x100  # SBUF byte addresses of the two operands
 LS_TAG, MM_TAG = 3, 9
@@ -164,6 +165,7 @@ class Bench:
         self.psum = {}           # (bank, off) -> pr_data_o (all partitions)
         assert len(dut.cmd_i) == width(TE_CMD_T), f"cmd_i is {len(dut.cmd_i)} bits"
         assert len(dut.pr_i) == width(PSUM_ADDR_T), f"pr_i is {len(dut.pr_i)} bits"
+        assert len(dut.cpl_o) == width(TE_CPL_T), f"cpl_o is {len(dut.cpl_o)} bits"
 
     async def cycle(self) -> None:
         dut = self.dut
@@ -179,12 +181,12 @@ class Bench:
         self.mv.sample(self.now)
         if self.cmds and int(dut.cmd_ready_o.value):
             self.cmds.popleft()
-        assert not int(dut.err_o.value), (f"cycle {self.now}: err_o, code {int(dut.err_code_o.value)}, "
-                                          f"tag {int(dut.err_tag_o.value)}")
-        if int(dut.ls_done_o.value):
-            self.events.append((self.now, "ls_done", int(dut.ls_done_tag_o.value)))
-        if int(dut.mm_done_o.value):
-            self.events.append((self.now, "mm_done", int(dut.mm_done_tag_o.value)))
+        cpl = unpack(TE_CPL_T, int(dut.cpl_o.value))
+        assert not cpl["err"], f"cycle {self.now}: cpl_o.err, code {cpl['code']}, tag {cpl['err_tag']}"
+        if cpl["ls_done"]:
+            self.events.append((self.now, "ls_done", cpl["ls_tag"]))
+        if cpl["mm_done"]:
+            self.events.append((self.now, "mm_done", cpl["mm_tag"]))
         if self.pr_last is not None:
             self.psum[self.pr_last] = int(dut.pr_data_o.value)
         self.pr_last = pr
@@ -261,7 +263,7 @@ async def bf16_matmul(dut):
 
     b.cmds.append(dict(op=OP_LOAD_STATIONARY, tag=LS_TAG, fmt=FMT_BF16, addr=ST_ADDR, k=k, m=m))
     b.cmds.append(dict(op=OP_MULTIPLY_MOVING, tag=MM_TAG, fmt=FMT_BF16, addr=MV_ADDR, n=n, bank=bank, off=off))
-    await b.run_until(lambda: any(e[1] == "mm_done" for e in b.events), "mm_done_o")
+    await b.run_until(lambda: any(e[1] == "mm_done" for e in b.events), "cpl_o.mm_done")
     for _ in range(4):  # anything late (a second completion) would show here
         await b.cycle()
     done = [(what, tag) for _, what, tag in b.events]

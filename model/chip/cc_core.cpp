@@ -1,0 +1,144 @@
+#include "chip/cc_core.hpp"
+
+#include <stdexcept>
+
+#include "isa/isa.hpp"
+
+namespace trn::chip {
+
+namespace {
+
+core::Control::Params ctl_params(const CcCore::Params& p) {
+  core::Control::Params c;  // parts, SBUF and PSUM sizes as the RTL's defaults: no lane stream is built
+  c.queues = p.queues;
+  c.hbm_bytes = p.hbm_bytes;
+  c.imem_depth = p.imem_depth;
+  c.chips = p.chips;
+  c.dma_parts = 0;
+  c.streams_on = 1u << core::Control::sync;
+  return c;
+}
+
+dma::DmaEngine::Params dma_params(const CcCore::Params& p) {
+  dma::DmaEngine::Params d;
+  d.queues = p.queues;
+  d.qdepth = 4;
+  d.slots = p.slots;
+  d.geo = dma::Geometry::make(p.hbm_bytes, 0, p.beat_bytes, p.beat_bytes);
+  d.geo.chips = p.chips;
+  return d;
+}
+
+}  // namespace
+
+CcCore::CcCore(Params p)
+    : p_(p),
+      ctl_(ctl_params(p)),
+      dma_(dma_params(p)),
+      tap_(core::SemTap::Params{p.unit, p.beat_bytes}),
+      ci_(ctl_.make_in()),
+      co_(ctl_.make_out()),
+      di_(dma_.make_in()),
+      do_(dma_.make_out()),
+      ti_(tap_.make_in()),
+      to_(tap_.make_out()) {}
+
+CcCore::In CcCore::make_in() const {
+  In in;
+  in.im_data_i = Bits(isa::tbl::kInstBits);
+  in.hbm_r_data_i = Bits(8 * p_.beat_bytes);
+  return in;
+}
+
+CcCore::Out CcCore::make_out() const {
+  Out o;
+  o.dma_q_code_o = Bits(sv::dma_pkg::err_e_width * p_.queues);
+  o.dma_q_done_o = Bits(16 * p_.queues);
+  o.hbm_wr_data_o = Bits(8 * p_.beat_bytes);
+  return o;
+}
+
+void CcCore::settle(const In& in) const {
+  const unsigned qmask = p_.queues > 1 ? (1u << (32 - __builtin_clz(p_.queues - 1))) - 1 : 0;
+  for (unsigned pass = 0;; ++pass) {
+    if (pass == 8) throw std::logic_error("collective core model: the wiring did not settle in 8 passes");
+    // the control: the top's inputs, the DMA's ready and idle flags, the tap's own completions
+    core::Control::In c = ctl_.make_in();
+    c.rst_ni = in.rst_ni;
+    c.start_i = in.start_i;
+    c.im_valid_i = in.im_valid_i;
+    c.im_stream_i = in.im_stream_i;
+    c.im_addr_i = in.im_addr_i;
+    c.im_data_i = in.im_data_i;
+    c.sem_ext_en_i = in.sem_ext_en_i;
+    c.sem_ext_valid_i = in.sem_add_valid_i;
+    c.sem_ext_idx_i = in.sem_add_idx_i;
+    c.sem_ext_val_i = in.sem_add_val_i;
+    if (pass > 0) {
+      c.dma_desc_ready_i = do_.desc_ready_o;
+      c.dma_q_idle_i = Bits(p_.queues, do_.q_idle_o);
+      c.sem_add_valid_i = to_.sem_valid_o;
+      c.sem_add_idx_i = static_cast<unsigned>(to_.sem_idx_o);
+      c.sem_add_val_i = to_.sem_val_o;
+    }
+    if (pass > 0 && c == ci_) return;
+    ci_ = std::move(c);
+    ctl_.eval(ci_, co_);
+    // the DMA: the control's descriptors, the top's HBM port, the tap's ready
+    dma::DmaEngine::In d = dma_.make_in();
+    d.rst_ni = in.rst_ni;
+    d.desc_valid_i = co_.dma_desc_valid_o;
+    d.desc_queue_i = co_.dma_desc_queue_o & qmask;
+    d.desc_i = co_.dma_desc_o;
+    d.cfg_strong_i = in.dma_cfg_strong_i;
+    d.cfg_max_outst_i = p_.slots;
+    d.q_clr_i = 0;
+    d.ar_ready_i = in.hbm_ar_ready_i;
+    d.r_valid_i = in.hbm_r_valid_i;
+    d.r_id_i = in.hbm_r_id_i;
+    d.r_data_i = in.hbm_r_data_i;
+    d.wr_ready_i = pass > 0 ? to_.in_ready_o : in.hbm_wr_ready_i;
+    di_ = std::move(d);
+    dma_.eval(di_, do_);
+    ti_.in_valid_i = do_.wr_valid_o;
+    ti_.in_i = do_.wr_o;
+    ti_.in_data_i = do_.wr_data_o;
+    ti_.in_info_i = do_.wr_info_o;
+    ti_.out_ready_i = in.hbm_wr_ready_i;
+    tap_.eval(ti_, to_);
+  }
+}
+
+void CcCore::eval(const In& in, Out& out) const {
+  settle(in);
+  out.running_o = co_.running_o;
+  out.done_o = co_.done_o;
+  out.err_o = co_.err_o;
+  out.err_code_o = co_.err_code_o;
+  out.err_detail_o = co_.err_detail_o;
+  out.err_stream_o = co_.err_stream_o;
+  out.err_pc_o = co_.err_pc_o;
+  out.st_o = co_.st_o;
+  out.sem_o = co_.sem_o;
+  out.dma_q_idle_o = do_.q_idle_o;
+  out.dma_q_err_o = do_.q_err_o;
+  out.dma_q_code_o = do_.q_code_o;
+  out.dma_q_done_o = do_.q_done_o;
+  out.hbm_ar_valid_o = do_.ar_valid_o;
+  out.hbm_ar_o = do_.ar_o;
+  out.hbm_r_ready_o = true;
+  out.hbm_wr_valid_o = to_.out_valid_o;
+  out.hbm_wr_o = to_.out_o;
+  out.hbm_wr_data_o = to_.out_data_o;
+  out.hbm_wr_info_o = to_.out_info_o;
+}
+
+void CcCore::tick(const In& in) {
+  settle(in);
+  const core::Control::In c = ci_;
+  const dma::DmaEngine::In d = di_;
+  ctl_.tick(c);
+  dma_.tick(d);
+}
+
+}  // namespace trn::chip

@@ -1,0 +1,459 @@
+#include "chip/chip.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+#include "isa/isa.hpp"
+
+namespace trn::chip {
+
+namespace {
+constexpr unsigned kMaxPasses = 8;
+constexpr unsigned kPcBits = core::Control::kPcBits;
+
+/// Assign v to dst; note whether it changed (in `part` and `changed`).
+template <class T, class B>
+void set(T& dst, T&& v, B&& part, bool& changed) {
+  if (!(dst == v)) {
+    dst = std::move(v);
+    part = true;
+    changed = true;
+  }
+}
+}  // namespace
+
+bool Chip::Dirty::any() const {
+  auto some = [](const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); };
+  return xbar || nic || router || some(core) || some(cc) || some(tx) || some(rx);
+}
+void Chip::Dirty::all(bool v) {
+  std::fill(core.begin(), core.end(), v);
+  std::fill(cc.begin(), cc.end(), v);
+  std::fill(tx.begin(), tx.end(), v);
+  std::fill(rx.begin(), rx.end(), v);
+  xbar = nic = router = v;
+}
+
+Chip::Params Chip::Params::of(const cfg::Arch& a, unsigned chips, unsigned kx, unsigned ky, unsigned kz) {
+  Params p;
+  p.core = core::NeuronCore::Params::of(a);
+  p.core.core.chips = chips;
+  p.cores = a.cores_per_chip;
+  p.cc_cores = a.cc_cores;
+  p.chips = chips;
+  p.w = a.link_flit_bits;
+  p.v = a.link_vcs;
+  p.d = a.link_vc_depth;
+  p.rdepth = a.link_replay_depth;
+  p.timeout = a.link_timeout;
+  p.kx = kx;
+  p.ky = ky;
+  p.kz = kz;
+  return p;
+}
+
+Chip::Chip(Params p)
+    : p_(p),
+      vb_(p.v > 1 ? clog2(p.v) : 1),
+      xbar_(ChipXbar::Params{p.units(), clog2(p.core.core.slots), p.core.core.beat_bytes}),
+      nic_(Nic::Params{p.w, p.v, p.d, p.core.core.beat_bytes}),
+      router_(link::Router::Params{.p = p.link_ports() + 1,
+                                   .v = p.v,
+                                   .d = p.d,
+                                   .w = p.w,
+                                   .topo = p.topo,
+                                   .kx = p.kx,
+                                   .ky = p.ky,
+                                   .kz = p.kz,
+                                   .table = nullptr}) {
+  if (p_.topo != link::Topo::TopoTorus)
+    throw std::invalid_argument("chip::Chip: the chip's router routes a torus (switched systems: docs/chip.md)");
+  if (p_.rdepth < p_.v * p_.d) throw std::invalid_argument("chip::Chip: the link replay buffer must hold v * d flits");
+  if (p_.units() > 31) throw std::invalid_argument("chip::Chip: at most 31 units (the semaphore address's unit field)");
+  if (p_.core.core.chips != p_.chips) p_.core.core.chips = p_.chips;
+  const auto& c = p_.core.core;
+  for (unsigned u = 0; u < p_.cores; ++u) {
+    core::NeuronCore::Params np = p_.core;
+    np.unit = u;
+    cores_.emplace_back(np);
+  }
+  for (unsigned k = 0; k < p_.cc_cores; ++k)
+    ccs_.emplace_back(CcCore::Params{.queues = c.queues,
+                                     .slots = c.slots / c.dma_engines,
+                                     .beat_bytes = c.beat_bytes,
+                                     .hbm_bytes = c.hbm_bytes,
+                                     .imem_depth = p_.core.imem_depth,
+                                     .chips = p_.chips,
+                                     .unit = p_.cores + k});
+  for (unsigned k = 0; k < p_.link_ports(); ++k) {
+    tx_.emplace_back(link::LinkTx::Params{p_.w + vb_, p_.rdepth, p_.timeout});
+    rx_.emplace_back(link::LinkRx::Params{p_.w + vb_, tx_.front().sb(), true});
+  }
+  dirty_.core.assign(p_.cores, true);
+  dirty_.cc.assign(p_.cc_cores, true);
+  dirty_.tx.assign(p_.link_ports(), true);
+  dirty_.rx.assign(p_.link_ports(), true);
+  for (const auto& n : cores_) {
+    w_.core_in.push_back(n.make_in());
+    w_.core_out.push_back(n.make_out());
+  }
+  for (const auto& k : ccs_) {
+    w_.cc_in.push_back(k.make_in());
+    w_.cc_out.push_back(k.make_out());
+  }
+  w_.xbar_in = xbar_.make_in();
+  w_.xbar_out = xbar_.make_out();
+  w_.nic_in = nic_.make_in();
+  w_.nic_out = nic_.make_out();
+  w_.router_in = router_.make_in();
+  w_.router_out = router_.make_out();
+  for (unsigned k = 0; k < p_.link_ports(); ++k) {
+    w_.tx_in.push_back(tx_[k].make_in());
+    w_.tx_out.push_back(tx_[k].make_out());
+    w_.rx_in.push_back(rx_[k].make_in());
+    w_.rx_out.push_back(rx_[k].make_out());
+  }
+}
+
+sv::ports::chip::Params Chip::sv_params() const {
+  const auto& c = p_.core.core;
+  return {.Parts = c.parts,
+          .SbufBytes = c.sbuf_bytes,
+          .SbufBanks = c.sbuf_banks,
+          .PsumBanks = c.psum_banks,
+          .PsumBankBytes = c.psum_bank_bytes,
+          .MaxN = c.max_n,
+          .Queues = c.queues,
+          .Slots = c.slots,
+          .BeatBytes = c.beat_bytes,
+          .HbmBytes = c.hbm_bytes,
+          .ImemDepth = p_.core.imem_depth,
+          .DmaEngines = c.dma_engines,
+          .Cores = p_.cores,
+          .CcCores = p_.cc_cores,
+          .Chips = p_.chips,
+          .W = p_.w,
+          .V = p_.v,
+          .D = p_.d,
+          .RDepth = p_.rdepth,
+          .Timeout = p_.timeout,
+          .Topo = p_.topo,
+          .KX = p_.kx,
+          .KY = p_.ky,
+          .KZ = p_.kz};
+}
+
+Chip::In Chip::make_in() const {
+  const unsigned LP = p_.link_ports(), SB = sb();
+  In in;
+  in.im_data_i = Bits(isa::tbl::kInstBits);
+  in.hbm_r_data_i = Bits(8 * p_.core.core.beat_bytes);
+  in.lk_ack_valid_i = Bits(LP);
+  in.lk_ack_seq_i = Bits(LP * SB);
+  in.lk_nack_valid_i = Bits(LP);
+  in.lk_nack_seq_i = Bits(LP * SB);
+  in.lk_rx_valid_i = Bits(LP);
+  in.lk_rx_seq_i = Bits(LP * SB);
+  in.lk_rx_data_i = Bits(LP * lw());
+  in.lk_rx_crc_i = Bits(LP * 16);
+  in.lk_credit_i = Bits(LP);
+  in.lk_credit_vc_i = Bits(LP * vb_);
+  return in;
+}
+
+Chip::Out Chip::make_out() const {
+  const unsigned U = p_.units(), LP = p_.link_ports(), SB = sb();
+  Out o;
+  o.err_code_o = Bits(U * sv::isa_pkg::ctl_err_e_width);
+  o.err_detail_o = Bits(U * 3);
+  o.err_stream_o = Bits(U * sv::isa_pkg::stream_e_width);
+  o.err_pc_o = Bits(U * kPcBits);
+  o.sem_o = Bits(U * core::Control::kSems * 32);
+  o.hbm_wr_data_o = Bits(8 * p_.core.core.beat_bytes);
+  o.lk_tx_valid_o = Bits(LP);
+  o.lk_tx_seq_o = Bits(LP * SB);
+  o.lk_tx_data_o = Bits(LP * lw());
+  o.lk_tx_crc_o = Bits(LP * 16);
+  o.lk_ack_valid_o = Bits(LP);
+  o.lk_ack_seq_o = Bits(LP * SB);
+  o.lk_nack_valid_o = Bits(LP);
+  o.lk_nack_seq_o = Bits(LP * SB);
+  o.lk_credit_o = Bits(LP);
+  o.lk_credit_vc_o = Bits(LP * vb_);
+  o.lk_tx_ready_o = Bits(LP);
+  o.lk_crc_err_o = Bits(LP * 32);
+  o.lk_replays_o = Bits(LP * 32);
+  return o;
+}
+
+bool Chip::wire(const In& in) const {
+  Wires& w = w_;
+  const auto& c = p_.core.core;
+  const unsigned LP = p_.link_ports(), SB = sb(), W = p_.w, VB = vb_, LW = lw(), DW = 8 * c.beat_bytes;
+  const unsigned csw = clog2(c.slots / c.dma_engines);
+  bool changed = false;
+  const ChipXbar::Out& xo = w.xbar_out;
+  auto bit = [](std::uint64_t v, unsigned i) { return ((v >> i) & 1) != 0; };
+
+  // ---- the units: programs, starts, the fabric's readies, responses and semaphore additions
+  for (unsigned u = 0; u < p_.cores; ++u) {
+    core::NeuronCore::In k = w.core_in[u];
+    k.rst_ni = in.rst_ni;
+    k.start_i = bit(in.start_i, u);
+    k.im_valid_i = in.im_valid_i && in.im_unit_i == u;
+    k.im_stream_i = in.im_stream_i;
+    k.im_addr_i = in.im_addr_i;
+    k.im_data_i = in.im_data_i;
+    k.dma_cfg_strong_i = bit(in.dma_strong_i, u) ? Bits::ones(c.nq()) : Bits(c.nq());
+    k.dma_cfg_max_outst_i = c.slots / c.dma_engines;
+    k.sem_ext_en_i = in.sem_ext_en_i;
+    k.sem_add_valid_i = bit(xo.sem_valid_o, u);
+    k.sem_add_idx_i = static_cast<unsigned>(xo.sem_idx_o);
+    k.sem_add_val_i = xo.sem_val_o;
+    k.hbm_ar_ready_i = bit(xo.u_ar_ready_o, u);
+    k.hbm_r_valid_i = bit(xo.u_r_valid_o, u);
+    k.hbm_r_id_i = xo.u_r_id_o;
+    k.hbm_r_data_i = xo.u_r_data_o;
+    k.hbm_wr_ready_i = bit(xo.u_wr_ready_o, u);
+    set(w.core_in[u], std::move(k), dirty_.core[u], changed);
+  }
+  for (unsigned j = 0; j < p_.cc_cores; ++j) {
+    const unsigned u = p_.cores + j;
+    CcCore::In k = w.cc_in[j];
+    k.rst_ni = in.rst_ni;
+    k.start_i = bit(in.start_i, u);
+    k.im_valid_i = in.im_valid_i && in.im_unit_i == u;
+    k.im_stream_i = in.im_stream_i;
+    k.im_addr_i = in.im_addr_i;
+    k.im_data_i = in.im_data_i;
+    k.dma_cfg_strong_i = bit(in.dma_strong_i, u) ? (1ull << c.queues) - 1 : 0;
+    k.sem_ext_en_i = in.sem_ext_en_i;
+    k.sem_add_valid_i = bit(xo.sem_valid_o, u);
+    k.sem_add_idx_i = static_cast<unsigned>(xo.sem_idx_o);
+    k.sem_add_val_i = xo.sem_val_o;
+    k.hbm_ar_ready_i = bit(xo.u_ar_ready_o, u);
+    k.hbm_r_valid_i = bit(xo.u_r_valid_o, u);
+    k.hbm_r_id_i = xo.u_r_id_o & ((1ull << csw) - 1);
+    k.hbm_r_data_i = xo.u_r_data_o;
+    k.hbm_wr_ready_i = bit(xo.u_wr_ready_o, u);
+    set(w.cc_in[j], std::move(k), dirty_.cc[j], changed);
+  }
+
+  // ---- the fabric: the units' HBM ports, the NIC, the chip's HBM port
+  {
+    ChipXbar::In x = w.xbar_in;
+    x.rst_ni = in.rst_ni;
+    x.id_i = in.id_i;
+    x.u_ar_valid_i = x.u_r_ready_i = x.u_wr_valid_i = 0;
+    auto unit_port = [&](unsigned u, bool ar_valid, const rd_req_t& ar, bool r_ready, bool wr_valid, const wr_req_t& wr,
+                         const Bits& data, const wr_info_t& info) {
+      if (ar_valid) x.u_ar_valid_i |= 1ull << u;
+      if (r_ready) x.u_r_ready_i |= 1ull << u;
+      if (wr_valid) x.u_wr_valid_i |= 1ull << u;
+      x.u_ar_i[u] = ar;
+      x.u_wr_i[u] = wr;
+      x.u_wr_data_i.copy(u * DW, data, 0, DW);
+      x.u_wr_info_i[u] = info;
+    };
+    for (unsigned u = 0; u < p_.cores; ++u) {
+      const auto& o = w.core_out[u];
+      unit_port(u, o.hbm_ar_valid_o, o.hbm_ar_o, o.hbm_r_ready_o, o.hbm_wr_valid_o, o.hbm_wr_o, o.hbm_wr_data_o,
+                o.hbm_wr_info_o);
+    }
+    for (unsigned j = 0; j < p_.cc_cores; ++j) {
+      const auto& o = w.cc_out[j];
+      unit_port(p_.cores + j, o.hbm_ar_valid_o, o.hbm_ar_o, o.hbm_r_ready_o, o.hbm_wr_valid_o, o.hbm_wr_o,
+                o.hbm_wr_data_o, o.hbm_wr_info_o);
+    }
+    x.rx_valid_i = w.nic_out.rx_valid_o;
+    x.rx_i = w.nic_out.rx_o;
+    x.rx_sem_i = w.nic_out.rx_sem_o;
+    x.rx_data_i = w.nic_out.rx_data_o;
+    x.tx_ready_i = w.nic_out.tx_ready_o;
+    x.hbm_ar_ready_i = in.hbm_ar_ready_i;
+    x.hbm_r_valid_i = in.hbm_r_valid_i;
+    x.hbm_r_id_i = in.hbm_r_id_i;
+    x.hbm_r_data_i = in.hbm_r_data_i;
+    x.hbm_wr_ready_i = in.hbm_wr_ready_i;
+    set(w.xbar_in, std::move(x), dirty_.xbar, changed);
+  }
+
+  // ---- the NIC: the fabric's remote writes, the router's local port
+  const link::Router::Out& ro = w.router_out;
+  {
+    Nic::In n = w.nic_in;
+    n.rst_ni = in.rst_ni;
+    n.id_i = in.id_i;
+    n.tx_valid_i = xo.tx_valid_o;
+    n.tx_i = xo.tx_o;
+    n.tx_sem_i = xo.tx_sem_o;
+    n.tx_data_i = xo.tx_data_o;
+    n.inj_credit_i = ro.in_credit_o.bit(0);
+    n.inj_credit_vc_i = ro.in_credit_vc_o.slice(0, VB);
+    n.ej_valid_i = ro.out_valid_o.bit(0);
+    n.ej_vc_i = ro.out_vc_o.slice(0, VB);
+    n.ej_flit_i.copy(0, ro.out_flit_o, 0, W);
+    n.rx_ready_i = xo.rx_ready_o;
+    set(w.nic_in, std::move(n), dirty_.nic, changed);
+  }
+
+  // ---- the router: port 0 the NIC, port k + 1 link port k
+  {
+    link::Router::In r = w.router_in;
+    r.rst_ni = in.rst_ni;
+    r.id_i = in.id_i;
+    r.in_valid_i.set_bit(0, w.nic_out.inj_valid_o);
+    r.in_vc_i.set_slice(0, VB, w.nic_out.inj_vc_o);
+    r.in_flit_i.copy(0, w.nic_out.inj_flit_o, 0, W);
+    r.out_credit_i.set_bit(0, w.nic_out.ej_credit_o);
+    r.out_credit_vc_i.set_slice(0, VB, w.nic_out.ej_credit_vc_o);
+    for (unsigned k = 0; k < LP; ++k) {
+      const auto& x = w.rx_out[k];
+      r.in_valid_i.set_bit(k + 1, x.out_valid_o);
+      r.in_flit_i.copy((k + 1) * W, x.out_data_o, 0, W);
+      r.in_vc_i.set_slice((k + 1) * VB, VB, x.out_data_o.slice(W, VB));
+      r.out_credit_i.set_bit(k + 1, in.lk_credit_i.bit(k));
+      r.out_credit_vc_i.set_slice((k + 1) * VB, VB, in.lk_credit_vc_i.slice(k * VB, VB));
+    }
+    set(w.router_in, std::move(r), dirty_.router, changed);
+  }
+
+  // ---- the links
+  for (unsigned k = 0; k < LP; ++k) {
+    link::LinkTx::In t = w.tx_in[k];
+    t.rst_ni = in.rst_ni;
+    t.in_valid_i = ro.out_valid_o.bit(k + 1);
+    t.in_data_i.copy(0, ro.out_flit_o, (k + 1) * W, W);
+    t.in_data_i.set_slice(W, VB, ro.out_vc_o.slice((k + 1) * VB, VB));
+    t.ack_valid_i = in.lk_ack_valid_i.bit(k);
+    t.ack_seq_i = in.lk_ack_seq_i.slice(k * SB, SB);
+    t.nack_valid_i = in.lk_nack_valid_i.bit(k);
+    t.nack_seq_i = in.lk_nack_seq_i.slice(k * SB, SB);
+    set(w.tx_in[k], std::move(t), dirty_.tx[k], changed);
+    link::LinkRx::In x = w.rx_in[k];
+    x.rst_ni = in.rst_ni;
+    x.rx_valid_i = in.lk_rx_valid_i.bit(k);
+    x.rx_seq_i = in.lk_rx_seq_i.slice(k * SB, SB);
+    x.rx_data_i.copy(0, in.lk_rx_data_i, k * LW, LW);
+    x.rx_crc_i = in.lk_rx_crc_i.slice(k * 16, 16);
+    set(w.rx_in[k], std::move(x), dirty_.rx[k], changed);
+  }
+  return changed;
+}
+
+void Chip::settle(const In& in) const {
+  Wires& w = w_;
+  if (!evaluated_) {
+    // after an edge every part's outputs are new: evaluate them all once, on the last inputs
+    dirty_.all(true);
+    evaluated_ = true;
+  } else {
+    dirty_.all(false);
+    wire(in);  // a new eval of the same state: only the parts whose inputs change
+  }
+  for (unsigned pass = 0;; ++pass) {
+    if (pass == kMaxPasses)
+      throw std::logic_error(fmt::format("chip model: the parts' wiring does not settle in {} passes", kMaxPasses));
+    if (pass > 0 && !dirty_.any()) {  // the inputs every part was evaluated with are the wired ones
+      w.passes = pass;
+      return;
+    }
+    for (unsigned u = 0; u < p_.cores; ++u)
+      if (dirty_.core[u]) cores_[u].eval(w.core_in[u], w.core_out[u]);
+    for (unsigned j = 0; j < p_.cc_cores; ++j)
+      if (dirty_.cc[j]) ccs_[j].eval(w.cc_in[j], w.cc_out[j]);
+    if (dirty_.xbar) xbar_.eval(w.xbar_in, w.xbar_out);
+    if (dirty_.nic) nic_.eval(w.nic_in, w.nic_out);
+    if (dirty_.router) router_.eval(w.router_in, w.router_out);
+    for (unsigned k = 0; k < p_.link_ports(); ++k) {
+      if (dirty_.tx[k]) tx_[k].eval(w.tx_in[k], w.tx_out[k]);
+      if (dirty_.rx[k]) rx_[k].eval(w.rx_in[k], w.rx_out[k]);
+    }
+    dirty_.all(false);
+    wire(in);
+  }
+}
+
+void Chip::eval(const In& in, Out& out) const {
+  settle(in);
+  const Wires& w = w_;
+  const unsigned U = p_.units(), LP = p_.link_ports(), SB = sb(), LW = lw();
+  if (out.sem_o.width() != U * core::Control::kSems * 32) out = make_out();
+  const unsigned cw = sv::isa_pkg::ctl_err_e_width, sw = sv::isa_pkg::stream_e_width;
+  out.running_o = out.done_o = out.err_o = 0;
+  auto unit = [&](unsigned u, bool running, bool done, bool err, unsigned code, unsigned detail, unsigned stream,
+                  std::uint32_t pc, const std::array<std::uint32_t, core::Control::kSems>& sems) {
+    out.running_o |= static_cast<std::uint64_t>(running) << u;
+    out.done_o |= static_cast<std::uint64_t>(done) << u;
+    out.err_o |= static_cast<std::uint64_t>(err) << u;
+    out.err_code_o.set_slice(u * cw, cw, code);
+    out.err_detail_o.set_slice(u * 3, 3, detail);
+    out.err_stream_o.set_slice(u * sw, sw, stream);
+    out.err_pc_o.set_slice(u * kPcBits, kPcBits, pc);
+    for (unsigned s = 0; s < core::Control::kSems; ++s)
+      out.sem_o.set_slice((u * core::Control::kSems + s) * 32, 32, sems[s]);
+  };
+  for (unsigned u = 0; u < p_.cores; ++u) {
+    const auto& o = w.core_out[u];
+    unit(u, o.running_o, o.done_o, o.err_o, o.err_code_o, o.err_detail_o, o.err_stream_o, o.err_pc_o, o.sem_o);
+  }
+  for (unsigned j = 0; j < p_.cc_cores; ++j) {
+    const auto& o = w.cc_out[j];
+    unit(p_.cores + j, o.running_o, o.done_o, o.err_o, o.err_code_o, o.err_detail_o, o.err_stream_o, o.err_pc_o,
+         o.sem_o);
+  }
+  const ChipXbar::Out& xo = w.xbar_out;
+  out.sem_ext_valid_o = xo.sem_valid_o;
+  out.sem_ext_idx_o = xo.sem_idx_o;
+  out.sem_ext_val_o = xo.sem_val_o;
+  out.hbm_ar_valid_o = xo.hbm_ar_valid_o;
+  out.hbm_ar_o = xo.hbm_ar_o;
+  out.hbm_ar_src_o = xo.hbm_ar_src_o;
+  out.hbm_r_ready_o = xo.hbm_r_ready_o;
+  out.hbm_wr_valid_o = xo.hbm_wr_valid_o;
+  out.hbm_wr_o = xo.hbm_wr_o;
+  out.hbm_wr_data_o = xo.hbm_wr_data_o;
+  out.hbm_wr_info_o = xo.hbm_wr_info_o;
+  out.hbm_wr_src_o = xo.hbm_wr_src_o;
+  const link::Router::Out& ro = w.router_out;
+  for (unsigned k = 0; k < LP; ++k) {
+    const auto& t = w.tx_out[k];
+    const auto& x = w.rx_out[k];
+    out.lk_tx_valid_o.set_bit(k, t.tx_valid_o);
+    out.lk_tx_seq_o.set_slice(k * SB, SB, t.tx_seq_o);
+    out.lk_tx_data_o.copy(k * LW, t.tx_data_o, 0, LW);
+    out.lk_tx_crc_o.set_slice(k * 16, 16, t.tx_crc_o);
+    out.lk_ack_valid_o.set_bit(k, x.ack_valid_o);
+    out.lk_ack_seq_o.set_slice(k * SB, SB, x.ack_seq_o);
+    out.lk_nack_valid_o.set_bit(k, x.nack_valid_o);
+    out.lk_nack_seq_o.set_slice(k * SB, SB, x.nack_seq_o);
+    out.lk_credit_o.set_bit(k, ro.in_credit_o.bit(k + 1));
+    out.lk_credit_vc_o.set_slice(k * vb_, vb_, ro.in_credit_vc_o.slice((k + 1) * vb_, vb_));
+    out.lk_tx_ready_o.set_bit(k, t.in_ready_o);
+    out.lk_crc_err_o.set_slice(k * 32, 32, x.crc_errors_o);
+    out.lk_replays_o.set_slice(k * 32, 32, t.replays_o);
+  }
+  out.bad_dst_o = ro.bad_dst_o;
+  out.nic_drop_o = w.nic_out.drop_o;
+  out.bad_sem_o = xo.bad_sem_o;
+}
+
+void Chip::tick(const In& in) {
+  settle(in);
+  evaluated_ = false;
+  const Wires& w = w_;
+  for (unsigned u = 0; u < p_.cores; ++u) cores_[u].tick(w.core_in[u]);
+  for (unsigned j = 0; j < p_.cc_cores; ++j) ccs_[j].tick(w.cc_in[j]);
+  xbar_.tick(w.xbar_in);
+  nic_.tick(w.nic_in);
+  router_.tick(w.router_in);
+  for (unsigned k = 0; k < p_.link_ports(); ++k) {
+    tx_[k].tick(w.tx_in[k]);
+    rx_[k].tick(w.rx_in[k]);
+  }
+}
+
+}  // namespace trn::chip

@@ -1,0 +1,106 @@
+#include "chip/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+#include "core/program_runner.hpp"
+#include "dma/runner.hpp"
+
+namespace trn::chip {
+
+ChipRunner::ChipRunner(const Chip::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, unsigned id)
+    : chip_(p),
+      hbm_(
+          dma::Geometry::make(p.core.core.hbm_bytes, p.core.core.parts, p.core.core.sbuf_bytes, p.core.core.beat_bytes),
+          mp, seed),
+      in_(chip_.make_in()),
+      out_(chip_.make_out()),
+      id_bits_(clog2(p.core.core.slots)) {
+  in_.id_i = id;
+  in_.dma_strong_i = (1ull << p.units()) - 1;
+  in_.rst_ni = false;
+  for (int i = 0; i < 2; ++i) {
+    chip_.eval(in_, out_);
+    chip_.tick(in_);
+  }
+  in_.rst_ni = true;
+  hbm_.advance(cycle_);
+}
+
+void ChipRunner::step() {
+  const auto& hp = hbm_.ports();
+  const unsigned beat = chip_.params().core.core.beat_bytes;
+  in_.hbm_ar_ready_i = hp.ar_ready;
+  in_.hbm_wr_ready_i = hp.wr_ready;
+  in_.hbm_r_valid_i = hp.r_valid;
+  in_.hbm_r_id_i = hp.r_id;
+  in_.hbm_r_data_i = Bits(8 * beat);
+  if (hp.r_valid)
+    for (unsigned b = 0; b < beat; ++b) in_.hbm_r_data_i.set_slice(8 * b, 8, hp.r_data[b]);
+  chip_.eval(in_, out_);
+  std::optional<dma::ReadReq> rd;
+  if (out_.hbm_ar_valid_o && in_.hbm_ar_ready_i)
+    rd = dma::ReadReq{dma::Space::hbm, out_.hbm_ar_o.addr, out_.hbm_ar_o.bytes,
+                      static_cast<unsigned>(out_.hbm_ar_o.id | (out_.hbm_ar_src_o << id_bits_))};
+  std::optional<dma::Write> wr;
+  if (out_.hbm_wr_valid_o && in_.hbm_wr_ready_i) {
+    dma::DmaEngine::Out d;
+    d.wr_valid_o = true;
+    d.wr_o = out_.hbm_wr_o;
+    d.wr_data_o = out_.hbm_wr_data_o;
+    d.wr_info_o = out_.hbm_wr_info_o;
+    wr = dma::write_of(d, beat);
+  }
+  hbm_.observe(cycle_, rd, wr, out_.hbm_r_ready_o);
+  chip_.tick(in_);
+  ++cycle_;
+  hbm_.advance(cycle_);
+}
+
+void ChipRunner::load(unsigned u, const isa::Program& p) {
+  const Chip::Params& prm = chip_.params();
+  auto words = core::imem_words(p, prm.core.imem_depth);
+  for (unsigned s = 0; s < core::Control::kStreams; ++s) {
+    if (u >= prm.cores && s != core::Control::sync) continue;
+    for (std::size_t a = 0; a < words[s].size(); ++a) {
+      in_.im_valid_i = true;
+      in_.im_unit_i = u;
+      in_.im_stream_i = s;
+      in_.im_addr_i = static_cast<std::uint32_t>(a);
+      in_.im_data_i = words[s][a];
+      step();
+    }
+  }
+  in_.im_valid_i = false;
+}
+
+std::uint64_t ChipRunner::run(std::uint64_t mask, std::uint64_t limit) {
+  in_.start_i = mask;
+  step();
+  in_.start_i = 0;
+  const std::uint64_t c0 = cycle_;
+  std::uint64_t finished = 0;
+  for (;;) {
+    step();
+    finished |= out_.done_o & mask;
+    if (const std::uint64_t e = out_.err_o & mask) {
+      const unsigned u = static_cast<unsigned>(__builtin_ctzll(e));
+      throw std::runtime_error(
+          fmt::format("chip model: unit {} stopped with error {} (detail {}) at pc {}", u,
+                      out_.err_code_o.slice(u * sv::isa_pkg::ctl_err_e_width, sv::isa_pkg::ctl_err_e_width),
+                      out_.err_detail_o.slice(u * 3, 3), out_.err_pc_o.slice(u * 16, 16)));
+    }
+    if (finished == mask) return cycle_ - c0;
+    if (cycle_ - c0 >= limit)
+      throw std::runtime_error(
+          fmt::format("chip model: units {:#x} not done after {} cycles", mask & ~finished, limit));
+  }
+}
+
+std::uint32_t ChipRunner::sem(unsigned u, unsigned s) const {
+  return static_cast<std::uint32_t>(out_.sem_o.slice((u * core::Control::kSems + s) * 32, 32));
+}
+
+}  // namespace trn::chip
