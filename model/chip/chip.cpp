@@ -119,31 +119,9 @@ Chip::Chip(Params p)
 }
 
 sv::ports::chip::Params Chip::sv_params() const {
-  const auto& c = p_.core.core;
-  return {.Parts = c.parts,
-          .SbufBytes = c.sbuf_bytes,
-          .SbufBanks = c.sbuf_banks,
-          .PsumBanks = c.psum_banks,
-          .PsumBankBytes = c.psum_bank_bytes,
-          .MaxN = c.max_n,
-          .Queues = c.queues,
-          .Slots = c.slots,
-          .BeatBytes = c.beat_bytes,
-          .HbmBytes = c.hbm_bytes,
-          .ImemDepth = p_.core.imem_depth,
-          .DmaEngines = c.dma_engines,
-          .Cores = p_.cores,
-          .CcCores = p_.cc_cores,
-          .Chips = p_.chips,
-          .W = p_.w,
-          .V = p_.v,
-          .D = p_.d,
-          .RDepth = p_.rdepth,
-          .Timeout = p_.timeout,
-          .Topo = p_.topo,
-          .KX = p_.kx,
-          .KY = p_.ky,
-          .KZ = p_.kz};
+  auto s = p_.sv_chip<sv::ports::chip::Params>();
+  s.Chips = p_.chips, s.Topo = p_.topo, s.KX = p_.kx, s.KY = p_.ky, s.KZ = p_.kz;
+  return s;
 }
 
 Chip::In Chip::make_in() const {

@@ -42,6 +42,19 @@ class Chip {
     unsigned link_ports() const { return kz > 1 ? 6 : 4; }
     /// A chip of configuration a in a system of `chips` chips on a kx x ky x kz torus.
     static Params of(const cfg::Arch& a, unsigned chips, unsigned kx, unsigned ky, unsigned kz = 1);
+    /// The RTL parameters of a top built of chips like this one (chip.sv, chip_pair.sv) that
+    /// come from the chip alone; the top fills in its own.
+    template <class Sv>
+    Sv sv_chip() const {
+      const auto& c = core.core;
+      Sv s;
+      s.Parts = c.parts, s.SbufBytes = c.sbuf_bytes, s.SbufBanks = c.sbuf_banks, s.PsumBanks = c.psum_banks;
+      s.PsumBankBytes = c.psum_bank_bytes, s.MaxN = c.max_n, s.Queues = c.queues, s.Slots = c.slots;
+      s.BeatBytes = c.beat_bytes, s.HbmBytes = c.hbm_bytes, s.ImemDepth = core.imem_depth;
+      s.DmaEngines = c.dma_engines, s.Cores = cores, s.CcCores = cc_cores;
+      s.W = w, s.V = v, s.D = d, s.RDepth = rdepth, s.Timeout = timeout;
+      return s;
+    }
   };
   using rd_req_t = sv::dma_pkg::rd_req_t;
   using wr_req_t = sv::dma_pkg::wr_req_t;

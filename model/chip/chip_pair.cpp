@@ -24,29 +24,7 @@ ChipPair::ChipPair(Params p) : p_(p), fb_(0) {
   }
 }
 
-sv::ports::chip_pair::Params ChipPair::sv_params() const {
-  const auto& c = p_.chip;
-  const auto& k = c.core.core;
-  return {.Parts = k.parts,
-          .SbufBytes = k.sbuf_bytes,
-          .SbufBanks = k.sbuf_banks,
-          .PsumBanks = k.psum_banks,
-          .PsumBankBytes = k.psum_bank_bytes,
-          .MaxN = k.max_n,
-          .Queues = k.queues,
-          .Slots = k.slots,
-          .BeatBytes = k.beat_bytes,
-          .HbmBytes = k.hbm_bytes,
-          .ImemDepth = c.core.imem_depth,
-          .DmaEngines = k.dma_engines,
-          .Cores = c.cores,
-          .CcCores = c.cc_cores,
-          .W = c.w,
-          .V = c.v,
-          .D = c.d,
-          .RDepth = c.rdepth,
-          .Timeout = c.timeout};
-}
+sv::ports::chip_pair::Params ChipPair::sv_params() const { return p_.chip.sv_chip<sv::ports::chip_pair::Params>(); }
 
 ChipPair::In ChipPair::make_in() const {
   const unsigned U = p_.chip.units(), DW = 8 * p_.chip.core.core.beat_bytes;
