@@ -37,6 +37,21 @@ struct Run {
   }
 };
 
+/// Load p into a control model's instruction memories through its port and start it.
+void load_and_start(core::Control& c, core::Control::In& in, const isa::Program& p, unsigned imem_depth) {
+  const auto words = core::imem_words(p, imem_depth);
+  for (unsigned s = 0; s < core::Control::kStreams; ++s)
+    for (std::size_t a = 0; a < words[s].size(); ++a) {
+      in.im_valid_i = true, in.im_stream_i = s, in.im_addr_i = static_cast<std::uint32_t>(a),
+      in.im_data_i = words[s][a];
+      c.tick(in);
+    }
+  in.im_valid_i = false;
+  in.start_i = true;
+  c.tick(in);
+  in.start_i = false;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(control)
@@ -157,17 +172,7 @@ BOOST_AUTO_TEST_CASE(outputs_under_reset_are_the_reset_state) {
   c.tick(in);  // in reset
   in.rst_ni = true;
   in.dma_q_idle_i = Bits::ones(cp.nq());
-  const auto words = core::imem_words(p, cp.imem_depth);
-  for (unsigned s = 0; s < core::Control::kStreams; ++s)
-    for (std::size_t a = 0; a < words[s].size(); ++a) {
-      in.im_valid_i = true, in.im_stream_i = s, in.im_addr_i = static_cast<std::uint32_t>(a),
-      in.im_data_i = words[s][a];
-      c.tick(in);
-    }
-  in.im_valid_i = false;
-  in.start_i = true;
-  c.tick(in);
-  in.start_i = false;
+  load_and_start(c, in, p, cp.imem_depth);
   for (unsigned i = 0; i < 8; ++i) c.tick(in);
   c.eval(in, o);
   // the vector stream waits for s >= 9 with nothing else to run: stopped on a deadlock
@@ -198,17 +203,7 @@ BOOST_AUTO_TEST_CASE(an_external_semaphore_addition_ends_a_wait_that_is_no_deadl
   in.rst_ni = true;
   in.dma_q_idle_i = Bits::ones(cp.nq());
   in.sem_ext_en_i = true;
-  const auto words = core::imem_words(p, cp.imem_depth);
-  for (unsigned s = 0; s < core::Control::kStreams; ++s)
-    for (std::size_t a = 0; a < words[s].size(); ++a) {
-      in.im_valid_i = true, in.im_stream_i = s, in.im_addr_i = static_cast<std::uint32_t>(a),
-      in.im_data_i = words[s][a];
-      c.tick(in);
-    }
-  in.im_valid_i = false;
-  in.start_i = true;
-  c.tick(in);
-  in.start_i = false;
+  load_and_start(c, in, p, cp.imem_depth);
   for (unsigned i = 0; i < 40; ++i) c.tick(in);
   c.eval(in, o);
   BOOST_TEST_REQUIRE(!o.err_o);
