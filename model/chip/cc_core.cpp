@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "common/clog2.hpp"
 #include "isa/isa.hpp"
 
 namespace trn::chip {
@@ -59,21 +60,12 @@ CcCore::Out CcCore::make_out() const {
 }
 
 void CcCore::settle(const In& in) const {
-  const unsigned qmask = p_.queues > 1 ? (1u << (32 - __builtin_clz(p_.queues - 1))) - 1 : 0;
+  const unsigned qmask = (1u << clog2(p_.queues)) - 1;
   for (unsigned pass = 0;; ++pass) {
     if (pass == 8) throw std::logic_error("collective core model: the wiring did not settle in 8 passes");
     // the control: the top's inputs, the DMA's ready and idle flags, the tap's own completions
     core::Control::In c = ctl_.make_in();
-    c.rst_ni = in.rst_ni;
-    c.start_i = in.start_i;
-    c.im_valid_i = in.im_valid_i;
-    c.im_stream_i = in.im_stream_i;
-    c.im_addr_i = in.im_addr_i;
-    c.im_data_i = in.im_data_i;
-    c.sem_ext_en_i = in.sem_ext_en_i;
-    c.sem_ext_valid_i = in.sem_add_valid_i;
-    c.sem_ext_idx_i = in.sem_add_idx_i;
-    c.sem_ext_val_i = in.sem_add_val_i;
+    core::Control::from_top(c, in);
     if (pass > 0) {
       c.dma_desc_ready_i = do_.desc_ready_o;
       c.dma_q_idle_i = Bits(p_.queues, do_.q_idle_o);
@@ -111,15 +103,7 @@ void CcCore::settle(const In& in) const {
 
 void CcCore::eval(const In& in, Out& out) const {
   settle(in);
-  out.running_o = co_.running_o;
-  out.done_o = co_.done_o;
-  out.err_o = co_.err_o;
-  out.err_code_o = co_.err_code_o;
-  out.err_detail_o = co_.err_detail_o;
-  out.err_stream_o = co_.err_stream_o;
-  out.err_pc_o = co_.err_pc_o;
-  out.st_o = co_.st_o;
-  out.sem_o = co_.sem_o;
+  core::Control::to_top(co_, out);
   out.dma_q_idle_o = do_.q_idle_o;
   out.dma_q_err_o = do_.q_err_o;
   out.dma_q_code_o = do_.q_code_o;

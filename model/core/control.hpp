@@ -112,6 +112,27 @@ class Control {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
+  /// The wiring every unit built around a control shares (core::NeuronCore, chip::CcCore): the
+  /// top's program, start and semaphore-addition inputs go to the control, and the control's
+  /// status comes out on the top's ports of the same names.
+  template <class TopIn>
+  static void from_top(In& c, const TopIn& in) {
+    c.rst_ni = in.rst_ni;
+    c.start_i = in.start_i;
+    c.im_valid_i = in.im_valid_i, c.im_stream_i = in.im_stream_i, c.im_addr_i = in.im_addr_i;
+    c.im_data_i = in.im_data_i;
+    c.sem_ext_en_i = in.sem_ext_en_i;
+    c.sem_ext_valid_i = in.sem_add_valid_i, c.sem_ext_idx_i = in.sem_add_idx_i, c.sem_ext_val_i = in.sem_add_val_i;
+  }
+  template <class TopOut>
+  static void to_top(const Out& co, TopOut& out) {
+    out.running_o = co.running_o, out.done_o = co.done_o, out.err_o = co.err_o;
+    out.err_code_o = co.err_code_o, out.err_detail_o = co.err_detail_o, out.err_stream_o = co.err_stream_o;
+    out.err_pc_o = co.err_pc_o;
+    out.st_o = co.st_o;
+    out.sem_o = co.sem_o;
+  }
+
   /// The unit commands of an instruction word (docs/isa.md, "The instruction format").
   static te_cmd_t te_cmd(const Bits& w, unsigned tag);
   static instr_t lane_cmd(const Bits& w, unsigned tag);

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "common/clog2.hpp"
 #include "isa/isa.hpp"
 
 namespace trn::core {
@@ -59,23 +60,14 @@ NeuronCore::Out NeuronCore::make_out() const {
 }
 
 void NeuronCore::settle(const In& in) const {
-  const unsigned qmask = p_.core.queues > 1 ? (1u << (32 - __builtin_clz(p_.core.queues - 1))) - 1 : 0;
-  const unsigned emask = p_.core.dma_engines > 1 ? (1u << (32 - __builtin_clz(p_.core.dma_engines - 1))) - 1 : 0;
+  const unsigned qmask = (1u << clog2(p_.core.queues)) - 1;
+  const unsigned emask = (1u << clog2(p_.core.dma_engines)) - 1;
   bool first = true;
   for (unsigned pass = 0;; ++pass) {
     if (pass == 8) throw std::logic_error("neuron core model: the wiring did not settle in 8 passes");
     // the control's inputs: the top's, and the core's outputs
     Control::In c = ctl_.make_in();
-    c.rst_ni = in.rst_ni;
-    c.start_i = in.start_i;
-    c.im_valid_i = in.im_valid_i;
-    c.im_stream_i = in.im_stream_i;
-    c.im_addr_i = in.im_addr_i;
-    c.im_data_i = in.im_data_i;
-    c.sem_ext_en_i = in.sem_ext_en_i;
-    c.sem_ext_valid_i = in.sem_add_valid_i;
-    c.sem_ext_idx_i = in.sem_add_idx_i;
-    c.sem_ext_val_i = in.sem_add_val_i;
+    Control::from_top(c, in);
     if (!first) {
       c.te_cmd_ready_i = ko_.te_cmd_ready_o;
       c.te_cpl_i = ko_.te_cpl_o;
@@ -134,15 +126,7 @@ void NeuronCore::settle(const In& in) const {
 
 void NeuronCore::eval(const In& in, Out& out) const {
   settle(in);
-  out.running_o = co_.running_o;
-  out.done_o = co_.done_o;
-  out.err_o = co_.err_o;
-  out.err_code_o = co_.err_code_o;
-  out.err_detail_o = co_.err_detail_o;
-  out.err_stream_o = co_.err_stream_o;
-  out.err_pc_o = co_.err_pc_o;
-  out.st_o = co_.st_o;
-  out.sem_o = co_.sem_o;
+  Control::to_top(co_, out);
   out.dma_q_idle_o = ko_.dma_q_idle_o;
   out.dma_q_err_o = ko_.dma_q_err_o;
   out.dma_q_code_o = ko_.dma_q_code_o;
