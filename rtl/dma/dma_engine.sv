@@ -15,8 +15,8 @@
 //     moves past the winner either way; while those resources are not free, the arbiter holds its
 //     grant (rr_arbiter's lock) until they are.
 //   - A read response (any order) is converted into its slot (cast via FP32 when the types differ).
-//   - Write selection, when the write register is free or being accepted: a semaphore whose queue
-//     has no pending write (lowest queue first), else the lowest slot with data that its queue may
+//   - Write selection, when the write register is free or being accepted: a semaphore that may be
+//     written (below; lowest queue first), else the lowest slot with data that its queue may
 //     write: any, in write-after-write mode; only its next in issue order, in strong mode.
 //   - After its last chunk, a descriptor with a semaphore waits until none of its own writes is
 //     pending (in write-after-write mode an earlier descriptor's may still be: SPEC 5.5's hazard,
