@@ -63,6 +63,9 @@ struct Placement {
 };
 /// The placement of `ranks` ranks (0: every chip) for algorithm `a` on system `s`.
 Placement place(const system::System& s, unsigned ranks, Algo a);
+/// The same on a torus of `dims` chips (first dimension fastest; chip ids as the routers number
+/// them): a snake through it, or for hier groups of its rings in all but the last dimension.
+Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a);
 /// The group size hierarchical schedules use on `s` (0: none), and its name.
 unsigned hier_group(const system::System& s, std::string* level = nullptr);
 

@@ -102,19 +102,18 @@ unsigned hier_group(const system::System& s, std::string* level) {
   return g;
 }
 
-Placement place(const system::System& s, unsigned ranks, Algo a) {
-  const unsigned chips = s.chips();
+namespace {
+/// The common part of place() and place_torus(): chips 0..chips-1 on a torus of `dims` (empty: not
+/// a torus), hierarchical groups of g chips (0: none) called `level`.
+Placement place_on(const std::string& name, unsigned chips, const std::vector<unsigned>& dims, unsigned g,
+                   const std::string& level, unsigned ranks, Algo a) {
   if (ranks == 0) ranks = chips;
   if (ranks < 2) throw Error(fmt::format("--ranks {}: a collective needs at least 2 ranks", ranks));
-  if (ranks > chips) throw Error(fmt::format("--ranks {}: {} has {} chips", ranks, s.preset().key, chips));
-  const auto& t = s.preset().topo;
-  const bool torus = t.kind == system::TopoKind::torus;
+  if (ranks > chips) throw Error(fmt::format("--ranks {}: {} has {} chips", ranks, name, chips));
+  const bool torus = !dims.empty();
   Placement p;
   if (a == Algo::hier) {
-    std::string level;
-    const unsigned g = hier_group(s, &level);
-    if (g == 0)
-      throw Error(fmt::format("hier: {} has no second level to run a hierarchical schedule over", s.preset().key));
+    if (g == 0) throw Error(fmt::format("hier: {} has no second level to run a hierarchical schedule over", name));
     if (ranks % g != 0 || ranks / g < 2)
       throw Error(fmt::format("hier: {} ranks are not whole {}s of {} chips (at least two)", ranks, level, g));
     const unsigned G = ranks / g;
@@ -122,26 +121,46 @@ Placement place(const system::System& s, unsigned ranks, Algo a) {
     p.level = level;
     p.chip.resize(ranks);
     std::vector<std::vector<unsigned>> inner;
-    if (torus) inner = snake(std::vector<unsigned>(t.dims.begin(), t.dims.end() - 1));
+    if (torus) inner = snake(std::vector<unsigned>(dims.begin(), dims.end() - 1));
     for (unsigned l = 0; l < g; ++l)
       for (unsigned gi = 0; gi < G; ++gi) {
         unsigned chip = gi * g + l;
         if (torus) {
           auto c = inner[l];
           c.push_back(gi);
-          chip = torus_id(t.dims, c);
+          chip = torus_id(dims, c);
         }
         p.chip[l * G + gi] = chip;
       }
     return p;
   }
   if (torus) {
-    for (const auto& c : snake(t.dims)) p.chip.push_back(torus_id(t.dims, c));
+    for (const auto& c : snake(dims)) p.chip.push_back(torus_id(dims, c));
   } else {
     for (unsigned c = 0; c < chips; ++c) p.chip.push_back(c);
   }
   p.chip.resize(ranks);
   return p;
+}
+}  // namespace
+
+Placement place(const system::System& s, unsigned ranks, Algo a) {
+  const auto& t = s.preset().topo;
+  std::string level;
+  const unsigned g = a == Algo::hier ? hier_group(s, &level) : 0;
+  const std::vector<unsigned> dims =
+      t.kind == system::TopoKind::torus ? std::vector<unsigned>(t.dims.begin(), t.dims.end()) : std::vector<unsigned>{};
+  return place_on(s.preset().key, s.chips(), dims, g, level, ranks, a);
+}
+
+Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a) {
+  unsigned chips = 1, g = 1;
+  for (unsigned d : dims) chips *= d;
+  for (std::size_t i = 0; i + 1 < dims.size(); ++i) g *= dims[i];
+  if (g >= chips) g = 0;
+  std::string name = "a";
+  for (std::size_t i = 0; i < dims.size(); ++i) name += fmt::format("{}{}", i ? " x " : " ", dims[i]);
+  return place_on(name + " torus", chips, dims, g, dims.size() > 2 ? "instance" : "x ring", ranks, a);
 }
 
 Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks) {

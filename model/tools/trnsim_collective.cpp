@@ -7,14 +7,19 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "collective/engine.hpp"
+#include "collective/program.hpp"
+#include "isa/isa.hpp"
+#include "system/chip_torus.hpp"
 #include "system/preset.hpp"
 #include "system/system.hpp"
+#include "trn_config.hpp"
 
 namespace trn::tools {
 
@@ -46,6 +51,19 @@ A collective benchmark on a system composed from a preset: one row per message s
   --seed N             data and HBM latency seed (default 1)
   --json FILE          the rows as JSON; --csv FILE as CSV
   --set KEY=VALUE      override a preset value (as in trnsim system); --presets FILE another preset file
+
+Programs for the RTL (docs/collectives.md, "Programs for the RTL"): with --emit DIR the schedule is
+compiled into programs for the collective cores of a system top of rtl/system/chip_torus.sv
+instead of being run; --preset is not needed:
+  --emit DIR           write rank<r>.s and rank<r>.bin (the program of rank r's chip's collective
+                       core), input_rank<r>.bin and expected_rank<r>.bin (seeded inputs, --seed, and
+                       the reference's result) and manifest.txt (where everything is) into DIR
+  --torus XxY          the top's chips: 4x1 (sys_ring4), 2x2 (sys_torus2x2), 4x2 (sys_torus4x2)
+  --cores N            NeuronCores per chip of the top (default 0; sys_torus2x2: the configuration's
+                       system_cores_per_chip); the collective core is unit N
+  --config NAME        the top's configuration (default tiny)
+  --base ADDR          HBM address of the data region on every chip (default 0x1000)
+  -b SIZE, --dtype, --algorithm (not auto), --ranks, --chunk, --desc and --barrier as above.
 
 Sizes are bytes of the message per rank as collective benchmarks count them (all-gather: the
 gathered result). GB/s = 10^9 bytes/s. Exit status: 0 ok, 1 a check failed or a semaphore
@@ -90,6 +108,76 @@ struct Row {
   std::string check;
 };
 
+/// --emit: the schedule compiled into programs for a system top's collective cores, with seeded
+/// inputs and the reference's results (docs/collectives.md, "Programs for the RTL").
+int emit_programs(const collective::Config& c, std::uint64_t bytes, const std::string& dir, const std::string& torus,
+                  unsigned cores, const std::string& config, std::uint64_t base) {
+  using namespace trn::collective;
+  unsigned kx = 0, ky = 0;
+  char x = 0;
+  if (torus.empty()) throw CollectiveUsage("--emit: --torus XxY is required (4x1, 2x2 or 4x2: the system tops)");
+  if (std::sscanf(torus.c_str(), "%u%c%u", &kx, &x, &ky) != 3 || x != 'x' || kx < 1 || ky < 1 || kx * ky < 2 ||
+      kx * ky > 255)
+    throw CollectiveUsage(fmt::format("--torus '{}': want XxY with 2 to 255 chips (4x1, 2x2, 4x2)", torus));
+  const cfg::Config* conf = cfg::find(config);
+  if (!conf) throw CollectiveUsage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", config));
+  if (c.algo == Algo::automatic)
+    throw CollectiveUsage("--emit: name the algorithm (--algorithm ring, mesh, rdh or hier)");
+  if (base >= (1u << 24)) throw CollectiveUsage(fmt::format("--base {:#x}: beyond a chip's 16 MiB address", base));
+  const auto prm = system::ChipTorus::Params::of(conf->arch, cores, kx, ky);
+  EmitConfig ec;
+  ec.op = c.op;
+  ec.algo = c.algo;
+  ec.elem = c.elem;
+  ec.bytes = bytes;
+  ec.place = place_torus({kx, ky}, c.ranks, c.algo);
+  ec.chunk = c.chunk == (1u << 20) ? 0 : c.chunk;  // the sweep's default chunk means whole segments here
+  ec.desc_bytes = c.desc_bytes;
+  ec.barrier = c.barrier;
+  ec.unit = prm.chip.cores;
+  ec.queues = prm.chip.core.core.queues;
+  ec.base = static_cast<std::uint32_t>(base);
+  ec.hbm_bytes = prm.chip.core.core.hbm_bytes;
+  const Programs P = emit(ec);
+  std::filesystem::create_directories(dir);
+  const unsigned n = P.schedule.ranks;
+  const auto in = seeded_inputs(P, c.elem, c.seed);
+  const auto want =
+      reference(c.op, c.algo, c.elem, ec.place.group, static_cast<unsigned>(P.seg_bytes / elem_bytes(c.elem)), in);
+  std::string man = fmt::format(
+      "# trnsim collective --emit: {} by {} of {} B ({}) over {} ranks on a {} torus of {} chips ({} configuration, "
+      "{} NeuronCores a chip)\n# {}\n",
+      op_name(c.op), algo_name(c.algo), bytes, elem_name(c.elem), n, torus, kx * ky, config, cores,
+      P.schedule.describe);
+  man += fmt::format("unit {}\nbase {:#x}\nsegment_bytes {}\nregion_bytes {}\nregions {}\ninstances {}\n", ec.unit,
+                     ec.base, P.seg_bytes, P.region_bytes, P.regions, P.instances);
+  man += fmt::format("semaphores {}\ntransfers {}\ndescriptors {}\nflag {:#x}\n", P.semaphores, P.transfers,
+                     P.descriptors, P.flag_addr);
+  man += "# rank chip program input(at base) output_addr output_bytes expected\n";
+  const auto defs = isa::config_defines(conf->arch);
+  for (unsigned r = 0; r < n; ++r) {
+    const std::string s = fmt::format("{}/rank{}.s", dir, r);
+    std::ofstream f(s);
+    if (!f || !(f << P.text[r])) throw std::runtime_error(fmt::format("cannot write '{}'", s));
+    const isa::Program prog = isa::assemble(P.text[r], s, defs);
+    if (prog.streams[3].size() > conf->arch.imem_depth)
+      throw Error(fmt::format("--emit: rank {}'s program has {} instructions, the {} instruction memory holds {}", r,
+                              prog.streams[3].size(), config, conf->arch.imem_depth));
+    isa::write_file(fmt::format("{}/rank{}.bin", dir, r), isa::to_binary(prog));
+    isa::write_file(fmt::format("{}/input_rank{}.bin", dir, r), to_bytes(in[r], c.elem));
+    isa::write_file(fmt::format("{}/expected_rank{}.bin", dir, r), to_bytes(want[r], c.elem));
+    man += fmt::format("rank {} chip {} rank{}.bin input_rank{}.bin {:#x} {} expected_rank{}.bin\n", r,
+                       ec.place.chip[r], r, r, P.output_addr(r, ec.base), P.output_bytes(), r);
+  }
+  const std::string m = dir + "/manifest.txt";
+  std::ofstream f(m);
+  if (!f || !(f << man)) throw std::runtime_error(fmt::format("cannot write '{}'", m));
+  fmt::print(
+      "trnsim collective: {} by {} over {} ranks: {} programs, {} semaphores, {} transfers in {} descriptors, in {}\n",
+      op_name(c.op), algo_name(c.algo), n, n, P.semaphores, P.transfers, P.descriptors, dir);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_collective(int argc, char** argv) {
@@ -101,6 +189,9 @@ int cmd_collective(int argc, char** argv) {
   Config base;
   std::optional<Op> op;
   bool check = false;
+  std::string emit_dir, torus, config = "tiny";
+  unsigned cores = 0;
+  std::uint64_t emit_base = 0x1000;
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
     auto value = [&]() -> std::string {
@@ -172,14 +263,28 @@ int cmd_collective(int argc, char** argv) {
       sets.push_back(value());
     else if (s == "--presets")
       file = value();
+    else if (s == "--emit")
+      emit_dir = value();
+    else if (s == "--torus")
+      torus = value();
+    else if (s == "--cores")
+      cores = parse_uint(s, value(), 0, 30);
+    else if (s == "--config")
+      config = value();
+    else if (s == "--base")
+      emit_base = parse_size(s, value());
     else if (s == "-h" || s == "--help") {
       fmt::print("{}", kCollectiveUsage);
       return 0;
     } else
       throw CollectiveUsage(fmt::format("collective: unexpected argument '{}' (see --help)", s));
   }
-  if (preset.empty()) throw CollectiveUsage("collective: --preset NAME is required (trnsim system --list)");
   if (!op) throw CollectiveUsage("collective: --op OP is required");
+  if (!emit_dir.empty()) {
+    base.op = *op;
+    return emit_programs(base, minb, emit_dir, torus, cores, config, emit_base);
+  }
+  if (preset.empty()) throw CollectiveUsage("collective: --preset NAME is required (trnsim system --list)");
   if (maxb == 0) maxb = minb;
   if (minb == 0) throw CollectiveUsage("-b 0: the smallest message is at least one element");
   if (maxb < minb) throw CollectiveUsage(fmt::format("-e {} is smaller than -b {}", maxb, minb));

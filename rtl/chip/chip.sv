@@ -205,6 +205,10 @@ module chip
     );
   end
 
+  // a chip of collective cores only reads the low CSW bits of the read ids
+  logic r_id_unused;
+  assign r_id_unused = ^u_r_id;
+
   // ---- the fabric
   logic          rx_valid, rx_ready, rx_sem, tx_valid, tx_ready, tx_sem;
   wr_req_t       rx, tx;

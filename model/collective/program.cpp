@@ -1,0 +1,232 @@
+// Collective schedules compiled into collective-core programs (program.hpp, docs/collectives.md).
+#include "collective/program.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <random>
+
+#include "dma/desc.hpp"
+#include "numerics/format.hpp"
+
+namespace trn::collective {
+
+namespace {
+
+/// A run of bytes a transfer moves: source and destination offsets from the rank's base.
+struct Run {
+  std::uint64_t src = 0, dst = 0, bytes = 0;
+};
+
+std::string hbm(unsigned my_chip, unsigned chip, std::uint64_t addr) {
+  if (chip == my_chip) return fmt::format("hbm:{:#x}", addr);
+  return fmt::format("hbm:{:#x}", (std::uint64_t{chip} + 1) << dma::kChipLsb | addr);
+}
+
+}  // namespace
+
+std::uint32_t Programs::output_addr(unsigned rank, std::uint32_t base) const {
+  switch (schedule.op) {
+    case Op::reduce_scatter:
+      return base + static_cast<std::uint32_t>(rank * seg_bytes);
+    case Op::all_to_all:
+    case Op::permute:
+      return region_addr(Region::out, base);
+    default:
+      return base;
+  }
+}
+
+std::uint64_t Programs::output_bytes() const { return schedule.op == Op::reduce_scatter ? seg_bytes : region_bytes; }
+
+std::vector<std::vector<std::uint32_t>> seeded_inputs(const Programs& p, Elem e, std::uint64_t seed) {
+  std::mt19937_64 g(seed);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  const unsigned n = p.schedule.ranks;
+  std::vector<std::vector<std::uint32_t>> in(n, std::vector<std::uint32_t>(p.region_bytes / elem_bytes(e)));
+  for (auto& v : in)
+    for (auto& x : v) {
+      const float f = d(g);
+      std::uint32_t bits = 0;
+      std::memcpy(&bits, &f, 4);
+      x = e == Elem::fp32 ? bits : numerics::encode(numerics::Format::bf16, bits);
+    }
+  return in;
+}
+
+std::vector<std::uint8_t> to_bytes(const std::vector<std::uint32_t>& codes, Elem e) {
+  const unsigned es = elem_bytes(e);
+  std::vector<std::uint8_t> b(codes.size() * es);
+  for (std::size_t i = 0; i < codes.size(); ++i)
+    for (unsigned j = 0; j < es; ++j) b[i * es + j] = static_cast<std::uint8_t>(codes[i] >> (8 * j));
+  return b;
+}
+
+std::vector<std::uint32_t> from_bytes(const std::uint8_t* bytes, std::uint64_t n_bytes, Elem e) {
+  const unsigned es = elem_bytes(e);
+  std::vector<std::uint32_t> v(n_bytes / es);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    for (unsigned j = 0; j < es; ++j) v[i] |= std::uint32_t{bytes[i * es + j]} << (8 * j);
+  return v;
+}
+
+std::string first_difference(unsigned rank, const std::vector<std::uint32_t>& got,
+                             const std::vector<std::uint32_t>& want) {
+  if (got.size() != want.size())
+    return fmt::format("rank {}: {} elements of output, the reference has {}", rank, got.size(), want.size());
+  unsigned bad = 0;
+  std::size_t first = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    if (got[i] != want[i] && bad++ == 0) first = i;
+  if (!bad) return "";
+  return fmt::format(
+      "rank {}: {} of {} elements differ from the reference, the first element {} is {:#x}, expected {:#x}", rank, bad,
+      got.size(), first, got[first], want[first]);
+}
+
+Programs emit(const EmitConfig& c) {
+  if (c.algo == Algo::automatic) throw Error("emit: name the algorithm (not auto)");
+  const unsigned n = static_cast<unsigned>(c.place.chip.size());
+  const unsigned es = elem_bytes(c.elem);
+  if (c.bytes < es || c.bytes % es)
+    throw Error(
+        fmt::format("size {} B is not a whole number of {} elements ({} B each)", c.bytes, elem_name(c.elem), es));
+  if (c.queues == 0) throw Error("emit: the collective core has no DMA queue");
+  Programs P;
+  P.schedule = build(c.op, c.algo, n, c.place.group);
+  const Schedule& S = P.schedule;
+  const unsigned T = S.rounds();
+  P.seg_bytes = (c.bytes / es + n - 1) / n * es;
+  P.region_bytes = P.seg_bytes * n;
+  P.regions = S.uses_scratch ? 3 : S.uses_out ? 2 : 1;
+  std::uint64_t cs = c.chunk ? std::max<std::uint64_t>(es, c.chunk / es * es) : P.seg_bytes;
+  cs = std::min(cs, P.seg_bytes);
+  P.chunk_bytes = cs;
+  P.instances = static_cast<unsigned>((P.seg_bytes + cs - 1) / cs);
+  const std::uint64_t flag = c.base + P.regions * P.region_bytes;
+  const std::uint64_t end = flag + 16;
+  if (end > (std::uint64_t{1} << dma::kLocalBits) || (c.hbm_bytes && end > c.hbm_bytes))
+    throw Error(fmt::format("emit: {} regions of {} B from {:#x} and the flag word end at {:#x}, beyond the HBM's {} B",
+                            P.regions, P.region_bytes, c.base, end, c.hbm_bytes ? c.hbm_bytes : 1u << dma::kLocalBits));
+  P.flag_addr = static_cast<std::uint32_t>(flag);
+  // the rounds that send ready flags (every rank at the same rounds), and the semaphores
+  std::vector<int> flag_slot(T, -1);
+  unsigned gated = 0;
+  for (unsigned t = 0; t < T; ++t) {
+    bool once = false;
+    if (S.gate(t, once) == static_cast<int>(t)) flag_slot[t] = static_cast<int>(gated++);
+  }
+  const unsigned C = P.instances;
+  P.semaphores = C * (T + gated);
+  if (P.semaphores > 32)
+    throw Error(fmt::format(
+        "emit: {} instances x ({} rounds + {} gated rounds) need {} semaphores, a collective core has 32 (use a "
+        "larger --chunk)",
+        C, T, gated, P.semaphores));
+  auto data_sem = [&](unsigned inst, unsigned t) { return inst * T + t; };
+  auto flag_sem = [&](unsigned inst, unsigned t) { return C * T + inst * gated + static_cast<unsigned>(flag_slot[t]); };
+  // flags owed to rank r at gated round g: one from every rank that r adds into from then on
+  std::vector<std::vector<unsigned>> owed(n, std::vector<unsigned>(T, 0));
+  std::vector<unsigned> peers;
+  for (unsigned t = 0; t < T; ++t)
+    if (flag_slot[t] >= 0)
+      for (unsigned q = 0; q < n; ++q) {
+        peers.clear();
+        S.senders(q, t, peers);
+        for (unsigned p : peers) ++owed.at(p)[t];
+      }
+
+  const char* ty = c.elem == Elem::fp32 ? "fp32" : "bf16";
+  std::vector<Xfer> xs;
+  std::vector<Run> runs;
+  P.text.resize(n);
+  for (unsigned r = 0; r < n; ++r) {
+    const unsigned me = c.place.chip[r];
+    std::string& o = P.text[r];
+    o += fmt::format("; {} by {} of {} B ({}) over {} ranks: rank {} on chip {}, collective core unit {}\n",
+                     op_name(S.op), algo_name(S.algo), c.bytes, elem_name(c.elem), n, r, me, c.unit);
+    o += fmt::format("; {}\n", S.describe);
+    o += fmt::format("; segments of {} B from {:#x}; {} instance(s) of {} B a segment; flag word {:#x}\n", P.seg_bytes,
+                     c.base, C, cs, flag);
+    o += fmt::format("; semaphore i * {} + t: transfers to this rank in round t of instance i\n", T);
+    if (gated) o += fmt::format("; semaphore {} + i * {} + k: ready flags of the k-th gated round\n", C * T, gated);
+    o += ".stream sync\n";
+    unsigned queue = 0;
+    for (unsigned t = 0; t < T; ++t) {
+      bool once = false;
+      const int g = S.gate(t, once);
+      xs.clear();
+      S.sends(r, t, xs);
+      for (unsigned inst = 0; inst < C; ++inst) {
+        o += fmt::format("; round {} instance {}\n", t, inst);
+        if (t > 0 && S.expect(r, t - 1) > 0)
+          o += fmt::format("    sem_wait wait={}>={}\n", data_sem(inst, t - 1), S.expect(r, t - 1));
+        if (g == static_cast<int>(t)) {
+          peers.clear();
+          S.senders(r, t, peers);
+          for (unsigned q : peers) {
+            const unsigned qc = c.place.chip[q];
+            o += fmt::format("    dma_start queue={} src={} dst={} len=4 dsem={}+=1 dsem.unit={} dsem.chip={}\n", queue,
+                             hbm(me, me, flag), hbm(me, qc, flag), flag_sem(inst, t), qc == me ? 0 : c.unit + 1,
+                             qc == me ? 0 : qc + 1);
+            queue = (queue + 1) % c.queues;
+            ++P.descriptors;
+          }
+        }
+        const std::uint64_t lo = inst * cs, len = std::min(cs, P.seg_bytes - lo);
+        bool waited = false;
+        for (const Xfer& x : xs) {
+          if (g >= 0 && x.dst != r && !waited && owed[r][static_cast<unsigned>(g)] > 0) {
+            o += fmt::format("    sem_wait wait={}>={}\n", flag_sem(inst, static_cast<unsigned>(g)),
+                             owed[r][static_cast<unsigned>(g)]);
+            waited = true;
+          }
+          runs.clear();
+          for (const Piece& p : x.pieces) {
+            const unsigned step = len == P.seg_bytes ? p.count : 1;
+            for (unsigned k = 0; k < p.count; k += step) {
+              const std::uint64_t so =
+                  static_cast<unsigned>(x.src_reg) * P.region_bytes + (p.src_seg + k) * P.seg_bytes + lo;
+              const std::uint64_t d =
+                  static_cast<unsigned>(x.dst_reg) * P.region_bytes + (p.dst_seg + k) * P.seg_bytes + lo;
+              if (!runs.empty() && runs.back().src + runs.back().bytes == so &&
+                  runs.back().dst + runs.back().bytes == d)
+                runs.back().bytes += step * len;
+              else
+                runs.push_back(Run{so, d, step * len});
+            }
+          }
+          const unsigned dc = c.place.chip[x.dst];
+          std::vector<Run> descs;
+          for (const Run& run : runs)
+            for (std::uint64_t off = 0; off < run.bytes; off += c.desc_bytes)
+              descs.push_back(
+                  Run{run.src + off, run.dst + off, std::min<std::uint64_t>(c.desc_bytes, run.bytes - off)});
+          for (std::size_t i = 0; i < descs.size(); ++i) {
+            const Run& d = descs[i];
+            o += fmt::format("    dma_start queue={} src={} dst={} len={}", queue, hbm(me, me, c.base + d.src),
+                             hbm(me, dc, c.base + d.dst), d.bytes);
+            o += x.reduce ? fmt::format(" stype={} dtype={} dop=acc", ty, ty) : std::string(" stype=bytes dtype=bytes");
+            if (i + 1 == descs.size()) {
+              o += fmt::format(" dsem={}+=1 dsem.unit={} dsem.chip={}", data_sem(inst, t), dc == me ? 0 : c.unit + 1,
+                               dc == me ? 0 : dc + 1);
+              if (c.barrier) o += " barrier";
+            }
+            o += "\n";
+          }
+          P.descriptors += descs.size();
+          ++P.transfers;
+          queue = (queue + 1) % c.queues;
+        }
+      }
+    }
+    if (T > 0 && S.expect(r, T - 1) > 0)
+      for (unsigned inst = 0; inst < C; ++inst)
+        o += fmt::format("    sem_wait wait={}>={}\n", data_sem(inst, T - 1), S.expect(r, T - 1));
+    o += "    end\n";
+  }
+  return P;
+}
+
+}  // namespace trn::collective

@@ -1,0 +1,93 @@
+// trn::system::ChipTorus — cycle-exact model of rtl/system/chip_torus.sv: N = kx x ky x kz
+// trn::chip::Chip instances (g_chip[c]) on a torus, chip c = (z * ky + y) * kx + x with id c, link
+// port k of each (+x, -x, +y, -y, +z, -z) wired to the opposite port of the neighbour that way.
+// Each directed link l = c * LP + k passes a wire {crc, seq, {vc, flit}} that flip_i corrupts at
+// bit flip_bit_i; acknowledgements and credits travel back beside it. Everything else is the chips'
+// own ports, element c of each array.
+// Evaluation: every chip, then each one's link inputs from its neighbours' outputs (every link
+// output of a chip is a register), again until no chip's inputs change.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "chip/chip.hpp"
+#include "common/bits.hpp"
+#include "common/ports.hpp"
+#include "sv/ports/chip_torus.hpp"
+
+namespace trn::system {
+
+class ChipTorus {
+ public:
+  struct Params {
+    chip::Chip::Params chip;  ///< every chip's (chips = kx * ky * kz, its torus the system's)
+    /// A torus of kx x ky x kz chips of configuration a, each with `cores` NeuronCores.
+    static Params of(const cfg::Arch& a, unsigned cores, unsigned kx, unsigned ky, unsigned kz = 1);
+    unsigned chips() const { return chip.kx * chip.ky * chip.kz; }
+  };
+  using rd_req_t = sv::dma_pkg::rd_req_t;
+  using wr_req_t = sv::dma_pkg::wr_req_t;
+  using wr_info_t = sv::dma_pkg::wr_info_t;
+  struct In {
+    bool rst_ni = false;
+    bool im_valid_i = false;
+    std::uint64_t im_chip_i = 0, im_unit_i = 0;
+    unsigned im_stream_i = 0;
+    std::uint32_t im_addr_i = 0;
+    Bits im_data_i;
+    Bits start_i, dma_strong_i;  ///< chip c's unit u at bit c * units + u
+    bool sem_ext_en_i = false;
+    Bits hbm_ar_ready_i, hbm_r_valid_i, hbm_r_id_i, hbm_r_data_i, hbm_wr_ready_i;  ///< chip c's element c
+    Bits flip_i, flip_bit_i;
+  };
+  struct Out {
+    Bits running_o, done_o, err_o, err_code_o, err_detail_o, err_stream_o, err_pc_o, sem_o;
+    Bits sem_ext_valid_o, sem_ext_idx_o, sem_ext_val_o;
+    Bits hbm_ar_valid_o;
+    std::vector<rd_req_t> hbm_ar_o;
+    Bits hbm_ar_src_o, hbm_r_ready_o, hbm_wr_valid_o;
+    std::vector<wr_req_t> hbm_wr_o;
+    Bits hbm_wr_data_o;
+    std::vector<wr_info_t> hbm_wr_info_o;
+    Bits hbm_wr_src_o;
+    Bits link_ready_o, link_crc_err_o, link_replay_o;
+    Bits bad_dst_o, nic_drop_o, bad_sem_o;
+  };
+
+  explicit ChipTorus(Params p);
+  const Params& params() const { return p_; }
+  In make_in() const;
+  Out make_out() const;
+  void eval(const In& in, Out& out) const;
+  void tick(const In& in);
+
+  /// The ports of rtl/system/chip_torus.sv, generated from its header.
+  sv::ports::chip_torus::Params sv_params() const;
+  TRN_MODULE_PORTS(chip_torus)
+
+  unsigned chips() const { return n_; }
+  const chip::Chip& chip(unsigned c) const { return chips_.at(c); }
+  const chip::Chip::In& chip_in(unsigned c) const { return ci_.at(c); }
+  const chip::Chip::Out& chip_out(unsigned c) const { return co_.at(c); }
+  /// The chip across chip c's link port k, and the port there that faces back.
+  unsigned neighbour(unsigned c, unsigned k) const;
+  static unsigned back(unsigned k) { return k % 2 == 0 ? k + 1 : k - 1; }
+  /// Bits of a link's wire {crc, seq, vc, flit} and of a flip_bit_i index.
+  unsigned wire_bits() const { return 16 + chips_[0].sb() + chips_[0].lw(); }
+  unsigned fb() const { return fb_; }
+  unsigned link_ports() const { return p_.chip.link_ports(); }
+  unsigned links() const { return n_ * link_ports(); }
+
+ private:
+  /// chip c's inputs from the system's and its neighbours' outputs; true if they changed.
+  bool wire(const In& in, unsigned c) const;
+  Params p_;
+  unsigned n_, fb_;
+  std::vector<chip::Chip> chips_;
+  mutable std::vector<chip::Chip::In> ci_;
+  mutable std::vector<chip::Chip::Out> co_;
+  mutable std::vector<bool> dirty_;
+};
+
+}  // namespace trn::system

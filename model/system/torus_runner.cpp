@@ -1,0 +1,127 @@
+#include "system/torus_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "common/clog2.hpp"
+#include "core/program_runner.hpp"
+#include "dma/runner.hpp"
+
+namespace trn::system {
+
+TorusRunner::TorusRunner(const ChipTorus::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong)
+    : sys_(p), in_(sys_.make_in()), out_(sys_.make_out()), id_bits_(clog2(p.chip.core.core.slots)) {
+  const auto& c = p.chip.core.core;
+  const unsigned U = p.chip.units();
+  src_bits_ = U > 1 ? clog2(U) : 1;
+  for (unsigned k = 0; k < sys_.chips(); ++k)
+    hbm_.push_back(std::make_unique<dma::MemSystem>(
+        dma::Geometry::make(c.hbm_bytes, c.parts, c.sbuf_bytes, c.beat_bytes), mp, seed + 0x9e3779b97f4a7c15ull * k));
+  for (unsigned k = 0; k < sys_.chips() * U; ++k) in_.dma_strong_i.set_bit(k, strong);
+  in_.sem_ext_en_i = true;
+  in_.rst_ni = false;
+  for (int i = 0; i < 2; ++i) {
+    sys_.eval(in_, out_);
+    sys_.tick(in_);
+  }
+  in_.rst_ni = true;
+  for (auto& h : hbm_) h->advance(cycle_);
+}
+
+void TorusRunner::step() {
+  const unsigned beat = sys_.params().chip.core.core.beat_bytes, N = sys_.chips();
+  const unsigned idw = src_bits_ + id_bits_;
+  for (unsigned c = 0; c < N; ++c) {
+    const auto& hp = hbm_[c]->ports();
+    in_.hbm_ar_ready_i.set_bit(c, hp.ar_ready);
+    in_.hbm_wr_ready_i.set_bit(c, hp.wr_ready);
+    in_.hbm_r_valid_i.set_bit(c, hp.r_valid);
+    in_.hbm_r_id_i.set_slice(c * idw, idw, hp.r_id);
+    for (unsigned b = 0; b < beat; ++b)
+      in_.hbm_r_data_i.set_slice((c * beat + b) * 8, 8, hp.r_valid ? hp.r_data[b] : 0);
+  }
+  sys_.eval(in_, out_);
+  for (unsigned c = 0; c < N; ++c) {
+    std::optional<dma::ReadReq> rd;
+    if (out_.hbm_ar_valid_o.bit(c) && in_.hbm_ar_ready_i.bit(c))
+      rd = dma::ReadReq{
+          dma::Space::hbm, out_.hbm_ar_o[c].addr, out_.hbm_ar_o[c].bytes,
+          static_cast<unsigned>(out_.hbm_ar_o[c].id | out_.hbm_ar_src_o.slice(c * src_bits_, src_bits_) << id_bits_)};
+    std::optional<dma::Write> wr;
+    if (out_.hbm_wr_valid_o.bit(c) && in_.hbm_wr_ready_i.bit(c)) {
+      dma::DmaEngine::Out d;
+      d.wr_valid_o = true;
+      d.wr_o = out_.hbm_wr_o[c];
+      d.wr_data_o = Bits(8 * beat);
+      d.wr_data_o.copy(0, out_.hbm_wr_data_o, c * 8 * beat, 8 * beat);
+      d.wr_info_o = out_.hbm_wr_info_o[c];
+      wr = dma::write_of(d, beat);
+    }
+    hbm_[c]->observe(cycle_, rd, wr, out_.hbm_r_ready_o.bit(c));
+  }
+  sys_.tick(in_);
+  ++cycle_;
+  for (auto& h : hbm_) h->advance(cycle_);
+}
+
+void TorusRunner::load(unsigned chip, unsigned u, const isa::Program& p) {
+  const chip::Chip::Params& prm = sys_.params().chip;
+  auto words = core::imem_words(p, prm.core.imem_depth);
+  for (unsigned s = 0; s < core::Control::kStreams; ++s) {
+    if (u >= prm.cores && s != core::Control::sync) continue;
+    for (std::size_t a = 0; a < words[s].size(); ++a) {
+      in_.im_valid_i = true;
+      in_.im_chip_i = chip;
+      in_.im_unit_i = u;
+      in_.im_stream_i = s;
+      in_.im_addr_i = static_cast<std::uint32_t>(a);
+      in_.im_data_i = words[s][a];
+      step();
+    }
+  }
+  in_.im_valid_i = false;
+}
+
+std::uint64_t TorusRunner::run(const std::vector<std::uint64_t>& masks, std::uint64_t limit) {
+  const unsigned N = sys_.chips(), U = sys_.params().chip.units();
+  for (unsigned c = 0; c < N; ++c) in_.start_i.set_slice(c * U, U, c < masks.size() ? masks[c] : 0);
+  step();
+  in_.start_i = Bits(N * U);
+  const std::uint64_t c0 = cycle_;
+  std::vector<std::uint64_t> fin(N, 0);
+  for (;;) {
+    step();
+    bool all = true;
+    for (unsigned c = 0; c < N; ++c) {
+      const std::uint64_t m = c < masks.size() ? masks[c] : 0;
+      fin[c] |= out_.done_o.slice(c * U, U) & m;
+      all = all && fin[c] == m;
+      for (unsigned u = 0; u < U; ++u)
+        if (out_.err_o.bit(c * U + u)) {
+          const unsigned k = c * U + u;
+          throw std::runtime_error(
+              fmt::format("system model: chip {} unit {} stopped with error {} (detail {}) on stream {} at pc {}", c, u,
+                          out_.err_code_o.slice(k * sv::isa_pkg::ctl_err_e_width, sv::isa_pkg::ctl_err_e_width),
+                          out_.err_detail_o.slice(k * 3, 3),
+                          out_.err_stream_o.slice(k * sv::isa_pkg::stream_e_width, sv::isa_pkg::stream_e_width),
+                          out_.err_pc_o.slice(k * sv::isa_pkg::PcBits, sv::isa_pkg::PcBits)));
+        }
+    }
+    if (all) return cycle_ - c0;
+    if (cycle_ - c0 >= limit) {
+      std::string running;
+      for (unsigned c = 0; c < N; ++c)
+        if (const std::uint64_t m = c < masks.size() ? masks[c] : 0; m & ~fin[c])
+          running += fmt::format(" chip {} units {:#x}", c, m & ~fin[c]);
+      throw std::runtime_error(fmt::format("system model: not done after {} cycles; still running:{}", limit, running));
+    }
+  }
+}
+
+std::uint32_t TorusRunner::sem(unsigned chip, unsigned u, unsigned s) const {
+  const unsigned U = sys_.params().chip.units();
+  return static_cast<std::uint32_t>(out_.sem_o.slice(((chip * U + u) * core::Control::kSems + s) * 32, 32));
+}
+
+}  // namespace trn::system

@@ -1,0 +1,47 @@
+// trn::system::TorusRunner — a system of chips (trn::system::ChipTorus) run by the model alone, no
+// RTL: each chip's HBM port served by its own trn::dma::MemSystem (as the system bench's HbmPorts
+// serve the RTL's), programs loaded through the system's im_ port, units started and run to their
+// end. The model's path for running emitted collective programs (collective/program.hpp) and the
+// system's unit tests.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "dma/memsys.hpp"
+#include "isa/isa.hpp"
+#include "system/chip_torus.hpp"
+
+namespace trn::system {
+
+class TorusRunner {
+ public:
+  /// `strong`: every unit's DMA queues strong-order-write (else write-after-write).
+  TorusRunner(const ChipTorus::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong = true);
+  const ChipTorus& system() const { return sys_; }
+  dma::MemSystem& hbm(unsigned chip) { return *hbm_.at(chip); }
+  std::uint64_t cycle() const { return cycle_; }
+
+  /// Load unit u of chip `chip` (a collective core: its sync stream).
+  void load(unsigned chip, unsigned u, const isa::Program& p);
+  /// Start units (masks[c]: chip c's) and run until each is done; the cycles taken. Throws
+  /// std::runtime_error naming the chip, unit, error and pc of the first unit that stops on an
+  /// error, or after `limit` cycles naming the units still running.
+  std::uint64_t run(const std::vector<std::uint64_t>& masks, std::uint64_t limit = 10000000);
+  /// Chip c's unit u's semaphore s.
+  std::uint32_t sem(unsigned chip, unsigned u, unsigned s) const;
+
+  /// One clock cycle.
+  void step();
+
+ private:
+  ChipTorus sys_;
+  std::vector<std::unique_ptr<dma::MemSystem>> hbm_;
+  ChipTorus::In in_;
+  ChipTorus::Out out_;
+  unsigned id_bits_, src_bits_;
+  std::uint64_t cycle_ = 0;
+};
+
+}  // namespace trn::system
