@@ -107,8 +107,9 @@ Programs emit(const EmitConfig& c) {
   const std::uint64_t flag = c.base + P.regions * P.region_bytes;
   const std::uint64_t end = flag + 16;
   if (end > (std::uint64_t{1} << dma::kLocalBits) || (c.hbm_bytes && end > c.hbm_bytes))
-    throw Error(fmt::format("emit: {} regions of {} B from {:#x} and the flag word end at {:#x}, beyond the HBM's {} B",
-                            P.regions, P.region_bytes, c.base, end, c.hbm_bytes ? c.hbm_bytes : 1u << dma::kLocalBits));
+    throw Error(
+        fmt::format("emit: {} region(s) of {} B from {:#x} and the flag word end at {:#x}, beyond the HBM's {} B",
+                    P.regions, P.region_bytes, c.base, end, c.hbm_bytes ? c.hbm_bytes : 1u << dma::kLocalBits));
   P.flag_addr = static_cast<std::uint32_t>(flag);
   // the rounds that send ready flags (every rank at the same rounds), and the semaphores
   std::vector<int> flag_slot(T, -1);
@@ -152,7 +153,6 @@ Programs emit(const EmitConfig& c) {
     o += fmt::format("; semaphore i * {} + t: transfers to this rank in round t of instance i\n", T);
     if (gated) o += fmt::format("; semaphore {} + i * {} + k: ready flags of the k-th gated round\n", C * T, gated);
     o += ".stream sync\n";
-    unsigned queue = 0;
     for (unsigned t = 0; t < T; ++t) {
       bool once = false;
       const int g = S.gate(t, once);
@@ -167,10 +167,9 @@ Programs emit(const EmitConfig& c) {
           S.senders(r, t, peers);
           for (unsigned q : peers) {
             const unsigned qc = c.place.chip[q];
-            o += fmt::format("    dma_start queue={} src={} dst={} len=4 dsem={}+=1 dsem.unit={} dsem.chip={}\n", queue,
-                             hbm(me, me, flag), hbm(me, qc, flag), flag_sem(inst, t), qc == me ? 0 : c.unit + 1,
-                             qc == me ? 0 : qc + 1);
-            queue = (queue + 1) % c.queues;
+            o += fmt::format("    dma_start queue={} src={} dst={} len=4 dsem={}+=1 dsem.unit={} dsem.chip={}\n",
+                             qc % c.queues, hbm(me, me, flag), hbm(me, qc, flag), flag_sem(inst, t),
+                             qc == me ? 0 : c.unit + 1, qc == me ? 0 : qc + 1);
             ++P.descriptors;
           }
         }
@@ -205,7 +204,7 @@ Programs emit(const EmitConfig& c) {
                   Run{run.src + off, run.dst + off, std::min<std::uint64_t>(c.desc_bytes, run.bytes - off)});
           for (std::size_t i = 0; i < descs.size(); ++i) {
             const Run& d = descs[i];
-            o += fmt::format("    dma_start queue={} src={} dst={} len={}", queue, hbm(me, me, c.base + d.src),
+            o += fmt::format("    dma_start queue={} src={} dst={} len={}", dc % c.queues, hbm(me, me, c.base + d.src),
                              hbm(me, dc, c.base + d.dst), d.bytes);
             o += x.reduce ? fmt::format(" stype={} dtype={} dop=acc", ty, ty) : std::string(" stype=bytes dtype=bytes");
             if (i + 1 == descs.size()) {
@@ -217,7 +216,6 @@ Programs emit(const EmitConfig& c) {
           }
           P.descriptors += descs.size();
           ++P.transfers;
-          queue = (queue + 1) % c.queues;
         }
       }
     }

@@ -11,7 +11,8 @@
 //     sender's semaphore F(instance, round); before a transfer of a gated round it waits for the
 //     flags it is owed;
 //   - each transfer becomes DMA descriptors (contiguous runs, at most desc_bytes each, accumulating
-//     for reductions) on one queue, the queues taken in turn; the last one's completion adds 1 to
+//     for reductions) on the queue of its destination chip (chip mod queues, as the engine's DMA:
+//     additions into one rank land in the order they were issued); the last one's completion adds 1 to
 //     semaphore S(instance, round) of the receiver's collective core, on its chip (remote
 //     destinations carry the receiver's chip in the HBM address, docs/chip.md), with the barrier
 //     flag when asked;

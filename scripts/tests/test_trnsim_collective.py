@@ -5,7 +5,8 @@ Checks: a size sweep prints one row per size with the benchmark columns; algbw i
 busbw is algbw times the operation's factor (2(n-1)/n, (n-1)/n, 1); --check moves the data and
 reports ok against the reference; --json and --csv hold the same rows; --set changes the answer
 (a slower link makes a ring all-reduce slower); --ordering waw with --check reports the ordering
-violations and exits 1; and bad input (an unwritable result file, a size range, an unknown op, algorithm or preset, an
+violations and exits 1; --emit writes a program per rank that assembles to the binary beside it, the
+inputs and the reference's results, and a manifest naming them; and bad input (an unwritable result file, a size range, an unknown op, algorithm or preset, an
 algorithm the topology cannot run, ranks that do not fit, a flit-level run on a system too big) is
 one line on stderr with exit status 2.
 
@@ -81,7 +82,37 @@ def main():
     check(rc == 1 and "ORDER" in out and "ordering violation" in err,
           "--ordering waw --check: the semaphores that overtook their data are reported, exit 1")
 
+    with tempfile.TemporaryDirectory() as tmp:
+        d = Path(tmp) / "ar"
+        rc, out, err = run("--emit", str(d), "--torus", "4x2", "--op", "all-reduce", "-b", "1K", "--algorithm", "hier",
+                           "--dtype", "bf16")
+        man = (d / "manifest.txt").read_text() if (d / "manifest.txt").exists() else ""
+        ranks = [l.split() for l in man.splitlines() if l.startswith("rank ")]
+        files_ok = all((d / f).exists() for r in range(8) for f in (f"rank{r}.s", f"rank{r}.bin", f"input_rank{r}.bin",
+                                                                     f"expected_rank{r}.bin"))
+        check(rc == 0 and len(ranks) == 8 and sorted(int(r[3]) for r in ranks) == list(range(8)) and files_ok,
+              "--emit: eight ranks on the eight chips of a 4x2 torus, a program, input and expected result each")
+        seg = next((int(l.split()[1]) for l in man.splitlines() if l.startswith("segment_bytes")), 0)
+        check(seg == 128 and all((d / f"input_rank{r}.bin").stat().st_size == 1024 for r in range(8) if files_ok),
+              "--emit: 1 KiB of BF16 over 8 ranks is 8 segments of 128 B; the inputs hold the data region")
+        text = (d / "rank0.s").read_text() if files_ok else ""
+        check("dop=acc" in text and "sem_wait" in text and "dsem.chip=" in text,
+              "--emit: the program adds into remote chips and waits on semaphores")
+        disasm = Path(tmp) / "rank0.dis.s"
+        rc2, _, _ = runner(trnsim_path("test_trnsim_collective", __doc__), "disasm")(str(d / "rank0.bin"), "-o", str(disasm))
+        check(rc2 == 0 and disasm.exists() and disasm.read_text().count("dma_start") == text.count("dma_start"),
+              "--emit: the binary disassembles to the program's descriptors")
+
     bad = [
+        (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K"], "name the algorithm"),
+        (["--emit", "/tmp/x", "--torus", "4", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring"], "--torus"),
+        (["--emit", "/tmp/x", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring"], "--torus XxY is required"),
+        (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K", "--algorithm", "hier"], "no second level"),
+        (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1M", "--algorithm", "ring"], "beyond the HBM"),
+        (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "4K", "--algorithm", "ring", "--chunk", "16"],
+         "semaphores"),
+        (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring", "--config", "huge"],
+         "unknown configuration"),
         (["--preset", "trn2-16", "--op", "all-reduce", "-b", "1M", "-e", "1K"], "smaller than -b"),
         (["--preset", "trn2-16", "--op", "all-reduce", "-b", "1X"], "not a size"),
         (["--preset", "trn2-16", "--op", "all-sum"], "unknown operation"),

@@ -20,12 +20,17 @@
 namespace trn::tb {
 
 struct RunOptions {
-  std::string exe;                           ///< absolute path of this bench binary
-  std::string top;                           ///< the DUT top (TOPLEVEL)
-  std::string config;                        ///< configuration name the bench was built for
-  std::uint32_t seed = 0;                    ///< RANDOM_SEED
-  bool waves = false;                        ///< WAVES=1
-  std::string wave_file;                     ///< the FST written when waves is set
+  std::string exe;         ///< absolute path of this bench binary
+  std::string top;         ///< the DUT top (TOPLEVEL)
+  std::string config;      ///< configuration name the bench was built for
+  std::uint32_t seed = 0;  ///< RANDOM_SEED
+  bool waves = false;      ///< WAVES=1
+  std::string wave_file;   ///< the FST written when waves is set
+  /// WAVES_FROM_NS / WAVES_TO_NS: dump only this window (a long system run's few cycles around its
+  /// failure); WAVES_SCOPE: only these DUT scopes (comma list, e.g. chip_torus.g_chip[2]), the
+  /// model's and the lockstep's values of their ports, and the top's own ports.
+  std::uint64_t wave_from_ps = 0, wave_to_ps = ~std::uint64_t{0};
+  std::vector<std::string> wave_scopes;
   std::string results_file = "results.xml";  ///< COCOTB_RESULTS_FILE
   std::string fcov_file;                     ///< FCOV_FILE: functional coverage JSON ("" none)
   std::vector<std::string> testcases;        ///< TESTCASE (empty: all)
@@ -41,6 +46,11 @@ struct RunOptions {
   bool replay = false;                ///< BENCH_REPLAY=1: record the lockstep's cycles, replay them alone (replay.hpp)
   std::vector<std::string> plusargs;  ///< every +arg given, passed on to Verilator
 };
+
+/// Whether the waves of this run hold the FST variable `name` ("TOP.a.b"): every one unless
+/// WAVES_SCOPE narrows them (then the top's own ports, and anything under a scope, also under the
+/// harness's model. and sampled. copies).
+bool wave_traced(const RunOptions& o, const std::string& name);
 
 /// The options of this run (set once by the bench's main()).
 const RunOptions& options();

@@ -14,7 +14,18 @@ namespace {
 std::string sized(const std::string& path, unsigned width) {
   return width == 1 ? path : fmt::format("{}[{}:0]", path, width - 1);
 }
+/// A signal's line, or "" when it is left out. With WAVES_SCOPE (a system's failing chip) the save
+/// file lists the clock, reset and mismatch flag and the harness's model and sampled copies within
+/// the scope: the DUT's own signals there are in the FST (GTKWave's tree) but not listed, as a
+/// packed struct or array port is traced as its fields and elements, not as the one vector the
+/// copies are.
 std::string trace_line(const std::string& path, unsigned width, const std::string& alias = "") {
+  const RunOptions& o = options();
+  if (!o.wave_scopes.empty()) {
+    const bool mine = path == "TOP.clk_i" || path == "TOP.rst_ni" || path == "TOP.mismatch";
+    const bool copy = path.rfind("TOP.model.", 0) == 0 || path.rfind("TOP.sampled.", 0) == 0;
+    if (!mine && !(copy && wave_traced(o, path))) return "";
+  }
   return fmt::format("{}\n{}{}\n", width == 1 ? "@28" : "@22", alias.empty() ? "" : "+{" + alias + "} ",
                      sized(path, width));
 }
@@ -94,18 +105,20 @@ void write_gtkw(const std::string& path, const std::string& fst, PortTable& port
     order.erase(std::remove(order.begin(), order.end(), grp), order.end());
   }
   for (const auto& grp : order) {
-    g += fmt::format("@800200\n-{}\n", grp);
-    for (const Signal* s : groups[grp]) g += trace_line("TOP." + s->name(), s->width());
-    g += fmt::format("@1000200\n-{}\n", grp);
+    std::string lines;
+    for (const Signal* s : groups[grp]) lines += trace_line("TOP." + s->name(), s->width());
+    if (!lines.empty()) g += fmt::format("@800200\n-{}\n{}@1000200\n-{}\n", grp, lines, grp);
   }
   // Everything else the harness added (collapsed): the model's outputs and the mismatch flag.
   bool any = false;
   for (const auto& s : extra) {
     if (s.scope != "model" && !(failing.empty() && s.scope.empty())) continue;
+    const std::string line = trace_line(s.scope.empty() ? "TOP." + s.name : "TOP." + s.scope + "." + s.name, s.width,
+                                        s.scope.empty() ? s.name : s.scope + "." + s.name);
+    if (line.empty()) continue;
     if (!any) g += "@c00200\n-model (expected)\n";
     any = true;
-    g += trace_line(s.scope.empty() ? "TOP." + s.name : "TOP." + s.scope + "." + s.name, s.width,
-                    s.scope.empty() ? s.name : s.scope + "." + s.name);
+    g += line;
   }
   if (any) g += "@1401200\n-model (expected)\n";
   std::FILE* f = std::fopen(path.c_str(), "w");

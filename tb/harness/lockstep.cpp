@@ -86,9 +86,10 @@ void LockstepCore::finish_binding() {
       f.cov_stall = &cover_point(n + ".stall_cycles", {"1-15", "16+", "256+"});
     }
   }
-  // Waves: each DUT output the model describes, as expected and as sampled, beside the DUT's.
+  // Waves: each DUT output the model describes (a probe: each port of its instance), as expected
+  // and as sampled, beside the DUT's.
   auto& mw = ModelWaves::get();
-  if (probe_ || !use_model_ || !mw.enabled()) return;
+  if (!use_model_ || !mw.enabled()) return;
   for (const Bound& b : out_) {
     const Signal* s = &b.field.signal();
     auto it = std::find_if(wave_ports_.begin(), wave_ports_.end(), [&](const WavePort& w) { return w.sig == s; });

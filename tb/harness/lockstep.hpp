@@ -429,9 +429,11 @@ class Probe : public LockstepCore {
         detail::flip(g, options().inject_bit);
         same = detail::equal_field(b.field, g);
         if (!same && bad == SIZE_MAX) expected = detail::to_bits(g, b.field.width());
+        if (waves_) wave_leaf(i, detail::to_bits(g, b.field.width()));
       } else {
         same = detail::equal_field(b.field, f);
         if (!same && bad == SIZE_MAX) expected = detail::to_bits(f, b.field.width());
+        if (waves_) wave_leaf(i, detail::to_bits(f, b.field.width()));
       }
       if (!same && bad == SIZE_MAX) bad = i;
       ++i;
@@ -442,6 +444,7 @@ class Probe : public LockstepCore {
     u_.visit_in(min, [&](const char*, auto& f, unsigned) { detail::leaves(f, cmp); });
     u_.visit_out(mout, [&](const char*, auto& f, unsigned) { detail::leaves(f, cmp); });
     record_history();
+    if (waves_) wave_commit(bad != SIZE_MAX);
     if (bad != SIZE_MAX) report(bad, expected);
     ++compared_;
   }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 
@@ -75,6 +76,8 @@ Settings come from the environment or from +NAME=value plusargs:
   TESTCASE=a,b           run only these tests (default: all, in definition order)
   RANDOM_SEED=n          the run's seed, 0..4294967295 (default: from the clock, printed first)
   WAVES=1                write an FST waveform (WAVES_FILE, default dump.fst) and a .gtkw beside it
+  WAVES_FROM_NS=t, WAVES_TO_NS=t  dump only this window of time
+  WAVES_SCOPE=a,b        dump only these scopes of the DUT (and the top's ports), e.g. chip_torus.g_chip[2]
   COCOTB_RESULTS_FILE=f  the xUnit results file (default results.xml)
   FCOV_FILE=f            write the functional cover points' counts (JSON) after every test
   TOPLEVEL=name          must be '{top}' if given
@@ -85,6 +88,21 @@ Settings come from the environment or from +NAME=value plusargs:
 Other plusargs are passed to Verilator. Exit status: 0 all passed, 1 a test failed, 2 bad usage.
 )";
 }  // namespace
+
+bool wave_traced(const RunOptions& o, const std::string& name) {
+  if (o.wave_scopes.empty()) return true;
+  if (name.rfind("TOP.", 0) != 0) return false;
+  std::string n = name.substr(4);
+  const auto bracket = n.find(' ');  // a sized name ("x [3:0]")
+  if (bracket != std::string::npos) n = n.substr(0, bracket);
+  for (const char* copy : {"model.", "sampled."})
+    if (n.rfind(copy, 0) == 0 && n.find('.', std::string(copy).size()) != std::string::npos)
+      n = n.substr(std::strlen(copy));
+  if (n.find('.') == std::string::npos) return true;  // a port of the top, or the harness's own flag
+  for (const std::string& s : o.wave_scopes)
+    if (n.rfind(s, 0) == 0 && (n.size() == s.size() || n[s.size()] == '.')) return true;
+  return false;
+}
 
 const RunOptions& options() { return g_opts; }
 RunOptions& mutable_options() { return g_opts; }
@@ -169,6 +187,14 @@ void parse_options(int argc, char** argv, const std::string& top, const std::str
                                         (static_cast<std::uint64_t>(getpid()) << 16));
   if (auto v = setting(o.plusargs, "WAVES")) o.waves = *v == "1";
   o.wave_file = std::filesystem::absolute(setting(o.plusargs, "WAVES_FILE").value_or("dump.fst")).string();
+  if (auto v = setting(o.plusargs, "WAVES_FROM_NS"))
+    o.wave_from_ps = parse_uint("WAVES_FROM_NS", *v, UINT64_MAX / 1000) * 1000;
+  if (auto v = setting(o.plusargs, "WAVES_TO_NS"))
+    o.wave_to_ps = parse_uint("WAVES_TO_NS", *v, UINT64_MAX / 1000) * 1000;
+  if (o.wave_to_ps < o.wave_from_ps)
+    throw UsageError(
+        fmt::format("WAVES_TO_NS ({}) is before WAVES_FROM_NS ({})", o.wave_to_ps / 1000, o.wave_from_ps / 1000));
+  if (auto v = setting(o.plusargs, "WAVES_SCOPE"); v && !v->empty()) o.wave_scopes = split(*v, ',');
   if (auto v = setting(o.plusargs, "COCOTB_RESULTS_FILE"); v && !v->empty()) o.results_file = *v;
   if (auto v = setting(o.plusargs, "FCOV_FILE")) o.fcov_file = *v;
   if (auto v = setting(o.plusargs, "LOCKSTEP")) {

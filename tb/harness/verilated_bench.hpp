@@ -41,7 +41,8 @@ class VerilatedBench : public Bench {
   void set_time(std::uint64_t ps) override { ctx_->time(ps); }
   void dump(std::uint64_t ps) override {
     if (!wave_path_.empty() && !fst_) open_fst();
-    if (!fst_ || (dumped_ && ps <= last_dump_)) return;  // one dump per time (a failure's extra dump)
+    if (!fst_ || (dumped_ && ps <= last_dump_)) return;                    // one dump per time (a failure's extra dump)
+    if (ps < options().wave_from_ps || ps > options().wave_to_ps) return;  // WAVES_FROM_NS / WAVES_TO_NS
     fst_->dump(ps);
     dumped_ = true;
     last_dump_ = ps;
@@ -64,6 +65,12 @@ class VerilatedBench : public Bench {
  private:
   void open_fst() {
     fst_ = std::make_unique<VerilatedFstC>();
+    // WAVES_SCOPE: the top's own ports, the scopes, and the harness's model and sampled values of
+    // their ports (wave_traced() says the same for the save file)
+    for (const std::string& sc : options().wave_scopes) {
+      fst_->dumpvars(1, "TOP");
+      for (const char* copy : {"TOP.", "TOP.model.", "TOP.sampled."}) fst_->dumpvars(99, copy + sc);
+    }
     model_->trace(fst_.get(), 99);
     ModelWaves::get().freeze();
     auto* t = fst_->spTrace();
@@ -78,18 +85,26 @@ class VerilatedBench : public Bench {
     me.base_code_ = code;
     std::uint32_t c = code;
     for (const auto& s : ModelWaves::get().all()) {
+      // TOP.<scope>.<name>, a probe's port name ("chip.u_nic.rx_o") as scopes down to its leaf
+      int pushed = 1;
       t->pushNamePrefix("TOP ");
-      if (!s.scope.empty()) t->pushNamePrefix(s.scope + " ");
+      if (!s.scope.empty()) t->pushNamePrefix(s.scope + " "), ++pushed;
+      std::string leaf = s.name;
+      for (auto dot = leaf.find('.'); dot != std::string::npos; dot = leaf.find('.')) {
+        t->pushNamePrefix(leaf.substr(0, dot) + " ");
+        ++pushed;
+        leaf = leaf.substr(dot + 1);
+      }
       const int msb = static_cast<int>(s.width) - 1;
       if (s.width == 1)
-        t->declBit(c, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1);
+        t->declBit(c, leaf.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1);
       else if (s.width <= 32)
-        t->declBus(c, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
+        t->declBus(c, leaf.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
       else if (s.width <= 64)
-        t->declQuad(c, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
+        t->declQuad(c, leaf.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
       else
-        t->declArray(c, s.name.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
-      t->popNamePrefix(s.scope.empty() ? 1 : 2);
+        t->declArray(c, leaf.c_str(), -1, FST_VD_IMPLICIT, FST_VT_SV_LOGIC, false, -1, msb, 0);
+      t->popNamePrefix(pushed);
       c += (s.width + 31) / 32;
     }
   }
