@@ -42,7 +42,7 @@ class Chip {
     unsigned link_ports() const { return kz > 1 ? 6 : 4; }
     /// A chip of configuration a in a system of `chips` chips on a kx x ky x kz torus.
     static Params of(const cfg::Arch& a, unsigned chips, unsigned kx, unsigned ky, unsigned kz = 1);
-    /// The RTL parameters of a top built of chips like this one (chip.sv, chip_pair.sv) that
+    /// The RTL parameters of a top built of chips like this one (chip.sv, rtl/system/chip_torus.sv) that
     /// come from the chip alone; the top fills in its own.
     template <class Sv>
     Sv sv_chip() const {

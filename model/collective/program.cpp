@@ -93,6 +93,7 @@ Programs emit(const EmitConfig& c) {
     throw Error(
         fmt::format("size {} B is not a whole number of {} elements ({} B each)", c.bytes, elem_name(c.elem), es));
   if (c.queues == 0) throw Error("emit: the collective core has no DMA queue");
+  if (c.desc_bytes == 0) throw Error("emit: a descriptor of 0 bytes");
   Programs P;
   P.schedule = build(c.op, c.algo, n, c.place.group);
   const Schedule& S = P.schedule;

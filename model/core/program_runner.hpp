@@ -26,6 +26,16 @@ struct RunResult {
 /// The instruction words each stream's memory gets: the program's, or a lone `end` for a stream it
 /// leaves empty. Throws isa::Error when a stream does not fit in `imem_depth` words.
 std::array<std::vector<Bits>, Control::kStreams> imem_words(const isa::Program& p, unsigned imem_depth);
+/// Each word a unit's instruction memories get, in load order: fn(stream, address, word). A
+/// collective core (sync_only) takes its sync stream alone.
+template <class F>
+void for_each_imem_word(const isa::Program& p, unsigned imem_depth, bool sync_only, F&& fn) {
+  const auto words = imem_words(p, imem_depth);
+  for (unsigned s = 0; s < Control::kStreams; ++s) {
+    if (sync_only && s != Control::sync) continue;
+    for (std::size_t a = 0; a < words[s].size(); ++a) fn(s, static_cast<std::uint32_t>(a), words[s][a]);
+  }
+}
 /// A one-line description of the core's error state (code, detail, stream, pc with label) and of
 /// every stream's status.
 std::string describe(const isa::Program& p, bool err, unsigned code, unsigned detail, unsigned stream, std::uint32_t pc,

@@ -8,7 +8,6 @@
 namespace trn::link {
 
 namespace {
-unsigned back(unsigned q) { return q % 2 == 1 ? q + 1 : q - 1; }
 void copy_bits(Bits& dst, unsigned at, const Bits& src, unsigned from, unsigned n) { dst.copy(at, src, from, n); }
 unsigned ring(unsigned a, unsigned b, unsigned k) {
   const unsigned d = (b + k - a) % k;
@@ -68,7 +67,7 @@ Net::Net(Params p) : p_(p) {
     for (unsigned r = 0; r < n; ++r)
       for (unsigned q = 1; q <= lp(); ++q) {
         from_.push_back(End{false, r, q});
-        to_.push_back(End{false, neighbour(r, q), back(q)});
+        to_.push_back(End{false, neighbour(r, q), torus_back(q)});
       }
   }
   base_.assign(1, 0);
@@ -126,22 +125,7 @@ Net::Net(Params p) : p_(p) {
   refresh();
 }
 
-unsigned Net::neighbour(unsigned r, unsigned q) const {
-  unsigned x = r % p_.kx, y = r / p_.kx % p_.ky, z = r / (p_.kx * p_.ky);
-  if (q == 1)
-    x = (x + 1) % p_.kx;
-  else if (q == 2)
-    x = (x + p_.kx - 1) % p_.kx;
-  else if (q == 3)
-    y = (y + 1) % p_.ky;
-  else if (q == 4)
-    y = (y + p_.ky - 1) % p_.ky;
-  else if (q == 5)
-    z = (z + 1) % p_.kz;
-  else
-    z = (z + p_.kz - 1) % p_.kz;
-  return (z * p_.ky + y) * p_.kx + x;
-}
+unsigned Net::neighbour(unsigned r, unsigned q) const { return torus_neighbour(p_.kx, p_.ky, p_.kz, r, q); }
 
 unsigned Net::links_on_path(unsigned s, unsigned d) const {
   if (p_.topo == Topo::TopoSwitch) return 2;

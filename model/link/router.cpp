@@ -49,6 +49,31 @@ FlitTag tag_of(const Bits& f) {
   return FlitTag{static_cast<unsigned>(f.slice(32, 20)), static_cast<unsigned>(f.slice(52, 8))};
 }
 
+unsigned torus_neighbour(unsigned kx, unsigned ky, unsigned kz, unsigned r, unsigned q) {
+  unsigned x = r % kx, y = r / kx % ky, z = r / (kx * ky);
+  switch (q) {
+    case 1:
+      x = (x + 1) % kx;
+      break;
+    case 2:
+      x = (x + kx - 1) % kx;
+      break;
+    case 3:
+      y = (y + 1) % ky;
+      break;
+    case 4:
+      y = (y + ky - 1) % ky;
+      break;
+    case 5:
+      z = (z + 1) % kz;
+      break;
+    default:
+      z = (z + kz - 1) % kz;
+      break;
+  }
+  return (z * ky + y) * kx + x;
+}
+
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
             unsigned in_class, unsigned kz) {
   if (topo == Topo::TopoSwitch) return Route{dst % ports, 2};

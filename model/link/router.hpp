@@ -51,6 +51,11 @@ struct Route {
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
             unsigned in_class, unsigned kz = 1);
 
+/// Torus wiring (router_pkg::torus_nb, torus_back): the router across port q (1 +x, 2 -x, 3 +y,
+/// 4 -y, 5 +z, 6 -z) from router r of a kx x ky x kz torus, wrapping; the port there facing back.
+unsigned torus_neighbour(unsigned kx, unsigned ky, unsigned kz, unsigned r, unsigned q);
+inline unsigned torus_back(unsigned q) { return q % 2 == 1 ? q + 1 : q - 1; }
+
 /// Traffic classes of a router with `vcs` virtual channels: vcs / 2 on a torus, vcs on a switch or a
 /// table-routed network (whose routes must need no dateline: the system tests check its channel
 /// dependencies are acyclic).

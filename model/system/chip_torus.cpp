@@ -32,29 +32,7 @@ sv::ports::chip_torus::Params ChipTorus::sv_params() const {
 }
 
 unsigned ChipTorus::neighbour(unsigned c, unsigned k) const {
-  const unsigned KX = p_.chip.kx, KY = p_.chip.ky, KZ = p_.chip.kz;
-  unsigned x = c % KX, y = c / KX % KY, z = c / (KX * KY);
-  switch (k) {
-    case 0:
-      x = (x + 1) % KX;
-      break;
-    case 1:
-      x = (x + KX - 1) % KX;
-      break;
-    case 2:
-      y = (y + 1) % KY;
-      break;
-    case 3:
-      y = (y + KY - 1) % KY;
-      break;
-    case 4:
-      z = (z + 1) % KZ;
-      break;
-    default:
-      z = (z + KZ - 1) % KZ;
-      break;
-  }
-  return (z * KY + y) * KX + x;
+  return link::torus_neighbour(p_.chip.kx, p_.chip.ky, p_.chip.kz, c, k + 1);
 }
 
 ChipTorus::In ChipTorus::make_in() const {

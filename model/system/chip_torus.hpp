@@ -14,6 +14,7 @@
 #include "chip/chip.hpp"
 #include "common/bits.hpp"
 #include "common/ports.hpp"
+#include "link/router.hpp"
 #include "sv/ports/chip_torus.hpp"
 
 namespace trn::system {
@@ -72,7 +73,7 @@ class ChipTorus {
   const chip::Chip::Out& chip_out(unsigned c) const { return co_.at(c); }
   /// The chip across chip c's link port k, and the port there that faces back.
   unsigned neighbour(unsigned c, unsigned k) const;
-  static unsigned back(unsigned k) { return k % 2 == 0 ? k + 1 : k - 1; }
+  static unsigned back(unsigned k) { return link::torus_back(k + 1) - 1; }
   /// Bits of a link's wire {crc, seq, vc, flit} and of a flip_bit_i index.
   unsigned wire_bits() const { return 16 + chips_[0].sb() + chips_[0].lw(); }
   unsigned fb() const { return fb_; }

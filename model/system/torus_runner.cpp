@@ -67,19 +67,15 @@ void TorusRunner::step() {
 
 void TorusRunner::load(unsigned chip, unsigned u, const isa::Program& p) {
   const chip::Chip::Params& prm = sys_.params().chip;
-  auto words = core::imem_words(p, prm.core.imem_depth);
-  for (unsigned s = 0; s < core::Control::kStreams; ++s) {
-    if (u >= prm.cores && s != core::Control::sync) continue;
-    for (std::size_t a = 0; a < words[s].size(); ++a) {
-      in_.im_valid_i = true;
-      in_.im_chip_i = chip;
-      in_.im_unit_i = u;
-      in_.im_stream_i = s;
-      in_.im_addr_i = static_cast<std::uint32_t>(a);
-      in_.im_data_i = words[s][a];
-      step();
-    }
-  }
+  core::for_each_imem_word(p, prm.core.imem_depth, u >= prm.cores, [&](unsigned s, std::uint32_t a, const Bits& w) {
+    in_.im_valid_i = true;
+    in_.im_chip_i = chip;
+    in_.im_unit_i = u;
+    in_.im_stream_i = s;
+    in_.im_addr_i = a;
+    in_.im_data_i = w;
+    step();
+  });
   in_.im_valid_i = false;
 }
 

@@ -65,25 +65,30 @@ Outcome run_collective(unsigned kx, unsigned ky, collective::Op op, collective::
 BOOST_AUTO_TEST_SUITE(system_programs)
 
 /// Every operation by every algorithm the 4 x 2 torus (8 chips) runs, FP32 and BF16: every rank's
-/// result equals the reference bit for bit.
+/// result equals the reference bit for bit. The only refusals are the schedules that do not exist
+/// (all-to-all by hier, a permute by anything but mesh): 16 pairs of 20 run, in two types.
 BOOST_AUTO_TEST_CASE(every_collective_on_a_4x2_torus_equals_the_reference) {
   unsigned ran = 0;
   for (collective::Op op : collective::kOps)
     for (collective::Algo a : collective::kAlgos)
       for (collective::Elem e : {collective::Elem::fp32, collective::Elem::bf16}) {
+        const bool none = op == collective::Op::permute
+                              ? a != collective::Algo::mesh
+                              : op == collective::Op::all_to_all && a == collective::Algo::hier;
+        const std::string what =
+            fmt::format("{} by {} ({})", collective::op_name(op), collective::algo_name(a), collective::elem_name(e));
         Outcome o;
         try {
           o = run_collective(4, 2, op, a, e, 8 * 64);
         } catch (const collective::Error& err) {
-          BOOST_TEST_MESSAGE(
-              fmt::format("{} by {}: {}", collective::op_name(op), collective::algo_name(a), err.what()));
+          BOOST_TEST(none, what << " refused: " << err.what());
           continue;
         }
-        BOOST_TEST(o.diff == "", fmt::format("{} by {} ({})", collective::op_name(op), collective::algo_name(a),
-                                             collective::elem_name(e)));
+        BOOST_TEST(!none, what << " ran, but no such schedule should exist");
+        BOOST_TEST(o.diff == "", what);
         ++ran;
       }
-  BOOST_TEST(ran >= 16u);
+  BOOST_TEST(ran == 32u);
 }
 
 /// Pipelined instances (a chunk of a segment each) on a ring of 4.

@@ -15,6 +15,7 @@
 
 #include "collective/engine.hpp"
 #include "collective/program.hpp"
+#include "core/control.hpp"
 #include "isa/isa.hpp"
 #include "system/chip_torus.hpp"
 #include "system/preset.hpp"
@@ -59,8 +60,9 @@ instead of being run; --preset is not needed:
                        core), input_rank<r>.bin and expected_rank<r>.bin (seeded inputs, --seed, and
                        the reference's result) and manifest.txt (where everything is) into DIR
   --torus XxY          the top's chips: 4x1 (sys_ring4), 2x2 (sys_torus2x2), 4x2 (sys_torus4x2)
-  --cores N            NeuronCores per chip of the top (default 0; sys_torus2x2: the configuration's
-                       system_cores_per_chip); the collective core is unit N
+  --cores N            NeuronCores per chip of the top; the collective core is unit N (default: as
+                       the system tops have them: 2x2 the configuration's system_cores_per_chip,
+                       any other shape 0)
   --config NAME        the top's configuration (default tiny)
   --base ADDR          HBM address of the data region on every chip (default 0x1000)
   -b SIZE, --dtype, --algorithm (not auto), --ranks, --chunk, --desc and --barrier as above.
@@ -110,8 +112,8 @@ struct Row {
 
 /// --emit: the schedule compiled into programs for a system top's collective cores, with seeded
 /// inputs and the reference's results (docs/collectives.md, "Programs for the RTL").
-int emit_programs(const collective::Config& c, std::uint64_t bytes, const std::string& dir, const std::string& torus,
-                  unsigned cores, const std::string& config, std::uint64_t base) {
+int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t bytes, const std::string& dir,
+                  const std::string& torus, int cores_given, const std::string& config, std::uint64_t base) {
   using namespace trn::collective;
   unsigned kx = 0, ky = 0;
   char x = 0;
@@ -124,6 +126,10 @@ int emit_programs(const collective::Config& c, std::uint64_t bytes, const std::s
   if (c.algo == Algo::automatic)
     throw CollectiveUsage("--emit: name the algorithm (--algorithm ring, mesh, rdh or hier)");
   if (base >= (1u << 24)) throw CollectiveUsage(fmt::format("--base {:#x}: beyond a chip's 16 MiB address", base));
+  // the system tops (tb/CMakeLists.txt): the 2 x 2 torus has NeuronCores, the others none
+  const unsigned cores = cores_given >= 0     ? static_cast<unsigned>(cores_given)
+                         : kx == 2 && ky == 2 ? conf->arch.system_cores_per_chip
+                                              : 0;
   const auto prm = system::ChipTorus::Params::of(conf->arch, cores, kx, ky);
   EmitConfig ec;
   ec.op = c.op;
@@ -131,7 +137,7 @@ int emit_programs(const collective::Config& c, std::uint64_t bytes, const std::s
   ec.elem = c.elem;
   ec.bytes = bytes;
   ec.place = place_torus({kx, ky}, c.ranks, c.algo);
-  ec.chunk = c.chunk == (1u << 20) ? 0 : c.chunk;  // the sweep's default chunk means whole segments here
+  ec.chunk = chunk_given ? c.chunk : 0;  // whole segments unless --chunk says otherwise
   ec.desc_bytes = c.desc_bytes;
   ec.barrier = c.barrier;
   ec.unit = prm.chip.cores;
@@ -160,9 +166,9 @@ int emit_programs(const collective::Config& c, std::uint64_t bytes, const std::s
     std::ofstream f(s);
     if (!f || !(f << P.text[r])) throw std::runtime_error(fmt::format("cannot write '{}'", s));
     const isa::Program prog = isa::assemble(P.text[r], s, defs);
-    if (prog.streams[3].size() > conf->arch.imem_depth)
+    if (prog.streams[core::Control::sync].size() > conf->arch.imem_depth)
       throw Error(fmt::format("--emit: rank {}'s program has {} instructions, the {} instruction memory holds {}", r,
-                              prog.streams[3].size(), config, conf->arch.imem_depth));
+                              prog.streams[core::Control::sync].size(), config, conf->arch.imem_depth));
     isa::write_file(fmt::format("{}/rank{}.bin", dir, r), isa::to_binary(prog));
     isa::write_file(fmt::format("{}/input_rank{}.bin", dir, r), to_bytes(in[r], c.elem));
     isa::write_file(fmt::format("{}/expected_rank{}.bin", dir, r), to_bytes(want[r], c.elem));
@@ -190,7 +196,8 @@ int cmd_collective(int argc, char** argv) {
   std::optional<Op> op;
   bool check = false;
   std::string emit_dir, torus, config = "tiny";
-  unsigned cores = 0;
+  int cores = -1;
+  bool chunk_given = false;
   std::uint64_t emit_base = 0x1000;
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
@@ -229,9 +236,10 @@ int cmd_collective(int argc, char** argv) {
       base.fidelity = *f;
     } else if (s == "--ranks")
       base.ranks = parse_uint(s, value(), 2, 1u << 20);
-    else if (s == "--chunk")
+    else if (s == "--chunk") {
       base.chunk = parse_size(s, value());
-    else if (s == "--inflight")
+      chunk_given = true;
+    } else if (s == "--inflight")
       base.inflight = parse_uint(s, value(), 1, 64);
     else if (s == "--ordering") {
       const std::string v = value();
@@ -268,7 +276,7 @@ int cmd_collective(int argc, char** argv) {
     else if (s == "--torus")
       torus = value();
     else if (s == "--cores")
-      cores = parse_uint(s, value(), 0, 30);
+      cores = static_cast<int>(parse_uint(s, value(), 0, 30));
     else if (s == "--config")
       config = value();
     else if (s == "--base")
@@ -282,7 +290,7 @@ int cmd_collective(int argc, char** argv) {
   if (!op) throw CollectiveUsage("collective: --op OP is required");
   if (!emit_dir.empty()) {
     base.op = *op;
-    return emit_programs(base, minb, emit_dir, torus, cores, config, emit_base);
+    return emit_programs(base, chunk_given, minb, emit_dir, torus, cores, config, emit_base);
   }
   if (preset.empty()) throw CollectiveUsage("collective: --preset NAME is required (trnsim system --list)");
   if (maxb == 0) maxb = minb;

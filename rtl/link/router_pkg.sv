@@ -52,4 +52,27 @@ package router_pkg;
   } head_t;
 
   localparam int unsigned HeadBits = $bits(head_t);
+
+  // Torus wiring (the networks of routers and the systems of chips): the router across port q
+  // (1 +x, 2 -x, 3 +y, 4 -y, 5 +z, 6 -z) from router r of a kx x ky x kz torus, wrapping; and the
+  // port there that faces back.
+  function automatic int unsigned torus_nb(int unsigned r, int unsigned q, int unsigned kx, int unsigned ky,
+                                           int unsigned kz);
+    int unsigned x, y, z;
+    x = r % kx;
+    y = r / kx % ky;
+    z = r / (kx * ky);
+    unique case (q)
+      1: x = (x + 1) % kx;
+      2: x = (x + kx - 1) % kx;
+      3: y = (y + 1) % ky;
+      4: y = (y + ky - 1) % ky;
+      5: z = (z + 1) % kz;
+      default: z = (z + kz - 1) % kz;  // 6
+    endcase
+    return (z * ky + y) * kx + x;
+  endfunction
+  function automatic int unsigned torus_back(int unsigned q);
+    return q % 2 == 1 ? q + 1 : q - 1;
+  endfunction
 endpackage

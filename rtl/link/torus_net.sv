@@ -74,25 +74,12 @@ module torus_net
   logic [LW-1:0]   ep_id [N];
   logic [VB-1:0]   ep_ocvc [N];
 
-  // the neighbour of router r across link port q (1 +x, 2 -x, 3 +y, 4 -y, 5 +z, 6 -z), and the port
-  // it uses back
+  // the neighbour of router r across link port q, and the port it uses back (router_pkg)
   function automatic int unsigned nb(int unsigned r, int unsigned q);
-    int unsigned x, y, z;
-    x = r % KX;
-    y = r / KX % KY;
-    z = r / (KX * KY);
-    case (q)
-      1: x = (x + 1) % KX;
-      2: x = (x + KX - 1) % KX;
-      3: y = (y + 1) % KY;
-      4: y = (y + KY - 1) % KY;
-      5: z = (z + 1) % KZ;
-      default: z = (z + KZ - 1) % KZ;
-    endcase
-    return (z * KY + y) * KX + x;
+    return torus_nb(r, q, KX, KY, KZ);
   endfunction
   function automatic int unsigned back(int unsigned q);
-    return q % 2 == 1 ? q + 1 : q - 1;
+    return torus_back(q);
   endfunction
 
   for (genvar r = 0; r < N; r++) begin : g_r

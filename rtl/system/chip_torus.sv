@@ -108,25 +108,13 @@ module chip_torus
   logic [N-1:0][LP*32-1:0] crc_err, replays;
   logic [N-1:0][LP-1:0]    tx_ready;
 
-  // the neighbour of chip c across link port k (0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z), and the port
-  // there that faces back
+  // the neighbour of chip c across link port k (0 +x, 1 -x, 2 +y, 3 -y, 4 +z, 5 -z: router port
+  // k + 1), and the link port there that faces back (router_pkg)
   function automatic int unsigned nb(int unsigned c, int unsigned k);
-    int unsigned x, y, z;
-    x = c % KX;
-    y = c / KX % KY;
-    z = c / (KX * KY);
-    case (k)
-      0: x = (x + 1) % KX;
-      1: x = (x + KX - 1) % KX;
-      2: y = (y + 1) % KY;
-      3: y = (y + KY - 1) % KY;
-      4: z = (z + 1) % KZ;
-      default: z = (z + KZ - 1) % KZ;
-    endcase
-    return (z * KY + y) * KX + x;
+    return router_pkg::torus_nb(c, k + 1, KX, KY, KZ);
   endfunction
   function automatic int unsigned back(int unsigned k);
-    return k % 2 == 0 ? k + 1 : k - 1;
+    return router_pkg::torus_back(k + 1) - 1;
   endfunction
 
   for (genvar c = 0; c < N; c++) begin : g_chip
@@ -165,6 +153,8 @@ module chip_torus
     logic [16+SB+LW-1:0] w;
     int unsigned m, j;
     {rx_valid, rx_seq, rx_data, rx_crc} = '0;
+    {ack_valid, ack_seq, nack_valid, nack_seq, rcredit, rcredit_vc} = '0;
+    {link_ready_o, link_crc_err_o, link_replay_o} = '0;
     for (int unsigned c = 0; c < N; c++)
       for (int unsigned k = 0; k < LP; k++) begin
         m = nb(c, k);

@@ -89,14 +89,14 @@ def rtl_tops() -> dict[str, dict]:
         top, mode, rtl, params, vlt, probes = words[0], None, [], [], [], False
         module = top
         for w in words[1:]:
-            if w in ("RTL", "TB", "PARAMS", "MODULE", "VLT", "DEFS"):
+            if w in ("RTL", "TB", "PARAMS", "MODULE", "VLT", "DEFS", "OPT"):
                 mode = w
             elif w == "PROBES":
                 probes, mode = True, None
             elif mode == "VLT":
                 vlt.append(w)
-            elif mode == "DEFS":
-                pass  # the bench's compile definitions: not the RTL's
+            elif mode in ("DEFS", "OPT"):
+                pass  # the bench's compile definitions and C++ optimisation: not the RTL's
             elif mode == "MODULE":
                 module = w
             elif mode == "RTL":

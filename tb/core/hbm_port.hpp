@@ -6,7 +6,7 @@
 //   drive(): after the edge, the memory's port values of the next cycle go to the DUT.
 // A chip's port also says which unit reads (hbm_ar_src_o): the response's id is {source, id}, the
 // source above `id_bits` bits. The port's signals may be whole ports or one element of packed
-// arrays (chip_pair: chip c's port is element c of every hbm_* array), as HbmWires says.
+// arrays (a system of chips: chip c's port is element c of every hbm_* array), as HbmWires says.
 #pragma once
 
 #include <cstdint>

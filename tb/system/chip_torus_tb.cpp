@@ -60,11 +60,17 @@ class OrderChecker {
  public:
   /// Transfer t signals by adding to semaphore `sem` of unit `unit` of chip `chip`; such transfers
   /// signal in the order they are registered.
-  void expect(unsigned chip, unsigned unit, unsigned sem, Transfer t) { q_[{chip, unit, sem}].push_back(std::move(t)); }
+  void expect(unsigned chip, unsigned unit, unsigned sem, Transfer t) {
+    all_.emplace_back(chip, t);
+    ++count_[{chip, unit, sem}];
+    q_[{chip, unit, sem}].push_back(std::move(t));
+  }
   /// A semaphore addition the fabric of chip `chip` makes this cycle; `hbm` is that chip's image.
   void on_sem(unsigned chip, unsigned unit, unsigned sem, const std::vector<std::uint8_t>& hbm, std::uint64_t cycle) {
     auto it = q_.find({chip, unit, sem});
-    if (it == q_.end() || it->second.empty()) return;  // a semaphore no registered transfer signals by
+    if (it == q_.end()) return;  // a semaphore no registered transfer signals by
+    check(!it->second.empty(), "cycle {}: chip {} unit {} semaphore {} added after all {} of its transfers signalled",
+          cycle, chip, unit, sem, count_.at({chip, unit, sem}));
     const Transfer t = std::move(it->second.front());
     it->second.pop_front();
     for (const auto& [addr, bytes] : t.blocks)
@@ -76,6 +82,22 @@ class OrderChecker {
     ++checked_;
   }
   unsigned checked() const { return checked_; }
+  /// At the end: every transfer's bytes still in its receiver's HBM (`hbm(chip)`), and every
+  /// registered semaphore at the count of its transfers (`sem(chip, unit, sem)`).
+  template <class Hbm, class Sem>
+  void final_check(Hbm&& hbm, Sem&& sem) const {
+    for (const auto& [chip, t] : all_)
+      for (const auto& [addr, bytes] : t.blocks)
+        for (std::size_t i = 0; i < bytes.size(); ++i)
+          check(hbm(chip)[addr + i] == bytes[i],
+                "at the end: chip {} HBM byte {:#x} of {} is {:#04x}, expected {:#04x}", chip, addr + i, t.name,
+                hbm(chip)[addr + i], bytes[i]);
+    for (const auto& [k, n] : count_) {
+      const auto [chip, unit, s] = k;
+      check(sem(chip, unit, s) == n, "at the end: chip {} unit {} semaphore {} is {}, its transfers add {}", chip, unit,
+            s, sem(chip, unit, s), n);
+    }
+  }
   /// Transfers whose semaphore never came.
   unsigned waiting() const {
     unsigned n = 0;
@@ -85,6 +107,8 @@ class OrderChecker {
 
  private:
   std::map<std::tuple<unsigned, unsigned, unsigned>, std::deque<Transfer>> q_;
+  std::map<std::tuple<unsigned, unsigned, unsigned>, unsigned> count_;
+  std::vector<std::pair<unsigned, Transfer>> all_;
   unsigned checked_ = 0;
 };
 
@@ -100,7 +124,9 @@ struct SysBench {
   std::vector<ChipView> view;
   OrderChecker order;
   Signal &flip, &flip_bit, &sem_valid, &sem_idx, &link_ready;
-  std::vector<Signal*> link_offer;  ///< link l's router offers its sender a flit (a probed port)
+  std::vector<Signal*> link_offer;       ///< link l's router offers its sender a flit (a probed port)
+  std::vector<Signal*> link_sent;        ///< link l's sender drives a flit onto the wire (a probed port)
+  std::vector<std::uint64_t> flits_hit;  ///< per link: flits on the wire the channel corrupted
   Rng chan;
   double p_flip;
   unsigned flips = 0;
@@ -130,9 +156,13 @@ struct SysBench {
         chan(e.rng("channel")),
         p_flip(p_flip_) {
     const unsigned n = chips();
-    for (unsigned l = 0; l < model.links(); ++l)
-      link_offer.push_back(&e.sig(fmt::format("chip_torus.g_chip[{}].u_chip.g_link[{}].u_tx.in_valid_i",
-                                              l / model.link_ports(), l % model.link_ports())));
+    for (unsigned l = 0; l < model.links(); ++l) {
+      const std::string tx =
+          fmt::format("chip_torus.g_chip[{}].u_chip.g_link[{}].u_tx.", l / model.link_ports(), l % model.link_ports());
+      link_offer.push_back(&e.sig(tx + "in_valid_i"));
+      link_sent.push_back(&e.sig(tx + "tx_valid_o"));
+    }
+    flits_hit.assign(model.links(), 0);
     for (unsigned c = 0; c < n; ++c) {
       probes.push_back(
           std::make_unique<ChipProbes>(e, clk, model.chip(c), fmt::format("chip_torus.g_chip[{}].u_chip.", c)));
@@ -154,6 +184,10 @@ struct SysBench {
           if (sem_valid.get_slice(c * U + u, 1))
             order.on_sem(c, u, static_cast<unsigned>(sem_idx.get_slice(c * 5, 5)), hbm[c]->mem.image().hbm,
                          clk.cycle());
+      // bit errors the channel puts on a flit on the wire this cycle (the receiver must drop each)
+      const Bits f = flip.bits();
+      for (unsigned l = 0; l < model.links(); ++l)
+        if (f.bit(l) && (link_sent[l]->get() & 1)) ++flits_hit[l];
       // a flit a router sends must find room in its link's replay buffer (a full buffer with
       // nothing offered is fine: every unacknowledged flit holds one of the router's credits)
       const Bits ready = link_ready.bits();
@@ -252,6 +286,8 @@ struct SysBench {
   Task<> drain() {
     for (unsigned i = 0; i < 2000 && order.waiting() > 0; ++i) co_await cycle();
     check(order.waiting() == 0, "{} transfers' semaphores never came", order.waiting());
+    order.final_check([this](unsigned c) -> const std::vector<std::uint8_t>& { return hbm[c]->mem.image().hbm; },
+                      [this](unsigned c, unsigned u, unsigned s) { return view[c].sem(u, s); });
   }
 
   /// Seeded bytes at `addr` of chip c's HBM.
@@ -261,17 +297,23 @@ struct SysBench {
     std::copy(v.begin(), v.end(), hbm[c]->mem.image().hbm.begin() + addr);
     return v;
   }
-  /// The links saw bit errors and recovered them (when the channel made enough).
+  /// Every flit the channel corrupted on a link was dropped there for its CRC (no more, no fewer:
+  /// a single inverted bit always changes the CRC), and links that dropped flits replayed.
   void expect_link_recovery() {
     const Bits crc = env.sig("link_crc_err_o").bits(), rep = env.sig("link_replay_o").bits();
-    std::uint64_t crc_errors = 0, replays = 0;
+    std::uint64_t crc_errors = 0, replays = 0, hit = 0;
     for (unsigned l = 0; l < model.links(); ++l) {
-      crc_errors += crc.slice(32 * l, 32);
-      replays += rep.slice(32 * l, 32);
+      const std::uint64_t e = crc.slice(32 * l, 32), r = rep.slice(32 * l, 32);
+      check(e == flits_hit[l],
+            "link {} (chip {} link port {}): {} flits corrupted on the wire, {} dropped for their CRC", l,
+            l / model.link_ports(), l % model.link_ports(), flits_hit[l], e);
+      check(e == 0 || r > 0, "link {}: {} flits dropped for their CRC but no replay", l, e);
+      crc_errors += e;
+      replays += r;
+      hit += flits_hit[l];
     }
-    info("links: {} bits flipped, {} flits dropped for their CRC, {} replays", flips, crc_errors, replays);
-    if (flips > 20 * model.links())
-      check(crc_errors > 0 && replays > 0, "{} bit errors on the links, but no CRC error or replay", flips);
+    info("links: {} bits flipped, {} on flits, {} flits dropped for their CRC, {} replays", flips, hit, crc_errors,
+         replays);
   }
 };
 
@@ -313,9 +355,11 @@ Task<> traffic(Env& env, bool strong, bool barrier, double p_flip = 0.02, unsign
   std::vector<std::string> cc(N), core(N);
   for (unsigned c = 0; c < N; ++c) {
     const unsigned next = t.model.neighbour(c, 0), far = t.opposite(c);
-    cc[c] = ".stream sync\n" + send_lines(t, r, c, next, 0x1000, 0x4000 + 0x400 * (c % 4), n, 0x100, 0, barrier);
+    // a transfer is at most 9 beats: 16 beats apart
+    const std::uint32_t stride = 16 * t.beat();
+    cc[c] = ".stream sync\n" + send_lines(t, r, c, next, 0x1000, 0x4000, n, stride, 0, barrier);
     if (far != c && far != next)
-      cc[c] += send_lines(t, r, c, far, 0x2000, 0x6000 + 0x400 * (c % 4), n, 0x100, 2, barrier);
+      cc[c] += send_lines(t, r, c, far, 0x1000 + n * stride, 0x4000 + n * stride, n, stride, 2, barrier);
     cc[c] += "    end\n";
     if (t.cores() == 0) continue;
     const unsigned k = t.cores() - 1;
@@ -536,25 +580,41 @@ Task<std::string> run_collective(Env& env, const Compiled& c, const CollOpts& o,
   co_return d;
 }
 
+/// The combinations a schedule does not exist for (collective::build's refusals): hierarchical
+/// schedules on a system without a second level (a ring) or for all-to-all, and a permute by
+/// anything but mesh. Any other refusal is a failure.
+bool refused_by_design(collective::Op op, collective::Algo a, bool two_levels) {
+  if (op == collective::Op::permute) return a != collective::Algo::mesh;
+  if (a == collective::Algo::hier) return !two_levels || op == collective::Op::all_to_all;
+  return false;
+}
+
 /// `op` by every algorithm this system's topology runs, FP32 and BF16, under bit errors on every
 /// link: every rank's result equals the reference bit for bit (the DMA's accumulate is the
 /// reference's addition, in the algorithm's order).
 Task<> every_algorithm(Env& env, collective::Op op) {
   const auto prm = SysModel::Params::of(env.cfg().arch, SysBench::cores_of(env.cfg().arch), TRN_SYS_KX, TRN_SYS_KY);
+  const bool two_levels = prm.chip.ky > 1;
   unsigned ran = 0;
   for (collective::Algo a : collective::kAlgos)
     for (collective::Elem e : {collective::Elem::fp32, collective::Elem::bf16}) {
       const Compiled c = compile(prm, op, a, e, CollOpts{});
       if (!c.why.empty()) {
-        info("{} by {}: not on this system ({})", collective::op_name(op), collective::algo_name(a), c.why);
+        check(refused_by_design(op, a, two_levels), "{} by {} ({}) was refused: {}", collective::op_name(op),
+              collective::algo_name(a), collective::elem_name(e), c.why);
+        info("{} by {}: no such schedule here ({})", collective::op_name(op), collective::algo_name(a), c.why);
         break;
       }
+      check(!refused_by_design(op, a, two_levels), "{} by {} ran, but no such schedule should exist here",
+            collective::op_name(op), collective::algo_name(a));
       const std::string d = co_await run_collective(env, c, CollOpts{}, env.rng("data").next());
       check(d.empty(), "{} by {} ({}): {}", collective::op_name(op), collective::algo_name(a), collective::elem_name(e),
             d);
       ++ran;
     }
-  check(ran > 0, "no algorithm runs {} on this system", collective::op_name(op));
+  unsigned want = 0;
+  for (collective::Algo a : collective::kAlgos) want += refused_by_design(op, a, two_levels) ? 0 : 2;
+  check(ran == want, "{} ran by {} algorithm-type pairs, expected {}", collective::op_name(op), ran, want);
 }
 
 }  // namespace
@@ -639,6 +699,8 @@ TRN_TEST(a_gemm_beside_an_all_reduce, .timeout_ns = 1e13, .skip = TRN_SYS_CORES 
   std::vector<kernels::Case> cases;
   for (unsigned chip = 0; chip < t.chips(); ++chip) {
     cases.push_back(k->make(env.cfg().arch, env.rng(fmt::format("gemm{}", chip)).next(), {}));
+    for (const auto& b : cases.back().outputs)
+      check(b.addr + b.bytes.size() <= half, "the gemm case's output does not fit below the collective's memory");
     for (const auto& b : cases.back().inputs) {
       check(b.addr + b.bytes.size() <= half, "the gemm case does not fit below the collective's memory");
       std::copy(b.bytes.begin(), b.bytes.end(), t.hbm[chip]->mem.image().hbm.begin() + b.addr);
@@ -662,6 +724,9 @@ TRN_TEST(a_gemm_beside_an_all_reduce, .timeout_ns = 1e13, .skip = TRN_SYS_CORES 
   for (unsigned chip = 0; chip < t.chips(); ++chip) {
     const std::string kd = kernels::compare(cases[chip], t.hbm[chip]->mem.image().hbm);
     check(kd.empty(), "chip {}'s GEMM beside the all-reduce differs from its reference:\n{}", chip, kd);
+    for (const auto& [s, v] : cases[chip].sems)
+      check(t.view[chip].sem(0, s) == v, "chip {}'s GEMM: semaphore {} is {}, expected {}", chip, s,
+            t.view[chip].sem(0, s), v);
   }
   t.expect_link_recovery();
   info("a GEMM on every chip's core 0 beside a ring all-reduce of {} B: {} cycles", c.ec.bytes, cycles);
@@ -679,7 +744,7 @@ TRN_TEST(throughput, .timeout_ns = 1e13) {
     for (unsigned c = 0; c < t.chips(); ++c)
       co_await t.load(c, t.cc(),
                       ".stream sync\n" +
-                          send_lines(t, r, c, t.model.neighbour(c, 0), 0x1000, 0x4000, 8, 0x100, 0, false) +
+                          send_lines(t, r, c, t.model.neighbour(c, 0), 0x1000, 0x4000, 8, 16 * t.beat(), 0, false) +
                           "    end\n",
                       fmt::format("send{}.s", c));
     co_await t.run(std::vector<std::uint64_t>(t.chips(), 1ull << t.cc()));
