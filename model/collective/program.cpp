@@ -120,14 +120,61 @@ Programs emit(const EmitConfig& c) {
     if (S.gate(t, once) == static_cast<int>(t)) flag_slot[t] = static_cast<int>(gated++);
   }
   const unsigned C = P.instances;
-  P.semaphores = C * (T + gated);
+  // who sends to whom in every round: recv[t][x] lists the senders of x's round-t transfers (a
+  // sender once per transfer)
+  std::vector<std::vector<std::vector<unsigned>>> recv(T, std::vector<std::vector<unsigned>>(n));
+  {
+    std::vector<Xfer> xs0;
+    for (unsigned t = 0; t < T; ++t)
+      for (unsigned r = 0; r < n; ++r) {
+        xs0.clear();
+        S.sends(r, t, xs0);
+        for (const Xfer& x : xs0) recv[t].at(x.dst).push_back(r);
+      }
+  }
+  // Semaphores: one per (instance, round) where they fit (a count never mixes rounds); otherwise
+  // one per (instance, sender) holding the running count of that sender's transfers, which a
+  // strong-order-write queue delivers in order (docs/collectives.md, "Programs for the RTL").
+  std::vector<std::vector<unsigned>> slot(n);  // per rank: its senders, each one's slot
+  unsigned width = 0;
+  for (unsigned x = 0; x < n; ++x) {
+    for (unsigned t = 0; t < T; ++t)
+      for (unsigned q : recv[t][x])
+        if (std::find(slot[x].begin(), slot[x].end(), q) == slot[x].end()) slot[x].push_back(q);
+    width = std::max(width, static_cast<unsigned>(slot[x].size()));
+  }
+  P.per_sender = C * (T + gated) > 32;
+  P.semaphores = P.per_sender ? C * (width + gated) : C * (T + gated);
   if (P.semaphores > 32)
     throw Error(fmt::format(
-        "emit: {} instances x ({} rounds + {} gated rounds) need {} semaphores, a collective core has 32 (use a "
-        "larger --chunk)",
-        C, T, gated, P.semaphores));
-  auto data_sem = [&](unsigned inst, unsigned t) { return inst * T + t; };
-  auto flag_sem = [&](unsigned inst, unsigned t) { return C * T + inst * gated + static_cast<unsigned>(flag_slot[t]); };
+        "emit: {} instances x ({} rounds + {} gated rounds) need {} semaphores a round, or {} x ({} senders + {}) a "
+        "sender; a collective core has 32 (use a larger --chunk)",
+        C, T, gated, C * (T + gated), C, width, gated, C * (width + gated)));
+  const unsigned D = P.per_sender ? width : T;  // data semaphores per instance
+  auto sender_slot = [&](unsigned x, unsigned q) {
+    return static_cast<unsigned>(std::find(slot[x].begin(), slot[x].end(), q) - slot[x].begin());
+  };
+  // the semaphore transfer (sender q to rank x, round t, instance inst) adds to, and the waits of
+  // rank x after round t: (semaphore, value) pairs
+  auto data_sem = [&](unsigned inst, unsigned t, unsigned x, unsigned q) {
+    return inst * D + (P.per_sender ? sender_slot(x, q) : t);
+  };
+  auto waits = [&](unsigned inst, unsigned t, unsigned x) {
+    std::vector<std::pair<unsigned, unsigned>> w;
+    if (!P.per_sender) {
+      if (S.expect(x, t) > 0) w.emplace_back(inst * D + t, S.expect(x, t));
+      return w;
+    }
+    for (unsigned q : recv[t][x]) {
+      if (std::any_of(w.begin(), w.end(), [&](const auto& e) { return e.first == inst * D + sender_slot(x, q); }))
+        continue;
+      unsigned total = 0;  // q's transfers to x in rounds 0..t
+      for (unsigned u = 0; u <= t; ++u) total += static_cast<unsigned>(std::count(recv[u][x].begin(), recv[u][x].end(), q));
+      w.emplace_back(inst * D + sender_slot(x, q), total);
+    }
+    return w;
+  };
+  auto flag_sem = [&](unsigned inst, unsigned t) { return C * D + inst * gated + static_cast<unsigned>(flag_slot[t]); };
   // flags owed to rank r at gated round g: one from every rank that r adds into from then on
   std::vector<std::vector<unsigned>> owed(n, std::vector<unsigned>(T, 0));
   std::vector<unsigned> peers;
@@ -151,8 +198,12 @@ Programs emit(const EmitConfig& c) {
     o += fmt::format("; {}\n", S.describe);
     o += fmt::format("; segments of {} B from {:#x}; {} instance(s) of {} B a segment; flag word {:#x}\n", P.seg_bytes,
                      c.base, C, cs, flag);
-    o += fmt::format("; semaphore i * {} + t: transfers to this rank in round t of instance i\n", T);
-    if (gated) o += fmt::format("; semaphore {} + i * {} + k: ready flags of the k-th gated round\n", C * T, gated);
+    if (P.per_sender)
+      o += fmt::format("; semaphore i * {} + s: the running count of transfers of instance i from this rank's s-th sender\n",
+                       D);
+    else
+      o += fmt::format("; semaphore i * {} + t: transfers to this rank in round t of instance i\n", T);
+    if (gated) o += fmt::format("; semaphore {} + i * {} + k: ready flags of the k-th gated round\n", C * D, gated);
     o += ".stream sync\n";
     for (unsigned t = 0; t < T; ++t) {
       bool once = false;
@@ -161,8 +212,8 @@ Programs emit(const EmitConfig& c) {
       S.sends(r, t, xs);
       for (unsigned inst = 0; inst < C; ++inst) {
         o += fmt::format("; round {} instance {}\n", t, inst);
-        if (t > 0 && S.expect(r, t - 1) > 0)
-          o += fmt::format("    sem_wait wait={}>={}\n", data_sem(inst, t - 1), S.expect(r, t - 1));
+        if (t > 0)
+          for (const auto& [sem, val] : waits(inst, t - 1, r)) o += fmt::format("    sem_wait wait={}>={}\n", sem, val);
         if (g == static_cast<int>(t)) {
           peers.clear();
           S.senders(r, t, peers);
@@ -209,7 +260,7 @@ Programs emit(const EmitConfig& c) {
                              hbm(me, dc, c.base + d.dst), d.bytes);
             o += x.reduce ? fmt::format(" stype={} dtype={} dop=acc", ty, ty) : std::string(" stype=bytes dtype=bytes");
             if (i + 1 == descs.size()) {
-              o += fmt::format(" dsem={}+=1 dsem.unit={} dsem.chip={}", data_sem(inst, t), dc == me ? 0 : c.unit + 1,
+              o += fmt::format(" dsem={}+=1 dsem.unit={} dsem.chip={}", data_sem(inst, t, x.dst, r), dc == me ? 0 : c.unit + 1,
                                dc == me ? 0 : dc + 1);
               if (c.barrier) o += " barrier";
             }
@@ -220,9 +271,9 @@ Programs emit(const EmitConfig& c) {
         }
       }
     }
-    if (T > 0 && S.expect(r, T - 1) > 0)
+    if (T > 0)
       for (unsigned inst = 0; inst < C; ++inst)
-        o += fmt::format("    sem_wait wait={}>={}\n", data_sem(inst, T - 1), S.expect(r, T - 1));
+        for (const auto& [sem, val] : waits(inst, T - 1, r)) o += fmt::format("    sem_wait wait={}>={}\n", sem, val);
     o += "    end\n";
   }
   return P;

@@ -17,8 +17,11 @@
 //     destinations carry the receiver's chip in the HBM address, docs/chip.md), with the barrier
 //     flag when asked;
 //   - at the end it waits for the last round's transfers.
-// Every (instance, round) has its own semaphore, so a count never mixes rounds or instances: a
-// schedule needs instances x (rounds + gated rounds) semaphores, at most the unit's 32.
+// Every (instance, round) has its own semaphore where instances x (rounds + gated rounds) fit in the
+// unit's 32, so a count never mixes rounds or instances. Longer schedules (a ring of more than 16
+// ranks) give every (instance, sender) a semaphore instead: the sender's transfers to a rank add to
+// it in order (a strong-order-write queue, or the barrier flag), and the rank waits after round t
+// for the running count of each sender's transfers through round t.
 //
 // Memory of a rank, in its chip's HBM from `base`: the data region (segment s at s * seg_bytes),
 // then the output and scratch regions where the schedule uses them, each ranks x seg_bytes, then
@@ -53,6 +56,7 @@ struct Programs {
   std::vector<std::string> text;  ///< per rank: the collective core's program (assembly)
   std::uint64_t seg_bytes = 0, region_bytes = 0, chunk_bytes = 0;
   unsigned instances = 0, semaphores = 0, regions = 1;
+  bool per_sender = false;  ///< semaphores per (instance, sender) with running counts, not per (instance, round)
   std::uint64_t transfers = 0, descriptors = 0;
   std::uint32_t flag_addr = 0;  ///< every chip's flag word
   /// HBM address of region g (0 data, 1 out, 2 scratch) on every chip.

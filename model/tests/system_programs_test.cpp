@@ -16,6 +16,7 @@ const cfg::Arch& tiny() { return cfg::find("tiny")->arch; }
 struct Outcome {
   std::string diff;  ///< the first difference from the reference ("" none)
   std::uint64_t cycles = 0;
+  bool per_sender = false;  ///< the programs count semaphores per sender
 };
 
 /// op by algo over every chip of a kx x ky torus of tiny chips with collective cores only.
@@ -49,6 +50,7 @@ Outcome run_collective(unsigned kx, unsigned ky, collective::Op op, collective::
     masks[chip] = 1ull << ec.unit;
   }
   Outcome o;
+  o.per_sender = P.per_sender;
   o.cycles = r.run(masks, 2000000);
   const auto want = collective::reference(op, algo, e, ec.place.group,
                                           static_cast<unsigned>(P.seg_bytes / collective::elem_bytes(e)), in);
@@ -96,6 +98,28 @@ BOOST_AUTO_TEST_CASE(pipelined_instances_on_a_ring) {
   const auto o = run_collective(4, 1, collective::Op::all_reduce, collective::Algo::ring, collective::Elem::fp32,
                                 4 * 256, true, false, 65536, 3, 64);
   BOOST_TEST(o.diff == "");
+}
+
+/// More instances x rounds than a collective core has semaphores (3 x 14 on a ring of 8): the
+/// programs count each sender's transfers on one semaphore per (instance, sender), and the result
+/// is still the reference's. With write-after-write queues, short descriptors and no barrier a
+/// later transfer's semaphore can overtake an earlier one's data, which breaks the running count for
+/// some seed; the barrier mends it.
+BOOST_AUTO_TEST_CASE(running_counts_per_sender_when_rounds_do_not_fit) {
+  const auto o = run_collective(4, 2, collective::Op::all_reduce, collective::Algo::ring, collective::Elem::fp32,
+                                8 * 96, true, false, 65536, 1, 32);
+  BOOST_TEST(o.per_sender);
+  BOOST_TEST(o.diff == "");
+  unsigned broken = 0;
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const auto w = run_collective(4, 2, collective::Op::all_reduce, collective::Algo::ring, collective::Elem::fp32,
+                                  8 * 96, false, false, 16, seed, 32);
+    broken += !w.diff.empty();
+    const auto b = run_collective(4, 2, collective::Op::all_reduce, collective::Algo::ring, collective::Elem::fp32,
+                                  8 * 96, false, true, 16, seed, 32);
+    BOOST_TEST(b.diff == "");
+  }
+  BOOST_TEST(broken > 0u);
 }
 
 /// Write-after-write queues without the barrier, transfers cut into short descriptors: a
