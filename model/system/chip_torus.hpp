@@ -6,9 +6,15 @@
 // own ports, element c of each array.
 // Evaluation: every chip, then each one's link inputs from its neighbours' outputs (every link
 // output of a chip is a register), again until no chip's inputs change.
+// Wires (the model's, for systems larger than the RTL's tops): the links of each torus dimension may
+// take `latency` cycles and carry `rate` flits a cycle (a slower link class serialises its flits,
+// which queue on the wire within the receiver's credits); acknowledgements and credits travel back
+// with the same latency. The RTL top's wires are latency 0 and rate 1, the default.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <vector>
 
 #include "chip/chip.hpp"
@@ -23,6 +29,12 @@ class ChipTorus {
  public:
   struct Params {
     chip::Chip::Params chip;  ///< every chip's (chips = kx * ky * kz, its torus the system's)
+    struct Wire {
+      unsigned latency = 0;  ///< cycles (0: the RTL's wire, nothing between the ports)
+      double rate = 1.0;     ///< flits a cycle, in (0, 1]
+      bool delayed() const { return latency > 0 || rate < 1.0; }
+    };
+    std::array<Wire, 3> wire{};  ///< per dimension (x, y, z): link ports 2d and 2d + 1
     /// A torus of kx x ky x kz chips of configuration a, each with `cores` NeuronCores.
     static Params of(const cfg::Arch& a, unsigned cores, unsigned kx, unsigned ky, unsigned kz = 1);
     unsigned chips() const { return chip.kx * chip.ky * chip.kz; }
@@ -83,6 +95,30 @@ class ChipTorus {
  private:
   /// chip c's inputs from the system's and its neighbours' outputs; true if they changed.
   bool wire(const In& in, unsigned c) const;
+  /// A directed link's wire when it is delayed: flits in flight (each due at a cycle), the
+  /// acknowledgements and credits coming back, and what each end sees this cycle.
+  struct Side {
+    bool ack = false, nack = false, credit = false;
+    std::uint64_t ack_seq = 0, nack_seq = 0;
+    unsigned credit_vc = 0;
+  };
+  struct Flit {
+    std::uint64_t due = 0, seq = 0;
+    std::uint16_t crc = 0;
+    Bits data;  // {vc, flit}
+  };
+  struct Line {
+    std::deque<Flit> fwd;
+    std::deque<std::pair<std::uint64_t, Side>> back;
+    double free = 0;  // the serialiser is busy until this cycle
+    bool valid = false;
+    Flit cur;
+    Side side;
+  };
+  bool delayed(unsigned port) const { return p_.wire[port / 2].delayed(); }
+  void move_wires();
+  std::vector<Line> lines_;  // per directed link l = c * LP + k (sender c, its port k)
+  std::uint64_t now_ = 0;
   Params p_;
   unsigned n_, fb_;
   std::vector<chip::Chip> chips_;

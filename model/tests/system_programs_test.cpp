@@ -3,6 +3,7 @@
 // trn::collective::emit compiles (docs/collectives.md, "Programs for the RTL"), every chip's result
 // against the plain reference; the emitter's refusals.
 #include <boost/test/unit_test.hpp>
+#include <functional>
 
 #include "collective/program.hpp"
 #include "system/torus_runner.hpp"
@@ -22,8 +23,10 @@ struct Outcome {
 /// op by algo over every chip of a kx x ky torus of tiny chips with collective cores only.
 Outcome run_collective(unsigned kx, unsigned ky, collective::Op op, collective::Algo algo, collective::Elem e,
                        std::uint64_t bytes, bool strong = true, bool barrier = false, std::uint32_t desc = 65536,
-                       std::uint64_t seed = 1, std::uint64_t chunk = 0) {
-  const auto prm = system::ChipTorus::Params::of(tiny(), 0, kx, ky);
+                       std::uint64_t seed = 1, std::uint64_t chunk = 0,
+                       const std::function<void(system::ChipTorus::Params&)>& adjust = {}) {
+  auto prm = system::ChipTorus::Params::of(tiny(), 0, kx, ky);
+  if (adjust) adjust(prm);
   collective::EmitConfig ec;
   ec.op = op;
   ec.algo = algo;
@@ -120,6 +123,44 @@ BOOST_AUTO_TEST_CASE(running_counts_per_sender_when_rounds_do_not_fit) {
     BOOST_TEST(b.diff == "");
   }
   BOOST_TEST(broken > 0u);
+}
+
+/// The model's wires: links of 40 cycles (with buffers covering the round trip) add about the
+/// latency of each round's hop to a latency-bound collective, and links of half rate make a
+/// bandwidth-bound one up to twice as long (less: at full rate the tiny chip's DMA, not the link, is
+/// the busiest, at 3.1 of the link's 8 bytes a cycle); the data is exact either way.
+BOOST_AUTO_TEST_CASE(wire_latency_and_rate) {
+  using collective::Algo;
+  using collective::Op;
+  const auto E = collective::Elem::fp32;
+  auto deep = [](system::ChipTorus::Params& p) {
+    p.chip.core.core.hbm_bytes = 1 << 20;
+    p.chip.d = 128;
+    p.chip.rdepth = 256;
+    p.chip.timeout = 512;
+  };
+  const auto base = run_collective(4, 1, Op::all_reduce, Algo::ring, E, 4 * 64, true, false, 65536, 1, 0, deep);
+  const auto slow = run_collective(4, 1, Op::all_reduce, Algo::ring, E, 4 * 64, true, false, 65536, 1, 0,
+                                   [&](system::ChipTorus::Params& p) {
+                                     deep(p);
+                                     p.wire[0].latency = 40;
+                                   });
+  BOOST_TEST(base.diff == "");
+  BOOST_TEST(slow.diff == "");
+  // 6 rounds, each a hop out and a semaphore back's worth of waiting on the 40-cycle wire at least
+  BOOST_TEST(slow.cycles >= base.cycles + 6 * 40, base.cycles << " -> " << slow.cycles);
+  BOOST_TEST(slow.cycles <= base.cycles + 6 * 2 * 40 + 200, base.cycles << " -> " << slow.cycles);
+  const auto wide = run_collective(4, 1, Op::all_gather, Algo::ring, E, 4 * 65536, true, false, 65536, 1, 0, deep);
+  const auto half = run_collective(4, 1, Op::all_gather, Algo::ring, E, 4 * 65536, true, false, 65536, 1, 0,
+                                   [&](system::ChipTorus::Params& p) {
+                                     deep(p);
+                                     p.wire[0].rate = 0.5;
+                                   });
+  BOOST_TEST(wide.diff == "");
+  BOOST_TEST(half.diff == "");
+  const double ratio = static_cast<double>(half.cycles) / static_cast<double>(wide.cycles);
+  BOOST_TEST(ratio > 1.4, wide.cycles << " -> " << half.cycles);
+  BOOST_TEST(ratio < 2.2, wide.cycles << " -> " << half.cycles);
 }
 
 /// Write-after-write queues without the barrier, transfers cut into short descriptors: a
