@@ -29,7 +29,7 @@ namespace trn::collective {
 enum class Op : unsigned { all_reduce, reduce_scatter, all_gather, all_to_all, permute };
 enum class Algo : unsigned { automatic, ring, mesh, rdh, hier };
 enum class Elem : unsigned { fp32, bf16 };
-enum class Fidelity : unsigned { flow, flit };
+enum class Fidelity : unsigned { flow, flit, cycle };
 
 inline constexpr Op kOps[] = {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::all_to_all, Op::permute};
 inline constexpr Algo kAlgos[] = {Algo::ring, Algo::mesh, Algo::rdh, Algo::hier};

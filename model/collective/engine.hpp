@@ -22,6 +22,8 @@
 #include <vector>
 
 #include "collective/collective.hpp"
+#include "dma/memsys.hpp"
+#include "system/chip_torus.hpp"
 
 namespace trn::system {
 class System;
@@ -61,6 +63,9 @@ struct Config {
   double hop_ns = -1;    ///< latency of each link hop (< 0: the link classes' and switches')
   double base_ns = 0;    ///< added to every route's latency
   double nic_gbps = 0;   ///< a chip's injection and ejection limit (0: none)
+  double dma_gbps = 0;   ///< a chip's DMA (0: the chip's engines)
+  double hbm_gbps = 0;   ///< a chip's HBM (0: the chip's stacks)
+  std::string cycle_config = "full";  ///< cycle: the RTL configuration of the chips
   std::function<void(const std::string&)> progress;  ///< called about once a second on long runs
 };
 
@@ -88,6 +93,10 @@ struct Result {
   // flit level
   std::uint64_t cycles = 0, skipped_cycles = 0, flits = 0, flips = 0, replays = 0;
   double cycle_ns = 0;
+  // cycle level
+  double flow_ns = 0;  ///< the flow level's time on the cycle level's equivalent (cycle_equivalent)
+  std::string cycle_system;  ///< what the cycle level built (CycleSystem::describe)
+  double wall_s = 0;   ///< seconds the run took
 };
 
 /// The resources and latencies of the flow level, also used for the bound of either fidelity.
@@ -158,6 +167,22 @@ std::unique_ptr<Backend> make_flit_backend(const system::System& s, const Config
 /// one injection and ejection port per chip.
 Config flit_equivalent(const system::System& s, const Config& c);
 
+/// The cycle level's system for a run of `s` (collective/cycle.cpp): chips of configuration
+/// c.cycle_config on its torus, its wires, buffers and HBM, and a cycle's length.
+struct CycleSystem {
+  system::ChipTorus::Params prm;
+  dma::MemSystem::Params mem;
+  const cfg::Arch* arch = nullptr;
+  double cycle_ns = 0;
+  std::string describe;
+};
+/// Throws Error for a system the cycle level cannot build (switched, more than 255 chips, an HBM
+/// need beyond the local address, an unknown configuration).
+CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t hbm_need);
+/// The flow-level settings that model the cycle level's chips: its NIC's flit a cycle, its DMA's
+/// and HBM port's beat a cycle, packets of a beat (docs/collectives.md, "The cycle level").
+Config cycle_equivalent(const system::System& s, const Config& c, const CycleSystem& cs);
+
 /// One collective on one system.
 class Run {
  public:
@@ -180,6 +205,7 @@ class Run {
  private:
   class Engine;
   void ensure_memory();
+  Result run_cycle();
   const system::System& s_;
   Config c_;
   Placement place_;

@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "permute"};
 constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier"};
 constexpr const char* kElemNames[] = {"fp32", "bf16"};
-constexpr const char* kFidNames[] = {"flow", "flit"};
+constexpr const char* kFidNames[] = {"flow", "flit", "cycle"};
 
 template <class E, std::size_t N>
 std::optional<E> lookup(std::string_view s, const char* const (&names)[N]) {

@@ -41,6 +41,16 @@ void TorusRunner::step() {
     for (unsigned b = 0; b < beat; ++b)
       in_.hbm_r_data_i.set_slice((c * beat + b) * 8, 8, hp.r_valid ? hp.r_data[b] : 0);
   }
+  if (p_flip_ > 0) {
+    in_.flip_i = Bits(sys_.links());
+    for (unsigned l = 0; l < sys_.links(); ++l)
+      if (std::uniform_real_distribution<double>(0, 1)(chan_) < p_flip_) {
+        in_.flip_i.set_bit(l, true);
+        in_.flip_bit_i.set_slice(l * sys_.fb(), sys_.fb(),
+                                 std::uniform_int_distribution<unsigned>(0, sys_.wire_bits() - 1)(chan_));
+        ++flips_;
+      }
+  }
   sys_.eval(in_, out_);
   for (unsigned c = 0; c < N; ++c) {
     std::optional<dma::ReadReq> rd;
@@ -79,7 +89,19 @@ void TorusRunner::load(unsigned chip, unsigned u, const isa::Program& p) {
   in_.im_valid_i = false;
 }
 
-std::uint64_t TorusRunner::run(const std::vector<std::uint64_t>& masks, std::uint64_t limit) {
+void TorusRunner::set_flips(double p, std::uint64_t seed) {
+  p_flip_ = p;
+  chan_.seed(seed);
+}
+
+std::uint64_t TorusRunner::replays() const {
+  std::uint64_t n = 0;
+  for (unsigned l = 0; l < sys_.links(); ++l) n += out_.link_replay_o.slice(l * 32, 32);
+  return n;
+}
+
+std::uint64_t TorusRunner::run(const std::vector<std::uint64_t>& masks, std::uint64_t limit,
+                               const std::function<void(std::uint64_t)>& progress) {
   const unsigned N = sys_.chips(), U = sys_.params().chip.units();
   for (unsigned c = 0; c < N; ++c) in_.start_i.set_slice(c * U, U, c < masks.size() ? masks[c] : 0);
   step();
@@ -105,6 +127,7 @@ std::uint64_t TorusRunner::run(const std::vector<std::uint64_t>& masks, std::uin
         }
     }
     if (all) return cycle_ - c0;
+    if (progress && (cycle_ - c0) % 4096 == 0) progress(cycle_ - c0);
     if (cycle_ - c0 >= limit) {
       std::string running;
       for (unsigned c = 0; c < N; ++c)

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <random>
 #include <memory>
 #include <vector>
 
@@ -28,7 +30,14 @@ class TorusRunner {
   /// Start units (masks[c]: chip c's) and run until each is done; the cycles taken. Throws
   /// std::runtime_error naming the chip, unit, error and pc of the first unit that stops on an
   /// error, or after `limit` cycles naming the units still running.
-  std::uint64_t run(const std::vector<std::uint64_t>& masks, std::uint64_t limit = 10000000);
+  /// `progress` (if set) is called with the cycles run every 4096 cycles.
+  std::uint64_t run(const std::vector<std::uint64_t>& masks, std::uint64_t limit = 10000000,
+                    const std::function<void(std::uint64_t)>& progress = {});
+  /// Bit errors: each cycle, each link's wire has one bit inverted with chance p (seeded).
+  void set_flips(double p, std::uint64_t seed);
+  std::uint64_t flips() const { return flips_; }
+  /// Replays of every link so far.
+  std::uint64_t replays() const;
   /// Chip c's unit u's semaphore s.
   std::uint32_t sem(unsigned chip, unsigned u, unsigned s) const;
 
@@ -42,6 +51,9 @@ class TorusRunner {
   ChipTorus::Out out_;
   unsigned id_bits_, src_bits_;
   std::uint64_t cycle_ = 0;
+  double p_flip_ = 0;
+  std::mt19937_64 chan_;
+  std::uint64_t flips_ = 0;
 };
 
 }  // namespace trn::system

@@ -40,7 +40,11 @@ A collective benchmark on a system composed from a preset: one row per message s
   -f, --stepfactor F   multiply the size by F each row (default 2)
   --dtype T            fp32 (default) or bf16 (added in FP32 and rounded, as the DMA does)
   --algorithm A        auto (default) ring mesh rdh hier
-  --fidelity F         flow (default) or flit (the cycle-exact network; up to 255 chips)
+  --fidelity F         flow (default); flit (the cycle-exact network, transaction-level DMA; up to
+                       255 chips); cycle (the schedule compiled into collective-core programs and
+                       run on the cycle-exact chips of a torus system; reports the flow level on
+                       the same chips beside it: docs/collectives.md, "The cycle level")
+  --config NAME        cycle: the RTL configuration of the chips (default full)
   --ranks N            the first N chips of the placement (default every chip)
   --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
   --inflight N         instances in flight per rank (default 4)
@@ -63,7 +67,7 @@ instead of being run; --preset is not needed:
   --cores N            NeuronCores per chip of the top; the collective core is unit N (default: as
                        the system tops have them: 2x2 the configuration's system_cores_per_chip,
                        any other shape 0)
-  --config NAME        the top's configuration (default tiny)
+  --config NAME        the top's configuration (default tiny here)
   --base ADDR          HBM address of the data region on every chip (default 0x1000)
   -b SIZE, --dtype, --algorithm (not auto), --ranks, --chunk, --desc and --barrier as above.
 
@@ -195,7 +199,7 @@ int cmd_collective(int argc, char** argv) {
   Config base;
   std::optional<Op> op;
   bool check = false;
-  std::string emit_dir, torus, config = "tiny";
+  std::string emit_dir, torus, config;
   int cores = -1;
   bool chunk_given = false;
   std::uint64_t emit_base = 0x1000;
@@ -232,7 +236,7 @@ int cmd_collective(int argc, char** argv) {
     } else if (s == "--fidelity") {
       const std::string v = value();
       const auto f = parse_fidelity(v);
-      if (!f) throw CollectiveUsage(fmt::format("--fidelity: unknown fidelity '{}' (flow or flit)", v));
+      if (!f) throw CollectiveUsage(fmt::format("--fidelity: unknown fidelity '{}' (flow, flit or cycle)", v));
       base.fidelity = *f;
     } else if (s == "--ranks")
       base.ranks = parse_uint(s, value(), 2, 1u << 20);
@@ -290,7 +294,8 @@ int cmd_collective(int argc, char** argv) {
   if (!op) throw CollectiveUsage("collective: --op OP is required");
   if (!emit_dir.empty()) {
     base.op = *op;
-    return emit_programs(base, chunk_given, minb, emit_dir, torus, cores, config, emit_base);
+    return emit_programs(base, chunk_given, minb, emit_dir, torus, cores, config.empty() ? "tiny" : config,
+                         emit_base);
   }
   if (preset.empty()) throw CollectiveUsage("collective: --preset NAME is required (trnsim system --list)");
   if (maxb == 0) maxb = minb;
@@ -300,6 +305,11 @@ int cmd_collective(int argc, char** argv) {
       file.empty() ? system::default_presets(sets, preset) : system::load_presets(file, sets, preset);
   const system::System sys(p, preset);
   base.op = *op;
+  if (!config.empty()) {
+    if (base.fidelity != Fidelity::cycle) throw CollectiveUsage("--config: only with --emit or --fidelity cycle");
+    if (!cfg::find(config)) throw CollectiveUsage(fmt::format("--config: unknown configuration '{}'", config));
+    base.cycle_config = config;
+  }
   base.data = check;
   base.stop_on_violation = false;
   std::vector<std::uint64_t> sizes;
@@ -343,10 +353,15 @@ int cmd_collective(int argc, char** argv) {
         f << fmt::format(
             "  {{\"size\": {}, \"count\": {}, \"time_us\": {:.4f}, \"algbw_gbps\": {:.4f}, \"busbw_gbps\": {:.4f}, "
             "\"algorithm\": \"{}\", \"bound_us\": {:.4f}, \"time_over_bound\": {:.5f}, \"ranks\": {}, \"rounds\": {}, "
-            "\"busiest\": \"{}\"{}}}{}\n",
+            "\"busiest\": \"{}\"{}{}}}{}\n",
             r.bytes, r.count, r.time_us, r.algbw, r.busbw, algo_name(r.r.algo), r.bound_us,
             r.r.time_ns / r.r.bound_ns(), r.r.ranks, r.r.rounds, r.r.busiest,
-            check ? ", \"data\": \"" + r.check + "\"" : "", i + 1 < rows.size() ? "," : "");
+            check ? ", \"data\": \"" + r.check + "\"" : "",
+            base.fidelity == Fidelity::cycle
+                ? fmt::format(", \"cycles\": {}, \"flow_us\": {:.4f}, \"cycle_over_flow\": {:.5f}, \"wall_s\": {:.3f}",
+                              r.r.cycles, r.r.flow_ns / 1e3, r.r.time_ns / r.r.flow_ns, r.r.wall_s)
+                : "",
+            i + 1 < rows.size() ? "," : "");
       }
       f << "]}\n";
     }
@@ -360,8 +375,11 @@ int cmd_collective(int argc, char** argv) {
              *op == Op::all_reduce ? "2(n-1)/n"
              : *op == Op::permute  ? "1"
                                    : "(n-1)/n");
-  fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>6} {:>12} {:>10}{}\n", "size(B)", "count", "type", "time(us)",
-             "algbw", "busbw", "algo", "bound(us)", "time/bound", check ? "  data" : "");
+  const bool cyc = base.fidelity == Fidelity::cycle;
+  fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>6} {:>12} {:>10}{}{}\n", "size(B)", "count", "type",
+             "time(us)", "algbw", "busbw", "algo", "bound(us)", "time/bound",
+             cyc ? fmt::format(" {:>12} {:>10} {:>8}", "flow(us)", "cycle/flow", "wall(s)") : "",
+             check ? "  data" : "");
   int status = 0;
   const auto t_all = std::chrono::steady_clock::now();
   bool progressed = false;
@@ -398,9 +416,13 @@ int cmd_collective(int argc, char** argv) {
       row.check = ok ? "ok" : row.r.violations.empty() ? "WRONG" : "ORDER";
       if (!ok) status = 1;
     }
-    fmt::print("{:>12} {:>12} {:>5} {:>12.2f} {:>9.2f} {:>9.2f} {:>6} {:>12.2f} {:>10.3f}{}\n", b, row.count,
+    fmt::print("{:>12} {:>12} {:>5} {:>12.2f} {:>9.2f} {:>9.2f} {:>6} {:>12.2f} {:>10.3f}{}{}\n", b, row.count,
                elem_name(c.elem), row.time_us, row.algbw, row.busbw, algo_name(row.r.algo), row.bound_us,
-               row.r.time_ns / row.r.bound_ns(), check ? "  " + row.check : "");
+               row.r.time_ns / row.r.bound_ns(),
+               cyc ? fmt::format(" {:>12.2f} {:>10.3f} {:>8.1f}", row.r.flow_ns / 1e3, row.r.time_ns / row.r.flow_ns,
+                                 row.r.wall_s)
+                   : "",
+               check ? "  " + row.check : "");
     std::fflush(stdout);
     for (const Violation& v : row.r.violations) fmt::print(stderr, "trnsim: ordering violation: {}\n", v.str());
     if (!row.r.violations.empty()) status = 1;
@@ -419,6 +441,9 @@ int cmd_collective(int argc, char** argv) {
           "# flit level: {} cycles of {:.4f} ns ({} skipped while the network was empty), {} flits, {} bit errors, "
           "{} replays\n",
           r.cycles, r.cycle_ns, r.skipped_cycles, r.flits, r.flips, r.replays);
+    if (cyc)
+      fmt::print("# cycle level: {}; last size: {} cycles, {} bit errors, {} replays\n", r.cycle_system, r.cycles,
+                 r.flips, r.replays);
     fmt::print("# wall time {:.2f} s\n",
                std::chrono::duration<double>(std::chrono::steady_clock::now() - t_all).count());
   }
