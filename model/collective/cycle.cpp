@@ -107,6 +107,32 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   return cs;
 }
 
+namespace {
+
+/// Cycles from the start of a transfer of `bytes` from chip 0 of a ring of 4 such chips (the wires
+/// of the system's first dimension) to its semaphore ending the program of chip `to`.
+std::uint64_t probe_cycles(const CycleSystem& cs, unsigned to, unsigned bytes) {
+  system::ChipTorus::Params p = cs.prm;
+  p.chip.kx = 4;
+  p.chip.ky = p.chip.kz = 1;
+  p.chip.chips = p.chip.core.core.chips = 4;
+  p.wire = {cs.prm.wire[0], {}, {}};
+  system::TorusRunner tr(p, cs.mem, 1, true);
+  const unsigned unit = p.chip.cores;
+  const auto defs = isa::config_defines(*cs.arch);
+  tr.load(0, unit,
+          isa::assemble(fmt::format(".stream sync\n    dma_start queue=0 src=hbm:0x0 dst=hbm:{:#x} len={} stype=bytes "
+                                    "dtype=bytes dsem=0+=1 dsem.unit={} dsem.chip={}\n    end\n",
+                                    std::uint64_t{to + 1} << dma::kChipLsb, bytes, unit + 1, to + 1),
+                        "probe_send.s", defs));
+  tr.load(to, unit, isa::assemble(".stream sync\n    sem_wait wait=0>=1\n    end\n", "probe_wait.s", defs));
+  std::vector<std::uint64_t> masks(4, 0);
+  masks[0] = masks[to] = std::uint64_t{1} << unit;
+  return tr.run(masks, 100000000);
+}
+
+}  // namespace
+
 Config cycle_equivalent(const system::System& s, const Config& c, const CycleSystem& cs) {
   Config f = c;
   f.fidelity = Fidelity::flow;
@@ -120,7 +146,22 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   f.pkt_bytes = cs.prm.chip.core.core.beat_bytes;
   f.desc_bytes = std::max(c.desc_bytes / f.pkt_bytes * f.pkt_bytes, f.pkt_bytes);
   f.inflight = 64;  // the programs issue every instance's round before the next round's waits
-  (void)s;
+  // latencies: a hop beyond its wire (router, link layer), and a transfer beyond its route and the
+  // HBM read (the program's issue, the DMA, the NIC both ways, the semaphore)
+  const unsigned beat = cs.prm.chip.core.core.beat_bytes;
+  const double one = static_cast<double>(probe_cycles(cs, 1, beat)), two = static_cast<double>(probe_cycles(cs, 2, beat));
+  // the rate of one stream of writes (beats), chip to chip: what a chip's DMA, NIC and fabric
+  // sustain together; the flow level's NIC limit (it counts the packets' wire bytes)
+  const unsigned many = std::min(32768u, cs.prm.chip.core.core.hbm_bytes / 2) / beat * beat;
+  const double stream = static_cast<double>(probe_cycles(cs, 1, many)) - one;
+  const double rate = (many - beat) / stream;  // payload bytes a cycle
+  const double wf = static_cast<double>(wire_bytes(beat, beat)) / beat;
+  f.nic_gbps = std::min(f.nic_gbps, rate * wf / cs.cycle_ns);
+  const double hop = two - one;
+  const double wire = std::max(1u, cs.prm.wire[0].latency);
+  const double read = s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns;
+  f.hop_add_ns = (hop - wire) * cs.cycle_ns;
+  f.base_ns = std::max(0.0, one * cs.cycle_ns - read - hop * cs.cycle_ns);
   return f;
 }
 

@@ -75,7 +75,7 @@ double FlowModel::latency_ns(unsigned a, unsigned b) const {
   if (c_.hop_ns >= 0)
     ns += c_.hop_ns * static_cast<double>(route_channels(a, b).size());
   else
-    ns += s_.route_latency_ns(s_.route(a, b));
+    ns += s_.route_latency_ns(s_.route(a, b)) + c_.hop_add_ns * static_cast<double>(route_channels(a, b).size());
   lat_.emplace(key, ns);
   return ns;
 }

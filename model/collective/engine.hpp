@@ -62,6 +62,7 @@ struct Config {
   double link_gbps = 0;  ///< every link at this rate (0: each link class's own)
   double hop_ns = -1;    ///< latency of each link hop (< 0: the link classes' and switches')
   double base_ns = 0;    ///< added to every route's latency
+  double hop_add_ns = 0;  ///< added to every hop's latency (with the link classes' own)
   double nic_gbps = 0;   ///< a chip's injection and ejection limit (0: none)
   double dma_gbps = 0;   ///< a chip's DMA (0: the chip's engines)
   double hbm_gbps = 0;   ///< a chip's HBM (0: the chip's stacks)
@@ -180,7 +181,9 @@ struct CycleSystem {
 /// need beyond the local address, an unknown configuration).
 CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t hbm_need);
 /// The flow-level settings that model the cycle level's chips: its NIC's flit a cycle, its DMA's
-/// and HBM port's beat a cycle, packets of a beat (docs/collectives.md, "The cycle level").
+/// and HBM port's beat a cycle, packets of a beat, and the latencies the cycle level adds to the
+/// wires' and the HBM's, measured by sending one beat over one and over two hops of a ring of its
+/// chips (docs/collectives.md, "The cycle level").
 Config cycle_equivalent(const system::System& s, const Config& c, const CycleSystem& cs);
 
 /// One collective on one system.

@@ -204,8 +204,14 @@ void Control::decide(const In& in, Step& st, Out* out) const {
         st.err_stream = s;
         st.err_pc = slot_q_[s][unit_tag[s] % kTags].pc;
       } else if (h.valid) {
-        unsigned code = isa::illegal(h.word, s).empty() ? 0 : kErrIllegal, detail = 0;
-        if (!code) code = unit_check(s, h.word, detail);
+        Checked& ck = checked_[s];
+        if (!(ck.word == h.word)) {
+          ck.word = h.word;
+          ck.detail = 0;
+          ck.code = isa::illegal(h.word, s).empty() ? 0 : kErrIllegal;
+          if (!ck.code) ck.code = unit_check(s, h.word, ck.detail);
+        }
+        const unsigned code = ck.code, detail = ck.detail;
         if (code) {
           st.err_now = true;
           st.err_code = code;

@@ -178,6 +178,13 @@ class Control {
   };
   void decide(const In& in, Step& st, Out* out) const;
   unsigned unit_check(unsigned s, const Bits& w, unsigned& detail) const;
+  /// The decode check of a stream's head word (illegal, then unit_check) is a function of the word
+  /// and the constant parameters: remembered per stream for the word last checked.
+  struct Checked {
+    Bits word;
+    unsigned code = 0, detail = 0;
+  };
+  mutable std::array<Checked, kStreams> checked_;
   void reset();
 
   Params p_;

@@ -53,6 +53,7 @@ class ChipTorus {
     bool sem_ext_en_i = false;
     Bits hbm_ar_ready_i, hbm_r_valid_i, hbm_r_id_i, hbm_r_data_i, hbm_wr_ready_i;  ///< chip c's element c
     Bits flip_i, flip_bit_i;
+    bool operator==(const In&) const = default;
   };
   struct Out {
     Bits running_o, done_o, err_o, err_code_o, err_detail_o, err_stream_o, err_pc_o, sem_o;
@@ -118,6 +119,9 @@ class ChipTorus {
   bool delayed(unsigned port) const { return p_.wire[port / 2].delayed(); }
   void move_wires();
   std::vector<Line> lines_;  // per directed link l = c * LP + k (sender c, its port k)
+  // the inputs of the last eval since the last edge (tick() then needs no other)
+  mutable In last_in_;
+  mutable bool evaluated_ = false;
   std::uint64_t now_ = 0;
   Params p_;
   unsigned n_, fb_;
