@@ -169,6 +169,28 @@ unsigned Control::unit_check(unsigned s, const Bits& w, unsigned& detail) const 
   return 0;
 }
 
+const Control::Decoded& Control::decoded(unsigned s, const Bits& word, unsigned tag) const {
+  Decoded& d = decoded_[s];
+  if (d.tag == tag && d.word == word) return d;
+  d.word = word;
+  d.tag = tag;
+  d.detail = 0;
+  d.code = isa::illegal(word, s).empty() ? 0 : kErrIllegal;
+  if (!d.code) d.code = unit_check(s, word, d.detail);
+  d.wait_en = f(word, tbl::kF_wait_en);
+  d.wait_sem = static_cast<unsigned>(f(word, tbl::kF_wait_sem));
+  d.wait_val = f(word, tbl::kF_wait_val);
+  d.op = op_of(word);
+  if (s == tensor) d.te = te_cmd(word, tag);
+  if (s == vector || s == scalar) d.lane = lane_cmd(word, tag);
+  if (s == sync) {
+    d.engine = static_cast<unsigned>(f(word, tbl::kF_engine));
+    d.queue = static_cast<unsigned>(f(word, tbl::kF_queue));
+    d.desc = dma_desc(word);
+  }
+  return d;
+}
+
 void Control::decide(const In& in, Step& st, Out* out) const {
   std::array<common::StreamFifo::Out, kStreams> qo;
   for (unsigned s = 0; s < kStreams; ++s) {
@@ -204,13 +226,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
         st.err_stream = s;
         st.err_pc = slot_q_[s][unit_tag[s] % kTags].pc;
       } else if (h.valid) {
-        Checked& ck = checked_[s];
-        if (!(ck.word == h.word)) {
-          ck.word = h.word;
-          ck.detail = 0;
-          ck.code = isa::illegal(h.word, s).empty() ? 0 : kErrIllegal;
-          if (!ck.code) ck.code = unit_check(s, h.word, ck.detail);
-        }
+        const Decoded& ck = decoded(s, h.word, s < 3 ? tag_q_[s] : 0);
         const unsigned code = ck.code, detail = ck.detail;
         if (code) {
           st.err_now = true;
@@ -236,9 +252,9 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   for (unsigned s = 0; s < kStreams; ++s) {
     const Head& h = st.head[s];
     st.fetch[s] = go && !fetched_end_q_[s] && qo[s].push_ready_o && pc_q_[s] < p_.imem_depth;
-    st.wait_ok[s] =
-        !f(h.word, tbl::kF_wait_en) || sem_q_[f(h.word, tbl::kF_wait_sem) % kSems] >= f(h.word, tbl::kF_wait_val);
-    const tbl::Op* o = op_of(h.word);
+    const Decoded& dh = decoded(s, h.word, s < 3 ? tag_q_[s] : 0);
+    st.wait_ok[s] = !dh.wait_en || sem_q_[dh.wait_sem % kSems] >= dh.wait_val;
+    const tbl::Op* o = dh.op;
     unit_op[s] = o && o->unit != tbl::Unit::ctl;
     tag_free[s] = !(s < 3 && unit_op[s]) || !slot_q_[s][tag_q_[s]].busy;
     st.valid[s] = go && h.valid && st.wait_ok[s] && tag_free[s];
@@ -297,15 +313,16 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   if (!out) return;
   Out& o = *out;
   o.te_cmd_valid_o = st.valid[tensor] && unit_op[tensor];
-  o.te_cmd_o = te_cmd(st.head[tensor].word, tag_q_[0]);
+  o.te_cmd_o = decoded(tensor, st.head[tensor].word, tag_q_[0]).te;
   o.ve_cmd_valid_o = st.valid[vector] && unit_op[vector];
-  o.ve_cmd_o = lane_cmd(st.head[vector].word, tag_q_[1]);
+  o.ve_cmd_o = decoded(vector, st.head[vector].word, tag_q_[1]).lane;
   o.se_cmd_valid_o = st.valid[scalar] && unit_op[scalar];
-  o.se_cmd_o = lane_cmd(st.head[scalar].word, tag_q_[2]);
+  o.se_cmd_o = decoded(scalar, st.head[scalar].word, tag_q_[2]).lane;
   o.dma_desc_valid_o = st.valid[sync] && unit_op[sync];
-  o.dma_desc_engine_o = static_cast<unsigned>(f(st.head[sync].word, tbl::kF_engine));
-  o.dma_desc_queue_o = static_cast<unsigned>(f(st.head[sync].word, tbl::kF_queue));
-  o.dma_desc_o = dma_desc(st.head[sync].word);
+  const Decoded& ds = decoded(sync, st.head[sync].word, 0);
+  o.dma_desc_engine_o = ds.engine;
+  o.dma_desc_queue_o = ds.queue;
+  o.dma_desc_o = ds.desc;
   o.running_o = running_q_;
   o.done_o = st.done;
   o.err_o = err_q_;
@@ -329,9 +346,10 @@ void Control::decide(const In& in, Step& st, Out* out) const {
     else
       ss.state = State::StRun;
     ss.pc = static_cast<std::uint16_t>(h.valid ? h.pc : pc_q_[s]);
-    const bool w = h.valid && f(h.word, tbl::kF_wait_en);
-    ss.wait_sem = static_cast<std::uint8_t>(w ? f(h.word, tbl::kF_wait_sem) : 0);
-    ss.wait_val = static_cast<std::uint32_t>(w ? f(h.word, tbl::kF_wait_val) : 0);
+    const Decoded& dh = decoded(s, h.word, s < 3 ? tag_q_[s] : 0);
+    const bool w = h.valid && dh.wait_en;
+    ss.wait_sem = static_cast<std::uint8_t>(w ? dh.wait_sem : 0);
+    ss.wait_val = static_cast<std::uint32_t>(w ? dh.wait_val : 0);
     o.issue[s] = st.issue[s];
     o.issue_pc[s] = h.pc;
     o.issue_tag[s] = s < 3 ? tag_q_[s] : 0;

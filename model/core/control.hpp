@@ -17,6 +17,7 @@
 #include "common/bits.hpp"
 #include "common/ports.hpp"
 #include "common/stream_fifo.hpp"
+#include "isa_table.hpp"
 #include "dma/desc.hpp"
 #include "sv/dma_pkg.hpp"
 #include "sv/isa_pkg.hpp"
@@ -178,13 +179,24 @@ class Control {
   };
   void decide(const In& in, Step& st, Out* out) const;
   unsigned unit_check(unsigned s, const Bits& w, unsigned& detail) const;
-  /// The decode check of a stream's head word (illegal, then unit_check) is a function of the word
-  /// and the constant parameters: remembered per stream for the word last checked.
-  struct Checked {
+  /// What decide() reads from a stream's head word (the decode check: illegal, then unit_check;
+  /// the wait key; the op; the command it would issue with `tag`) is a function of the word, the
+  /// tag and the constant parameters: remembered per stream for the last word and tag.
+  struct Decoded {
     Bits word;
+    unsigned tag = ~0u;
     unsigned code = 0, detail = 0;
+    bool wait_en = false;
+    unsigned wait_sem = 0;
+    std::uint64_t wait_val = 0;
+    const isa::table::Op* op = nullptr;
+    te_cmd_t te;
+    instr_t lane;
+    desc_t desc;
+    unsigned engine = 0, queue = 0;
   };
-  mutable std::array<Checked, kStreams> checked_;
+  const Decoded& decoded(unsigned s, const Bits& word, unsigned tag) const;
+  mutable std::array<Decoded, kStreams> decoded_;
   void reset();
 
   Params p_;
