@@ -10,8 +10,8 @@
 // a slower class's wires carry gbps / fastest flits a cycle. Each class's latency is its wires'
 // (in cycles), and the HBM's read latency is the preset's. Assumptions of a chip built for these
 // wires (the RTL configurations' are sized for short ones): the routers' VC buffers, the link
-// layer's replay buffer and timeout cover a link's round trip, and the DMA has read slots for the
-// HBM's latency at a beat a cycle.
+// layer's replay buffer and timeout cover a link's round trip; the DMA has the 256 read slots its
+// read id names.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -81,14 +81,14 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   p.d = std::max(p.d, rtt);
   p.rdepth = static_cast<unsigned>(pow2_at_least(std::max<unsigned>({p.rdepth, rtt, p.v * p.d})));
   p.timeout = std::max(p.timeout, static_cast<unsigned>(2 * rtt + p.v * p.d / slowest));
-  // HBM: the preset's read latency; read slots for it at a beat a cycle (ASSUMPTION)
+  // HBM: the preset's read latency; as many read slots as a read request's id names (the RTL's 256:
+  // with a latency of L cycles one stream of reads sustains 256 beats per L cycles)
   const double lat_ns = s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns;
   const double lat = lat_ns / cs.cycle_ns;
   cs.mem.hbm_lat_min = std::max(1u, static_cast<unsigned>(std::lround(lat * (1 - c.hbm_jitter / 2))));
   cs.mem.hbm_lat_max = std::max(cs.mem.hbm_lat_min, static_cast<unsigned>(std::lround(lat * (1 + c.hbm_jitter / 2))));
   cs.mem.sbuf_lat = 2;
-  p.core.core.slots =
-      static_cast<unsigned>(pow2_at_least(std::max<std::uint64_t>(p.core.core.slots, cs.mem.hbm_lat_max + 64)));
+  p.core.core.slots = 1u << dma::kReadIdBits;
   // a chip's HBM: what the run needs, within the local address
   if (hbm_need > (std::uint64_t{1} << dma::kLocalBits))
     throw Error(fmt::format("--fidelity cycle: {} B a rank is beyond the {} MiB a chip's local HBM address reaches",
@@ -128,7 +128,7 @@ std::uint64_t probe_cycles(const CycleSystem& cs, unsigned to, unsigned bytes) {
   tr.load(to, unit, isa::assemble(".stream sync\n    sem_wait wait=0>=1\n    end\n", "probe_wait.s", defs));
   std::vector<std::uint64_t> masks(4, 0);
   masks[0] = masks[to] = std::uint64_t{1} << unit;
-  return tr.run(masks, 100000000);
+  return tr.run(masks, 2000000);
 }
 
 }  // namespace

@@ -35,6 +35,8 @@ enum class Err : std::uint8_t {
 /// c - 1) above its byte address in that chip's HBM; a semaphore address's unit field [11:7] (0:
 /// the issuing unit; u: unit u - 1 of the chip) and semaphore [6:2].
 inline constexpr unsigned kChipLsb = 24, kLocalBits = 24, kUnitLsb = 7, kUnitBits = 5;
+/// Bits of a read request's id (dma_pkg::rd_req_t): a DMA engine has at most 2^8 read slots.
+inline constexpr unsigned kReadIdBits = 8;
 inline constexpr std::uint32_t kLocalMask = (1u << kLocalBits) - 1;
 inline unsigned chip_of(std::uint32_t a) { return a >> kChipLsb; }
 inline unsigned unit_of(std::uint32_t a) { return (a >> kUnitLsb) & ((1u << kUnitBits) - 1); }

@@ -82,6 +82,25 @@ def main():
     check(rc == 1 and "ORDER" in out and "ordering violation" in err,
           "--ordering waw --check: the semaphores that overtook their data are reported, exit 1")
 
+    small = ["--set", "system.trn2-16.topology.dims=[2,2]", "--set", "chip.trainium2.hbm_latency_ns=20",
+             "--set", "chip.trainium2.links.intra_instance.latency_ns=5"]
+    with tempfile.TemporaryDirectory() as tmp:
+        js = Path(tmp) / "c.json"
+        rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "rdh", "-b", "16K",
+                           "--fidelity", "cycle", "--check", "--json", str(js), *small)
+        r = rows(out)[0] if rc == 0 else {}
+        try:
+            doc = json.loads(js.read_text())["rows"][0]
+            ratio_ok = doc["cycles"] > 0 and abs(doc["time_us"] / doc["flow_us"] - doc["cycle_over_flow"]) < 1e-3
+        except (OSError, ValueError, KeyError, IndexError):
+            ratio_ok = False
+        check(rc == 0 and r.get("data") == "ok" and "# cycle level: 4 chips of configuration full" in out and ratio_ok,
+              "--fidelity cycle --check: data ok on the cycle-exact chips, the flow level beside it in the table and JSON")
+    rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "ring", "-b", "4K",
+                       "--fidelity", "cycle", "--config", "tiny", "--check", *small)
+    check(rc == 0 and (rows(out)[0] if rc == 0 else {}).get("data") == "ok" and "configuration tiny" in out,
+          "--fidelity cycle --config tiny: chips of the tiny configuration")
+
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp) / "ar"
         rc, out, err = run("--emit", str(d), "--torus", "4x2", "--op", "all-reduce", "-b", "1K", "--algorithm", "hier",
@@ -128,6 +147,11 @@ def main():
         (["--preset", "trn2-16", "--op", "all-reduce", "--json", "/nonexistent/dir/r.json"], "cannot write"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--check", "-b", "1K", "-e", "64G"], "too much to hold"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "mesh", "--fidelity", "flit", "-b", "2G"], "4 GiB"),
+        (["--preset", "trn3-us64", "--op", "all-reduce", "--fidelity", "cycle"], "switched system"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "-b", "64M"], "local HBM address"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "--config", "huge"], "unknown configuration"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--config", "tiny"], "only with --emit or --fidelity cycle"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "exact"], "flow, flit or cycle"),
     ]
     for argv, want in bad:
         rc, out, err = run(*argv)
