@@ -191,16 +191,38 @@ const Control::Decoded& Control::decoded(unsigned s, const Bits& word, unsigned 
   return d;
 }
 
+Control::Step& Control::fresh_step() const {
+  Step& st = step_;
+  for (Head& h : st.head) {
+    h.valid = false;
+    h.pc = 0;
+  }
+  st.fetch = st.issue = st.valid = st.wait_ok = {};
+  st.err_now = false;
+  st.err_code = st.err_detail = st.err_stream = 0;
+  st.err_pc = 0;
+  st.add = {};
+  st.any_add = false;
+  st.done = false;
+  return st;
+}
+
 void Control::decide(const In& in, Step& st, Out* out) const {
-  std::array<common::StreamFifo::Out, kStreams> qo;
+  if (!q_ports_) {
+    for (unsigned s = 0; s < kStreams; ++s) {
+      qi_[s] = q_[s].make_in();
+      qo_[s] = q_[s].make_out();
+    }
+    q_ports_ = true;
+  }
+  auto& qo = qo_;
   for (unsigned s = 0; s < kStreams; ++s) {
-    qo[s] = q_[s].make_out();
-    common::StreamFifo::In qi = q_[s].make_in();
+    common::StreamFifo::In& qi = qi_[s];
     qi.rst_ni = in.rst_ni;
     q_[s].eval(qi, qo[s]);
     Head& h = st.head[s];
     h.valid = qo[s].pop_valid_o;
-    h.word = Bits(kInstBits);
+    if (h.word.width() != kInstBits) h.word = Bits(kInstBits);
     h.word.copy(0, qo[s].pop_data_o, 0, kInstBits);
     h.pc = static_cast<std::uint32_t>(qo[s].pop_data_o.slice(kInstBits, kPcBits));
   }
@@ -358,7 +380,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
 }
 
 void Control::eval(const In& in, Out& out) const {
-  Step st;
+  Step& st = fresh_step();
   if (!in.rst_ni) {
     // asynchronous reset: the outputs of the reset state (the instruction memories keep theirs)
     Control r(*this);
@@ -385,7 +407,7 @@ void Control::tick(const In& in) {
     reset();
     return;
   }
-  Step st;
+  Step& st = fresh_step();
   decide(in, st, nullptr);
   // the queues: push the fetched word, pop the issued head
   for (unsigned s = 0; s < kStreams; ++s) {

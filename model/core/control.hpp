@@ -178,6 +178,13 @@ class Control {
     bool done = false;
   };
   void decide(const In& in, Step& st, Out* out) const;
+  /// A Step for decide(): every field cleared but the head words, whose storage is reused (the
+  /// model's per-cycle allocations), as are the queues' port structs.
+  Step& fresh_step() const;
+  mutable Step step_;
+  mutable std::array<common::StreamFifo::In, kStreams> qi_;
+  mutable std::array<common::StreamFifo::Out, kStreams> qo_;
+  mutable bool q_ports_ = false;
   unsigned unit_check(unsigned s, const Bits& w, unsigned& detail) const;
   /// What decide() reads from a stream's head word (the decode check: illegal, then unit_check;
   /// the wait key; the op; the command it would issue with `tag`) is a function of the word, the
