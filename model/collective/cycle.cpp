@@ -202,7 +202,10 @@ Result Run::run_cycle() {
   }
   if (c_.p_flip > 0) tr.set_flips(c_.p_flip, c_.seed ^ 0x5bd1e995u);
   auto last = t0;
-  const std::uint64_t cycles = tr.run(masks, ~std::uint64_t{0} >> 1, [&](std::uint64_t cyc) {
+  // a run that takes 50 times the flow level's time (and at least a million cycles) is stuck: it
+  // stops naming the chips still running
+  const auto limit = std::max<std::uint64_t>(1000000, static_cast<std::uint64_t>(50 * fr.time_ns / cs.cycle_ns));
+  const std::uint64_t cycles = tr.run(masks, limit, [&](std::uint64_t cyc) {
     if (!c_.progress) return;
     const auto now = std::chrono::steady_clock::now();
     if (now - last < std::chrono::seconds(1)) return;
