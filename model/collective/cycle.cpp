@@ -88,7 +88,7 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   cs.mem.hbm_lat_min = std::max(1u, static_cast<unsigned>(std::lround(lat * (1 - c.hbm_jitter / 2))));
   cs.mem.hbm_lat_max = std::max(cs.mem.hbm_lat_min, static_cast<unsigned>(std::lround(lat * (1 + c.hbm_jitter / 2))));
   cs.mem.sbuf_lat = 2;
-  p.core.core.slots = 1u << dma::kReadIdBits;
+  p.core.core.slots = (1u << dma::kReadIdBits) * p.core.core.dma_engines;  // a collective core has slots / engines
   // a chip's HBM: what the run needs, within the local address
   if (hbm_need > (std::uint64_t{1} << dma::kLocalBits))
     throw Error(fmt::format("--fidelity cycle: {} B a rank is beyond the {} MiB a chip's local HBM address reaches",
