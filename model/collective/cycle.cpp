@@ -41,11 +41,11 @@ std::uint64_t pow2_at_least(std::uint64_t x) {
 CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t hbm_need) {
   const auto& t = s.preset().topo;
   if (t.kind != system::TopoKind::torus)
-    throw Error(fmt::format("--fidelity cycle: {} is a switched system; the cycle level builds tori of chips",
-                            s.preset().key));
+    throw Error(
+        fmt::format("--fidelity cycle: {} is a switched system; the cycle level builds tori of chips", s.preset().key));
   if (s.chips() > 255)
-    throw Error(fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key,
-                            s.chips()));
+    throw Error(
+        fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key, s.chips()));
   const cfg::Config* cf = cfg::find(c.cycle_config);
   if (!cf) throw Error(fmt::format("--fidelity cycle: unknown configuration '{}'", c.cycle_config));
   const cfg::Arch& a = cf->arch;
@@ -102,8 +102,8 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   cs.describe = fmt::format(
       "{} chips of configuration {} (a collective core each, no NeuronCore); a cycle is {:.4g} ns (a {}-bit flit "
       "at {:g} GB/s); wires: {}; HBM read {}-{} cycles; VC buffers {} flits, replay {}, timeout {}",
-      s.chips(), c.cycle_config, cs.cycle_ns, p.w, gmax, wires, cs.mem.hbm_lat_min, cs.mem.hbm_lat_max, p.d,
-      p.rdepth, p.timeout);
+      s.chips(), c.cycle_config, cs.cycle_ns, p.w, gmax, wires, cs.mem.hbm_lat_min, cs.mem.hbm_lat_max, p.d, p.rdepth,
+      p.timeout);
   return cs;
 }
 
@@ -149,7 +149,8 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   // latencies: a hop beyond its wire (router, link layer), and a transfer beyond its route and the
   // HBM read (the program's issue, the DMA, the NIC both ways, the semaphore)
   const unsigned beat = cs.prm.chip.core.core.beat_bytes;
-  const double one = static_cast<double>(probe_cycles(cs, 1, beat)), two = static_cast<double>(probe_cycles(cs, 2, beat));
+  const double one = static_cast<double>(probe_cycles(cs, 1, beat)),
+               two = static_cast<double>(probe_cycles(cs, 2, beat));
   // the rate of one stream of writes (beats), chip to chip: what a chip's DMA, NIC and fabric
   // sustain together; the flow level's NIC limit (it counts the packets' wire bytes)
   const unsigned many = std::min(32768u, cs.prm.chip.core.core.hbm_bytes / 2) / beat * beat;

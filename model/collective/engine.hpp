@@ -59,13 +59,13 @@ struct Config {
   /// injected from this count on (after the scoreboard recorded it as sent).
   std::uint64_t corrupt_packet = ~std::uint64_t{0};
   // flow-level settings the cross-check sets to the flit level's (docs/collectives.md)
-  double link_gbps = 0;  ///< every link at this rate (0: each link class's own)
-  double hop_ns = -1;    ///< latency of each link hop (< 0: the link classes' and switches')
-  double base_ns = 0;    ///< added to every route's latency
-  double hop_add_ns = 0;  ///< added to every hop's latency (with the link classes' own)
-  double nic_gbps = 0;   ///< a chip's injection and ejection limit (0: none)
-  double dma_gbps = 0;   ///< a chip's DMA (0: the chip's engines)
-  double hbm_gbps = 0;   ///< a chip's HBM (0: the chip's stacks)
+  double link_gbps = 0;               ///< every link at this rate (0: each link class's own)
+  double hop_ns = -1;                 ///< latency of each link hop (< 0: the link classes' and switches')
+  double base_ns = 0;                 ///< added to every route's latency
+  double hop_add_ns = 0;              ///< added to every hop's latency (with the link classes' own)
+  double nic_gbps = 0;                ///< a chip's injection and ejection limit (0: none)
+  double dma_gbps = 0;                ///< a chip's DMA (0: the chip's engines)
+  double hbm_gbps = 0;                ///< a chip's HBM (0: the chip's stacks)
   std::string cycle_config = "full";  ///< cycle: the RTL configuration of the chips
   std::function<void(const std::string&)> progress;  ///< called about once a second on long runs
 };
@@ -95,9 +95,9 @@ struct Result {
   std::uint64_t cycles = 0, skipped_cycles = 0, flits = 0, flips = 0, replays = 0;
   double cycle_ns = 0;
   // cycle level
-  double flow_ns = 0;  ///< the flow level's time on the cycle level's equivalent (cycle_equivalent)
+  double flow_ns = 0;        ///< the flow level's time on the cycle level's equivalent (cycle_equivalent)
   std::string cycle_system;  ///< what the cycle level built (CycleSystem::describe)
-  double wall_s = 0;   ///< seconds the run took
+  double wall_s = 0;         ///< seconds the run took
 };
 
 /// The resources and latencies of the flow level, also used for the bound of either fidelity.

@@ -169,7 +169,8 @@ Programs emit(const EmitConfig& c) {
       if (std::any_of(w.begin(), w.end(), [&](const auto& e) { return e.first == inst * D + sender_slot(x, q); }))
         continue;
       unsigned total = 0;  // q's transfers to x in rounds 0..t
-      for (unsigned u = 0; u <= t; ++u) total += static_cast<unsigned>(std::count(recv[u][x].begin(), recv[u][x].end(), q));
+      for (unsigned u = 0; u <= t; ++u)
+        total += static_cast<unsigned>(std::count(recv[u][x].begin(), recv[u][x].end(), q));
       w.emplace_back(inst * D + sender_slot(x, q), total);
     }
     return w;
@@ -199,8 +200,8 @@ Programs emit(const EmitConfig& c) {
     o += fmt::format("; segments of {} B from {:#x}; {} instance(s) of {} B a segment; flag word {:#x}\n", P.seg_bytes,
                      c.base, C, cs, flag);
     if (P.per_sender)
-      o += fmt::format("; semaphore i * {} + s: the running count of transfers of instance i from this rank's s-th sender\n",
-                       D);
+      o += fmt::format(
+          "; semaphore i * {} + s: the running count of transfers of instance i from this rank's s-th sender\n", D);
     else
       o += fmt::format("; semaphore i * {} + t: transfers to this rank in round t of instance i\n", T);
     if (gated) o += fmt::format("; semaphore {} + i * {} + k: ready flags of the k-th gated round\n", C * D, gated);
@@ -260,8 +261,8 @@ Programs emit(const EmitConfig& c) {
                              hbm(me, dc, c.base + d.dst), d.bytes);
             o += x.reduce ? fmt::format(" stype={} dtype={} dop=acc", ty, ty) : std::string(" stype=bytes dtype=bytes");
             if (i + 1 == descs.size()) {
-              o += fmt::format(" dsem={}+=1 dsem.unit={} dsem.chip={}", data_sem(inst, t, x.dst, r), dc == me ? 0 : c.unit + 1,
-                               dc == me ? 0 : dc + 1);
+              o += fmt::format(" dsem={}+=1 dsem.unit={} dsem.chip={}", data_sem(inst, t, x.dst, r),
+                               dc == me ? 0 : c.unit + 1, dc == me ? 0 : dc + 1);
               if (c.barrier) o += " barrier";
             }
             o += "\n";

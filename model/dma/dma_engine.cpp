@@ -26,9 +26,8 @@ DmaEngine::DmaEngine(Params p)
   if (p_.slots < 2 || (p_.slots & (p_.slots - 1)) != 0)
     throw std::invalid_argument("DmaEngine: slots must be a power of two >= 2");
   if (p_.slots > (1u << kReadIdBits))
-    throw std::invalid_argument(
-        fmt::format("DmaEngine: {} slots; a read request's id (dma_pkg::rd_req_t) names at most {}", p_.slots,
-                    1u << kReadIdBits));
+    throw std::invalid_argument(fmt::format(
+        "DmaEngine: {} slots; a read request's id (dma_pkg::rd_req_t) names at most {}", p_.slots, 1u << kReadIdBits));
   if (p_.qdepth < 2 || (p_.qdepth & (p_.qdepth - 1)) != 0)
     throw std::invalid_argument("DmaEngine: qdepth must be a power of two >= 2");
   const unsigned w = p_.geo.beat_bytes;

@@ -7,8 +7,8 @@
 
 #include <cstdint>
 #include <functional>
-#include <random>
 #include <memory>
+#include <random>
 #include <vector>
 
 #include "dma/memsys.hpp"

@@ -332,11 +332,11 @@ const system::System& small_torus(bool three_d) {
   if (!s) {
     const std::string key = three_d ? "trn2-us64" : "trn2-16";
     static std::vector<system::Presets> keep;
-    keep.push_back(system::default_presets(
-        {fmt::format("system.{}.topology.dims={}", key, three_d ? "[2,2,2]" : "[2,2]"),
-         "chip.trainium2.hbm_latency_ns=20", "chip.trainium2.links.intra_instance.latency_ns=5",
-         "chip.trainium2.links.inter_instance.latency_ns=10"},
-        key));
+    keep.push_back(
+        system::default_presets({fmt::format("system.{}.topology.dims={}", key, three_d ? "[2,2,2]" : "[2,2]"),
+                                 "chip.trainium2.hbm_latency_ns=20", "chip.trainium2.links.intra_instance.latency_ns=5",
+                                 "chip.trainium2.links.inter_instance.latency_ns=10"},
+                                key));
     s = std::make_unique<system::System>(keep.back(), key);
   }
   return *s;
@@ -363,8 +363,8 @@ BOOST_AUTO_TEST_CASE(cycle_level_data_and_time) {
         c.elem = e;
         c.bytes = std::uint64_t{s.chips()} * 4096;  // 4 KiB a segment
         const Outcome o = check(s, c);
-        const std::string what = fmt::format("{} by {} on {} chips ({})", op_name(op), algo_name(a), s.chips(),
-                                             elem_name(e));
+        const std::string what =
+            fmt::format("{} by {} on {} chips ({})", op_name(op), algo_name(a), s.chips(), elem_name(e));
         BOOST_TEST(o.error.empty(), what << ": " << o.error);
         BOOST_TEST(o.equal, what << ": " << o.diff);
         BOOST_TEST(o.r.cycles > 0u);

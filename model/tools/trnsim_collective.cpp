@@ -294,8 +294,7 @@ int cmd_collective(int argc, char** argv) {
   if (!op) throw CollectiveUsage("collective: --op OP is required");
   if (!emit_dir.empty()) {
     base.op = *op;
-    return emit_programs(base, chunk_given, minb, emit_dir, torus, cores, config.empty() ? "tiny" : config,
-                         emit_base);
+    return emit_programs(base, chunk_given, minb, emit_dir, torus, cores, config.empty() ? "tiny" : config, emit_base);
   }
   if (preset.empty()) throw CollectiveUsage("collective: --preset NAME is required (trnsim system --list)");
   if (maxb == 0) maxb = minb;
@@ -376,8 +375,8 @@ int cmd_collective(int argc, char** argv) {
              : *op == Op::permute  ? "1"
                                    : "(n-1)/n");
   const bool cyc = base.fidelity == Fidelity::cycle;
-  fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>6} {:>12} {:>10}{}{}\n", "size(B)", "count", "type",
-             "time(us)", "algbw", "busbw", "algo", "bound(us)", "time/bound",
+  fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>6} {:>12} {:>10}{}{}\n", "size(B)", "count", "type", "time(us)",
+             "algbw", "busbw", "algo", "bound(us)", "time/bound",
              cyc ? fmt::format(" {:>12} {:>10} {:>8}", "flow(us)", "cycle/flow", "wall(s)") : "",
              check ? "  data" : "");
   int status = 0;
