@@ -55,22 +55,29 @@ Chip::Params Chip::Params::of(const cfg::Arch& a, unsigned chips, unsigned kx, u
   return p;
 }
 
+Chip::Params Chip::Params::switched(const cfg::Arch& a, unsigned chips) {
+  Params p = of(a, chips, 1, 1, 1);
+  p.topo = link::Topo::TopoSwitch;
+  return p;
+}
+
 Chip::Chip(Params p)
     : p_(p),
       vb_(p.v > 1 ? clog2(p.v) : 1),
       xbar_(ChipXbar::Params{p.units(), clog2(p.core.core.slots), p.core.core.beat_bytes}),
-      nic_(Nic::Params{p.w, p.v, p.d, p.core.core.beat_bytes}),
-      router_(link::Router::Params{.p = p.link_ports() + 1,
-                                   .v = p.v,
-                                   .d = p.d,
-                                   .w = p.w,
-                                   .topo = p.topo,
-                                   .kx = p.kx,
-                                   .ky = p.ky,
-                                   .kz = p.kz,
-                                   .table = nullptr}) {
-  if (p_.topo != link::Topo::TopoTorus)
-    throw std::invalid_argument("chip::Chip: the chip's router routes a torus (switched systems: docs/chip.md)");
+      nic_(Nic::Params{p.w, p.v, p.d, p.core.core.beat_bytes}) {
+  if (p_.topo == link::Topo::TopoTable)
+    throw std::invalid_argument("chip::Chip: a chip is on a torus or on a switch (docs/chip.md)");
+  if (routed())
+    router_.emplace(link::Router::Params{.p = p_.link_ports() + 1,
+                                         .v = p_.v,
+                                         .d = p_.d,
+                                         .w = p_.w,
+                                         .topo = p_.topo,
+                                         .kx = p_.kx,
+                                         .ky = p_.ky,
+                                         .kz = p_.kz,
+                                         .table = nullptr});
   if (p_.rdepth < p_.v * p_.d) throw std::invalid_argument("chip::Chip: the link replay buffer must hold v * d flits");
   if (p_.units() > 31) throw std::invalid_argument("chip::Chip: at most 31 units (the semaphore address's unit field)");
   if (p_.core.core.chips != p_.chips) p_.core.core.chips = p_.chips;
@@ -108,8 +115,10 @@ Chip::Chip(Params p)
   w_.xbar_out = xbar_.make_out();
   w_.nic_in = nic_.make_in();
   w_.nic_out = nic_.make_out();
-  w_.router_in = router_.make_in();
-  w_.router_out = router_.make_out();
+  if (router_) {
+    w_.router_in = router_->make_in();
+    w_.router_out = router_->make_out();
+  }
   for (unsigned k = 0; k < p_.link_ports(); ++k) {
     w_.tx_in.push_back(tx_[k].make_in());
     w_.tx_out.push_back(tx_[k].make_out());
@@ -269,17 +278,26 @@ bool Chip::wire(const In& in) const {
     n.tx_i = xo.tx_o;
     n.tx_sem_i = xo.tx_sem_o;
     n.tx_data_i = xo.tx_data_o;
-    n.inj_credit_i = ro.in_credit_o.bit(0);
-    n.inj_credit_vc_i = ro.in_credit_vc_o.slice(0, VB);
-    n.ej_valid_i = ro.out_valid_o.bit(0);
-    n.ej_vc_i = ro.out_vc_o.slice(0, VB);
-    n.ej_flit_i.copy(0, ro.out_flit_o, 0, W);
+    if (routed()) {
+      n.inj_credit_i = ro.in_credit_o.bit(0);
+      n.inj_credit_vc_i = ro.in_credit_vc_o.slice(0, VB);
+      n.ej_valid_i = ro.out_valid_o.bit(0);
+      n.ej_vc_i = ro.out_vc_o.slice(0, VB);
+      n.ej_flit_i.copy(0, ro.out_flit_o, 0, W);
+    } else {  // no router: the switch's credits and link port 0's receiver
+      const auto& x = w.rx_out[0];
+      n.inj_credit_i = in.lk_credit_i.bit(0);
+      n.inj_credit_vc_i = in.lk_credit_vc_i.slice(0, VB);
+      n.ej_valid_i = x.out_valid_o;
+      n.ej_vc_i = x.out_data_o.slice(W, VB);
+      n.ej_flit_i.copy(0, x.out_data_o, 0, W);
+    }
     n.rx_ready_i = xo.rx_ready_o;
     set(w.nic_in, std::move(n), dirty_.nic, changed);
   }
 
   // ---- the router: port 0 the NIC, port k + 1 link port k
-  {
+  if (routed()) {
     link::Router::In r = w.router_in;
     r.rst_ni = in.rst_ni;
     r.id_i = in.id_i;
@@ -303,9 +321,15 @@ bool Chip::wire(const In& in) const {
   for (unsigned k = 0; k < LP; ++k) {
     link::LinkTx::In t = w.tx_in[k];
     t.rst_ni = in.rst_ni;
-    t.in_valid_i = ro.out_valid_o.bit(k + 1);
-    t.in_data_i.copy(0, ro.out_flit_o, (k + 1) * W, W);
-    t.in_data_i.set_slice(W, VB, ro.out_vc_o.slice((k + 1) * VB, VB));
+    if (routed()) {
+      t.in_valid_i = ro.out_valid_o.bit(k + 1);
+      t.in_data_i.copy(0, ro.out_flit_o, (k + 1) * W, W);
+      t.in_data_i.set_slice(W, VB, ro.out_vc_o.slice((k + 1) * VB, VB));
+    } else {  // no router: the NIC's injection
+      t.in_valid_i = w.nic_out.inj_valid_o;
+      t.in_data_i.copy(0, w.nic_out.inj_flit_o, 0, W);
+      t.in_data_i.set_slice(W, VB, w.nic_out.inj_vc_o);
+    }
     t.ack_valid_i = in.lk_ack_valid_i.bit(k);
     t.ack_seq_i = in.lk_ack_seq_i.slice(k * SB, SB);
     t.nack_valid_i = in.lk_nack_valid_i.bit(k);
@@ -345,7 +369,7 @@ void Chip::settle(const In& in) const {
       if (dirty_.cc[j]) ccs_[j].eval(w.cc_in[j], w.cc_out[j]);
     if (dirty_.xbar) xbar_.eval(w.xbar_in, w.xbar_out);
     if (dirty_.nic) nic_.eval(w.nic_in, w.nic_out);
-    if (dirty_.router) router_.eval(w.router_in, w.router_out);
+    if (dirty_.router && router_) router_->eval(w.router_in, w.router_out);
     for (unsigned k = 0; k < p_.link_ports(); ++k) {
       if (dirty_.tx[k]) tx_[k].eval(w.tx_in[k], w.tx_out[k]);
       if (dirty_.rx[k]) rx_[k].eval(w.rx_in[k], w.rx_out[k]);
@@ -408,13 +432,18 @@ void Chip::eval(const In& in, Out& out) const {
     out.lk_ack_seq_o.set_slice(k * SB, SB, x.ack_seq_o);
     out.lk_nack_valid_o.set_bit(k, x.nack_valid_o);
     out.lk_nack_seq_o.set_slice(k * SB, SB, x.nack_seq_o);
-    out.lk_credit_o.set_bit(k, ro.in_credit_o.bit(k + 1));
-    out.lk_credit_vc_o.set_slice(k * vb_, vb_, ro.in_credit_vc_o.slice((k + 1) * vb_, vb_));
+    if (routed()) {
+      out.lk_credit_o.set_bit(k, ro.in_credit_o.bit(k + 1));
+      out.lk_credit_vc_o.set_slice(k * vb_, vb_, ro.in_credit_vc_o.slice((k + 1) * vb_, vb_));
+    } else {  // no router: the NIC's credits for its ejection
+      out.lk_credit_o.set_bit(k, w.nic_out.ej_credit_o);
+      out.lk_credit_vc_o.set_slice(k * vb_, vb_, w.nic_out.ej_credit_vc_o);
+    }
     out.lk_tx_ready_o.set_bit(k, t.in_ready_o);
     out.lk_crc_err_o.set_slice(k * 32, 32, x.crc_errors_o);
     out.lk_replays_o.set_slice(k * 32, 32, t.replays_o);
   }
-  out.bad_dst_o = ro.bad_dst_o;
+  out.bad_dst_o = routed() ? ro.bad_dst_o : 0;
   out.nic_drop_o = w.nic_out.drop_o;
   out.bad_sem_o = xo.bad_sem_o;
 }
@@ -427,7 +456,7 @@ void Chip::tick(const In& in) {
   for (unsigned j = 0; j < p_.cc_cores; ++j) ccs_[j].tick(w.cc_in[j]);
   xbar_.tick(w.xbar_in);
   nic_.tick(w.nic_in);
-  router_.tick(w.router_in);
+  if (router_) router_->tick(w.router_in);
   for (unsigned k = 0; k < p_.link_ports(); ++k) {
     tx_[k].tick(w.tx_in[k]);
     rx_[k].tick(w.rx_in[k]);

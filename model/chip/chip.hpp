@@ -4,7 +4,8 @@
 //   g_cc[k].u_cc     trn::chip::CcCore (unit cores + k)
 //   u_xbar           trn::chip::ChipXbar: the units' HBM ports, the NIC, the semaphores, the HBM port
 //   u_nic            trn::chip::Nic on the router's local port
-//   u_router         trn::link::Router, port 0 the NIC, port k + 1 link port k
+//   g_router.u_router  trn::link::Router, port 0 the NIC, port k + 1 link port k (a chip on a
+//                    torus; a chip on a switch has none: its NIC is on its one link port)
 //   g_link[k].u_tx   trn::link::LinkTx: the router's output k + 1 onto link port k
 //   g_link[k].u_rx   trn::link::LinkRx: link port k into the router's input k + 1
 // Evaluation: every part is evaluated on the inputs wired from the chip's inputs and the parts'
@@ -14,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "chip/cc_core.hpp"
@@ -39,9 +41,12 @@ class Chip {
     link::Topo topo = link::Topo::TopoTorus;
     unsigned kx = 2, ky = 1, kz = 1;
     unsigned units() const { return cores + cc_cores; }
-    unsigned link_ports() const { return kz > 1 ? 6 : 4; }
+    /// Link ports: 4 (6 in 3D) on a torus, 1 on a switch.
+    unsigned link_ports() const { return topo == link::Topo::TopoSwitch ? 1 : kz > 1 ? 6 : 4; }
     /// A chip of configuration a in a system of `chips` chips on a kx x ky x kz torus.
     static Params of(const cfg::Arch& a, unsigned chips, unsigned kx, unsigned ky, unsigned kz = 1);
+    /// A chip of configuration a on a switch of `chips` chips.
+    static Params switched(const cfg::Arch& a, unsigned chips);
     /// The RTL parameters of a top built of chips like this one (chip.sv, rtl/system/chip_torus.sv) that
     /// come from the chip alone; the top fills in its own.
     template <class Sv>
@@ -120,7 +125,9 @@ class Chip {
   const CcCore& cc(unsigned k) const { return ccs_.at(k); }
   const ChipXbar& xbar() const { return xbar_; }
   const Nic& nic() const { return nic_; }
-  const link::Router& router() const { return router_; }
+  /// Whether the chip has a router (on a torus), and the router.
+  bool routed() const { return p_.topo == link::Topo::TopoTorus; }
+  const link::Router& router() const { return router_.value(); }
   const link::LinkTx& link_tx(unsigned k) const { return tx_.at(k); }
   const link::LinkRx& link_rx(unsigned k) const { return rx_.at(k); }
   struct Wires {
@@ -160,7 +167,7 @@ class Chip {
   std::vector<CcCore> ccs_;
   ChipXbar xbar_;
   Nic nic_;
-  link::Router router_;
+  std::optional<link::Router> router_;
   std::vector<link::LinkTx> tx_;
   std::vector<link::LinkRx> rx_;
   mutable Wires w_;

@@ -23,8 +23,8 @@
 #include "common/clog2.hpp"
 #include "dma/desc.hpp"
 #include "isa/isa.hpp"
+#include "system/runner.hpp"
 #include "system/system.hpp"
-#include "system/torus_runner.hpp"
 
 namespace trn::collective {
 

@@ -22,6 +22,7 @@
 #include "common/ports.hpp"
 #include "link/router.hpp"
 #include "sv/ports/chip_torus.hpp"
+#include "system/chip_ports.hpp"
 
 namespace trn::system {
 
@@ -39,35 +40,8 @@ class ChipTorus {
     static Params of(const cfg::Arch& a, unsigned cores, unsigned kx, unsigned ky, unsigned kz = 1);
     unsigned chips() const { return chip.kx * chip.ky * chip.kz; }
   };
-  using rd_req_t = sv::dma_pkg::rd_req_t;
-  using wr_req_t = sv::dma_pkg::wr_req_t;
-  using wr_info_t = sv::dma_pkg::wr_info_t;
-  struct In {
-    bool rst_ni = false;
-    bool im_valid_i = false;
-    std::uint64_t im_chip_i = 0, im_unit_i = 0;
-    unsigned im_stream_i = 0;
-    std::uint32_t im_addr_i = 0;
-    Bits im_data_i;
-    Bits start_i, dma_strong_i;  ///< chip c's unit u at bit c * units + u
-    bool sem_ext_en_i = false;
-    Bits hbm_ar_ready_i, hbm_r_valid_i, hbm_r_id_i, hbm_r_data_i, hbm_wr_ready_i;  ///< chip c's element c
-    Bits flip_i, flip_bit_i;
-    bool operator==(const In&) const = default;
-  };
-  struct Out {
-    Bits running_o, done_o, err_o, err_code_o, err_detail_o, err_stream_o, err_pc_o, sem_o;
-    Bits sem_ext_valid_o, sem_ext_idx_o, sem_ext_val_o;
-    Bits hbm_ar_valid_o;
-    std::vector<rd_req_t> hbm_ar_o;
-    Bits hbm_ar_src_o, hbm_r_ready_o, hbm_wr_valid_o;
-    std::vector<wr_req_t> hbm_wr_o;
-    Bits hbm_wr_data_o;
-    std::vector<wr_info_t> hbm_wr_info_o;
-    Bits hbm_wr_src_o;
-    Bits link_ready_o, link_crc_err_o, link_replay_o;
-    Bits bad_dst_o, nic_drop_o, bad_sem_o;
-  };
+  using In = ChipPorts::In;  ///< bad_dst_o: chip c's router's drops at element c
+  using Out = ChipPorts::Out;
 
   explicit ChipTorus(Params p);
   const Params& params() const { return p_; }

@@ -17,6 +17,7 @@
 #include "collective/program.hpp"
 #include "core/control.hpp"
 #include "isa/isa.hpp"
+#include "system/chip_switch.hpp"
 #include "system/chip_torus.hpp"
 #include "system/preset.hpp"
 #include "system/system.hpp"
@@ -58,12 +59,13 @@ A collective benchmark on a system composed from a preset: one row per message s
   --set KEY=VALUE      override a preset value (as in trnsim system); --presets FILE another preset file
 
 Programs for the RTL (docs/collectives.md, "Programs for the RTL"): with --emit DIR the schedule is
-compiled into programs for the collective cores of a system top of rtl/system/chip_torus.sv
-instead of being run; --preset is not needed:
+compiled into programs for the collective cores of a system top (rtl/system/chip_torus.sv,
+rtl/system/chip_switch.sv) instead of being run; --preset is not needed:
   --emit DIR           write rank<r>.s and rank<r>.bin (the program of rank r's chip's collective
                        core), input_rank<r>.bin and expected_rank<r>.bin (seeded inputs, --seed, and
                        the reference's result) and manifest.txt (where everything is) into DIR
   --torus XxY          the top's chips: 4x1 (sys_ring4), 2x2 (sys_torus2x2), 4x2 (sys_torus4x2)
+  --switch N           or N chips on one switch: 8 (sys_switch8); rank r on chip r
   --cores N            NeuronCores per chip of the top; the collective core is unit N (default: as
                        the system tops have them: 2x2 the configuration's system_cores_per_chip,
                        any other shape 0)
@@ -117,37 +119,54 @@ struct Row {
 /// --emit: the schedule compiled into programs for a system top's collective cores, with seeded
 /// inputs and the reference's results (docs/collectives.md, "Programs for the RTL").
 int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t bytes, const std::string& dir,
-                  const std::string& torus, int cores_given, const std::string& config, std::uint64_t base) {
+                  const std::string& torus, const std::string& sw, int cores_given, const std::string& config,
+                  std::uint64_t base) {
   using namespace trn::collective;
-  unsigned kx = 0, ky = 0;
+  unsigned kx = 0, ky = 0, n_sw = 0;
   char x = 0;
-  if (torus.empty()) throw CollectiveUsage("--emit: --torus XxY is required (4x1, 2x2 or 4x2: the system tops)");
-  if (std::sscanf(torus.c_str(), "%u%c%u", &kx, &x, &ky) != 3 || x != 'x' || kx < 1 || ky < 1 || kx * ky < 2 ||
-      kx * ky > 255)
+  if (torus.empty() == sw.empty())
+    throw CollectiveUsage(
+        "--emit: give the top's shape, --torus XxY (4x1, 2x2 or 4x2) or --switch N (8): the system tops");
+  if (!torus.empty() && (std::sscanf(torus.c_str(), "%u%c%u", &kx, &x, &ky) != 3 || x != 'x' || kx < 1 || ky < 1 ||
+                         kx * ky < 2 || kx * ky > 255))
     throw CollectiveUsage(fmt::format("--torus '{}': want XxY with 2 to 255 chips (4x1, 2x2, 4x2)", torus));
+  if (!sw.empty()) {
+    char* end = nullptr;
+    const unsigned long v = std::strtoul(sw.c_str(), &end, 10);
+    if (end == sw.c_str() || *end != '\0' || v < 2 || v > 16)
+      throw CollectiveUsage(fmt::format("--switch '{}': want N, 2 to 16 chips on one switch (8)", sw));
+    n_sw = static_cast<unsigned>(v);
+  }
   const cfg::Config* conf = cfg::find(config);
   if (!conf) throw CollectiveUsage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", config));
   if (c.algo == Algo::automatic)
     throw CollectiveUsage("--emit: name the algorithm (--algorithm ring, mesh, rdh or hier)");
   if (base >= (1u << 24)) throw CollectiveUsage(fmt::format("--base {:#x}: beyond a chip's 16 MiB address", base));
+  if (n_sw && c.algo == Algo::hier)
+    throw Error(
+        fmt::format("hier: a switch of {} chips has no second level to run a hierarchical schedule over", n_sw));
   // the system tops (tb/CMakeLists.txt): the 2 x 2 torus has NeuronCores, the others none
   const unsigned cores = cores_given >= 0     ? static_cast<unsigned>(cores_given)
                          : kx == 2 && ky == 2 ? conf->arch.system_cores_per_chip
                                               : 0;
-  const auto prm = system::ChipTorus::Params::of(conf->arch, cores, kx, ky);
+  const unsigned chips = n_sw ? n_sw : kx * ky;
+  const auto prm = n_sw ? system::ChipSwitch::Params::of(conf->arch, cores, n_sw).chip
+                        : system::ChipTorus::Params::of(conf->arch, cores, kx, ky).chip;
+  const std::string shape =
+      n_sw ? fmt::format("a switch of {} chips", n_sw) : fmt::format("a {} torus of {} chips", torus, chips);
   EmitConfig ec;
   ec.op = c.op;
   ec.algo = c.algo;
   ec.elem = c.elem;
   ec.bytes = bytes;
-  ec.place = place_torus({kx, ky}, c.ranks, c.algo);
+  ec.place = n_sw ? place_torus({n_sw}, c.ranks, c.algo) : place_torus({kx, ky}, c.ranks, c.algo);
   ec.chunk = chunk_given ? c.chunk : 0;  // whole segments unless --chunk says otherwise
   ec.desc_bytes = c.desc_bytes;
   ec.barrier = c.barrier;
-  ec.unit = prm.chip.cores;
-  ec.queues = prm.chip.core.core.queues;
+  ec.unit = prm.cores;
+  ec.queues = prm.core.core.queues;
   ec.base = static_cast<std::uint32_t>(base);
-  ec.hbm_bytes = prm.chip.core.core.hbm_bytes;
+  ec.hbm_bytes = prm.core.core.hbm_bytes;
   const Programs P = emit(ec);
   std::filesystem::create_directories(dir);
   const unsigned n = P.schedule.ranks;
@@ -155,10 +174,9 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   const auto want =
       reference(c.op, c.algo, c.elem, ec.place.group, static_cast<unsigned>(P.seg_bytes / elem_bytes(c.elem)), in);
   std::string man = fmt::format(
-      "# trnsim collective --emit: {} by {} of {} B ({}) over {} ranks on a {} torus of {} chips ({} configuration, "
+      "# trnsim collective --emit: {} by {} of {} B ({}) over {} ranks on {} ({} configuration, "
       "{} NeuronCores a chip)\n# {}\n",
-      op_name(c.op), algo_name(c.algo), bytes, elem_name(c.elem), n, torus, kx * ky, config, cores,
-      P.schedule.describe);
+      op_name(c.op), algo_name(c.algo), bytes, elem_name(c.elem), n, shape, config, cores, P.schedule.describe);
   man += fmt::format("unit {}\nbase {:#x}\nsegment_bytes {}\nregion_bytes {}\nregions {}\ninstances {}\n", ec.unit,
                      ec.base, P.seg_bytes, P.region_bytes, P.regions, P.instances);
   man += fmt::format("semaphores {}\ntransfers {}\ndescriptors {}\nflag {:#x}\n", P.semaphores, P.transfers,
@@ -199,7 +217,7 @@ int cmd_collective(int argc, char** argv) {
   Config base;
   std::optional<Op> op;
   bool check = false;
-  std::string emit_dir, torus, config;
+  std::string emit_dir, torus, sw, config;
   int cores = -1;
   bool chunk_given = false;
   std::uint64_t emit_base = 0x1000;
@@ -279,6 +297,8 @@ int cmd_collective(int argc, char** argv) {
       emit_dir = value();
     else if (s == "--torus")
       torus = value();
+    else if (s == "--switch")
+      sw = value();
     else if (s == "--cores")
       cores = static_cast<int>(parse_uint(s, value(), 0, 30));
     else if (s == "--config")
@@ -294,7 +314,8 @@ int cmd_collective(int argc, char** argv) {
   if (!op) throw CollectiveUsage("collective: --op OP is required");
   if (!emit_dir.empty()) {
     base.op = *op;
-    return emit_programs(base, chunk_given, minb, emit_dir, torus, cores, config.empty() ? "tiny" : config, emit_base);
+    return emit_programs(base, chunk_given, minb, emit_dir, torus, sw, cores, config.empty() ? "tiny" : config,
+                         emit_base);
   }
   if (preset.empty()) throw CollectiveUsage("collective: --preset NAME is required (trnsim system --list)");
   if (maxb == 0) maxb = minb;

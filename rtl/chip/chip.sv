@@ -8,11 +8,15 @@
 //     to the NIC by their chip and unit fields (docs/chip.md, "Addressing"); the fabric's semaphore
 //     additions reach unit u's sem_add_* port;
 //   - the NIC sends the fabric's writes for other chips and returns what arrives for this chip;
-//   - router port 0 is the NIC; port k + 1 is link port k: its output {vc, flit} enters link_tx
-//     (the replay buffer holds RDepth >= V * D flits, so it never refuses one: lk_tx_ready_o
-//     shows it), link_rx's output enters the router's input k + 1; the link's acknowledgements
-//     and the router's credits for the port travel beside it (lk_ack_*, lk_credit_*), as between
-//     the routers of rtl/link/torus_net.sv.
+//   - on a torus (Topo = TopoTorus) router port 0 is the NIC; port k + 1 is link port k: its
+//     output {vc, flit} enters link_tx (the replay buffer holds RDepth >= V * D flits, so it
+//     never refuses one: lk_tx_ready_o shows it), link_rx's output enters the router's input
+//     k + 1; the link's acknowledgements and the router's credits for the port travel beside it
+//     (lk_ack_*, lk_credit_*), as between the routers of rtl/link/torus_net.sv;
+//   - in a switched system (Topo = TopoSwitch) the switch routes and the chip has no router: its
+//     one link port carries the NIC's injection out (link_tx) and brings the NIC's ejection in
+//     (link_rx), and the credits pass straight between the NIC and the switch's port (the NIC
+//     keeps the router's credit protocol on both sides: D flits per VC, a credit per flit read).
 // Programs are loaded through im_* (im_unit_i: which unit), each unit started by its start_i bit.
 // Observation: each unit's status and semaphores, the semaphore additions the fabric makes
 // (sem_ext_*, for the ordering checker), the HBM write's source, the router's, the NIC's and the
@@ -57,7 +61,7 @@ module chip
   localparam int unsigned XW = $clog2(Units + 1),                // a write's source (Units: the NIC)
   localparam int unsigned SW = $clog2(Slots),
   localparam int unsigned DW = 8 * BeatBytes,
-  localparam int unsigned P  = KZ > 1 ? 7 : 5,                   // router ports
+  localparam int unsigned P  = Topo == TopoSwitch ? 2 : KZ > 1 ? 7 : 5,  // router ports (switch: NIC, link)
   localparam int unsigned LP = P - 1,                            // link ports
   localparam int unsigned VB = V > 1 ? $clog2(V) : 1,
   localparam int unsigned SB = $clog2(RDepth) + 2,               // link sequence number bits
@@ -138,7 +142,7 @@ module chip
   localparam int unsigned ESW = $clog2(Slots / DmaEngines);
   localparam int unsigned NQ = DmaEngines * Queues;
 
-  if (Topo != TopoTorus) $error("chip: the chip's router routes a torus (switched systems: docs/chip.md)");
+  if (Topo == TopoTable) $error("chip: a chip is on a torus or on a switch (docs/chip.md)");
   if (RDepth < V * D) $error("chip: the link replay buffer must hold V * D flits");
   if (Units > 31) $error("chip: at most 31 units (the semaphore address's unit field)");
 
@@ -251,14 +255,26 @@ module chip
   );
   assign rx_src_unused = ^rx_src;
 
-  router #(.P(P), .V(V), .D(D), .W(W), .Topo(Topo), .KX(KX), .KY(KY), .KZ(KZ)) u_router (
-    .clk_i, .rst_ni, .id_i,
-    .in_valid_i(r_in_valid), .in_vc_i(r_in_vc), .in_flit_i(r_in_flit),
-    .in_credit_o(r_in_credit), .in_credit_vc_o(r_in_credit_vc),
-    .out_valid_o(r_out_valid), .out_vc_o(r_out_vc), .out_flit_o(r_out_flit),
-    .out_credit_i(r_out_credit), .out_credit_vc_i(r_out_credit_vc),
-    .bad_dst_o
-  );
+  if (Topo == TopoTorus) begin : g_router
+    router #(.P(P), .V(V), .D(D), .W(W), .Topo(Topo), .KX(KX), .KY(KY), .KZ(KZ)) u_router (
+      .clk_i, .rst_ni, .id_i,
+      .in_valid_i(r_in_valid), .in_vc_i(r_in_vc), .in_flit_i(r_in_flit),
+      .in_credit_o(r_in_credit), .in_credit_vc_o(r_in_credit_vc),
+      .out_valid_o(r_out_valid), .out_vc_o(r_out_vc), .out_flit_o(r_out_flit),
+      .out_credit_i(r_out_credit), .out_credit_vc_i(r_out_credit_vc),
+      .bad_dst_o
+    );
+  end else begin : g_direct
+    // no router: port 0 (the NIC) and port 1 (the link port) joined, the credits each way with them
+    always_comb begin
+      r_out_valid = {r_in_valid[0], r_in_valid[1]};
+      r_out_vc = {r_in_vc[0 +: VB], r_in_vc[VB +: VB]};
+      r_out_flit = {r_in_flit[0 +: W], r_in_flit[W +: W]};
+      r_in_credit = {r_out_credit[0], r_out_credit[1]};
+      r_in_credit_vc = {r_out_credit_vc[0 +: VB], r_out_credit_vc[VB +: VB]};
+    end
+    assign bad_dst_o = '0;
+  end
 
   // ---- the link ports
   logic [LP-1:0]   lk_rx_out_valid;

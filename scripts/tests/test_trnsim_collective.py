@@ -121,11 +121,21 @@ def main():
         rc2, _, _ = runner(trnsim_path("test_trnsim_collective", __doc__), "disasm")(str(d / "rank0.bin"), "-o", str(disasm))
         check(rc2 == 0 and disasm.exists() and disasm.read_text().count("dma_start") == text.count("dma_start"),
               "--emit: the binary disassembles to the program's descriptors")
+        d = Path(tmp) / "sw"
+        rc, out, err = run("--emit", str(d), "--switch", "8", "--op", "all-to-all", "-b", "2K", "--algorithm", "mesh")
+        man = (d / "manifest.txt").read_text() if (d / "manifest.txt").exists() else ""
+        ranks = [l.split() for l in man.splitlines() if l.startswith("rank ")]
+        check(rc == 0 and "a switch of 8 chips" in man and [int(r[3]) for r in ranks] == list(range(8)),
+              "--emit --switch 8: rank r on chip r of the switch of 8 (sys_switch8)")
 
     bad = [
         (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K"], "name the algorithm"),
         (["--emit", "/tmp/x", "--torus", "4", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring"], "--torus"),
-        (["--emit", "/tmp/x", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring"], "--torus XxY is required"),
+        (["--emit", "/tmp/x", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring"], "--switch N"),
+        (["--emit", "/tmp/x", "--torus", "4x1", "--switch", "8", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring"],
+         "--switch N"),
+        (["--emit", "/tmp/x", "--switch", "eight", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring"], "--switch 'eight'"),
+        (["--emit", "/tmp/x", "--switch", "8", "--op", "all-reduce", "-b", "1K", "--algorithm", "hier"], "no second level"),
         (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K", "--algorithm", "hier"], "no second level"),
         (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1M", "--algorithm", "ring"], "beyond the HBM"),
         (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "4K", "--algorithm", "ring", "--chunk", "16"],

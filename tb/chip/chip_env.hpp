@@ -1,4 +1,4 @@
-// The chip benches' common parts (tb/chip/chip_tb.cpp, tb/system/chip_torus_tb.cpp): one chip's
+// The chip benches' common parts (tb/chip/chip_tb.cpp, tb/system/system_tb.cpp): one chip's
 // status and control ports as seen from the top (whole ports of rtl/chip/chip.sv, or element c of
 // the arrays of rtl/system/chip_torus.sv), loading a unit's program, running units to their end, and programs
 // assembled for the configuration.

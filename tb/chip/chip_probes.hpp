@@ -1,9 +1,9 @@
 // trn::tb::ChipProbes — a probe on every part of a chip (rtl/chip/chip.sv) inside a top: each
 // NeuronCore (<scope>g_core[c].u_nc) with its control and datapath, each collective core
 // (<scope>g_cc[k].u_cc) with its control and DMA, the fabric (u_xbar), the NIC (u_nic), the router
-// (u_router) and each link's sender and receiver (g_link[k].u_tx, u_rx), each against its unit
-// model inside trn::chip::Chip. compare() checks them all; the first mismatch names the part and
-// its port. The top's build reads rtl/chip/chip_probes.vlt.
+// (g_router.u_router; none in a chip on a switch) and each link's sender and receiver (g_link[k].u_tx, u_rx), each
+// against its unit model inside trn::chip::Chip. compare() checks them all; the first mismatch names the part and its
+// port. The top's build reads rtl/chip/chip_probes.vlt.
 #pragma once
 
 #include <fmt/format.h>
@@ -20,11 +20,10 @@ namespace trn::tb {
 class ChipProbes {
  public:
   ChipProbes(Env& env, Clock& clk, const chip::Chip& chip, const std::string& scope)
-      : chip_(chip),
-        xbar_(env, clk, chip.xbar(), scope + "u_xbar."),
-        nic_(env, clk, chip.nic(), scope + "u_nic."),
-        router_(env, clk, chip.router(), scope + "u_router.") {
+      : chip_(chip), xbar_(env, clk, chip.xbar(), scope + "u_xbar."), nic_(env, clk, chip.nic(), scope + "u_nic.") {
     const auto& p = chip.params();
+    if (chip.routed())
+      router_ = std::make_unique<Probe<link::Router>>(env, clk, chip.router(), scope + "g_router.u_router.");
     for (unsigned c = 0; c < p.cores; ++c) {
       const std::string s = fmt::format("{}g_core[{}].u_nc.", scope, c);
       add(nc_, env, clk, chip.core(c), s);
@@ -60,7 +59,7 @@ class ChipProbes {
     }
     xbar_.compare(w.xbar_in, w.xbar_out);
     nic_.compare(w.nic_in, w.nic_out);
-    router_.compare(w.router_in, w.router_out);
+    if (router_) router_->compare(w.router_in, w.router_out);
     for (std::size_t k = 0; k < tx_.size(); ++k) {
       tx_[k]->compare(w.tx_in[k], w.tx_out[k]);
       rx_[k]->compare(w.rx_in[k], w.rx_out[k]);
@@ -83,7 +82,7 @@ class ChipProbes {
   Probes<dma::DmaEngine> cc_dma_;
   Probe<chip::ChipXbar> xbar_;
   Probe<chip::Nic> nic_;
-  Probe<link::Router> router_;
+  std::unique_ptr<Probe<link::Router>> router_;  ///< none on a switch
   Probes<link::LinkTx> tx_;
   Probes<link::LinkRx> rx_;
 };

@@ -5,7 +5,7 @@
 //   - the lockstep at the chip's ports, every cycle;
 //   - probes on every part: each NeuronCore (chip.g_core[c].u_nc) with its control and datapath,
 //     the collective core (chip.g_cc[k].u_cc) with its control and DMA, the fabric (u_xbar), the
-//     NIC (u_nic), the router (u_router) and each link's sender and receiver (g_link[k].u_tx/u_rx):
+//     NIC (u_nic), the router (g_router.u_router) and each link's sender and receiver (g_link[k].u_tx/u_rx):
 //     a mismatch names the part and its port;
 //   - the end of each run against an independent expectation: a kernel's HBM outputs against its
 //     plain C++ reference (trn::kernels), a hand-built transfer's bytes against the bytes it moved,

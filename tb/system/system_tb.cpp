@@ -1,14 +1,16 @@
-// Bench for rtl/system/chip_torus.sv, a system of KX x KY chips on a torus (a ring: KX x 1), in
-// lockstep with trn::system::ChipTorus (docs/system.md, "Systems in RTL"). One source serves every
-// system top: TRN_SYS_KX, TRN_SYS_KY and TRN_SYS_CORES (NeuronCores per chip; -1: the
-// configuration's system_cores_per_chip) say which.
+// Bench for the systems of chips (docs/system.md, "Systems in RTL"): rtl/system/chip_torus.sv, KX x
+// KY chips on a torus (a ring: KX x 1), in lockstep with trn::system::ChipTorus, and (TRN_SYS_SWITCH)
+// rtl/system/chip_switch.sv, KX chips on one switch, in lockstep with trn::system::ChipSwitch. One
+// source serves every system top: TRN_SYS_SWITCH, TRN_SYS_KX, TRN_SYS_KY and TRN_SYS_CORES
+// (NeuronCores per chip; -1: the configuration's system_cores_per_chip) say which.
 //
 // Remote writes, remote accumulates and remote semaphores between neighbours and across the
 // system, from collective cores and from NeuronCores, under random HBM latency on every chip and
 // bit errors on every link. Checkers:
 //   - the lockstep at the system's ports and a probe on every part of every chip
-//     (chip_torus.g_chip[c].u_chip...: tb/chip/chip_probes.hpp), every cycle: a mismatch names the
-//     chip, the part and its port;
+//     (<top>.g_chip[c].u_chip...: tb/chip/chip_probes.hpp; on a switch also the switch router
+//     <top>.u_switch and each switch port's link layer <top>.g_port[c].u_tx, u_rx), every cycle: a
+//     mismatch names the chip (or the switch port), the part and its port;
 //   - the remote ordering checker: each transfer (descriptors whose last one completes onto a
 //     semaphore of another chip) is registered with the bytes it must leave; when the fabric of
 //     the receiving chip adds to that semaphore, every byte of the transfer must be in that chip's
@@ -40,14 +42,89 @@
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
 #include "kernels/kernels.hpp"
+#include "system/chip_switch.hpp"
 #include "system/chip_torus.hpp"
 #include TRN_PORTS_HEADER
 
 using namespace trn;
 using namespace trn::tb;
-using SysModel = trn::system::ChipTorus;
+
+#ifndef TRN_SYS_SWITCH
+#define TRN_SYS_SWITCH 0
+#endif
 
 namespace {
+
+#if TRN_SYS_SWITCH
+using SysModel = trn::system::ChipSwitch;
+constexpr const char* kTop = "chip_switch";
+#else
+using SysModel = trn::system::ChipTorus;
+constexpr const char* kTop = "chip_torus";
+#endif
+
+/// NeuronCores per chip: the top's, or (TRN_SYS_CORES < 0) the configuration's.
+unsigned cores_of(const cfg::Arch& a) {
+  return TRN_SYS_CORES < 0 ? a.system_cores_per_chip : static_cast<unsigned>(TRN_SYS_CORES);
+}
+/// This bench's system in configuration a.
+SysModel::Params sys_params(const cfg::Arch& a) {
+#if TRN_SYS_SWITCH
+  return SysModel::Params::of(a, cores_of(a), TRN_SYS_KX);
+#else
+  return SysModel::Params::of(a, cores_of(a), TRN_SYS_KX, TRN_SYS_KY);
+#endif
+}
+/// The system's chips as a torus's dimensions (a switch: one ring of all its chips), for placing ranks.
+std::vector<unsigned> dims_of(const SysModel::Params& p) {
+  if (TRN_SYS_SWITCH) return {p.chips()};
+  return {p.chip.kx, p.chip.ky};
+}
+/// Link l's name in messages, and the scope of its sender.
+std::string link_name(const SysModel& m, unsigned l) {
+  if (TRN_SYS_SWITCH)
+    return l < m.chips() ? fmt::format("link {} (chip {} to the switch)", l, l)
+                         : fmt::format("link {} (the switch to chip {})", l, l - m.chips());
+  return fmt::format("link {} (chip {} link port {})", l, l / m.link_ports(), l % m.link_ports());
+}
+std::string link_sender(const SysModel& m, unsigned l) {
+  if (TRN_SYS_SWITCH && l >= m.chips()) return fmt::format("{}.g_port[{}].u_tx.", kTop, l - m.chips());
+  return fmt::format("{}.g_chip[{}].u_chip.g_link[{}].u_tx.", kTop, l / m.link_ports(), l % m.link_ports());
+}
+
+/// The switch's probes: the switch router and each port's link layer against the model's (none on
+/// a torus).
+class SwitchProbes {
+ public:
+  SwitchProbes(Env& env, Clock& clk, const SysModel& m) : m_(m) {
+#if TRN_SYS_SWITCH
+    sw_ = std::make_unique<Probe<link::Router>>(env, clk, m.switch_router(), fmt::format("{}.u_switch.", kTop));
+    for (unsigned c = 0; c < m.chips(); ++c) {
+      tx_.push_back(
+          std::make_unique<Probe<link::LinkTx>>(env, clk, m.port_tx(c), fmt::format("{}.g_port[{}].u_tx.", kTop, c)));
+      rx_.push_back(
+          std::make_unique<Probe<link::LinkRx>>(env, clk, m.port_rx(c), fmt::format("{}.g_port[{}].u_rx.", kTop, c)));
+    }
+#else
+    (void)env, (void)clk;
+#endif
+  }
+  void compare() {
+#if TRN_SYS_SWITCH
+    sw_->compare(m_.switch_in(), m_.switch_out());
+    for (unsigned c = 0; c < m_.chips(); ++c) {
+      tx_[c]->compare(m_.port_tx_in(c), m_.port_tx_out(c));
+      rx_[c]->compare(m_.port_rx_in(c), m_.port_rx_out(c));
+    }
+#endif
+  }
+
+ private:
+  [[maybe_unused]] const SysModel& m_;
+  std::unique_ptr<Probe<link::Router>> sw_;
+  std::vector<std::unique_ptr<Probe<link::LinkTx>>> tx_;
+  std::vector<std::unique_ptr<Probe<link::LinkRx>>> rx_;
+};
 
 /// The bytes a transfer must leave in the receiving chip's HBM before its semaphore is added.
 struct Transfer {
@@ -120,6 +197,7 @@ struct SysBench {
   SysModel model;
   Lockstep<SysModel> lockstep;
   std::vector<std::unique_ptr<ChipProbes>> probes;
+  SwitchProbes switch_probes;
   std::vector<std::unique_ptr<HbmPort>> hbm;
   std::vector<ChipView> view;
   OrderChecker order;
@@ -132,10 +210,6 @@ struct SysBench {
   unsigned flips = 0;
   Clock::HookId hook;
 
-  /// NeuronCores per chip: the top's, or (TRN_SYS_CORES < 0) the configuration's.
-  static unsigned cores_of(const cfg::Arch& a) {
-    return TRN_SYS_CORES < 0 ? a.system_cores_per_chip : static_cast<unsigned>(TRN_SYS_CORES);
-  }
   static dma::Geometry geo(const SysModel::Params& p) {
     const auto& c = p.chip.core.core;
     return dma::Geometry::make(c.hbm_bytes, c.parts, c.sbuf_bytes, c.beat_bytes);
@@ -145,9 +219,10 @@ struct SysBench {
       : env(e),
         rst(e.sig("rst_ni")),
         clk(e.sig("clk_i"), 10),
-        prm(SysModel::Params::of(e.cfg().arch, cores_of(e.cfg().arch), TRN_SYS_KX, TRN_SYS_KY)),
+        prm(sys_params(e.cfg().arch)),
         model(prm),
         lockstep(e, clk, model),
+        switch_probes(e, clk, model),
         flip(e.sig("flip_i")),
         flip_bit(e.sig("flip_bit_i")),
         sem_valid(e.sig("sem_ext_valid_o")),
@@ -157,15 +232,14 @@ struct SysBench {
         p_flip(p_flip_) {
     const unsigned n = chips();
     for (unsigned l = 0; l < model.links(); ++l) {
-      const std::string tx =
-          fmt::format("chip_torus.g_chip[{}].u_chip.g_link[{}].u_tx.", l / model.link_ports(), l % model.link_ports());
+      const std::string tx = link_sender(model, l);
       link_offer.push_back(&e.sig(tx + "in_valid_i"));
       link_sent.push_back(&e.sig(tx + "tx_valid_o"));
     }
     flits_hit.assign(model.links(), 0);
     for (unsigned c = 0; c < n; ++c) {
       probes.push_back(
-          std::make_unique<ChipProbes>(e, clk, model.chip(c), fmt::format("chip_torus.g_chip[{}].u_chip.", c)));
+          std::make_unique<ChipProbes>(e, clk, model.chip(c), fmt::format("{}.g_chip[{}].u_chip.", kTop, c)));
       hbm.push_back(std::make_unique<HbmPort>(geo(prm), mp, e.rng(fmt::format("hbm{}", c)).next(),
                                               prm.chip.core.core.beat_bytes, HbmWires::element(e, c, n),
                                               clog2(prm.chip.core.core.slots)));
@@ -173,6 +247,7 @@ struct SysBench {
     }
     lockstep.after_eval([this] {
       for (auto& p : probes) p->compare();
+      switch_probes.compare();
     });
     hook = clk.add_pre_edge_hook([this] {
       if (!(rst.get() & 1)) return;
@@ -192,9 +267,8 @@ struct SysBench {
       // nothing offered is fine: every unacknowledged flit holds one of the router's credits)
       const Bits ready = link_ready.bits();
       for (unsigned l = 0; l < model.links(); ++l)
-        check(ready.bit(l) || !(link_offer[l]->get() & 1),
-              "cycle {}: link {} (chip {} link port {}): its sender's replay buffer refused a flit", clk.cycle(), l,
-              l / model.link_ports(), l % model.link_ports());
+        check(ready.bit(l) || !(link_offer[l]->get() & 1), "cycle {}: {}: its sender's replay buffer refused a flit",
+              clk.cycle(), link_name(model, l));
     });
   }
   ~SysBench() { clk.remove_hook(hook); }
@@ -204,8 +278,10 @@ struct SysBench {
   unsigned cores() const { return prm.chip.cores; }
   unsigned cc() const { return prm.chip.cores; }  ///< the (first) collective core's unit index
   unsigned beat() const { return prm.chip.core.core.beat_bytes; }
-  /// The chip halfway round the torus from chip c in every dimension (the farthest one).
+  /// The chip halfway round the torus from chip c in every dimension (the farthest one; on a
+  /// switch, the chip half the chips on).
   unsigned opposite(unsigned c) const {
+    if (TRN_SYS_SWITCH) return (c + chips() / 2) % chips();
     const unsigned kx = prm.chip.kx, ky = prm.chip.ky;
     return (c / kx + ky / 2) % ky * kx + (c % kx + kx / 2) % kx;
   }
@@ -304,9 +380,8 @@ struct SysBench {
     std::uint64_t crc_errors = 0, replays = 0, hit = 0;
     for (unsigned l = 0; l < model.links(); ++l) {
       const std::uint64_t e = crc.slice(32 * l, 32), r = rep.slice(32 * l, 32);
-      check(e == flits_hit[l],
-            "link {} (chip {} link port {}): {} flits corrupted on the wire, {} dropped for their CRC", l,
-            l / model.link_ports(), l % model.link_ports(), flits_hit[l], e);
+      check(e == flits_hit[l], "{}: {} flits corrupted on the wire, {} dropped for their CRC", link_name(model, l),
+            flits_hit[l], e);
       check(e == 0 || r > 0, "link {}: {} flits dropped for their CRC but no replay", l, e);
       crc_errors += e;
       replays += r;
@@ -529,7 +604,7 @@ Compiled compile(const SysModel::Params& prm, collective::Op op, collective::Alg
   c.ec.base = base;
   c.ec.hbm_bytes = prm.chip.core.core.hbm_bytes;
   try {
-    c.ec.place = collective::place_torus({prm.chip.kx, prm.chip.ky}, 0, algo);
+    c.ec.place = collective::place_torus(dims_of(prm), 0, algo);
     c.P = collective::emit(c.ec);
   } catch (const collective::Error& err) {
     c.why = err.what();
@@ -593,8 +668,8 @@ bool refused_by_design(collective::Op op, collective::Algo a, bool two_levels) {
 /// link: every rank's result equals the reference bit for bit (the DMA's accumulate is the
 /// reference's addition, in the algorithm's order).
 Task<> every_algorithm(Env& env, collective::Op op) {
-  const auto prm = SysModel::Params::of(env.cfg().arch, SysBench::cores_of(env.cfg().arch), TRN_SYS_KX, TRN_SYS_KY);
-  const bool two_levels = prm.chip.ky > 1;
+  const auto prm = sys_params(env.cfg().arch);
+  const bool two_levels = dims_of(prm).size() > 1 && prm.chip.ky > 1;
   unsigned ran = 0;
   for (collective::Algo a : collective::kAlgos)
     for (collective::Elem e : {collective::Elem::fp32, collective::Elem::bf16}) {
@@ -636,7 +711,7 @@ TRN_TEST(permute_by_every_algorithm, .timeout_ns = 1e13) { co_await every_algori
 /// A ring all-reduce pipelined in instances (half a segment each: 2 x 2(n - 1) rounds' semaphores
 /// fit a collective core's 32 up to 8 ranks).
 TRN_TEST(pipelined_ring_all_reduce, .timeout_ns = 1e13) {
-  const auto prm = SysModel::Params::of(env.cfg().arch, SysBench::cores_of(env.cfg().arch), TRN_SYS_KX, TRN_SYS_KY);
+  const auto prm = sys_params(env.cfg().arch);
   CollOpts o;
   o.bytes_per_rank_segment = 256;
   o.chunk = 128;
@@ -651,7 +726,7 @@ namespace {
 /// a transfer's semaphore may overtake its data: `barrier` on the semaphore's descriptor or not.
 /// Runs up to `tries` seeds; the first difference from the reference ("" when every run equals it).
 Task<std::string> waw_all_reduce(Env& env, bool barrier, unsigned tries) {
-  const auto prm = SysModel::Params::of(env.cfg().arch, SysBench::cores_of(env.cfg().arch), TRN_SYS_KX, TRN_SYS_KY);
+  const auto prm = sys_params(env.cfg().arch);
   CollOpts o;
   o.strong = false;
   o.barrier = barrier;
@@ -686,7 +761,7 @@ TRN_TEST(waw_with_a_barrier_keeps_a_collective_exact, .timeout_ns = 1e13) {
 /// collective cores, on the same HBM ports and fabrics: the kernel's result against its reference
 /// and the all-reduce's against its own (the contention the system model alone cannot show).
 TRN_TEST(a_gemm_beside_an_all_reduce, .timeout_ns = 1e13, .skip = TRN_SYS_CORES == 0) {
-  const auto prm = SysModel::Params::of(env.cfg().arch, SysBench::cores_of(env.cfg().arch), TRN_SYS_KX, TRN_SYS_KY);
+  const auto prm = sys_params(env.cfg().arch);
   check(prm.chip.cores > 0, "this system's chips have no NeuronCore");
   const std::uint32_t half = prm.chip.core.core.hbm_bytes / 2;
   CollOpts o;
@@ -760,13 +835,20 @@ Task<> inject_selftest(Env& env, const std::string& signal, std::uint64_t cycle,
   co_await traffic(env, true, false, 0.0);
 }
 TRN_TEST(selftest_probe_catches_wrong_nic_port, .timeout_ns = 1e12, .expect_fail = true) {
-  co_await inject_selftest(env, "chip_torus.g_chip[2].u_chip.u_nic.rx_o.addr", 300, 3);
+  co_await inject_selftest(env, fmt::format("{}.g_chip[2].u_chip.u_nic.rx_o.addr", kTop), 300, 3);
 }
 TRN_TEST(selftest_probe_catches_wrong_link_crc, .timeout_ns = 1e12, .expect_fail = true) {
-  co_await inject_selftest(env, "chip_torus.g_chip[1].u_chip.g_link[0].u_tx.tx_crc_o", 300, 5);
+  co_await inject_selftest(env, fmt::format("{}.g_chip[1].u_chip.g_link[0].u_tx.tx_crc_o", kTop), 300, 5);
 }
 TRN_TEST(selftest_probe_catches_wrong_collective_core_port, .timeout_ns = 1e12, .expect_fail = true) {
-  co_await inject_selftest(env, "chip_torus.g_chip[3].u_chip.g_cc[0].u_cc.hbm_wr_o.addr", 300, 2);
+  co_await inject_selftest(env, fmt::format("{}.g_chip[3].u_chip.g_cc[0].u_cc.hbm_wr_o.addr", kTop), 300, 2);
+}
+/// On a switch: the switch router's output and a switch port's link sender.
+TRN_TEST(selftest_probe_catches_wrong_switch_port, .timeout_ns = 1e12, .expect_fail = true, .skip = !TRN_SYS_SWITCH) {
+  co_await inject_selftest(env, fmt::format("{}.u_switch.out_flit_o", kTop), 300, 7);
+}
+TRN_TEST(selftest_probe_catches_wrong_switch_link, .timeout_ns = 1e12, .expect_fail = true, .skip = !TRN_SYS_SWITCH) {
+  co_await inject_selftest(env, fmt::format("{}.g_port[5].u_tx.tx_seq_o", kTop), 300, 1);
 }
 
 TRN_BENCH_MAIN(TRN_VTOP, TRN_BENCH_NAME)

@@ -1,4 +1,4 @@
-#include "system/torus_runner.hpp"
+#include "system/runner.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,8 @@
 
 namespace trn::system {
 
-TorusRunner::TorusRunner(const ChipTorus::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong)
+template <class Sys>
+Runner<Sys>::Runner(const typename Sys::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong)
     : sys_(p), in_(sys_.make_in()), out_(sys_.make_out()), id_bits_(clog2(p.chip.core.core.slots)) {
   const auto& c = p.chip.core.core;
   const unsigned U = p.chip.units();
@@ -29,7 +30,8 @@ TorusRunner::TorusRunner(const ChipTorus::Params& p, dma::MemSystem::Params mp, 
   for (auto& h : hbm_) h->advance(cycle_);
 }
 
-void TorusRunner::step() {
+template <class Sys>
+void Runner<Sys>::step() {
   const unsigned beat = sys_.params().chip.core.core.beat_bytes, N = sys_.chips();
   const unsigned idw = src_bits_ + id_bits_;
   for (unsigned c = 0; c < N; ++c) {
@@ -75,7 +77,8 @@ void TorusRunner::step() {
   for (auto& h : hbm_) h->advance(cycle_);
 }
 
-void TorusRunner::load(unsigned chip, unsigned u, const isa::Program& p) {
+template <class Sys>
+void Runner<Sys>::load(unsigned chip, unsigned u, const isa::Program& p) {
   const chip::Chip::Params& prm = sys_.params().chip;
   core::for_each_imem_word(p, prm.core.imem_depth, u >= prm.cores, [&](unsigned s, std::uint32_t a, const Bits& w) {
     in_.im_valid_i = true;
@@ -89,18 +92,21 @@ void TorusRunner::load(unsigned chip, unsigned u, const isa::Program& p) {
   in_.im_valid_i = false;
 }
 
-void TorusRunner::set_flips(double p, std::uint64_t seed) {
+template <class Sys>
+void Runner<Sys>::set_flips(double p, std::uint64_t seed) {
   p_flip_ = p;
   chan_.seed(seed);
 }
 
-std::uint64_t TorusRunner::replays() const {
+template <class Sys>
+std::uint64_t Runner<Sys>::replays() const {
   std::uint64_t n = 0;
   for (unsigned l = 0; l < sys_.links(); ++l) n += out_.link_replay_o.slice(l * 32, 32);
   return n;
 }
 
-std::uint64_t TorusRunner::run(const std::vector<std::uint64_t>& masks, std::uint64_t limit,
+template <class Sys>
+std::uint64_t Runner<Sys>::run(const std::vector<std::uint64_t>& masks, std::uint64_t limit,
                                const std::function<void(std::uint64_t)>& progress) {
   const unsigned N = sys_.chips(), U = sys_.params().chip.units();
   for (unsigned c = 0; c < N; ++c) in_.start_i.set_slice(c * U, U, c < masks.size() ? masks[c] : 0);
@@ -138,9 +144,13 @@ std::uint64_t TorusRunner::run(const std::vector<std::uint64_t>& masks, std::uin
   }
 }
 
-std::uint32_t TorusRunner::sem(unsigned chip, unsigned u, unsigned s) const {
+template <class Sys>
+std::uint32_t Runner<Sys>::sem(unsigned chip, unsigned u, unsigned s) const {
   const unsigned U = sys_.params().chip.units();
   return static_cast<std::uint32_t>(out_.sem_o.slice(((chip * U + u) * core::Control::kSems + s) * 32, 32));
 }
+
+template class Runner<ChipTorus>;
+template class Runner<ChipSwitch>;
 
 }  // namespace trn::system

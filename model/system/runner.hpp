@@ -1,8 +1,8 @@
-// trn::system::TorusRunner — a system of chips (trn::system::ChipTorus) run by the model alone, no
-// RTL: each chip's HBM port served by its own trn::dma::MemSystem (as the system bench's HbmPorts
-// serve the RTL's), programs loaded through the system's im_ port, units started and run to their
-// end. The model's path for running emitted collective programs (collective/program.hpp) and the
-// system's unit tests.
+// trn::system::Runner — a system of chips (trn::system::ChipTorus: TorusRunner; ChipSwitch:
+// SwitchRunner) run by the model alone, no RTL: each chip's HBM port served by its own trn::dma::MemSystem (as the
+// system bench's HbmPorts serve the RTL's), programs loaded through the system's im_ port, units started and run to
+// their end. The model's path for running emitted collective programs (collective/program.hpp) and the system's unit
+// tests.
 #pragma once
 
 #include <cstdint>
@@ -13,15 +13,17 @@
 
 #include "dma/memsys.hpp"
 #include "isa/isa.hpp"
+#include "system/chip_switch.hpp"
 #include "system/chip_torus.hpp"
 
 namespace trn::system {
 
-class TorusRunner {
+template <class Sys>
+class Runner {
  public:
   /// `strong`: every unit's DMA queues strong-order-write (else write-after-write).
-  TorusRunner(const ChipTorus::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong = true);
-  const ChipTorus& system() const { return sys_; }
+  Runner(const typename Sys::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong = true);
+  const Sys& system() const { return sys_; }
   dma::MemSystem& hbm(unsigned chip) { return *hbm_.at(chip); }
   std::uint64_t cycle() const { return cycle_; }
 
@@ -45,15 +47,20 @@ class TorusRunner {
   void step();
 
  private:
-  ChipTorus sys_;
+  Sys sys_;
   std::vector<std::unique_ptr<dma::MemSystem>> hbm_;
-  ChipTorus::In in_;
-  ChipTorus::Out out_;
+  typename Sys::In in_;
+  typename Sys::Out out_;
   unsigned id_bits_, src_bits_;
   std::uint64_t cycle_ = 0;
   double p_flip_ = 0;
   std::mt19937_64 chan_;
   std::uint64_t flips_ = 0;
 };
+
+extern template class Runner<ChipTorus>;
+extern template class Runner<ChipSwitch>;
+using TorusRunner = Runner<ChipTorus>;
+using SwitchRunner = Runner<ChipSwitch>;
 
 }  // namespace trn::system
