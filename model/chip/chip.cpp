@@ -61,13 +61,17 @@ Chip::Params Chip::Params::switched(const cfg::Arch& a, unsigned chips) {
   return p;
 }
 
+Chip::Params Chip::Params::on_network(const cfg::Arch& a, unsigned chips) {
+  Params p = of(a, chips, 1, 1, 1);
+  p.topo = link::Topo::TopoTable;
+  return p;
+}
+
 Chip::Chip(Params p)
     : p_(p),
       vb_(p.v > 1 ? clog2(p.v) : 1),
       xbar_(ChipXbar::Params{p.units(), clog2(p.core.core.slots), p.core.core.beat_bytes}),
       nic_(Nic::Params{p.w, p.v, p.d, p.core.core.beat_bytes}) {
-  if (p_.topo == link::Topo::TopoTable)
-    throw std::invalid_argument("chip::Chip: a chip is on a torus or on a switch (docs/chip.md)");
   if (routed())
     router_.emplace(link::Router::Params{.p = p_.link_ports() + 1,
                                          .v = p_.v,
@@ -95,14 +99,15 @@ Chip::Chip(Params p)
                                      .imem_depth = p_.core.imem_depth,
                                      .chips = p_.chips,
                                      .unit = p_.cores + k});
-  for (unsigned k = 0; k < p_.link_ports(); ++k) {
+  sb_ = clog2(p_.rdepth) + 2;
+  for (unsigned k = 0; k < links(); ++k) {
     tx_.emplace_back(link::LinkTx::Params{p_.w + vb_, p_.rdepth, p_.timeout});
-    rx_.emplace_back(link::LinkRx::Params{p_.w + vb_, tx_.front().sb(), true});
+    rx_.emplace_back(link::LinkRx::Params{p_.w + vb_, sb_, true});
   }
   dirty_.core.assign(p_.cores, true);
   dirty_.cc.assign(p_.cc_cores, true);
-  dirty_.tx.assign(p_.link_ports(), true);
-  dirty_.rx.assign(p_.link_ports(), true);
+  dirty_.tx.assign(links(), true);
+  dirty_.rx.assign(links(), true);
   for (const auto& n : cores_) {
     w_.core_in.push_back(n.make_in());
     w_.core_out.push_back(n.make_out());
@@ -119,7 +124,7 @@ Chip::Chip(Params p)
     w_.router_in = router_->make_in();
     w_.router_out = router_->make_out();
   }
-  for (unsigned k = 0; k < p_.link_ports(); ++k) {
+  for (unsigned k = 0; k < links(); ++k) {
     w_.tx_in.push_back(tx_[k].make_in());
     w_.tx_out.push_back(tx_[k].make_out());
     w_.rx_in.push_back(rx_[k].make_in());
@@ -284,13 +289,13 @@ bool Chip::wire(const In& in) const {
       n.ej_valid_i = ro.out_valid_o.bit(0);
       n.ej_vc_i = ro.out_vc_o.slice(0, VB);
       n.ej_flit_i.copy(0, ro.out_flit_o, 0, W);
-    } else {  // no router: the switch's credits and link port 0's receiver
-      const auto& x = w.rx_out[0];
+    } else {  // no router: the switch's (a network's) credits, link port 0's receiver (or the port)
+      const Bits& d = links() ? w.rx_out[0].out_data_o : in.lk_rx_data_i;
       n.inj_credit_i = in.lk_credit_i.bit(0);
       n.inj_credit_vc_i = in.lk_credit_vc_i.slice(0, VB);
-      n.ej_valid_i = x.out_valid_o;
-      n.ej_vc_i = x.out_data_o.slice(W, VB);
-      n.ej_flit_i.copy(0, x.out_data_o, 0, W);
+      n.ej_valid_i = links() ? w.rx_out[0].out_valid_o : in.lk_rx_valid_i.bit(0);
+      n.ej_vc_i = d.slice(W, VB);
+      n.ej_flit_i.copy(0, d, 0, W);
     }
     n.rx_ready_i = xo.rx_ready_o;
     set(w.nic_in, std::move(n), dirty_.nic, changed);
@@ -318,7 +323,7 @@ bool Chip::wire(const In& in) const {
   }
 
   // ---- the links
-  for (unsigned k = 0; k < LP; ++k) {
+  for (unsigned k = 0; k < links(); ++k) {
     link::LinkTx::In t = w.tx_in[k];
     t.rst_ni = in.rst_ni;
     if (routed()) {
@@ -370,7 +375,7 @@ void Chip::settle(const In& in) const {
     if (dirty_.xbar) xbar_.eval(w.xbar_in, w.xbar_out);
     if (dirty_.nic) nic_.eval(w.nic_in, w.nic_out);
     if (dirty_.router && router_) router_->eval(w.router_in, w.router_out);
-    for (unsigned k = 0; k < p_.link_ports(); ++k) {
+    for (unsigned k = 0; k < links(); ++k) {
       if (dirty_.tx[k]) tx_[k].eval(w.tx_in[k], w.tx_out[k]);
       if (dirty_.rx[k]) rx_[k].eval(w.rx_in[k], w.rx_out[k]);
     }
@@ -382,7 +387,7 @@ void Chip::settle(const In& in) const {
 void Chip::eval(const In& in, Out& out) const {
   settle(in);
   const Wires& w = w_;
-  const unsigned U = p_.units(), LP = p_.link_ports(), SB = sb(), LW = lw();
+  const unsigned U = p_.units(), SB = sb(), LW = lw();
   if (out.sem_o.width() != U * core::Control::kSems * 32) out = make_out();
   const unsigned cw = sv::isa_pkg::ctl_err_e_width, sw = sv::isa_pkg::stream_e_width;
   out.running_o = out.done_o = out.err_o = 0;
@@ -421,7 +426,16 @@ void Chip::eval(const In& in, Out& out) const {
   out.hbm_wr_info_o = xo.hbm_wr_info_o;
   out.hbm_wr_src_o = xo.hbm_wr_src_o;
   const link::Router::Out& ro = w.router_out;
-  for (unsigned k = 0; k < LP; ++k) {
+  if (!links()) {  // on a network: the NIC's injection out of port 0, its ejection credits
+    const Nic::Out& n = w.nic_out;
+    out.lk_tx_valid_o.set_bit(0, n.inj_valid_o);
+    out.lk_tx_data_o.copy(0, n.inj_flit_o, 0, p_.w);
+    out.lk_tx_data_o.set_slice(p_.w, vb_, n.inj_vc_o);
+    out.lk_credit_o.set_bit(0, n.ej_credit_o);
+    out.lk_credit_vc_o.set_slice(0, vb_, n.ej_credit_vc_o);
+    out.lk_tx_ready_o.set_bit(0, true);
+  }
+  for (unsigned k = 0; k < links(); ++k) {
     const auto& t = w.tx_out[k];
     const auto& x = w.rx_out[k];
     out.lk_tx_valid_o.set_bit(k, t.tx_valid_o);
@@ -457,7 +471,7 @@ void Chip::tick(const In& in) {
   xbar_.tick(w.xbar_in);
   nic_.tick(w.nic_in);
   if (router_) router_->tick(w.router_in);
-  for (unsigned k = 0; k < p_.link_ports(); ++k) {
+  for (unsigned k = 0; k < links(); ++k) {
     tx_[k].tick(w.tx_in[k]);
     rx_[k].tick(w.rx_in[k]);
   }

@@ -41,12 +41,18 @@ class Chip {
     link::Topo topo = link::Topo::TopoTorus;
     unsigned kx = 2, ky = 1, kz = 1;
     unsigned units() const { return cores + cc_cores; }
-    /// Link ports: 4 (6 in 3D) on a torus, 1 on a switch.
-    unsigned link_ports() const { return topo == link::Topo::TopoSwitch ? 1 : kz > 1 ? 6 : 4; }
+    /// Link ports: 4 (6 in 3D) on a torus, 1 on a switch or a network.
+    unsigned link_ports() const { return topo != link::Topo::TopoTorus ? 1 : kz > 1 ? 6 : 4; }
     /// A chip of configuration a in a system of `chips` chips on a kx x ky x kz torus.
     static Params of(const cfg::Arch& a, unsigned chips, unsigned kx, unsigned ky, unsigned kz = 1);
     /// A chip of configuration a on a switch of `chips` chips.
     static Params switched(const cfg::Arch& a, unsigned chips);
+    /// A chip of configuration a on a network of routers the system holds (model only, topo
+    /// TopoTable: trn::system::ChipNet): no router and no link layer of its own; its one port is
+    /// the NIC on its router's local port (lk_tx_valid_o and lk_tx_data_o {vc, flit}: what it
+    /// injects; lk_rx_valid_i and lk_rx_data_i: what it is given; lk_credit_*: the credits each
+    /// way; the link layer's fields unused).
+    static Params on_network(const cfg::Arch& a, unsigned chips);
     /// The RTL parameters of a top built of chips like this one (chip.sv, rtl/system/chip_torus.sv) that
     /// come from the chip alone; the top fills in its own.
     template <class Sv>
@@ -117,7 +123,9 @@ class Chip {
   TRN_MODULE_PORTS(chip)
 
   /// Link sequence number bits, and a link's payload {vc, flit}.
-  unsigned sb() const { return tx_.front().sb(); }
+  unsigned sb() const { return sb_; }
+  /// Link layers: one per link port, none on a network.
+  unsigned links() const { return p_.topo == link::Topo::TopoTable ? 0 : p_.link_ports(); }
   unsigned lw() const { return p_.w + vb_; }
 
   /// The parts, and their ports as wired in the last eval() (for the probes).
@@ -162,7 +170,7 @@ class Chip {
   void settle(const In& in) const;
 
   Params p_;
-  unsigned vb_;
+  unsigned vb_, sb_ = 0;
   std::vector<core::NeuronCore> cores_;
   std::vector<CcCore> ccs_;
   ChipXbar xbar_;

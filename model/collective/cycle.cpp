@@ -1,9 +1,11 @@
 // The cycle level (docs/collectives.md, "The cycle level"): the schedule compiled into collective-
-// core programs (collective::emit) and run on the cycle-exact chips of the system
-// (trn::system::ChipTorus of trn::chip::Chip, through trn::system::TorusRunner): every DMA, NIC,
+// core programs (collective::emit) and run on the cycle-exact chips of the system: every DMA, NIC,
 // router and link layer of the run is the verified unit's model.
 //
-// The system: the preset's torus (its dimensions and each dimension's link class), of chips of an
+// The system: on a torus preset, its torus (trn::system::ChipTorus: its dimensions, each
+// dimension's link class on its wires); on a switched preset, its network of chip and switch
+// routers (trn::system::ChipNet on the link::Net the flit level's network is: every link a link
+// layer, its wire its class's, a switch's latency on the links leaving it). The chips are of an
 // RTL configuration (Config::cycle_config) built with one collective core and no NeuronCore (the
 // run uses no compute engine: the same classes, fewer instances). Time: a cycle is one flit (W bits
 // of the configuration) on the preset's fastest link class, so that link carries its bandwidth;
@@ -40,41 +42,67 @@ std::uint64_t pow2_at_least(std::uint64_t x) {
 
 CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t hbm_need) {
   const auto& t = s.preset().topo;
-  if (t.kind != system::TopoKind::torus)
+  const bool torus = t.kind == system::TopoKind::torus;
+  if (s.chips() > 255 || (!torus && !s.flit_net_fits()))
     throw Error(
-        fmt::format("--fidelity cycle: {} is a switched system; the cycle level builds tori of chips", s.preset().key));
-  if (s.chips() > 255)
-    throw Error(
-        fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key, s.chips()));
+        fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255 (and a router "
+                    "has at most 255 ports)",
+                    s.preset().key, s.chips()));
   const cfg::Config* cf = cfg::find(c.cycle_config);
   if (!cf) throw Error(fmt::format("--fidelity cycle: unknown configuration '{}'", c.cycle_config));
   const cfg::Arch& a = cf->arch;
   CycleSystem cs;
   cs.arch = &a;
-  const unsigned kx = t.dims.at(0), ky = t.dims.size() > 1 ? t.dims[1] : 1, kz = t.dims.size() > 2 ? t.dims[2] : 1;
-  cs.prm = system::ChipTorus::Params::of(a, 0, kx, ky, kz);
+  if (torus) {
+    const unsigned kx = t.dims.at(0), ky = t.dims.size() > 1 ? t.dims[1] : 1, kz = t.dims.size() > 2 ? t.dims[2] : 1;
+    cs.prm = system::ChipTorus::Params::of(a, 0, kx, ky, kz);
+  } else {
+    cs.prm.chip = chip::Chip::Params::on_network(a, s.chips());
+    cs.prm.chip.cores = 0;
+  }
   chip::Chip::Params& p = cs.prm.chip;
   p.cc_cores = 1;
-  // the classes of the dimensions, the fastest one's flit a cycle
+  // the link classes the chips' links use (a torus: its dimensions'; a switched system: every link's),
+  // the fastest one's flit a cycle
   std::vector<const system::LinkClassInfo*> cls;
+  const auto& v = s.link_classes();
+  if (torus)
+    for (std::size_t d = 0; d < t.dims.size(); ++d) {
+      const auto it = std::find_if(v.begin(), v.end(), [&](const auto& k) { return k.name == t.classes.at(d); });
+      if (it == v.end()) throw std::logic_error("cycle level: a torus dimension's link class is unknown");
+      cls.push_back(&*it);
+    }
+  else
+    for (const auto& l : s.links()) cls.push_back(&v.at(l.cls));
   double gmax = 0;
-  for (std::size_t d = 0; d < t.dims.size(); ++d) {
-    const auto& v = s.link_classes();
-    const auto it = std::find_if(v.begin(), v.end(), [&](const auto& k) { return k.name == t.classes.at(d); });
-    if (it == v.end()) throw std::logic_error("cycle level: a torus dimension's link class is unknown");
-    cls.push_back(&*it);
-    gmax = std::max(gmax, it->gbps);
-  }
+  for (const auto* k : cls) gmax = std::max(gmax, k->gbps);
   cs.cycle_ns = p.w / 8.0 / gmax;
   unsigned rtt = 0;
   double slowest = 1;
-  for (std::size_t d = 0; d < cls.size(); ++d) {
-    auto& w = cs.prm.wire[d];
-    w.latency = static_cast<unsigned>(std::lround(cls[d]->latency_ns / cs.cycle_ns));
-    w.rate = cls[d]->gbps / gmax;
-    slowest = std::min(slowest, w.rate);
-    rtt = std::max(rtt, 2 * std::max(1u, w.latency) + 16);
-  }
+  auto wire_of = [&](double latency_ns, double gbps) {
+    const unsigned lat = static_cast<unsigned>(std::lround(latency_ns / cs.cycle_ns));
+    const double rate = gbps / gmax;
+    slowest = std::min(slowest, rate);
+    rtt = std::max(rtt, 2 * std::max(1u, lat) + 16);
+    return std::pair{lat, rate};
+  };
+  if (torus)
+    for (std::size_t d = 0; d < cls.size(); ++d) {
+      auto& w = cs.prm.wire[d];
+      std::tie(w.latency, w.rate) = wire_of(cls[d]->latency_ns, cls[d]->gbps);
+    }
+  std::vector<link::Net::Params::Wire> net_wires;
+  // directed link 2 l + k of the network is link l of the system (k = 0: a to b); a switch's latency
+  // on the links that enter it, as the system's route latency counts it
+  if (!torus)
+    for (std::size_t l = 0; l < s.links().size(); ++l)
+      for (unsigned k = 0; k < 2; ++k) {
+        const auto& lk = s.links()[l];
+        const bool into_switch = !s.nodes().at(k ? lk.a : lk.b).chip();
+        const auto [lat, rate] =
+            wire_of(cls[l]->latency_ns + (into_switch ? s.preset().topo.switch_latency_ns : 0), cls[l]->gbps);
+        net_wires.push_back(link::Net::Params::Wire{lat, rate});
+      }
   // buffers for the round trip (ASSUMPTION): a VC's credits cover it, the replay buffer holds a round
   // trip of flits, and a flit waits for its acknowledgement longer than a full VC set takes to drain
   // through the slowest wire
@@ -96,9 +124,31 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   p.core.core.hbm_bytes =
       static_cast<unsigned>(std::max<std::uint64_t>(p.core.core.hbm_bytes, pow2_at_least(hbm_need)));
   std::string wires;
-  for (std::size_t d = 0; d < cls.size(); ++d)
-    wires += fmt::format("{}{} {} cycles{}", d ? ", " : "", cls[d]->name, cs.prm.wire[d].latency,
-                         cs.prm.wire[d].rate < 1 ? fmt::format(" at {:.2g} flit a cycle", cs.prm.wire[d].rate) : "");
+  auto describe_wire = [&](const std::string& name, unsigned lat, double rate) {
+    wires += fmt::format("{}{} {} cycles{}", wires.empty() ? "" : ", ", name, lat,
+                         rate < 1 ? fmt::format(" at {:.2g} flit a cycle", rate) : "");
+  };
+  if (torus)
+    for (std::size_t d = 0; d < cls.size(); ++d)
+      describe_wire(cls[d]->name, cs.prm.wire[d].latency, cs.prm.wire[d].rate);
+  else {
+    std::vector<bool> said(v.size(), false);
+    for (std::size_t l = 0; l < s.links().size(); ++l)
+      if (!said[s.links()[l].cls]) {
+        said[s.links()[l].cls] = true;
+        describe_wire(cls[l]->name, static_cast<unsigned>(std::lround(cls[l]->latency_ns / cs.cycle_ns)),
+                      net_wires[2 * l].rate);
+      }
+    if (s.preset().topo.switch_latency_ns > 0)
+      wires += fmt::format(" (and {} cycles a switch)", std::lround(s.preset().topo.switch_latency_ns / cs.cycle_ns));
+    system::ChipNet::Params np;
+    np.chip = p;
+    np.net = s.flit_net(p.v, p.d, p.w);
+    np.net.rdepth = p.rdepth;
+    np.net.timeout = p.timeout;
+    np.net.wires = std::move(net_wires);
+    cs.net = std::move(np);
+  }
   cs.describe = fmt::format(
       "{} chips of configuration {} (a collective core each, no NeuronCore); a cycle is {:.4g} ns (a {}-bit flit "
       "at {:g} GB/s); wires: {}; HBM read {}-{} cycles; VC buffers {} flits, replay {}, timeout {}",
@@ -109,26 +159,37 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
 
 namespace {
 
-/// Cycles from the start of a transfer of `bytes` from chip 0 of a ring of 4 such chips (the wires
-/// of the system's first dimension) to its semaphore ending the program of chip `to`.
+/// Cycles from the start of a transfer of `bytes` from chip 0 to its semaphore ending the program
+/// of chip `to`, on runner r's system of n chips.
+template <class R>
+std::uint64_t probe_run(R& r, const CycleSystem& cs, unsigned n, unsigned to, unsigned bytes) {
+  const unsigned unit = cs.prm.chip.cores;
+  const auto defs = isa::config_defines(*cs.arch);
+  r.load(0, unit,
+         isa::assemble(fmt::format(".stream sync\n    dma_start queue=0 src=hbm:0x0 dst=hbm:{:#x} len={} stype=bytes "
+                                   "dtype=bytes dsem=0+=1 dsem.unit={} dsem.chip={}\n    end\n",
+                                   std::uint64_t{to + 1} << dma::kChipLsb, bytes, unit + 1, to + 1),
+                       "probe_send.s", defs));
+  r.load(to, unit, isa::assemble(".stream sync\n    sem_wait wait=0>=1\n    end\n", "probe_wait.s", defs));
+  std::vector<std::uint64_t> masks(n, 0);
+  masks[0] = masks[to] = std::uint64_t{1} << unit;
+  return r.run(masks, 2000000);
+}
+
+/// The same on the cycle level's chips: a switched system's own network, or a ring of 4 of a
+/// torus's chips on the wires of its first dimension.
 std::uint64_t probe_cycles(const CycleSystem& cs, unsigned to, unsigned bytes) {
+  if (cs.net) {
+    system::NetRunner r(*cs.net, cs.mem, 1, true);
+    return probe_run(r, cs, cs.net->chips(), to, bytes);
+  }
   system::ChipTorus::Params p = cs.prm;
   p.chip.kx = 4;
   p.chip.ky = p.chip.kz = 1;
   p.chip.chips = p.chip.core.core.chips = 4;
   p.wire = {cs.prm.wire[0], {}, {}};
-  system::TorusRunner tr(p, cs.mem, 1, true);
-  const unsigned unit = p.chip.cores;
-  const auto defs = isa::config_defines(*cs.arch);
-  tr.load(0, unit,
-          isa::assemble(fmt::format(".stream sync\n    dma_start queue=0 src=hbm:0x0 dst=hbm:{:#x} len={} stype=bytes "
-                                    "dtype=bytes dsem=0+=1 dsem.unit={} dsem.chip={}\n    end\n",
-                                    std::uint64_t{to + 1} << dma::kChipLsb, bytes, unit + 1, to + 1),
-                        "probe_send.s", defs));
-  tr.load(to, unit, isa::assemble(".stream sync\n    sem_wait wait=0>=1\n    end\n", "probe_wait.s", defs));
-  std::vector<std::uint64_t> masks(4, 0);
-  masks[0] = masks[to] = std::uint64_t{1} << unit;
-  return tr.run(masks, 2000000);
+  system::TorusRunner r(p, cs.mem, 1, true);
+  return probe_run(r, cs, 4, to, bytes);
 }
 
 }  // namespace
@@ -149,20 +210,39 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   // latencies: a hop beyond its wire (router, link layer), and a transfer beyond its route and the
   // HBM read (the program's issue, the DMA, the NIC both ways, the semaphore)
   const unsigned beat = cs.prm.chip.core.core.beat_bytes;
-  const double one = static_cast<double>(probe_cycles(cs, 1, beat)),
-               two = static_cast<double>(probe_cycles(cs, 2, beat));
+  // the probes' destinations: the nearest chip and the nearest farther one (a ring of 4: 1 and 2),
+  // their hops and their wires' latencies (cycles)
+  unsigned b1 = 1, b2 = 2, h1 = 1, h2 = 2;
+  double l1 = std::max(1u, cs.prm.wire[0].latency), l2 = 2 * l1;
+  if (cs.net) {
+    auto hops = [&](unsigned b) { return static_cast<unsigned>(s.route(0, b).size()); };
+    auto wires = [&](unsigned b) {
+      double l = 0;
+      for (const auto& h : s.route(0, b)) l += std::max(1u, cs.net->net.wires.at(h.channel).latency);
+      return l;
+    };
+    b1 = 0, b2 = 0;
+    for (unsigned b = 1; b < s.chips(); ++b)
+      if (!b1 || hops(b) < hops(b1)) b1 = b;
+    for (unsigned b = 1; b < s.chips(); ++b)
+      if (hops(b) > hops(b1) && (!b2 || hops(b) < hops(b2))) b2 = b;
+    h1 = hops(b1), l1 = wires(b1);
+    if (b2) h2 = hops(b2), l2 = wires(b2);
+  }
+  const double one = static_cast<double>(probe_cycles(cs, b1, beat));
+  const double two = b2 ? static_cast<double>(probe_cycles(cs, b2, beat)) : 0;
   // the rate of one stream of writes (beats), chip to chip: what a chip's DMA, NIC and fabric
   // sustain together; the flow level's NIC limit (it counts the packets' wire bytes)
   const unsigned many = std::min(32768u, cs.prm.chip.core.core.hbm_bytes / 2) / beat * beat;
-  const double stream = static_cast<double>(probe_cycles(cs, 1, many)) - one;
+  const double stream = static_cast<double>(probe_cycles(cs, b1, many)) - one;
   const double rate = (many - beat) / stream;  // payload bytes a cycle
   const double wf = static_cast<double>(wire_bytes(beat, beat)) / beat;
   f.nic_gbps = std::min(f.nic_gbps, rate * wf / cs.cycle_ns);
-  const double hop = two - one;
-  const double wire = std::max(1u, cs.prm.wire[0].latency);
+  // a hop's cycles beyond its wire, from the two probes (0 where every chip is as far: one switch)
+  const double hop_add = b2 ? ((two - l2) - (one - l1)) / (h2 - h1) : 0;
   const double read = s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns;
-  f.hop_add_ns = (hop - wire) * cs.cycle_ns;
-  f.base_ns = std::max(0.0, one * cs.cycle_ns - read - hop * cs.cycle_ns);
+  f.hop_add_ns = hop_add * cs.cycle_ns;
+  f.base_ns = std::max(0.0, (one - l1 - h1 * hop_add) * cs.cycle_ns - read);
   return f;
 }
 
@@ -192,56 +272,64 @@ Result Run::run_cycle() {
   Run flow(s_, fc);
   const Result fr = flow.run();
 
-  system::TorusRunner tr(cs.prm, cs.mem, c_.seed, c_.strong);
-  std::vector<std::uint64_t> masks(s_.chips(), 0);
-  const auto defs = isa::config_defines(*cs.arch);
-  for (unsigned r = 0; r < n; ++r) {
-    const unsigned chip = place_.chip[r];
-    if (c_.data) std::copy(mem_.at(r).begin(), mem_.at(r).end(), tr.hbm(chip).image().hbm.begin() + ec.base);
-    tr.load(chip, ec.unit, isa::assemble(P.text[r], fmt::format("rank{}.s", r), defs));
-    masks[chip] = std::uint64_t{1} << ec.unit;
-  }
-  if (c_.p_flip > 0) tr.set_flips(c_.p_flip, c_.seed ^ 0x5bd1e995u);
-  auto last = t0;
-  // a run that takes 50 times the flow level's time (and at least a million cycles) is stuck: it
-  // stops naming the chips still running
-  const auto limit = std::max<std::uint64_t>(1000000, static_cast<std::uint64_t>(50 * fr.time_ns / cs.cycle_ns));
-  const std::uint64_t cycles = tr.run(masks, limit, [&](std::uint64_t cyc) {
-    if (!c_.progress) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last < std::chrono::seconds(1)) return;
-    last = now;
-    c_.progress(fmt::format("cycle {} ({:.1f} us simulated; the flow level takes {:.1f} us)", cyc,
-                            static_cast<double>(cyc) * cs.cycle_ns / 1000, fr.time_ns / 1000));
-  });
-  if (c_.data)
+  // the run on the system's chips (a runner of either kind)
+  auto finish = [&](auto& tr) {
+    std::vector<std::uint64_t> masks(s_.chips(), 0);
+    const auto defs = isa::config_defines(*cs.arch);
     for (unsigned r = 0; r < n; ++r) {
-      const auto& h = tr.hbm(place_.chip[r]).image().hbm;
-      std::copy(h.begin() + ec.base, h.begin() + ec.base + static_cast<std::ptrdiff_t>(mem_[r].size()),
-                mem_[r].begin());
+      const unsigned chip = place_.chip[r];
+      if (c_.data) std::copy(mem_.at(r).begin(), mem_.at(r).end(), tr.hbm(chip).image().hbm.begin() + ec.base);
+      tr.load(chip, ec.unit, isa::assemble(P.text[r], fmt::format("rank{}.s", r), defs));
+      masks[chip] = std::uint64_t{1} << ec.unit;
     }
-  Result res;
-  res.algo = c_.algo;
-  res.describe = sched_.describe;
-  res.level = place_.level;
-  res.cycle_system = cs.describe;
-  res.ranks = n;
-  res.rounds = sched_.rounds();
-  res.instances = P.instances;
-  res.chunk_bytes = P.chunk_bytes;
-  res.cycles = cycles;
-  res.cycle_ns = cs.cycle_ns;
-  res.time_ns = static_cast<double>(cycles) * cs.cycle_ns;
-  res.transfers = P.transfers;
-  res.descriptors = P.descriptors;
-  res.alpha_ns = fr.alpha_ns;
-  res.beta_ns = fr.beta_ns;
-  res.busiest = fr.busiest;
-  res.flow_ns = fr.time_ns;
-  res.flips = tr.flips();
-  res.replays = tr.replays();
-  res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  return res;
+    if (c_.p_flip > 0) tr.set_flips(c_.p_flip, c_.seed ^ 0x5bd1e995u);
+    auto last = t0;
+    // a run that takes 50 times the flow level's time (and at least a million cycles) is stuck: it
+    // stops naming the chips still running
+    const auto limit = std::max<std::uint64_t>(1000000, static_cast<std::uint64_t>(50 * fr.time_ns / cs.cycle_ns));
+    const std::uint64_t cycles = tr.run(masks, limit, [&](std::uint64_t cyc) {
+      if (!c_.progress) return;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last < std::chrono::seconds(1)) return;
+      last = now;
+      c_.progress(fmt::format("cycle {} ({:.1f} us simulated; the flow level takes {:.1f} us)", cyc,
+                              static_cast<double>(cyc) * cs.cycle_ns / 1000, fr.time_ns / 1000));
+    });
+    if (c_.data)
+      for (unsigned r = 0; r < n; ++r) {
+        const auto& h = tr.hbm(place_.chip[r]).image().hbm;
+        std::copy(h.begin() + ec.base, h.begin() + ec.base + static_cast<std::ptrdiff_t>(mem_[r].size()),
+                  mem_[r].begin());
+      }
+    Result res;
+    res.algo = c_.algo;
+    res.describe = sched_.describe;
+    res.level = place_.level;
+    res.cycle_system = cs.describe;
+    res.ranks = n;
+    res.rounds = sched_.rounds();
+    res.instances = P.instances;
+    res.chunk_bytes = P.chunk_bytes;
+    res.cycles = cycles;
+    res.cycle_ns = cs.cycle_ns;
+    res.time_ns = static_cast<double>(cycles) * cs.cycle_ns;
+    res.transfers = P.transfers;
+    res.descriptors = P.descriptors;
+    res.alpha_ns = fr.alpha_ns;
+    res.beta_ns = fr.beta_ns;
+    res.busiest = fr.busiest;
+    res.flow_ns = fr.time_ns;
+    res.flips = tr.flips();
+    res.replays = tr.replays();
+    res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+  };
+  if (cs.net) {
+    system::NetRunner r(*cs.net, cs.mem, c_.seed, c_.strong);
+    return finish(r);
+  }
+  system::TorusRunner r(cs.prm, cs.mem, c_.seed, c_.strong);
+  return finish(r);
 }
 
 }  // namespace trn::collective

@@ -113,16 +113,9 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   if (c_.fidelity == Fidelity::flit && !s.flit_net_fits())
     throw Error(
         fmt::format("--fidelity flit: {} has {} chips; the flit level takes at most 255", s.preset().key, s.chips()));
-  if (c_.fidelity == Fidelity::cycle) {
-    if (s.preset().topo.kind != system::TopoKind::torus)
-      throw Error(fmt::format("--fidelity cycle: {} is a switched system; the cycle level builds tori of chips",
-                              s.preset().key));
-    if (s.chips() > 255)
-      throw Error(fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key,
-                              s.chips()));
-    if (!cfg::find(c_.cycle_config))
-      throw Error(fmt::format("--fidelity cycle: unknown configuration '{}'", c_.cycle_config));
-  }
+  if (c_.fidelity == Fidelity::cycle && s.chips() > 255)  // before placing ranks on the chips
+    throw Error(
+        fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key, s.chips()));
   if (c_.algo == Algo::automatic) c_.algo = choose(s, c_.op, c_.bytes, c_.ranks);
   place_ = place(s, c_.ranks, c_.algo);
   const unsigned n = static_cast<unsigned>(place_.chip.size());
@@ -135,9 +128,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
     throw Error(
         fmt::format("--fidelity flit: {} B a rank is beyond the 4 GiB a packet's offset addresses", region * regions_));
   // every rank's memory, and about as much again for the inputs and results a check compares
-  if (c_.fidelity == Fidelity::cycle && region * regions_ + 16 > (std::uint64_t{1} << dma::kLocalBits))
-    throw Error(fmt::format("--fidelity cycle: {} B a rank is beyond the {} MiB a chip's local HBM address reaches",
-                            region * regions_ + 16, (1u << dma::kLocalBits) >> 20));
+  if (c_.fidelity == Fidelity::cycle) cycle_system(s, c_, region * regions_ + 16);  // its refusals, now
   if (c_.data && 2 * region * regions_ * n > (std::uint64_t{8} << 30))
     throw Error(fmt::format("--check: {} B on each of {} ranks is too much to hold; run without it (timing only)",
                             region * regions_, n));

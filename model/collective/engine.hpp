@@ -17,12 +17,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "collective/collective.hpp"
 #include "dma/memsys.hpp"
+#include "system/chip_net.hpp"
 #include "system/chip_torus.hpp"
 
 namespace trn::system {
@@ -171,14 +173,16 @@ Config flit_equivalent(const system::System& s, const Config& c);
 /// The cycle level's system for a run of `s` (collective/cycle.cpp): chips of configuration
 /// c.cycle_config on its torus, its wires, buffers and HBM, and a cycle's length.
 struct CycleSystem {
-  system::ChipTorus::Params prm;
+  system::ChipTorus::Params prm;  ///< a torus (prm.chip: every chip's, on either kind)
+  /// A switched system: its chips on its network of chip and switch routers (wires per link).
+  std::optional<system::ChipNet::Params> net;
   dma::MemSystem::Params mem;
   const cfg::Arch* arch = nullptr;
   double cycle_ns = 0;
   std::string describe;
 };
-/// Throws Error for a system the cycle level cannot build (switched, more than 255 chips, an HBM
-/// need beyond the local address, an unknown configuration).
+/// Throws Error for a system the cycle level cannot build (more than 255 chips or 255 ports a
+/// router, an HBM need beyond the local address, an unknown configuration).
 CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t hbm_need);
 /// The flow-level settings that model the cycle level's chips: its NIC's flit a cycle, its DMA's
 /// and HBM port's beat a cycle, packets of a beat, and the latencies the cycle level adds to the

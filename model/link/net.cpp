@@ -122,6 +122,21 @@ Net::Net(Params p) : p_(p) {
     inj_q_.assign(n, common::PipeReg(lw));
     ej_credit_q_.assign(n, common::PipeReg(vb_));
   }
+  if (!p.wires.empty()) {
+    if (p.wires.size() != links()) throw std::invalid_argument("net: a wire per link, or none");
+    lines_.resize(links());
+    for (unsigned l = 0; l < links(); ++l) {
+      const Params::Wire& w = p.wires[l];
+      if (!(w.rate > 0 && w.rate <= 1)) throw std::invalid_argument("net: a wire's rate is in (0, 1] flits a cycle");
+      if (!w.delayed()) continue;
+      if (from_[l].endpoint || to_[l].endpoint)
+        throw std::invalid_argument("net: only a link between two routers has a delayed wire");
+      lines_[l].on = true;
+      lines_[l].latency = std::max(1u, w.latency);
+      lines_[l].rate = w.rate;
+      lines_[l].cur.data = Bits(lw);
+    }
+  }
   refresh();
 }
 
@@ -286,6 +301,10 @@ void Net::router_in(const In& in, unsigned r, Router::In& ri) const {
     } else if (t.endpoint) {
       c = in.ej_credit_i.bit(t.node);
       if (c) cv = in.ej_credit_vc_i.slice(t.node * vb_, vb_);
+    } else if (s.link >= 0 && !lines_.empty() && lines_[static_cast<unsigned>(s.link)].on) {
+      const Side& sd = lines_[static_cast<unsigned>(s.link)].side;  // back over the wire
+      c = sd.credit;
+      cv = sd.credit_vc;
     } else {
       const Router::Out& n = ro(t.node);
       c = n.in_credit_o.bit(t.port);
@@ -325,22 +344,38 @@ void Net::tick(const In& in) {
         t.in_data_i.set_slice(w, vb_, o.out_vc_o.slice(f.port * vb_, vb_));
       }
     }
-    const LinkRx::Out& xr = xo(l);
-    t.ack_valid_i = xr.ack_valid_o;
-    t.ack_seq_i = xr.ack_seq_o;
-    t.nack_valid_i = xr.nack_valid_o;
-    t.nack_seq_i = xr.nack_seq_o;
+    const bool dl = !lines_.empty() && lines_[l].on;
+    if (dl) {  // the receiver's answers, back over the wire
+      const Side& sd = lines_[l].side;
+      t.ack_valid_i = sd.ack;
+      t.ack_seq_i = sd.ack_seq;
+      t.nack_valid_i = sd.nack;
+      t.nack_seq_i = sd.nack_seq;
+    } else {
+      const LinkRx::Out& xr = xo(l);
+      t.ack_valid_i = xr.ack_valid_o;
+      t.ack_seq_i = xr.ack_seq_o;
+      t.nack_valid_i = xr.nack_valid_o;
+      t.nack_seq_i = xr.nack_seq_o;
+    }
     const LinkTx::Out& tx = st.to[l];
     LinkRx::In& x = xi_[l];
     x.rst_ni = in.rst_ni;
-    x.rx_valid_i = tx.tx_valid_o;
+    x.rx_valid_i = dl ? lines_[l].valid : tx.tx_valid_o;
     if (x.rx_data_i.width() != lw) x.rx_data_i = Bits(lw);
     if (!x.rx_valid_i) continue;
     // the wire {crc, seq, data}, one bit inverted when the channel says so
     Bits& wire = wire_;
-    copy_bits(wire, 0, tx.tx_data_o, 0, lw);
-    wire.set_slice(lw, sb_, tx.tx_seq_o);
-    wire.set_slice(lw + sb_, 16, tx.tx_crc_o);
+    if (dl) {
+      const Flit& f = lines_[l].cur;
+      copy_bits(wire, 0, f.data, 0, lw);
+      wire.set_slice(lw, sb_, f.seq);
+      wire.set_slice(lw + sb_, 16, f.crc);
+    } else {
+      copy_bits(wire, 0, tx.tx_data_o, 0, lw);
+      wire.set_slice(lw, sb_, tx.tx_seq_o);
+      wire.set_slice(lw + sb_, 16, tx.tx_crc_o);
+    }
     if (in.flip_i.bit(l)) {
       const unsigned b = static_cast<unsigned>(in.flip_bit_i.slice(l * fb_, fb_));
       if (b < wire_bits()) wire.flip_bit(b);
@@ -349,11 +384,14 @@ void Net::tick(const In& in) {
     x.rx_seq_i = wire.slice(lw, sb_);
     x.rx_crc_i = wire.slice(lw + sb_, 16);
   }
+  if (!lines_.empty()) push_wires();
   for (unsigned r = 0; r < routers(); ++r) r_[r].tick(ri_[r]);
   for (unsigned l = 0; l < links(); ++l) {
     tx_[l].tick(ti_[l]);
     rx_[l].tick(xi_[l]);
   }
+  ++now_;
+  if (!lines_.empty()) pop_wires();
   for (unsigned e = 0; e < inj_q_.size(); ++e) {
     inj_q_[e].tick(in.rst_ni, in.inj_valid_i.bit(e), [&](Bits& d) {
       copy_bits(d, 0, in.inj_flit_i, e * w, w);
@@ -363,6 +401,56 @@ void Net::tick(const In& in) {
                          [&](Bits& d) { d.set_slice(0, vb_, in.ej_credit_vc_i.slice(e * vb_, vb_)); });
   }
   refresh();
+}
+
+void Net::push_wires() {
+  const unsigned lw = p_.w + vb_;
+  for (unsigned l = 0; l < links(); ++l) {
+    Line& ln = lines_[l];
+    if (!ln.on) continue;
+    const LinkTx::Out& tx = st_.to[l];
+    if (tx.tx_valid_o) {
+      const double start = std::max(ln.free, static_cast<double>(now_));
+      ln.free = start + 1.0 / ln.rate;
+      Flit f;
+      f.due = static_cast<std::uint64_t>(start) + ln.latency;
+      f.seq = tx.tx_seq_o;
+      f.crc = tx.tx_crc_o;
+      f.data = Bits(lw);
+      copy_bits(f.data, 0, tx.tx_data_o, 0, lw);
+      ln.fwd.push_back(std::move(f));
+    }
+    const LinkRx::Out& x = xo(l);
+    const End t = to_[l];
+    const Router::Out& r = ro(t.node);
+    Side sd;
+    sd.ack = x.ack_valid_o;
+    sd.nack = x.nack_valid_o;
+    sd.credit = r.in_credit_o.bit(t.port);
+    if (sd.ack || sd.nack || sd.credit) {
+      sd.ack_seq = x.ack_seq_o;
+      sd.nack_seq = x.nack_seq_o;
+      if (sd.credit) sd.credit_vc = r.in_credit_vc_o.slice(t.port * vb_, vb_);
+      ln.back.emplace_back(now_ + ln.latency, sd);
+    }
+  }
+}
+
+void Net::pop_wires() {
+  for (Line& ln : lines_) {
+    if (!ln.on) continue;
+    ln.valid = !ln.fwd.empty() && ln.fwd.front().due <= now_;
+    if (ln.valid) {
+      if (ln.fwd.front().due < now_) throw std::logic_error("net: a wire missed a flit's cycle");
+      ln.cur = std::move(ln.fwd.front());
+      ln.fwd.pop_front();
+    }
+    ln.side = Side{};
+    if (!ln.back.empty() && ln.back.front().first == now_) {
+      ln.side = ln.back.front().second;
+      ln.back.pop_front();
+    }
+  }
 }
 
 }  // namespace trn::link

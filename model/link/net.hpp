@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 #include <vector>
@@ -55,6 +56,16 @@ class Net {
     /// later. rtl/link/torus_net.sv has them (its endpoint ports are the top's inputs); the
     /// system's networks, whose endpoints drive their routers from their own registers, do not.
     bool edge_regs = false;
+    /// The wire of each link between two routers (model only; the RTL tops' wires are direct): a
+    /// latency in cycles and a rate below one flit a cycle, which serialises a slower link's flits
+    /// (they queue on the wire within the receiver's credits); acknowledgements and credits come
+    /// back as late. Empty: every wire direct.
+    struct Wire {
+      unsigned latency = 0;
+      double rate = 1.0;
+      bool delayed() const { return latency > 0 || rate < 1.0; }
+    };
+    std::vector<Wire> wires;  ///< per link (links between routers only)
   };
   /// A link's end: an endpoint (node = endpoint index) or a router port.
   struct End {
@@ -155,6 +166,32 @@ class Net {
   void refresh();
   /// Router r's inputs this cycle, into ri.
   void router_in(const In& in, unsigned r, Router::In& ri) const;
+  /// A delayed wire (Params::wires): the flits in flight, each due at a cycle, the
+  /// acknowledgements and credits coming back, and what each end sees this cycle.
+  struct Side {
+    bool ack = false, nack = false, credit = false;
+    std::uint64_t ack_seq = 0, nack_seq = 0, credit_vc = 0;
+  };
+  struct Flit {
+    std::uint64_t due = 0, seq = 0, crc = 0;
+    Bits data;
+  };
+  struct Line {
+    bool on = false;  // the link has a delayed wire
+    unsigned latency = 1;
+    double rate = 1, free = 0;
+    std::deque<Flit> fwd;
+    std::deque<std::pair<std::uint64_t, Side>> back;
+    bool valid = false;
+    Flit cur;
+    Side side;
+  };
+  /// Put this cycle's senders' flits and receivers' answers on the delayed wires, then (the cycle
+  /// after) take off what is due.
+  void push_wires();
+  void pop_wires();
+  std::vector<Line> lines_;  // per link (empty: no delayed wire)
+  std::uint64_t now_ = 0;
   Params p_;
   unsigned vb_, sb_, fb_;
   std::vector<unsigned> base_;  // per router: its first port's index; then the total

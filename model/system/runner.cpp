@@ -152,5 +152,6 @@ std::uint32_t Runner<Sys>::sem(unsigned chip, unsigned u, unsigned s) const {
 
 template class Runner<ChipTorus>;
 template class Runner<ChipSwitch>;
+template class Runner<ChipNet>;
 
 }  // namespace trn::system

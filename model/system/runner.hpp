@@ -1,8 +1,8 @@
 // trn::system::Runner — a system of chips (trn::system::ChipTorus: TorusRunner; ChipSwitch:
-// SwitchRunner) run by the model alone, no RTL: each chip's HBM port served by its own trn::dma::MemSystem (as the
-// system bench's HbmPorts serve the RTL's), programs loaded through the system's im_ port, units started and run to
-// their end. The model's path for running emitted collective programs (collective/program.hpp) and the system's unit
-// tests.
+// SwitchRunner; ChipNet: NetRunner) run by the model alone, no RTL: each chip's HBM port served by
+// its own trn::dma::MemSystem (as the system bench's HbmPorts serve the RTL's), programs loaded
+// through the system's im_ port, units started and run to their end. The model's path for running
+// emitted collective programs (collective/program.hpp) and the system's unit tests.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,7 @@
 
 #include "dma/memsys.hpp"
 #include "isa/isa.hpp"
+#include "system/chip_net.hpp"
 #include "system/chip_switch.hpp"
 #include "system/chip_torus.hpp"
 
@@ -60,7 +61,9 @@ class Runner {
 
 extern template class Runner<ChipTorus>;
 extern template class Runner<ChipSwitch>;
+extern template class Runner<ChipNet>;
 using TorusRunner = Runner<ChipTorus>;
 using SwitchRunner = Runner<ChipSwitch>;
+using NetRunner = Runner<ChipNet>;
 
 }  // namespace trn::system

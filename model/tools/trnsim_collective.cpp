@@ -43,8 +43,9 @@ A collective benchmark on a system composed from a preset: one row per message s
   --algorithm A        auto (default) ring mesh rdh hier
   --fidelity F         flow (default); flit (the cycle-exact network, transaction-level DMA; up to
                        255 chips); cycle (the schedule compiled into collective-core programs and
-                       run on the cycle-exact chips of a torus system; reports the flow level on
-                       the same chips beside it: docs/collectives.md, "The cycle level")
+                       run on the system's cycle-exact chips, torus or switched, up to 255 chips;
+                       reports the flow level on the same chips beside it: docs/collectives.md,
+                       "The cycle level")
   --config NAME        cycle: the RTL configuration of the chips (default full)
   --ranks N            the first N chips of the placement (default every chip)
   --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)

@@ -157,7 +157,7 @@ def main():
         (["--preset", "trn2-16", "--op", "all-reduce", "--json", "/nonexistent/dir/r.json"], "cannot write"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--check", "-b", "1K", "-e", "64G"], "too much to hold"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "mesh", "--fidelity", "flit", "-b", "2G"], "4 GiB"),
-        (["--preset", "trn3-us64", "--op", "all-reduce", "--fidelity", "cycle"], "switched system"),
+        (["--preset", "trn4-uc", "--op", "all-reduce", "--fidelity", "cycle"], "at most 255"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "-b", "64M"], "local HBM address"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "--config", "huge"], "unknown configuration"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--config", "tiny"], "only with --emit or --fidelity cycle"),
