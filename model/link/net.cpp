@@ -131,10 +131,7 @@ Net::Net(Params p) : p_(p) {
       if (!w.delayed()) continue;
       if (from_[l].endpoint || to_[l].endpoint)
         throw std::invalid_argument("net: only a link between two routers has a delayed wire");
-      lines_[l].on = true;
-      lines_[l].latency = std::max(1u, w.latency);
-      lines_[l].rate = w.rate;
-      lines_[l].cur.data = Bits(lw);
+      lines_[l].emplace(w.latency, w.rate, lw);
     }
   }
   refresh();
@@ -301,8 +298,8 @@ void Net::router_in(const In& in, unsigned r, Router::In& ri) const {
     } else if (t.endpoint) {
       c = in.ej_credit_i.bit(t.node);
       if (c) cv = in.ej_credit_vc_i.slice(t.node * vb_, vb_);
-    } else if (s.link >= 0 && !lines_.empty() && lines_[static_cast<unsigned>(s.link)].on) {
-      const Side& sd = lines_[static_cast<unsigned>(s.link)].side;  // back over the wire
+    } else if (s.link >= 0 && !lines_.empty() && lines_[static_cast<unsigned>(s.link)]) {
+      const Wire::Back& sd = lines_[static_cast<unsigned>(s.link)]->back();  // back over the wire
       c = sd.credit;
       cv = sd.credit_vc;
     } else {
@@ -344,9 +341,9 @@ void Net::tick(const In& in) {
         t.in_data_i.set_slice(w, vb_, o.out_vc_o.slice(f.port * vb_, vb_));
       }
     }
-    const bool dl = !lines_.empty() && lines_[l].on;
+    const bool dl = !lines_.empty() && lines_[l];
     if (dl) {  // the receiver's answers, back over the wire
-      const Side& sd = lines_[l].side;
+      const Wire::Back& sd = lines_[l]->back();
       t.ack_valid_i = sd.ack;
       t.ack_seq_i = sd.ack_seq;
       t.nack_valid_i = sd.nack;
@@ -361,13 +358,13 @@ void Net::tick(const In& in) {
     const LinkTx::Out& tx = st.to[l];
     LinkRx::In& x = xi_[l];
     x.rst_ni = in.rst_ni;
-    x.rx_valid_i = dl ? lines_[l].valid : tx.tx_valid_o;
+    x.rx_valid_i = dl ? lines_[l]->valid() : tx.tx_valid_o;
     if (x.rx_data_i.width() != lw) x.rx_data_i = Bits(lw);
     if (!x.rx_valid_i) continue;
     // the wire {crc, seq, data}, one bit inverted when the channel says so
     Bits& wire = wire_;
     if (dl) {
-      const Flit& f = lines_[l].cur;
+      const Wire::Flit& f = lines_[l]->flit();
       copy_bits(wire, 0, f.data, 0, lw);
       wire.set_slice(lw, sb_, f.seq);
       wire.set_slice(lw + sb_, 16, f.crc);
@@ -404,53 +401,28 @@ void Net::tick(const In& in) {
 }
 
 void Net::push_wires() {
-  const unsigned lw = p_.w + vb_;
   for (unsigned l = 0; l < links(); ++l) {
-    Line& ln = lines_[l];
-    if (!ln.on) continue;
+    if (!lines_[l]) continue;
     const LinkTx::Out& tx = st_.to[l];
-    if (tx.tx_valid_o) {
-      const double start = std::max(ln.free, static_cast<double>(now_));
-      ln.free = start + 1.0 / ln.rate;
-      Flit f;
-      f.due = static_cast<std::uint64_t>(start) + ln.latency;
-      f.seq = tx.tx_seq_o;
-      f.crc = tx.tx_crc_o;
-      f.data = Bits(lw);
-      copy_bits(f.data, 0, tx.tx_data_o, 0, lw);
-      ln.fwd.push_back(std::move(f));
-    }
     const LinkRx::Out& x = xo(l);
     const End t = to_[l];
     const Router::Out& r = ro(t.node);
-    Side sd;
+    Wire::Back sd;
     sd.ack = x.ack_valid_o;
     sd.nack = x.nack_valid_o;
     sd.credit = r.in_credit_o.bit(t.port);
-    if (sd.ack || sd.nack || sd.credit) {
+    if (sd.any()) {
       sd.ack_seq = x.ack_seq_o;
       sd.nack_seq = x.nack_seq_o;
       if (sd.credit) sd.credit_vc = r.in_credit_vc_o.slice(t.port * vb_, vb_);
-      ln.back.emplace_back(now_ + ln.latency, sd);
     }
+    lines_[l]->put(now_, tx.tx_valid_o, tx.tx_seq_o, tx.tx_crc_o, tx.tx_data_o, 0, sd);
   }
 }
 
 void Net::pop_wires() {
-  for (Line& ln : lines_) {
-    if (!ln.on) continue;
-    ln.valid = !ln.fwd.empty() && ln.fwd.front().due <= now_;
-    if (ln.valid) {
-      if (ln.fwd.front().due < now_) throw std::logic_error("net: a wire missed a flit's cycle");
-      ln.cur = std::move(ln.fwd.front());
-      ln.fwd.pop_front();
-    }
-    ln.side = Side{};
-    if (!ln.back.empty() && ln.back.front().first == now_) {
-      ln.side = ln.back.front().second;
-      ln.back.pop_front();
-    }
-  }
+  for (auto& ln : lines_)
+    if (ln) ln->arrive(now_);
 }
 
 }  // namespace trn::link

@@ -17,8 +17,8 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -26,6 +26,7 @@
 #include "common/pipe_reg.hpp"
 #include "link/link.hpp"
 #include "link/router.hpp"
+#include "link/wire.hpp"
 #include "sv/ports/switch_net.hpp"
 #include "sv/ports/torus_net.hpp"
 
@@ -166,31 +167,11 @@ class Net {
   void refresh();
   /// Router r's inputs this cycle, into ri.
   void router_in(const In& in, unsigned r, Router::In& ri) const;
-  /// A delayed wire (Params::wires): the flits in flight, each due at a cycle, the
-  /// acknowledgements and credits coming back, and what each end sees this cycle.
-  struct Side {
-    bool ack = false, nack = false, credit = false;
-    std::uint64_t ack_seq = 0, nack_seq = 0, credit_vc = 0;
-  };
-  struct Flit {
-    std::uint64_t due = 0, seq = 0, crc = 0;
-    Bits data;
-  };
-  struct Line {
-    bool on = false;  // the link has a delayed wire
-    unsigned latency = 1;
-    double rate = 1, free = 0;
-    std::deque<Flit> fwd;
-    std::deque<std::pair<std::uint64_t, Side>> back;
-    bool valid = false;
-    Flit cur;
-    Side side;
-  };
   /// Put this cycle's senders' flits and receivers' answers on the delayed wires, then (the cycle
   /// after) take off what is due.
   void push_wires();
   void pop_wires();
-  std::vector<Line> lines_;  // per link (empty: no delayed wire)
+  std::vector<std::optional<Wire>> lines_;  // per link: its delayed wire (empty: none has one)
   std::uint64_t now_ = 0;
   Params p_;
   unsigned vb_, sb_, fb_;

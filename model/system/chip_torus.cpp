@@ -28,7 +28,11 @@ ChipTorus::ChipTorus(Params p) : p_(p), n_(p.chips()), fb_(0) {
     if (!(p_.wire[d].rate > 0 && p_.wire[d].rate <= 1))
       throw std::invalid_argument("system::ChipTorus: a wire's rate is in (0, 1] flits a cycle");
   lines_.resize(links());
-  for (Line& l : lines_) l.cur.data = Bits(chips_[0].lw());
+  for (unsigned l = 0; l < links(); ++l)
+    if (delayed(l % link_ports())) {
+      const Params::Wire& w = p_.wire[l % link_ports() / 2];
+      lines_[l].emplace(w.latency, w.rate, chips_[0].lw());
+    }
 }
 
 sv::ports::chip_torus::Params ChipTorus::sv_params() const {
@@ -59,10 +63,10 @@ bool ChipTorus::wire(const In& in, unsigned c) const {
     Bits w(wb);
     const bool dl = delayed(q);
     if (dl) {
-      const Line& ln = lines_[l];
-      w.copy(0, ln.cur.data, 0, LW);
-      w.set_slice(LW, SB, ln.cur.seq);
-      w.set_slice(LW + SB, 16, ln.cur.crc);
+      const link::Wire::Flit& f = lines_[l]->flit();
+      w.copy(0, f.data, 0, LW);
+      w.set_slice(LW, SB, f.seq);
+      w.set_slice(LW + SB, 16, f.crc);
     } else {
       w.copy(0, o.lk_tx_data_o, j * LW, LW);
       w.set_slice(LW, SB, o.lk_tx_seq_o.slice(j * SB, SB));
@@ -72,12 +76,12 @@ bool ChipTorus::wire(const In& in, unsigned c) const {
       const unsigned b = static_cast<unsigned>(in.flip_bit_i.slice(l * fb_, fb_));
       if (b < wb) w.set_bit(b, !w.bit(b));  // (a bit past the wire flips nothing, as in the RTL)
     }
-    k.lk_rx_valid_i.set_bit(q, dl ? lines_[l].valid : o.lk_tx_valid_o.bit(j));
+    k.lk_rx_valid_i.set_bit(q, dl ? lines_[l]->valid() : o.lk_tx_valid_o.bit(j));
     k.lk_rx_data_i.copy(q * LW, w, 0, LW);
     k.lk_rx_seq_i.set_slice(q * SB, SB, w.slice(LW, SB));
     k.lk_rx_crc_i.set_slice(q * 16, 16, w.slice(LW + SB, 16));
     if (dl) {  // what chip m's port j returns for what this chip sent on port q, from the wire
-      const Side& sd = lines_[c * LP + q].side;
+      const link::Wire::Back& sd = lines_[c * LP + q]->back();
       k.lk_ack_valid_i.set_bit(q, sd.ack);
       k.lk_ack_seq_i.set_slice(q * SB, SB, sd.ack_seq);
       k.lk_nack_valid_i.set_bit(q, sd.nack);
@@ -147,49 +151,25 @@ void ChipTorus::move_wires() {
     for (unsigned k = 0; k < LP; ++k) {
       if (!delayed(k)) continue;
       any = true;
-      const Params::Wire& wr = p_.wire[k / 2];
-      const std::uint64_t lat = std::max(1u, wr.latency);
-      Line& ln = lines_[c * LP + k];
-      const chip::Chip::Out& o = co_[c];  // the sender
-      if (o.lk_tx_valid_o.bit(k)) {
-        const double start = std::max(ln.free, static_cast<double>(now_));
-        ln.free = start + 1.0 / wr.rate;
-        Flit f;
-        f.due = static_cast<std::uint64_t>(start) + lat;
-        f.seq = o.lk_tx_seq_o.slice(k * SB, SB);
-        f.crc = static_cast<std::uint16_t>(o.lk_tx_crc_o.slice(k * 16, 16));
-        f.data = Bits(LW);
-        f.data.copy(0, o.lk_tx_data_o, k * LW, LW);
-        ln.fwd.push_back(std::move(f));
-      }
+      const chip::Chip::Out& o = co_[c];                // the sender
       const chip::Chip::Out& r = co_[neighbour(c, k)];  // the receiver, on its port back(k)
       const unsigned j = back(k);
-      Side sd;
+      link::Wire::Back sd;
       sd.ack = r.lk_ack_valid_o.bit(j);
       sd.nack = r.lk_nack_valid_o.bit(j);
       sd.credit = r.lk_credit_o.bit(j);
-      if (sd.ack || sd.nack || sd.credit) {
+      if (sd.any()) {
         sd.ack_seq = r.lk_ack_seq_o.slice(j * SB, SB);
         sd.nack_seq = r.lk_nack_seq_o.slice(j * SB, SB);
-        sd.credit_vc = static_cast<unsigned>(r.lk_credit_vc_o.slice(j * VB, VB));
-        ln.back.emplace_back(now_ + lat, sd);
+        sd.credit_vc = r.lk_credit_vc_o.slice(j * VB, VB);
       }
+      lines_[c * LP + k]->put(now_, o.lk_tx_valid_o.bit(k), o.lk_tx_seq_o.slice(k * SB, SB),
+                              o.lk_tx_crc_o.slice(k * 16, 16), o.lk_tx_data_o, k * LW, sd);
     }
   ++now_;
   if (!any) return;
-  for (Line& ln : lines_) {
-    ln.valid = !ln.fwd.empty() && ln.fwd.front().due <= now_;
-    if (ln.valid) {
-      if (ln.fwd.front().due < now_) throw std::logic_error("chip torus model: a wire missed a flit's cycle");
-      ln.cur = std::move(ln.fwd.front());
-      ln.fwd.pop_front();
-    }
-    ln.side = Side{};
-    if (!ln.back.empty() && ln.back.front().first == now_) {
-      ln.side = ln.back.front().second;
-      ln.back.pop_front();
-    }
-  }
+  for (auto& ln : lines_)
+    if (ln) ln->arrive(now_);
 }
 
 }  // namespace trn::system

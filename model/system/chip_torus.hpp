@@ -14,13 +14,14 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
+#include <optional>
 #include <vector>
 
 #include "chip/chip.hpp"
 #include "common/bits.hpp"
 #include "common/ports.hpp"
 #include "link/router.hpp"
+#include "link/wire.hpp"
 #include "sv/ports/chip_torus.hpp"
 #include "system/chip_ports.hpp"
 
@@ -70,29 +71,10 @@ class ChipTorus {
  private:
   /// chip c's inputs from the system's and its neighbours' outputs; true if they changed.
   bool wire(const In& in, unsigned c) const;
-  /// A directed link's wire when it is delayed: flits in flight (each due at a cycle), the
-  /// acknowledgements and credits coming back, and what each end sees this cycle.
-  struct Side {
-    bool ack = false, nack = false, credit = false;
-    std::uint64_t ack_seq = 0, nack_seq = 0;
-    unsigned credit_vc = 0;
-  };
-  struct Flit {
-    std::uint64_t due = 0, seq = 0;
-    std::uint16_t crc = 0;
-    Bits data;  // {vc, flit}
-  };
-  struct Line {
-    std::deque<Flit> fwd;
-    std::deque<std::pair<std::uint64_t, Side>> back;
-    double free = 0;  // the serialiser is busy until this cycle
-    bool valid = false;
-    Flit cur;
-    Side side;
-  };
   bool delayed(unsigned port) const { return p_.wire[port / 2].delayed(); }
   void move_wires();
-  std::vector<Line> lines_;  // per directed link l = c * LP + k (sender c, its port k)
+  /// per directed link l = c * LP + k (sender c, its port k): its wire when it is delayed
+  std::vector<std::optional<link::Wire>> lines_;
   // the inputs of the last eval since the last edge (tick() then needs no other)
   mutable In last_in_;
   mutable bool evaluated_ = false;

@@ -1,0 +1,81 @@
+// trn::link::Wire — a link's wire with a latency and a rate (model only: the RTL tops' wires are
+// direct), for the systems larger than the RTL's (system::ChipTorus, link::Net): the sender's flits
+// {seq, crc, {vc, flit}} reach the receiver `latency` cycles after they leave, a wire slower than a
+// flit a cycle serialising them (they queue on the wire, within the receiver's credits, which bound
+// them), and the receiver's answers (acknowledgements, and the credits of the router behind it) come
+// back as late. Each cycle: put() what the two ends drive now, then, the next cycle, arrive().
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <stdexcept>
+#include <utility>
+
+#include "common/bits.hpp"
+
+namespace trn::link {
+
+class Wire {
+ public:
+  /// What the receiver's end sends back.
+  struct Back {
+    bool ack = false, nack = false, credit = false;
+    std::uint64_t ack_seq = 0, nack_seq = 0, credit_vc = 0;
+    bool any() const { return ack || nack || credit; }
+  };
+  struct Flit {
+    std::uint64_t due = 0, seq = 0, crc = 0;
+    Bits data;  ///< {vc, flit}
+  };
+  /// latency: cycles (at least 1); rate: flits a cycle in (0, 1]; width: bits of a flit's data.
+  Wire(unsigned latency, double rate, unsigned width) : lat_(latency < 1 ? 1 : latency), rate_(rate) {
+    if (!(rate > 0 && rate <= 1)) throw std::invalid_argument("link::Wire: a wire's rate is in (0, 1] flits a cycle");
+    cur_.data = Bits(width);
+  }
+  /// Cycle `now`: the sender's flit (valid) and the receiver's answers go on the wire.
+  void put(std::uint64_t now, bool valid, std::uint64_t seq, std::uint64_t crc, const Bits& data, unsigned from,
+           const Back& back) {
+    if (valid) {
+      const double start = std::max(free_, static_cast<double>(now));
+      free_ = start + 1.0 / rate_;
+      Flit f;
+      f.due = static_cast<std::uint64_t>(start) + lat_;
+      f.seq = seq;
+      f.crc = crc;
+      f.data = Bits(cur_.data.width());
+      f.data.copy(0, data, from, cur_.data.width());
+      fwd_.push_back(std::move(f));
+    }
+    if (back.any()) back_.emplace_back(now + lat_, back);
+  }
+  /// Cycle `now` begins: what reaches each end.
+  void arrive(std::uint64_t now) {
+    valid_ = !fwd_.empty() && fwd_.front().due <= now;
+    if (valid_) {
+      if (fwd_.front().due < now) throw std::logic_error("link::Wire: a flit missed its cycle");
+      cur_ = std::move(fwd_.front());
+      fwd_.pop_front();
+    }
+    side_ = Back{};
+    if (!back_.empty() && back_.front().first == now) {
+      side_ = back_.front().second;
+      back_.pop_front();
+    }
+  }
+  /// At the receiver this cycle: a flit (valid) and which.
+  bool valid() const { return valid_; }
+  const Flit& flit() const { return cur_; }
+  /// At the sender this cycle.
+  const Back& back() const { return side_; }
+
+ private:
+  unsigned lat_;
+  double rate_, free_ = 0;
+  std::deque<Flit> fwd_;
+  std::deque<std::pair<std::uint64_t, Back>> back_;
+  bool valid_ = false;
+  Flit cur_;
+  Back side_;
+};
+
+}  // namespace trn::link
