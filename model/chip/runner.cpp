@@ -10,6 +10,24 @@
 
 namespace trn::chip {
 
+void observe_hbm_port(dma::MemSystem& m, std::uint64_t cycle, unsigned beat, unsigned id_bits, bool ar,
+                      const sv::dma_pkg::rd_req_t& req, std::uint64_t src, bool wr, const sv::dma_pkg::wr_req_t& w,
+                      const Bits& data, unsigned data_at, const sv::dma_pkg::wr_info_t& info, bool r_ready) {
+  std::optional<dma::ReadReq> rd;
+  if (ar) rd = dma::ReadReq{dma::Space::hbm, req.addr, req.bytes, static_cast<unsigned>(req.id | src << id_bits)};
+  std::optional<dma::Write> wq;
+  if (wr) {
+    dma::DmaEngine::Out d;
+    d.wr_valid_o = true;
+    d.wr_o = w;
+    d.wr_data_o = Bits(8 * beat);
+    d.wr_data_o.copy(0, data, data_at, 8 * beat);
+    d.wr_info_o = info;
+    wq = dma::write_of(d, beat);
+  }
+  m.observe(cycle, rd, wq, r_ready);
+}
+
 ChipRunner::ChipRunner(const Chip::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, unsigned id)
     : chip_(p),
       hbm_(
@@ -40,20 +58,9 @@ void ChipRunner::step() {
   if (hp.r_valid)
     for (unsigned b = 0; b < beat; ++b) in_.hbm_r_data_i.set_slice(8 * b, 8, hp.r_data[b]);
   chip_.eval(in_, out_);
-  std::optional<dma::ReadReq> rd;
-  if (out_.hbm_ar_valid_o && in_.hbm_ar_ready_i)
-    rd = dma::ReadReq{dma::Space::hbm, out_.hbm_ar_o.addr, out_.hbm_ar_o.bytes,
-                      static_cast<unsigned>(out_.hbm_ar_o.id | (out_.hbm_ar_src_o << id_bits_))};
-  std::optional<dma::Write> wr;
-  if (out_.hbm_wr_valid_o && in_.hbm_wr_ready_i) {
-    dma::DmaEngine::Out d;
-    d.wr_valid_o = true;
-    d.wr_o = out_.hbm_wr_o;
-    d.wr_data_o = out_.hbm_wr_data_o;
-    d.wr_info_o = out_.hbm_wr_info_o;
-    wr = dma::write_of(d, beat);
-  }
-  hbm_.observe(cycle_, rd, wr, out_.hbm_r_ready_o);
+  observe_hbm_port(hbm_, cycle_, beat, id_bits_, out_.hbm_ar_valid_o && in_.hbm_ar_ready_i, out_.hbm_ar_o,
+                   out_.hbm_ar_src_o, out_.hbm_wr_valid_o && in_.hbm_wr_ready_i, out_.hbm_wr_o, out_.hbm_wr_data_o, 0,
+                   out_.hbm_wr_info_o, out_.hbm_r_ready_o);
   chip_.tick(in_);
   ++cycle_;
   hbm_.advance(cycle_);

@@ -13,6 +13,13 @@
 
 namespace trn::chip {
 
+/// One cycle of a chip's HBM port against the MemSystem serving it: the read request and the write
+/// the port hands over this cycle (each when valid and ready; the write's data from bit data_at of
+/// `data`), and whether it takes read data. A read's id is {source unit, id}, id_bits of id.
+void observe_hbm_port(dma::MemSystem& m, std::uint64_t cycle, unsigned beat, unsigned id_bits, bool ar,
+                      const sv::dma_pkg::rd_req_t& req, std::uint64_t src, bool wr, const sv::dma_pkg::wr_req_t& w,
+                      const Bits& data, unsigned data_at, const sv::dma_pkg::wr_info_t& info, bool r_ready);
+
 class ChipRunner {
  public:
   ChipRunner(const Chip::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, unsigned id = 0);

@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "chip/runner.hpp"
 #include "common/clog2.hpp"
 #include "core/program_runner.hpp"
 #include "dma/runner.hpp"
@@ -55,22 +56,10 @@ void Runner<Sys>::step() {
   }
   sys_.eval(in_, out_);
   for (unsigned c = 0; c < N; ++c) {
-    std::optional<dma::ReadReq> rd;
-    if (out_.hbm_ar_valid_o.bit(c) && in_.hbm_ar_ready_i.bit(c))
-      rd = dma::ReadReq{
-          dma::Space::hbm, out_.hbm_ar_o[c].addr, out_.hbm_ar_o[c].bytes,
-          static_cast<unsigned>(out_.hbm_ar_o[c].id | out_.hbm_ar_src_o.slice(c * src_bits_, src_bits_) << id_bits_)};
-    std::optional<dma::Write> wr;
-    if (out_.hbm_wr_valid_o.bit(c) && in_.hbm_wr_ready_i.bit(c)) {
-      dma::DmaEngine::Out d;
-      d.wr_valid_o = true;
-      d.wr_o = out_.hbm_wr_o[c];
-      d.wr_data_o = Bits(8 * beat);
-      d.wr_data_o.copy(0, out_.hbm_wr_data_o, c * 8 * beat, 8 * beat);
-      d.wr_info_o = out_.hbm_wr_info_o[c];
-      wr = dma::write_of(d, beat);
-    }
-    hbm_[c]->observe(cycle_, rd, wr, out_.hbm_r_ready_o.bit(c));
+    chip::observe_hbm_port(*hbm_[c], cycle_, beat, id_bits_, out_.hbm_ar_valid_o.bit(c) && in_.hbm_ar_ready_i.bit(c),
+                           out_.hbm_ar_o[c], out_.hbm_ar_src_o.slice(c * src_bits_, src_bits_),
+                           out_.hbm_wr_valid_o.bit(c) && in_.hbm_wr_ready_i.bit(c), out_.hbm_wr_o[c],
+                           out_.hbm_wr_data_o, c * 8 * beat, out_.hbm_wr_info_o[c], out_.hbm_r_ready_o.bit(c));
   }
   sys_.tick(in_);
   ++cycle_;
