@@ -19,6 +19,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
+#include <map>
 
 #include "collective/engine.hpp"
 #include "collective/program.hpp"
@@ -192,6 +194,88 @@ std::uint64_t probe_cycles(const CycleSystem& cs, unsigned to, unsigned bytes) {
   return probe_run(r, cs, 4, to, bytes);
 }
 
+/// The ordering checker of the cycle level: every write and semaphore addition a chip's NIC hands
+/// its fabric, against what the senders' programs send (Programs::sends). A sender's writes and
+/// semaphores to one chip leave on one DMA queue in program order; each write counts for the first
+/// of that sender's unfinished transfers to the chip whose ranges hold it, and a semaphore closes
+/// the oldest one, which must have all its bytes by then, or the semaphore overtook its data
+/// (SPEC 5.5: write-after-write queues without the barrier).
+class CycleOrder {
+ public:
+  CycleOrder(const Programs& P, const Placement& place, double cycle_ns) : cycle_ns_(cycle_ns) {
+    for (unsigned r = 0; r < P.sends.size(); ++r)
+      for (const Programs::Send& sd : P.sends[r]) q_[{sd.dst_chip, place.chip[r]}].push_back(Pending{&sd});
+    for (unsigned r = 0; r < place.chip.size(); ++r) rank_[place.chip[r]] = r;
+    if (getenv("DBG"))
+      for (unsigned r = 0; r < P.sends.size(); ++r)
+        for (const auto& sd : P.sends[r]) {
+          fmt::print(stderr, "send rank {} chip {} -> chip {} round {} flag {} bytes {}:", r, place.chip[r],
+                     sd.dst_chip, sd.round, sd.flag, sd.bytes);
+          for (auto& [a, n] : sd.ranges) fmt::print(stderr, " {:#x}+{}", a, n);
+          fmt::print(stderr, "\n");
+        }
+  }
+  /// Cycle `cycle` of chip c: what its NIC hands the fabric (if anything).
+  template <class ChipT>
+  void observe(const ChipT& chip, unsigned c, std::uint64_t cycle, bool stop, std::vector<Violation>& out) {
+    const auto& w = chip.wires();
+    if (!w.nic_out.rx_valid_o || !w.xbar_out.rx_ready_o) return;
+    const unsigned src = static_cast<unsigned>(w.nic_out.rx_src_o);
+    if (getenv("DBG"))
+      fmt::print(stderr, "cyc {} chip {} src {} sem {} addr {:#x} n {} acc {}\n", cycle, c, src, w.nic_out.rx_sem_o,
+                 w.nic_out.rx_o.addr, w.nic_out.rx_o.n, w.nic_out.rx_o.acc);
+    auto it = q_.find({c, src});
+    if (it == q_.end() || it->second.empty())
+      throw std::logic_error(
+          fmt::format("cycle level: chip {} got a packet from chip {} that no program sends", c, src));
+    auto& q = it->second;
+    if (w.nic_out.rx_sem_o) {
+      // the oldest transfer still open (closed ones stay while their late bytes may come)
+      auto open = std::find_if(q.begin(), q.end(), [](const Pending& p) { return !p.closed; });
+      if (open == q.end())
+        throw std::logic_error(
+            fmt::format("cycle level: chip {} got a semaphore from chip {} that no program sends", c, src));
+      open->closed = true;
+      const Pending p = *open;
+      while (!q.empty() && q.front().closed && q.front().landed >= q.front().send->bytes) q.pop_front();
+      if (p.landed < p.send->bytes) {
+        Violation v{static_cast<double>(cycle) * cycle_ns_,
+                    rank_.at(src),
+                    rank_.at(c),
+                    p.send->inst,
+                    p.send->round,
+                    p.landed,
+                    p.send->bytes};
+        if (stop) throw std::runtime_error("collective ordering checker: " + v.str());
+        out.push_back(v);
+      }
+      return;
+    }
+    const std::uint32_t a = w.nic_out.rx_o.addr;
+    for (Pending& p : q) {
+      if (p.landed >= p.send->bytes) continue;
+      for (const auto& [at, n] : p.send->ranges)
+        if (a >= at && a < at + n) {
+          p.landed += w.nic_out.rx_o.n;
+          while (!q.empty() && q.front().closed && q.front().landed >= q.front().send->bytes) q.pop_front();
+          return;
+        }
+    }
+    throw std::logic_error(fmt::format(
+        "cycle level: chip {} got a write at {:#x} from chip {} that no pending transfer holds", c, a, src));
+  }
+
+ private:
+  struct Pending {
+    const Programs::Send* send;
+    std::uint64_t landed = 0;
+    bool closed = false;  // its semaphore came
+  };
+  double cycle_ns_;
+  std::map<std::pair<unsigned, unsigned>, std::deque<Pending>> q_;  // (receiving chip, sending chip)
+  std::map<unsigned, unsigned> rank_;                               // chip -> rank
+};
+
 }  // namespace
 
 Config cycle_equivalent(const system::System& s, const Config& c, const CycleSystem& cs) {
@@ -283,6 +367,12 @@ Result Run::run_cycle() {
       masks[chip] = std::uint64_t{1} << ec.unit;
     }
     if (c_.p_flip > 0) tr.set_flips(c_.p_flip, c_.seed ^ 0x5bd1e995u);
+    CycleOrder order(P, place_, cs.cycle_ns);
+    std::vector<Violation> violations;
+    tr.set_observer([&](std::uint64_t cyc) {
+      for (unsigned c = 0; c < s_.chips(); ++c)
+        order.observe(tr.system().chip(c), c, cyc, c_.stop_on_violation, violations);
+    });
     auto last = t0;
     // a run that takes 50 times the flow level's time (and at least a million cycles) is stuck: it
     // stops naming the chips still running
@@ -319,6 +409,7 @@ Result Run::run_cycle() {
     res.beta_ns = fr.beta_ns;
     res.busiest = fr.busiest;
     res.flow_ns = fr.time_ns;
+    res.violations = std::move(violations);
     res.flips = tr.flips();
     res.replays = tr.replays();
     res.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

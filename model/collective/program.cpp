@@ -191,6 +191,7 @@ Programs emit(const EmitConfig& c) {
   std::vector<Xfer> xs;
   std::vector<Run> runs;
   P.text.resize(n);
+  P.sends.resize(n);
   for (unsigned r = 0; r < n; ++r) {
     const unsigned me = c.place.chip[r];
     std::string& o = P.text[r];
@@ -224,6 +225,7 @@ Programs emit(const EmitConfig& c) {
                              qc % c.queues, hbm(me, me, flag), hbm(me, qc, flag), flag_sem(inst, t),
                              qc == me ? 0 : c.unit + 1, qc == me ? 0 : qc + 1);
             ++P.descriptors;
+            if (qc != me) P.sends[r].push_back(Programs::Send{qc, inst, t, true, {{flag, 4u}}, 4});
           }
         }
         const std::uint64_t lo = inst * cs, len = std::min(cs, P.seg_bytes - lo);
@@ -266,6 +268,14 @@ Programs emit(const EmitConfig& c) {
               if (c.barrier) o += " barrier";
             }
             o += "\n";
+          }
+          if (dc != me) {
+            Programs::Send sd{dc, inst, t, false, {}, 0};
+            for (const Run& d : descs) {
+              sd.ranges.emplace_back(static_cast<std::uint32_t>(c.base + d.dst), static_cast<std::uint32_t>(d.bytes));
+              sd.bytes += d.bytes;
+            }
+            P.sends[r].push_back(std::move(sd));
           }
           P.descriptors += descs.size();
           ++P.transfers;

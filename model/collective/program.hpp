@@ -59,6 +59,15 @@ struct Programs {
   bool per_sender = false;  ///< semaphores per (instance, sender) with running counts, not per (instance, round)
   std::uint64_t transfers = 0, descriptors = 0;
   std::uint32_t flag_addr = 0;  ///< every chip's flag word
+  /// What a rank's program sends to another chip, in program order (for the cycle level's ordering
+  /// checker): a transfer's descriptors or a ready flag, each ending on a semaphore of the receiver.
+  struct Send {
+    unsigned dst_chip = 0, inst = 0, round = 0;
+    bool flag = false;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  ///< (HBM address there, bytes)
+    std::uint64_t bytes = 0;
+  };
+  std::vector<std::vector<Send>> sends;  ///< per rank
   /// HBM address of region g (0 data, 1 out, 2 scratch) on every chip.
   std::uint32_t region_addr(Region g, std::uint32_t base) const {
     return base + static_cast<std::uint32_t>(static_cast<std::uint64_t>(g) * region_bytes);

@@ -79,7 +79,7 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
   if (topo == Topo::TopoSwitch) return Route{dst % ports, 2};
   const unsigned x = me % kx, y = me / kx % ky, z = me / (kx * ky);
   const unsigned dx = dst % kx, dy = dst / kx % ky, dz = dst / (kx * ky);
-  Route r{0, 2};
+  Route r{0, 0};  // ejection: the class's first VC, so a flow reaches the NIC in one FIFO
   if (dx != x) {
     r.port = 2 * ((dx + kx - x) % kx) <= kx ? 1 : 2;
     r.cls = (in_port == 1 || in_port == 2) ? in_class : 0;

@@ -55,6 +55,7 @@ void Runner<Sys>::step() {
       }
   }
   sys_.eval(in_, out_);
+  if (observe_) observe_(cycle_);
   for (unsigned c = 0; c < N; ++c) {
     chip::observe_hbm_port(*hbm_[c], cycle_, beat, id_bits_, out_.hbm_ar_valid_o.bit(c) && in_.hbm_ar_ready_i.bit(c),
                            out_.hbm_ar_o[c], out_.hbm_ar_src_o.slice(c * src_bits_, src_bits_),

@@ -44,6 +44,10 @@ class Runner {
   /// Chip c's unit u's semaphore s.
   std::uint32_t sem(unsigned chip, unsigned u, unsigned s) const;
 
+  /// Called every cycle after the system's evaluation (the parts' wired ports are this cycle's),
+  /// with the cycle.
+  void set_observer(std::function<void(std::uint64_t)> f) { observe_ = std::move(f); }
+
   /// One clock cycle.
   void step();
 
@@ -57,6 +61,7 @@ class Runner {
   double p_flip_ = 0;
   std::mt19937_64 chan_;
   std::uint64_t flips_ = 0;
+  std::function<void(std::uint64_t)> observe_;
 };
 
 extern template class Runner<ChipTorus>;

@@ -50,10 +50,11 @@ A collective benchmark on a system composed from a preset: one row per message s
   --ranks N            the first N chips of the placement (default every chip)
   --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
   --inflight N         instances in flight per rank (default 4)
-  --ordering O         strong (default: strong-order-write DMA queues) or waw (write-after-write)
+  --ordering O         strong (default: strong-order-write DMA queues) or waw (write-after-write);
+                       the flit and cycle levels' checkers report a semaphore seen before its data
   --barrier            the barrier flag on every transfer's semaphore descriptor
   --desc BYTES         longest DMA descriptor (default 64K); a transfer is cut into descriptors
-  --jitter F           flit level: HBM read latency spread, L (1 +- F/2) (default 0.1)
+  --jitter F           flit and cycle levels: HBM read latency spread, L (1 +- F/2) (default 0.1)
   --check              move real data and check every rank's result against the reference
   --seed N             data and HBM latency seed (default 1)
   --json FILE          the rows as JSON; --csv FILE as CSV

@@ -4,8 +4,9 @@
 //                      VC whose buffer is empty is at its front in the same cycle;
 //   VC allocator       per output port, an rr_arbiter among the input VCs whose head flit routes
 //                      there and for which a free output VC of their class exists (vc_ok); the
-//                      winner takes the lowest such VC. On a torus link that VC is unique, so a
-//                      flow keeps one FIFO per hop and its order;
+//                      winner takes the lowest such VC. On a torus that VC is unique, on a link
+//                      (its dateline class) and at the local port (the class's first VC), so a
+//                      flow keeps one FIFO per hop and its order up to the endpoint;
 //   switch allocator   separable, input first: per input port an rr_arbiter among its VCs that hold
 //                      (or were granted this cycle) an output VC, have a flit and a downstream
 //                      credit; per output port an rr_arbiter among the input ports asking for it.
@@ -74,7 +75,7 @@ module router
     dy = int'(dst) / KX % KY;
     dz = int'(dst) / (KX * KY);
     op = 0;
-    cls = 2'd2;
+    cls = 2'd0;  // ejection: the class's first VC, so every flow reaches the endpoint in one FIFO
     if (dx != x) begin
       fwd = (dx + KX - x) % KX;
       op = (2 * fwd <= KX) ? 1 : 2;
