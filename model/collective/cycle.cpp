@@ -206,14 +206,6 @@ class CycleOrder {
     for (unsigned r = 0; r < P.sends.size(); ++r)
       for (const Programs::Send& sd : P.sends[r]) q_[{sd.dst_chip, place.chip[r]}].push_back(Pending{&sd});
     for (unsigned r = 0; r < place.chip.size(); ++r) rank_[place.chip[r]] = r;
-    if (getenv("DBG"))
-      for (unsigned r = 0; r < P.sends.size(); ++r)
-        for (const auto& sd : P.sends[r]) {
-          fmt::print(stderr, "send rank {} chip {} -> chip {} round {} flag {} bytes {}:", r, place.chip[r],
-                     sd.dst_chip, sd.round, sd.flag, sd.bytes);
-          for (auto& [a, n] : sd.ranges) fmt::print(stderr, " {:#x}+{}", a, n);
-          fmt::print(stderr, "\n");
-        }
   }
   /// Cycle `cycle` of chip c: what its NIC hands the fabric (if anything).
   template <class ChipT>
@@ -221,9 +213,6 @@ class CycleOrder {
     const auto& w = chip.wires();
     if (!w.nic_out.rx_valid_o || !w.xbar_out.rx_ready_o) return;
     const unsigned src = static_cast<unsigned>(w.nic_out.rx_src_o);
-    if (getenv("DBG"))
-      fmt::print(stderr, "cyc {} chip {} src {} sem {} addr {:#x} n {} acc {}\n", cycle, c, src, w.nic_out.rx_sem_o,
-                 w.nic_out.rx_o.addr, w.nic_out.rx_o.n, w.nic_out.rx_o.acc);
     auto it = q_.find({c, src});
     if (it == q_.end() || it->second.empty())
       throw std::logic_error(

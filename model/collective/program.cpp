@@ -225,7 +225,7 @@ Programs emit(const EmitConfig& c) {
                              qc % c.queues, hbm(me, me, flag), hbm(me, qc, flag), flag_sem(inst, t),
                              qc == me ? 0 : c.unit + 1, qc == me ? 0 : qc + 1);
             ++P.descriptors;
-            if (qc != me) P.sends[r].push_back(Programs::Send{qc, inst, t, true, {{flag, 4u}}, 4});
+            if (qc != me) P.sends[r].push_back(Programs::Send{qc, inst, t, {{flag, 4u}}, 4});
           }
         }
         const std::uint64_t lo = inst * cs, len = std::min(cs, P.seg_bytes - lo);
@@ -270,7 +270,7 @@ Programs emit(const EmitConfig& c) {
             o += "\n";
           }
           if (dc != me) {
-            Programs::Send sd{dc, inst, t, false, {}, 0};
+            Programs::Send sd{dc, inst, t, {}, 0};
             for (const Run& d : descs) {
               sd.ranges.emplace_back(static_cast<std::uint32_t>(c.base + d.dst), static_cast<std::uint32_t>(d.bytes));
               sd.bytes += d.bytes;

@@ -63,7 +63,6 @@ struct Programs {
   /// checker): a transfer's descriptors or a ready flag, each ending on a semaphore of the receiver.
   struct Send {
     unsigned dst_chip = 0, inst = 0, round = 0;
-    bool flag = false;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  ///< (HBM address there, bytes)
     std::uint64_t bytes = 0;
   };

@@ -89,6 +89,31 @@ bool no_schedule(collective::Op op, collective::Algo a, bool two_levels) {
   return false;
 }
 
+/// Every operation by every algorithm in FP32 and BF16 through `run`: each result equals the
+/// reference, and only the schedules that do not exist (no_schedule) are refused; how many ran.
+template <class Run>
+unsigned every_collective(Run&& run, bool two_levels) {
+  unsigned ran = 0;
+  for (collective::Op op : collective::kOps)
+    for (collective::Algo a : collective::kAlgos)
+      for (collective::Elem e : {collective::Elem::fp32, collective::Elem::bf16}) {
+        const bool none = no_schedule(op, a, two_levels);
+        const std::string what =
+            fmt::format("{} by {} ({})", collective::op_name(op), collective::algo_name(a), collective::elem_name(e));
+        Outcome o;
+        try {
+          o = run(op, a, e);
+        } catch (const collective::Error& err) {
+          BOOST_TEST(none, what << " refused: " << err.what());
+          continue;
+        }
+        BOOST_TEST(!none, what << " ran, but no such schedule should exist");
+        BOOST_TEST(o.diff == "", what);
+        ++ran;
+      }
+  return ran;
+}
+
 }  // namespace
 
 BOOST_AUTO_TEST_SUITE(system_programs)
@@ -97,50 +122,18 @@ BOOST_AUTO_TEST_SUITE(system_programs)
 /// result equals the reference bit for bit. The only refusals are the schedules that do not exist
 /// (all-to-all by hier, a permute by anything but mesh): 16 pairs of 20 run, in two types.
 BOOST_AUTO_TEST_CASE(every_collective_on_a_4x2_torus_equals_the_reference) {
-  unsigned ran = 0;
-  for (collective::Op op : collective::kOps)
-    for (collective::Algo a : collective::kAlgos)
-      for (collective::Elem e : {collective::Elem::fp32, collective::Elem::bf16}) {
-        const bool none = no_schedule(op, a, true);
-        const std::string what =
-            fmt::format("{} by {} ({})", collective::op_name(op), collective::algo_name(a), collective::elem_name(e));
-        Outcome o;
-        try {
-          o = run_collective(4, 2, op, a, e, 8 * 64);
-        } catch (const collective::Error& err) {
-          BOOST_TEST(none, what << " refused: " << err.what());
-          continue;
-        }
-        BOOST_TEST(!none, what << " ran, but no such schedule should exist");
-        BOOST_TEST(o.diff == "", what);
-        ++ran;
-      }
-  BOOST_TEST(ran == 32u);
+  BOOST_TEST(every_collective([](collective::Op op, collective::Algo a,
+                                 collective::Elem e) { return run_collective(4, 2, op, a, e, 8 * 64); },
+                              true) == 32u);
 }
 
 /// Every operation by every algorithm an all-to-all switch of 8 chips runs (one level: no hier),
 /// FP32 and BF16: every rank's result equals the reference bit for bit;
 /// 13 pairs of 20 run (a permute by mesh only), in two types.
 BOOST_AUTO_TEST_CASE(every_collective_on_a_switch_of_8_equals_the_reference) {
-  unsigned ran = 0;
-  for (collective::Op op : collective::kOps)
-    for (collective::Algo a : collective::kAlgos)
-      for (collective::Elem e : {collective::Elem::fp32, collective::Elem::bf16}) {
-        const bool none = no_schedule(op, a, false);
-        const std::string what =
-            fmt::format("{} by {} ({})", collective::op_name(op), collective::algo_name(a), collective::elem_name(e));
-        Outcome o;
-        try {
-          o = run_switched(8, op, a, e, 8 * 64);
-        } catch (const collective::Error& err) {
-          BOOST_TEST(none, what << " refused: " << err.what());
-          continue;
-        }
-        BOOST_TEST(!none, what << " ran, but no such schedule should exist");
-        BOOST_TEST(o.diff == "", what);
-        ++ran;
-      }
-  BOOST_TEST(ran == 26u);
+  BOOST_TEST(every_collective([](collective::Op op, collective::Algo a,
+                                 collective::Elem e) { return run_switched(8, op, a, e, 8 * 64); },
+                              false) == 26u);
 }
 
 /// On a switch every pair of chips is two hops apart: mesh all-to-all sends every pair's segment at
