@@ -8,8 +8,9 @@
 // up to `inflight` at a time per rank, so transfers pipeline.
 //
 // The schedules are generated here (ring, mesh/direct, recursive halving-doubling, hierarchical),
-// the plain reference that the tests check results against is in reference.cpp, and the engine that
-// runs a schedule on a fidelity (flow-level or flit-level network) is engine.hpp.
+// the plain reference that the tests check results against is in reference.cpp, the engine that
+// runs a schedule at the flow level is engine.hpp, and the cycle level (the schedule compiled into
+// programs for the cycle-exact chips) is cycle.cpp.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,7 @@ namespace trn::collective {
 enum class Op : unsigned { all_reduce, reduce_scatter, all_gather, all_to_all, permute };
 enum class Algo : unsigned { automatic, ring, mesh, rdh, hier };
 enum class Elem : unsigned { fp32, bf16 };
-enum class Fidelity : unsigned { flow, flit, cycle };
+enum class Fidelity : unsigned { flow, cycle };
 
 inline constexpr Op kOps[] = {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::all_to_all, Op::permute};
 inline constexpr Algo kAlgos[] = {Algo::ring, Algo::mesh, Algo::rdh, Algo::hier};

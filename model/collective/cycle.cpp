@@ -4,8 +4,8 @@
 //
 // The system: on a torus preset, its torus (trn::system::ChipTorus: its dimensions, each
 // dimension's link class on its wires); on a switched preset, its network of chip and switch
-// routers (trn::system::ChipNet on the link::Net the flit level's network is: every link a link
-// layer, its wire its class's, a switch's latency on the links leaving it). The chips are of an
+// routers (trn::system::ChipNet on the system's link::Net, System::flit_net: every link a link
+// layer, its wire its class's, a switch's latency on the links entering it). The chips are of an
 // RTL configuration (Config::cycle_config) built with one collective core and no NeuronCore (the
 // run uses no compute engine: the same classes, fewer instances). Time: a cycle is one flit (W bits
 // of the configuration) on the preset's fastest link class, so that link carries its bandwidth;

@@ -110,9 +110,6 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   if (c_.inflight < 1 || c_.inflight > 64) throw Error(fmt::format("in flight {}: from 1 to 64", c_.inflight));
   if (c_.desc_bytes < c_.pkt_bytes || c_.desc_bytes % c_.pkt_bytes)
     throw Error(fmt::format("descriptor size {} B: a multiple of the packet size {} B", c_.desc_bytes, c_.pkt_bytes));
-  if (c_.fidelity == Fidelity::flit && !s.flit_net_fits())
-    throw Error(
-        fmt::format("--fidelity flit: {} has {} chips; the flit level takes at most 255", s.preset().key, s.chips()));
   if (c_.fidelity == Fidelity::cycle && s.chips() > 255)  // before placing ranks on the chips
     throw Error(
         fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key, s.chips()));
@@ -124,9 +121,6 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   seg_bytes_ = (count + n - 1) / n * es;
   const std::uint64_t region = seg_bytes_ * n;
   regions_ = sched_.uses_scratch ? 3 : sched_.uses_out ? 2 : 1;
-  if (c_.fidelity == Fidelity::flit && region * regions_ > (std::uint64_t{1} << 32))
-    throw Error(
-        fmt::format("--fidelity flit: {} B a rank is beyond the 4 GiB a packet's offset addresses", region * regions_));
   // every rank's memory, and about as much again for the inputs and results a check compares
   if (c_.fidelity == Fidelity::cycle) cycle_system(s, c_, region * regions_ + 16);  // its refusals, now
   if (c_.data && 2 * region * regions_ * n > (std::uint64_t{8} << 30))
@@ -208,7 +202,7 @@ class Run::Engine : public Sink {
     ranks_.resize(n_);
     usage_.assign(fm.resources(), 0.0);
     alpha_.assign(S_.rounds(), 0.0);
-    be_ = c_.fidelity == Fidelity::flow ? make_flow_backend(fm, c_) : make_flit_backend(fm.system(), c_);
+    be_ = make_flow_backend(fm, c_);
   }
 
   Result go() {
@@ -441,26 +435,15 @@ class Run::Engine : public Sink {
           runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false, false, false});
       }
     }
-    // descriptors of at most desc_bytes (the flow level takes the runs whole: it moves a transfer
-    // as one flow)
+    // the descriptors the transfer takes (of at most desc_bytes each); the flow level moves each run
+    // of the transfer as one flow
     descs_.clear();
     std::uint64_t total = 0, wire = 0, ndesc = 0;
-    const bool split = c_.fidelity == Fidelity::flit;
     for (const Desc& run : runs_) {
       total += run.bytes;
       wire += wire_bytes(run.bytes, c_.pkt_bytes);
       ndesc += (run.bytes + c_.desc_bytes - 1) / c_.desc_bytes;
-      if (!split) {
-        descs_.push_back(run);
-        continue;
-      }
-      for (std::uint64_t o = 0; o < run.bytes; o += c_.desc_bytes) {
-        Desc d = run;
-        d.src_off += o;
-        d.dst_off += o;
-        d.bytes = std::min<std::uint64_t>(c_.desc_bytes, run.bytes - o);
-        descs_.push_back(d);
-      }
+      descs_.push_back(run);
     }
     descs_.back().sem = true;
     descs_.back().barrier = c_.barrier;
@@ -505,9 +488,7 @@ class Run::Engine : public Sink {
 Result Run::run() {
   if (c_.data) ensure_memory();
   if (c_.fidelity == Fidelity::cycle) return run_cycle();
-  const bool flit = c_.fidelity == Fidelity::flit;
-  const Config fc = flit ? flit_equivalent(s_, c_) : c_;
-  FlowModel fm(s_, fc);
+  FlowModel fm(s_, c_);
   Engine e(*this, fm);
   return e.go();
 }

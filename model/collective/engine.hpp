@@ -1,15 +1,15 @@
 // trn::collective::Run — a collective executed on a composed system (docs/collectives.md).
 //
-// The collective cores of every chip walk the schedule: at the start of a round they turn each of
-// the rank's transfers into DMA descriptors (contiguous runs, at most desc_bytes each; the last
-// carries the semaphore write on the peer, and the barrier flag when asked), and the round after
-// waits until every transfer addressed to the rank has signalled. A backend (one per network
-// fidelity) executes the descriptors:
-//   flow (FlowBackend): each transfer is a flow over its route; links, the chips' DMA and HBM (and
-//        optionally a NIC limit) are shared max-min fairly; the data lands after the route's latency.
-//   flit (FlitBackend): each chip's DMA queues (write-after-write or strong-order-write, HBM reads
-//        returning out of order) turn descriptors into packets that the cycle-exact trn::link::Net
-//        carries flit by flit; the receiving chip applies every write as it arrives.
+// Two fidelities:
+//   flow: the collective cores of every chip walk the schedule (Run::Engine): at the start of a
+//        round they turn each of the rank's transfers into DMA descriptors (the last carries the
+//        semaphore write on the peer), and the round after waits until every transfer addressed to
+//        the rank has signalled. The flow backend carries them: each transfer is a flow over its
+//        route; links, the chips' DMA and HBM (and optionally a NIC limit) are shared max-min
+//        fairly; the data lands after the route's latency.
+//   cycle: the schedule compiled into collective-core programs (program.hpp) and run on the
+//        system's cycle-exact chips (cycle.cpp): every DMA, NIC, router and link layer is the
+//        verified unit's model.
 // A checker on every receiver fails the run when a semaphore is seen before all its transfer's
 // data has landed.
 #pragma once
@@ -33,8 +33,9 @@ class System;
 
 namespace trn::collective {
 
-/// The packet format both fidelities count (docs/collectives.md): a DMA write of up to pkt_bytes
-/// is a head flit and ceil(bytes / 14) body flits of 128 bits; a semaphore write is one flit.
+/// The packet format the flow level counts on the wire (docs/collectives.md): a DMA write of up to
+/// pkt_bytes is a head flit and ceil(bytes / 14) body flits of 128 bits; a semaphore write is one
+/// flit. (The cycle level's chips send their own packets: rtl/chip/nic.sv.)
 inline constexpr unsigned kFlitBits = 128, kFlitBytes = 16, kBodyBytes = 14;
 /// Bytes on the wire for a run of `payload` bytes cut into packets of pkt_bytes (heads included).
 std::uint64_t wire_bytes(std::uint64_t payload, unsigned pkt_bytes);
@@ -54,13 +55,10 @@ struct Config {
   bool barrier = false;              ///< the barrier flag on each transfer's last (semaphore) descriptor
   bool data = true;                  ///< move real data (false: timing only, for very large systems)
   std::uint64_t seed = 1;
-  double hbm_jitter = 0.1;        ///< flit: HBM read latency uniform in [L (1 - jitter/2), L (1 + jitter/2)]
-  double p_flip = 0;              ///< flit: chance per link and cycle of one inverted bit on the wire
+  double hbm_jitter = 0.1;        ///< cycle: HBM read latency uniform in [L (1 - jitter/2), L (1 + jitter/2)]
+  double p_flip = 0;              ///< cycle: chance per link and cycle of one inverted bit on the wire
   bool stop_on_violation = true;  ///< a semaphore before its data throws (false: recorded)
-  /// Self-test of the flit level's scoreboard: the NICs invert one data bit of the first data packet
-  /// injected from this count on (after the scoreboard recorded it as sent).
-  std::uint64_t corrupt_packet = ~std::uint64_t{0};
-  // flow-level settings the cross-check sets to the flit level's (docs/collectives.md)
+  // flow-level settings the cross-check sets to the cycle level's chips (cycle_equivalent)
   double link_gbps = 0;               ///< every link at this rate (0: each link class's own)
   double hop_ns = -1;                 ///< latency of each link hop (< 0: the link classes' and switches')
   double base_ns = 0;                 ///< added to every route's latency
@@ -93,10 +91,9 @@ struct Result {
   std::string busiest;
   double bound_ns() const { return alpha_ns + beta_ns; }
   std::vector<Violation> violations;
-  // flit level
-  std::uint64_t cycles = 0, skipped_cycles = 0, flits = 0, flips = 0, replays = 0;
-  double cycle_ns = 0;
   // cycle level
+  std::uint64_t cycles = 0, flips = 0, replays = 0;
+  double cycle_ns = 0;
   double flow_ns = 0;        ///< the flow level's time on the cycle level's equivalent (cycle_equivalent)
   std::string cycle_system;  ///< what the cycle level built (CycleSystem::describe)
   double wall_s = 0;         ///< seconds the run took
@@ -164,11 +161,6 @@ class Backend {
   virtual void finish(Result&) const {}
 };
 std::unique_ptr<Backend> make_flow_backend(const FlowModel& m, const Config& c);
-std::unique_ptr<Backend> make_flit_backend(const system::System& s, const Config& c);
-/// The flow-level settings that make the flow level model the flit level's network: its link
-/// rate, per-hop and base latency (measured by sending single flits through the network), and the
-/// one injection and ejection port per chip.
-Config flit_equivalent(const system::System& s, const Config& c);
 
 /// The cycle level's system for a run of `s` (collective/cycle.cpp): chips of configuration
 /// c.cycle_config on its torus, its wires, buffers and HBM, and a cycle's length.

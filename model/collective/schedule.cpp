@@ -14,7 +14,7 @@ namespace {
 constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "permute"};
 constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier"};
 constexpr const char* kElemNames[] = {"fp32", "bf16"};
-constexpr const char* kFidNames[] = {"flow", "flit", "cycle"};
+constexpr const char* kFidNames[] = {"flow", "cycle"};
 
 template <class E, std::size_t N>
 std::optional<E> lookup(std::string_view s, const char* const (&names)[N]) {
@@ -37,7 +37,11 @@ const char* fidelity_name(Fidelity f) { return kFidNames[static_cast<unsigned>(f
 std::optional<Op> parse_op(std::string_view s) { return lookup<Op>(s, kOpNames); }
 std::optional<Algo> parse_algo(std::string_view s) { return lookup<Algo>(s, kAlgoNames); }
 std::optional<Elem> parse_elem(std::string_view s) { return lookup<Elem>(s, kElemNames); }
-std::optional<Fidelity> parse_fidelity(std::string_view s) { return lookup<Fidelity>(s, kFidNames); }
+// "flit", the name of the level the cycle level replaced (its packets went through the same
+// network, from a transaction-level DMA), is the cycle level
+std::optional<Fidelity> parse_fidelity(std::string_view s) {
+  return s == "flit" ? std::optional{Fidelity::cycle} : lookup<Fidelity>(s, kFidNames);
+}
 
 double busbw_factor(Op o, unsigned n) {
   switch (o) {

@@ -322,7 +322,7 @@ bool System::flit_net_fits() const {
 link::Net::Params System::flit_net(unsigned vcs, unsigned depth, unsigned width) const {
   if (!flit_net_fits())
     throw std::invalid_argument(
-        fmt::format("system {}: the flit-level network takes at most 255 chips and 255 ports a router", preset_.key));
+        fmt::format("system {}: the network model takes at most 255 chips and 255 ports a router", preset_.key));
   link::Net::Params p;
   p.v = vcs;
   p.d = depth;

@@ -3,7 +3,7 @@
 // PSUM, DMA engines), HBM stacks and NeuronLink ports, wired by the preset's topology into a
 // network of chips and switches. Every total is a walk over that composition (nothing is typed in),
 // routes come from one next-hop function per topology (for tori the router's own route()), and the
-// network can be handed to the flit-level model as a trn::link::Net.
+// network can be handed to the cycle-exact network model as a trn::link::Net.
 #pragma once
 
 #include <array>
@@ -114,7 +114,7 @@ class System {
   /// One-way zero-load latency of a route: link latencies plus a switch traversal per switch.
   double route_latency_ns(const std::vector<Hop>& r) const;
 
-  /// The flit-level network model of this system (trn::link::Net): tori as Net's torus, the
+  /// The cycle-exact network model of this system (trn::link::Net): tori as Net's torus, the
   /// switched systems as a table-routed graph of chip routers and switch routers. At most 255
   /// chips and 255 ports a router (the head flit's 8-bit chip ids).
   link::Net::Params flit_net(unsigned vcs = 2, unsigned depth = 4, unsigned width = 64) const;

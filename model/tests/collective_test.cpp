@@ -1,10 +1,10 @@
 // Boost.Test units of model/collective: every algorithm x operation on rings and tori of 2, 3, 4, 8
-// and 16 chips and on switch domains of 8 and 64 chips ends with exactly the plain reference's data,
-// in both fidelities where sizes allow; the reference itself against double-precision sums; the
-// receiver's ordering checker catching a semaphore that overtakes its data under write-after-write
-// (and a barrier repairing it); a collective under link bit errors; the two fidelities within 10 %
-// of each other from 8 KiB to 1 MiB; a ring all-reduce at large sizes within 5 % of its bound; and
-// the errors for combinations that cannot run.
+// and 16 chips and on switch domains of 4, 8 and 64 chips ends with exactly the plain reference's
+// data, at the flow level and on the cycle-exact chips (the cycle level, on systems with short
+// wires); hierarchical groups out of step; the cycle level against the flow level on the same
+// chips; its ordering checker catching a semaphore that overtakes its data under write-after-write
+// (and a barrier repairing it); a collective under link bit errors; a ring all-reduce at large
+// sizes within 5 % of its bound; and the errors for combinations that cannot run.
 #include <fmt/format.h>
 
 #include <boost/test/unit_test.hpp>
@@ -70,15 +70,50 @@ Outcome check(const system::System& s, Config c, std::uint64_t seed = 7) {
   return o;
 }
 
-/// A ring all-reduce at the flit level over `ranks` ranks of `bytes` bytes.
-Config flit_ring(unsigned ranks, std::uint64_t bytes) {
-  Config c;
-  c.op = Op::all_reduce;
-  c.algo = Algo::ring;
-  c.fidelity = Fidelity::flit;
-  c.ranks = ranks;
-  c.bytes = bytes;
-  return c;
+}  // namespace
+
+namespace {
+
+/// Systems with short wires and HBM latency, so the cycle level runs them in seconds.
+const system::System& short_wires(const std::string& key, const std::vector<std::string>& sets) {
+  static std::map<std::string, std::unique_ptr<system::System>> cache;
+  static std::vector<system::Presets> keep;
+  const std::string id = fmt::format("{}{}", key, fmt::join(sets, ";"));
+  auto& s = cache[id];
+  if (!s) {
+    keep.push_back(system::default_presets(sets, key));
+    s = std::make_unique<system::System>(keep.back(), key);
+  }
+  return *s;
+}
+
+/// Trainium2 tori: a 2 x 2 of the intra-instance class, a 2 x 2 x 2 whose z links are the
+/// inter-instance class (half the rate: its wires carry half a flit a cycle), and the 4 x 4 of
+/// trn2-16.
+const system::System& small_torus(bool three_d) {
+  const std::string key = three_d ? "trn2-us64" : "trn2-16";
+  return short_wires(key, {fmt::format("system.{}.topology.dims={}", key, three_d ? "[2,2,2]" : "[2,2]"),
+                           "chip.trainium2.hbm_latency_ns=20", "chip.trainium2.links.intra_instance.latency_ns=5",
+                           "chip.trainium2.links.inter_instance.latency_ns=10"});
+}
+const system::System& torus16() {
+  return short_wires("trn2-16",
+                     {"chip.trainium2.hbm_latency_ns=20", "chip.trainium2.links.intra_instance.latency_ns=5"});
+}
+
+/// Switched systems: Trn3's server switches and inter-server planes (2 servers of 2 chips), Trn4's
+/// switch planes (4 chips).
+const system::System& small_switched(bool trn4) {
+  if (trn4)
+    return short_wires(
+        "trn4-us128",
+        {"system.trn4-us128.topology.chips_per_ultraserver=4", "chip.trainium4.hbm_latency_ns=20",
+         "chip.trainium4.links.neuronlink.latency_ns=5", "system.trn4-us128.topology.switch_latency_ns=5"});
+  return short_wires(
+      "trn3-us64",
+      {"system.trn3-us64.topology.servers_per_rack=2", "system.trn3-us64.topology.chips_per_server=2",
+       "system.trn3-us64.topology.switch_latency_ns=5", "chip.trainium3.hbm_latency_ns=20",
+       "chip.trainium3.links.intra_server.latency_ns=5", "chip.trainium3.links.inter_server.latency_ns=10"});
 }
 
 }  // namespace
@@ -87,7 +122,7 @@ BOOST_AUTO_TEST_SUITE(collectives)
 
 namespace {
 struct SysRanks {
-  const char* key;
+  const system::System& s;
   unsigned ranks;
 };
 /// Every algorithm x operation x {FP32, BF16} on each system: the data is the reference's, bit for
@@ -106,9 +141,10 @@ void sweep(Fidelity f, std::initializer_list<SysRanks> systems, std::initializer
           c.ranks = sy.ranks;
           c.bytes = std::uint64_t{sy.ranks} * 96 * elem_bytes(e);  // 96 elements a segment
           c.chunk = 64 * elem_bytes(e);                            // two instances, the second short
-          const Outcome o = check(sys(sy.key), c);
-          const std::string what = fmt::format("{} on {} ranks of {} by {} ({}, {} level)", op_name(op), sy.ranks,
-                                               sy.key, algo_name(a), elem_name(e), fidelity_name(f));
+          const Outcome o = check(sy.s, c);
+          const std::string what =
+              fmt::format("{} on {} ranks of {} ({} chips) by {} ({}, {} level)", op_name(op), sy.ranks,
+                          sy.s.preset().key, sy.s.chips(), algo_name(a), elem_name(e), fidelity_name(f));
           if (!o.error.empty()) {
             ++refused;
             BOOST_TEST_MESSAGE(what << ": " << o.error);
@@ -131,114 +167,29 @@ void sweep(Fidelity f, std::initializer_list<SysRanks> systems, std::initializer
 
 BOOST_AUTO_TEST_CASE(data_flow_level) {
   sweep(Fidelity::flow,
-        {{"trn2-16", 2},
-         {"trn2-16", 3},
-         {"trn2-16", 4},
-         {"trn2-16", 8},
-         {"trn2-16", 16},
-         {"trn3-us64", 8},
-         {"trn3-us64", 64}},
+        {{sys("trn2-16"), 2},
+         {sys("trn2-16"), 3},
+         {sys("trn2-16"), 4},
+         {sys("trn2-16"), 8},
+         {sys("trn2-16"), 16},
+         {sys("trn3-us64"), 8},
+         {sys("trn3-us64"), 64}},
         {Elem::fp32, Elem::bf16}, 200);
 }
 
-// The flit level: every packet through the cycle-exact network (FP32; BF16's arithmetic is the
-// same code at both levels). The 64-chip switch domain is left to the flow level: its flit-level
-// runs take minutes.
-BOOST_AUTO_TEST_CASE(data_flit_level) {
-  sweep(Fidelity::flit,
-        {{"trn2-16", 2}, {"trn2-16", 3}, {"trn2-16", 4}, {"trn2-16", 8}, {"trn2-16", 16}, {"trn3-us64", 8}},
+// The cycle level: every operation by every algorithm compiled into programs and run on the
+// cycle-exact chips, on tori of 2 to 16 chips and a switched system of 4 (FP32; BF16's arithmetic is
+// the same DMA accumulate, and the cycle-level tests below run it). The 64-chip switch domain is
+// left to the flow level: its cycle-level runs take minutes.
+BOOST_AUTO_TEST_CASE(data_cycle_level) {
+  sweep(Fidelity::cycle,
+        {{small_torus(false), 2},
+         {small_torus(false), 3},
+         {small_torus(false), 4},
+         {torus16(), 8},
+         {torus16(), 16},
+         {small_switched(false), 4}},
         {Elem::fp32}, 70);
-}
-
-// The two fidelities on the same 16-chip torus, the flow level set to the flit level's network
-// (its link rate, one injection and ejection port a chip, its per-hop latency measured by probes):
-// the times agree within 10 % from 8 KiB to 1 MiB.
-BOOST_AUTO_TEST_CASE(fidelities_agree) {
-  const system::System& s = sys("trn2-16");
-  for (const Algo a : {Algo::ring, Algo::rdh})
-    for (const std::uint64_t bytes : {std::uint64_t{8} << 10, std::uint64_t{64} << 10, std::uint64_t{1} << 20}) {
-      if (a == Algo::rdh && bytes > (64u << 10)) continue;
-      Config c;
-      c.op = Op::all_reduce;
-      c.algo = a;
-      c.bytes = bytes;
-      c.data = false;
-      c.fidelity = Fidelity::flit;
-      Run flit(s, c);
-      const Result rf = flit.run();
-      Config fc = flit_equivalent(s, c);
-      fc.fidelity = Fidelity::flow;
-      Run flow(s, fc);
-      const Result rw = flow.run();
-      const double ratio = rw.time_ns / rf.time_ns;
-      BOOST_TEST_MESSAGE(
-          fmt::format("{} all-reduce {} B: flit {:.2f} us, flow {:.2f} us, flow/flit {:.3f}; bound {:.2f} us",
-                      algo_name(a), bytes, rf.time_ns / 1e3, rw.time_ns / 1e3, ratio, rf.bound_ns() / 1e3));
-      BOOST_TEST(std::abs(ratio - 1) < 0.10, algo_name(a) << " " << bytes << " B: flow/flit " << ratio);
-    }
-}
-
-// SPEC 5.5 at system level: the same ring all-reduce with every transfer cut into several
-// descriptors and HBM reads returning out of order. Strong-order-write queues deliver every
-// semaphore after its data; write-after-write queues let a later descriptor's semaphore overtake an
-// earlier descriptor's data, which the receiver's checker reports (and the data goes wrong); the
-// barrier flag on the semaphore's descriptor repairs it.
-BOOST_AUTO_TEST_CASE(ordering_modes) {
-  const system::System& s = sys("trn2-16");
-  Config c = flit_ring(4, 4 * 4096);
-  c.desc_bytes = 512;  // eight descriptors a transfer
-  c.hbm_jitter = 0.5;
-  c.stop_on_violation = false;
-  auto run = [&](bool strong, bool barrier) {
-    Config k = c;
-    k.strong = strong;
-    k.barrier = barrier;
-    return check(s, k, 11);
-  };
-  const Outcome strong = run(true, false), waw = run(false, false), fixed = run(false, true);
-  BOOST_TEST(strong.r.violations.empty());
-  BOOST_TEST(strong.equal, strong.diff);
-  BOOST_TEST(!waw.r.violations.empty(), "write-after-write: no semaphore overtook its data");
-  if (!waw.r.violations.empty())
-    BOOST_TEST_MESSAGE("write-after-write: " << waw.r.violations.size()
-                                             << " violations, first: " << waw.r.violations.front().str());
-  BOOST_TEST(!waw.equal, "write-after-write: the receivers read stale data, yet the results are right");
-  BOOST_TEST(fixed.r.violations.empty());
-  BOOST_TEST(fixed.equal, fixed.diff);
-  // the barrier only adds waiting: the repaired run is not meaningfully faster than strong order
-  BOOST_TEST(fixed.r.time_ns >= strong.r.time_ns * 0.9);
-  // by default a violation stops the run with the checker's message
-  Config stop = c;
-  stop.strong = false;
-  stop.stop_on_violation = true;
-  BOOST_CHECK_EXCEPTION(check(s, stop, 11), std::runtime_error, [](const std::runtime_error& e) {
-    return std::string(e.what()).find("collective ordering checker") != std::string::npos;
-  });
-}
-
-// Bit errors on every link of the flit-level network: the link layer replays, and the collective
-// still delivers exactly the right data (the NIC's scoreboard also checks every packet).
-BOOST_AUTO_TEST_CASE(bit_errors) {
-  Config c = flit_ring(8, 8 * 2048);
-  c.p_flip = 2e-3;
-  const Outcome o = check(sys("trn2-16"), c, 5);
-  BOOST_TEST(o.equal, o.diff);
-  BOOST_TEST(o.r.flips > 20u);
-  BOOST_TEST(o.r.replays > 0u);
-  BOOST_TEST_MESSAGE("bit errors: " << o.r.flips << " flipped bits, " << o.r.replays << " replays");
-}
-
-// The flit level's scoreboard catches a packet that arrives changed: one data bit inverted after it
-// was recorded as sent (the link layer's CRC covers the flit as injected, so only the scoreboard
-// can see it).
-BOOST_AUTO_TEST_CASE(scoreboard_catches_corruption) {
-  Config c = flit_ring(4, 4 * 1024);
-  c.corrupt_packet = 5;
-  BOOST_CHECK_EXCEPTION(check(sys("trn2-16"), c), std::runtime_error, [](const std::runtime_error& e) {
-    return std::string(e.what()).find("is not the next one sent") != std::string::npos;
-  });
-  c.corrupt_packet = ~std::uint64_t{0};
-  BOOST_TEST(check(sys("trn2-16"), c).equal);
 }
 
 // The alpha-beta bound: on an uncongested ring (a snake through the 4 x 4 torus, one link each) at
@@ -296,26 +247,24 @@ BOOST_AUTO_TEST_CASE(bad_requests) {
   c.ranks = 0;
   c.bytes = 6;
   BOOST_TEST(error("trn2-16", c).find("whole number") != std::string::npos);
-  c.bytes = 4096;
-  c.fidelity = Fidelity::flit;
-  BOOST_TEST(error("trn4-uc", c).find("at most 255") != std::string::npos);
 }
 
 // Groups out of step: with HBM latencies spread widely one group of a hierarchical schedule runs
 // ahead, and its cross-group additions must still land after the receiver's own group has
 // finished adding (the ready flags of the cross-group reduce-scatter), or the sums change order.
+// On the cycle-exact chips of a 4 x 4 torus.
 BOOST_AUTO_TEST_CASE(hier_groups_out_of_step) {
   for (const std::uint64_t seed : {1, 2, 3, 4}) {
     for (const Op op : {Op::all_reduce, Op::reduce_scatter}) {
       Config c;
       c.op = op;
       c.algo = Algo::hier;
-      c.fidelity = Fidelity::flit;
+      c.fidelity = Fidelity::cycle;
       c.ranks = 16;
       c.bytes = 16 * 512;
       c.hbm_jitter = 1.8;
       c.seed = seed;
-      const Outcome o = check(sys("trn2-16"), c, seed);
+      const Outcome o = check(torus16(), c, seed);
       BOOST_TEST(o.error.empty(), o.error);
       BOOST_TEST(o.equal, op_name(op) << " seed " << seed << ": " << o.diff);
     }
@@ -323,27 +272,6 @@ BOOST_AUTO_TEST_CASE(hier_groups_out_of_step) {
 }
 
 // ---------------------------------------------------------------- the cycle level
-namespace {
-/// Small tori of Trainium2 chips with short wires and HBM latency, so the cycle level runs in
-/// seconds: a 2 x 2 of the intra-instance class, and a 2 x 2 x 2 whose z links are the
-/// inter-instance class (half the rate: its wires carry half a flit a cycle).
-const system::System& small_torus(bool three_d) {
-  static std::map<bool, std::unique_ptr<system::System>> cache;
-  auto& s = cache[three_d];
-  if (!s) {
-    const std::string key = three_d ? "trn2-us64" : "trn2-16";
-    static std::vector<system::Presets> keep;
-    keep.push_back(
-        system::default_presets({fmt::format("system.{}.topology.dims={}", key, three_d ? "[2,2,2]" : "[2,2]"),
-                                 "chip.trainium2.hbm_latency_ns=20", "chip.trainium2.links.intra_instance.latency_ns=5",
-                                 "chip.trainium2.links.inter_instance.latency_ns=10"},
-                                key));
-    s = std::make_unique<system::System>(keep.back(), key);
-  }
-  return *s;
-}
-}  // namespace
-
 /// The collectives on the cycle-exact chips: every rank's data is the reference's, bit for bit, FP32
 /// and BF16, ring, recursive halving-doubling and mesh, on a 2 x 2 torus and a 2 x 2 x 2 with slower
 /// z wires, and the time agrees with the flow level on the same chips within 15 % (25 % for the
@@ -382,29 +310,8 @@ BOOST_AUTO_TEST_CASE(cycle_level_data_and_time) {
 }
 
 /// The switched systems in small at the cycle level (trn::system::ChipNet: the chips on the
-/// network of chip and switch routers): Trn3's server switches and inter-server planes (2 servers of
-/// 2 chips), Trn4's switch planes (4 chips); short wires and HBM. Every rank's result is the
-/// reference's, and the flow level on the same chips agrees within 20 %.
-const system::System& small_switched(bool trn4) {
-  static std::map<bool, std::unique_ptr<system::System>> cache;
-  auto& s = cache[trn4];
-  if (!s) {
-    const std::string key = trn4 ? "trn4-us128" : "trn3-us64";
-    std::vector<std::string> sets;
-    if (trn4)
-      sets = {"system.trn4-us128.topology.chips_per_ultraserver=4", "chip.trainium4.hbm_latency_ns=20",
-              "chip.trainium4.links.neuronlink.latency_ns=5", "system.trn4-us128.topology.switch_latency_ns=5"};
-    else
-      sets = {"system.trn3-us64.topology.servers_per_rack=2",   "system.trn3-us64.topology.chips_per_server=2",
-              "system.trn3-us64.topology.switch_latency_ns=5",  "chip.trainium3.hbm_latency_ns=20",
-              "chip.trainium3.links.intra_server.latency_ns=5", "chip.trainium3.links.inter_server.latency_ns=10"};
-    static std::vector<system::Presets> keep;
-    keep.push_back(system::default_presets(sets, key));
-    s = std::make_unique<system::System>(keep.back(), key);
-  }
-  return *s;
-}
-
+/// network of chip and switch routers): every rank's result is the reference's, and the flow level
+/// on the same chips agrees within 20 %.
 BOOST_AUTO_TEST_CASE(cycle_level_on_switched_systems) {
   unsigned ran = 0;
   for (const bool trn4 : {false, true})

@@ -41,20 +41,19 @@ A collective benchmark on a system composed from a preset: one row per message s
   -f, --stepfactor F   multiply the size by F each row (default 2)
   --dtype T            fp32 (default) or bf16 (added in FP32 and rounded, as the DMA does)
   --algorithm A        auto (default) ring mesh rdh hier
-  --fidelity F         flow (default); flit (the cycle-exact network, transaction-level DMA; up to
-                       255 chips); cycle (the schedule compiled into collective-core programs and
-                       run on the system's cycle-exact chips, torus or switched, up to 255 chips;
-                       reports the flow level on the same chips beside it: docs/collectives.md,
-                       "The cycle level")
+  --fidelity F         flow (default); cycle (the schedule compiled into collective-core programs
+                       and run on the system's cycle-exact chips, torus or switched, up to 255
+                       chips; reports the flow level on the same chips beside it:
+                       docs/collectives.md, "The cycle level"); flit is another name for cycle
   --config NAME        cycle: the RTL configuration of the chips (default full)
   --ranks N            the first N chips of the placement (default every chip)
   --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
   --inflight N         instances in flight per rank (default 4)
   --ordering O         strong (default: strong-order-write DMA queues) or waw (write-after-write);
-                       the flit and cycle levels' checkers report a semaphore seen before its data
+                       the cycle level's checker reports a semaphore seen before its data
   --barrier            the barrier flag on every transfer's semaphore descriptor
   --desc BYTES         longest DMA descriptor (default 64K); a transfer is cut into descriptors
-  --jitter F           flit and cycle levels: HBM read latency spread, L (1 +- F/2) (default 0.1)
+  --jitter F           cycle level: HBM read latency spread, L (1 +- F/2) (default 0.1)
   --check              move real data and check every rank's result against the reference
   --seed N             data and HBM latency seed (default 1)
   --json FILE          the rows as JSON; --csv FILE as CSV
@@ -256,7 +255,7 @@ int cmd_collective(int argc, char** argv) {
     } else if (s == "--fidelity") {
       const std::string v = value();
       const auto f = parse_fidelity(v);
-      if (!f) throw CollectiveUsage(fmt::format("--fidelity: unknown fidelity '{}' (flow, flit or cycle)", v));
+      if (!f) throw CollectiveUsage(fmt::format("--fidelity: unknown fidelity '{}' (flow or cycle)", v));
       base.fidelity = *f;
     } else if (s == "--ranks")
       base.ranks = parse_uint(s, value(), 2, 1u << 20);
@@ -458,11 +457,6 @@ int cmd_collective(int argc, char** argv) {
         "descriptors, busiest {}\n",
         r.ranks, r.describe, r.level.empty() ? "" : fmt::format(" (groups: {}s)", r.level), r.rounds, r.instances,
         r.chunk_bytes, r.transfers, r.descriptors, r.busiest);
-    if (base.fidelity == Fidelity::flit)
-      fmt::print(
-          "# flit level: {} cycles of {:.4f} ns ({} skipped while the network was empty), {} flits, {} bit errors, "
-          "{} replays\n",
-          r.cycles, r.cycle_ns, r.skipped_cycles, r.flits, r.flips, r.replays);
     if (cyc)
       fmt::print("# cycle level: {}; last size: {} cycles, {} bit errors, {} replays\n", r.cycle_system, r.cycles,
                  r.flips, r.replays);
