@@ -110,6 +110,8 @@ class CcCore {
   mutable dma::DmaEngine::Out do_;
   mutable core::SemTap::In ti_;
   mutable core::SemTap::Out to_;
+  mutable bool settled_ = false;  // the parts' ports above are settled for settled_in_ and the state
+  mutable In settled_in_;
 };
 
 }  // namespace trn::chip

@@ -63,7 +63,6 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
     cs.prm.chip.cores = 0;
   }
   chip::Chip::Params& p = cs.prm.chip;
-  p.cc_cores = 1;
   // the link classes the chips' links use (a torus: its dimensions'; a switched system: every link's),
   // the fastest one's flit a cycle
   std::vector<const system::LinkClassInfo*> cls;
@@ -119,6 +118,16 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   cs.mem.hbm_lat_max = std::max(cs.mem.hbm_lat_min, static_cast<unsigned>(std::lround(lat * (1 + c.hbm_jitter / 2))));
   cs.mem.sbuf_lat = 2;
   p.core.core.slots = (1u << dma::kReadIdBits) * p.core.core.dma_engines;  // a collective core has slots / engines
+  // channels: a collective core keeps 256 reads of a beat in flight, so against the HBM latency
+  // one core moves 256 beats per latency; enough cores to keep the fastest link busy, at most the
+  // chip's collective cores (and the units a semaphore address names)
+  const unsigned most = std::min(s.design().collective_cores(), ((1u << dma::kUnitBits) - 1) - p.cores);
+  if (c.channels > most)
+    throw Error(fmt::format("--channels {}: a chip of {} has {} collective cores", c.channels, s.preset().key, most));
+  const double window = double{1u << dma::kReadIdBits} * p.core.core.beat_bytes;
+  const auto need = static_cast<unsigned>(std::ceil(p.w / 8.0 * cs.mem.hbm_lat_max / window));
+  cs.channels = c.channels ? c.channels : std::clamp(need, 1u, std::max(1u, most));
+  p.cc_cores = cs.channels;
   // a chip's HBM: what the run needs, within the local address
   if (hbm_need > (std::uint64_t{1} << dma::kLocalBits))
     throw Error(fmt::format("--fidelity cycle: {} B a rank is beyond the {} MiB a chip's local HBM address reaches",
@@ -152,10 +161,10 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
     cs.net = std::move(np);
   }
   cs.describe = fmt::format(
-      "{} chips of configuration {} (a collective core each, no NeuronCore); a cycle is {:.4g} ns (a {}-bit flit "
-      "at {:g} GB/s); wires: {}; HBM read {}-{} cycles; VC buffers {} flits, replay {}, timeout {}",
-      s.chips(), c.cycle_config, cs.cycle_ns, p.w, gmax, wires, cs.mem.hbm_lat_min, cs.mem.hbm_lat_max, p.d, p.rdepth,
-      p.timeout);
+      "{} chips of configuration {} ({} collective core{} each running a channel, no NeuronCore); a cycle is {:.4g} "
+      "ns (a {}-bit flit at {:g} GB/s); wires: {}; HBM read {}-{} cycles; VC buffers {} flits, replay {}, timeout {}",
+      s.chips(), c.cycle_config, cs.channels, cs.channels == 1 ? "" : "s", cs.cycle_ns, p.w, gmax, wires,
+      cs.mem.hbm_lat_min, cs.mem.hbm_lat_max, p.d, p.rdepth, p.timeout);
   return cs;
 }
 
@@ -178,33 +187,54 @@ std::uint64_t probe_run(R& r, const CycleSystem& cs, unsigned n, unsigned to, un
   return r.run(masks, 2000000);
 }
 
-/// The same on the cycle level's chips: a switched system's own network, or a ring of 4 of a
-/// torus's chips on the wires of its first dimension.
-std::uint64_t probe_cycles(const CycleSystem& cs, unsigned to, unsigned bytes) {
+/// Cycles a copy of `bytes` within chip 0's HBM takes, from its start to its semaphore ending the
+/// program, on runner r.
+template <class R>
+std::uint64_t probe_local(R& r, const CycleSystem& cs, unsigned n, unsigned bytes) {
+  const unsigned unit = cs.prm.chip.cores;
+  r.load(0, unit,
+         isa::assemble(fmt::format(".stream sync\n    dma_start queue=0 src=hbm:0x0 dst=hbm:{:#x} len={} stype=bytes "
+                                   "dtype=bytes dsem=0+=1\n    sem_wait wait=0>=1\n    end\n",
+                                   bytes, bytes),
+                       "probe_copy.s", isa::config_defines(*cs.arch)));
+  std::vector<std::uint64_t> masks(n, 0);
+  masks[0] = std::uint64_t{1} << unit;
+  return r.run(masks, 2000000);
+}
+
+/// The same on the cycle level's chips (one collective core each; `mem`: their HBM): a switched
+/// system's own network, or a ring of 4 of a torus's chips on the wires of its first dimension.
+/// (to = 0: a copy within chip 0).
+std::uint64_t probe_cycles(const CycleSystem& cs, const dma::MemSystem::Params& mem, unsigned to, unsigned bytes) {
   if (cs.net) {
-    system::NetRunner r(*cs.net, cs.mem, 1, true);
-    return probe_run(r, cs, cs.net->chips(), to, bytes);
+    system::ChipNet::Params np = *cs.net;
+    np.chip.cc_cores = 1;
+    system::NetRunner r(np, mem, 1, true);
+    return to ? probe_run(r, cs, cs.net->chips(), to, bytes) : probe_local(r, cs, cs.net->chips(), bytes);
   }
   system::ChipTorus::Params p = cs.prm;
+  p.chip.cc_cores = 1;
   p.chip.kx = 4;
   p.chip.ky = p.chip.kz = 1;
   p.chip.chips = p.chip.core.core.chips = 4;
   p.wire = {cs.prm.wire[0], {}, {}};
-  system::TorusRunner r(p, cs.mem, 1, true);
-  return probe_run(r, cs, 4, to, bytes);
+  system::TorusRunner r(p, mem, 1, true);
+  return to ? probe_run(r, cs, 4, to, bytes) : probe_local(r, cs, 4, bytes);
 }
 
 /// The ordering checker of the cycle level: every write and semaphore addition a chip's NIC hands
 /// its fabric, against what the senders' programs send (Programs::sends). A sender's writes and
-/// semaphores to one chip leave on one DMA queue in program order; each write counts for the first
-/// of that sender's unfinished transfers to the chip whose ranges hold it, and a semaphore closes
-/// the oldest one, which must have all its bytes by then, or the semaphore overtook its data
-/// (SPEC 5.5: write-after-write queues without the barrier).
+/// semaphores to one chip from one channel (collective core) leave on one DMA queue in program
+/// order; each write counts for the first of that sender's unfinished transfers to the chip whose
+/// ranges hold it (the channels' ranges are disjoint), and a semaphore closes the oldest one of its
+/// channel (the unit it adds to), which must have all its bytes by then, or the semaphore overtook
+/// its data (SPEC 5.5: write-after-write queues without the barrier).
 class CycleOrder {
  public:
-  CycleOrder(const Programs& P, const Placement& place, double cycle_ns) : cycle_ns_(cycle_ns) {
+  CycleOrder(const Programs& P, const Placement& place, unsigned unit, double cycle_ns)
+      : cycle_ns_(cycle_ns), unit_(unit), channels_(P.channels) {
     for (unsigned r = 0; r < P.sends.size(); ++r)
-      for (const Programs::Send& sd : P.sends[r]) q_[{sd.dst_chip, place.chip[r]}].push_back(Pending{&sd});
+      for (const Programs::Send& sd : P.sends[r]) q_[{sd.dst_chip, place.chip[r], sd.channel}].push_back(Pending{&sd});
     for (unsigned r = 0; r < place.chip.size(); ++r) rank_[place.chip[r]] = r;
   }
   /// Cycle `cycle` of chip c: what its NIC hands the fabric (if anything).
@@ -213,12 +243,14 @@ class CycleOrder {
     const auto& w = chip.wires();
     if (!w.nic_out.rx_valid_o || !w.xbar_out.rx_ready_o) return;
     const unsigned src = static_cast<unsigned>(w.nic_out.rx_src_o);
-    auto it = q_.find({c, src});
-    if (it == q_.end() || it->second.empty())
-      throw std::logic_error(
-          fmt::format("cycle level: chip {} got a packet from chip {} that no program sends", c, src));
-    auto& q = it->second;
+    const std::uint32_t a = w.nic_out.rx_o.addr;
     if (w.nic_out.rx_sem_o) {
+      const unsigned ch = dma::unit_of(a) - 1 - unit_;
+      auto it = q_.find({c, src, ch});
+      if (it == q_.end() || it->second.empty())
+        throw std::logic_error(fmt::format(
+            "cycle level: chip {} got a semaphore from chip {} for unit {} that no program sends", c, src, unit_ + ch));
+      auto& q = it->second;
       // the oldest transfer still open (closed ones stay while their late bytes may come)
       auto open = std::find_if(q.begin(), q.end(), [](const Pending& p) { return !p.closed; });
       if (open == q.end())
@@ -240,15 +272,19 @@ class CycleOrder {
       }
       return;
     }
-    const std::uint32_t a = w.nic_out.rx_o.addr;
-    for (Pending& p : q) {
-      if (p.landed >= p.send->bytes) continue;
-      for (const auto& [at, n] : p.send->ranges)
-        if (a >= at && a < at + n) {
-          p.landed += w.nic_out.rx_o.n;
-          while (!q.empty() && q.front().closed && q.front().landed >= q.front().send->bytes) q.pop_front();
-          return;
-        }
+    for (unsigned ch = 0; ch < channels_; ++ch) {
+      auto it = q_.find({c, src, ch});
+      if (it == q_.end()) continue;
+      auto& q = it->second;
+      for (Pending& p : q) {
+        if (p.landed >= p.send->bytes) continue;
+        for (const auto& [at, n] : p.send->ranges)
+          if (a >= at && a < at + n) {
+            p.landed += w.nic_out.rx_o.n;
+            while (!q.empty() && q.front().closed && q.front().landed >= q.front().send->bytes) q.pop_front();
+            return;
+          }
+      }
     }
     throw std::logic_error(fmt::format(
         "cycle level: chip {} got a write at {:#x} from chip {} that no pending transfer holds", c, a, src));
@@ -261,8 +297,10 @@ class CycleOrder {
     bool closed = false;  // its semaphore came
   };
   double cycle_ns_;
-  std::map<std::pair<unsigned, unsigned>, std::deque<Pending>> q_;  // (receiving chip, sending chip)
-  std::map<unsigned, unsigned> rank_;                               // chip -> rank
+  unsigned unit_, channels_;
+  std::map<std::tuple<unsigned, unsigned, unsigned>, std::deque<Pending>>
+      q_;                              // (receiving chip, sending chip, channel)
+  std::map<unsigned, unsigned> rank_;  // chip -> rank
 };
 
 }  // namespace
@@ -271,18 +309,15 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   Config f = c;
   f.fidelity = Fidelity::flow;
   f.data = false;
-  const double beat_gbps = cs.prm.chip.core.core.beat_bytes / cs.cycle_ns;
-  // the chip's one NIC injects and ejects a flit a cycle; its DMA reads a beat a cycle; its HBM port
-  // reads a beat and writes a beat a cycle; a packet carries a write of a beat
-  f.nic_gbps = cs.prm.chip.w / 8.0 / cs.cycle_ns;
-  f.dma_gbps = beat_gbps;
+  const unsigned beat = cs.prm.chip.core.core.beat_bytes;
+  const double beat_gbps = beat / cs.cycle_ns;
+  // the chip's HBM port reads a beat and writes a beat a cycle; a packet carries a write of a beat
   f.hbm_gbps = 2 * beat_gbps;
-  f.pkt_bytes = cs.prm.chip.core.core.beat_bytes;
+  f.pkt_bytes = beat;
   f.desc_bytes = std::max(c.desc_bytes / f.pkt_bytes * f.pkt_bytes, f.pkt_bytes);
   f.inflight = 64;  // the programs issue every instance's round before the next round's waits
   // latencies: a hop beyond its wire (router, link layer), and a transfer beyond its route and the
   // HBM read (the program's issue, the DMA, the NIC both ways, the semaphore)
-  const unsigned beat = cs.prm.chip.core.core.beat_bytes;
   // the probes' destinations: the nearest chip and the nearest farther one (a ring of 4: 1 and 2),
   // their hops and their wires' latencies (cycles)
   unsigned b1 = 1, b2 = 2, h1 = 1, h2 = 2;
@@ -302,15 +337,32 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
     h1 = hops(b1), l1 = wires(b1);
     if (b2) h2 = hops(b2), l2 = wires(b2);
   }
-  const double one = static_cast<double>(probe_cycles(cs, b1, beat));
-  const double two = b2 ? static_cast<double>(probe_cycles(cs, b2, beat)) : 0;
-  // the rate of one stream of writes (beats), chip to chip: what a chip's DMA, NIC and fabric
-  // sustain together; the flow level's NIC limit (it counts the packets' wire bytes)
-  const unsigned many = std::min(32768u, cs.prm.chip.core.core.hbm_bytes / 2) / beat * beat;
-  const double stream = static_cast<double>(probe_cycles(cs, b1, many)) - one;
-  const double rate = (many - beat) / stream;  // payload bytes a cycle
+  const double one = static_cast<double>(probe_cycles(cs, cs.mem, b1, beat));
+  const double two = b2 ? static_cast<double>(probe_cycles(cs, cs.mem, b2, beat)) : 0;
+  // Rates, payload bytes a cycle, from the time two streams of writes of different lengths take
+  // (their difference: what one more byte costs once the stream runs):
+  //  - the NIC and fabric: one stream from chip to chip with a short HBM latency, so that the
+  //    DMA's reads in flight do not limit it: the flow level's NIC limit (it counts the packets'
+  //    wire bytes);
+  //  - one collective core's DMA against the HBM latency: a copy within a chip at the run's
+  //    latency, limited by the 256 reads a core keeps in flight (256 beats per latency) and by the
+  //    HBM port's beat a cycle; the chip's channels run one core each: the flow level's DMA
+  //    bandwidth of a chip.
+  const unsigned window = (1u << dma::kReadIdBits) * beat;
+  const unsigned longest = std::min(4 * window, cs.prm.chip.core.core.hbm_bytes / 2) / beat * beat;
+  const unsigned shorter = std::max(beat, longest / 2 / beat * beat);
+  auto stream_rate = [&](const dma::MemSystem::Params& mem, unsigned to) {
+    const double t_long = static_cast<double>(probe_cycles(cs, mem, to, longest));
+    const double t_short = static_cast<double>(probe_cycles(cs, mem, to, shorter));
+    return (longest - shorter) / std::max(1.0, t_long - t_short);
+  };
+  dma::MemSystem::Params quick = cs.mem;
+  quick.hbm_lat_min = quick.hbm_lat_max = 8;
+  const double nic_rate = stream_rate(quick, b1);
+  const double core_rate = stream_rate(cs.mem, 0);
   const double wf = static_cast<double>(wire_bytes(beat, beat)) / beat;
-  f.nic_gbps = std::min(f.nic_gbps, rate * wf / cs.cycle_ns);
+  f.nic_gbps = std::min(cs.prm.chip.w / 8.0, nic_rate * wf) / cs.cycle_ns;
+  f.dma_gbps = std::min(static_cast<double>(beat) * cs.channels, core_rate * cs.channels) / cs.cycle_ns;
   // a hop's cycles beyond its wire, from the two probes (0 where every chip is as far: one switch)
   const double hop_add = b2 ? ((two - l2) - (one - l1)) / (h2 - h1) : 0;
   const double read = s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns;
@@ -332,16 +384,18 @@ Result Run::run_cycle() {
   ec.desc_bytes = c_.desc_bytes;
   ec.barrier = c_.barrier;
   ec.base = 0;
-  const std::uint64_t need = seg_bytes_ * n * regions_ + 16;
-  CycleSystem cs = cycle_system(s_, c_, need);
+  CycleSystem cs = cycle_system(s_, c_, cycle_hbm_need());
   const chip::Chip::Params& cp = cs.prm.chip;
   ec.unit = cp.cores;
+  ec.channels = cs.channels;
+  ec.chunk = cycle_chunk(cs.channels);
   ec.queues = cp.core.core.queues;
   ec.hbm_bytes = cp.core.core.hbm_bytes;
   const Programs P = emit(ec);
 
   // the flow level on the same system's equivalent: the bound, and the cross-check's other side
   Config fc = cycle_equivalent(s_, c_, cs);
+  fc.chunk = ec.chunk;  // the same instances
   Run flow(s_, fc);
   const Result fr = flow.run();
 
@@ -352,11 +406,15 @@ Result Run::run_cycle() {
     for (unsigned r = 0; r < n; ++r) {
       const unsigned chip = place_.chip[r];
       if (c_.data) std::copy(mem_.at(r).begin(), mem_.at(r).end(), tr.hbm(chip).image().hbm.begin() + ec.base);
-      tr.load(chip, ec.unit, isa::assemble(P.text[r], fmt::format("rank{}.s", r), defs));
-      masks[chip] = std::uint64_t{1} << ec.unit;
+      for (unsigned k = 0; k < ec.channels; ++k) {
+        tr.load(chip, ec.unit + k,
+                isa::assemble(P.program(r, k),
+                              fmt::format("rank{}{}.s", r, ec.channels > 1 ? fmt::format("_ch{}", k) : ""), defs));
+        masks[chip] |= std::uint64_t{1} << (ec.unit + k);
+      }
     }
     if (c_.p_flip > 0) tr.set_flips(c_.p_flip, c_.seed ^ 0x5bd1e995u);
-    CycleOrder order(P, place_, cs.cycle_ns);
+    CycleOrder order(P, place_, ec.unit, cs.cycle_ns);
     std::vector<Violation> violations;
     tr.set_observer([&](std::uint64_t cyc) {
       for (unsigned c = 0; c < s_.chips(); ++c)

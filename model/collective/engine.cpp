@@ -122,10 +122,19 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   const std::uint64_t region = seg_bytes_ * n;
   regions_ = sched_.uses_scratch ? 3 : sched_.uses_out ? 2 : 1;
   // every rank's memory, and about as much again for the inputs and results a check compares
-  if (c_.fidelity == Fidelity::cycle) cycle_system(s, c_, region * regions_ + 16);  // its refusals, now
+  if (c_.fidelity == Fidelity::cycle) cycle_system(s, c_, cycle_hbm_need());  // its refusals, now
   if (c_.data && 2 * region * regions_ * n > (std::uint64_t{8} << 30))
     throw Error(fmt::format("--check: {} B on each of {} ranks is too much to hold; run without it (timing only)",
                             region * regions_, n));
+}
+
+std::uint64_t Run::cycle_chunk(unsigned channels) const {
+  const unsigned es = elem_bytes(c_.elem);
+  std::uint64_t cs = c_.chunk ? std::max<std::uint64_t>(es, c_.chunk / es * es) : seg_bytes_;
+  cs = std::min(cs, seg_bytes_);
+  if ((seg_bytes_ + cs - 1) / cs < channels)
+    cs = std::max<std::uint64_t>(es, (seg_bytes_ / es + channels - 1) / channels * es);
+  return cs;
 }
 
 void Run::ensure_memory() {

@@ -67,6 +67,10 @@ struct Config {
   double dma_gbps = 0;                ///< a chip's DMA (0: the chip's engines)
   double hbm_gbps = 0;                ///< a chip's HBM (0: the chip's stacks)
   std::string cycle_config = "full";  ///< cycle: the RTL configuration of the chips
+  /// cycle: collective cores of every chip that run the schedule at once, each its share of the
+  /// instances (0: as many as cover the HBM read latency at the fastest link's rate, at most the
+  /// chip's collective cores; docs/collectives.md, "Channels")
+  unsigned channels = 0;
   std::function<void(const std::string&)> progress;  ///< called about once a second on long runs
 };
 
@@ -171,6 +175,7 @@ struct CycleSystem {
   dma::MemSystem::Params mem;
   const cfg::Arch* arch = nullptr;
   double cycle_ns = 0;
+  unsigned channels = 1;  ///< collective cores a chip runs the schedule on (prm.chip.cc_cores)
   std::string describe;
 };
 /// Throws Error for a system the cycle level cannot build (more than 255 chips or 255 ports a
@@ -205,6 +210,11 @@ class Run {
   class Engine;
   void ensure_memory();
   Result run_cycle();
+  /// The cycle level: a chip's HBM the run needs (its regions and the channels' flag words), and
+  /// the bytes of each segment an instance takes: the run's chunk, or smaller, so that every one of
+  /// `channels` channels has an instance.
+  std::uint64_t cycle_hbm_need() const { return seg_bytes_ * ranks() * regions_ + 16 * 32; }
+  std::uint64_t cycle_chunk(unsigned channels) const;
   const system::System& s_;
   Config c_;
   Placement place_;

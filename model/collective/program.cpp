@@ -94,7 +94,10 @@ Programs emit(const EmitConfig& c) {
         fmt::format("size {} B is not a whole number of {} elements ({} B each)", c.bytes, elem_name(c.elem), es));
   if (c.queues == 0) throw Error("emit: the collective core has no DMA queue");
   if (c.desc_bytes == 0) throw Error("emit: a descriptor of 0 bytes");
+  if (c.channels == 0 || c.unit + c.channels > 31)
+    throw Error(fmt::format("emit: {} channels from unit {}: a chip addresses 31 units", c.channels, c.unit));
   Programs P;
+  P.channels = c.channels;
   P.schedule = build(c.op, c.algo, n, c.place.group);
   const Schedule& S = P.schedule;
   const unsigned T = S.rounds();
@@ -105,8 +108,8 @@ Programs emit(const EmitConfig& c) {
   cs = std::min(cs, P.seg_bytes);
   P.chunk_bytes = cs;
   P.instances = static_cast<unsigned>((P.seg_bytes + cs - 1) / cs);
-  const std::uint64_t flag = c.base + P.regions * P.region_bytes;
-  const std::uint64_t end = flag + 16;
+  const std::uint64_t flag = c.base + P.regions * P.region_bytes;  // channel k's flag word at flag + 16 k
+  const std::uint64_t end = flag + 16 * c.channels;
   if (end > (std::uint64_t{1} << dma::kLocalBits) || (c.hbm_bytes && end > c.hbm_bytes))
     throw Error(
         fmt::format("emit: {} region(s) of {} B from {:#x} and the flag word end at {:#x}, beyond the HBM's {} B",
@@ -120,6 +123,8 @@ Programs emit(const EmitConfig& c) {
     if (S.gate(t, once) == static_cast<int>(t)) flag_slot[t] = static_cast<int>(gated++);
   }
   const unsigned C = P.instances;
+  const unsigned K = c.channels;
+  const unsigned CL = (C + K - 1) / K;  // instances a channel runs (the most), each with its semaphores
   // who sends to whom in every round: recv[t][x] lists the senders of x's round-t transfers (a
   // sender once per transfer)
   std::vector<std::vector<std::vector<unsigned>>> recv(T, std::vector<std::vector<unsigned>>(n));
@@ -143,23 +148,24 @@ Programs emit(const EmitConfig& c) {
         if (std::find(slot[x].begin(), slot[x].end(), q) == slot[x].end()) slot[x].push_back(q);
     width = std::max(width, static_cast<unsigned>(slot[x].size()));
   }
-  P.per_sender = C * (T + gated) > 32;
-  P.semaphores = P.per_sender ? C * (width + gated) : C * (T + gated);
+  P.per_sender = CL * (T + gated) > 32;
+  P.semaphores = P.per_sender ? CL * (width + gated) : CL * (T + gated);
   if (P.semaphores > 32)
     throw Error(fmt::format(
         "emit: {} instances x ({} rounds + {} gated rounds) need {} semaphores a round, or {} x ({} senders + {}) a "
         "sender; a collective core has 32 (use a larger --chunk)",
-        C, T, gated, C * (T + gated), C, width, gated, C * (width + gated)));
+        CL, T, gated, CL * (T + gated), CL, width, gated, CL * (width + gated)));
   const unsigned D = P.per_sender ? width : T;  // data semaphores per instance
   auto sender_slot = [&](unsigned x, unsigned q) {
     return static_cast<unsigned>(std::find(slot[x].begin(), slot[x].end(), q) - slot[x].begin());
   };
-  // the semaphore transfer (sender q to rank x, round t, instance inst) adds to, and the waits of
-  // rank x after round t: (semaphore, value) pairs
+  // the semaphore transfer (sender q to rank x, round t, instance inst) adds to on its channel's
+  // core, and the waits of rank x after round t: (semaphore, value) pairs
   auto data_sem = [&](unsigned inst, unsigned t, unsigned x, unsigned q) {
-    return inst * D + (P.per_sender ? sender_slot(x, q) : t);
+    return inst / K * D + (P.per_sender ? sender_slot(x, q) : t);
   };
   auto waits = [&](unsigned inst, unsigned t, unsigned x) {
+    inst /= K;
     std::vector<std::pair<unsigned, unsigned>> w;
     if (!P.per_sender) {
       if (S.expect(x, t) > 0) w.emplace_back(inst * D + t, S.expect(x, t));
@@ -175,7 +181,9 @@ Programs emit(const EmitConfig& c) {
     }
     return w;
   };
-  auto flag_sem = [&](unsigned inst, unsigned t) { return C * D + inst * gated + static_cast<unsigned>(flag_slot[t]); };
+  auto flag_sem = [&](unsigned inst, unsigned t) {
+    return CL * D + inst / K * gated + static_cast<unsigned>(flag_slot[t]);
+  };
   // flags owed to rank r at gated round g: one from every rank that r adds into from then on
   std::vector<std::vector<unsigned>> owed(n, std::vector<unsigned>(T, 0));
   std::vector<unsigned> peers;
@@ -190,103 +198,112 @@ Programs emit(const EmitConfig& c) {
   const char* ty = c.elem == Elem::fp32 ? "fp32" : "bf16";
   std::vector<Xfer> xs;
   std::vector<Run> runs;
-  P.text.resize(n);
+  P.text.resize(std::size_t{n} * K);
   P.sends.resize(n);
-  for (unsigned r = 0; r < n; ++r) {
-    const unsigned me = c.place.chip[r];
-    std::string& o = P.text[r];
-    o += fmt::format("; {} by {} of {} B ({}) over {} ranks: rank {} on chip {}, collective core unit {}\n",
-                     op_name(S.op), algo_name(S.algo), c.bytes, elem_name(c.elem), n, r, me, c.unit);
-    o += fmt::format("; {}\n", S.describe);
-    o += fmt::format("; segments of {} B from {:#x}; {} instance(s) of {} B a segment; flag word {:#x}\n", P.seg_bytes,
-                     c.base, C, cs, flag);
-    if (P.per_sender)
-      o += fmt::format(
-          "; semaphore i * {} + s: the running count of transfers of instance i from this rank's s-th sender\n", D);
-    else
-      o += fmt::format("; semaphore i * {} + t: transfers to this rank in round t of instance i\n", T);
-    if (gated) o += fmt::format("; semaphore {} + i * {} + k: ready flags of the k-th gated round\n", C * D, gated);
-    o += ".stream sync\n";
-    for (unsigned t = 0; t < T; ++t) {
-      bool once = false;
-      const int g = S.gate(t, once);
-      xs.clear();
-      S.sends(r, t, xs);
-      for (unsigned inst = 0; inst < C; ++inst) {
-        o += fmt::format("; round {} instance {}\n", t, inst);
-        if (t > 0)
-          for (const auto& [sem, val] : waits(inst, t - 1, r)) o += fmt::format("    sem_wait wait={}>={}\n", sem, val);
-        if (g == static_cast<int>(t)) {
-          peers.clear();
-          S.senders(r, t, peers);
-          for (unsigned q : peers) {
-            const unsigned qc = c.place.chip[q];
-            o += fmt::format("    dma_start queue={} src={} dst={} len=4 dsem={}+=1 dsem.unit={} dsem.chip={}\n",
-                             qc % c.queues, hbm(me, me, flag), hbm(me, qc, flag), flag_sem(inst, t),
-                             qc == me ? 0 : c.unit + 1, qc == me ? 0 : qc + 1);
-            ++P.descriptors;
-            if (qc != me) P.sends[r].push_back(Programs::Send{qc, inst, t, {{flag, 4u}}, 4});
-          }
-        }
-        const std::uint64_t lo = inst * cs, len = std::min(cs, P.seg_bytes - lo);
-        bool waited = false;
-        for (const Xfer& x : xs) {
-          if (g >= 0 && x.dst != r && !waited && owed[r][static_cast<unsigned>(g)] > 0) {
-            o += fmt::format("    sem_wait wait={}>={}\n", flag_sem(inst, static_cast<unsigned>(g)),
-                             owed[r][static_cast<unsigned>(g)]);
-            waited = true;
-          }
-          runs.clear();
-          for (const Piece& p : x.pieces) {
-            const unsigned step = len == P.seg_bytes ? p.count : 1;
-            for (unsigned k = 0; k < p.count; k += step) {
-              const std::uint64_t so =
-                  static_cast<unsigned>(x.src_reg) * P.region_bytes + (p.src_seg + k) * P.seg_bytes + lo;
-              const std::uint64_t d =
-                  static_cast<unsigned>(x.dst_reg) * P.region_bytes + (p.dst_seg + k) * P.seg_bytes + lo;
-              if (!runs.empty() && runs.back().src + runs.back().bytes == so &&
-                  runs.back().dst + runs.back().bytes == d)
-                runs.back().bytes += step * len;
-              else
-                runs.push_back(Run{so, d, step * len});
+  for (unsigned r = 0; r < n; ++r)
+    for (unsigned ch = 0; ch < K; ++ch) {
+      const unsigned me = c.place.chip[r];
+      const unsigned unit = c.unit + ch;
+      const std::uint64_t fw = flag + 16 * ch;
+      std::string& o = P.text[r * K + ch];
+      o += fmt::format("; {} by {} of {} B ({}) over {} ranks: rank {} on chip {}, collective core unit {}\n",
+                       op_name(S.op), algo_name(S.algo), c.bytes, elem_name(c.elem), n, r, me, unit);
+      o += fmt::format("; {}\n", S.describe);
+      o += fmt::format("; segments of {} B from {:#x}; {} instance(s) of {} B a segment; flag word {:#x}\n",
+                       P.seg_bytes, c.base, C, cs, fw);
+      if (K > 1)
+        o += fmt::format("; channel {} of {}: instances i = {} mod {}, semaphores of instance i at i / {}\n", ch, K, ch,
+                         K, K);
+      if (P.per_sender)
+        o += fmt::format(
+            "; semaphore i * {} + s: the running count of transfers of instance i from this rank's s-th sender\n", D);
+      else
+        o += fmt::format("; semaphore i * {} + t: transfers to this rank in round t of instance i\n", T);
+      if (gated) o += fmt::format("; semaphore {} + i * {} + k: ready flags of the k-th gated round\n", CL * D, gated);
+      o += ".stream sync\n";
+      for (unsigned t = 0; t < T; ++t) {
+        bool once = false;
+        const int g = S.gate(t, once);
+        xs.clear();
+        S.sends(r, t, xs);
+        for (unsigned inst = ch; inst < C; inst += K) {
+          o += fmt::format("; round {} instance {}\n", t, inst);
+          if (t > 0)
+            for (const auto& [sem, val] : waits(inst, t - 1, r))
+              o += fmt::format("    sem_wait wait={}>={}\n", sem, val);
+          if (g == static_cast<int>(t)) {
+            peers.clear();
+            S.senders(r, t, peers);
+            for (unsigned q : peers) {
+              const unsigned qc = c.place.chip[q];
+              o += fmt::format("    dma_start queue={} src={} dst={} len=4 dsem={}+=1 dsem.unit={} dsem.chip={}\n",
+                               qc % c.queues, hbm(me, me, fw), hbm(me, qc, fw), flag_sem(inst, t),
+                               qc == me ? 0 : unit + 1, qc == me ? 0 : qc + 1);
+              ++P.descriptors;
+              if (qc != me)
+                P.sends[r].push_back(Programs::Send{qc, inst, t, ch, {{static_cast<std::uint32_t>(fw), 4u}}, 4});
             }
           }
-          const unsigned dc = c.place.chip[x.dst];
-          std::vector<Run> descs;
-          for (const Run& run : runs)
-            for (std::uint64_t off = 0; off < run.bytes; off += c.desc_bytes)
-              descs.push_back(
-                  Run{run.src + off, run.dst + off, std::min<std::uint64_t>(c.desc_bytes, run.bytes - off)});
-          for (std::size_t i = 0; i < descs.size(); ++i) {
-            const Run& d = descs[i];
-            o += fmt::format("    dma_start queue={} src={} dst={} len={}", dc % c.queues, hbm(me, me, c.base + d.src),
-                             hbm(me, dc, c.base + d.dst), d.bytes);
-            o += x.reduce ? fmt::format(" stype={} dtype={} dop=acc", ty, ty) : std::string(" stype=bytes dtype=bytes");
-            if (i + 1 == descs.size()) {
-              o += fmt::format(" dsem={}+=1 dsem.unit={} dsem.chip={}", data_sem(inst, t, x.dst, r),
-                               dc == me ? 0 : c.unit + 1, dc == me ? 0 : dc + 1);
-              if (c.barrier) o += " barrier";
+          const std::uint64_t lo = inst * cs, len = std::min(cs, P.seg_bytes - lo);
+          bool waited = false;
+          for (const Xfer& x : xs) {
+            if (g >= 0 && x.dst != r && !waited && owed[r][static_cast<unsigned>(g)] > 0) {
+              o += fmt::format("    sem_wait wait={}>={}\n", flag_sem(inst, static_cast<unsigned>(g)),
+                               owed[r][static_cast<unsigned>(g)]);
+              waited = true;
             }
-            o += "\n";
-          }
-          if (dc != me) {
-            Programs::Send sd{dc, inst, t, {}, 0};
-            for (const Run& d : descs) {
-              sd.ranges.emplace_back(static_cast<std::uint32_t>(c.base + d.dst), static_cast<std::uint32_t>(d.bytes));
-              sd.bytes += d.bytes;
+            runs.clear();
+            for (const Piece& p : x.pieces) {
+              const unsigned step = len == P.seg_bytes ? p.count : 1;
+              for (unsigned k = 0; k < p.count; k += step) {
+                const std::uint64_t so =
+                    static_cast<unsigned>(x.src_reg) * P.region_bytes + (p.src_seg + k) * P.seg_bytes + lo;
+                const std::uint64_t d =
+                    static_cast<unsigned>(x.dst_reg) * P.region_bytes + (p.dst_seg + k) * P.seg_bytes + lo;
+                if (!runs.empty() && runs.back().src + runs.back().bytes == so &&
+                    runs.back().dst + runs.back().bytes == d)
+                  runs.back().bytes += step * len;
+                else
+                  runs.push_back(Run{so, d, step * len});
+              }
             }
-            P.sends[r].push_back(std::move(sd));
+            const unsigned dc = c.place.chip[x.dst];
+            std::vector<Run> descs;
+            for (const Run& run : runs)
+              for (std::uint64_t off = 0; off < run.bytes; off += c.desc_bytes)
+                descs.push_back(
+                    Run{run.src + off, run.dst + off, std::min<std::uint64_t>(c.desc_bytes, run.bytes - off)});
+            for (std::size_t i = 0; i < descs.size(); ++i) {
+              const Run& d = descs[i];
+              o += fmt::format("    dma_start queue={} src={} dst={} len={}", dc % c.queues,
+                               hbm(me, me, c.base + d.src), hbm(me, dc, c.base + d.dst), d.bytes);
+              o += x.reduce ? fmt::format(" stype={} dtype={} dop=acc", ty, ty)
+                            : std::string(" stype=bytes dtype=bytes");
+              if (i + 1 == descs.size()) {
+                o += fmt::format(" dsem={}+=1 dsem.unit={} dsem.chip={}", data_sem(inst, t, x.dst, r),
+                                 dc == me ? 0 : unit + 1, dc == me ? 0 : dc + 1);
+                if (c.barrier) o += " barrier";
+              }
+              o += "\n";
+            }
+            if (dc != me) {
+              Programs::Send sd{dc, inst, t, ch, {}, 0};
+              for (const Run& d : descs) {
+                sd.ranges.emplace_back(static_cast<std::uint32_t>(c.base + d.dst), static_cast<std::uint32_t>(d.bytes));
+                sd.bytes += d.bytes;
+              }
+              P.sends[r].push_back(std::move(sd));
+            }
+            P.descriptors += descs.size();
+            ++P.transfers;
           }
-          P.descriptors += descs.size();
-          ++P.transfers;
         }
       }
+      if (T > 0)
+        for (unsigned inst = ch; inst < C; inst += K)
+          for (const auto& [sem, val] : waits(inst, T - 1, r)) o += fmt::format("    sem_wait wait={}>={}\n", sem, val);
+      o += "    end\n";
     }
-    if (T > 0)
-      for (unsigned inst = 0; inst < C; ++inst)
-        for (const auto& [sem, val] : waits(inst, T - 1, r)) o += fmt::format("    sem_wait wait={}>={}\n", sem, val);
-    o += "    end\n";
-  }
   return P;
 }
 

@@ -17,6 +17,10 @@
 //     destinations carry the receiver's chip in the HBM address, docs/chip.md), with the barrier
 //     flag when asked;
 //   - at the end it waits for the last round's transfers.
+// Channels: with channels = k > 1, k collective cores of every chip (units unit .. unit + k - 1)
+// run the schedule at once, core j the instances i with i mod k = j (each a slice of every
+// segment), as a collective library runs several rings on its DMA engines: every core has its own
+// DMA queues, read slots and semaphores, and its transfers signal the same core on the receiver.
 // Every (instance, round) has its own semaphore where instances x (rounds + gated rounds) fit in the
 // unit's 32, so a count never mixes rounds or instances. Longer schedules (a ring of more than 16
 // ranks) give every (instance, sender) a semaphore instead: the sender's transfers to a rank add to
@@ -25,7 +29,7 @@
 //
 // Memory of a rank, in its chip's HBM from `base`: the data region (segment s at s * seg_bytes),
 // then the output and scratch regions where the schedule uses them, each ranks x seg_bytes, then
-// the flag word (16 bytes: a beat of the narrowest configuration).
+// the flag word of every channel (16 bytes each: a beat of the narrowest configuration).
 #pragma once
 
 #include <cstdint>
@@ -46,6 +50,7 @@ struct EmitConfig {
   std::uint32_t desc_bytes = 65536;
   bool barrier = false;         ///< the barrier flag on each transfer's semaphore descriptor
   unsigned unit = 0;            ///< the collective core's unit index on every chip (the chip's cores)
+  unsigned channels = 1;        ///< collective cores running the schedule: instance i on unit + i % channels
   unsigned queues = 2;          ///< queues of its DMA engine
   std::uint32_t base = 0;       ///< HBM address of the data region on every chip
   std::uint64_t hbm_bytes = 0;  ///< a chip's HBM (the memory must fit below it; 0: no limit)
@@ -53,20 +58,22 @@ struct EmitConfig {
 
 struct Programs {
   Schedule schedule;
-  std::vector<std::string> text;  ///< per rank: the collective core's program (assembly)
+  std::vector<std::string> text;  ///< per rank r and channel k, at r * channels + k: its program (assembly)
+  unsigned channels = 1;
   std::uint64_t seg_bytes = 0, region_bytes = 0, chunk_bytes = 0;
   unsigned instances = 0, semaphores = 0, regions = 1;
   bool per_sender = false;  ///< semaphores per (instance, sender) with running counts, not per (instance, round)
   std::uint64_t transfers = 0, descriptors = 0;
-  std::uint32_t flag_addr = 0;  ///< every chip's flag word
+  std::uint32_t flag_addr = 0;  ///< every chip's flag word (channel k's at flag_addr + 16 k)
   /// What a rank's program sends to another chip, in program order (for the cycle level's ordering
   /// checker): a transfer's descriptors or a ready flag, each ending on a semaphore of the receiver.
   struct Send {
-    unsigned dst_chip = 0, inst = 0, round = 0;
+    unsigned dst_chip = 0, inst = 0, round = 0, channel = 0;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;  ///< (HBM address there, bytes)
     std::uint64_t bytes = 0;
   };
-  std::vector<std::vector<Send>> sends;  ///< per rank
+  std::vector<std::vector<Send>> sends;  ///< per rank (every channel's, each in its program order)
+  const std::string& program(unsigned rank, unsigned channel) const { return text.at(rank * channels + channel); }
   /// HBM address of region g (0 data, 1 out, 2 scratch) on every chip.
   std::uint32_t region_addr(Region g, std::uint32_t base) const {
     return base + static_cast<std::uint32_t>(static_cast<std::uint64_t>(g) * region_bytes);

@@ -46,6 +46,9 @@ A collective benchmark on a system composed from a preset: one row per message s
                        chips; reports the flow level on the same chips beside it:
                        docs/collectives.md, "The cycle level"); flit is another name for cycle
   --config NAME        cycle: the RTL configuration of the chips (default full)
+  --channels N         cycle: collective cores of every chip that run the schedule at once, each
+                       its share of the instances (default: as many as keep the fastest link busy
+                       against the HBM latency, at most the chip's collective cores)
   --ranks N            the first N chips of the placement (default every chip)
   --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
   --inflight N         instances in flight per rank (default 4)
@@ -304,6 +307,8 @@ int cmd_collective(int argc, char** argv) {
       cores = static_cast<int>(parse_uint(s, value(), 0, 30));
     else if (s == "--config")
       config = value();
+    else if (s == "--channels")
+      base.channels = parse_uint(s, value(), 1, 30);
     else if (s == "--base")
       emit_base = parse_size(s, value());
     else if (s == "-h" || s == "--help") {
@@ -314,6 +319,8 @@ int cmd_collective(int argc, char** argv) {
   }
   if (!op) throw CollectiveUsage("collective: --op OP is required");
   if (!emit_dir.empty()) {
+    if (base.channels)
+      throw CollectiveUsage("--channels: not with --emit (a system top runs the schedule on one collective core)");
     base.op = *op;
     return emit_programs(base, chunk_given, minb, emit_dir, torus, sw, cores, config.empty() ? "tiny" : config,
                          emit_base);
@@ -326,6 +333,8 @@ int cmd_collective(int argc, char** argv) {
       file.empty() ? system::default_presets(sets, preset) : system::load_presets(file, sets, preset);
   const system::System sys(p, preset);
   base.op = *op;
+  if (base.channels && base.fidelity != Fidelity::cycle)
+    throw CollectiveUsage("--channels: only with --fidelity cycle");
   if (!config.empty()) {
     if (base.fidelity != Fidelity::cycle) throw CollectiveUsage("--config: only with --emit or --fidelity cycle");
     if (!cfg::find(config)) throw CollectiveUsage(fmt::format("--config: unknown configuration '{}'", config));

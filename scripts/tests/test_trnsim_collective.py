@@ -161,6 +161,9 @@ def main():
         (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "-b", "64M"], "local HBM address"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "--config", "huge"], "unknown configuration"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--config", "tiny"], "only with --emit or --fidelity cycle"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--channels", "2"], "only with --fidelity cycle"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "--channels", "0"], "--channels"),
+        (["--preset", "trn1-16", "--op", "all-reduce", "--fidelity", "cycle", "--channels", "7"], "has 6 collective cores"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "exact"], "flow or cycle"),
     ]
     for argv, want in bad:
