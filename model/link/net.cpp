@@ -365,17 +365,9 @@ void Net::tick(const In& in) {
     Bits& wire = wire_;
     if (dl) {
       const Wire::Flit& f = lines_[l]->flit();
-      copy_bits(wire, 0, f.data, 0, lw);
-      wire.set_slice(lw, sb_, f.seq);
-      wire.set_slice(lw + sb_, 16, f.crc);
+      wire_word(wire, f.data, 0, lw, sb_, f.seq, f.crc, in.flip_i, in.flip_bit_i, fb_, l);
     } else {
-      copy_bits(wire, 0, tx.tx_data_o, 0, lw);
-      wire.set_slice(lw, sb_, tx.tx_seq_o);
-      wire.set_slice(lw + sb_, 16, tx.tx_crc_o);
-    }
-    if (in.flip_i.bit(l)) {
-      const unsigned b = static_cast<unsigned>(in.flip_bit_i.slice(l * fb_, fb_));
-      if (b < wire_bits()) wire.flip_bit(b);
+      wire_word(wire, tx.tx_data_o, 0, lw, sb_, tx.tx_seq_o, tx.tx_crc_o, in.flip_i, in.flip_bit_i, fb_, l);
     }
     copy_bits(x.rx_data_i, 0, wire, 0, lw);
     x.rx_seq_i = wire.slice(lw, sb_);

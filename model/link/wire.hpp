@@ -15,6 +15,21 @@
 
 namespace trn::link {
 
+/// A link's wire word as the receiver sees it: {crc, seq, data} (the data bits [from, from + lw)
+/// of `data`, then sb bits of seq, then 16 of crc) in w, with one bit inverted when the system's
+/// flip input says so for link l (flip_i bit l; the bit index in flip_bit_i's fb-bit field l; a
+/// bit past the wire flips nothing, as in the RTL tops).
+inline void wire_word(Bits& w, const Bits& data, unsigned from, unsigned lw, unsigned sb, std::uint64_t seq,
+                      std::uint64_t crc, const Bits& flip_i, const Bits& flip_bit_i, unsigned fb, unsigned l) {
+  w.copy(0, data, from, lw);
+  w.set_slice(lw, sb, seq);
+  w.set_slice(lw + sb, 16, crc);
+  if (flip_i.bit(l)) {
+    const auto b = static_cast<unsigned>(flip_bit_i.slice(l * fb, fb));
+    if (b < lw + sb + 16) w.flip_bit(b);
+  }
+}
+
 class Wire {
  public:
   /// What the receiver's end sends back.

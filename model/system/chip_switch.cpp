@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "common/clog2.hpp"
+#include "link/wire.hpp"
 
 namespace trn::system {
 
@@ -79,13 +80,7 @@ bool ChipSwitch::wire(const In& in) const {
   // the wire of link l as its receiver sees it: {crc, seq, data} with the channel's flip
   auto on_wire = [&](unsigned l, const Bits& data, std::uint64_t seq, std::uint64_t crc) {
     Bits w(wb);
-    w.copy(0, data, 0, LW);
-    w.set_slice(LW, SB, seq);
-    w.set_slice(LW + SB, 16, crc);
-    if (in.flip_i.bit(l)) {
-      const unsigned b = static_cast<unsigned>(in.flip_bit_i.slice(l * fb_, fb_));
-      if (b < wb) w.set_bit(b, !w.bit(b));  // (a bit past the wire flips nothing, as in the RTL)
-    }
+    link::wire_word(w, data, 0, LW, SB, seq, crc, in.flip_i, in.flip_bit_i, fb_, l);
     return w;
   };
   link::Router::In s = si_;

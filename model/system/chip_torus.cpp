@@ -64,17 +64,10 @@ bool ChipTorus::wire(const In& in, unsigned c) const {
     const bool dl = delayed(q);
     if (dl) {
       const link::Wire::Flit& f = lines_[l]->flit();
-      w.copy(0, f.data, 0, LW);
-      w.set_slice(LW, SB, f.seq);
-      w.set_slice(LW + SB, 16, f.crc);
+      link::wire_word(w, f.data, 0, LW, SB, f.seq, f.crc, in.flip_i, in.flip_bit_i, fb_, l);
     } else {
-      w.copy(0, o.lk_tx_data_o, j * LW, LW);
-      w.set_slice(LW, SB, o.lk_tx_seq_o.slice(j * SB, SB));
-      w.set_slice(LW + SB, 16, o.lk_tx_crc_o.slice(j * 16, 16));
-    }
-    if (in.flip_i.bit(l)) {
-      const unsigned b = static_cast<unsigned>(in.flip_bit_i.slice(l * fb_, fb_));
-      if (b < wb) w.set_bit(b, !w.bit(b));  // (a bit past the wire flips nothing, as in the RTL)
+      link::wire_word(w, o.lk_tx_data_o, j * LW, LW, SB, o.lk_tx_seq_o.slice(j * SB, SB),
+                      o.lk_tx_crc_o.slice(j * 16, 16), in.flip_i, in.flip_bit_i, fb_, l);
     }
     k.lk_rx_valid_i.set_bit(q, dl ? lines_[l]->valid() : o.lk_tx_valid_o.bit(j));
     k.lk_rx_data_i.copy(q * LW, w, 0, LW);
