@@ -213,25 +213,36 @@ bool Chip::wire(const In& in) const {
     set(w.core_in[u], std::move(k), dirty_.core[u], changed);
   }
   for (unsigned j = 0; j < p_.cc_cores; ++j) {
+    // in place (the collective cores are many and mostly waiting: no copy of their ports a pass)
     const unsigned u = p_.cores + j;
-    CcCore::In k = w.cc_in[j];
-    k.rst_ni = in.rst_ni;
-    k.start_i = bit(in.start_i, u);
-    k.im_valid_i = in.im_valid_i && in.im_unit_i == u;
-    k.im_stream_i = in.im_stream_i;
-    k.im_addr_i = in.im_addr_i;
-    k.im_data_i = in.im_data_i;
-    k.dma_cfg_strong_i = bit(in.dma_strong_i, u) ? (1ull << c.queues) - 1 : 0;
-    k.sem_ext_en_i = in.sem_ext_en_i;
-    k.sem_add_valid_i = bit(xo.sem_valid_o, u);
-    k.sem_add_idx_i = static_cast<unsigned>(xo.sem_idx_o);
-    k.sem_add_val_i = xo.sem_val_o;
-    k.hbm_ar_ready_i = bit(xo.u_ar_ready_o, u);
-    k.hbm_r_valid_i = bit(xo.u_r_valid_o, u);
-    k.hbm_r_id_i = xo.u_r_id_o & ((1ull << csw) - 1);
-    k.hbm_r_data_i = xo.u_r_data_o;
-    k.hbm_wr_ready_i = bit(xo.u_wr_ready_o, u);
-    set(w.cc_in[j], std::move(k), dirty_.cc[j], changed);
+    CcCore::In& k = w.cc_in[j];
+    bool moved = false;
+    auto upd = [&moved](auto& field, const auto& v) {
+      if (!(field == v)) {
+        field = v;
+        moved = true;
+      }
+    };
+    upd(k.rst_ni, in.rst_ni);
+    upd(k.start_i, bit(in.start_i, u));
+    upd(k.im_valid_i, in.im_valid_i && in.im_unit_i == u);
+    upd(k.im_stream_i, in.im_stream_i);
+    upd(k.im_addr_i, in.im_addr_i);
+    upd(k.im_data_i, in.im_data_i);
+    upd(k.dma_cfg_strong_i, bit(in.dma_strong_i, u) ? (std::uint64_t{1} << c.queues) - 1 : std::uint64_t{0});
+    upd(k.sem_ext_en_i, in.sem_ext_en_i);
+    upd(k.sem_add_valid_i, bit(xo.sem_valid_o, u));
+    upd(k.sem_add_idx_i, static_cast<unsigned>(xo.sem_idx_o));
+    upd(k.sem_add_val_i, xo.sem_val_o);
+    upd(k.hbm_ar_ready_i, bit(xo.u_ar_ready_o, u));
+    upd(k.hbm_r_valid_i, bit(xo.u_r_valid_o, u));
+    upd(k.hbm_r_id_i, xo.u_r_id_o & ((std::uint64_t{1} << csw) - 1));
+    upd(k.hbm_r_data_i, xo.u_r_data_o);
+    upd(k.hbm_wr_ready_i, bit(xo.u_wr_ready_o, u));
+    if (moved) {
+      dirty_.cc[j] = true;
+      changed = true;
+    }
   }
 
   // ---- the fabric: the units' HBM ports, the NIC, the chip's HBM port
