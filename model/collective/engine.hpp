@@ -66,6 +66,7 @@ struct Config {
   double nic_gbps = 0;                ///< a chip's injection and ejection limit (0: none)
   double dma_gbps = 0;                ///< a chip's DMA (0: the chip's engines)
   double hbm_gbps = 0;                ///< a chip's HBM (0: the chip's stacks)
+  bool flag_reads = false;            ///< a ready flag waits for an HBM read, as any DMA write (the cycle level's)
   std::string cycle_config = "full";  ///< cycle: the RTL configuration of the chips
   /// cycle: collective cores of every chip that run the schedule at once, each its share of the
   /// instances (0: as many as cover the HBM read latency at the fastest link's rate, at most the

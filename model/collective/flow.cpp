@@ -50,7 +50,8 @@ class FlowBackend : public Backend {
       flows_[f.prev].next = id;
       it->second = id;
     }
-    pending_.push(Ev{now + (a.flag ? 0.0 : m_.read_ns()), seq_++, id});
+    // a ready flag reads nothing, unless the chips send it as a DMA write from HBM (Config::flag_reads)
+    pending_.push(Ev{now + (a.flag && !c_.flag_reads ? 0.0 : m_.read_ns()), seq_++, id});
   }
 
   bool idle() const override { return pending_.empty() && active_.empty() && delivering_.empty(); }
