@@ -126,6 +126,15 @@ void CcCore::eval(const In& in, Out& out) const {
 
 void CcCore::tick(const In& in) {
   settle(in);
+  // A waiting core (its control blocked with nothing to fetch, issue or add, its DMA idle, no
+  // instruction write, start, semaphore addition or read response coming in) is a fixed point once
+  // it has ticked on these inputs: the later ticks on the same inputs are skipped. (The first such
+  // tick still runs: it clears what an idle tick clears, such as the DMA arbiter's lock.)
+  const bool quiet = in.rst_ni && !in.im_valid_i && !in.start_i && !in.sem_add_valid_i && !in.hbm_r_valid_i &&
+                     !ci_.sem_add_valid_i && !di_.desc_valid_i && ctl_.quiet() && dma_.idle();
+  if (quiet && was_quiet_ && in == quiet_in_) return;
+  was_quiet_ = quiet;
+  if (quiet) quiet_in_ = in;
   const core::Control::In c = ci_;
   const dma::DmaEngine::In d = di_;
   ctl_.tick(c);

@@ -112,6 +112,8 @@ class CcCore {
   mutable core::SemTap::Out to_;
   mutable bool settled_ = false;  // the parts' ports above are settled for settled_in_ and the state
   mutable In settled_in_;
+  bool was_quiet_ = false;  // the last tick ran quiet on quiet_in_: the state is a fixed point for it
+  In quiet_in_;
 };
 
 }  // namespace trn::chip

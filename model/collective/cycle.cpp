@@ -119,13 +119,16 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   cs.mem.sbuf_lat = 2;
   p.core.core.slots = (1u << dma::kReadIdBits) * p.core.core.dma_engines;  // a collective core has slots / engines
   // channels: a collective core keeps 256 reads of a beat in flight, so against the HBM latency
-  // one core moves 256 beats per latency; enough cores to keep the fastest link busy, at most the
+  // one core moves 256 beats per latency; enough cores to keep the fastest link busy with payload
+  // (a write of a beat is a head flit and a body flit per (W - 2) / 8 bytes, chip_pkg), at most the
   // chip's collective cores (and the units a semaphore address names)
   const unsigned most = std::min(s.design().collective_cores(), ((1u << dma::kUnitBits) - 1) - p.cores);
   if (c.channels > most)
     throw Error(fmt::format("--channels {}: a chip of {} has {} collective cores", c.channels, s.preset().key, most));
   const double window = double{1u << dma::kReadIdBits} * p.core.core.beat_bytes;
-  const auto need = static_cast<unsigned>(std::ceil(p.w / 8.0 * cs.mem.hbm_lat_max / window));
+  const unsigned body = (p.w - 2) / 8, beat = p.core.core.beat_bytes;
+  const double payload = static_cast<double>(beat) / (1 + (beat + body - 1) / body);  // bytes a cycle
+  const auto need = static_cast<unsigned>(std::ceil(payload * cs.mem.hbm_lat_max / window));
   cs.channels = c.channels ? c.channels : std::clamp(need, 1u, std::max(1u, most));
   p.cc_cores = cs.channels;
   // a chip's HBM: what the run needs, within the local address

@@ -391,6 +391,13 @@ void Control::eval(const In& in, Out& out) const {
   decide(in, st, &out);
 }
 
+bool Control::quiet() const {
+  const Step& st = step_;
+  for (unsigned s = 0; s < kStreams; ++s)
+    if (st.fetch[s] || st.issue[s]) return false;
+  return !st.any_add && !st.err_now && !st.done;
+}
+
 void Control::tick(const In& in) {
   // the instruction memories (not reset)
   if (in.im_valid_i && in.im_stream_i < kStreams && ((p_.streams_on >> in.im_stream_i) & 1) &&

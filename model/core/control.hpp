@@ -112,6 +112,10 @@ class Control {
   Out make_out() const { return Out{}; }
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
+  /// The last eval()'s decision (on the current state) fetches, issues, adds to a semaphore, fails
+  /// and finishes nothing: a tick on the same inputs, without an instruction write or a start,
+  /// changes no state (a model-only query, for skipping waiting units).
+  bool quiet() const;
 
   /// The wiring every unit built around a control shares (core::NeuronCore, chip::CcCore): the
   /// top's program, start and semaphore-addition inputs go to the control, and the control's

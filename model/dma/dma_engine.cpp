@@ -281,6 +281,11 @@ void DmaEngine::eval(const In& in, Out& o) const {
   o.inflight_o = inflight_;
 }
 
+bool DmaEngine::idle() const {
+  if (ar_v_ || w_v_ || inflight_ || rob_) return false;
+  return std::all_of(q_.begin(), q_.end(), [](const Queue& q) { return q.st == Q::load && q.fifo.empty() && !q.pend; });
+}
+
 void DmaEngine::tick(const In& in) {
   if (!in.rst_ni) {
     reset();

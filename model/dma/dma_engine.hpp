@@ -65,6 +65,10 @@ class DmaEngine {
   Out make_out() const;
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
+  /// Nothing queued, in flight or being written (every queue loading and empty, no read or write
+  /// valid): a tick without a descriptor push or a read response changes no state but the queue
+  /// arbiter's lock, which an idle tick clears (a model-only query, for skipping waiting units).
+  bool idle() const;
 
   /// A descriptor from / to its typed port.
   static Desc decode(const desc_t& d);
