@@ -13,6 +13,7 @@
 // programs for the cycle-exact chips) is cycle.cpp.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -134,6 +135,12 @@ class Schedule {
 /// The schedule of `op` by `algo` (not automatic) over `ranks` ranks (`group`: ranks per group of
 /// a hierarchical schedule). Throws Error for a combination that cannot run.
 Schedule build(Op op, Algo algo, unsigned ranks, unsigned group = 0);
+
+/// Bytes of each segment an instance takes: `chunk` in whole elements of es bytes (0: the whole
+/// segment of seg bytes), at most the segment.
+inline std::uint64_t chunk_bytes(std::uint64_t chunk, unsigned es, std::uint64_t seg) {
+  return chunk ? std::min(seg, std::max<std::uint64_t>(es, chunk / es * es)) : seg;
+}
 
 /// permute: the rank that rank r sends to.
 inline unsigned permute_peer(unsigned r, unsigned n) { return (r + 1) % n; }

@@ -130,8 +130,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
 
 std::uint64_t Run::cycle_chunk(unsigned channels) const {
   const unsigned es = elem_bytes(c_.elem);
-  std::uint64_t cs = c_.chunk ? std::max<std::uint64_t>(es, c_.chunk / es * es) : seg_bytes_;
-  cs = std::min(cs, seg_bytes_);
+  std::uint64_t cs = chunk_bytes(c_.chunk, es, seg_bytes_);
   if ((seg_bytes_ + cs - 1) / cs < channels)
     cs = std::max<std::uint64_t>(es, (seg_bytes_ / es + channels - 1) / channels * es);
   return cs;
@@ -202,9 +201,7 @@ class Run::Engine : public Sink {
  public:
   Engine(Run& run, const FlowModel& fm) : run_(run), c_(run.c_), S_(run.sched_), fm_(fm) {
     n_ = S_.ranks;
-    cs_ = c_.chunk ? std::max<std::uint64_t>(elem_bytes(c_.elem), c_.chunk / elem_bytes(c_.elem) * elem_bytes(c_.elem))
-                   : run.seg_bytes_;
-    cs_ = std::min(cs_, run.seg_bytes_);
+    cs_ = chunk_bytes(c_.chunk, elem_bytes(c_.elem), run.seg_bytes_);
     C_ = (run.seg_bytes_ + cs_ - 1) / cs_;
     region_ = run.seg_bytes_ * n_;
     for (unsigned r = 0; r < n_; ++r) rank_of_[run.place_.chip[r]] = r;
@@ -402,7 +399,7 @@ class Run::Engine : public Sink {
       for (unsigned q : peers_) {
         const std::uint32_t id = new_send();
         sends_[id] = Send{r, q, static_cast<unsigned>(c), t, 0, 0, true, false};
-        const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true, false, true};
+        const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true};
         be_->submit(std::vector<Desc>{d}, now_);
       }
     }
@@ -441,7 +438,7 @@ class Run::Engine : public Sink {
             runs_.back().dst_off + runs_.back().bytes == d)
           runs_.back().bytes += step * len;
         else
-          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false, false, false});
+          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false});
       }
     }
     // the descriptors the transfer takes (of at most desc_bytes each); the flow level moves each run
@@ -454,8 +451,6 @@ class Run::Engine : public Sink {
       ndesc += (run.bytes + c_.desc_bytes - 1) / c_.desc_bytes;
       descs_.push_back(run);
     }
-    descs_.back().sem = true;
-    descs_.back().barrier = c_.barrier;
     sends_[id] = Send{x.src, x.dst, static_cast<unsigned>(c), t, total, 0, false, false};
     ++transfers_;
     descriptors_ += ndesc;

@@ -36,7 +36,7 @@ namespace trn::collective {
 /// The packet format the flow level counts on the wire (docs/collectives.md): a DMA write of up to
 /// pkt_bytes is a head flit and ceil(bytes / 14) body flits of 128 bits; a semaphore write is one
 /// flit. (The cycle level's chips send their own packets: rtl/chip/nic.sv.)
-inline constexpr unsigned kFlitBits = 128, kFlitBytes = 16, kBodyBytes = 14;
+inline constexpr unsigned kFlitBytes = 16, kBodyBytes = 14;
 /// Bytes on the wire for a run of `payload` bytes cut into packets of pkt_bytes (heads included).
 std::uint64_t wire_bytes(std::uint64_t payload, unsigned pkt_bytes);
 
@@ -137,8 +137,8 @@ struct Desc {
   std::uint32_t send = 0;
   unsigned src_chip = 0, dst_chip = 0;
   std::uint64_t src_off = 0, dst_off = 0, bytes = 0;
-  bool reduce = false, sem = false, barrier = false;
-  bool flag = false;  ///< a ready flag: a semaphore write alone, no data and no HBM read
+  bool reduce = false;
+  bool flag = false;  ///< a ready flag: a semaphore write alone, no data (an HBM read only with flag_reads)
 };
 
 /// What a backend reports to the engine.
