@@ -132,7 +132,7 @@ void CcCore::tick(const In& in) {
   // tick still runs: it clears what an idle tick clears, such as the DMA arbiter's lock.)
   const bool quiet = in.rst_ni && !in.im_valid_i && !in.start_i && !in.sem_add_valid_i && !in.hbm_r_valid_i &&
                      !ci_.sem_add_valid_i && !di_.desc_valid_i && ctl_.quiet() && dma_.idle();
-  if (quiet && was_quiet_ && in == quiet_in_) return;
+  if (p_.skip_quiet && quiet && was_quiet_ && in == quiet_in_) return;
   was_quiet_ = quiet;
   if (quiet) quiet_in_ = in;
   const core::Control::In c = ci_;

@@ -28,6 +28,9 @@ class CcCore {
     unsigned imem_depth = 256;
     unsigned chips = 1;
     unsigned unit = 0;  ///< this unit's index on its chip (after the cores)
+    /// Model speed only: a waiting core skips its ticks on unchanged inputs (tick()); false runs
+    /// every tick (collectives/cycle_level_skipping_changes_nothing compares the two).
+    bool skip_quiet = true;
   };
   using rd_req_t = sv::dma_pkg::rd_req_t;
   using wr_req_t = sv::dma_pkg::wr_req_t;

@@ -98,7 +98,8 @@ Chip::Chip(Params p)
                                      .hbm_bytes = c.hbm_bytes,
                                      .imem_depth = p_.core.imem_depth,
                                      .chips = p_.chips,
-                                     .unit = p_.cores + k});
+                                     .unit = p_.cores + k,
+                                     .skip_quiet = p_.skip_quiet});
   sb_ = clog2(p_.rdepth) + 2;
   for (unsigned k = 0; k < links(); ++k) {
     tx_.emplace_back(link::LinkTx::Params{p_.w + vb_, p_.rdepth, p_.timeout});

@@ -36,7 +36,8 @@ class Chip {
   struct Params {
     core::NeuronCore::Params core;  ///< every core's (its unit index set per core)
     unsigned cores = 2, cc_cores = 1;
-    unsigned chips = 2;  ///< chips an HBM address may name
+    bool skip_quiet = true;  ///< model speed only: the collective cores' (CcCore::Params::skip_quiet)
+    unsigned chips = 2;      ///< chips an HBM address may name
     unsigned w = 64, v = 2, d = 4, rdepth = 8, timeout = 64;
     link::Topo topo = link::Topo::TopoTorus;
     unsigned kx = 2, ky = 1, kz = 1;

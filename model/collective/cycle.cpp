@@ -131,6 +131,7 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   const auto need = static_cast<unsigned>(std::ceil(payload * cs.mem.hbm_lat_max / window));
   cs.channels = c.channels ? c.channels : std::clamp(need, 1u, std::max(1u, most));
   p.cc_cores = cs.channels;
+  p.skip_quiet = c.skip_quiet;
   // a chip's HBM: what the run needs, within the local address
   if (hbm_need > (std::uint64_t{1} << dma::kLocalBits))
     throw Error(fmt::format("--fidelity cycle: {} B a rank is beyond the {} MiB a chip's local HBM address reaches",
@@ -318,8 +319,9 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   f.hbm_gbps = 2 * beat_gbps;
   f.pkt_bytes = beat;
   f.desc_bytes = std::max(c.desc_bytes / f.pkt_bytes * f.pkt_bytes, f.pkt_bytes);
-  f.inflight = 64;      // the programs issue every instance's round before the next round's waits
-  f.flag_reads = true;  // a collective core sends a ready flag as a 4-byte DMA write from its HBM
+  f.inflight = 64;             // the programs issue every instance's round before the next round's waits
+  f.flag_reads = true;         // a collective core sends a ready flag as a 4-byte DMA write from its HBM
+  f.dma_queues = cs.channels;  // each channel its collective core's own queues
   // latencies: a hop beyond its wire (router, link layer), and a transfer beyond its route and the
   // HBM read (the program's issue, the DMA, the NIC both ways, the semaphore)
   // the probes' destinations: the nearest chip and the nearest farther one (a ring of 4: 1 and 2),

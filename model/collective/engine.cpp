@@ -66,6 +66,12 @@ const std::vector<unsigned>& FlowModel::route_channels(unsigned a, unsigned b) c
   return routes_.emplace(key, std::move(chs)).first->second;
 }
 
+double FlowModel::nic_gbps(unsigned a, unsigned b) const {
+  if (c_.nic_gbps > 0) return c_.nic_gbps;
+  const auto& chs = route_channels(a, b);
+  return chs.empty() ? std::numeric_limits<double>::infinity() : cap_[chs.front()];
+}
+
 double FlowModel::latency_ns(unsigned a, unsigned b) const {
   if (a == b) return 0;
   const std::uint64_t key = static_cast<std::uint64_t>(a) * s_.chips() + b;
@@ -108,6 +114,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   if (c_.pkt_bytes < 16 || c_.pkt_bytes > 1024 || c_.pkt_bytes % 4)
     throw Error(fmt::format("packet size {} B: a multiple of 4 from 16 to 1024", c_.pkt_bytes));
   if (c_.inflight < 1 || c_.inflight > 64) throw Error(fmt::format("in flight {}: from 1 to 64", c_.inflight));
+  if (c_.dma_queues < 1 || c_.dma_queues > 64) throw Error(fmt::format("DMA queues {}: from 1 to 64", c_.dma_queues));
   if (c_.desc_bytes < c_.pkt_bytes || c_.desc_bytes % c_.pkt_bytes)
     throw Error(fmt::format("descriptor size {} B: a multiple of the packet size {} B", c_.desc_bytes, c_.pkt_bytes));
   if (c_.fidelity == Fidelity::cycle && s.chips() > 255)  // before placing ranks on the chips
@@ -207,7 +214,6 @@ class Run::Engine : public Sink {
     for (unsigned r = 0; r < n_; ++r) rank_of_[run.place_.chip[r]] = r;
     ranks_.resize(n_);
     usage_.assign(fm.resources(), 0.0);
-    alpha_.assign(S_.rounds(), 0.0);
     be_ = make_flow_backend(fm, c_);
   }
 
@@ -242,7 +248,7 @@ class Run::Engine : public Sink {
     res.time_ns = end_ns_;
     res.transfers = transfers_;
     res.descriptors = descriptors_;
-    for (double a : alpha_) res.alpha_ns += a;
+    res.alpha_ns = critical_path();
     unsigned best = 0;
     for (unsigned r = 0; r < usage_.size(); ++r) {
       const double b = usage_[r] / fm_.capacity(r);
@@ -376,6 +382,8 @@ class Run::Engine : public Sink {
     }
   }
 
+  unsigned queue(std::uint64_t inst) const { return static_cast<unsigned>(inst % c_.dma_queues); }
+
   std::uint64_t region_off(Region g) const { return static_cast<std::uint64_t>(g) * region_; }
 
   std::uint32_t new_send() {
@@ -399,7 +407,7 @@ class Run::Engine : public Sink {
       for (unsigned q : peers_) {
         const std::uint32_t id = new_send();
         sends_[id] = Send{r, q, static_cast<unsigned>(c), t, 0, 0, true, false};
-        const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true};
+        const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true, queue(c)};
         be_->submit(std::vector<Desc>{d}, now_);
       }
     }
@@ -438,7 +446,7 @@ class Run::Engine : public Sink {
             runs_.back().dst_off + runs_.back().bytes == d)
           runs_.back().bytes += step * len;
         else
-          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false});
+          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false, queue(c)});
       }
     }
     // the descriptors the transfer takes (of at most desc_bytes each); the flow level moves each run
@@ -457,8 +465,29 @@ class Run::Engine : public Sink {
     // the bound: every byte on its resources; the zero-load latency of instance 0's rounds
     fm_.uses(a, b, x.reduce, total, wire + (a != b ? kFlitBytes : 0), uses_);
     for (const auto& [res, w] : uses_) usage_[res] += w * static_cast<double>(total);
-    if (c == 0) alpha_[t] = std::max(alpha_[t], fm_.read_ns() + fm_.latency_ns(a, b));
     be_->submit(descs_, now_);
+  }
+
+  /// The zero-load critical path of an instance: a rank's round starts when the transfers of the
+  /// round before addressed to it have landed; a transfer lands its HBM read and its route's
+  /// latency after its round started (ready flags and bandwidth left out: a lower bound on every
+  /// instance's time).
+  double critical_path() const {
+    std::vector<double> ready(n_, 0.0), next;
+    std::vector<Xfer> xs;
+    for (unsigned t = 0; t < S_.rounds(); ++t) {
+      next = ready;
+      for (unsigned r = 0; r < n_; ++r) {
+        xs.clear();
+        S_.sends(r, t, xs);
+        for (const Xfer& x : xs) {
+          const double lat = fm_.latency_ns(run_.place_.chip[x.src], run_.place_.chip[x.dst]);
+          next[x.dst] = std::max(next[x.dst], ready[r] + fm_.read_ns() + lat);
+        }
+      }
+      ready.swap(next);
+    }
+    return *std::max_element(ready.begin(), ready.end());
   }
 
   std::string waiting() const {
@@ -483,7 +512,7 @@ class Run::Engine : public Sink {
   std::vector<unsigned> peers_;
   std::vector<Desc> runs_, descs_;
   std::vector<std::pair<unsigned, double>> uses_;
-  std::vector<double> usage_, alpha_;
+  std::vector<double> usage_;
   std::vector<Violation> violations_;
   std::uint64_t done_ = 0, transfers_ = 0, descriptors_ = 0;
   double now_ = 0, end_ns_ = 0;

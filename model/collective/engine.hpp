@@ -59,19 +59,26 @@ struct Config {
   double p_flip = 0;              ///< cycle: chance per link and cycle of one inverted bit on the wire
   bool stop_on_violation = true;  ///< a semaphore before its data throws (false: recorded)
   // flow-level settings the cross-check sets to the cycle level's chips (cycle_equivalent)
-  double link_gbps = 0;               ///< every link at this rate (0: each link class's own)
-  double hop_ns = -1;                 ///< latency of each link hop (< 0: the link classes' and switches')
-  double base_ns = 0;                 ///< added to every route's latency
-  double hop_add_ns = 0;              ///< added to every hop's latency (with the link classes' own)
-  double nic_gbps = 0;                ///< a chip's injection and ejection limit (0: none)
-  double dma_gbps = 0;                ///< a chip's DMA (0: the chip's engines)
-  double hbm_gbps = 0;                ///< a chip's HBM (0: the chip's stacks)
-  bool flag_reads = false;            ///< a ready flag waits for an HBM read, as any DMA write (the cycle level's)
+  double link_gbps = 0;     ///< every link at this rate (0: each link class's own)
+  double hop_ns = -1;       ///< latency of each link hop (< 0: the link classes' and switches')
+  double base_ns = 0;       ///< added to every route's latency
+  double hop_add_ns = 0;    ///< added to every hop's latency (with the link classes' own)
+  double nic_gbps = 0;      ///< a chip's injection and ejection limit (0: none)
+  double dma_gbps = 0;      ///< a chip's DMA (0: the chip's engines)
+  double hbm_gbps = 0;      ///< a chip's HBM (0: the chip's stacks)
+  bool flag_reads = false;  ///< a ready flag waits for an HBM read, as any DMA write (the cycle level's)
+  /// DMA queues a chip sends to one peer on: instance i's transfers on queue i mod dma_queues, each
+  /// queue landing in issue order, the queues independent (the cycle level's channels: its
+  /// collective cores' queues)
+  unsigned dma_queues = 1;
   std::string cycle_config = "full";  ///< cycle: the RTL configuration of the chips
   /// cycle: collective cores of every chip that run the schedule at once, each its share of the
   /// instances (0: as many as cover the HBM read latency at the fastest link's rate, at most the
   /// chip's collective cores; docs/collectives.md, "Channels")
   unsigned channels = 0;
+  /// cycle: a waiting collective core skips its ticks on unchanged inputs (model speed only; false
+  /// runs every tick, to show the two equal)
+  bool skip_quiet = true;
   std::function<void(const std::string&)> progress;  ///< called about once a second on long runs
 };
 
@@ -90,8 +97,8 @@ struct Result {
   std::uint64_t chunk_bytes = 0;
   double time_ns = 0;
   std::uint64_t transfers = 0, descriptors = 0;
-  // alpha-beta: sum over rounds of the round's zero-load latency, plus the busiest resource's bytes
-  // over its bandwidth
+  // alpha-beta: the zero-load critical path of an instance through the rounds, plus the busiest
+  // resource's bytes over its bandwidth
   double alpha_ns = 0, beta_ns = 0;
   std::string busiest;
   double bound_ns() const { return alpha_ns + beta_ns; }
@@ -119,6 +126,8 @@ class FlowModel {
   /// Zero-load latency from chip a to chip b (0 for a == b), without the DMA read.
   double latency_ns(unsigned a, unsigned b) const;
   double read_ns() const { return read_ns_; }
+  /// Wire bytes a ns through chip a's NIC toward chip b: the NIC limit, else the route's first link.
+  double nic_gbps(unsigned a, unsigned b) const;
   const std::vector<unsigned>& route_channels(unsigned a, unsigned b) const;
 
  private:
@@ -138,7 +147,8 @@ struct Desc {
   unsigned src_chip = 0, dst_chip = 0;
   std::uint64_t src_off = 0, dst_off = 0, bytes = 0;
   bool reduce = false;
-  bool flag = false;  ///< a ready flag: a semaphore write alone, no data (an HBM read only with flag_reads)
+  bool flag = false;   ///< a ready flag: a semaphore write alone, no data (an HBM read only with flag_reads)
+  unsigned queue = 0;  ///< the sending chip's DMA queue to dst_chip (Config::dma_queues)
 };
 
 /// What a backend reports to the engine.

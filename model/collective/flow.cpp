@@ -41,7 +41,10 @@ class FlowBackend : public Backend {
     f.done = false;
     m_.uses(a.src_chip, a.dst_chip, a.reduce, payload, wire, f.uses);
     f.latency = m_.latency_ns(a.src_chip, a.dst_chip);
-    f.queue = static_cast<std::uint64_t>(a.src_chip) << 32 | a.dst_chip;
+    f.sem_ns = a.src_chip != a.dst_chip ? kFlitBytes / m_.nic_gbps(a.src_chip, a.dst_chip) : 0.0;
+    f.start = seq_;
+    f.start_ns = now + (a.flag && !c_.flag_reads ? 0.0 : m_.read_ns());
+    f.queue = static_cast<std::uint64_t>(a.src_chip) << 40 | static_cast<std::uint64_t>(a.dst_chip) << 16 | a.queue;
     // a DMA queue's transfers land in issue order: link the flow behind the queue's last
     f.prev = f.next = kNone;
     auto [it, fresh] = tail_.try_emplace(f.queue, id);
@@ -51,7 +54,7 @@ class FlowBackend : public Backend {
       it->second = id;
     }
     // a ready flag reads nothing, unless the chips send it as a DMA write from HBM (Config::flag_reads)
-    pending_.push(Ev{now + (a.flag && !c_.flag_reads ? 0.0 : m_.read_ns()), seq_++, id});
+    pending_.push(Ev{f.start_ns, seq_++, id});
   }
 
   bool idle() const override { return pending_.empty() && active_.empty() && delivering_.empty(); }
@@ -73,20 +76,37 @@ class FlowBackend : public Backend {
     now_ = t;
     bool changed = false;
     // flows whose last byte left: their data lands after the route's latency
+    finished_.clear();
     for (std::size_t i = 0; i < active_.size();) {
       Flow& f = flows_[active_[i]];
       // flows due within a hair of now finish together (symmetric flows differ only by rounding)
       if (f.remaining <= f.rate * eps + 1e-6 * static_cast<double>(f.total) + 1e-3) {
-        // a DMA queue's transfers (one source, one destination) land in the order they were issued
-        f.done = true;
-        f.land = now_ + f.latency;
-        if (f.prev == kNone) schedule(active_[i]);
+        finished_.push_back(active_[i]);
         active_[i] = active_.back();
         active_.pop_back();
         changed = true;
       } else {
         ++i;
       }
+    }
+    // in the order they started; a remote transfer's semaphore write is a flit through its chip's
+    // NIC after its data: transfers of one chip that finish together send theirs one after another
+    std::sort(finished_.begin(), finished_.end(), [&](std::size_t a, std::size_t b) {
+      const Flow &x = flows_[a], &y = flows_[b];
+      return x.start_ns != y.start_ns ? x.start_ns < y.start_ns : x.start < y.start;
+    });
+    for (std::size_t id : finished_) {
+      Flow& f = flows_[id];
+      double out = now_;
+      if (f.sem_ns > 0) {
+        double& free = sem_free_[f.descs.front().src_chip];
+        out = std::max(out, free);
+        free = out + f.sem_ns;
+      }
+      // a DMA queue's transfers (one source, one destination) land in the order they were issued
+      f.done = true;
+      f.land = out + f.latency;
+      if (f.prev == kNone) schedule(id);
     }
     // flows whose HBM read returned start
     while (!pending_.empty() && pending_.top().t <= now_ + eps) {
@@ -129,7 +149,9 @@ class FlowBackend : public Backend {
     std::vector<std::pair<unsigned, double>> uses;
     std::vector<std::uint8_t> data;
     double remaining = 0, rate = 0, latency = 0, land = 0;
-    std::uint64_t total = 0, queue = 0;
+    double sem_ns = 0;    // the semaphore flit's time through the sending NIC
+    double start_ns = 0;  // when its HBM read returns
+    std::uint64_t total = 0, queue = 0, start = 0;
     std::size_t prev = ~std::size_t{0}, next = ~std::size_t{0};  // neighbours on the queue not yet landing
     bool done = false;
   };
@@ -153,6 +175,8 @@ class FlowBackend : public Backend {
   Queue pending_, delivering_;
   std::unordered_map<std::uint64_t, std::size_t> tail_;  // per queue: its last flow not yet landing
   std::unordered_map<std::uint64_t, double> last_;       // per queue: the last landing time
+  std::unordered_map<unsigned, double> sem_free_;        // per chip: when its NIC sends the next semaphore
+  std::vector<std::size_t> finished_;
   std::vector<Desc> deliver_;
   std::vector<std::uint8_t> data_;
 

@@ -192,6 +192,51 @@ BOOST_AUTO_TEST_CASE(data_cycle_level) {
         {Elem::fp32}, 70);
 }
 
+namespace {
+/// Records when each transfer's semaphore lands.
+struct Landings : Sink {
+  std::map<std::uint32_t, double> at;
+  void read(unsigned, std::uint64_t, std::uint64_t, std::uint8_t*) const override {}
+  void landed(std::uint32_t, std::uint64_t, std::uint64_t, const std::uint8_t*, bool, double) override {}
+  void signalled(std::uint32_t id, double ns) override { at[id] = ns; }
+};
+/// The flow level's transfers `ds` (one descriptor each) submitted at time 0, run to the end.
+std::map<std::uint32_t, double> flow_landings(const std::vector<Desc>& ds) {
+  Config c;
+  c.data = false;
+  const FlowModel fm(sys("trn2-16"), c);
+  auto be = make_flow_backend(fm, c);
+  for (const Desc& d : ds) be->submit({d}, 0.0);
+  Landings l;
+  while (!be->idle()) be->step(l);
+  return l.at;
+}
+}  // namespace
+
+/// A chip's DMA queues to one peer land each in its own issue order and not in each other's: a
+/// short transfer issued behind a long one on the same queue lands after it, on another queue
+/// before it. The semaphore writes of transfers of one chip that finish together cross its NIC one
+/// flit after another; another chip's do not wait for them.
+BOOST_AUTO_TEST_CASE(flow_level_queues_and_semaphores) {
+  const Desc big{0, 0, 1, 0, 0, 1 << 20, false, false, 0}, small{1, 0, 1, 0, 0, 1024, false, false, 0};
+  Desc other = small;
+  other.queue = 1;
+  const auto same = flow_landings({big, small});
+  BOOST_TEST(same.at(1) >= same.at(0));
+  const auto apart = flow_landings({big, other});
+  BOOST_TEST(apart.at(1) < apart.at(0) / 5);
+
+  const Desc a{0, 0, 1, 0, 0, 4096, false, false, 0}, b{1, 0, 1, 0, 0, 4096, false, false, 1},
+      c{2, 2, 3, 0, 0, 4096, false, false, 0}, d{3, 2, 3, 0, 0, 4096, false, false, 1};
+  const auto t = flow_landings({a, b, c, d});
+  const FlowModel fm(sys("trn2-16"), Config{});
+  const double flit_ns = kFlitBytes / fm.nic_gbps(0, 1);
+  BOOST_TEST(flit_ns > 0);
+  BOOST_TEST(t.at(1) - t.at(0) == flit_ns, boost::test_tools::tolerance(1e-6));
+  BOOST_TEST(t.at(2) == t.at(0), boost::test_tools::tolerance(1e-12));
+  BOOST_TEST(t.at(3) == t.at(1), boost::test_tools::tolerance(1e-12));
+}
+
 // The alpha-beta bound: on an uncongested ring (a snake through the 4 x 4 torus, one link each) at
 // large messages the simulated ring all-reduce is within 5 % of it; it is never beaten by more
 // than the pipelining of instances can explain.
@@ -214,6 +259,28 @@ BOOST_AUTO_TEST_CASE(ring_bound) {
 }
 
 // Combinations that cannot run, and bad requests: one line naming what.
+/// The latency term is the zero-load critical path: no instance beats it, nor the busiest
+/// resource's time, on links of different classes (trn2-us64's ring crosses the slower
+/// inter-instance links only on some rounds' paths), one instance or several in flight.
+BOOST_AUTO_TEST_CASE(bound_terms_are_lower_bounds) {
+  for (Algo a : {Algo::ring, Algo::rdh})
+    for (std::uint64_t chunk : {std::uint64_t{0}, std::uint64_t{4096}}) {
+      Config c;
+      c.op = Op::all_reduce;
+      c.algo = a;
+      c.bytes = 1 << 20;
+      c.chunk = chunk;
+      c.data = false;
+      Run run(sys("trn2-us64"), c);
+      const Result r = run.run();
+      BOOST_TEST_MESSAGE(fmt::format("{} chunk {}: {:.1f} us, alpha {:.1f}, beta {:.1f}", algo_name(a), chunk,
+                                     r.time_ns / 1e3, r.alpha_ns / 1e3, r.beta_ns / 1e3));
+      BOOST_TEST(r.alpha_ns > 0);
+      BOOST_TEST(r.time_ns >= r.alpha_ns);
+      BOOST_TEST(r.time_ns >= r.beta_ns);
+    }
+}
+
 BOOST_AUTO_TEST_CASE(bad_requests) {
   auto error = [](const std::string& key, Config c) {
     try {
@@ -467,6 +534,49 @@ BOOST_AUTO_TEST_CASE(cycle_level_channels) {
     BOOST_TEST((strong.r.violations.empty() && strong.equal), "strong order, seed " << seed << ": " << strong.diff);
   }
   BOOST_TEST(caught > 0u, "write-after-write on three channels: no semaphore overtook its data in three seeds");
+}
+
+/// A waiting collective core skips its ticks on unchanged inputs (model speed only): the same runs
+/// with every tick give the same cycle counts, data and ordering violations. Runs with ready flags
+/// (rdh), several channels and a violation under write-after-write.
+BOOST_AUTO_TEST_CASE(cycle_level_skipping_changes_nothing) {
+  const system::System& quick = small_torus(false);
+  struct Case {
+    Algo a;
+    unsigned channels;
+    bool strong;
+    std::uint64_t seed;
+  };
+  std::size_t violations = 0;
+  for (const Case& k : {Case{Algo::ring, 1, true, 2}, Case{Algo::rdh, 3, true, 2}, Case{Algo::ring, 3, false, 1},
+                        Case{Algo::ring, 3, false, 2}, Case{Algo::ring, 3, false, 3}}) {
+    Config c;
+    c.fidelity = Fidelity::cycle;
+    c.op = Op::all_reduce;
+    c.algo = k.a;
+    c.channels = k.channels;
+    c.strong = k.strong;
+    c.bytes = 4 * 3 * 4096;
+    c.desc_bytes = 256;
+    c.hbm_jitter = 1.9;
+    c.seed = k.seed;
+    c.stop_on_violation = false;
+    const Outcome skip = check(quick, c);
+    c.skip_quiet = false;
+    const Outcome every = check(quick, c);
+    const std::string what = fmt::format("{} on {} channel(s), {}, seed {}", algo_name(k.a), k.channels,
+                                         k.strong ? "strong order" : "write-after-write", k.seed);
+    BOOST_TEST_MESSAGE(what << ": " << skip.r.cycles << " cycles, " << skip.r.violations.size() << " violations");
+    BOOST_TEST((skip.error.empty() && every.error.empty()), what);
+    BOOST_TEST(skip.r.cycles == every.r.cycles, what);
+    BOOST_TEST(skip.equal == every.equal, what);
+    BOOST_TEST(skip.r.violations.size() == every.r.violations.size(), what);
+    for (std::size_t v = 0; v < std::min(skip.r.violations.size(), every.r.violations.size()); ++v)
+      BOOST_TEST(skip.r.violations[v].str() == every.r.violations[v].str(), what);
+    if (k.strong) BOOST_TEST(skip.equal, what << ": " << skip.diff);
+    violations += skip.r.violations.size();
+  }
+  BOOST_TEST(violations > 0u, "write-after-write: no semaphore overtook its data in three seeds");
 }
 
 /// What the cycle level refuses, in one line each.
