@@ -16,9 +16,10 @@ std::string sized(const std::string& path, unsigned width) {
 }
 /// A signal's line, or "" when it is left out. With WAVES_SCOPE (a system's failing chip) the save
 /// file lists the clock, reset and mismatch flag and the harness's model and sampled copies within
-/// the scope: the DUT's own signals there are in the FST (GTKWave's tree) but not listed, as a
-/// packed struct or array port is traced as its fields and elements, not as the one vector the
-/// copies are.
+/// the scope: the view is of the failing part, and its copies hold the values the lockstep
+/// compared; the DUT's own signals are in the FST (GTKWave's tree) but not listed. (A packed
+/// struct or array port that is listed is traced by Verilator as its fields and elements:
+/// scripts/wave fits the save file to the FST.)
 std::string trace_line(const std::string& path, unsigned width, const std::string& alias = "") {
   const RunOptions& o = options();
   if (!o.wave_scopes.empty()) {
