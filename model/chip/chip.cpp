@@ -246,21 +246,29 @@ bool Chip::wire(const In& in) const {
     }
   }
 
-  // ---- the fabric: the units' HBM ports, the NIC, the chip's HBM port
+  // ---- the fabric: the units' HBM ports, the NIC, the chip's HBM port (in place: its ports
+  // hold a beat of every unit)
   {
-    ChipXbar::In x = w.xbar_in;
-    x.rst_ni = in.rst_ni;
-    x.id_i = in.id_i;
-    x.u_ar_valid_i = x.u_r_ready_i = x.u_wr_valid_i = 0;
-    auto unit_port = [&](unsigned u, bool ar_valid, const rd_req_t& ar, bool r_ready, bool wr_valid, const wr_req_t& wr,
+    ChipXbar::In& x = w.xbar_in;
+    bool moved = false;
+    auto upd = [&moved](auto& field, const auto& v) {
+      if (!(field == v)) {
+        field = v;
+        moved = true;
+      }
+    };
+    upd(x.rst_ni, in.rst_ni);
+    upd(x.id_i, in.id_i);
+    std::uint64_t ar_valid = 0, r_ready = 0, wr_valid = 0;
+    auto unit_port = [&](unsigned u, bool ar_v, const rd_req_t& ar, bool r_r, bool wr_v, const wr_req_t& wr,
                          const Bits& data, const wr_info_t& info) {
-      if (ar_valid) x.u_ar_valid_i |= 1ull << u;
-      if (r_ready) x.u_r_ready_i |= 1ull << u;
-      if (wr_valid) x.u_wr_valid_i |= 1ull << u;
-      x.u_ar_i[u] = ar;
-      x.u_wr_i[u] = wr;
-      x.u_wr_data_i.copy(u * DW, data, 0, DW);
-      x.u_wr_info_i[u] = info;
+      if (ar_v) ar_valid |= 1ull << u;
+      if (r_r) r_ready |= 1ull << u;
+      if (wr_v) wr_valid |= 1ull << u;
+      upd(x.u_ar_i[u], ar);
+      upd(x.u_wr_i[u], wr);
+      if (x.u_wr_data_i.update(u * DW, data, 0, DW)) moved = true;
+      upd(x.u_wr_info_i[u], info);
     };
     for (unsigned u = 0; u < p_.cores; ++u) {
       const auto& o = w.core_out[u];
@@ -272,17 +280,23 @@ bool Chip::wire(const In& in) const {
       unit_port(p_.cores + j, o.hbm_ar_valid_o, o.hbm_ar_o, o.hbm_r_ready_o, o.hbm_wr_valid_o, o.hbm_wr_o,
                 o.hbm_wr_data_o, o.hbm_wr_info_o);
     }
-    x.rx_valid_i = w.nic_out.rx_valid_o;
-    x.rx_i = w.nic_out.rx_o;
-    x.rx_sem_i = w.nic_out.rx_sem_o;
-    x.rx_data_i = w.nic_out.rx_data_o;
-    x.tx_ready_i = w.nic_out.tx_ready_o;
-    x.hbm_ar_ready_i = in.hbm_ar_ready_i;
-    x.hbm_r_valid_i = in.hbm_r_valid_i;
-    x.hbm_r_id_i = in.hbm_r_id_i;
-    x.hbm_r_data_i = in.hbm_r_data_i;
-    x.hbm_wr_ready_i = in.hbm_wr_ready_i;
-    set(w.xbar_in, std::move(x), dirty_.xbar, changed);
+    upd(x.u_ar_valid_i, ar_valid);
+    upd(x.u_r_ready_i, r_ready);
+    upd(x.u_wr_valid_i, wr_valid);
+    upd(x.rx_valid_i, w.nic_out.rx_valid_o);
+    upd(x.rx_i, w.nic_out.rx_o);
+    upd(x.rx_sem_i, w.nic_out.rx_sem_o);
+    upd(x.rx_data_i, w.nic_out.rx_data_o);
+    upd(x.tx_ready_i, w.nic_out.tx_ready_o);
+    upd(x.hbm_ar_ready_i, in.hbm_ar_ready_i);
+    upd(x.hbm_r_valid_i, in.hbm_r_valid_i);
+    upd(x.hbm_r_id_i, in.hbm_r_id_i);
+    upd(x.hbm_r_data_i, in.hbm_r_data_i);
+    upd(x.hbm_wr_ready_i, in.hbm_wr_ready_i);
+    if (moved) {
+      dirty_.xbar = true;
+      changed = true;
+    }
   }
 
   // ---- the NIC: the fabric's remote writes, the router's local port

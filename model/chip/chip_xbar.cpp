@@ -49,7 +49,10 @@ void ChipXbar::wire(const In& in) const {
   // reads
   w_.rd_in.rst_ni = in.rst_ni;
   w_.rd_in.req_valid_i = in.u_ar_valid_i;
-  for (unsigned u = 0; u < U; ++u) in.u_ar_i[u].pack(w_.rd_in.req_data_i, u * rd_req_t::kWidth);
+  // (an arbiter passes on the data of the requester it grants only, and it grants a valid one: the
+  // data of a source that does not request it is left as it was)
+  for (unsigned u = 0; u < U; ++u)
+    if ((in.u_ar_valid_i >> u) & 1) in.u_ar_i[u].pack(w_.rd_in.req_data_i, u * rd_req_t::kWidth);
   w_.rd_in.gnt_ready_i = in.hbm_ar_ready_i;
   // writes: each source's target
   auto& hw = w_.wr_in;
@@ -73,20 +76,29 @@ void ChipXbar::wire(const In& in) const {
     const bool valid = ((in.u_wr_valid_i >> u) & 1) != 0;
     const wr_req_t& wr = in.u_wr_i[u];
     const bool local = dma::is_local(wr.addr, id), sem = in.u_wr_info_i[u].sem;
-    if (valid && !local) tw.req_valid_i |= 1ull << u;
-    if (valid && local && sem) sa.req_valid_i |= 1ull << u;
-    if (valid && local && !sem) hw.req_valid_i |= 1ull << u;
-    put_hw(u, wr, in.u_wr_data_i, u * DW, in.u_wr_info_i[u]);
-    const unsigned tb = u * tw_bits();
-    tw.req_data_i.copy(tb, in.u_wr_data_i, u * DW, DW);
-    tw.req_data_i.set_bit(tb + DW, sem);
-    wr.pack(tw.req_data_i, tb + DW + 1);
-    put_sa(u, wr.addr, in.u_wr_data_i, u * DW);
+    if (!valid) continue;
+    if (!local) {
+      tw.req_valid_i |= 1ull << u;
+      const unsigned tb = u * tw_bits();
+      tw.req_data_i.copy(tb, in.u_wr_data_i, u * DW, DW);
+      tw.req_data_i.set_bit(tb + DW, sem);
+      wr.pack(tw.req_data_i, tb + DW + 1);
+    } else if (sem) {
+      sa.req_valid_i |= 1ull << u;
+      put_sa(u, wr.addr, in.u_wr_data_i, u * DW);
+    } else {
+      hw.req_valid_i |= 1ull << u;
+      put_hw(u, wr, in.u_wr_data_i, u * DW, in.u_wr_info_i[u]);
+    }
   }
-  if (in.rx_valid_i && !in.rx_sem_i) hw.req_valid_i |= 1ull << U;
-  if (in.rx_valid_i && in.rx_sem_i) sa.req_valid_i |= 1ull << U;
-  put_hw(U, in.rx_i, in.rx_data_i, 0, wr_info_t{});
-  put_sa(U, in.rx_i.addr, in.rx_data_i, 0);
+  if (in.rx_valid_i && !in.rx_sem_i) {
+    hw.req_valid_i |= 1ull << U;
+    put_hw(U, in.rx_i, in.rx_data_i, 0, wr_info_t{});
+  }
+  if (in.rx_valid_i && in.rx_sem_i) {
+    sa.req_valid_i |= 1ull << U;
+    put_sa(U, in.rx_i.addr, in.rx_data_i, 0);
+  }
   hw.gnt_ready_i = in.hbm_wr_ready_i;
   tw.gnt_ready_i = in.tx_ready_i;
   sa.gnt_ready_i = true;
@@ -154,8 +166,9 @@ void ChipXbar::tick(const In& in) {
     bad_q_ = 0;
     return;
   }
-  Out o = make_out();
-  eval(in, o);
+  // the arbiters' inputs, and the semaphore arbiter's grant (the one output the state needs)
+  wire(in);
+  sem_.eval(w_.sem_in, w_.sem_out);
   const unsigned unit = static_cast<unsigned>(w_.sem_out.gnt_data_o.slice(37, dma::kUnitBits));
   if (w_.sem_out.gnt_valid_o && !(unit != 0 && unit <= p_.units)) ++bad_q_;
   rd_.tick(w_.rd_in);

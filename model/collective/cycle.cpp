@@ -132,6 +132,7 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   cs.channels = c.channels ? c.channels : std::clamp(need, 1u, std::max(1u, most));
   p.cc_cores = cs.channels;
   p.skip_quiet = c.skip_quiet;
+  cs.prm.threads = std::max(1u, c.threads);
   // a chip's HBM: what the run needs, within the local address
   if (hbm_need > (std::uint64_t{1} << dma::kLocalBits))
     throw Error(fmt::format("--fidelity cycle: {} B a rank is beyond the {} MiB a chip's local HBM address reaches",
@@ -162,6 +163,7 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
     np.net.rdepth = p.rdepth;
     np.net.timeout = p.timeout;
     np.net.wires = std::move(net_wires);
+    np.threads = cs.prm.threads;
     cs.net = std::move(np);
   }
   cs.describe = fmt::format(

@@ -79,6 +79,9 @@ struct Config {
   /// cycle: a waiting collective core skips its ticks on unchanged inputs (model speed only; false
   /// runs every tick, to show the two equal)
   bool skip_quiet = true;
+  /// cycle: threads evaluating the system's chips within a cycle (model speed only; the chips of a
+  /// phase are independent, so any count gives the same run)
+  unsigned threads = 1;
   std::function<void(const std::string&)> progress;  ///< called about once a second on long runs
 };
 

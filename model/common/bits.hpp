@@ -118,6 +118,28 @@ class Bits {
       set_slice(at + k, c, src.slice(from + k, c));
     }
   }
+  /// copy(), and whether it changed any bit of this.
+  bool update(unsigned at, const Bits& src, unsigned from, unsigned n) {
+    bool changed = false;
+    if (at % 64 == 0 && from % 64 == 0 && n % 64 == 0 && at + n <= width_) {  // whole words
+      std::uint64_t* d = data() + at / 64;
+      for (unsigned k = 0; k < n / 64; ++k) {
+        const std::uint64_t v = src.word(from / 64 + k);
+        changed |= d[k] != v;
+        d[k] = v;
+      }
+      return changed;
+    }
+    for (unsigned k = 0; k < n && at + k < width_; k += 64) {  // (bits past the width are dropped)
+      const unsigned c = std::min({64u, n - k, width_ - (at + k)});
+      const std::uint64_t v = src.slice(from + k, c);
+      if (slice(at + k, c) != v) {
+        set_slice(at + k, c, v);
+        changed = true;
+      }
+    }
+    return changed;
+  }
   bool bit(unsigned i) const { return (word(i / 64) >> (i % 64)) & 1; }
   void set_bit(unsigned i, bool v) {
     if (i >= width_) return;

@@ -226,6 +226,9 @@ void Control::decide(const In& in, Step& st, Out* out) const {
     h.word.copy(0, qo[s].pop_data_o, 0, kInstBits);
     h.pc = static_cast<std::uint32_t>(qo[s].pop_data_o.slice(kInstBits, kPcBits));
   }
+  // every head decoded once (its tag's; an invalid head's word is decoded too, and never used)
+  std::array<const Decoded*, kStreams> dec;
+  for (unsigned s = 0; s < kStreams; ++s) dec[s] = &decoded(s, st.head[s].word, s < 3 ? tag_q_[s] : 0);
   const bool live = in.rst_ni && running_q_ && !err_q_;
   bool dma_idle = true;
   for (unsigned q = 0; q < p_.nq(); ++q) dma_idle = dma_idle && in.dma_q_idle_i.bit(q);
@@ -248,7 +251,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
         st.err_stream = s;
         st.err_pc = slot_q_[s][unit_tag[s] % kTags].pc;
       } else if (h.valid) {
-        const Decoded& ck = decoded(s, h.word, s < 3 ? tag_q_[s] : 0);
+        const Decoded& ck = *dec[s];
         const unsigned code = ck.code, detail = ck.detail;
         if (code) {
           st.err_now = true;
@@ -274,7 +277,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   for (unsigned s = 0; s < kStreams; ++s) {
     const Head& h = st.head[s];
     st.fetch[s] = go && !fetched_end_q_[s] && qo[s].push_ready_o && pc_q_[s] < p_.imem_depth;
-    const Decoded& dh = decoded(s, h.word, s < 3 ? tag_q_[s] : 0);
+    const Decoded& dh = *dec[s];
     st.wait_ok[s] = !dh.wait_en || sem_q_[dh.wait_sem % kSems] >= dh.wait_val;
     const tbl::Op* o = dh.op;
     unit_op[s] = o && o->unit != tbl::Unit::ctl;
@@ -335,13 +338,13 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   if (!out) return;
   Out& o = *out;
   o.te_cmd_valid_o = st.valid[tensor] && unit_op[tensor];
-  o.te_cmd_o = decoded(tensor, st.head[tensor].word, tag_q_[0]).te;
+  o.te_cmd_o = dec[tensor]->te;
   o.ve_cmd_valid_o = st.valid[vector] && unit_op[vector];
-  o.ve_cmd_o = decoded(vector, st.head[vector].word, tag_q_[1]).lane;
+  o.ve_cmd_o = dec[vector]->lane;
   o.se_cmd_valid_o = st.valid[scalar] && unit_op[scalar];
-  o.se_cmd_o = decoded(scalar, st.head[scalar].word, tag_q_[2]).lane;
+  o.se_cmd_o = dec[scalar]->lane;
   o.dma_desc_valid_o = st.valid[sync] && unit_op[sync];
-  const Decoded& ds = decoded(sync, st.head[sync].word, 0);
+  const Decoded& ds = *dec[sync];
   o.dma_desc_engine_o = ds.engine;
   o.dma_desc_queue_o = ds.queue;
   o.dma_desc_o = ds.desc;
@@ -368,7 +371,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
     else
       ss.state = State::StRun;
     ss.pc = static_cast<std::uint16_t>(h.valid ? h.pc : pc_q_[s]);
-    const Decoded& dh = decoded(s, h.word, s < 3 ? tag_q_[s] : 0);
+    const Decoded& dh = *dec[s];
     const bool w = h.valid && dh.wait_en;
     ss.wait_sem = static_cast<std::uint8_t>(w ? dh.wait_sem : 0);
     ss.wait_val = static_cast<std::uint32_t>(w ? dh.wait_val : 0);
@@ -383,12 +386,15 @@ void Control::eval(const In& in, Out& out) const {
   Step& st = fresh_step();
   if (!in.rst_ni) {
     // asynchronous reset: the outputs of the reset state (the instruction memories keep theirs)
+    step_fresh_ = false;
     Control r(*this);
     r.reset();
     r.decide(in, st, &out);
     return;
   }
   decide(in, st, &out);
+  step_in_ = in;
+  step_fresh_ = true;
 }
 
 bool Control::quiet() const {
@@ -406,6 +412,8 @@ void Control::tick(const In& in) {
     w.copy(0, in.im_data_i, 0, kInstBits);
     imem_[in.im_stream_i][in.im_addr_i] = std::move(w);
   }
+  const bool fresh = step_fresh_ && in == step_in_;
+  step_fresh_ = false;
   if (!in.rst_ni) {
     for (auto& q : q_) {
       common::StreamFifo::In qi = q.make_in();
@@ -414,11 +422,19 @@ void Control::tick(const In& in) {
     reset();
     return;
   }
-  Step& st = fresh_step();
-  decide(in, st, nullptr);
+  // the step: the last eval's when it was on this input (the state has not changed since)
+  Step& st = step_;
+  if (!fresh) {
+    fresh_step();
+    decide(in, st, nullptr);
+  }
   // the queues: push the fetched word, pop the issued head
+  if (!tq_made_) {
+    for (unsigned s = 0; s < kStreams; ++s) tq_[s] = q_[s].make_in();
+    tq_made_ = true;
+  }
   for (unsigned s = 0; s < kStreams; ++s) {
-    common::StreamFifo::In qi = q_[s].make_in();
+    common::StreamFifo::In& qi = tq_[s];
     qi.rst_ni = true;
     qi.push_valid_i = st.fetch[s];
     if (st.fetch[s]) {

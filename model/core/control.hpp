@@ -189,6 +189,11 @@ class Control {
   mutable std::array<common::StreamFifo::In, kStreams> qi_;
   mutable std::array<common::StreamFifo::Out, kStreams> qo_;
   mutable bool q_ports_ = false;
+  // the step of the last eval() and its input: a tick() on the same input (since no edge) reuses it
+  mutable In step_in_;
+  mutable bool step_fresh_ = false;
+  std::array<common::StreamFifo::In, kStreams> tq_;  // the queues' inputs at the edge
+  bool tq_made_ = false;
   unsigned unit_check(unsigned s, const Bits& w, unsigned& detail) const;
   /// What decide() reads from a stream's head word (the decode check: illegal, then unit_check;
   /// the wait key; the op; the command it would issue with `tag`) is a function of the word, the

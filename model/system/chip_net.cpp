@@ -1,5 +1,6 @@
 #include "system/chip_net.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace trn::system {
@@ -18,6 +19,7 @@ ChipNet::ChipNet(Params p) : p_(p), n_(p.chips()), net_(p.net) {
   }
   ni_ = net_.make_in();
   no_ = net_.make_out();
+  team_ = std::make_unique<common::Workers>(std::min(p_.threads, n_));
 }
 
 ChipNet::In ChipNet::make_in() const { return ChipPorts::make_in(p_.chip, n_, links(), fb()); }
@@ -48,7 +50,7 @@ void ChipNet::eval(const In& in, Out& out) const {
   const unsigned w = p_.chip.w, vb = net_.vb();
   wire_net(in);  // (the network's outputs are registers: what it is given changes none of them)
   net_.eval(ni_, no_);
-  for (unsigned c = 0; c < n_; ++c) {
+  team_->run(n_, [&](unsigned c) {  // each call its own chip: the team shares them out
     chip::Chip::In& k = ci_[c];
     ChipPorts::own_in(p_.chip, in, c, k);
     k.lk_rx_valid_i.set_bit(0, no_.ej_valid_o.bit(c));
@@ -57,7 +59,7 @@ void ChipNet::eval(const In& in, Out& out) const {
     k.lk_credit_i.set_bit(0, no_.inj_credit_o.bit(c));
     k.lk_credit_vc_i.set_slice(0, vb, no_.inj_credit_vc_o.slice(c * vb, vb));
     chips_[c].eval(k, co_[c]);
-  }
+  });
   wire_net(in);
   last_in_ = in;
   evaluated_ = true;
@@ -75,7 +77,7 @@ void ChipNet::tick(const In& in) {
     eval(in, o);
   }
   evaluated_ = false;
-  for (unsigned c = 0; c < n_; ++c) chips_[c].tick(ci_[c]);
+  team_->run(n_, [&](unsigned c) { chips_[c].tick(ci_[c]); });
   net_.tick(ni_);
 }
 

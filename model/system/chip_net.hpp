@@ -12,9 +12,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "chip/chip.hpp"
+#include "common/workers.hpp"
 #include "link/net.hpp"
 #include "system/chip_ports.hpp"
 
@@ -25,6 +27,7 @@ class ChipNet {
   struct Params {
     chip::Chip::Params chip;  ///< every chip's (topo TopoTable, chips the network's endpoints)
     link::Net::Params net;    ///< the network (its endpoints are the chips)
+    unsigned threads = 1;     ///< model speed only: threads evaluating the chips (common::Workers)
     unsigned chips() const { return chip.chips; }
   };
   using In = ChipPorts::In;    ///< flip_i: the network's links
@@ -56,6 +59,7 @@ class ChipNet {
   mutable link::Net::Out no_;
   mutable In last_in_;
   mutable bool evaluated_ = false;
+  std::unique_ptr<common::Workers> team_;
 };
 
 }  // namespace trn::system

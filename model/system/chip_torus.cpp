@@ -23,7 +23,8 @@ ChipTorus::ChipTorus(Params p) : p_(p), n_(p.chips()), fb_(0) {
     ci_.push_back(chips_[c].make_in());
     co_.push_back(chips_[c].make_out());
   }
-  dirty_.assign(n_, true);
+  dirty_.assign(n_, 1);
+  team_ = std::make_unique<common::Workers>(std::min(p_.threads, n_));
   for (unsigned d = 0; d < 3; ++d)
     if (!(p_.wire[d].rate > 0 && p_.wire[d].rate <= 1))
       throw std::invalid_argument("system::ChipTorus: a wire's rate is in (0, 1] flits a cycle");
@@ -98,15 +99,19 @@ bool ChipTorus::wire(const In& in, unsigned c) const {
 void ChipTorus::eval(const In& in, Out& out) const {
   for (unsigned pass = 0;; ++pass) {
     if (pass == 4) throw std::logic_error("chip torus model: the links' wiring does not settle in 4 passes");
-    bool changed = false;
-    for (unsigned c = 0; c < n_; ++c)
-      if (wire(in, c)) changed = dirty_[c] = true;
+    // every chip's inputs from the outputs of the last pass, then the chips whose inputs changed
+    // (each call touches its own chip only: the team shares them out)
+    team_->run(n_, [&](unsigned c) {
+      if (wire(in, c)) dirty_[c] = 1;
+    });
+    const bool changed = std::find(dirty_.begin(), dirty_.end(), 1) != dirty_.end();
     if (pass > 0 && !changed) break;
-    for (unsigned c = 0; c < n_; ++c)
+    team_->run(n_, [&](unsigned c) {
       if (dirty_[c] || pass == 0) {
         chips_[c].eval(ci_[c], co_[c]);
-        dirty_[c] = false;
+        dirty_[c] = 0;
       }
+    });
   }
   last_in_ = in;
   evaluated_ = true;
@@ -132,8 +137,8 @@ void ChipTorus::tick(const In& in) {
   }
   evaluated_ = false;
   move_wires();
-  for (unsigned c = 0; c < n_; ++c) chips_[c].tick(ci_[c]);
-  dirty_.assign(n_, true);
+  team_->run(n_, [&](unsigned c) { chips_[c].tick(ci_[c]); });
+  dirty_.assign(n_, 1);
 }
 
 void ChipTorus::move_wires() {

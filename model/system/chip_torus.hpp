@@ -14,12 +14,14 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
 #include "chip/chip.hpp"
 #include "common/bits.hpp"
 #include "common/ports.hpp"
+#include "common/workers.hpp"
 #include "link/router.hpp"
 #include "link/wire.hpp"
 #include "sv/ports/chip_torus.hpp"
@@ -37,6 +39,7 @@ class ChipTorus {
       bool delayed() const { return latency > 0 || rate < 1.0; }
     };
     std::array<Wire, 3> wire{};  ///< per dimension (x, y, z): link ports 2d and 2d + 1
+    unsigned threads = 1;        ///< model speed only: threads evaluating the chips (common::Workers)
     /// A torus of kx x ky x kz chips of configuration a, each with `cores` NeuronCores.
     static Params of(const cfg::Arch& a, unsigned cores, unsigned kx, unsigned ky, unsigned kz = 1);
     unsigned chips() const { return chip.kx * chip.ky * chip.kz; }
@@ -84,7 +87,8 @@ class ChipTorus {
   std::vector<chip::Chip> chips_;
   mutable std::vector<chip::Chip::In> ci_;
   mutable std::vector<chip::Chip::Out> co_;
-  mutable std::vector<bool> dirty_;
+  mutable std::vector<std::uint8_t> dirty_;  // one byte a chip: the chips are wired by several threads
+  std::unique_ptr<common::Workers> team_;
 };
 
 }  // namespace trn::system

@@ -577,6 +577,45 @@ BOOST_AUTO_TEST_CASE(cycle_level_skipping_changes_nothing) {
   BOOST_TEST(violations > 0u, "write-after-write: no semaphore overtook its data in three seeds");
 }
 
+/// Threads evaluating the chips change nothing: the same runs with one and with three threads (on a
+/// torus and on a switched network, with bit errors and with write-after-write queues whose
+/// violations depend on the exact cycle) give the same cycles, data, replays and violations.
+BOOST_AUTO_TEST_CASE(cycle_level_threads_change_nothing) {
+  for (const system::System* s : {&small_torus(false), &small_switched(false)})
+    for (const bool strong : {true, false}) {
+      Config c;
+      c.fidelity = Fidelity::cycle;
+      c.op = Op::all_reduce;
+      c.algo = Algo::ring;
+      c.channels = 2;
+      c.strong = strong;
+      c.bytes = std::uint64_t{s->chips()} * 2 * 4096;
+      c.desc_bytes = 256;
+      c.hbm_jitter = 1.9;
+      c.p_flip = strong ? 1e-3 : 0;
+      c.stop_on_violation = false;
+      const Outcome one = check(*s, c);
+      c.threads = 3;
+      const Outcome three = check(*s, c);
+      const std::string what =
+          fmt::format("{}, {}", s->preset().key, strong ? "strong order, bit errors" : "write-after-write");
+      BOOST_TEST_MESSAGE(what << ": " << one.r.cycles << " cycles, " << one.r.replays << " replays, "
+                              << one.r.violations.size() << " violations");
+      BOOST_TEST((one.error.empty() && three.error.empty()), what << ": " << one.error << three.error);
+      BOOST_TEST(one.r.cycles == three.r.cycles, what);
+      BOOST_TEST(one.equal == three.equal, what);
+      BOOST_TEST(one.r.replays == three.r.replays, what);
+      BOOST_TEST(one.r.flips == three.r.flips, what);
+      BOOST_TEST(one.r.violations.size() == three.r.violations.size(), what);
+      for (std::size_t v = 0; v < std::min(one.r.violations.size(), three.r.violations.size()); ++v)
+        BOOST_TEST(one.r.violations[v].str() == three.r.violations[v].str(), what);
+      if (strong) {
+        BOOST_TEST(one.equal, what << ": " << one.diff);
+        BOOST_TEST(one.r.replays > 0u, what << ": no replay to compare");
+      }
+    }
+}
+
 /// What the cycle level refuses, in one line each.
 BOOST_AUTO_TEST_CASE(cycle_level_refusals) {
   auto error = [](const system::System& s, Config c) {

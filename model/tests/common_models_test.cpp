@@ -8,6 +8,7 @@
 #include "common/credit_counter.hpp"
 #include "common/rr_arbiter.hpp"
 #include "common/stream_fifo.hpp"
+#include "common/workers.hpp"
 
 using namespace trn;
 using namespace trn::common;
@@ -73,8 +74,9 @@ BOOST_AUTO_TEST_CASE(bits_copies_and_moves_across_inline_and_heap_widths) {
 }
 
 BOOST_AUTO_TEST_CASE(bits_copy_matches_a_bit_by_bit_copy) {
-  // copy() moves whole words when both ends are word-aligned and slices otherwise: either way it
-  // is a bit-by-bit copy, bits past the destination's width dropped and past the source's zero
+  // copy() and update() move whole words when both ends are word-aligned and slices otherwise:
+  // either way a bit-by-bit copy, bits past the destination's width dropped and past the source's
+  // zero; update() says whether the copy changed anything
   auto pattern = [](unsigned w, unsigned seed) {
     Bits b(w);
     for (unsigned i = 0; i < w; ++i) b.set_bit(i, ((i * 7 + seed) % 5) < 2);
@@ -91,8 +93,14 @@ BOOST_AUTO_TEST_CASE(bits_copy_matches_a_bit_by_bit_copy) {
             Bits want = d;
             const Bits s = pattern(ws, 2);
             for (unsigned k = 0; k < n; ++k) want.set_bit(at + k, s.bit(from + k));
+            Bits u = d;
+            const bool differs = !(u == want);
             d.copy(at, s, from, n);
             BOOST_TEST((d == want), "copy(" << at << ", src" << ws << ", " << from << ", " << n << ") into " << wd);
+            // update(): the same copy, and whether it changed anything (also when copied onto itself)
+            BOOST_TEST(u.update(at, s, from, n) == differs, "update(" << at << ", " << from << ", " << n << ")");
+            BOOST_TEST((u == want), "update(" << at << ", src" << ws << ", " << from << ", " << n << ") into " << wd);
+            BOOST_TEST(!u.update(at, s, from, n), "update(" << at << ", " << from << ", " << n << ") again");
             ++cases;
           }
   BOOST_TEST(cases > 500u);
@@ -235,4 +243,42 @@ BOOST_AUTO_TEST_CASE(credit_counter_counts_and_flags_errors) {
   BOOST_TEST(c.error());
   c.tick({false, false, false});  // reset clears the sticky error
   BOOST_TEST(!c.error());
+}
+
+BOOST_AUTO_TEST_CASE(workers_call_every_index_once) {
+  // every index of every run exactly once, whatever the team (more threads than the machine has
+  // too), runs back to back of different sizes; an exception reaches the caller after the run
+  for (const unsigned threads : {1u, 2u, 5u}) {
+    common::Workers team(threads);
+    BOOST_TEST(team.threads() == threads);
+    std::vector<std::atomic<unsigned>> hits(97);
+    std::uint64_t runs = 0, calls = 0;
+    for (unsigned r = 0; r < 2000; ++r) {
+      const unsigned n = r % 97;
+      for (auto& h : hits) h.store(0);
+      team.run(n, [&](unsigned i) { hits[i].fetch_add(1); });
+      unsigned bad = 0;
+      for (unsigned i = 0; i < hits.size(); ++i) bad += hits[i].load() != (i < n ? 1u : 0u);
+      BOOST_TEST(bad == 0u, threads << " threads, run " << r << " of " << n << " calls");
+      if (bad) break;
+      ++runs;
+      calls += n;
+    }
+    BOOST_TEST(runs == 2000u);
+    BOOST_TEST(calls > 90000u);
+    std::atomic<unsigned> ran{0};
+    bool caught = false;
+    try {
+      team.run(10, [&](unsigned i) {
+        ran.fetch_add(1);
+        if (i == 3) throw std::runtime_error("call 3");
+      });
+    } catch (const std::runtime_error& e) {
+      caught = std::string(e.what()) == "call 3";
+    }
+    BOOST_TEST(caught, threads << " threads");
+    BOOST_TEST(ran.load() == 10u, threads << " threads: every call ran");
+    team.run(3, [&](unsigned) { ran.fetch_add(1); });  // the team goes on after an exception
+    BOOST_TEST(ran.load() == 13u);
+  }
 }

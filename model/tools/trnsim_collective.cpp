@@ -15,6 +15,7 @@
 
 #include "collective/engine.hpp"
 #include "collective/program.hpp"
+#include "common/workers.hpp"
 #include "core/control.hpp"
 #include "isa/isa.hpp"
 #include "system/chip_switch.hpp"
@@ -49,6 +50,8 @@ A collective benchmark on a system composed from a preset: one row per message s
   --channels N         cycle: collective cores of every chip that run the schedule at once, each
                        its share of the instances (default: as many as keep the fastest link busy
                        against the HBM latency, at most the chip's collective cores)
+  --threads N          cycle: threads evaluating the chips (default: the machine's hardware threads;
+                       the same result with any count)
   --ranks N            the first N chips of the placement (default every chip)
   --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
   --inflight N         instances in flight per rank (default 4)
@@ -223,6 +226,7 @@ int cmd_collective(int argc, char** argv) {
   bool check = false;
   std::string emit_dir, torus, sw, config;
   int cores = -1;
+  unsigned threads = 0;
   bool chunk_given = false;
   std::uint64_t emit_base = 0x1000;
   for (int i = 2; i < argc; ++i) {
@@ -309,6 +313,8 @@ int cmd_collective(int argc, char** argv) {
       config = value();
     else if (s == "--channels")
       base.channels = parse_uint(s, value(), 1, 30);
+    else if (s == "--threads")
+      threads = parse_uint(s, value(), 1, 256);
     else if (s == "--base")
       emit_base = parse_size(s, value());
     else if (s == "-h" || s == "--help") {
@@ -335,6 +341,8 @@ int cmd_collective(int argc, char** argv) {
   base.op = *op;
   if (base.channels && base.fidelity != Fidelity::cycle)
     throw CollectiveUsage("--channels: only with --fidelity cycle");
+  if (threads && base.fidelity != Fidelity::cycle) throw CollectiveUsage("--threads: only with --fidelity cycle");
+  base.threads = threads ? threads : common::Workers::machine();
   if (!config.empty()) {
     if (base.fidelity != Fidelity::cycle) throw CollectiveUsage("--config: only with --emit or --fidelity cycle");
     if (!cfg::find(config)) throw CollectiveUsage(fmt::format("--config: unknown configuration '{}'", config));
