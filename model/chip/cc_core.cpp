@@ -38,6 +38,8 @@ CcCore::CcCore(Params p)
       dma_(dma_params(p)),
       tap_(core::SemTap::Params{p.unit, p.beat_bytes}),
       ci_(ctl_.make_in()),
+      cn_(ctl_.make_in()),
+      blank_(ctl_.make_in()),
       co_(ctl_.make_out()),
       di_(dma_.make_in()),
       do_(dma_.make_out()),
@@ -67,7 +69,8 @@ void CcCore::settle(const In& in) const {
   for (unsigned pass = 0;; ++pass) {
     if (pass == 8) throw std::logic_error("collective core model: the wiring did not settle in 8 passes");
     // the control: the top's inputs, the DMA's ready and idle flags, the tap's own completions
-    core::Control::In c = ctl_.make_in();
+    // (built in cn_, the last pass's spare: its instruction word is wide, and no pass allocates)
+    core::Control::In& c = cn_;
     core::Control::from_top(c, in);
     if (pass > 0) {
       c.dma_desc_ready_i = do_.desc_ready_o;
@@ -75,16 +78,22 @@ void CcCore::settle(const In& in) const {
       c.sem_add_valid_i = to_.sem_valid_o;
       c.sem_add_idx_i = static_cast<unsigned>(to_.sem_idx_o);
       c.sem_add_val_i = to_.sem_val_o;
+    } else {  // the first pass: these as a fresh input has them
+      c.dma_desc_ready_i = blank_.dma_desc_ready_i;
+      c.dma_q_idle_i = blank_.dma_q_idle_i;
+      c.sem_add_valid_i = blank_.sem_add_valid_i;
+      c.sem_add_idx_i = blank_.sem_add_idx_i;
+      c.sem_add_val_i = blank_.sem_add_val_i;
     }
     if (pass > 0 && c == ci_) {
       settled_in_ = in;
       settled_ = true;
       return;
     }
-    ci_ = std::move(c);
+    std::swap(ci_, cn_);
     ctl_.eval(ci_, co_);
-    // the DMA: the control's descriptors, the top's HBM port, the tap's ready
-    dma::DmaEngine::In d = dma_.make_in();
+    // the DMA: the control's descriptors, the top's HBM port, the tap's ready (every field, in place)
+    dma::DmaEngine::In& d = di_;
     d.rst_ni = in.rst_ni;
     d.desc_valid_i = co_.dma_desc_valid_o;
     d.desc_queue_i = co_.dma_desc_queue_o & qmask;
@@ -97,7 +106,6 @@ void CcCore::settle(const In& in) const {
     d.r_id_i = in.hbm_r_id_i;
     d.r_data_i = in.hbm_r_data_i;
     d.wr_ready_i = pass > 0 ? to_.in_ready_o : in.hbm_wr_ready_i;
-    di_ = std::move(d);
     dma_.eval(di_, do_);
     ti_.in_valid_i = do_.wr_valid_o;
     ti_.in_i = do_.wr_o;

@@ -77,6 +77,12 @@ class CcCore {
   Out make_out() const;
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
+  /// Control::write_imem (its sync stream).
+  void write_imem(unsigned s, std::uint32_t addr, const Bits& word) {
+    ctl_.write_imem(s, addr, word);
+    settled_ = false;
+    was_quiet_ = false;
+  }
 
   /// The ports of rtl/chip/cc_core.sv, generated from its header.
   sv::ports::cc_core::Params sv_params() const {
@@ -108,6 +114,8 @@ class CcCore {
   dma::DmaEngine dma_;
   core::SemTap tap_;
   mutable core::Control::In ci_;
+  mutable core::Control::In cn_;   // settle(): the next pass's control input is built here
+  const core::Control::In blank_;  // a fresh control input
   mutable core::Control::Out co_;
   mutable dma::DmaEngine::In di_;
   mutable dma::DmaEngine::Out do_;

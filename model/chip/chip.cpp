@@ -299,80 +299,117 @@ bool Chip::wire(const In& in) const {
     }
   }
 
-  // ---- the NIC: the fabric's remote writes, the router's local port
+  // ---- the NIC, the router and the links, in place like the fabric (a part is dirty when a
+  // field of its input changed)
+  bool moved = false;
+  auto upd = [&moved](auto& field, const auto& v) {
+    if (!(field == v)) {
+      field = v;
+      moved = true;
+    }
+  };
+  auto upd_bit = [&moved](Bits& b, unsigned i, bool v) {
+    if (b.bit(i) != v) {
+      b.set_bit(i, v);
+      moved = true;
+    }
+  };
+  auto upd_slice = [&moved](Bits& b, unsigned lsb, unsigned n, std::uint64_t v) {
+    if (n < 64) v &= (std::uint64_t{1} << n) - 1;
+    if (b.slice(lsb, n) != v) {
+      b.set_slice(lsb, n, v);
+      moved = true;
+    }
+  };
+  auto upd_copy = [&moved](Bits& b, unsigned at, const Bits& src, unsigned from, unsigned n) {
+    if (b.update(at, src, from, n)) moved = true;
+  };
+  auto done = [&](bool& part) {
+    if (moved) {
+      part = true;
+      changed = true;
+    }
+    moved = false;
+  };
+
+  // the NIC: the fabric's remote writes, the router's local port
   const link::Router::Out& ro = w.router_out;
   {
-    Nic::In n = w.nic_in;
-    n.rst_ni = in.rst_ni;
-    n.id_i = in.id_i;
-    n.tx_valid_i = xo.tx_valid_o;
-    n.tx_i = xo.tx_o;
-    n.tx_sem_i = xo.tx_sem_o;
-    n.tx_data_i = xo.tx_data_o;
+    Nic::In& n = w.nic_in;
+    upd(n.rst_ni, in.rst_ni);
+    upd(n.id_i, in.id_i);
+    upd(n.tx_valid_i, xo.tx_valid_o);
+    upd(n.tx_i, xo.tx_o);
+    upd(n.tx_sem_i, xo.tx_sem_o);
+    upd(n.tx_data_i, xo.tx_data_o);
     if (routed()) {
-      n.inj_credit_i = ro.in_credit_o.bit(0);
-      n.inj_credit_vc_i = ro.in_credit_vc_o.slice(0, VB);
-      n.ej_valid_i = ro.out_valid_o.bit(0);
-      n.ej_vc_i = ro.out_vc_o.slice(0, VB);
-      n.ej_flit_i.copy(0, ro.out_flit_o, 0, W);
+      upd(n.inj_credit_i, ro.in_credit_o.bit(0));
+      upd(n.inj_credit_vc_i, ro.in_credit_vc_o.slice(0, VB));
+      upd(n.ej_valid_i, ro.out_valid_o.bit(0));
+      upd(n.ej_vc_i, ro.out_vc_o.slice(0, VB));
+      upd_copy(n.ej_flit_i, 0, ro.out_flit_o, 0, W);
     } else {  // no router: the switch's (a network's) credits, link port 0's receiver (or the port)
       const Bits& d = links() ? w.rx_out[0].out_data_o : in.lk_rx_data_i;
-      n.inj_credit_i = in.lk_credit_i.bit(0);
-      n.inj_credit_vc_i = in.lk_credit_vc_i.slice(0, VB);
-      n.ej_valid_i = links() ? w.rx_out[0].out_valid_o : in.lk_rx_valid_i.bit(0);
-      n.ej_vc_i = d.slice(W, VB);
-      n.ej_flit_i.copy(0, d, 0, W);
+      upd(n.inj_credit_i, in.lk_credit_i.bit(0));
+      upd(n.inj_credit_vc_i, in.lk_credit_vc_i.slice(0, VB));
+      upd(n.ej_valid_i, links() ? w.rx_out[0].out_valid_o : in.lk_rx_valid_i.bit(0));
+      upd(n.ej_vc_i, d.slice(W, VB));
+      upd_copy(n.ej_flit_i, 0, d, 0, W);
     }
-    n.rx_ready_i = xo.rx_ready_o;
-    set(w.nic_in, std::move(n), dirty_.nic, changed);
+    upd(n.rx_ready_i, xo.rx_ready_o);
+    done(dirty_.nic);
   }
 
-  // ---- the router: port 0 the NIC, port k + 1 link port k
+  // the router: port 0 the NIC, port k + 1 link port k
   if (routed()) {
-    link::Router::In r = w.router_in;
-    r.rst_ni = in.rst_ni;
-    r.id_i = in.id_i;
-    r.in_valid_i.set_bit(0, w.nic_out.inj_valid_o);
-    r.in_vc_i.set_slice(0, VB, w.nic_out.inj_vc_o);
-    r.in_flit_i.copy(0, w.nic_out.inj_flit_o, 0, W);
-    r.out_credit_i.set_bit(0, w.nic_out.ej_credit_o);
-    r.out_credit_vc_i.set_slice(0, VB, w.nic_out.ej_credit_vc_o);
+    link::Router::In& r = w.router_in;
+    upd(r.rst_ni, in.rst_ni);
+    upd(r.id_i, in.id_i);
+    upd_bit(r.in_valid_i, 0, w.nic_out.inj_valid_o);
+    upd_slice(r.in_vc_i, 0, VB, w.nic_out.inj_vc_o);
+    upd_copy(r.in_flit_i, 0, w.nic_out.inj_flit_o, 0, W);
+    upd_bit(r.out_credit_i, 0, w.nic_out.ej_credit_o);
+    upd_slice(r.out_credit_vc_i, 0, VB, w.nic_out.ej_credit_vc_o);
     for (unsigned k = 0; k < LP; ++k) {
       const auto& x = w.rx_out[k];
-      r.in_valid_i.set_bit(k + 1, x.out_valid_o);
-      r.in_flit_i.copy((k + 1) * W, x.out_data_o, 0, W);
-      r.in_vc_i.set_slice((k + 1) * VB, VB, x.out_data_o.slice(W, VB));
-      r.out_credit_i.set_bit(k + 1, in.lk_credit_i.bit(k));
-      r.out_credit_vc_i.set_slice((k + 1) * VB, VB, in.lk_credit_vc_i.slice(k * VB, VB));
+      upd_bit(r.in_valid_i, k + 1, x.out_valid_o);
+      upd_copy(r.in_flit_i, (k + 1) * W, x.out_data_o, 0, W);
+      upd_slice(r.in_vc_i, (k + 1) * VB, VB, x.out_data_o.slice(W, VB));
+      upd_bit(r.out_credit_i, k + 1, in.lk_credit_i.bit(k));
+      upd_slice(r.out_credit_vc_i, (k + 1) * VB, VB, in.lk_credit_vc_i.slice(k * VB, VB));
     }
-    set(w.router_in, std::move(r), dirty_.router, changed);
+    done(dirty_.router);
   }
 
-  // ---- the links
+  // the links
   for (unsigned k = 0; k < links(); ++k) {
-    link::LinkTx::In t = w.tx_in[k];
-    t.rst_ni = in.rst_ni;
+    link::LinkTx::In& t = w.tx_in[k];
+    upd(t.rst_ni, in.rst_ni);
     if (routed()) {
-      t.in_valid_i = ro.out_valid_o.bit(k + 1);
-      t.in_data_i.copy(0, ro.out_flit_o, (k + 1) * W, W);
-      t.in_data_i.set_slice(W, VB, ro.out_vc_o.slice((k + 1) * VB, VB));
+      upd(t.in_valid_i, ro.out_valid_o.bit(k + 1));
+      upd_copy(t.in_data_i, 0, ro.out_flit_o, (k + 1) * W, W);
+      upd_slice(t.in_data_i, W, VB, ro.out_vc_o.slice((k + 1) * VB, VB));
     } else {  // no router: the NIC's injection
-      t.in_valid_i = w.nic_out.inj_valid_o;
-      t.in_data_i.copy(0, w.nic_out.inj_flit_o, 0, W);
-      t.in_data_i.set_slice(W, VB, w.nic_out.inj_vc_o);
+      upd(t.in_valid_i, w.nic_out.inj_valid_o);
+      upd_copy(t.in_data_i, 0, w.nic_out.inj_flit_o, 0, W);
+      upd_slice(t.in_data_i, W, VB, w.nic_out.inj_vc_o);
     }
-    t.ack_valid_i = in.lk_ack_valid_i.bit(k);
-    t.ack_seq_i = in.lk_ack_seq_i.slice(k * SB, SB);
-    t.nack_valid_i = in.lk_nack_valid_i.bit(k);
-    t.nack_seq_i = in.lk_nack_seq_i.slice(k * SB, SB);
-    set(w.tx_in[k], std::move(t), dirty_.tx[k], changed);
-    link::LinkRx::In x = w.rx_in[k];
-    x.rst_ni = in.rst_ni;
-    x.rx_valid_i = in.lk_rx_valid_i.bit(k);
-    x.rx_seq_i = in.lk_rx_seq_i.slice(k * SB, SB);
-    x.rx_data_i.copy(0, in.lk_rx_data_i, k * LW, LW);
-    x.rx_crc_i = in.lk_rx_crc_i.slice(k * 16, 16);
-    set(w.rx_in[k], std::move(x), dirty_.rx[k], changed);
+    upd(t.ack_valid_i, in.lk_ack_valid_i.bit(k));
+    upd(t.ack_seq_i, in.lk_ack_seq_i.slice(k * SB, SB));
+    upd(t.nack_valid_i, in.lk_nack_valid_i.bit(k));
+    upd(t.nack_seq_i, in.lk_nack_seq_i.slice(k * SB, SB));
+    bool tx_dirty = false;
+    done(tx_dirty);
+    if (tx_dirty) dirty_.tx[k] = true;
+    link::LinkRx::In& x = w.rx_in[k];
+    upd(x.rst_ni, in.rst_ni);
+    upd(x.rx_valid_i, in.lk_rx_valid_i.bit(k));
+    upd(x.rx_seq_i, in.lk_rx_seq_i.slice(k * SB, SB));
+    upd_copy(x.rx_data_i, 0, in.lk_rx_data_i, k * LW, LW);
+    upd(x.rx_crc_i, in.lk_rx_crc_i.slice(k * 16, 16));
+    bool rx_dirty = false;
+    done(rx_dirty);
+    if (rx_dirty) dirty_.rx[k] = true;
   }
   return changed;
 }
@@ -486,6 +523,13 @@ void Chip::eval(const In& in, Out& out) const {
   out.bad_dst_o = routed() ? ro.bad_dst_o : 0;
   out.nic_drop_o = w.nic_out.drop_o;
   out.bad_sem_o = xo.bad_sem_o;
+}
+
+void Chip::write_imem(unsigned u, unsigned s, std::uint32_t addr, const Bits& word) {
+  if (u < p_.cores || u >= p_.units())
+    throw std::invalid_argument(fmt::format("chip::Chip::write_imem: unit {} is no collective core", u));
+  ccs_[u - p_.cores].write_imem(s, addr, word);
+  evaluated_ = false;
 }
 
 void Chip::tick(const In& in) {

@@ -118,6 +118,9 @@ class Chip {
   Out make_out() const;
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
+  /// A collective core's instruction memory word, written at once (CcCore::write_imem): unit u is
+  /// one of the chip's collective cores.
+  void write_imem(unsigned u, unsigned s, std::uint32_t addr, const Bits& word);
 
   /// The ports of rtl/chip/chip.sv, generated from its header.
   sv::ports::chip::Params sv_params() const;

@@ -415,9 +415,9 @@ Result Run::run_cycle() {
       const unsigned chip = place_.chip[r];
       if (c_.data) std::copy(mem_.at(r).begin(), mem_.at(r).end(), tr.hbm(chip).image().hbm.begin() + ec.base);
       for (unsigned k = 0; k < ec.channels; ++k) {
-        tr.load(chip, ec.unit + k,
-                isa::assemble(P.program(r, k),
-                              fmt::format("rank{}{}.s", r, ec.channels > 1 ? fmt::format("_ch{}", k) : ""), defs));
+        tr.preload(chip, ec.unit + k,
+                   isa::assemble(P.program(r, k),
+                                 fmt::format("rank{}{}.s", r, ec.channels > 1 ? fmt::format("_ch{}", k) : ""), defs));
         masks[chip] |= std::uint64_t{1} << (ec.unit + k);
       }
     }

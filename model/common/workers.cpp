@@ -25,8 +25,17 @@ Workers::Workers(unsigned threads) {
 Workers::~Workers() {
   stop_.store(true);
   ticket_.fetch_add(std::uint64_t{1} << 32);  // a new run that has no calls: every member wakes and stops
-  ticket_.notify_all();
+  wake();
   for (auto& t : team_) t.join();
+}
+
+void Workers::wake() {
+  // (a member that counted itself a sleeper checks the ticket under the mutex before it sleeps:
+  // taking the mutex here puts this run's ticket before that check or the member on cv_)
+  if (sleepers_.load() != 0) {
+    std::lock_guard<std::mutex> lock(m_);
+  }
+  cv_.notify_all();
 }
 
 void Workers::work(std::uint32_t g) {
@@ -48,24 +57,24 @@ void Workers::work(std::uint32_t g) {
       std::lock_guard<std::mutex> lock(err_m_);
       if (!err_) err_ = std::current_exception();
     }
-    if (done_.fetch_add(1, std::memory_order_acq_rel) + 1 == job.n.load(std::memory_order_relaxed)) done_.notify_all();
+    done_.fetch_add(1, std::memory_order_acq_rel);
   }
 }
 
 void Workers::loop() {
-  std::uint32_t seen = static_cast<std::uint32_t>(ticket_.load() >> 32);
+  // the run last seen: none yet (a member the OS starts late sees every run since, and a stop)
+  std::uint32_t seen = 0;
+  auto run_now = [&] { return stop_.load() || static_cast<std::uint32_t>(ticket_.load() >> 32) != seen; };
   for (;;) {
-    std::uint64_t t = ticket_.load(std::memory_order_acquire);
-    for (unsigned k = 0; static_cast<std::uint32_t>(t >> 32) == seen && k < kSpins; ++k) {
-      relax();
-      t = ticket_.load(std::memory_order_acquire);
-    }
-    while (static_cast<std::uint32_t>(t >> 32) == seen) {
-      ticket_.wait(t);
-      t = ticket_.load(std::memory_order_acquire);
+    for (unsigned k = 0; !run_now() && k < kSpins; ++k) relax();
+    if (!run_now()) {
+      std::unique_lock<std::mutex> lock(m_);
+      sleepers_.fetch_add(1);
+      cv_.wait(lock, run_now);
+      sleepers_.fetch_sub(1);
     }
     if (stop_.load()) return;
-    seen = static_cast<std::uint32_t>(t >> 32);
+    seen = static_cast<std::uint32_t>(ticket_.load(std::memory_order_acquire) >> 32);
     work(seen);
   }
 }
@@ -87,19 +96,16 @@ void Workers::run(unsigned n, const std::function<void(unsigned)>& f) {
   job.n.store(n, std::memory_order_relaxed);
   done_.store(0, std::memory_order_relaxed);
   err_ = nullptr;
-  ticket_.store(std::uint64_t{g} << 32, std::memory_order_release);
-  ticket_.notify_all();
+  ticket_.store(std::uint64_t{g} << 32);
+  wake();
   work(g);
-  // every call has been taken; wait for the ones still running
-  unsigned d = done_.load(std::memory_order_acquire);
-  for (unsigned k = 0; d != n && k < kSpins; ++k) {
-    relax();
-    d = done_.load(std::memory_order_acquire);
-  }
-  while (d != n) {
-    done_.wait(d);
-    d = done_.load(std::memory_order_acquire);
-  }
+  // every call has been taken; wait for the ones still running (spinning, then yielding the core
+  // to them)
+  for (unsigned k = 0; done_.load(std::memory_order_acquire) != n; ++k)
+    if (k < kSpins)
+      relax();
+    else
+      std::this_thread::yield();
   if (err_) std::rethrow_exception(err_);
 }
 

@@ -9,6 +9,7 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -37,12 +38,18 @@ class Workers {
     std::atomic<unsigned> n{0};
   };
   void loop();
+  /// Wake the sleeping members (after a new ticket).
+  void wake();
   /// Take and make the calls of run g while any is left.
   void work(std::uint32_t g);
   std::vector<std::thread> team_;
   std::array<Job, 2> job_;
   std::atomic<std::uint64_t> ticket_{0};  // run << 32 | the next call to take
   std::atomic<unsigned> done_{0};         // calls of the current run that have ended
+  // a member with nothing to do sleeps on cv_ (std::atomic's wait of g++ 12 can miss a wake-up)
+  std::mutex m_;
+  std::condition_variable cv_;
+  std::atomic<unsigned> sleepers_{0};
   std::atomic<bool> stop_{false};
   std::uint32_t gen_ = 0;  // the caller's current run
   std::mutex err_m_;

@@ -404,6 +404,15 @@ bool Control::quiet() const {
   return !st.any_add && !st.err_now && !st.done;
 }
 
+void Control::write_imem(unsigned s, std::uint32_t addr, const Bits& word) {
+  if (running_q_) throw std::logic_error("control: an instruction memory written directly while running");
+  if (s >= kStreams || !((p_.streams_on >> s) & 1) || addr >= p_.imem_depth) return;  // as im_* would
+  Bits w(kInstBits);
+  w.copy(0, word, 0, kInstBits);
+  imem_[s][addr] = std::move(w);
+  step_fresh_ = false;
+}
+
 void Control::tick(const In& in) {
   // the instruction memories (not reset)
   if (in.im_valid_i && in.im_stream_i < kStreams && ((p_.streams_on >> in.im_stream_i) & 1) &&

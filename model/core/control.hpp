@@ -112,6 +112,10 @@ class Control {
   Out make_out() const { return Out{}; }
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
+  /// Word `addr` of stream s's instruction memory, as an instruction write (im_*) leaves it, at
+  /// once: a program loaded without its cycles (a harness's backdoor, for a control that is not
+  /// running; the memories are not part of the state an edge moves otherwise).
+  void write_imem(unsigned s, std::uint32_t addr, const Bits& word);
   /// The last eval()'s decision (on the current state) fetches, issues, adds to a semaphore, fails
   /// and finishes nothing: a tick on the same inputs, without an instruction write or a start,
   /// changes no state (a model-only query, for skipping waiting units).

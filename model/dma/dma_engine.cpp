@@ -253,7 +253,11 @@ void DmaEngine::eval(const In& in, Out& o) const {
   o.ar_valid_o = ar_v_;
   o.ar_o = {ar_space_, ar_addr_, static_cast<std::uint8_t>(ar_bytes_), static_cast<std::uint8_t>(ar_id_)};
   o.wr_valid_o = w_v_;
-  o.wr_data_o = Bits(8 * p_.geo.beat_bytes);
+  // (the outputs' vectors are reused: no allocation an eval)
+  if (o.wr_data_o.width() != 8 * p_.geo.beat_bytes)
+    o.wr_data_o = Bits(8 * p_.geo.beat_bytes);
+  else
+    o.wr_data_o.clear();
   o.wr_o = {};
   o.wr_info_o = {};
   if (w_v_ && w_sem_) {
@@ -268,8 +272,8 @@ void DmaEngine::eval(const In& in, Out& o) const {
     o.wr_info_o = {static_cast<std::uint8_t>(w_q_), s.desc, s.elem, false};
   }
   o.q_idle_o = o.q_err_o = 0;
-  o.q_code_o = Bits(3 * p_.queues);
-  o.q_done_o = Bits(16 * p_.queues);
+  if (o.q_code_o.width() != 3 * p_.queues) o.q_code_o = Bits(3 * p_.queues);
+  if (o.q_done_o.width() != 16 * p_.queues) o.q_done_o = Bits(16 * p_.queues);
   for (unsigned q = 0; q < p_.queues; ++q) {
     const Queue& qu = q_[q];
     if (qu.st == Q::load && qu.fifo.empty() && qu.pend == 0) o.q_idle_o |= std::uint64_t{1} << q;

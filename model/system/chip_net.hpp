@@ -42,6 +42,11 @@ class ChipNet {
 
   unsigned chips() const { return n_; }
   const chip::Chip& chip(unsigned c) const { return chips_.at(c); }
+  /// chip::Chip::write_imem on chip c (the system's outputs are evaluated again).
+  void write_imem(unsigned c, unsigned u, unsigned s, std::uint32_t addr, const Bits& word) {
+    chips_.at(c).write_imem(u, s, addr, word);
+    evaluated_ = false;
+  }
   const link::Net& net() const { return net_; }
   unsigned wire_bits() const { return net_.wire_bits(); }
   unsigned fb() const { return net_.fb(); }

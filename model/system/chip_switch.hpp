@@ -46,6 +46,11 @@ class ChipSwitch {
 
   unsigned chips() const { return n_; }
   const chip::Chip& chip(unsigned c) const { return chips_.at(c); }
+  /// chip::Chip::write_imem on chip c (the system's outputs are evaluated again).
+  void write_imem(unsigned c, unsigned u, unsigned s, std::uint32_t addr, const Bits& word) {
+    chips_.at(c).write_imem(u, s, addr, word);
+    evaluated_ = false;
+  }
   const chip::Chip::In& chip_in(unsigned c) const { return ci_.at(c); }
   const chip::Chip::Out& chip_out(unsigned c) const { return co_.at(c); }
   /// The switch and its port c's link layer, and their ports as wired in the last eval().

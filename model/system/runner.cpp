@@ -83,6 +83,13 @@ void Runner<Sys>::load(unsigned chip, unsigned u, const isa::Program& p) {
 }
 
 template <class Sys>
+void Runner<Sys>::preload(unsigned chip, unsigned u, const isa::Program& p) {
+  const chip::Chip::Params& prm = sys_.params().chip;
+  core::for_each_imem_word(p, prm.core.imem_depth, u >= prm.cores,
+                           [&](unsigned s, std::uint32_t a, const Bits& w) { sys_.write_imem(chip, u, s, a, w); });
+}
+
+template <class Sys>
 void Runner<Sys>::set_flips(double p, std::uint64_t seed) {
   p_flip_ = p;
   chan_.seed(seed);

@@ -30,6 +30,10 @@ class Runner {
 
   /// Load unit u of chip `chip` (a collective core: its sync stream).
   void load(unsigned chip, unsigned u, const isa::Program& p);
+  /// The same, without its cycles: the words written straight into the collective core's
+  /// instruction memory (the state load() leaves, bar the cycle count; for long programs on many
+  /// chips, whose loading through the one instruction port would take a system cycle a word).
+  void preload(unsigned chip, unsigned u, const isa::Program& p);
   /// Start units (masks[c]: chip c's) and run until each is done; the cycles taken. Throws
   /// std::runtime_error naming the chip, unit, error and pc of the first unit that stops on an
   /// error, or after `limit` cycles naming the units still running.

@@ -281,4 +281,12 @@ BOOST_AUTO_TEST_CASE(workers_call_every_index_once) {
     team.run(3, [&](unsigned) { ran.fetch_add(1); });  // the team goes on after an exception
     BOOST_TEST(ran.load() == 13u);
   }
+  // teams made and ended at once, with and without a run (a member the OS starts after the end
+  // still stops): no hang
+  std::atomic<unsigned> calls{0};
+  for (unsigned k = 0; k < 300; ++k) {
+    common::Workers team(2 + k % 4);
+    if (k % 2) team.run(5, [&](unsigned) { calls.fetch_add(1); });
+  }
+  BOOST_TEST(calls.load() == 150u * 5);
 }
