@@ -164,6 +164,8 @@ def main():
         (["--preset", "trn2-16", "--op", "all-reduce", "--channels", "2"], "only with --fidelity cycle"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "--channels", "0"], "--channels"),
         (["--preset", "trn1-16", "--op", "all-reduce", "--fidelity", "cycle", "--channels", "7"], "has 6 collective cores"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--threads", "2"], "--threads: only with --fidelity cycle"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "cycle", "--threads", "0"], "--threads"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--fidelity", "exact"], "flow or cycle"),
     ]
     for argv, want in bad:
