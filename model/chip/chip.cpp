@@ -213,17 +213,42 @@ bool Chip::wire(const In& in) const {
     k.hbm_wr_ready_i = bit(xo.u_wr_ready_o, u);
     set(w.core_in[u], std::move(k), dirty_.core[u], changed);
   }
+  // Each part's input is wired in place (no copy of its ports a pass: the collective cores are
+  // many and mostly waiting, the fabric holds a beat of every unit); a part is dirty when a field
+  // of its input changed: took() says whether one did since the last took().
+  bool moved = false;
+  auto upd = [&moved](auto& field, const auto& v) {
+    if (!(field == v)) {
+      field = v;
+      moved = true;
+    }
+  };
+  auto upd_bit = [&moved](Bits& b, unsigned i, bool v) {
+    if (b.bit(i) != v) {
+      b.set_bit(i, v);
+      moved = true;
+    }
+  };
+  auto upd_slice = [&moved](Bits& b, unsigned lsb, unsigned n, std::uint64_t v) {
+    if (n < 64) v &= (std::uint64_t{1} << n) - 1;
+    if (b.slice(lsb, n) != v) {
+      b.set_slice(lsb, n, v);
+      moved = true;
+    }
+  };
+  auto upd_copy = [&moved](Bits& b, unsigned at, const Bits& src, unsigned from, unsigned n) {
+    if (b.update(at, src, from, n)) moved = true;
+  };
+  auto took = [&] {
+    const bool m = moved;
+    moved = false;
+    changed = changed || m;
+    return m;
+  };
+
   for (unsigned j = 0; j < p_.cc_cores; ++j) {
-    // in place (the collective cores are many and mostly waiting: no copy of their ports a pass)
     const unsigned u = p_.cores + j;
     CcCore::In& k = w.cc_in[j];
-    bool moved = false;
-    auto upd = [&moved](auto& field, const auto& v) {
-      if (!(field == v)) {
-        field = v;
-        moved = true;
-      }
-    };
     upd(k.rst_ni, in.rst_ni);
     upd(k.start_i, bit(in.start_i, u));
     upd(k.im_valid_i, in.im_valid_i && in.im_unit_i == u);
@@ -240,23 +265,12 @@ bool Chip::wire(const In& in) const {
     upd(k.hbm_r_id_i, xo.u_r_id_o & ((std::uint64_t{1} << csw) - 1));
     upd(k.hbm_r_data_i, xo.u_r_data_o);
     upd(k.hbm_wr_ready_i, bit(xo.u_wr_ready_o, u));
-    if (moved) {
-      dirty_.cc[j] = true;
-      changed = true;
-    }
+    if (took()) dirty_.cc[j] = true;
   }
 
-  // ---- the fabric: the units' HBM ports, the NIC, the chip's HBM port (in place: its ports
-  // hold a beat of every unit)
+  // ---- the fabric: the units' HBM ports, the NIC, the chip's HBM port
   {
     ChipXbar::In& x = w.xbar_in;
-    bool moved = false;
-    auto upd = [&moved](auto& field, const auto& v) {
-      if (!(field == v)) {
-        field = v;
-        moved = true;
-      }
-    };
     upd(x.rst_ni, in.rst_ni);
     upd(x.id_i, in.id_i);
     std::uint64_t ar_valid = 0, r_ready = 0, wr_valid = 0;
@@ -293,46 +307,10 @@ bool Chip::wire(const In& in) const {
     upd(x.hbm_r_id_i, in.hbm_r_id_i);
     upd(x.hbm_r_data_i, in.hbm_r_data_i);
     upd(x.hbm_wr_ready_i, in.hbm_wr_ready_i);
-    if (moved) {
-      dirty_.xbar = true;
-      changed = true;
-    }
+    if (took()) dirty_.xbar = true;
   }
 
-  // ---- the NIC, the router and the links, in place like the fabric (a part is dirty when a
-  // field of its input changed)
-  bool moved = false;
-  auto upd = [&moved](auto& field, const auto& v) {
-    if (!(field == v)) {
-      field = v;
-      moved = true;
-    }
-  };
-  auto upd_bit = [&moved](Bits& b, unsigned i, bool v) {
-    if (b.bit(i) != v) {
-      b.set_bit(i, v);
-      moved = true;
-    }
-  };
-  auto upd_slice = [&moved](Bits& b, unsigned lsb, unsigned n, std::uint64_t v) {
-    if (n < 64) v &= (std::uint64_t{1} << n) - 1;
-    if (b.slice(lsb, n) != v) {
-      b.set_slice(lsb, n, v);
-      moved = true;
-    }
-  };
-  auto upd_copy = [&moved](Bits& b, unsigned at, const Bits& src, unsigned from, unsigned n) {
-    if (b.update(at, src, from, n)) moved = true;
-  };
-  auto done = [&](bool& part) {
-    if (moved) {
-      part = true;
-      changed = true;
-    }
-    moved = false;
-  };
-
-  // the NIC: the fabric's remote writes, the router's local port
+  // ---- the NIC: the fabric's remote writes, the router's local port
   const link::Router::Out& ro = w.router_out;
   {
     Nic::In& n = w.nic_in;
@@ -357,7 +335,7 @@ bool Chip::wire(const In& in) const {
       upd_copy(n.ej_flit_i, 0, d, 0, W);
     }
     upd(n.rx_ready_i, xo.rx_ready_o);
-    done(dirty_.nic);
+    if (took()) dirty_.nic = true;
   }
 
   // the router: port 0 the NIC, port k + 1 link port k
@@ -378,7 +356,7 @@ bool Chip::wire(const In& in) const {
       upd_bit(r.out_credit_i, k + 1, in.lk_credit_i.bit(k));
       upd_slice(r.out_credit_vc_i, (k + 1) * VB, VB, in.lk_credit_vc_i.slice(k * VB, VB));
     }
-    done(dirty_.router);
+    if (took()) dirty_.router = true;
   }
 
   // the links
@@ -398,18 +376,14 @@ bool Chip::wire(const In& in) const {
     upd(t.ack_seq_i, in.lk_ack_seq_i.slice(k * SB, SB));
     upd(t.nack_valid_i, in.lk_nack_valid_i.bit(k));
     upd(t.nack_seq_i, in.lk_nack_seq_i.slice(k * SB, SB));
-    bool tx_dirty = false;
-    done(tx_dirty);
-    if (tx_dirty) dirty_.tx[k] = true;
+    if (took()) dirty_.tx[k] = true;
     link::LinkRx::In& x = w.rx_in[k];
     upd(x.rst_ni, in.rst_ni);
     upd(x.rx_valid_i, in.lk_rx_valid_i.bit(k));
     upd(x.rx_seq_i, in.lk_rx_seq_i.slice(k * SB, SB));
     upd_copy(x.rx_data_i, 0, in.lk_rx_data_i, k * LW, LW);
     upd(x.rx_crc_i, in.lk_rx_crc_i.slice(k * 16, 16));
-    bool rx_dirty = false;
-    done(rx_dirty);
-    if (rx_dirty) dirty_.rx[k] = true;
+    if (took()) dirty_.rx[k] = true;
   }
   return changed;
 }
