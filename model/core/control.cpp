@@ -406,21 +406,20 @@ bool Control::quiet() const {
 
 void Control::write_imem(unsigned s, std::uint32_t addr, const Bits& word) {
   if (running_q_) throw std::logic_error("control: an instruction memory written directly while running");
-  if (s >= kStreams || !((p_.streams_on >> s) & 1) || addr >= p_.imem_depth) return;  // as im_* would
+  put_imem(s, addr, word);
+  step_fresh_ = false;
+}
+
+void Control::put_imem(unsigned s, std::uint32_t addr, const Bits& word) {
+  if (s >= kStreams || !((p_.streams_on >> s) & 1) || addr >= p_.imem_depth) return;  // no such word
   Bits w(kInstBits);
   w.copy(0, word, 0, kInstBits);
   imem_[s][addr] = std::move(w);
-  step_fresh_ = false;
 }
 
 void Control::tick(const In& in) {
   // the instruction memories (not reset)
-  if (in.im_valid_i && in.im_stream_i < kStreams && ((p_.streams_on >> in.im_stream_i) & 1) &&
-      in.im_addr_i < p_.imem_depth) {
-    Bits w(kInstBits);
-    w.copy(0, in.im_data_i, 0, kInstBits);
-    imem_[in.im_stream_i][in.im_addr_i] = std::move(w);
-  }
+  if (in.im_valid_i) put_imem(in.im_stream_i, in.im_addr_i, in.im_data_i);
   const bool fresh = step_fresh_ && in == step_in_;
   step_fresh_ = false;
   if (!in.rst_ni) {

@@ -193,6 +193,9 @@ class Control {
   mutable std::array<common::StreamFifo::In, kStreams> qi_;
   mutable std::array<common::StreamFifo::Out, kStreams> qo_;
   mutable bool q_ports_ = false;
+  /// An instruction write (im_* or write_imem): a stream that is off, or an address past the
+  /// memory, writes nothing.
+  void put_imem(unsigned s, std::uint32_t addr, const Bits& word);
   // the step of the last eval() and its input: a tick() on the same input (since no edge) reuses it
   mutable In step_in_;
   mutable bool step_fresh_ = false;

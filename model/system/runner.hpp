@@ -31,8 +31,10 @@ class Runner {
   /// Load unit u of chip `chip` (a collective core: its sync stream).
   void load(unsigned chip, unsigned u, const isa::Program& p);
   /// The same, without its cycles: the words written straight into the collective core's
-  /// instruction memory (the state load() leaves, bar the cycle count; for long programs on many
-  /// chips, whose loading through the one instruction port would take a system cycle a word).
+  /// instruction memory (the chips' state load() leaves; for long programs on many chips, whose
+  /// loading through the one instruction port would take a system cycle a word). The runs are the
+  /// same where the HBM's draws do not follow the cycle count (readies always up, no stall
+  /// bursts, as the cycle level's HBM; system_programs/preloaded_programs_run_as_loaded_ones).
   void preload(unsigned chip, unsigned u, const isa::Program& p);
   /// Start units (masks[c]: chip c's) and run until each is done; the cycles taken. Throws
   /// std::runtime_error naming the chip, unit, error and pc of the first unit that stops on an
