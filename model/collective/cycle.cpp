@@ -321,9 +321,10 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   f.hbm_gbps = 2 * beat_gbps;
   f.pkt_bytes = beat;
   f.desc_bytes = std::max(c.desc_bytes / f.pkt_bytes * f.pkt_bytes, f.pkt_bytes);
-  f.inflight = 64;             // the programs issue every instance's round before the next round's waits
-  f.flag_reads = true;         // a collective core sends a ready flag as a 4-byte DMA write from its HBM
-  f.dma_queues = cs.channels;  // each channel its collective core's own queues
+  f.inflight = 64;               // the programs issue every instance's round before the next round's waits
+  f.flag_reads = true;           // a collective core sends a ready flag as a 4-byte DMA write from its HBM
+  f.read_jitter = c.hbm_jitter;  // the HBM's latency spread: a transfer's data starts with its first read
+  f.dma_queues = cs.channels;    // each channel its collective core's own queues
   // latencies: a hop beyond its wire (router, link layer), and a transfer beyond its route and the
   // HBM read (the program's issue, the DMA, the NIC both ways, the semaphore)
   // the probes' destinations: the nearest chip and the nearest farther one (a ring of 4: 1 and 2),

@@ -67,6 +67,10 @@ struct Config {
   double dma_gbps = 0;      ///< a chip's DMA (0: the chip's engines)
   double hbm_gbps = 0;      ///< a chip's HBM (0: the chip's stacks)
   bool flag_reads = false;  ///< a ready flag waits for an HBM read, as any DMA write (the cycle level's)
+  /// each transfer's HBM read latency uniform in [L (1 - read_jitter/2), L (1 + read_jitter/2)],
+  /// drawn per transfer from the seed: the cycle level's HBM, whose every read draws its latency so,
+  /// starts a transfer's data with its first read (0: every transfer the one latency L)
+  double read_jitter = 0;
   /// DMA queues a chip sends to one peer on: instance i's transfers on queue i mod dma_queues, each
   /// queue landing in issue order, the queues independent (the cycle level's channels: its
   /// collective cores' queues)

@@ -1,12 +1,13 @@
 // The flow level (docs/collectives.md): each transfer is one flow over its route. It starts after
-// the DMA's HBM read latency, shares every resource it uses (the route's links, the chips' DMA,
-// HBM and optional NIC limits) max-min fairly with the other flows by progressive filling, and its
-// data and semaphore land the route's latency after its last byte left.
+// the DMA's HBM read latency (one, or drawn per transfer), shares every resource it uses (the route's links, the chips'
+// DMA, HBM and optional NIC limits) max-min fairly with the other flows by progressive filling, and its data and
+// semaphore land the route's latency after its last byte left.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
 #include <queue>
+#include <random>
 #include <unordered_map>
 
 #include "collective/engine.hpp"
@@ -43,7 +44,7 @@ class FlowBackend : public Backend {
     f.latency = m_.latency_ns(a.src_chip, a.dst_chip);
     f.sem_ns = a.src_chip != a.dst_chip ? kFlitBytes / m_.nic_gbps(a.src_chip, a.dst_chip) : 0.0;
     f.start = seq_;
-    f.start_ns = now + (a.flag && !c_.flag_reads ? 0.0 : m_.read_ns());
+    f.start_ns = now + (a.flag && !c_.flag_reads ? 0.0 : read_ns());
     f.queue = static_cast<std::uint64_t>(a.src_chip) << 40 | static_cast<std::uint64_t>(a.dst_chip) << 16 | a.queue;
     // a DMA queue's transfers land in issue order: link the flow behind the queue's last
     f.prev = f.next = kNone;
@@ -165,6 +166,7 @@ class FlowBackend : public Backend {
 
   const FlowModel& m_;
   const Config& c_;
+  std::mt19937_64 rng_{c_.seed ^ 0x9e3779b97f4a7c15u};  // the transfers' HBM read latencies
   double now_ = 0;
   std::uint64_t seq_ = 0;
   std::vector<Flow> flows_;
@@ -181,6 +183,13 @@ class FlowBackend : public Backend {
   std::vector<std::uint8_t> data_;
 
   static constexpr std::size_t kNone = ~std::size_t{0};
+
+  /// The HBM read latency of a transfer: the one latency, or one drawn (Config::read_jitter).
+  double read_ns() {
+    const double l = m_.read_ns();
+    if (c_.read_jitter <= 0) return l;
+    return l * (1 + c_.read_jitter * (std::uniform_real_distribution<double>(-0.5, 0.5)(rng_)));
+  }
 
   std::size_t alloc() {
     if (!free_.empty()) {

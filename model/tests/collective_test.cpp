@@ -12,6 +12,7 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 
@@ -201,8 +202,7 @@ struct Landings : Sink {
   void signalled(std::uint32_t id, double ns) override { at[id] = ns; }
 };
 /// The flow level's transfers `ds` (one descriptor each) submitted at time 0, run to the end.
-std::map<std::uint32_t, double> flow_landings(const std::vector<Desc>& ds) {
-  Config c;
+std::map<std::uint32_t, double> flow_landings(const std::vector<Desc>& ds, Config c = {}) {
   c.data = false;
   const FlowModel fm(sys("trn2-16"), c);
   auto be = make_flow_backend(fm, c);
@@ -233,6 +233,43 @@ BOOST_AUTO_TEST_CASE(flow_level_queues_and_semaphores) {
   BOOST_TEST(t.at(1) - t.at(0) == flit_ns, boost::test_tools::tolerance(1e-6));
   BOOST_TEST(t.at(2) == t.at(0), boost::test_tools::tolerance(1e-12));
   BOOST_TEST(t.at(3) == t.at(1), boost::test_tools::tolerance(1e-12));
+}
+
+/// The HBM's latency spread at the flow level (Config::read_jitter, the cross-check's setting of the
+/// cycle level's --jitter): each transfer draws its read latency uniformly in L (1 +- jitter/2) from
+/// the seed; one seed gives one run, and without it every transfer waits the one latency L.
+BOOST_AUTO_TEST_CASE(flow_level_read_jitter) {
+  const Desc one{0, 0, 1, 0, 0, 64, false, false, 0};
+  const double l = sys("trn2-16").design().hbm.at(0).latency_ns;
+  Config c;
+  const double fixed = flow_landings({one}, c).at(0);
+  c.seed = 7;
+  BOOST_TEST(flow_landings({one}, c).at(0) == fixed);  // no spread: the seed changes nothing
+  c.read_jitter = 0.2;
+  double lo = 1e300, hi = -1e300;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    c.seed = seed;
+    const double t = flow_landings({one}, c).at(0);
+    BOOST_TEST(flow_landings({one}, c).at(0) == t);  // reproducible
+    lo = std::min(lo, t - fixed);
+    hi = std::max(hi, t - fixed);
+  }
+  BOOST_TEST_MESSAGE(fmt::format("read latency {} ns, jitter 0.2: {:.2f} .. {:.2f} ns off it", l, lo, hi));
+  // within L (1 +- 0.1), and 200 draws reach near both ends
+  BOOST_TEST(lo >= -0.1 * l - 1e-9);
+  BOOST_TEST(hi <= 0.1 * l + 1e-9);
+  BOOST_TEST(lo < -0.09 * l);
+  BOOST_TEST(hi > 0.09 * l);
+  // transfers issued together draw apart: the four land at different times
+  c.seed = 3;
+  const auto t = flow_landings({{0, 0, 1, 0, 0, 64, false, false, 0},
+                                {1, 2, 3, 0, 0, 64, false, false, 0},
+                                {2, 4, 5, 0, 0, 64, false, false, 0},
+                                {3, 6, 7, 0, 0, 64, false, false, 0}},
+                               c);
+  std::set<double> distinct;
+  for (const auto& [id, at] : t) distinct.insert(at);
+  BOOST_TEST(distinct.size() == 4u);
 }
 
 // The alpha-beta bound: on an uncongested ring (a snake through the 4 x 4 torus, one link each) at
