@@ -30,16 +30,38 @@ def ensure_configured(build: Path, configs: list[str], log: Path | None = None, 
     run_logged(cmd, log, "configure")
 
 
+def build_commands(build: Path, targets: list[str], jobs: int) -> list[list[str]]:
+    """The commands that build `targets` in one make, so that their parts compile side by side.
+
+    CMake's top-level Makefile is .NOTPARALLEL: `cmake --build --target a b c` builds a, then b,
+    then c, each alone (the last files and the link of each keep all but one core idle). The same
+    Makefile builds a goal as its check of the build system (which reconfigures when needed) and
+    then `make -f CMakeFiles/Makefile2 <goal>`; here that second make gets every goal at once. A
+    tree of another generator (no Makefile2) builds through cmake --build."""
+    if (build / "CMakeFiles" / "Makefile2").is_file() and (build / "Makefile").is_file():
+        return [["make", "-s", "-C", str(build), "cmake_check_build_system"],
+                ["make", "-C", str(build), "-f", "CMakeFiles/Makefile2", f"-j{jobs}", *targets]]
+    return [["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets]]
+
+
 def build_targets(build: Path, targets: list[str], jobs: int, log: Path | None = None) -> None:
-    cmd = ["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets]
     # When an RTL change makes Verilator write a different set of C++ files, the build that
     # re-verilates still compiles the old list (CMake learns the new one at its next configure,
     # which that build triggers): one retry is the second build that reconfigures and succeeds.
     # The first build keeps going past errors (make -k) so that every changed top is re-verilated
     # in it, not left for the retry.
-    if run_logged(cmd + ["--", "-k"], log, "build", fatal=False) != 0:
+    def once(keep_going: bool, fatal: bool) -> int:
+        for cmd in build_commands(build, targets, jobs):
+            if keep_going:
+                cmd = cmd + (["-k"] if cmd[0] == "make" else ["--", "-k"])
+            rc = run_logged(cmd, log, "build", fatal=fatal)
+            if rc != 0:
+                return rc
+        return 0
+
+    if once(True, False) != 0:
         print("build: retrying once (Verilator's file list changed; CMake reconfigures)", file=sys.stderr)
-        run_logged(cmd, log, "build")
+        once(False, True)
 
 
 def run_logged(cmd: list[str], log: Path | None, what: str, fatal: bool = True) -> int:
