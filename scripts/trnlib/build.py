@@ -34,14 +34,24 @@ def build_commands(build: Path, targets: list[str], jobs: int) -> list[list[str]
     """The commands that build `targets` in one make, so that their parts compile side by side.
 
     CMake's top-level Makefile is .NOTPARALLEL: `cmake --build --target a b c` builds a, then b,
-    then c, each alone (the last files and the link of each keep all but one core idle). The same
-    Makefile builds a goal as its check of the build system (which reconfigures when needed) and
-    then `make -f CMakeFiles/Makefile2 <goal>`; here that second make gets every goal at once. A
-    tree of another generator (no Makefile2) builds through cmake --build."""
-    if (build / "CMakeFiles" / "Makefile2").is_file() and (build / "Makefile").is_file():
-        return [["make", "-s", "-C", str(build), "cmake_check_build_system"],
-                ["make", "-C", str(build), "-f", "CMakeFiles/Makefile2", f"-j{jobs}", *targets]]
-    return [["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets]]
+    then c, each alone (the last files and the link of each keep all but one core idle). That
+    Makefile builds a target as its check of the build system (which reconfigures when needed),
+    then the node `<dir>/CMakeFiles/<target>.dir/all` of CMakeFiles/Makefile2, whose prerequisites
+    are the nodes of the targets it links. Here one make gets every target's node, so a library
+    that several targets link is built once, beside the rest (naming the targets themselves to
+    Makefile2 would run a make per target, each building the shared libraries again, at once). A
+    tree of another generator, or a target Makefile2 does not name, builds through cmake --build."""
+    makefile2 = build / "CMakeFiles" / "Makefile2"
+    fallback = [["cmake", "--build", str(build), "-j", str(jobs), "--target", *targets]]
+    if not makefile2.is_file() or not (build / "Makefile").is_file():
+        return fallback
+    nodes = {}
+    for m in re.finditer(r"^((?:[^\s:#]*/)?CMakeFiles/([^\s:/]+)\.dir/all):", makefile2.read_text(), re.M):
+        nodes.setdefault(m.group(2), m.group(1))
+    if any(t not in nodes for t in targets):
+        return fallback
+    return [["make", "-s", "-C", str(build), "cmake_check_build_system"],
+            ["make", "-C", str(build), "-f", "CMakeFiles/Makefile2", f"-j{jobs}", *[nodes[t] for t in targets]]]
 
 
 def build_targets(build: Path, targets: list[str], jobs: int, log: Path | None = None) -> None:
