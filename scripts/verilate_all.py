@@ -12,7 +12,7 @@ command, one argument a line). A directory is current, as verilate() judges it, 
 verilator_args.txt holds the command (its arguments joined by ';') and V<prefix>_copy.cmake exists.
 The others run N at a time (the first listed last: the composite tops come last and take longest);
 each that succeeds gets what verilate() looks for, the file list's copy and the command, so that
-verilate() runs nothing. A failure prints the command and Verilator's output and exits 1, its
+verilate() runs nothing (written only then: a top stays out of date until its run succeeds). A failure prints the command and Verilator's output and exits 1, its
 directory left out of date; an interrupt stops every run and leaves the unfinished ones so.
 """
 from __future__ import annotations
@@ -64,8 +64,6 @@ def main() -> int:
     if not todo:
         return 0
     print(f"-- Verilating {len(todo)} of {len(jobs)} bench tops, {args.j} at a time", flush=True)
-    for j in todo:  # out of date until its run succeeds, whatever stops this
-        j.vargs.unlink(missing_ok=True)
     lock = threading.Lock()
     done = [0]
     failed: list[tuple[Job, str]] = []

@@ -1,7 +1,8 @@
 // The flow level (docs/collectives.md): each transfer is one flow over its route. It starts after
-// the DMA's HBM read latency (one, or drawn per transfer), shares every resource it uses (the route's links, the chips'
-// DMA, HBM and optional NIC limits) max-min fairly with the other flows by progressive filling, and its data and
-// semaphore land the route's latency after its last byte left.
+// the DMA's HBM read latency (one, or drawn per transfer), shares every resource it uses (the
+// route's links, the chips' DMA, HBM and optional NIC limits) max-min fairly with the other flows
+// by progressive filling, and its data and semaphore land the route's latency after its last byte
+// left.
 #include <fmt/format.h>
 
 #include <algorithm>
