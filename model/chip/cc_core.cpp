@@ -39,7 +39,6 @@ CcCore::CcCore(Params p)
       tap_(core::SemTap::Params{p.unit, p.beat_bytes}),
       ci_(ctl_.make_in()),
       cn_(ctl_.make_in()),
-      blank_(ctl_.make_in()),
       co_(ctl_.make_out()),
       di_(dma_.make_in()),
       do_(dma_.make_out()),
@@ -70,22 +69,17 @@ void CcCore::settle(const In& in) const {
     if (pass == 8) throw std::logic_error("collective core model: the wiring did not settle in 8 passes");
     // the control: the top's inputs, the DMA's ready and idle flags, the tap's own completions
     // (built in cn_, the last pass's spare: its instruction word is wide, and no pass allocates)
+    // (the first pass starts from the DMA's and the tap's outputs of the last evaluation: the
+    // wiring has one solution, as the RTL's has no combinational loop, so where they hold the
+    // parts are evaluated once)
     core::Control::In& c = cn_;
     core::Control::from_top(c, in);
-    if (pass > 0) {
-      c.dma_desc_ready_i = do_.desc_ready_o;
-      c.dma_q_idle_i = Bits(p_.queues, do_.q_idle_o);
-      c.sem_add_valid_i = to_.sem_valid_o;
-      c.sem_add_idx_i = static_cast<unsigned>(to_.sem_idx_o);
-      c.sem_add_val_i = to_.sem_val_o;
-    } else {  // the first pass: these as a fresh input has them
-      c.dma_desc_ready_i = blank_.dma_desc_ready_i;
-      c.dma_q_idle_i = blank_.dma_q_idle_i;
-      c.sem_add_valid_i = blank_.sem_add_valid_i;
-      c.sem_add_idx_i = blank_.sem_add_idx_i;
-      c.sem_add_val_i = blank_.sem_add_val_i;
-    }
-    if (pass > 0 && c == ci_) {
+    c.dma_desc_ready_i = do_.desc_ready_o;
+    c.dma_q_idle_i = Bits(p_.queues, do_.q_idle_o);
+    c.sem_add_valid_i = to_.sem_valid_o;
+    c.sem_add_idx_i = static_cast<unsigned>(to_.sem_idx_o);
+    c.sem_add_val_i = to_.sem_val_o;
+    if (pass > 0 && c == ci_ && di_.wr_ready_i == to_.in_ready_o) {
       settled_in_ = in;
       settled_ = true;
       return;
@@ -105,7 +99,7 @@ void CcCore::settle(const In& in) const {
     d.r_valid_i = in.hbm_r_valid_i;
     d.r_id_i = in.hbm_r_id_i;
     d.r_data_i = in.hbm_r_data_i;
-    d.wr_ready_i = pass > 0 ? to_.in_ready_o : in.hbm_wr_ready_i;
+    d.wr_ready_i = to_.in_ready_o;
     dma_.eval(di_, do_);
     ti_.in_valid_i = do_.wr_valid_o;
     ti_.in_i = do_.wr_o;
@@ -143,10 +137,8 @@ void CcCore::tick(const In& in) {
   if (p_.skip_quiet && quiet && was_quiet_ && in == quiet_in_) return;
   was_quiet_ = quiet;
   if (quiet) quiet_in_ = in;
-  const core::Control::In c = ci_;
-  const dma::DmaEngine::In d = di_;
-  ctl_.tick(c);
-  dma_.tick(d);
+  ctl_.tick(ci_);
+  dma_.tick(di_);
   settled_ = false;  // a new state
 }
 

@@ -114,8 +114,7 @@ class CcCore {
   dma::DmaEngine dma_;
   core::SemTap tap_;
   mutable core::Control::In ci_;
-  mutable core::Control::In cn_;   // settle(): the next pass's control input is built here
-  const core::Control::In blank_;  // a fresh control input
+  mutable core::Control::In cn_;  // settle(): the next pass's control input is built here
   mutable core::Control::Out co_;
   mutable dma::DmaEngine::In di_;
   mutable dma::DmaEngine::Out do_;

@@ -86,6 +86,10 @@ Chip::Chip(Params p)
   if (p_.units() > 31) throw std::invalid_argument("chip::Chip: at most 31 units (the semaphore address's unit field)");
   if (p_.core.core.chips != p_.chips) p_.core.core.chips = p_.chips;
   const auto& c = p_.core.core;
+  cores_.reserve(p_.cores);  // built in place: a part is large, and never copied
+  ccs_.reserve(p_.cc_cores);
+  tx_.reserve(links());
+  rx_.reserve(links());
   for (unsigned u = 0; u < p_.cores; ++u) {
     core::NeuronCore::Params np = p_.core;
     np.unit = u;

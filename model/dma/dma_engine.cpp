@@ -1,6 +1,10 @@
 #include "dma/dma_engine.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <bit>
+#include <iterator>
 #include <stdexcept>
 
 #include "common/clog2.hpp"
@@ -101,6 +105,9 @@ void DmaEngine::reset() {
   for (auto& s : s_) s.data = Bits(8 * p_.geo.beat_bytes);
   busy_.assign((p_.slots + 63) / 64, 0);
   data_.assign((p_.slots + 63) / 64, 0);
+  spans_.clear();
+  span_lo_ = ~std::uint64_t{0};
+  span_hi_ = 0;
   inflight_ = rob_ = 0;
   qarb_.tick(qarb_.make_in());  // rst_ni low: the queue arbiter's reset state
   ar_v_ = ar_space_ = false;
@@ -111,7 +118,29 @@ void DmaEngine::reset() {
 }
 
 void DmaEngine::set_slot(unsigned i, S st) {
-  s_[i].st = st;
+  Slot& s = s_[i];
+  if ((s.st == S::free) != (st == S::free)) {
+    auto& of = q_[s.q].slots_of;
+    auto it = std::find_if(of.begin(), of.end(), [&](const auto& e) { return e.first == s.desc; });
+    if (st != S::free) {  // taken: its destination and descriptor counted
+      if (!spans_.emplace(s.lo, s.hi).second || s.hi <= s.lo)
+        throw std::logic_error(fmt::format(
+            "dma engine model: slot {} destination [{:#x}, {:#x}) overlaps another's or is empty", i, s.lo, s.hi));
+      span_lo_ = std::min(span_lo_, s.lo);
+      span_hi_ = std::max(span_hi_, s.hi);
+      if (it == of.end())
+        of.emplace_back(s.desc, 1);
+      else
+        ++it->second;
+    } else {  // freed
+      spans_.erase(s.lo);
+      if (--it->second == 0) {
+        *it = of.back();
+        of.pop_back();
+      }
+    }
+  }
+  s.st = st;
   const std::uint64_t bit = std::uint64_t{1} << (i % 64);
   busy_[i / 64] = st != S::free ? busy_[i / 64] | bit : busy_[i / 64] & ~bit;
   data_[i / 64] = st == S::data ? data_[i / 64] | bit : data_[i / 64] & ~bit;
@@ -172,11 +201,18 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
       c.lo = sp | c.dst;
       c.hi = c.lo + ((static_cast<std::uint64_t>(c.cn) - 1) << p_.geo.off_bits) + c.es;
     }
-    for (unsigned k = 0; k < busy_.size() && !c.hazard; ++k)
-      for (std::uint64_t m = busy_[k]; m != 0 && !c.hazard; m &= m - 1) {
-        const Slot& s = s_[64 * k + static_cast<unsigned>(std::countr_zero(m))];
-        if (c.lo < s.hi && s.lo < c.hi) c.hazard = true;
+    // a slot's destination overlaps [lo, hi): the nearest below hi (spans_)
+    if (c.lo < span_hi_ && span_lo_ < c.hi) {
+      if (spans_.empty()) {
+        span_lo_ = ~std::uint64_t{0};
+        span_hi_ = 0;
+      } else {
+        span_lo_ = spans_.begin()->first;
+        span_hi_ = spans_.rbegin()->second;
+        auto it = spans_.lower_bound(c.hi);
+        c.hazard = it != spans_.begin() && std::prev(it)->second > c.lo;
       }
+    }
     c.chunk_last = qu.elem + c.cn == qu.nelem;
   }
   c.issue = c.res_ok && c.any_req && !c.hazard;
@@ -242,8 +278,8 @@ Bits DmaEngine::convert(const Slot& s, const Bits& d) const {
 bool DmaEngine::sem_ready(unsigned q) const {
   const Queue& qu = q_[q];
   if (qu.fifo.front().last) return qu.pend == 0;  // `last`: every write of the queue visible
-  for (unsigned i = 0; i < s_.size(); ++i)        // else: the descriptor's own writes
-    if (s_[i].st != S::free && s_[i].q == q && s_[i].desc == qu.dseq) return false;
+  for (const auto& [desc, n] : qu.slots_of)       // else: the descriptor's own writes (no slot)
+    if (desc == qu.dseq) return false;
   return true;
 }
 
@@ -397,8 +433,10 @@ void DmaEngine::tick(const In& in) {
   }
 
   if (c.issue) {
+    const S st = ns.st;
+    ns.st = S::free;  // set_slot() takes it from free
     s_[c.free_slot] = ns;
-    set_slot(c.free_slot, ns.st);
+    set_slot(c.free_slot, st);
     ar_v_ = true;
     ar_space_ = c.src_space;
     ar_addr_ = c.src;

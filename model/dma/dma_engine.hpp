@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <utility>
 #include <vector>
 
 #include "common/bits.hpp"
@@ -100,6 +102,9 @@ class DmaEngine {
     unsigned ss = 0, ds = 0, ecap = 0;
     std::uint16_t iseq = 0, wseq = 0, dseq = 0, done = 0;
     unsigned pend = 0;
+    /// The queue's slots not free, counted by descriptor sequence number (a few at a time): what
+    /// sem_ready() asks of the head without visiting every slot.
+    std::vector<std::pair<std::uint16_t, unsigned>> slots_of;
   };
   struct Slot {
     S st = S::free;
@@ -143,7 +148,15 @@ class DmaEngine {
   std::vector<Queue> q_;
   std::vector<Slot> s_;
   std::vector<std::uint64_t> busy_, data_;  ///< per slot, a bit each: not free; holding its data
-  common::RrArbiter qarb_;                  ///< queue choice (u_qarb)
+  /// The destinations [lo, hi) of the slots not free, by lo: the hazard check's search. They never
+  /// overlap (a read overlapping one is not issued) and none is empty, so the one nearest below a
+  /// new read's hi is the only one that can overlap it.
+  std::map<std::uint64_t, std::uint64_t> spans_;
+  /// Bounds of spans_ (every span within [span_lo_, span_hi_), none if span_lo_ >= span_hi_): a
+  /// read outside them overlaps none, and the search (a walk through memory the engine otherwise
+  /// leaves alone) is made only for a read within them, where the bounds are made exact again.
+  mutable std::uint64_t span_lo_ = ~std::uint64_t{0}, span_hi_ = 0;
+  common::RrArbiter qarb_;  ///< queue choice (u_qarb)
   unsigned inflight_ = 0, rob_ = 0;
   bool ar_v_ = false, ar_space_ = false;
   std::uint32_t ar_addr_ = 0;

@@ -5,6 +5,16 @@
 
 namespace trn::dma {
 
+namespace {
+/// The heap's order of pending reads: a read due later, or asked later, sinks.
+struct Later {
+  template <class P>
+  bool operator()(const P& a, const P& b) const {
+    return a.due != b.due ? a.due > b.due : a.order > b.order;
+  }
+};
+}  // namespace
+
 std::uint32_t Image::load(Space s, std::uint32_t a, unsigned size) const {
   std::uint32_t v = 0;
   for (unsigned b = 0; b < size; ++b) v |= static_cast<std::uint32_t>(at(s, a + b)) << (8 * b);
@@ -47,6 +57,7 @@ void MemSystem::observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, c
     e.data.assign(g_.beat_bytes, 0);
     for (unsigned b = 0; b < rd->bytes; ++b) e.data[b] = img_.at(rd->space, rd->addr + b);
     pend_.push_back(std::move(e));
+    std::push_heap(pend_.begin(), pend_.end(), Later{});
   }
   if (wr) {
     Write w = *wr;
@@ -56,6 +67,7 @@ void MemSystem::observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, c
         (w.col && (w.space != Space::sbuf || g_.part_of(w.addr) + w.n > g_.parts)))
       throw std::runtime_error("memory: write outside its memory");
     img_.apply(w);
+    if (!p_.keep_trace) trace_.clear();
     trace_.push_back(w);
     if (on_write) on_write(trace_.back());
   }
@@ -77,19 +89,17 @@ void MemSystem::advance(std::uint64_t cycle) {
     held_.reset();
     return;
   }
-  auto best = pend_.end();
-  for (auto it = pend_.begin(); it != pend_.end(); ++it)
-    if (it->due <= cycle &&
-        (best == pend_.end() || it->due < best->due || (it->due == best->due && it->order < best->order)))
-      best = it;
-  if (best != pend_.end() && (p_.bw_bytes <= 0 || tokens_ >= g_.beat_bytes)) {
+  // the read due first (the first asked of those due together), if it is due
+  if (!pend_.empty() && pend_.front().due <= cycle && (p_.bw_bytes <= 0 || tokens_ >= g_.beat_bytes)) {
+    std::pop_heap(pend_.begin(), pend_.end(), Later{});
+    Pending& best = pend_.back();
     if (p_.bw_bytes > 0) tokens_ -= g_.beat_bytes;
     ports_.r_valid = true;
-    ports_.r_id = best->id;
-    ports_.r_data = best->data;
-    if (best->order < last_order_) ++reordered_;
-    last_order_ = std::max(last_order_, best->order);
-    pend_.erase(best);
+    ports_.r_id = best.id;
+    ports_.r_data = std::move(best.data);
+    if (best.order < last_order_) ++reordered_;
+    last_order_ = std::max(last_order_, best.order);
+    pend_.pop_back();
   }
 }
 

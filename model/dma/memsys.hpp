@@ -85,6 +85,9 @@ class MemSystem {
     /// none), and in every other burst no read request either. Read responses keep coming, so with
     /// reads still issued the reorder buffer fills; with both held, every channel stalls long.
     unsigned stall_every = 0, stall_len = 0;
+    /// trace() holds every write taken; false: the last one only (a long run that reads none back
+    /// would hold every write it made).
+    bool keep_trace = true;
   };
   struct Ports {
     bool ar_ready = false;
@@ -123,7 +126,7 @@ class MemSystem {
   Params p_;
   Image img_;
   std::mt19937_64 rng_;
-  std::vector<Pending> pend_;
+  std::vector<Pending> pend_;    ///< a heap, the first due (then the first asked) on top
   std::optional<Pending> held_;  ///< a response offered and refused: offered again first
   std::uint64_t order_ = 0, last_order_ = 0, reordered_ = 0;
   double tokens_ = 0;

@@ -12,6 +12,7 @@ ChipNet::ChipNet(Params p) : p_(p), n_(p.chips()), net_(p.net) {
   if (p_.net.w != p_.chip.w || p_.net.v != p_.chip.v || p_.net.d != p_.chip.d)
     throw std::invalid_argument("system::ChipNet: the chips' flits, VCs and buffers are the network's");
   if (p_.net.edge_regs) throw std::invalid_argument("system::ChipNet: the chips drive the network from registers");
+  chips_.reserve(n_);  // built in place: a chip is large, and never copied
   for (unsigned c = 0; c < n_; ++c) {
     chips_.emplace_back(p_.chip);
     ci_.push_back(chips_[c].make_in());

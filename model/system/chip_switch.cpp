@@ -43,6 +43,7 @@ ChipSwitch::ChipSwitch(Params p)
     throw std::invalid_argument("system::ChipSwitch: its chips are the chips of one switch (topo TopoSwitch)");
   if (n_ > 32 || n_ * p_.chip.v > 32)
     throw std::invalid_argument("system::ChipSwitch: the switch router takes at most 32 input VCs");
+  chips_.reserve(n_);  // built in place: a chip is large, and never copied
   for (unsigned c = 0; c < n_; ++c) chips_.emplace_back(p_.chip);
   fb_ = clog2(wire_bits());
   const unsigned LW = chips_[0].lw();

@@ -17,6 +17,7 @@ ChipTorus::Params ChipTorus::Params::of(const cfg::Arch& a, unsigned cores, unsi
 ChipTorus::ChipTorus(Params p) : p_(p), n_(p.chips()), fb_(0) {
   if (n_ == 0 || p_.chip.chips != n_ || p_.chip.topo != link::Topo::TopoTorus)
     throw std::invalid_argument("system::ChipTorus: its chips are the chips of one kx x ky x kz torus");
+  chips_.reserve(n_);  // built in place: a chip is large, and never copied
   for (unsigned c = 0; c < n_; ++c) chips_.emplace_back(p_.chip);
   fb_ = clog2(wire_bits());
   for (unsigned c = 0; c < n_; ++c) {

@@ -17,6 +17,7 @@ Runner<Sys>::Runner(const typename Sys::Params& p, dma::MemSystem::Params mp, st
   const auto& c = p.chip.core.core;
   const unsigned U = p.chip.units();
   src_bits_ = U > 1 ? clog2(U) : 1;
+  mp.keep_trace = false;  // nothing reads a system's writes back, and a long run makes many
   for (unsigned k = 0; k < sys_.chips(); ++k)
     hbm_.push_back(std::make_unique<dma::MemSystem>(
         dma::Geometry::make(c.hbm_bytes, c.parts, c.sbuf_bytes, c.beat_bytes), mp, seed + 0x9e3779b97f4a7c15ull * k));
