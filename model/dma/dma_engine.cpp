@@ -101,6 +101,7 @@ DmaEngine::desc_t DmaEngine::encode(const Desc& d) {
 
 void DmaEngine::reset() {
   q_.assign(p_.queues, Queue{});
+  for (auto& q : q_) q.seq_slot.assign(p_.slots, 0);
   s_.assign(p_.slots, Slot{});
   for (auto& s : s_) s.data = Bits(8 * p_.geo.beat_bytes);
   busy_.assign((p_.slots + 63) / 64, 0);
@@ -224,8 +225,25 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
       sem = true;
       c.sem_q = q;
     }
+  // the lowest slot holding data its queue may write: under write-after-write any, under strong
+  // order the one holding the queue's next write (wseq)
   bool data = false;
-  for (unsigned k = 0; k < data_.size() && !data; ++k)
+  const std::uint64_t all = Q >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << Q) - 1;
+  bool scan = (in.cfg_strong_i & all) != all;
+  for (unsigned q = 0; q < Q && !scan; ++q) {  // every queue strong: each queue's next write
+    const Queue& qu = q_[q];
+    if (qu.wseq == qu.iseq) continue;  // every write it issued taken
+    const unsigned i = qu.seq_slot[qu.wseq % p_.slots];
+    const Slot& s = s_[i];
+    if (s.st == S::free || s.q != q || s.seq != qu.wseq) {
+      scan = true;  // its slot's entry taken by a later issue: search every slot
+    } else if (s.st == S::data && (!data || i < c.data_slot)) {
+      data = true;
+      c.data_slot = i;
+    }
+  }
+  if (scan) data = false;
+  for (unsigned k = 0; k < data_.size() && !data && scan; ++k)
     for (std::uint64_t m = data_[k]; m != 0 && !data; m &= m - 1) {
       const unsigned i = 64 * k + static_cast<unsigned>(std::countr_zero(m));
       const Slot& s = s_[i];
@@ -437,6 +455,7 @@ void DmaEngine::tick(const In& in) {
     ns.st = S::free;  // set_slot() takes it from free
     s_[c.free_slot] = ns;
     set_slot(c.free_slot, st);
+    q_[ns.q].seq_slot[ns.seq % p_.slots] = c.free_slot;
     ar_v_ = true;
     ar_space_ = c.src_space;
     ar_addr_ = c.src;

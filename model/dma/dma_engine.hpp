@@ -105,6 +105,9 @@ class DmaEngine {
     /// The queue's slots not free, counted by descriptor sequence number (a few at a time): what
     /// sem_ready() asks of the head without visiting every slot.
     std::vector<std::pair<std::uint16_t, unsigned>> slots_of;
+    /// The slot each issue went to, at its sequence number modulo the slots: under strong order a
+    /// queue's next write (wseq) is found here instead of among every slot holding data.
+    std::vector<unsigned> seq_slot;
   };
   struct Slot {
     S st = S::free;
