@@ -21,6 +21,7 @@
 #include <cmath>
 #include <deque>
 #include <map>
+#include <tuple>
 
 #include "collective/engine.hpp"
 #include "collective/program.hpp"
@@ -424,11 +425,20 @@ Result Run::run_cycle() {
     }
     if (c_.p_flip > 0) tr.set_flips(c_.p_flip, c_.seed ^ 0x5bd1e995u);
     CycleOrder order(P, place_, ec.unit, cs.cycle_ns);
-    std::vector<Violation> violations;
-    tr.set_observer([&](std::uint64_t cyc) {
-      for (unsigned c = 0; c < s_.chips(); ++c)
-        order.observe(tr.system().chip(c), c, cyc, c_.stop_on_violation, violations);
+    // each chip's violations apart (a window runs the chips on their own threads), then in the
+    // lockstep's order: by cycle, then chip
+    std::vector<std::vector<std::pair<std::uint64_t, Violation>>> seen(s_.chips());
+    tr.set_chip_observer([&](unsigned c, std::uint64_t cyc) {
+      std::vector<Violation> v;
+      order.observe(tr.system().chip(c), c, cyc, c_.stop_on_violation, v);
+      for (Violation& x : v) seen[c].emplace_back(cyc, std::move(x));
     });
+    // windows of the wires' latency where nothing needs the lockstep (a violation that stops the
+    // run is the first in the lockstep's order only there)
+    unsigned window = 0;
+    if constexpr (requires { tr.system().lookahead(); })
+      if (c_.windows && !c_.stop_on_violation && c_.p_flip == 0) window = tr.system().lookahead();
+    tr.set_window(window);
     auto last = t0;
     // a run that takes 50 times the flow level's time (and at least a million cycles) is stuck: it
     // stops naming the chips still running
@@ -441,6 +451,14 @@ Result Run::run_cycle() {
       c_.progress(fmt::format("cycle {} ({:.1f} us simulated; the flow level takes {:.1f} us)", cyc,
                               static_cast<double>(cyc) * cs.cycle_ns / 1000, fr.time_ns / 1000));
     });
+    std::vector<std::tuple<std::uint64_t, unsigned, Violation>> all;
+    for (unsigned c = 0; c < s_.chips(); ++c)
+      for (auto& [cyc, v] : seen[c]) all.emplace_back(cyc, c, std::move(v));
+    std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+      return std::get<0>(a) != std::get<0>(b) ? std::get<0>(a) < std::get<0>(b) : std::get<1>(a) < std::get<1>(b);
+    });
+    std::vector<Violation> violations;
+    for (auto& x : all) violations.push_back(std::move(std::get<2>(x)));
     if (c_.data)
       for (unsigned r = 0; r < n; ++r) {
         const auto& h = tr.hbm(place_.chip[r]).image().hbm;
@@ -457,6 +475,7 @@ Result Run::run_cycle() {
     res.instances = P.instances;
     res.chunk_bytes = P.chunk_bytes;
     res.cycles = cycles;
+    res.window = window;
     res.cycle_ns = cs.cycle_ns;
     res.time_ns = static_cast<double>(cycles) * cs.cycle_ns;
     res.transfers = P.transfers;

@@ -86,6 +86,9 @@ struct Config {
   /// cycle: threads evaluating the system's chips within a cycle (model speed only; the chips of a
   /// phase are independent, so any count gives the same run)
   unsigned threads = 1;
+  /// cycle: on a torus whose links all have wires, each chip runs the wires' latency of cycles
+  /// alone between exchanges (model speed only: the same run; false: the lockstep, to show it)
+  bool windows = true;
   std::function<void(const std::string&)> progress;  ///< called about once a second on long runs
 };
 
@@ -112,6 +115,7 @@ struct Result {
   std::vector<Violation> violations;
   // cycle level
   std::uint64_t cycles = 0, flips = 0, replays = 0;
+  unsigned window = 0;  ///< cycles each chip ran alone between exchanges (Config::windows; 0: the lockstep)
   double cycle_ns = 0;
   double flow_ns = 0;        ///< the flow level's time on the cycle level's equivalent (cycle_equivalent)
   std::string cycle_system;  ///< what the cycle level built (CycleSystem::describe)

@@ -1,5 +1,7 @@
 #include "system/chip_torus.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -140,6 +142,83 @@ void ChipTorus::tick(const In& in) {
   move_wires();
   team_->run(n_, [&](unsigned c) { chips_[c].tick(ci_[c]); });
   dirty_.assign(n_, 1);
+}
+
+unsigned ChipTorus::lookahead() const {
+  // what a chip puts on a wire at cycle t arrives at t + latency: the window's last edge brings
+  // cycle t0 + window, so a window is shorter than every wire
+  unsigned w = ~0u;
+  for (unsigned k = 0; k < link_ports(); ++k) {
+    if (!delayed(k)) return 0;
+    w = std::min(w, lines_[k]->latency() - 1);
+  }
+  return w == ~0u ? 0 : w;
+}
+
+void ChipTorus::run_window(unsigned cycles, const In& in, const Hooks& h) {
+  if (cycles == 0 || cycles > lookahead())
+    throw std::invalid_argument(
+        fmt::format("system::ChipTorus: a window of {} cycles, its wires allow 1 to {}", cycles, lookahead()));
+  for (auto& ln : lines_) ln->stage();
+  const unsigned LP = link_ports(), SB = chips_[0].sb(), LW = chips_[0].lw();
+  const unsigned VB = p_.chip.v > 1 ? clog2(p_.chip.v) : 1;
+  const std::uint64_t t0 = now_;
+  team_->run(n_, [&](unsigned c) {
+    chip::Chip& chip = chips_[c];
+    chip::Chip::In& k = ci_[c];
+    chip::Chip::Out& o = co_[c];
+    for (unsigned i = 0; i < cycles; ++i) {
+      // the inputs (wire() without bit errors): its own, then each port's from the wires
+      ChipPorts::own_in(p_.chip, in, c, k);
+      h.own(c, i, k);
+      for (unsigned q = 0; q < LP; ++q) {
+        const link::Wire& from = *lines_[neighbour(c, q) * LP + back(q)];
+        const link::Wire::Flit& f = from.flit();
+        k.lk_rx_valid_i.set_bit(q, from.valid());
+        k.lk_rx_data_i.copy(q * LW, f.data, 0, LW);
+        k.lk_rx_seq_i.set_slice(q * SB, SB, f.seq);
+        k.lk_rx_crc_i.set_slice(q * 16, 16, f.crc);
+        const link::Wire::Back& sd = lines_[c * LP + q]->back();
+        k.lk_ack_valid_i.set_bit(q, sd.ack);
+        k.lk_ack_seq_i.set_slice(q * SB, SB, sd.ack_seq);
+        k.lk_nack_valid_i.set_bit(q, sd.nack);
+        k.lk_nack_seq_i.set_slice(q * SB, SB, sd.nack_seq);
+        k.lk_credit_i.set_bit(q, sd.credit);
+        k.lk_credit_vc_i.set_slice(q * VB, VB, sd.credit_vc);
+      }
+      chip.eval(k, o);
+      h.seen(c, i, o);
+      // the edge (move_wires() for its ends): its flits and its answers go on the wires, the
+      // next cycle's reach it, and it ticks
+      const std::uint64_t now = t0 + i;
+      for (unsigned q = 0; q < LP; ++q) {
+        link::Wire& out = *lines_[c * LP + q];
+        link::Wire& from = *lines_[neighbour(c, q) * LP + back(q)];
+        out.put_flit(now, o.lk_tx_valid_o.bit(q), o.lk_tx_seq_o.slice(q * SB, SB), o.lk_tx_crc_o.slice(q * 16, 16),
+                     o.lk_tx_data_o, q * LW);
+        link::Wire::Back sd;
+        sd.ack = o.lk_ack_valid_o.bit(q);
+        sd.nack = o.lk_nack_valid_o.bit(q);
+        sd.credit = o.lk_credit_o.bit(q);
+        if (sd.any()) {
+          sd.ack_seq = o.lk_ack_seq_o.slice(q * SB, SB);
+          sd.nack_seq = o.lk_nack_seq_o.slice(q * SB, SB);
+          sd.credit_vc = o.lk_credit_vc_o.slice(q * VB, VB);
+        }
+        from.put_back(now, sd);
+      }
+      for (unsigned q = 0; q < LP; ++q) {
+        lines_[neighbour(c, q) * LP + back(q)]->arrive_flit(now + 1);
+        lines_[c * LP + q]->arrive_back(now + 1);
+      }
+      chip.tick(k);
+      h.edge(c, i);
+    }
+  });
+  now_ = t0 + cycles;
+  for (auto& ln : lines_) ln->flush(now_);
+  dirty_.assign(n_, 1);
+  evaluated_ = false;
 }
 
 void ChipTorus::move_wires() {

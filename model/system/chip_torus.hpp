@@ -14,6 +14,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -75,6 +76,24 @@ class ChipTorus {
   unsigned fb() const { return fb_; }
   unsigned link_ports() const { return p_.chip.link_ports(); }
   unsigned links() const { return n_ * link_ports(); }
+
+  /// Windows (model speed only): the cycles every chip may run alone, one less than the shortest
+  /// of its links' wire latencies (what a chip sends reaches no other chip sooner); 0 where a link
+  /// has no wire (the RTL tops', whose chips meet every cycle).
+  unsigned lookahead() const;
+  /// Hooks of a window's cycle i of chip c: own() sets the chip's own inputs (its HBM's answers)
+  /// after the system's; seen() takes its evaluated outputs; edge() follows its clock edge.
+  struct Hooks {
+    std::function<void(unsigned c, unsigned i, chip::Chip::In&)> own;
+    std::function<void(unsigned c, unsigned i, const chip::Chip::Out&)> seen;
+    std::function<void(unsigned c, unsigned i)> edge;
+  };
+  /// `cycles` cycles (1 to lookahead()) of every chip alone, the chips shared out over the team:
+  /// each cycle of chip c is what eval() and tick() make of it, its links' inputs from its wires,
+  /// its own from `in` (held for the window, no bit errors) and the hooks. The same run as as
+  /// many cycles of eval() and tick() (system_programs/windows_change_nothing); the system's
+  /// outputs are those of an eval() after it.
+  void run_window(unsigned cycles, const In& in, const Hooks& h);
 
  private:
   /// chip c's inputs from the system's and its neighbours' outputs; true if they changed.

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <bit>
 #include <stdexcept>
 
 #include "chip/runner.hpp"
@@ -35,16 +37,7 @@ Runner<Sys>::Runner(const typename Sys::Params& p, dma::MemSystem::Params mp, st
 template <class Sys>
 void Runner<Sys>::step() {
   const unsigned beat = sys_.params().chip.core.core.beat_bytes, N = sys_.chips();
-  const unsigned idw = src_bits_ + id_bits_;
-  for (unsigned c = 0; c < N; ++c) {
-    const auto& hp = hbm_[c]->ports();
-    in_.hbm_ar_ready_i.set_bit(c, hp.ar_ready);
-    in_.hbm_wr_ready_i.set_bit(c, hp.wr_ready);
-    in_.hbm_r_valid_i.set_bit(c, hp.r_valid);
-    in_.hbm_r_id_i.set_slice(c * idw, idw, hp.r_id);
-    for (unsigned b = 0; b < beat; ++b)
-      in_.hbm_r_data_i.set_slice((c * beat + b) * 8, 8, hp.r_valid ? hp.r_data[b] : 0);
-  }
+  for (unsigned c = 0; c < N; ++c) hbm_answers(c);
   if (p_flip_ > 0) {
     in_.flip_i = Bits(sys_.links());
     for (unsigned l = 0; l < sys_.links(); ++l)
@@ -57,6 +50,8 @@ void Runner<Sys>::step() {
   }
   sys_.eval(in_, out_);
   if (observe_) observe_(cycle_);
+  if (chip_observe_)
+    for (unsigned c = 0; c < N; ++c) chip_observe_(c, cycle_);
   for (unsigned c = 0; c < N; ++c) {
     chip::observe_hbm_port(*hbm_[c], cycle_, beat, id_bits_, out_.hbm_ar_valid_o.bit(c) && in_.hbm_ar_ready_i.bit(c),
                            out_.hbm_ar_o[c], out_.hbm_ar_src_o.slice(c * src_bits_, src_bits_),
@@ -66,6 +61,17 @@ void Runner<Sys>::step() {
   sys_.tick(in_);
   ++cycle_;
   for (auto& h : hbm_) h->advance(cycle_);
+}
+
+template <class Sys>
+void Runner<Sys>::hbm_answers(unsigned c) {
+  const unsigned beat = sys_.params().chip.core.core.beat_bytes, idw = src_bits_ + id_bits_;
+  const auto& hp = hbm_[c]->ports();
+  in_.hbm_ar_ready_i.set_bit(c, hp.ar_ready);
+  in_.hbm_wr_ready_i.set_bit(c, hp.wr_ready);
+  in_.hbm_r_valid_i.set_bit(c, hp.r_valid);
+  in_.hbm_r_id_i.set_slice(c * idw, idw, hp.r_id);
+  for (unsigned b = 0; b < beat; ++b) in_.hbm_r_data_i.set_slice((c * beat + b) * 8, 8, hp.r_valid ? hp.r_data[b] : 0);
 }
 
 template <class Sys>
@@ -111,6 +117,10 @@ std::uint64_t Runner<Sys>::run(const std::vector<std::uint64_t>& masks, std::uin
   step();
   in_.start_i = Bits(N * U);
   const std::uint64_t c0 = cycle_;
+  if constexpr (requires { sys_.lookahead(); }) {
+    if (window_ > 0 && sys_.lookahead() > 0 && p_flip_ == 0 && !observe_)
+      return run_windows(masks, limit, progress, c0);
+  }
   std::vector<std::uint64_t> fin(N, 0);
   for (;;) {
     step();
@@ -132,14 +142,82 @@ std::uint64_t Runner<Sys>::run(const std::vector<std::uint64_t>& masks, std::uin
     }
     if (all) return cycle_ - c0;
     if (progress && (cycle_ - c0) % 4096 == 0) progress(cycle_ - c0);
-    if (cycle_ - c0 >= limit) {
-      std::string running;
+    if (cycle_ - c0 >= limit) throw std::runtime_error(still_running(masks, fin, limit));
+  }
+}
+
+template <class Sys>
+std::string Runner<Sys>::still_running(const std::vector<std::uint64_t>& masks, const std::vector<std::uint64_t>& fin,
+                                       std::uint64_t limit) const {
+  std::string running;
+  for (unsigned c = 0; c < sys_.chips(); ++c)
+    if (const std::uint64_t m = c < masks.size() ? masks[c] : 0; m & ~fin[c])
+      running += fmt::format(" chip {} units {:#x}", c, m & ~fin[c]);
+  return fmt::format("system model: not done after {} cycles; still running:{}", limit, running);
+}
+
+template <class Sys>
+std::uint64_t Runner<Sys>::run_windows(const std::vector<std::uint64_t>& masks, std::uint64_t limit,
+                                       const std::function<void(std::uint64_t)>& progress, std::uint64_t c0) {
+  if constexpr (requires { sys_.lookahead(); }) {
+    const unsigned N = sys_.chips(), U = sys_.params().chip.units(), W = std::min(window_, sys_.lookahead());
+    const unsigned beat = sys_.params().chip.core.core.beat_bytes, idw = src_bits_ + id_bits_;
+    auto low = [](unsigned n) { return n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1; };
+    // each chip's own record (its thread writes only its element): the units done, the cycle
+    // after the one they all were, and the first error with what run() says of it
+    std::vector<std::uint64_t> fin(N, 0), done_at(N, 0), err_at(N, 0);
+    std::vector<std::string> err(N);
+    typename Sys::Hooks h;
+    h.own = [&](unsigned c, unsigned, chip::Chip::In& k) {
+      const auto& hp = hbm_[c]->ports();
+      k.hbm_ar_ready_i = hp.ar_ready;
+      k.hbm_wr_ready_i = hp.wr_ready;
+      k.hbm_r_valid_i = hp.r_valid;
+      k.hbm_r_id_i = hp.r_id & low(idw);
+      for (unsigned b = 0; b < beat; ++b) k.hbm_r_data_i.set_slice(8 * b, 8, hp.r_valid ? hp.r_data[b] : 0);
+    };
+    h.seen = [&](unsigned c, unsigned i, const chip::Chip::Out& o) {
+      const std::uint64_t cyc = cycle_ + i;
+      const chip::Chip::In& k = sys_.chip_in(c);
+      chip::observe_hbm_port(*hbm_[c], cyc, beat, id_bits_, o.hbm_ar_valid_o && k.hbm_ar_ready_i, o.hbm_ar_o,
+                             o.hbm_ar_src_o & low(src_bits_), o.hbm_wr_valid_o && k.hbm_wr_ready_i, o.hbm_wr_o,
+                             o.hbm_wr_data_o, 0, o.hbm_wr_info_o, o.hbm_r_ready_o);
+      if (chip_observe_) chip_observe_(c, cyc);
+      const std::uint64_t m = c < masks.size() ? masks[c] : 0;
+      fin[c] |= o.done_o & m;
+      if (!done_at[c] && fin[c] == m) done_at[c] = cyc + 1;
+      if (!err_at[c] && (o.err_o & low(U))) {
+        const auto u = static_cast<unsigned>(std::countr_zero(o.err_o & low(U)));
+        err_at[c] = cyc + 1;
+        err[c] = fmt::format("system model: chip {} unit {} stopped with error {} (detail {}) on stream {} at pc {}", c,
+                             u, o.err_code_o.slice(u * sv::isa_pkg::ctl_err_e_width, sv::isa_pkg::ctl_err_e_width),
+                             o.err_detail_o.slice(u * 3, 3),
+                             o.err_stream_o.slice(u * sv::isa_pkg::stream_e_width, sv::isa_pkg::stream_e_width),
+                             o.err_pc_o.slice(u * sv::isa_pkg::PcBits, sv::isa_pkg::PcBits));
+      }
+    };
+    h.edge = [&](unsigned c, unsigned i) { hbm_[c]->advance(cycle_ + i + 1); };
+    for (;;) {
+      sys_.run_window(W, in_, h);
+      cycle_ += W;
+      // as the lockstep ends: at the first cycle with an error (the lowest chip's), or the first
+      // with every unit done, whichever comes first
+      unsigned e = N;
       for (unsigned c = 0; c < N; ++c)
-        if (const std::uint64_t m = c < masks.size() ? masks[c] : 0; m & ~fin[c])
-          running += fmt::format(" chip {} units {:#x}", c, m & ~fin[c]);
-      throw std::runtime_error(fmt::format("system model: not done after {} cycles; still running:{}", limit, running));
+        if (err_at[c] && (e == N || err_at[c] < err_at[e])) e = c;
+      const bool all = std::find(done_at.begin(), done_at.end(), 0) == done_at.end();
+      const std::uint64_t d = all ? *std::max_element(done_at.begin(), done_at.end()) : 0;
+      if (e < N || all) {
+        for (unsigned c = 0; c < N; ++c) hbm_answers(c);
+        sys_.eval(in_, out_);  // the system's outputs (replays, semaphores) of its state now
+      }
+      if (e < N && (!all || err_at[e] <= d)) throw std::runtime_error(err[e]);
+      if (all) return d - c0;
+      if (progress && (cycle_ - c0) / 4096 > (cycle_ - W - c0) / 4096) progress((cycle_ - c0) / 4096 * 4096);
+      if (cycle_ - c0 >= limit) throw std::runtime_error(still_running(masks, fin, limit));
     }
   }
+  throw std::logic_error("system model: windows on a system without wires");
 }
 
 template <class Sys>

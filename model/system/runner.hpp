@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "dma/memsys.hpp"
@@ -53,6 +54,16 @@ class Runner {
   /// Called every cycle after the system's evaluation (the parts' wired ports are this cycle's),
   /// with the cycle.
   void set_observer(std::function<void(std::uint64_t)> f) { observe_ = std::move(f); }
+  /// Called every cycle for each chip after its evaluation, with the chip and the cycle: in chip
+  /// order each cycle, or within a window (set_window) from the chip's own thread, so it may touch
+  /// only what belongs to that chip.
+  void set_chip_observer(std::function<void(unsigned, std::uint64_t)> f) { chip_observe_ = std::move(f); }
+  /// Windows (model speed only; a torus whose every link has a wire): run() runs every chip up to
+  /// w cycles alone between exchanges (ChipTorus::run_window, at most its lookahead), with the same
+  /// cycles, data and errors as the lockstep (system_programs/windows_change_nothing). 0 (the
+  /// default): lockstep. Bit errors (set_flips) and a system observer (set_observer) keep the
+  /// lockstep.
+  void set_window(unsigned w) { window_ = w; }
 
   /// One clock cycle.
   void step();
@@ -68,6 +79,16 @@ class Runner {
   std::mt19937_64 chan_;
   std::uint64_t flips_ = 0;
   std::function<void(std::uint64_t)> observe_;
+  std::function<void(unsigned, std::uint64_t)> chip_observe_;
+  unsigned window_ = 0;
+  /// Chip c's HBM answers this cycle into the system's inputs.
+  void hbm_answers(unsigned c);
+  /// run() in windows (a torus of wires); the cycles taken since cycle c0.
+  std::uint64_t run_windows(const std::vector<std::uint64_t>& masks, std::uint64_t limit,
+                            const std::function<void(std::uint64_t)>& progress, std::uint64_t c0);
+  /// What run() says of units still running after `limit` cycles.
+  std::string still_running(const std::vector<std::uint64_t>& masks, const std::vector<std::uint64_t>& fin,
+                            std::uint64_t limit) const;
 };
 
 extern template class Runner<ChipTorus>;

@@ -653,6 +653,45 @@ BOOST_AUTO_TEST_CASE(cycle_level_threads_change_nothing) {
     }
 }
 
+/// Windows (Config::windows): each chip runs the wires' latency of cycles alone, on its own
+/// thread, between exchanges; the run is the lockstep's: cycles, data, violations in their order.
+/// A 2 x 2 torus and a 2 x 2 x 2 (three wire latencies, the z wires half a flit a cycle), strong
+/// order and write-after-write, HBM jitter, two and three threads.
+BOOST_AUTO_TEST_CASE(cycle_level_windows_change_nothing) {
+  for (const system::System* s : {&small_torus(false), &small_torus(true)})
+    for (const bool strong : {true, false}) {
+      Config c;
+      c.fidelity = Fidelity::cycle;
+      c.op = Op::all_reduce;
+      c.algo = strong ? Algo::ring : Algo::rdh;
+      c.channels = 2;
+      c.strong = strong;
+      c.bytes = std::uint64_t{s->chips()} * 2 * 4096;
+      c.desc_bytes = 256;
+      c.hbm_jitter = 1.9;
+      c.stop_on_violation = false;
+      c.windows = false;
+      const Outcome lock = check(*s, c);
+      c.windows = true;
+      c.threads = strong ? 2 : 3;
+      const Outcome win = check(*s, c);
+      const std::string what =
+          fmt::format("{} ({} chips), {}", s->preset().key, s->chips(), strong ? "strong order" : "write-after-write");
+      BOOST_TEST_MESSAGE(what << ": " << lock.r.cycles << " cycles, windows of " << win.r.window << ", "
+                              << lock.r.violations.size() << " violations");
+      BOOST_TEST((lock.error.empty() && win.error.empty()), what << ": " << lock.error << win.error);
+      BOOST_TEST(lock.r.window == 0u, what);
+      BOOST_TEST(win.r.window > 1u, what << ": no windows to compare");
+      BOOST_TEST(lock.r.cycles == win.r.cycles, what);
+      BOOST_TEST(lock.equal == win.equal, what);
+      BOOST_TEST(lock.r.violations.size() == win.r.violations.size(), what);
+      for (std::size_t v = 0; v < std::min(lock.r.violations.size(), win.r.violations.size()); ++v)
+        BOOST_TEST(lock.r.violations[v].str() == win.r.violations[v].str(), what);
+      if (strong) BOOST_TEST(lock.equal, what << ": " << lock.diff);
+      if (!strong) BOOST_TEST(!lock.r.violations.empty(), what << ": no violation to compare");
+    }
+}
+
 /// What the cycle level refuses, in one line each.
 BOOST_AUTO_TEST_CASE(cycle_level_refusals) {
   auto error = [](const system::System& s, Config c) {
