@@ -196,16 +196,7 @@ void ChipTorus::run_window(unsigned cycles, const In& in, const Hooks& h) {
         link::Wire& from = *lines_[neighbour(c, q) * LP + back(q)];
         out.put_flit(now, o.lk_tx_valid_o.bit(q), o.lk_tx_seq_o.slice(q * SB, SB), o.lk_tx_crc_o.slice(q * 16, 16),
                      o.lk_tx_data_o, q * LW);
-        link::Wire::Back sd;
-        sd.ack = o.lk_ack_valid_o.bit(q);
-        sd.nack = o.lk_nack_valid_o.bit(q);
-        sd.credit = o.lk_credit_o.bit(q);
-        if (sd.any()) {
-          sd.ack_seq = o.lk_ack_seq_o.slice(q * SB, SB);
-          sd.nack_seq = o.lk_nack_seq_o.slice(q * SB, SB);
-          sd.credit_vc = o.lk_credit_vc_o.slice(q * VB, VB);
-        }
-        from.put_back(now, sd);
+        from.put_back(now, answers(o, q));
       }
       for (unsigned q = 0; q < LP; ++q) {
         lines_[neighbour(c, q) * LP + back(q)]->arrive_flit(now + 1);
@@ -221,9 +212,22 @@ void ChipTorus::run_window(unsigned cycles, const In& in, const Hooks& h) {
   evaluated_ = false;
 }
 
+link::Wire::Back ChipTorus::answers(const chip::Chip::Out& o, unsigned q) const {
+  const unsigned SB = chips_[0].sb(), VB = p_.chip.v > 1 ? clog2(p_.chip.v) : 1;
+  link::Wire::Back sd;
+  sd.ack = o.lk_ack_valid_o.bit(q);
+  sd.nack = o.lk_nack_valid_o.bit(q);
+  sd.credit = o.lk_credit_o.bit(q);
+  if (sd.any()) {
+    sd.ack_seq = o.lk_ack_seq_o.slice(q * SB, SB);
+    sd.nack_seq = o.lk_nack_seq_o.slice(q * SB, SB);
+    sd.credit_vc = o.lk_credit_vc_o.slice(q * VB, VB);
+  }
+  return sd;
+}
+
 void ChipTorus::move_wires() {
   const unsigned LP = link_ports(), SB = chips_[0].sb(), LW = chips_[0].lw();
-  const unsigned VB = p_.chip.v > 1 ? clog2(p_.chip.v) : 1;
   bool any = false;
   for (unsigned c = 0; c < n_; ++c)
     for (unsigned k = 0; k < LP; ++k) {
@@ -231,18 +235,8 @@ void ChipTorus::move_wires() {
       any = true;
       const chip::Chip::Out& o = co_[c];                // the sender
       const chip::Chip::Out& r = co_[neighbour(c, k)];  // the receiver, on its port back(k)
-      const unsigned j = back(k);
-      link::Wire::Back sd;
-      sd.ack = r.lk_ack_valid_o.bit(j);
-      sd.nack = r.lk_nack_valid_o.bit(j);
-      sd.credit = r.lk_credit_o.bit(j);
-      if (sd.any()) {
-        sd.ack_seq = r.lk_ack_seq_o.slice(j * SB, SB);
-        sd.nack_seq = r.lk_nack_seq_o.slice(j * SB, SB);
-        sd.credit_vc = r.lk_credit_vc_o.slice(j * VB, VB);
-      }
       lines_[c * LP + k]->put(now_, o.lk_tx_valid_o.bit(k), o.lk_tx_seq_o.slice(k * SB, SB),
-                              o.lk_tx_crc_o.slice(k * 16, 16), o.lk_tx_data_o, k * LW, sd);
+                              o.lk_tx_crc_o.slice(k * 16, 16), o.lk_tx_data_o, k * LW, answers(r, back(k)));
     }
   ++now_;
   if (!any) return;

@@ -100,6 +100,8 @@ class ChipTorus {
   bool wire(const In& in, unsigned c) const;
   bool delayed(unsigned port) const { return p_.wire[port / 2].delayed(); }
   void move_wires();
+  /// What a chip's port q answers on the wire it receives from (acknowledgements, credits).
+  link::Wire::Back answers(const chip::Chip::Out& o, unsigned q) const;
   /// per directed link l = c * LP + k (sender c, its port k): its wire when it is delayed
   std::vector<std::optional<link::Wire>> lines_;
   // the inputs of the last eval since the last edge (tick() then needs no other)
