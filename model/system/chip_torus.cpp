@@ -78,13 +78,7 @@ bool ChipTorus::wire(const In& in, unsigned c) const {
     k.lk_rx_seq_i.set_slice(q * SB, SB, w.slice(LW, SB));
     k.lk_rx_crc_i.set_slice(q * 16, 16, w.slice(LW + SB, 16));
     if (dl) {  // what chip m's port j returns for what this chip sent on port q, from the wire
-      const link::Wire::Back& sd = lines_[c * LP + q]->back();
-      k.lk_ack_valid_i.set_bit(q, sd.ack);
-      k.lk_ack_seq_i.set_slice(q * SB, SB, sd.ack_seq);
-      k.lk_nack_valid_i.set_bit(q, sd.nack);
-      k.lk_nack_seq_i.set_slice(q * SB, SB, sd.nack_seq);
-      k.lk_credit_i.set_bit(q, sd.credit);
-      k.lk_credit_vc_i.set_slice(q * VB, VB, sd.credit_vc);
+      take_answers(k, q, lines_[c * LP + q]->back());
       continue;
     }
     k.lk_ack_valid_i.set_bit(q, o.lk_ack_valid_o.bit(j));
@@ -161,7 +155,6 @@ void ChipTorus::run_window(unsigned cycles, const In& in, const Hooks& h) {
         fmt::format("system::ChipTorus: a window of {} cycles, its wires allow 1 to {}", cycles, lookahead()));
   for (auto& ln : lines_) ln->stage();
   const unsigned LP = link_ports(), SB = chips_[0].sb(), LW = chips_[0].lw();
-  const unsigned VB = p_.chip.v > 1 ? clog2(p_.chip.v) : 1;
   const std::uint64_t t0 = now_;
   team_->run(n_, [&](unsigned c) {
     chip::Chip& chip = chips_[c];
@@ -178,13 +171,7 @@ void ChipTorus::run_window(unsigned cycles, const In& in, const Hooks& h) {
         k.lk_rx_data_i.copy(q * LW, f.data, 0, LW);
         k.lk_rx_seq_i.set_slice(q * SB, SB, f.seq);
         k.lk_rx_crc_i.set_slice(q * 16, 16, f.crc);
-        const link::Wire::Back& sd = lines_[c * LP + q]->back();
-        k.lk_ack_valid_i.set_bit(q, sd.ack);
-        k.lk_ack_seq_i.set_slice(q * SB, SB, sd.ack_seq);
-        k.lk_nack_valid_i.set_bit(q, sd.nack);
-        k.lk_nack_seq_i.set_slice(q * SB, SB, sd.nack_seq);
-        k.lk_credit_i.set_bit(q, sd.credit);
-        k.lk_credit_vc_i.set_slice(q * VB, VB, sd.credit_vc);
+        take_answers(k, q, lines_[c * LP + q]->back());
       }
       chip.eval(k, o);
       h.seen(c, i, o);
@@ -224,6 +211,16 @@ link::Wire::Back ChipTorus::answers(const chip::Chip::Out& o, unsigned q) const 
     sd.credit_vc = o.lk_credit_vc_o.slice(q * VB, VB);
   }
   return sd;
+}
+
+void ChipTorus::take_answers(chip::Chip::In& k, unsigned q, const link::Wire::Back& sd) const {
+  const unsigned SB = chips_[0].sb(), VB = p_.chip.v > 1 ? clog2(p_.chip.v) : 1;
+  k.lk_ack_valid_i.set_bit(q, sd.ack);
+  k.lk_ack_seq_i.set_slice(q * SB, SB, sd.ack_seq);
+  k.lk_nack_valid_i.set_bit(q, sd.nack);
+  k.lk_nack_seq_i.set_slice(q * SB, SB, sd.nack_seq);
+  k.lk_credit_i.set_bit(q, sd.credit);
+  k.lk_credit_vc_i.set_slice(q * VB, VB, sd.credit_vc);
 }
 
 void ChipTorus::move_wires() {

@@ -102,6 +102,8 @@ class ChipTorus {
   void move_wires();
   /// What a chip's port q answers on the wire it receives from (acknowledgements, credits).
   link::Wire::Back answers(const chip::Chip::Out& o, unsigned q) const;
+  /// Those answers, off the wire, into a chip's port q (answers() the other way).
+  void take_answers(chip::Chip::In& k, unsigned q, const link::Wire::Back& sd) const;
   /// per directed link l = c * LP + k (sender c, its port k): its wire when it is delayed
   std::vector<std::optional<link::Wire>> lines_;
   // the inputs of the last eval since the last edge (tick() then needs no other)
