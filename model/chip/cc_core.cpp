@@ -84,8 +84,11 @@ void CcCore::settle(const In& in) const {
       settled_ = true;
       return;
     }
-    std::swap(ci_, cn_);
-    ctl_.eval(ci_, co_);
+    if (pass > 0 || ctl_moved_ || !(c == ci_)) {  // else the control's outputs of its last eval hold
+      std::swap(ci_, cn_);
+      ctl_.eval(ci_, co_);
+      ctl_moved_ = false;
+    }
     // the DMA: the control's descriptors, the top's HBM port, the tap's ready (every field, in place)
     dma::DmaEngine::In& d = di_;
     d.rst_ni = in.rst_ni;
@@ -137,7 +140,7 @@ void CcCore::tick(const In& in) {
   if (p_.skip_quiet && quiet && was_quiet_ && in == quiet_in_) return;
   was_quiet_ = quiet;
   if (quiet) quiet_in_ = in;
-  ctl_.tick(ci_);
+  if (ctl_.tick(ci_)) ctl_moved_ = true;
   dma_.tick(di_);
   settled_ = false;  // a new state
 }

@@ -81,6 +81,7 @@ class CcCore {
   void write_imem(unsigned s, std::uint32_t addr, const Bits& word) {
     ctl_.write_imem(s, addr, word);
     settled_ = false;
+    ctl_moved_ = true;
     was_quiet_ = false;
   }
 
@@ -120,7 +121,8 @@ class CcCore {
   mutable dma::DmaEngine::Out do_;
   mutable core::SemTap::In ti_;
   mutable core::SemTap::Out to_;
-  mutable bool settled_ = false;  // the parts' ports above are settled for settled_in_ and the state
+  mutable bool ctl_moved_ = true;  // the control's state moved since its last eval (into co_, on ci_)
+  mutable bool settled_ = false;   // the parts' ports above are settled for settled_in_ and the state
   mutable In settled_in_;
   bool was_quiet_ = false;  // the last tick ran quiet on quiet_in_: the state is a fixed point for it
   In quiet_in_;

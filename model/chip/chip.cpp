@@ -399,14 +399,21 @@ void Chip::settle(const In& in) const {
     dirty_.all(true);
     evaluated_ = true;
   } else {
+    // the same state: settled on these inputs already, the parts' ports hold; on others only the
+    // parts whose inputs change are evaluated again
+    if (in == settled_in_) return;
     dirty_.all(false);
-    wire(in);  // a new eval of the same state: only the parts whose inputs change
+    if (!wire(in)) {
+      settled_in_ = in;
+      return;
+    }
   }
   for (unsigned pass = 0;; ++pass) {
     if (pass == kMaxPasses)
       throw std::logic_error(fmt::format("chip model: the parts' wiring does not settle in {} passes", kMaxPasses));
     if (pass > 0 && !dirty_.any()) {  // the inputs every part was evaluated with are the wired ones
       w.passes = pass;
+      settled_in_ = in;
       return;
     }
     for (unsigned u = 0; u < p_.cores; ++u)
@@ -441,8 +448,10 @@ void Chip::eval(const In& in, Out& out) const {
     out.err_detail_o.set_slice(u * 3, 3, detail);
     out.err_stream_o.set_slice(u * sw, sw, stream);
     out.err_pc_o.set_slice(u * kPcBits, kPcBits, pc);
-    for (unsigned s = 0; s < core::Control::kSems; ++s)
-      out.sem_o.set_slice((u * core::Control::kSems + s) * 32, 32, sems[s]);
+    static_assert(core::Control::kSems % 2 == 0);
+    for (unsigned s = 0; s < core::Control::kSems; s += 2)  // two 32-bit semaphores a 64-bit word
+      out.sem_o.set_slice((u * core::Control::kSems + s) * 32, 64,
+                          sems[s] | static_cast<std::uint64_t>(sems[s + 1]) << 32);
   };
   for (unsigned u = 0; u < p_.cores; ++u) {
     const auto& o = w.core_out[u];

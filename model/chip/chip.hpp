@@ -187,6 +187,8 @@ class Chip {
   /// The parts' outputs are those of their current state (no edge since the last eval): an eval
   /// with other inputs re-evaluates only the parts whose inputs change.
   mutable bool evaluated_ = false;
+  /// The inputs the parts settled on last (while evaluated_).
+  mutable In settled_in_;
 };
 
 }  // namespace trn::chip

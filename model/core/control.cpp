@@ -417,7 +417,7 @@ void Control::put_imem(unsigned s, std::uint32_t addr, const Bits& word) {
   imem_[s][addr] = std::move(w);
 }
 
-void Control::tick(const In& in) {
+bool Control::tick(const In& in) {
   // the instruction memories (not reset)
   if (in.im_valid_i) put_imem(in.im_stream_i, in.im_addr_i, in.im_data_i);
   const bool fresh = step_fresh_ && in == step_in_;
@@ -428,13 +428,22 @@ void Control::tick(const In& in) {
       q.tick(qi);
     }
     reset();
-    return;
+    return true;
   }
   // the step: the last eval's when it was on this input (the state has not changed since)
   Step& st = step_;
   if (!fresh) {
     fresh_step();
     decide(in, st, nullptr);
+  }
+  // a quiet step with no instruction write, start or completion coming in moves no register (no
+  // fetch, issue, addition, error or finish; the queues neither push nor pop): the state and the
+  // step on this input hold
+  if (!in.im_valid_i && !in.start_i && !in.te_cpl_i.ls_done && !in.te_cpl_i.mm_done && !in.ve_cpl_i.done &&
+      !in.se_cpl_i.done && quiet()) {
+    if (!fresh) step_in_ = in;
+    step_fresh_ = true;
+    return false;
   }
   // the queues: push the fetched word, pop the issued head
   if (!tq_made_) {
@@ -460,7 +469,7 @@ void Control::tick(const In& in) {
     tag_q_.fill(0);
     sem_q_.fill(0);
     running_q_ = true;
-    return;
+    return true;
   }
   for (unsigned s = 0; s < kStreams; ++s) {
     if (st.fetch[s]) {
@@ -501,6 +510,7 @@ void Control::tick(const In& in) {
     err_pc_q_ = st.err_pc;
   }
   if (st.done) running_q_ = false;
+  return true;
 }
 
 }  // namespace trn::core

@@ -111,7 +111,9 @@ class Control {
   In make_in() const;
   Out make_out() const { return Out{}; }
   void eval(const In& in, Out& out) const;
-  void tick(const In& in);
+  /// The edge; false if it moved no register (a model-only answer, for skipping waiting units:
+  /// the outputs of the last eval on the same input hold).
+  bool tick(const In& in);
   /// Word `addr` of stream s's instruction memory, as an instruction write (im_*) leaves it, at
   /// once: a program loaded without its cycles (a harness's backdoor, for a control that is not
   /// running; the memories are not part of the state an edge moves otherwise).

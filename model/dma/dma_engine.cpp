@@ -278,19 +278,19 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
   return c;
 }
 
-Bits DmaEngine::convert(const Slot& s, const Bits& d) const {
+void DmaEngine::convert(const Slot& s, const Bits& d, Bits& rx) const {
   const unsigned W = p_.geo.beat_bytes;
-  Bits rx(8 * W);
-  if (!s.cast) {
-    for (unsigned b = 0; b < W && b < s.cnt * s.ss; ++b) rx.set_slice(8 * b, 8, d.slice(8 * b, 8));
-    return rx;
+  if (rx.width() != 8 * W) rx = Bits(8 * W);
+  rx.clear();
+  if (!s.cast) {  // the chunk's bytes as they came, the rest of the beat zero
+    rx.copy(0, d, 0, 8 * std::min(W, s.cnt * s.ss));
+    return;
   }
   for (unsigned j = 0; j < W / 4 && j < s.cnt; ++j) {
     const auto code = static_cast<std::uint32_t>(d.slice(8 * s.ss * j, 8 * s.ss));
     const std::uint32_t v = cast_elem(s.stype, s.dtype, code);
     rx.set_slice(8 * s.esize * j, 8 * s.esize, v);
   }
-  return rx;
 }
 
 bool DmaEngine::sem_ready(unsigned q) const {
@@ -468,7 +468,7 @@ void DmaEngine::tick(const In& in) {
     const unsigned i = static_cast<unsigned>(in.r_id_i) % p_.slots;
     Slot& s = s_[i];
     set_slot(i, S::data);
-    s.data = convert(s, in.r_data_i);
+    convert(s, in.r_data_i, s.data);  // (in place: no allocation a beat)
   }
   inflight_ = inflight_ + (c.issue ? 1 : 0) - (in.r_valid_i ? 1 : 0);
   rob_ = rob_ + (in.r_valid_i ? 1 : 0) - (c.data_pick ? 1 : 0);

@@ -137,7 +137,8 @@ class DmaEngine {
   Comb comb(const In& in) const;
   /// The queue arbiter's inputs: the queues in RUN; ready when the read resources are free.
   common::RrArbiter::In arb_in(bool res_ok) const;
-  Bits convert(const Slot& s, const Bits& data) const;
+  /// A read beat as the slot's chunk writes it (its elements converted), into rx.
+  void convert(const Slot& s, const Bits& data, Bits& rx) const;
   bool strong(const In& in, unsigned q) const { return (in.cfg_strong_i >> q) & 1; }
   /// May queue q's head (waiting in semw) write its semaphore? None of its own writes pending (a
   /// `last` descriptor: none of the queue's).

@@ -224,6 +224,55 @@ BOOST_AUTO_TEST_CASE(an_external_semaphore_addition_ends_a_wait_that_is_no_deadl
   BOOST_TEST(o.sem_o[0] == 9u);
 }
 
+/// Control::tick answers false only for an edge that moves no register (the collective core then
+/// keeps its control's outputs of the last eval): the outputs after such an edge are those before
+/// it, on the same input; a waiting stream's edges say so, the issues' and an addition's do not.
+BOOST_AUTO_TEST_CASE(an_edge_that_moves_nothing_says_so) {
+  const isa::Program p =
+      assemble(".sem s\n.stream vector\n sem_add post=s+=3\n sem_add post=s+=1\n sem_wait wait=s>=9\n end\n", "tiny");
+  core::Control::Params cp;
+  cp.imem_depth = params("tiny").imem_depth;
+  core::Control c(cp);
+  core::Control::In in = c.make_in();
+  core::Control::Out before = c.make_out(), after = c.make_out();
+  c.tick(in);  // in reset
+  in.rst_ni = true;
+  in.dma_q_idle_i = Bits::ones(cp.nq());
+  in.sem_ext_en_i = true;
+  load_and_start(c, in, p, cp.imem_depth);
+  auto same = [](const core::Control::Out& a, const core::Control::Out& b) {
+    bool eq = a.sem_o == b.sem_o && a.running_o == b.running_o && a.done_o == b.done_o && a.err_o == b.err_o;
+    for (unsigned s = 0; s < core::Control::kStreams; ++s)
+      eq = eq && a.st_o[s].state == b.st_o[s].state && a.st_o[s].pc == b.st_o[s].pc && a.issue[s] == b.issue[s];
+    return eq;
+  };
+  unsigned moved = 0, still = 0;
+  bool added = false, done = false;
+  for (unsigned i = 0; i < 60 && !done; ++i) {
+    if (i == 40) in.sem_ext_valid_i = true, in.sem_ext_idx_i = 0, in.sem_ext_val_i = 5;  // 4 + 5 = 9
+    c.eval(in, before);
+    const bool m = c.tick(in);
+    c.eval(in, after);
+    if (m) {
+      ++moved;
+    } else {
+      ++still;
+      BOOST_TEST(same(before, after), "cycle " << i << ": an edge said to move nothing changed the outputs");
+    }
+    if (i == 40) {
+      BOOST_TEST(m, "the external addition's edge moves the semaphore");
+      BOOST_TEST(after.sem_o[0] == 9u);
+      added = true;
+      in.sem_ext_valid_i = false;
+    }
+    done = after.done_o;
+  }
+  BOOST_TEST(added);
+  BOOST_TEST(done);
+  BOOST_TEST(moved >= 4u);   // the fetches and issues of the two additions, the wait and the end
+  BOOST_TEST(still >= 30u);  // the wait's edges before the addition
+}
+
 BOOST_AUTO_TEST_CASE(illegal_instruction_stops_the_core_with_its_pc) {
   // word 2 of the vector stream uses a field copy does not have
   isa::Program p = assemble(
