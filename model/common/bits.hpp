@@ -113,10 +113,22 @@ class Bits {
       trim();
       return;
     }
-    for (unsigned k = 0; k < n; k += 64) {
-      const unsigned c = std::min(64u, n - k);
-      set_slice(at + k, c, src.slice(from + k, c));
+    // else a word of src at a time, shifted into the two words it straddles
+    std::uint64_t* d = data();
+    const unsigned o = at % 64;
+    const std::uint64_t low = (std::uint64_t{1} << o) - 1;  // (o != 0 here unless from is unaligned)
+    unsigned i = at / 64, k = 0;
+    for (; k + 64 <= n; k += 64, ++i) {
+      const std::uint64_t v = src.slice(from + k, 64);
+      if (o == 0) {
+        if (i < n_) d[i] = v;
+        continue;
+      }
+      if (i < n_) d[i] = (d[i] & low) | (v << o);
+      if (i + 1 < n_) d[i + 1] = (d[i + 1] & ~low) | (v >> (64 - o));
     }
+    if (k < n) set_slice(at + k, n - k, src.slice(from + k, n - k));
+    trim();
   }
   /// copy(), and whether it changed any bit of this.
   bool update(unsigned at, const Bits& src, unsigned from, unsigned n) {
