@@ -119,8 +119,9 @@ class Control {
   /// running; the memories are not part of the state an edge moves otherwise).
   void write_imem(unsigned s, std::uint32_t addr, const Bits& word);
   /// The last eval()'s decision (on the current state) fetches, issues, adds to a semaphore, fails
-  /// and finishes nothing: a tick on the same inputs, without an instruction write or a start,
-  /// changes no state (a model-only query, for skipping waiting units).
+  /// and finishes nothing: a tick on the same inputs, without an instruction write, a start or an
+  /// engine's completion, changes no state (a model-only query, for skipping waiting units; tick()
+  /// answers the same of its own edge).
   bool quiet() const;
 
   /// The wiring every unit built around a control shares (core::NeuronCore, chip::CcCore): the

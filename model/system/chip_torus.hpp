@@ -91,7 +91,7 @@ class ChipTorus {
   /// `cycles` cycles (1 to lookahead()) of every chip alone, the chips shared out over the team:
   /// each cycle of chip c is what eval() and tick() make of it, its links' inputs from its wires,
   /// its own from `in` (held for the window, no bit errors) and the hooks. The same run as as
-  /// many cycles of eval() and tick() (system_programs/windows_change_nothing); the system's
+  /// many cycles of eval() and tick() (collectives/cycle_level_windows_change_nothing); the system's
   /// outputs are those of an eval() after it.
   void run_window(unsigned cycles, const In& in, const Hooks& h);
 

@@ -13,6 +13,24 @@
 
 namespace trn::system {
 
+namespace {
+
+/// An HBM's read beat this cycle (zero unless a response is valid) into dst from bit `at`.
+void put_beat(const dma::MemSystem::Ports& hp, unsigned beat, Bits& dst, unsigned at) {
+  for (unsigned b = 0; b < beat; ++b) dst.set_slice(at + 8 * b, 8, hp.r_valid ? hp.r_data[b] : 0);
+}
+
+/// What run() says of a unit that stopped with an error: its status at index k of the error ports.
+std::string unit_error(unsigned c, unsigned u, const Bits& code, const Bits& detail, const Bits& stream, const Bits& pc,
+                       unsigned k) {
+  return fmt::format("system model: chip {} unit {} stopped with error {} (detail {}) on stream {} at pc {}", c, u,
+                     code.slice(k * sv::isa_pkg::ctl_err_e_width, sv::isa_pkg::ctl_err_e_width), detail.slice(k * 3, 3),
+                     stream.slice(k * sv::isa_pkg::stream_e_width, sv::isa_pkg::stream_e_width),
+                     pc.slice(k * sv::isa_pkg::PcBits, sv::isa_pkg::PcBits));
+}
+
+}  // namespace
+
 template <class Sys>
 Runner<Sys>::Runner(const typename Sys::Params& p, dma::MemSystem::Params mp, std::uint64_t seed, bool strong)
     : sys_(p), in_(sys_.make_in()), out_(sys_.make_out()), id_bits_(clog2(p.chip.core.core.slots)) {
@@ -71,7 +89,7 @@ void Runner<Sys>::hbm_answers(unsigned c) {
   in_.hbm_wr_ready_i.set_bit(c, hp.wr_ready);
   in_.hbm_r_valid_i.set_bit(c, hp.r_valid);
   in_.hbm_r_id_i.set_slice(c * idw, idw, hp.r_id);
-  for (unsigned b = 0; b < beat; ++b) in_.hbm_r_data_i.set_slice((c * beat + b) * 8, 8, hp.r_valid ? hp.r_data[b] : 0);
+  put_beat(hp, beat, in_.hbm_r_data_i, c * beat * 8);
 }
 
 template <class Sys>
@@ -131,13 +149,8 @@ std::uint64_t Runner<Sys>::run(const std::vector<std::uint64_t>& masks, std::uin
       all = all && fin[c] == m;
       for (unsigned u = 0; u < U; ++u)
         if (out_.err_o.bit(c * U + u)) {
-          const unsigned k = c * U + u;
           throw std::runtime_error(
-              fmt::format("system model: chip {} unit {} stopped with error {} (detail {}) on stream {} at pc {}", c, u,
-                          out_.err_code_o.slice(k * sv::isa_pkg::ctl_err_e_width, sv::isa_pkg::ctl_err_e_width),
-                          out_.err_detail_o.slice(k * 3, 3),
-                          out_.err_stream_o.slice(k * sv::isa_pkg::stream_e_width, sv::isa_pkg::stream_e_width),
-                          out_.err_pc_o.slice(k * sv::isa_pkg::PcBits, sv::isa_pkg::PcBits)));
+              unit_error(c, u, out_.err_code_o, out_.err_detail_o, out_.err_stream_o, out_.err_pc_o, c * U + u));
         }
     }
     if (all) return cycle_ - c0;
@@ -174,7 +187,7 @@ std::uint64_t Runner<Sys>::run_windows(const std::vector<std::uint64_t>& masks, 
       k.hbm_wr_ready_i = hp.wr_ready;
       k.hbm_r_valid_i = hp.r_valid;
       k.hbm_r_id_i = hp.r_id & low(idw);
-      for (unsigned b = 0; b < beat; ++b) k.hbm_r_data_i.set_slice(8 * b, 8, hp.r_valid ? hp.r_data[b] : 0);
+      put_beat(hp, beat, k.hbm_r_data_i, 0);
     };
     h.seen = [&](unsigned c, unsigned i, const chip::Chip::Out& o) {
       const std::uint64_t cyc = cycle_ + i;
@@ -189,11 +202,7 @@ std::uint64_t Runner<Sys>::run_windows(const std::vector<std::uint64_t>& masks, 
       if (!err_at[c] && (o.err_o & low(U))) {
         const auto u = static_cast<unsigned>(std::countr_zero(o.err_o & low(U)));
         err_at[c] = cyc + 1;
-        err[c] = fmt::format("system model: chip {} unit {} stopped with error {} (detail {}) on stream {} at pc {}", c,
-                             u, o.err_code_o.slice(u * sv::isa_pkg::ctl_err_e_width, sv::isa_pkg::ctl_err_e_width),
-                             o.err_detail_o.slice(u * 3, 3),
-                             o.err_stream_o.slice(u * sv::isa_pkg::stream_e_width, sv::isa_pkg::stream_e_width),
-                             o.err_pc_o.slice(u * sv::isa_pkg::PcBits, sv::isa_pkg::PcBits));
+        err[c] = unit_error(c, u, o.err_code_o, o.err_detail_o, o.err_stream_o, o.err_pc_o, u);
       }
     };
     h.edge = [&](unsigned c, unsigned i) { hbm_[c]->advance(cycle_ + i + 1); };

@@ -60,7 +60,7 @@ class Runner {
   void set_chip_observer(std::function<void(unsigned, std::uint64_t)> f) { chip_observe_ = std::move(f); }
   /// Windows (model speed only; a torus whose every link has a wire): run() runs every chip up to
   /// w cycles alone between exchanges (ChipTorus::run_window, at most its lookahead), with the same
-  /// cycles, data and errors as the lockstep (system_programs/windows_change_nothing). 0 (the
+  /// cycles, data and errors as the lockstep (collectives/cycle_level_windows_change_nothing). 0 (the
   /// default): lockstep. Bit errors (set_flips) and a system observer (set_observer) keep the
   /// lockstep.
   void set_window(unsigned w) { window_ = w; }

@@ -2,6 +2,8 @@
 // RTL"): trn::system::ChipTorus through trn::system::TorusRunner running the collective programs
 // trn::collective::emit compiles (docs/collectives.md, "Programs for the RTL"), every chip's result
 // against the plain reference; the emitter's refusals.
+#include <fmt/format.h>
+
 #include <boost/test/unit_test.hpp>
 #include <functional>
 
@@ -294,6 +296,39 @@ BOOST_AUTO_TEST_CASE(preloaded_programs_run_as_loaded_ones) {
   system::Runner<system::ChipTorus> r(prm, dma::MemSystem::Params{4, 60, 2, 0.9, 0.9, 0}, 1, true);
   BOOST_CHECK_THROW(r.preload(0, 0, isa::assemble(".stream sync\n    end\n", "end.s", isa::config_defines(tiny()))),
                     std::invalid_argument);
+}
+
+/// A core error on one chip of a torus with wires ends a run in windows (Runner::set_window) as it
+/// ends the lockstep's: the same one line naming the chip, the unit, the stream and the pc (the
+/// other chips wait on a semaphore that never comes, so only the error can end the run).
+BOOST_AUTO_TEST_CASE(a_core_error_ends_a_run_in_windows_as_in_the_lockstep) {
+  auto prm = system::ChipTorus::Params::of(tiny(), 0, 2, 2);
+  prm.chip.d = 128;
+  prm.chip.rdepth = 256;
+  prm.chip.timeout = 512;
+  prm.wire[0].latency = prm.wire[1].latency = 40;
+  const unsigned unit = prm.chip.cores;
+  const auto defs = isa::config_defines(tiny());
+  const isa::Program wait = isa::assemble(".sem s\n.stream sync\n sem_wait wait=s>=1\n end\n", "wait.s", defs);
+  isa::Program bad = isa::assemble(
+      ".sem s\n.stream sync\n sem_add post=s+=1\n sem_add post=s+=1\n sem_add post=s+=1\n end\n", "bad.s", defs);
+  isa::set(bad.streams[3][2], isa::tbl::kF_k, 3);  // a field sem_add does not use
+  auto error = [&](unsigned window) {
+    system::Runner<system::ChipTorus> r(prm, dma::MemSystem::Params{4, 60, 2, 0.9, 0.9, 0}, 1, true);
+    r.set_window(window);
+    std::vector<std::uint64_t> masks(prm.chips(), 1ull << unit);
+    for (unsigned c = 0; c < prm.chips(); ++c) r.load(c, unit, c == 2 ? bad : wait);
+    try {
+      r.run(masks, 100000);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string lock = error(0), win = error(39);
+  BOOST_TEST(lock.find(fmt::format("system model: chip 2 unit {} stopped with error 1", unit)) == 0u, lock);
+  BOOST_TEST(lock.find("at pc 2") != std::string::npos, lock);
+  BOOST_TEST(win == lock);
 }
 
 BOOST_AUTO_TEST_SUITE_END()
