@@ -81,6 +81,7 @@ Chip::Chip(Params p)
                                          .kx = p_.kx,
                                          .ky = p_.ky,
                                          .kz = p_.kz,
+                                         .last_hop = p_.last_hop,
                                          .table = nullptr});
   if (p_.rdepth < p_.v * p_.d) throw std::invalid_argument("chip::Chip: the link replay buffer must hold v * d flits");
   if (p_.units() > 31) throw std::invalid_argument("chip::Chip: at most 31 units (the semaphore address's unit field)");

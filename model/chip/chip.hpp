@@ -41,6 +41,8 @@ class Chip {
     unsigned w = 64, v = 2, d = 4, rdepth = 8, timeout = 64;
     link::Topo topo = link::Topo::TopoTorus;
     unsigned kx = 2, ky = 1, kz = 1;
+    /// Torus: the router's last-hop VC (link::Router::Params::last_hop; v a multiple of 3).
+    bool last_hop = false;
     unsigned units() const { return cores + cc_cores; }
     /// Link ports: 4 (6 in 3D) on a torus, 1 on a switch or a network.
     unsigned link_ports() const { return topo != link::Topo::TopoTorus ? 1 : kz > 1 ? 6 : 4; }

@@ -64,6 +64,12 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
     cs.prm.chip.cores = 0;
   }
   chip::Chip::Params& p = cs.prm.chip;
+  if (c.last_hop_vc) {  // the configuration's traffic classes, three VCs each
+    if (!torus)
+      throw Error(fmt::format("--last-hop-vc: {} is switched; the last-hop VC is a torus router's", s.preset().key));
+    p.v = p.v / 2 * 3;
+    p.last_hop = true;
+  }
   // the link classes the chips' links use (a torus: its dimensions'; a switched system: every link's),
   // the fastest one's flit a cycle
   std::vector<const system::LinkClassInfo*> cls;
@@ -169,9 +175,11 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   }
   cs.describe = fmt::format(
       "{} chips of configuration {} ({} collective core{} each running a channel, no NeuronCore); a cycle is {:.4g} "
-      "ns (a {}-bit flit at {:g} GB/s); wires: {}; HBM read {}-{} cycles; VC buffers {} flits, replay {}, timeout {}",
+      "ns (a {}-bit flit at {:g} GB/s); wires: {}; HBM read {}-{} cycles; {} VCs{}, buffers of {} flits, replay {}, "
+      "timeout {}",
       s.chips(), c.cycle_config, cs.channels, cs.channels == 1 ? "" : "s", cs.cycle_ns, p.w, gmax, wires,
-      cs.mem.hbm_lat_min, cs.mem.hbm_lat_max, p.d, p.rdepth, p.timeout);
+      cs.mem.hbm_lat_min, cs.mem.hbm_lat_max, p.v, p.last_hop ? " (with the last-hop VC)" : "", p.d, p.rdepth,
+      p.timeout);
   return cs;
 }
 

@@ -80,6 +80,9 @@ struct Config {
   /// instances (0: as many as cover the HBM read latency at the fastest link's rate, at most the
   /// chip's collective cores; docs/collectives.md, "Channels")
   unsigned channels = 0;
+  /// cycle: the torus routers with the last-hop VC (a third VC a traffic class for the hops whose
+  /// next router is the destination: docs/link.md, "The last-hop VC"); a torus preset's only
+  bool last_hop_vc = false;
   /// cycle: a waiting collective core skips its ticks on unchanged inputs (model speed only; false
   /// runs every tick, to show the two equal)
   bool skip_quiet = true;

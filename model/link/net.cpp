@@ -33,6 +33,7 @@ Net::Net(Params p) : p_(p) {
   rp.kx = p.kx;
   rp.ky = p.ky;
   rp.kz = p.kz;
+  rp.last_hop = p.last_hop;
   const unsigned n = endpoints();
   if (p.topo == Topo::TopoSwitch) {
     rp.p = p.n;

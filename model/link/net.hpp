@@ -51,6 +51,7 @@ class Net {
     unsigned kx = 4, ky = 4, kz = 1;  ///< torus size (kz > 1: 3D)
     unsigned n = 8;                   ///< switch: endpoints
     unsigned v = 2, d = 4, w = 64, rdepth = 8, timeout = 64;
+    bool last_hop = false;               ///< torus: the routers' last-hop VC (Router::Params::last_hop)
     std::shared_ptr<const Graph> graph;  ///< Topo::TopoTable
     /// An endpoint sitting on a router port reaches it through a register stage (common::PipeReg)
     /// each way: its injection {vc, flit} and the ejection credits it returns arrive one cycle

@@ -75,7 +75,7 @@ unsigned torus_neighbour(unsigned kx, unsigned ky, unsigned kz, unsigned r, unsi
 }
 
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
-            unsigned in_class, unsigned kz) {
+            unsigned in_class, unsigned kz, bool last_hop) {
   if (topo == Topo::TopoSwitch) return Route{dst % ports, 2};
   const unsigned x = me % kx, y = me / kx % ky, z = me / (kx * ky);
   const unsigned dx = dst % kx, dy = dst / kx % ky, dz = dst / (kx * ky);
@@ -93,15 +93,19 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
     r.cls = (in_port == 5 || in_port == 6) ? in_class : 0;
     if ((r.port == 5 && z == kz - 1) || (r.port == 6 && z == 0)) r.cls = 1;  // the z dateline
   }
+  if (last_hop && r.port != 0 && torus_neighbour(kx, ky, kz, me, r.port) == dst) r.cls = 3;
   return r;
 }
 
-unsigned classes(Topo topo, unsigned vcs) { return topo == Topo::TopoTorus ? vcs / 2 : vcs; }
+unsigned classes(Topo topo, unsigned vcs, bool last_hop) {
+  return topo == Topo::TopoTorus ? vcs / (last_hop ? 3 : 2) : vcs;
+}
 
-bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls) {
-  const unsigned c = tc % classes(topo, vcs);
+bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls, bool last_hop) {
+  const unsigned c = tc % classes(topo, vcs, last_hop), s = last_hop ? 3 : 2;
   if (topo != Topo::TopoTorus) return v == c;
-  return v / 2 == c && (cls == 2 || v % 2 == cls);
+  if (cls == 3) return last_hop && v / s == c && v % s == 2;
+  return v / s == c && (cls == 2 || v % s == cls);
 }
 
 Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
@@ -109,8 +113,11 @@ Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
   if (p_.topo == Topo::TopoTable && (!p_.table || p_.table->size() > 256))
     throw std::invalid_argument("router: a table-routed router needs a table of at most 256 chip ids");
   if (p_.v < 1 || p_.v > 64) throw std::invalid_argument("router: 1 to 64 virtual channels");
-  if (p_.topo == Topo::TopoTorus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % 2 != 0))
-    throw std::invalid_argument("router: a 2D (3D) torus router has 5 (7) ports and an even number of VCs");
+  if (p_.topo == Topo::TopoTorus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % (p_.last_hop ? 3 : 2) != 0))
+    throw std::invalid_argument(
+        "router: a 2D (3D) torus router has 5 (7) ports and a number of VCs that is a multiple of 2 (with the "
+        "last-hop VC, of 3)");
+  if (p_.last_hop && p_.topo != Topo::TopoTorus) throw std::invalid_argument("router: the last-hop VC is a torus's");
   iv_.resize(p_.p * p_.v);
   for (auto& i : iv_) i.fifo.slot.assign(p_.d, Bits(p_.w));
   reset();
@@ -231,9 +238,10 @@ void Router::tick(const In& in) {
       fr.bad = h.dst >= ids();
       fr.tc = h.tc;
       fr.rt = p_.topo == Topo::TopoTable ? Route{fr.bad ? 0u : (*p_.table)[h.dst], 2}
-                                         : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V, (i % V) % 2, p_.kz);
+                                         : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V,
+                                                 (i % V) % (p_.last_hop ? 3 : 2) == 1, p_.kz, p_.last_hop);
       for (unsigned v = 0; v < V; ++v)
-        if (vc_allowed(p_.topo, V, v, fr.tc, fr.rt.cls)) fr.allowed |= std::uint64_t{1} << v;
+        if (vc_allowed(p_.topo, V, v, fr.tc, fr.rt.cls, p_.last_hop)) fr.allowed |= std::uint64_t{1} << v;
     }
     s.front_ok = true;
     s.front_id = me;

@@ -42,28 +42,31 @@ struct FlitTag {
 };
 FlitTag tag_of(const Bits& flit);
 
-/// Route of a head flit: output port and the VC class the hop allows (2: any).
+/// Route of a head flit: output port and the VC class the hop allows (2: any; 3: the last-hop VC).
 struct Route {
   unsigned port = 0, cls = 2;
 };
 /// Torus: 2D (kz = 1; ports 0 local, 1 +x, 2 -x, 3 +y, 4 -y) or 3D (kz > 1; also 5 +z, 6 -z; the
-/// 3D torus is built only in the model so far), chip id = (z * ky + y) * kx + x.
+/// 3D torus is built only in the model so far), chip id = (z * ky + y) * kx + x. With last_hop, a
+/// link hop whose next router is the destination has class 3.
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
-            unsigned in_class, unsigned kz = 1);
+            unsigned in_class, unsigned kz = 1, bool last_hop = false);
 
 /// Torus wiring (router_pkg::torus_nb, torus_back): the router across port q (1 +x, 2 -x, 3 +y,
 /// 4 -y, 5 +z, 6 -z) from router r of a kx x ky x kz torus, wrapping; the port there facing back.
 unsigned torus_neighbour(unsigned kx, unsigned ky, unsigned kz, unsigned r, unsigned q);
 inline unsigned torus_back(unsigned q) { return q % 2 == 1 ? q + 1 : q - 1; }
 
-/// Traffic classes of a router with `vcs` virtual channels: vcs / 2 on a torus, vcs on a switch or a
+/// Traffic classes of a router with `vcs` virtual channels: vcs / 2 on a torus (vcs / 3 with the
+/// last-hop VC), vcs on a switch or a
 /// table-routed network (whose routes must need no dateline: the system tests check its channel
 /// dependencies are acyclic).
-unsigned classes(Topo topo, unsigned vcs);
+unsigned classes(Topo topo, unsigned vcs, bool last_hop = false);
 /// May a packet of traffic class tc (taken modulo classes()) use VC v on a hop whose route allows
 /// dateline class cls (2: any)? Torus: class c owns VCs 2c and 2c + 1, a link hop the one of its
-/// dateline class; switch: class c owns VC c.
-bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls);
+/// dateline class; with the last-hop VC class c owns VCs 3c, 3c + 1 and 3c + 2, the last of them
+/// for class-3 hops (the next router is the destination); switch: class c owns VC c.
+bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls, bool last_hop = false);
 
 class Router {
  public:
@@ -71,6 +74,9 @@ class Router {
     unsigned p = 5, v = 2, d = 4, w = 64;
     Topo topo = Topo::TopoTorus;
     unsigned kx = 4, ky = 4, kz = 1;
+    /// Torus: a third VC per traffic class for the hops whose next router is the packet's
+    /// destination (rtl/link/router.sv LastHop; docs/link.md, "The last-hop VC"); v a multiple of 3.
+    bool last_hop = false;
     /// Topo::TopoTable: output port per destination chip id (its size is the number of chip ids).
     std::shared_ptr<const std::vector<std::uint8_t>> table;
   };

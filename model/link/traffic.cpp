@@ -78,8 +78,9 @@ void Traffic::new_packet(unsigned s, std::uint64_t cycle) {
   // a traffic class at random; the class's injection VC (on a torus one of its two, by the
   // destination, so that a flow keeps one FIFO)
   const Topo topo = net_.params().topo;
-  const unsigned tc = below(rng_, classes(topo, v_));
-  k.vc = topo == Topo::TopoTorus ? 2 * tc + (k.dst & 1) : tc;
+  const bool lh = net_.params().last_hop;
+  const unsigned tc = below(rng_, classes(topo, v_, lh));
+  k.vc = topo == Topo::TopoTorus ? (lh ? 3 : 2) * tc + (k.dst & 1) : tc;
   k.born = cycle;
   k.seq = k.dst < n_ ? next_seq_[flow(k)]++ : 0;
   const unsigned len = 1 + below(rng_, 4);

@@ -199,6 +199,40 @@ BOOST_AUTO_TEST_CASE(torus_with_two_traffic_classes_keeps_flows_in_order) {
   }
 }
 
+BOOST_AUTO_TEST_CASE(torus_with_the_last_hop_vc_keeps_flows_in_order_and_drains) {
+  // 6 VCs with the last-hop VC: two traffic classes of three, the hop into a packet's destination
+  // on the class's third VC. Saturated on a 4 x 4 and a 4 x 2 x 2 torus, then drained (no
+  // deadlock: the last-hop VCs wait only on ejection), the scoreboard sees every flow in order.
+  for (unsigned kz : {1u, 2u}) {
+    Net::Params p;
+    p.v = 6;
+    p.last_hop = true;
+    p.d = 8;
+    p.rdepth = 64;
+    p.ky = 4 / kz;
+    p.kz = kz;
+    for (std::uint64_t seed : {1, 2}) {
+      NetRunner run(p, seed);
+      run.run(2000, 1.0);
+      BOOST_REQUIRE(run.drain(50000).has_value());
+      BOOST_CHECK_GT(run.traffic().created(), 10000u);
+    }
+  }
+  // a 4 x 4 torus router at (1, 1) = 5: a hop to a neighbour is class 3, to one two hops away not
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 5, 4, 4, 5, 6, 0, 0, 1, true).cls, 3u);
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 5, 4, 4, 5, 7, 0, 0, 1, true).cls, 0u);
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 5, 4, 4, 5, 6, 0, 0, 1, false).cls, 0u);
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 5, 4, 4, 5, 9, 0, 0, 1, true).cls, 3u);   // +y
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 5, 4, 4, 5, 10, 0, 0, 1, true).cls, 0u);  // x first, then y
+  BOOST_CHECK_EQUAL(route(Topo::TopoTorus, 5, 4, 4, 3, 0, 0, 0, 1, true).cls, 3u);   // across the wrap
+  // class c owns VCs 3c, 3c + 1, 3c + 2; the last hop only the third
+  BOOST_CHECK(vc_allowed(Topo::TopoTorus, 6, 5, 1, 3, true));
+  BOOST_CHECK(!vc_allowed(Topo::TopoTorus, 6, 3, 1, 3, true));
+  BOOST_CHECK(!vc_allowed(Topo::TopoTorus, 6, 2, 1, 3, true));
+  BOOST_CHECK(vc_allowed(Topo::TopoTorus, 6, 4, 1, 1, true) && !vc_allowed(Topo::TopoTorus, 6, 5, 1, 1, true));
+  BOOST_CHECK(vc_allowed(Topo::TopoTorus, 6, 0, 0, 2, true) && !vc_allowed(Topo::TopoTorus, 6, 3, 0, 2, true));
+}
+
 BOOST_AUTO_TEST_CASE(traffic_classes_own_their_vcs) {
   // torus, 4 VCs: class 0 owns VCs 0 and 1, class 1 VCs 2 and 3; a link hop takes the VC of its
   // dateline class, the local port either; the class field is taken modulo the class count

@@ -50,6 +50,8 @@ A collective benchmark on a system composed from a preset: one row per message s
   --channels N         cycle: collective cores of every chip that run the schedule at once, each
                        its share of the instances (default: as many as keep the fastest link busy
                        against the HBM latency, at most the chip's collective cores)
+  --last-hop-vc        cycle, torus: routers with the last-hop VC (a third VC a traffic class, taken
+                       by the hops whose next router is the destination: docs/link.md)
   --threads N          cycle: threads evaluating the chips (default: the machine's hardware threads;
                        the same result with any count)
   --ranks N            the first N chips of the placement (default every chip)
@@ -315,6 +317,8 @@ int cmd_collective(int argc, char** argv) {
       base.channels = parse_uint(s, value(), 1, 30);
     else if (s == "--threads")
       threads = parse_uint(s, value(), 1, 256);
+    else if (s == "--last-hop-vc")
+      base.last_hop_vc = true;
     else if (s == "--base")
       emit_base = parse_size(s, value());
     else if (s == "-h" || s == "--help") {
@@ -342,6 +346,8 @@ int cmd_collective(int argc, char** argv) {
   if (base.channels && base.fidelity != Fidelity::cycle)
     throw CollectiveUsage("--channels: only with --fidelity cycle");
   if (threads && base.fidelity != Fidelity::cycle) throw CollectiveUsage("--threads: only with --fidelity cycle");
+  if (base.last_hop_vc && base.fidelity != Fidelity::cycle)
+    throw CollectiveUsage("--last-hop-vc: only with --fidelity cycle");
   base.threads = threads ? threads : common::Workers::machine();
   if (!config.empty()) {
     if (base.fidelity != Fidelity::cycle) throw CollectiveUsage("--config: only with --emit or --fidelity cycle");

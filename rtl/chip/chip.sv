@@ -55,6 +55,7 @@ module chip
   parameter int unsigned KX            = 2,
   parameter int unsigned KY            = 1,
   parameter int unsigned KZ            = 1,
+  parameter int unsigned LastHop       = 0,      /// 1: the torus router's last-hop VC (V a multiple of 3)
   localparam int unsigned Units = Cores + CcCores,
   localparam int unsigned UW = Units > 1 ? $clog2(Units) : 1,
   localparam int unsigned RW = Units > 1 ? $clog2(Units) : 1,   // a read's source on the HBM port
@@ -256,7 +257,7 @@ module chip
   assign rx_src_unused = ^rx_src;
 
   if (Topo == TopoTorus) begin : g_router
-    router #(.P(P), .V(V), .D(D), .W(W), .Topo(Topo), .KX(KX), .KY(KY), .KZ(KZ)) u_router (
+    router #(.P(P), .V(V), .D(D), .W(W), .Topo(Topo), .KX(KX), .KY(KY), .KZ(KZ), .LastHop(LastHop)) u_router (
       .clk_i, .rst_ni, .id_i,
       .in_valid_i(r_in_valid), .in_vc_i(r_in_vc), .in_flit_i(r_in_flit),
       .in_credit_o(r_in_credit), .in_credit_vc_o(r_in_credit_vc),

@@ -5,8 +5,9 @@
 //   VC allocator       per output port, an rr_arbiter among the input VCs whose head flit routes
 //                      there and for which a free output VC of their class exists (vc_ok); the
 //                      winner takes the lowest such VC. On a torus that VC is unique, on a link
-//                      (its dateline class) and at the local port (the class's first VC), so a
-//                      flow keeps one FIFO per hop and its order up to the endpoint;
+//                      (its dateline class, or with LastHop the class's last-hop VC when the
+//                      next router is the destination) and at the local port (the class's first
+//                      VC), so a flow keeps one FIFO per hop and its order up to the endpoint;
 //   switch allocator   separable, input first: per input port an rr_arbiter among its VCs that hold
 //                      (or were granted this cycle) an output VC, have a flit and a downstream
 //                      credit; per output port an rr_arbiter among the input ports asking for it.
@@ -32,6 +33,9 @@ module router
   parameter int unsigned KX   = 4,
   parameter int unsigned KY   = 4,
   parameter int unsigned KZ   = 1,    // > 1: a 3D torus (7 ports: also 5 +z, 6 -z)
+  // torus: a third VC per traffic class for the hops whose next router is the packet's destination
+  // (the ejecting traffic never waits behind traffic passing through); V a multiple of 3
+  parameter int unsigned LastHop = 0,    // 0 or 1
   localparam int unsigned VB = V > 1 ? $clog2(V) : 1,
   localparam int unsigned PB = P > 1 ? $clog2(P) : 1
 ) (
@@ -53,16 +57,18 @@ module router
   if (P * V > 32 || P > 32) $error("router: at most 32 input VCs");
   if (Topo == TopoTable) $error("router: the RTL router routes a torus or a switch (TopoTable is the model's)");
   if (W < HeadBits + 2) $error("router: a flit holds at least its kind and the head fields");
-  if (Topo == TopoTorus && (P != (KZ > 1 ? 7 : 5) || V % 2 != 0))
-    $error("router: a 2D (3D) torus router has 5 (7) ports and an even V");
+  if (Topo == TopoTorus && (P != (KZ > 1 ? 7 : 5) || V % (LastHop != 0 ? 3 : 2) != 0))
+    $error("router: a 2D (3D) torus router has 5 (7) ports and V a multiple of 2 (with LastHop, of 3)");
+  if (LastHop > 1 || (LastHop == 1 && Topo != TopoTorus)) $error("router: LastHop is 0 or 1, and 1 only on a torus");
 
   localparam int unsigned NV = P * V;  // input VCs, index p * V + v; output VCs likewise o * V + v
-  localparam int unsigned NC = Topo == TopoSwitch ? V : V / 2;  // traffic classes
+  localparam int unsigned S  = LastHop != 0 ? 3 : 2;  // torus: VCs of a traffic class
+  localparam int unsigned NC = Topo == TopoSwitch ? V : V / S;  // traffic classes
   localparam int unsigned IB = NV > 1 ? $clog2(NV) : 1;
   localparam int unsigned CB = $clog2(D + 1);
   localparam int unsigned Ids = Topo == TopoSwitch ? P : KX * KY * KZ;
 
-  // ---- route computation: output port and the VC class it allows (2: any) ----
+  // ---- route computation: output port and the VC class it allows (2: any; 3: the last hop) ----
   function automatic logic [PB+1:0] route(logic [IdBits-1:0] dst, logic [IdBits-1:0] me, int unsigned in_port,
                                           logic in_class);
     int unsigned x, y, z, dx, dy, dz, op, fwd;
@@ -92,17 +98,31 @@ module router
       cls = (in_port == 5 || in_port == 6) ? {1'b0, in_class} : 2'd0;
       if ((op == 5 && z == KZ - 1) || (op == 6 && z == 0)) cls = 2'd1;
     end
+    // with LastHop, a hop whose next router is the destination takes the class's last-hop VC
+    if (LastHop != 0 && op != 0) begin
+      case (op)
+        1: x = (x + 1) % KX;
+        2: x = (x + KX - 1) % KX;
+        3: y = (y + 1) % KY;
+        4: y = (y + KY - 1) % KY;
+        5: z = (z + 1) % KZ;
+        default: z = (z + KZ - 1) % KZ;
+      endcase
+      if (x == dx && y == dy && z == dz) cls = 2'd3;
+    end
     return {cls, PB'(op)};
   endfunction
 
   // May a packet of traffic class tc (the head's field, modulo NC) take output VC v on a hop whose
-  // route allows dateline class cls (2: any)? Torus: VCs 2 tc and 2 tc + 1 belong to class tc, and
-  // a link hop takes the one of its dateline class; switch: VC tc.
+  // route allows dateline class cls (2: any; 3: the last hop)? Torus: VCs S tc and S tc + 1 belong
+  // to class tc, and a link hop takes the one of its dateline class (with LastHop also S tc + 2,
+  // which a hop to the destination takes); switch: VC tc.
   function automatic logic vc_ok(int unsigned v, logic [1:0] cls, logic [1:0] tc);
     int unsigned c;
     c = int'(tc) % NC;
     if (Topo == TopoSwitch) return v == c;
-    return v / 2 == c && (cls == 2'd2 || v % 2 == int'(cls));
+    if (cls == 2'd3) return v / S == c && v % S == 2;
+    return v / S == c && (cls == 2'd2 || v % S == int'(cls));
   endfunction
 
   // ---- state (besides the parts') ----
@@ -148,7 +168,7 @@ module router
       fhead[i] = head_t'(front[i][HeadBits-1:0]);
       is_head[i] = fkind[i] == FlitHead || fkind[i] == FlitSingle;
       is_tail[i] = fkind[i] == FlitTail || fkind[i] == FlitSingle;
-      {rcls[i], rop[i]} = route(fhead[i].dst, id_i, i / V, 1'((i % V) % 2));
+      {rcls[i], rop[i]} = route(fhead[i].dst, id_i, i / V, (i % V) % S == 1);
       rtc[i] = fhead[i].tc;
       bad_head[i] = is_head[i] && int'(fhead[i].dst) >= Ids;
     end

@@ -39,6 +39,7 @@ module chip_torus
   parameter int unsigned KX            = 4,
   parameter int unsigned KY            = 1,
   parameter int unsigned KZ            = 1,
+  parameter int unsigned LastHop       = 0,      /// 1: the routers' last-hop VC (V a multiple of 3; docs/link.md)
   localparam int unsigned N  = KX * KY * KZ,                       // chips
   localparam int unsigned CW = N > 1 ? $clog2(N) : 1,
   localparam int unsigned Units = Cores + CcCores,
@@ -122,7 +123,7 @@ module chip_torus
            .PsumBankBytes(PsumBankBytes), .MaxN(MaxN), .Queues(Queues), .Slots(Slots), .BeatBytes(BeatBytes),
            .HbmBytes(HbmBytes), .ImemDepth(ImemDepth), .DmaEngines(DmaEngines), .Cores(Cores), .CcCores(CcCores),
            .Chips(N), .W(W), .V(V), .D(D), .RDepth(RDepth), .Timeout(Timeout), .Topo(router_pkg::TopoTorus),
-           .KX(KX), .KY(KY), .KZ(KZ)) u_chip (
+           .KX(KX), .KY(KY), .KZ(KZ), .LastHop(LastHop)) u_chip (
       .clk_i, .rst_ni, .id_i(router_pkg::IdBits'(c)),
       .im_valid_i(im_valid_i && 32'(im_chip_i) == c), .im_unit_i, .im_stream_i, .im_addr_i, .im_data_i,
       .start_i(start_i[c]), .dma_strong_i(dma_strong_i[c]), .sem_ext_en_i,

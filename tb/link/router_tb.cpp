@@ -27,15 +27,18 @@ using namespace trn::link;
 
 namespace {
 
-/// router_torus: one router of a 4 x 4 torus; router_switch: the all-to-all domain of 8 endpoints,
-/// one router whose port i is endpoint i.
+/// router_torus: one router of a 4 x 4 torus; router_torus_lh: the same with the last-hop VC (6 VCs:
+/// two traffic classes of three); router_switch: the all-to-all domain of 8 endpoints, one router
+/// whose port i is endpoint i.
 constexpr bool kSwitch = std::string_view(TRN_BENCH_NAME) == "router_switch";
+constexpr bool kLastHop = std::string_view(TRN_BENCH_NAME) == "router_torus_lh";
 
 Router::Params params_of(const Env& e) {
   const auto& a = e.cfg().arch;
   Router::Params p;
   p.p = kSwitch ? 8 : 5;
-  p.v = a.link_vcs;
+  p.v = kLastHop ? 6 : a.link_vcs;  // (tb/CMakeLists.txt: V=6 for router_torus_lh)
+  p.last_hop = kLastHop;
   p.d = a.link_vc_depth;
   p.w = a.link_flit_bits;
   p.topo = kSwitch ? Topo::TopoSwitch : Topo::TopoTorus;
@@ -79,8 +82,9 @@ RouterCover router_cover(const Router::Params& p) {
   if (p.topo == Topo::TopoTorus) {
     c.dateline = &cover_point(b + ".dateline", {"+x", "-x", "+y", "-y"});
     // entering a dimension: class 0; continuing along it: the class it came in; crossing: class 1
-    c.hop_class =
-        &cover_point(b + ".hop_class", {"enter_class0", "continue_class0", "continue_class1", "cross_class1"});
+    std::vector<std::string> bins{"enter_class0", "continue_class0", "continue_class1", "cross_class1"};
+    if (p.last_hop) bins.push_back("last_hop");  // the next router is the destination
+    c.hop_class = &cover_point(b + ".hop_class", bins);
   }
   return c;
 }
@@ -159,7 +163,7 @@ struct RouterBench {
     std::vector<Bits> pay;
     for (unsigned f = 0; f < len; ++f) pay.push_back(rng.bits(prm.w));
     k.flits = tagged_packet(prm.w, k.id, h, std::move(pay));
-    k.rt = route(prm.topo, prm.p, prm.kx, prm.ky, me, h.dst, port, vc % 2);
+    k.rt = route(prm.topo, prm.p, prm.kx, prm.ky, me, h.dst, port, vc % stride() == 1, 1, prm.last_hop);
     packets.push_back(std::move(k));
     return packets.back();
   }
@@ -203,7 +207,7 @@ struct RouterBench {
               sink_pkt[j]);
         check(o == k.rt.port, "cycle {}: packet {} left on port {}, its route is port {}", clk.cycle(), id, o,
               k.rt.port);
-        check(vc_allowed(prm.topo, V, v, k.tc, k.rt.cls),
+        check(vc_allowed(prm.topo, V, v, k.tc, k.rt.cls, prm.last_hop),
               "cycle {}: packet {} (traffic class {}) on VC {}, its route "
               "needs dateline class {}",
               clk.cycle(), id, k.tc, v, k.rt.cls);
@@ -241,14 +245,16 @@ struct RouterBench {
         (o == 1 && x == prm.kx - 1) || (o == 2 && x == 0) || (o == 3 && y == prm.ky - 1) || (o == 4 && y == 0);
     if (cross) cov.dateline->hit_index(o - 1);
     const bool same_dim = (k.in_port + 1) / 2 == (o + 1) / 2;  // came in on a port of this dimension
-    cov.hop_class->hit_index(cross ? 3 : same_dim ? 1 + v % 2 : 0);
+    cov.hop_class->hit_index(v % stride() == 2 ? 4 : cross ? 3 : same_dim ? 1 + v % stride() : 0);
   }
+  /// A torus traffic class's VCs: its two dateline classes, and the last-hop VC when there is one.
+  unsigned stride() const { return prm.last_hop ? 3 : 2; }
 
   /// The output VCs packet k's route allows at this router (bit v).
   std::uint64_t allowed_vcs(const Packet& k) const {
     std::uint64_t m = 0;
     for (unsigned v = 0; v < prm.v; ++v)
-      if (vc_allowed(prm.topo, prm.v, v, k.tc, k.rt.cls)) m |= std::uint64_t{1} << v;
+      if (vc_allowed(prm.topo, prm.v, v, k.tc, k.rt.cls, prm.last_hop)) m |= std::uint64_t{1} << v;
     return m;
   }
 
