@@ -9,7 +9,9 @@
 //              classes: virtual channel v has class v % 2; a packet enters each dimension in class
 //              0 and moves to class 1 on the hop that crosses that dimension's dateline (the wrap
 //              link between coordinates K-1 and 0). 3D torus KX x KY x KZ: also ports 5 +z, 6 -z;
-//              chip id = (z * KY + y) * KX + x; x, then y, then z.
+//              chip id = (z * KY + y) * KX + x; x, then y, then z. With the router's LastHop, a
+//              class has three VCs (v % 3: dateline classes 0 and 1, and 2 for the hop into the
+//              destination's router).
 //   TopoSwitch one router whose port i is endpoint i.
 //   TopoTable  a routing table per router (destination -> output port): the model's composed
 //              networks of chip and switch routers; the RTL router has no table (an elaboration

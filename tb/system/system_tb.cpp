@@ -1,8 +1,9 @@
 // Bench for the systems of chips (docs/system.md, "Systems in RTL"): rtl/system/chip_torus.sv, KX x
 // KY chips on a torus (a ring: KX x 1), in lockstep with trn::system::ChipTorus, and (TRN_SYS_SWITCH)
 // rtl/system/chip_switch.sv, KX chips on one switch, in lockstep with trn::system::ChipSwitch. One
-// source serves every system top: TRN_SYS_SWITCH, TRN_SYS_KX, TRN_SYS_KY and TRN_SYS_CORES
-// (NeuronCores per chip; -1: the configuration's system_cores_per_chip) say which.
+// source serves every system top: TRN_SYS_SWITCH, TRN_SYS_KX, TRN_SYS_KY, TRN_SYS_CORES
+// (NeuronCores per chip; -1: the configuration's system_cores_per_chip) and TRN_SYS_LAST_HOP (the
+// routers' last-hop VC: 3 VCs, a 32-flit replay buffer; tb/CMakeLists.txt) say which.
 //
 // Remote writes, remote accumulates and remote semaphores between neighbours and across the
 // system, from collective cores and from NeuronCores, under random HBM latency on every chip and
@@ -52,6 +53,9 @@ using namespace trn::tb;
 #ifndef TRN_SYS_SWITCH
 #define TRN_SYS_SWITCH 0
 #endif
+#ifndef TRN_SYS_LAST_HOP
+#define TRN_SYS_LAST_HOP 0
+#endif
 
 namespace {
 
@@ -72,7 +76,13 @@ SysModel::Params sys_params(const cfg::Arch& a) {
 #if TRN_SYS_SWITCH
   return SysModel::Params::of(a, cores_of(a), TRN_SYS_KX);
 #else
-  return SysModel::Params::of(a, cores_of(a), TRN_SYS_KX, TRN_SYS_KY);
+  SysModel::Params p = SysModel::Params::of(a, cores_of(a), TRN_SYS_KX, TRN_SYS_KY);
+  if (TRN_SYS_LAST_HOP) {  // as the top's parameters (tb/CMakeLists.txt: V=3 LastHop=1 RDepth=32)
+    p.chip.v = 3;
+    p.chip.last_hop = true;
+    p.chip.rdepth = 32;
+  }
+  return p;
 #endif
 }
 /// The system's chips as a torus's dimensions (a switch: one ring of all its chips), for placing ranks.
