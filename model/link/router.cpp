@@ -97,12 +97,17 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
   return r;
 }
 
+namespace {
+/// A torus traffic class's VCs: its two dateline classes, and the last-hop VC when there is one.
+unsigned class_vcs(bool last_hop) { return last_hop ? 3 : 2; }
+}  // namespace
+
 unsigned classes(Topo topo, unsigned vcs, bool last_hop) {
-  return topo == Topo::TopoTorus ? vcs / (last_hop ? 3 : 2) : vcs;
+  return topo == Topo::TopoTorus ? vcs / class_vcs(last_hop) : vcs;
 }
 
 bool vc_allowed(Topo topo, unsigned vcs, unsigned v, unsigned tc, unsigned cls, bool last_hop) {
-  const unsigned c = tc % classes(topo, vcs, last_hop), s = last_hop ? 3 : 2;
+  const unsigned c = tc % classes(topo, vcs, last_hop), s = class_vcs(last_hop);
   if (topo != Topo::TopoTorus) return v == c;
   if (cls == 3) return last_hop && v / s == c && v % s == 2;
   return v / s == c && (cls == 2 || v % s == cls);
@@ -113,7 +118,7 @@ Router::Router(Params p) : p_(p), vb_(p.v > 1 ? clog2(p.v) : 1) {
   if (p_.topo == Topo::TopoTable && (!p_.table || p_.table->size() > 256))
     throw std::invalid_argument("router: a table-routed router needs a table of at most 256 chip ids");
   if (p_.v < 1 || p_.v > 64) throw std::invalid_argument("router: 1 to 64 virtual channels");
-  if (p_.topo == Topo::TopoTorus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % (p_.last_hop ? 3 : 2) != 0))
+  if (p_.topo == Topo::TopoTorus && (p_.p != (p_.kz > 1 ? 7u : 5u) || p_.v % class_vcs(p_.last_hop) != 0))
     throw std::invalid_argument(
         "router: a 2D (3D) torus router has 5 (7) ports and a number of VCs that is a multiple of 2 (with the "
         "last-hop VC, of 3)");
@@ -239,7 +244,7 @@ void Router::tick(const In& in) {
       fr.tc = h.tc;
       fr.rt = p_.topo == Topo::TopoTable ? Route{fr.bad ? 0u : (*p_.table)[h.dst], 2}
                                          : route(p_.topo, P, p_.kx, p_.ky, me, h.dst, i / V,
-                                                 (i % V) % (p_.last_hop ? 3 : 2) == 1, p_.kz, p_.last_hop);
+                                                 (i % V) % class_vcs(p_.last_hop) == 1, p_.kz, p_.last_hop);
       for (unsigned v = 0; v < V; ++v)
         if (vc_allowed(p_.topo, V, v, fr.tc, fr.rt.cls, p_.last_hop)) fr.allowed |= std::uint64_t{1} << v;
     }
