@@ -28,6 +28,7 @@
 #include "common/clog2.hpp"
 #include "dma/desc.hpp"
 #include "isa/isa.hpp"
+#include "link/router.hpp"
 #include "system/runner.hpp"
 #include "system/system.hpp"
 
@@ -64,10 +65,10 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
     cs.prm.chip.cores = 0;
   }
   chip::Chip::Params& p = cs.prm.chip;
-  if (c.last_hop_vc) {  // the configuration's traffic classes, three VCs each
+  if (c.last_hop_vc) {  // the configuration's traffic classes, with a last-hop VC each
     if (!torus)
       throw Error(fmt::format("--last-hop-vc: {} is switched; the last-hop VC is a torus router's", s.preset().key));
-    p.v = p.v / 2 * 3;
+    p.v = p.v / link::class_vcs(false) * link::class_vcs(true);
     p.last_hop = true;
   }
   // the link classes the chips' links use (a torus: its dimensions'; a switched system: every link's),

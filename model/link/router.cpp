@@ -97,10 +97,7 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
   return r;
 }
 
-namespace {
-/// A torus traffic class's VCs: its two dateline classes, and the last-hop VC when there is one.
 unsigned class_vcs(bool last_hop) { return last_hop ? 3 : 2; }
-}  // namespace
 
 unsigned classes(Topo topo, unsigned vcs, bool last_hop) {
   return topo == Topo::TopoTorus ? vcs / class_vcs(last_hop) : vcs;

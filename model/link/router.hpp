@@ -57,9 +57,11 @@ Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, un
 unsigned torus_neighbour(unsigned kx, unsigned ky, unsigned kz, unsigned r, unsigned q);
 inline unsigned torus_back(unsigned q) { return q % 2 == 1 ? q + 1 : q - 1; }
 
-/// Traffic classes of a router with `vcs` virtual channels: vcs / 2 on a torus (vcs / 3 with the
-/// last-hop VC), vcs on a switch or a
-/// table-routed network (whose routes must need no dateline: the system tests check its channel
+/// A torus traffic class's VCs: its two dateline classes (VCs s c and s c + 1 of class c), and the
+/// last-hop VC (s c + 2) when there is one.
+unsigned class_vcs(bool last_hop);
+/// Traffic classes of a router with `vcs` virtual channels: vcs / class_vcs() on a torus, vcs on a
+/// switch or a table-routed network (whose routes must need no dateline: the system tests check its channel
 /// dependencies are acyclic).
 unsigned classes(Topo topo, unsigned vcs, bool last_hop = false);
 /// May a packet of traffic class tc (taken modulo classes()) use VC v on a hop whose route allows

@@ -80,7 +80,7 @@ void Traffic::new_packet(unsigned s, std::uint64_t cycle) {
   const Topo topo = net_.params().topo;
   const bool lh = net_.params().last_hop;
   const unsigned tc = below(rng_, classes(topo, v_, lh));
-  k.vc = topo == Topo::TopoTorus ? (lh ? 3 : 2) * tc + (k.dst & 1) : tc;
+  k.vc = topo == Topo::TopoTorus ? class_vcs(lh) * tc + (k.dst & 1) : tc;
   k.born = cycle;
   k.seq = k.dst < n_ ? next_seq_[flow(k)]++ : 0;
   const unsigned len = 1 + below(rng_, 4);

@@ -31,18 +31,21 @@ namespace {
 /// two traffic classes of three); router_switch: the all-to-all domain of 8 endpoints, one router
 /// whose port i is endpoint i.
 constexpr bool kSwitch = std::string_view(TRN_BENCH_NAME) == "router_switch";
-constexpr bool kLastHop = std::string_view(TRN_BENCH_NAME) == "router_torus_lh";
+#ifndef TRN_PARAM_LastHop
+#define TRN_PARAM_LastHop 0
+#endif
 
-Router::Params params_of(const Env& e) {
-  const auto& a = e.cfg().arch;
+Router::Params params_of() {
   Router::Params p;
-  p.p = kSwitch ? 8 : 5;
-  p.v = kLastHop ? 6 : a.link_vcs;  // (tb/CMakeLists.txt: V=6 for router_torus_lh)
-  p.last_hop = kLastHop;
-  p.d = a.link_vc_depth;
-  p.w = a.link_flit_bits;
+  // the top's parameters (tb/CMakeLists.txt)
+  p.p = TRN_PARAM_P;
+  p.v = TRN_PARAM_V;
+  p.last_hop = TRN_PARAM_LastHop != 0;
+  p.d = TRN_PARAM_D;
+  p.w = TRN_PARAM_W;
   p.topo = kSwitch ? Topo::TopoSwitch : Topo::TopoTorus;
-  p.kx = p.ky = 4;
+  p.kx = TRN_PARAM_KX;
+  p.ky = TRN_PARAM_KY;
   return p;
 }
 
@@ -127,7 +130,7 @@ struct RouterBench {
       : env(e),
         rst(e.sig("rst_ni")),
         clk(e.sig("clk_i"), 10),
-        prm(params_of(e)),
+        prm(params_of()),
         model(prm),
         lockstep(e, clk, model),
         rng(e.rng("traffic")),
@@ -248,7 +251,7 @@ struct RouterBench {
     cov.hop_class->hit_index(v % stride() == 2 ? 4 : cross ? 3 : same_dim ? 1 + v % stride() : 0);
   }
   /// A torus traffic class's VCs: its two dateline classes, and the last-hop VC when there is one.
-  unsigned stride() const { return prm.last_hop ? 3 : 2; }
+  unsigned stride() const { return class_vcs(prm.last_hop); }
 
   /// The output VCs packet k's route allows at this router (bit v).
   std::uint64_t allowed_vcs(const Packet& k) const {

@@ -1,9 +1,9 @@
 // Bench for the systems of chips (docs/system.md, "Systems in RTL"): rtl/system/chip_torus.sv, KX x
 // KY chips on a torus (a ring: KX x 1), in lockstep with trn::system::ChipTorus, and (TRN_SYS_SWITCH)
 // rtl/system/chip_switch.sv, KX chips on one switch, in lockstep with trn::system::ChipSwitch. One
-// source serves every system top: TRN_SYS_SWITCH, TRN_SYS_KX, TRN_SYS_KY, TRN_SYS_CORES
-// (NeuronCores per chip; -1: the configuration's system_cores_per_chip) and TRN_SYS_LAST_HOP (the
-// routers' last-hop VC: 3 VCs, a 32-flit replay buffer; tb/CMakeLists.txt) say which.
+// source serves every system top: TRN_SYS_SWITCH says which kind, and the top's parameters
+// (tb/CMakeLists.txt's PARAMS, each a TRN_PARAM_<name>) which system: KX and KY (a switch: N chips),
+// Cores (NeuronCores per chip) and the chips' routers and links (V, LastHop, RDepth).
 //
 // Remote writes, remote accumulates and remote semaphores between neighbours and across the
 // system, from collective cores and from NeuronCores, under random HBM latency on every chip and
@@ -53,8 +53,8 @@ using namespace trn::tb;
 #ifndef TRN_SYS_SWITCH
 #define TRN_SYS_SWITCH 0
 #endif
-#ifndef TRN_SYS_LAST_HOP
-#define TRN_SYS_LAST_HOP 0
+#ifndef TRN_PARAM_LastHop
+#define TRN_PARAM_LastHop 0
 #endif
 
 namespace {
@@ -67,21 +67,17 @@ using SysModel = trn::system::ChipTorus;
 constexpr const char* kTop = "chip_torus";
 #endif
 
-/// NeuronCores per chip: the top's, or (TRN_SYS_CORES < 0) the configuration's.
-unsigned cores_of(const cfg::Arch& a) {
-  return TRN_SYS_CORES < 0 ? a.system_cores_per_chip : static_cast<unsigned>(TRN_SYS_CORES);
-}
-/// This bench's system in configuration a.
+/// NeuronCores per chip: the top's.
+constexpr unsigned kCores = TRN_PARAM_Cores;
+/// This bench's system in configuration a, with the top's parameters.
 SysModel::Params sys_params(const cfg::Arch& a) {
 #if TRN_SYS_SWITCH
-  return SysModel::Params::of(a, cores_of(a), TRN_SYS_KX);
+  return SysModel::Params::of(a, kCores, TRN_PARAM_N);
 #else
-  SysModel::Params p = SysModel::Params::of(a, cores_of(a), TRN_SYS_KX, TRN_SYS_KY);
-  if (TRN_SYS_LAST_HOP) {  // as the top's parameters (tb/CMakeLists.txt: V=3 LastHop=1 RDepth=32)
-    p.chip.v = 3;
-    p.chip.last_hop = true;
-    p.chip.rdepth = 32;
-  }
+  SysModel::Params p = SysModel::Params::of(a, kCores, TRN_PARAM_KX, TRN_PARAM_KY);
+  p.chip.v = TRN_PARAM_V;
+  p.chip.last_hop = TRN_PARAM_LastHop != 0;
+  p.chip.rdepth = TRN_PARAM_RDepth;
   return p;
 #endif
 }
@@ -770,7 +766,7 @@ TRN_TEST(waw_with_a_barrier_keeps_a_collective_exact, .timeout_ns = 1e13) {
 /// A GEMM on every chip's first NeuronCore while an all-reduce moves data between the chips'
 /// collective cores, on the same HBM ports and fabrics: the kernel's result against its reference
 /// and the all-reduce's against its own (the contention the system model alone cannot show).
-TRN_TEST(a_gemm_beside_an_all_reduce, .timeout_ns = 1e13, .skip = TRN_SYS_CORES == 0) {
+TRN_TEST(a_gemm_beside_an_all_reduce, .timeout_ns = 1e13, .skip = kCores == 0) {
   const auto prm = sys_params(env.cfg().arch);
   check(prm.chip.cores > 0, "this system's chips have no NeuronCore");
   const std::uint32_t half = prm.chip.core.core.hbm_bytes / 2;
