@@ -136,6 +136,10 @@ class Schedule {
 /// a hierarchical schedule). Throws Error for a combination that cannot run.
 Schedule build(Op op, Algo algo, unsigned ranks, unsigned group = 0);
 
+/// Throws Error unless `chunk` is 0 (whole segments) or a whole number of elements of type e: a
+/// chunk is what an instance takes of a segment, and a segment holds whole elements.
+void check_chunk(std::uint64_t chunk, Elem e);
+
 /// Bytes of each segment an instance takes: `chunk` in whole elements of es bytes (0: the whole
 /// segment of seg bytes), at most the segment.
 inline std::uint64_t chunk_bytes(std::uint64_t chunk, unsigned es, std::uint64_t seg) {

@@ -92,6 +92,7 @@ Programs emit(const EmitConfig& c) {
   if (c.bytes < es || c.bytes % es)
     throw Error(
         fmt::format("size {} B is not a whole number of {} elements ({} B each)", c.bytes, elem_name(c.elem), es));
+  check_chunk(c.chunk, c.elem);
   if (c.queues == 0) throw Error("emit: the collective core has no DMA queue");
   if (c.desc_bytes == 0) throw Error("emit: a descriptor of 0 bytes");
   if (c.channels == 0 || c.unit + c.channels > 31)

@@ -91,6 +91,8 @@ namespace {
 
 std::uint64_t parse_size(const std::string& opt, const std::string& s) {
   if (s.empty()) throw CollectiveUsage(fmt::format("{}: empty size", opt));
+  if (s[0] < '0' || s[0] > '9')  // (strtoull would take a sign or blanks: -5 is not a size)
+    throw CollectiveUsage(fmt::format("{} '{}': not a size (a number of bytes, with K, M or G)", opt, s));
   char* end = nullptr;
   errno = 0;
   const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
