@@ -185,7 +185,6 @@ void Router::pop(unsigned i) {
 }
 
 void Router::tick(const In& in) {
-  const unsigned P = p_.p, V = p_.v, NV = P * V;
   if (!in.rst_ni) {
     reset();
     return;
@@ -200,10 +199,20 @@ void Router::tick(const In& in) {
     for (Arb& a : sa_in_arb_) a.lock = false;
     return;
   }
-  const unsigned me = static_cast<unsigned>(in.id_i);
-  Scratch& sc = sc_;
+  // the stages of rtl/link/router.sv, in its order
+  buffer_in(in);
+  decode_fronts(static_cast<unsigned>(in.id_i));
+  allocate_vcs();
+  allocate_switch(in);
+  traverse();
+  drop_bad();
+  update_credits();
+}
+
+void Router::buffer_in(const In& in) {
   // Input VC buffers with their bypass: the arriving flit joins the ring first, so an empty
   // buffer's front is the flit arriving this cycle (and a flit read then is never stored).
+  const unsigned P = p_.p, V = p_.v;
   for (unsigned p = 0; p < P; ++p) {
     if (!in.in_valid_i.bit(p)) continue;
     const unsigned v = static_cast<unsigned>(in.in_vc_i.slice(p * vb_, vb_));
@@ -213,9 +222,14 @@ void Router::tick(const In& in) {
     if (s.fifo.empty()) s.front_ok = false;
     s.fifo.push_back().copy(0, in.in_flit_i, p * p_.w, p_.w);
   }
-  // the front flit of every input VC: kind, and for a head its route (decoded once per flit)
+}
+
+void Router::decode_fronts(unsigned me) {
+  // route computation: the front flit of every input VC, its kind, and for a head its route
+  // (decoded once per flit)
+  const unsigned P = p_.p, V = p_.v, NV = P * V;
   static const Front kNone{};
-  auto& f = sc.front;
+  auto& f = sc_.front;
   f.resize(NV);
   for (unsigned i = 0; i < NV; ++i) {
     InVc& s = iv_[i];
@@ -248,8 +262,14 @@ void Router::tick(const In& in) {
     s.front_ok = true;
     s.front_id = me;
   }
+}
+
+void Router::allocate_vcs() {
   // VC allocation: per output port, an arbiter among the input VCs whose head routes there and
   // for which a free output VC of their class exists; the winner takes the lowest such VC
+  const unsigned P = p_.p, V = p_.v, NV = P * V;
+  Scratch& sc = sc_;
+  const auto& f = sc.front;
   auto free_vc = [&](unsigned o, unsigned i) {
     const std::uint64_t m = f[i]->allowed & ~obusy_[o];
     return m != 0 ? static_cast<unsigned>(std::countr_zero(m)) : V;
@@ -285,7 +305,15 @@ void Router::tick(const In& in) {
     aop[i] = s.active ? s.op : f[i]->rt.port;
     aov[i] = s.active ? s.ov : va_vc[i];
   }
-  auto alloc = [&](unsigned i) { return iv_[i].active || va_vc[i] < V; };
+}
+
+void Router::allocate_switch(const In& in) {
+  const unsigned P = p_.p, V = p_.v, NV = P * V;
+  Scratch& sc = sc_;
+  const auto& f = sc.front;
+  const auto& aop = sc.aop;
+  const auto& aov = sc.aov;
+  auto alloc = [&](unsigned i) { return iv_[i].active || sc.va_vc[i] < V; };
   // output credits: a credit arriving this cycle can be spent this cycle
   auto& give = sc.give;
   give.assign(NV, 0);
@@ -315,8 +343,18 @@ void Router::tick(const In& in) {
     const unsigned o = aop[p * V + in_pick[p]], prio = sa_out_arb_[o].prio;
     if (out_pick[o] == P || rr_before(p, out_pick[o], prio, P)) out_pick[o] = p;
   }
+}
+
+void Router::traverse() {
   // the winners: outputs of the next cycle (the data registers keep their values when nothing is
   // sent), input VCs read, output VCs sent on and freed by a tail
+  const unsigned P = p_.p, V = p_.v, NV = P * V;
+  Scratch& sc = sc_;
+  const auto& f = sc.front;
+  const auto& aop = sc.aop;
+  const auto& aov = sc.aov;
+  const auto& in_pick = sc.in_pick;
+  const auto& out_pick = sc.out_pick;
   Out& n = q_;
   n.out_valid_o.clear();
   n.in_credit_o.clear();
@@ -355,7 +393,7 @@ void Router::tick(const In& in) {
   // packet may take it and leave in the same cycle)
   for (unsigned i = 0; i < NV; ++i) {
     InVc& s = iv_[i];
-    if (va_vc[i] < V) {
+    if (sc.va_vc[i] < V) {
       s.active = true;
       s.op = aop[i];
       s.ov = aov[i];
@@ -368,10 +406,16 @@ void Router::tick(const In& in) {
     if (freed[s.op * V + s.ov]) s.active = false;
     pop(i);
   }
+}
+
+void Router::drop_bad() {
   // packets to destinations that do not exist: a port without a switch grant discards one flit of
   // its lowest discarding VC and returns its credit
+  const unsigned P = p_.p, V = p_.v;
+  const auto& f = sc_.front;
+  Out& n = q_;
   for (unsigned p = 0; p < P; ++p) {
-    if (gnt[p]) continue;
+    if (sc_.gnt[p]) continue;
     for (unsigned v = 0; v < V; ++v) {
       const unsigned i = p * V + v;
       InVc& s = iv_[i];
@@ -385,15 +429,20 @@ void Router::tick(const In& in) {
       break;
     }
   }
+}
+
+void Router::update_credits() {
   // output VCs and their credit counters: a credit spent in the cycle it arrives does not pass
   // through the counter (a counter neither spent nor given keeps its count)
+  const unsigned P = p_.p, V = p_.v, NV = P * V;
+  const Scratch& sc = sc_;
   for (unsigned o = 0; o < P; ++o) {
     std::uint64_t fr = 0;
-    for (unsigned v = 0; v < V; ++v) fr |= std::uint64_t{freed[o * V + v]} << v;
-    obusy_[o] = (obusy_[o] | take[o]) & ~fr;
+    for (unsigned v = 0; v < V; ++v) fr |= std::uint64_t{sc.freed[o * V + v]} << v;
+    obusy_[o] = (obusy_[o] | sc.take[o]) & ~fr;
   }
   for (unsigned j = 0; j < NV; ++j) {
-    const bool spend = sent[j] && !give[j], ret = give[j] && !sent[j];
+    const bool spend = sc.sent[j] && !sc.give[j], ret = sc.give[j] && !sc.sent[j];
     if (!spend && !ret) continue;
     cred_[j].tick(common::CreditCounter::In{true, spend, ret});
     if (cred_[j].error())

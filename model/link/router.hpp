@@ -159,6 +159,22 @@ class Router {
   void reset();
   /// Pop input VC i's front flit (its decoded front goes with it).
   void pop(unsigned i);
+  // tick()'s stages, the blocks of rtl/link/router.sv; each leaves its results in sc_ for the next
+  /// The arriving flits into their input VCs' buffers.
+  void buffer_in(const In& in);
+  /// Route computation: every input VC's front flit decoded (sc_.front), a head's route and VCs.
+  void decode_fronts(unsigned me);
+  /// VC allocation (sc_.va_vc, take) and every input VC's output port and VC (sc_.aop, aov).
+  void allocate_vcs();
+  /// Switch allocation: the credits arriving (sc_.give), the input stage (sc_.in_pick) and the
+  /// output stage (sc_.out_pick).
+  void allocate_switch(const In& in);
+  /// Switch traversal: the next outputs, the arbiters' edges, the input VCs read and their state.
+  void traverse();
+  /// A port with no switch grant discards a flit bound for a destination that does not exist.
+  void drop_bad();
+  /// The output VCs' allocation and credit counters.
+  void update_credits();
   Params p_;
   unsigned vb_;
   std::vector<InVc> iv_;                              // p * v + vc
