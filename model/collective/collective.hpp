@@ -136,9 +136,9 @@ class Schedule {
 /// a hierarchical schedule). Throws Error for a combination that cannot run.
 Schedule build(Op op, Algo algo, unsigned ranks, unsigned group = 0);
 
-/// Throws Error unless `chunk` is 0 (whole segments) or a whole number of elements of type e: a
-/// chunk is what an instance takes of a segment, and a segment holds whole elements.
-void check_chunk(std::uint64_t chunk, Elem e);
+/// Throws Error unless `bytes` of `what` (a message's size, a chunk) are a whole number of elements
+/// of type e, at least one (zero_ok: or 0, which names a chunk of whole segments).
+void check_elements(const char* what, std::uint64_t bytes, Elem e, bool zero_ok = false);
 
 /// Bytes of each segment an instance takes: `chunk` in whole elements of es bytes (0: the whole
 /// segment of seg bytes), at most the segment.

@@ -108,10 +108,8 @@ void FlowModel::uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload,
 // ---------------------------------------------------------------- Run
 Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   const unsigned es = elem_bytes(c_.elem);
-  if (c_.bytes < es || c_.bytes % es)
-    throw Error(
-        fmt::format("size {} B is not a whole number of {} elements ({} B each)", c_.bytes, elem_name(c_.elem), es));
-  check_chunk(c_.chunk, c_.elem);
+  check_elements("size", c_.bytes, c_.elem);
+  check_elements("chunk", c_.chunk, c_.elem, true);
   if (c_.pkt_bytes < 16 || c_.pkt_bytes > 1024 || c_.pkt_bytes % 4)
     throw Error(fmt::format("packet size {} B: a multiple of 4 from 16 to 1024", c_.pkt_bytes));
   if (c_.inflight < 1 || c_.inflight > 64) throw Error(fmt::format("in flight {}: from 1 to 64", c_.inflight));

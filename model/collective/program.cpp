@@ -89,10 +89,8 @@ Programs emit(const EmitConfig& c) {
   if (c.algo == Algo::automatic) throw Error("emit: name the algorithm (not auto)");
   const unsigned n = static_cast<unsigned>(c.place.chip.size());
   const unsigned es = elem_bytes(c.elem);
-  if (c.bytes < es || c.bytes % es)
-    throw Error(
-        fmt::format("size {} B is not a whole number of {} elements ({} B each)", c.bytes, elem_name(c.elem), es));
-  check_chunk(c.chunk, c.elem);
+  check_elements("size", c.bytes, c.elem);
+  check_elements("chunk", c.chunk, c.elem, true);
   if (c.queues == 0) throw Error("emit: the collective core has no DMA queue");
   if (c.desc_bytes == 0) throw Error("emit: a descriptor of 0 bytes");
   if (c.channels == 0 || c.unit + c.channels > 31)

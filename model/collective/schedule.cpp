@@ -33,15 +33,15 @@ unsigned floor_pow2(unsigned n) {
 const char* op_name(Op o) { return kOpNames[static_cast<unsigned>(o)]; }
 const char* algo_name(Algo a) { return kAlgoNames[static_cast<unsigned>(a)]; }
 const char* elem_name(Elem e) { return kElemNames[static_cast<unsigned>(e)]; }
-
-void check_chunk(std::uint64_t chunk, Elem e) {
-  const unsigned es = elem_bytes(e);
-  if (chunk % es)
-    throw Error(fmt::format("chunk {} B is not a whole number of {} elements ({} B each; 0: whole segments)", chunk,
-                            elem_name(e), es));
-}
 const char* fidelity_name(Fidelity f) { return kFidNames[static_cast<unsigned>(f)]; }
 std::optional<Op> parse_op(std::string_view s) { return lookup<Op>(s, kOpNames); }
+
+void check_elements(const char* what, std::uint64_t bytes, Elem e, bool zero_ok) {
+  const unsigned es = elem_bytes(e);
+  if (bytes % es || (bytes == 0 && !zero_ok))
+    throw Error(fmt::format("{} {} B is not a whole number of {} elements ({} B each{})", what, bytes, elem_name(e), es,
+                            zero_ok ? "; 0: whole segments" : ""));
+}
 std::optional<Algo> parse_algo(std::string_view s) { return lookup<Algo>(s, kAlgoNames); }
 std::optional<Elem> parse_elem(std::string_view s) { return lookup<Elem>(s, kElemNames); }
 // "flit", the name of the level the cycle level replaced (its packets went through the same

@@ -72,14 +72,14 @@ constexpr unsigned kCores = TRN_PARAM_Cores;
 /// This bench's system in configuration a, with the top's parameters.
 SysModel::Params sys_params(const cfg::Arch& a) {
 #if TRN_SYS_SWITCH
-  return SysModel::Params::of(a, kCores, TRN_PARAM_N);
+  SysModel::Params p = SysModel::Params::of(a, kCores, TRN_PARAM_N);
 #else
   SysModel::Params p = SysModel::Params::of(a, kCores, TRN_PARAM_KX, TRN_PARAM_KY);
-  p.chip.v = TRN_PARAM_V;
   p.chip.last_hop = TRN_PARAM_LastHop != 0;
+#endif
+  p.chip.v = TRN_PARAM_V;
   p.chip.rdepth = TRN_PARAM_RDepth;
   return p;
-#endif
 }
 /// The system's chips as a torus's dimensions (a switch: one ring of all its chips), for placing ranks.
 std::vector<unsigned> dims_of(const SysModel::Params& p) {
