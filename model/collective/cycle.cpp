@@ -335,6 +335,11 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   f.flag_reads = true;           // a collective core sends a ready flag as a 4-byte DMA write from its HBM
   f.read_jitter = c.hbm_jitter;  // the HBM's latency spread: a transfer's data starts with its first read
   f.dma_queues = cs.channels;    // each channel its collective core's own queues
+  f.routes = 1;                  // the chips' routers: one route a chip pair (their tables)
+  // the chips' DMA queues as the flow level's sharing flows, not one transfer after another: the
+  // cycle level measures 1.3 to 1.5 times the FIFO queues' time on the 4-chip cross-check rows
+  // (docs/collectives.md, "The cycle level")
+  f.queue_fifo = false;
   // latencies: a hop beyond its wire (router, link layer), and a transfer beyond its route and the
   // HBM read (the program's issue, the DMA, the NIC both ways, the semaphore)
   // the probes' destinations: the nearest chip and the nearest farther one (a ring of 4: 1 and 2),

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <numeric>
 #include <random>
 #include <unordered_set>
 
@@ -33,8 +35,25 @@ std::string Violation::str() const {
 
 // ---------------------------------------------------------------- FlowModel
 FlowModel::FlowModel(const system::System& s, const Config& c) : s_(s), c_(c) {
-  chan_ = static_cast<unsigned>(2 * s.links().size());
-  for (unsigned ch = 0; ch < chan_; ++ch) cap_.push_back(c.link_gbps > 0 ? c.link_gbps : s.channel_gbps(ch));
+  const unsigned nch = static_cast<unsigned>(2 * s.links().size());
+  keys_ = c.routes ? c.routes : s.route_keys();
+  if (c.routes == 0) {  // every key: a link group is one resource
+    res_of_ = s.spread_group();
+    chan_ = s.spread_groups();
+  } else {
+    res_of_.resize(nch);
+    std::iota(res_of_.begin(), res_of_.end(), 0u);
+    chan_ = nch;
+  }
+  cap_.assign(chan_, 0.0);
+  members_.assign(chan_, 0);
+  first_.assign(chan_, 0);
+  for (unsigned ch = nch; ch-- > 0;) {
+    const unsigned r = res_of_[ch];
+    cap_[r] += c.link_gbps > 0 ? c.link_gbps : s.channel_gbps(ch);
+    ++members_[r];
+    first_[r] = ch;
+  }
   const system::Totals t = system::chip_totals(s.design());
   const double inf = std::numeric_limits<double>::infinity();
   for (unsigned chip = 0; chip < s.chips(); ++chip) {
@@ -48,41 +67,58 @@ FlowModel::FlowModel(const system::System& s, const Config& c) : s_(s), c_(c) {
 
 std::string FlowModel::resource_name(unsigned r) const {
   if (r < chan_) {
-    const system::Link& l = s_.links()[r / 2];
-    const unsigned a = r % 2 ? l.b : l.a, b = r % 2 ? l.a : l.b;
-    return fmt::format("link {} -> {} ({:.1f} GB/s)", s_.nodes()[a].label, s_.nodes()[b].label, cap_[r]);
+    const unsigned ch = first_[r];
+    const system::Link& l = s_.links()[ch / 2];
+    const unsigned a = ch % 2 ? l.b : l.a, b = ch % 2 ? l.a : l.b;
+    if (members_[r] == 1)
+      return fmt::format("link {} -> {} ({:.1f} GB/s)", s_.nodes()[a].label, s_.nodes()[b].label, cap_[r]);
+    return fmt::format("{} links like {} -> {} ({:.1f} GB/s)", members_[r], s_.nodes()[a].label, s_.nodes()[b].label,
+                       cap_[r]);
   }
   static const char* kinds[] = {"DMA", "HBM", "NIC out", "NIC in"};
   const unsigned chip = (r - chan_) / 4;
   return fmt::format("{} of {} ({:.1f} GB/s)", kinds[(r - chan_) % 4], s_.nodes()[chip].label, cap_[r]);
 }
 
-const std::vector<unsigned>& FlowModel::route_channels(unsigned a, unsigned b) const {
-  const std::uint64_t key = static_cast<std::uint64_t>(a) * s_.chips() + b;
-  auto it = routes_.find(key);
+const std::vector<std::pair<unsigned, double>>& FlowModel::route_uses(unsigned a, unsigned b) const {
+  const std::uint64_t id = static_cast<std::uint64_t>(a) * s_.chips() + b;
+  auto it = routes_.find(id);
   if (it != routes_.end()) return it->second;
-  std::vector<unsigned> chs;
-  for (const system::Hop& h : s_.route(a, b)) chs.push_back(h.channel);
-  return routes_.emplace(key, std::move(chs)).first->second;
+  // how often each channel is taken over the keys, then each resource's share
+  std::map<unsigned, unsigned> taken;
+  for (unsigned key = 0; key < keys_; ++key)
+    for (const system::Hop& h : s_.route(a, b, key)) ++taken[h.channel];
+  std::map<unsigned, unsigned> per_res;
+  for (const auto& [ch, n] : taken) per_res[res_of_[ch]] += n;
+  for (const auto& [ch, n] : taken)
+    if (n * members_[res_of_[ch]] != per_res[res_of_[ch]])
+      throw std::logic_error(fmt::format("flow level: the routes from {} to {} take the links of {} unevenly",
+                                         s_.nodes()[a].label, s_.nodes()[b].label, resource_name(res_of_[ch])));
+  std::vector<std::pair<unsigned, double>> uses;
+  for (const auto& [r, n] : per_res) uses.emplace_back(r, static_cast<double>(n) / keys_);
+  return routes_.emplace(id, std::move(uses)).first->second;
 }
 
 double FlowModel::nic_gbps(unsigned a, unsigned b) const {
   if (c_.nic_gbps > 0) return c_.nic_gbps;
-  const auto& chs = route_channels(a, b);
-  return chs.empty() ? std::numeric_limits<double>::infinity() : cap_[chs.front()];
+  const std::vector<system::Hop> r = s_.route(a, b);
+  return r.empty() ? std::numeric_limits<double>::infinity()
+                   : (c_.link_gbps > 0 ? c_.link_gbps : s_.channel_gbps(r.front().channel));
 }
 
 double FlowModel::latency_ns(unsigned a, unsigned b) const {
   if (a == b) return 0;
-  const std::uint64_t key = static_cast<std::uint64_t>(a) * s_.chips() + b;
-  auto it = lat_.find(key);
+  const std::uint64_t id = static_cast<std::uint64_t>(a) * s_.chips() + b;
+  auto it = lat_.find(id);
   if (it != lat_.end()) return it->second;
-  double ns = c_.base_ns;
-  if (c_.hop_ns >= 0)
-    ns += c_.hop_ns * static_cast<double>(route_channels(a, b).size());
-  else
-    ns += s_.route_latency_ns(s_.route(a, b)) + c_.hop_add_ns * static_cast<double>(route_channels(a, b).size());
-  lat_.emplace(key, ns);
+  double worst = 0;
+  for (unsigned key = 0; key < keys_; ++key) {
+    const std::vector<system::Hop> r = s_.route(a, b, key);
+    const double hops = static_cast<double>(r.size());
+    worst = std::max(worst, c_.hop_ns >= 0 ? c_.hop_ns * hops : s_.route_latency_ns(r) + c_.hop_add_ns * hops);
+  }
+  const double ns = c_.base_ns + worst;
+  lat_.emplace(id, ns);
   return ns;
 }
 
@@ -97,7 +133,7 @@ void FlowModel::uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload,
   }
   const double wf = payload ? static_cast<double>(wire) / static_cast<double>(payload) : 1.0;
   out.emplace_back(base + 1, 1.0);
-  for (unsigned ch : route_channels(a, b)) out.emplace_back(ch, wf);
+  for (const auto& [r, share] : route_uses(a, b)) out.emplace_back(r, wf * share);
   out.emplace_back(bb + 1, reduce ? 2.0 : 1.0);
   if (c_.nic_gbps > 0) {
     out.emplace_back(base + 2, wf);
@@ -114,6 +150,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
     throw Error(fmt::format("packet size {} B: a multiple of 4 from 16 to 1024", c_.pkt_bytes));
   if (c_.inflight < 1 || c_.inflight > 64) throw Error(fmt::format("in flight {}: from 1 to 64", c_.inflight));
   if (c_.dma_queues < 1 || c_.dma_queues > 64) throw Error(fmt::format("DMA queues {}: from 1 to 64", c_.dma_queues));
+  if (c_.routes > 1024) throw Error(fmt::format("routes {}: from 0 (every route key) to 1024", c_.routes));
   if (c_.desc_bytes < c_.pkt_bytes || c_.desc_bytes % c_.pkt_bytes)
     throw Error(fmt::format("descriptor size {} B: a multiple of the packet size {} B", c_.desc_bytes, c_.pkt_bytes));
   if (c_.fidelity == Fidelity::cycle && s.chips() > 255)  // before placing ranks on the chips

@@ -75,6 +75,15 @@ struct Config {
   /// queue landing in issue order, the queues independent (the cycle level's channels: its
   /// collective cores' queues)
   unsigned dma_queues = 1;
+  /// flow: the route keys (System::route) every transfer is striped over, evenly: 0, every key the
+  /// system has (route_keys(): each link group a route chooses from used alike, held as one
+  /// resource, System::spread_group); 1, the one route a chip pair has in the cycle level's tables;
+  /// N, keys 0 to N - 1
+  unsigned routes = 0;
+  /// flow: a DMA queue sends its transfers one after another, as a DMA engine takes a queue's
+  /// descriptors in order, the next one's HBM read overlapping the last one's data (false: all at
+  /// once, sharing the links max-min fairly)
+  bool queue_fifo = true;
   std::string cycle_config = "full";  ///< cycle: the RTL configuration of the chips
   /// cycle: collective cores of every chip that run the schedule at once, each its share of the
   /// instances (0: as many as cover the HBM read latency at the fastest link's rate, at most the
@@ -137,20 +146,27 @@ class FlowModel {
   /// of the resource's traffic per payload byte.
   void uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload, std::uint64_t wire,
             std::vector<std::pair<unsigned, double>>& out) const;
-  /// Zero-load latency from chip a to chip b (0 for a == b), without the DMA read.
+  /// Zero-load latency from chip a to chip b (0 for a == b), without the DMA read: the longest of
+  /// the routes its stripes take.
   double latency_ns(unsigned a, unsigned b) const;
   double read_ns() const { return read_ns_; }
   /// Wire bytes a ns through chip a's NIC toward chip b: the NIC limit, else the route's first link.
   double nic_gbps(unsigned a, unsigned b) const;
-  const std::vector<unsigned>& route_channels(unsigned a, unsigned b) const;
+  /// The link resources of a transfer from a to b over its route keys: (resource, share of its
+  /// bytes). Throws std::logic_error where the routes take a link group unevenly (then the group is
+  /// not one resource).
+  const std::vector<std::pair<unsigned, double>>& route_uses(unsigned a, unsigned b) const;
+  /// Link resources (the first resources): channels, or link groups.
+  unsigned link_resources() const { return chan_; }
 
  private:
   const system::System& s_;
   Config c_;
-  std::vector<double> cap_;  // channels, then per chip: dma, hbm, nic out, nic in
-  unsigned chan_ = 0;
+  std::vector<double> cap_;  // link resources, then per chip: dma, hbm, nic out, nic in
+  unsigned chan_ = 0, keys_ = 1;
+  std::vector<unsigned> res_of_, members_, first_;  // per channel its resource; per resource its channels, the first
   double read_ns_ = 0;
-  mutable std::unordered_map<std::uint64_t, std::vector<unsigned>> routes_;
+  mutable std::unordered_map<std::uint64_t, std::vector<std::pair<unsigned, double>>> routes_;
   mutable std::unordered_map<std::uint64_t, double> lat_;
 };
 

@@ -55,8 +55,11 @@ class FlowBackend : public Backend {
       flows_[f.prev].next = id;
       it->second = id;
     }
-    // a ready flag reads nothing, unless the chips send it as a DMA write from HBM (Config::flag_reads)
-    pending_.push(Ev{f.start_ns, seq_++, id});
+    // a ready flag reads nothing, unless the chips send it as a DMA write from HBM (Config::flag_reads);
+    // a queue sends one transfer after another: behind one still sending, a flow waits for it (its
+    // HBM read overlapping the wait)
+    f.held = c_.queue_fifo && f.prev != kNone && !flows_[f.prev].done;
+    if (!f.held) pending_.push(Ev{f.start_ns, seq_++, id});
   }
 
   bool idle() const override { return pending_.empty() && active_.empty() && delivering_.empty(); }
@@ -108,6 +111,11 @@ class FlowBackend : public Backend {
       // a DMA queue's transfers (one source, one destination) land in the order they were issued
       f.done = true;
       f.land = out + f.latency;
+      if (f.next != kNone && flows_[f.next].held) {
+        Flow& nx = flows_[f.next];
+        nx.held = false;
+        pending_.push(Ev{std::max(nx.start_ns, now_), seq_++, f.next});
+      }
       if (f.prev == kNone) schedule(id);
     }
     // flows whose HBM read returned start
@@ -156,6 +164,7 @@ class FlowBackend : public Backend {
     std::uint64_t total = 0, queue = 0, start = 0;
     std::size_t prev = ~std::size_t{0}, next = ~std::size_t{0};  // neighbours on the queue not yet landing
     bool done = false;
+    bool held = false;  // behind a flow of its queue still sending (Config::queue_fifo)
   };
   struct Ev {
     double t;

@@ -75,21 +75,23 @@ unsigned torus_neighbour(unsigned kx, unsigned ky, unsigned kz, unsigned r, unsi
 }
 
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
-            unsigned in_class, unsigned kz, bool last_hop) {
+            unsigned in_class, unsigned kz, bool last_hop, bool ties_minus) {
   if (topo == Topo::TopoSwitch) return Route{dst % ports, 2};
   const unsigned x = me % kx, y = me / kx % ky, z = me / (kx * ky);
   const unsigned dx = dst % kx, dy = dst / kx % ky, dz = dst / (kx * ky);
+  // the shorter way round; half way round, + (the RTL's choice) or, with ties_minus, -
+  auto plus = [&](unsigned ahead, unsigned k) { return 2 * ahead < k || (2 * ahead == k && !ties_minus); };
   Route r{0, 0};  // ejection: the class's first VC, so a flow reaches the NIC in one FIFO
   if (dx != x) {
-    r.port = 2 * ((dx + kx - x) % kx) <= kx ? 1 : 2;
+    r.port = plus((dx + kx - x) % kx, kx) ? 1 : 2;
     r.cls = (in_port == 1 || in_port == 2) ? in_class : 0;
     if ((r.port == 1 && x == kx - 1) || (r.port == 2 && x == 0)) r.cls = 1;  // the x dateline
   } else if (dy != y) {
-    r.port = 2 * ((dy + ky - y) % ky) <= ky ? 3 : 4;
+    r.port = plus((dy + ky - y) % ky, ky) ? 3 : 4;
     r.cls = (in_port == 3 || in_port == 4) ? in_class : 0;
     if ((r.port == 3 && y == ky - 1) || (r.port == 4 && y == 0)) r.cls = 1;  // the y dateline
   } else if (dz != z) {
-    r.port = 2 * ((dz + kz - z) % kz) <= kz ? 5 : 6;
+    r.port = plus((dz + kz - z) % kz, kz) ? 5 : 6;
     r.cls = (in_port == 5 || in_port == 6) ? in_class : 0;
     if ((r.port == 5 && z == kz - 1) || (r.port == 6 && z == 0)) r.cls = 1;  // the z dateline
   }

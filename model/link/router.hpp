@@ -48,9 +48,10 @@ struct Route {
 };
 /// Torus: 2D (kz = 1; ports 0 local, 1 +x, 2 -x, 3 +y, 4 -y) or 3D (kz > 1; also 5 +z, 6 -z; the
 /// 3D torus is built only in the model so far), chip id = (z * ky + y) * kx + x. With last_hop, a
-/// link hop whose next router is the destination has class 3.
+/// link hop whose next router is the destination has class 3. A destination half way round a ring
+/// goes + (the RTL's choice) or, with ties_minus, - (the system model's spread routes).
 Route route(Topo topo, unsigned ports, unsigned kx, unsigned ky, unsigned me, unsigned dst, unsigned in_port,
-            unsigned in_class, unsigned kz = 1, bool last_hop = false);
+            unsigned in_class, unsigned kz = 1, bool last_hop = false, bool ties_minus = false);
 
 /// Torus wiring (router_pkg::torus_nb, torus_back): the router across port q (1 +x, 2 -x, 3 +y,
 /// 4 -y, 5 +z, 6 -z) from router r of a kx x ky x kz torus, wrapping; the port there facing back.

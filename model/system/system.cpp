@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
+#include <numeric>
 #include <queue>
 #include <stdexcept>
 #include <unordered_set>
@@ -70,6 +72,8 @@ System::System(const Presets& presets, const std::string& key) : preset_(presets
                                    preset_.topo.kind == TopoKind::torus ? preset_.topo.dims : std::vector<unsigned>{});
   for (const LinkClass& c : design_->gen->links)
     classes_.push_back(LinkClassInfo{c.name, c.gbps, c.latency_ns, c.scale_out});
+  class_ports_.resize(classes_.size());
+  for (unsigned q = 0; q < design_->ports.size(); ++q) class_ports_[design_->ports[q].cls].push_back(1 + q);
   switch (preset_.topo.kind) {
     case TopoKind::torus:
       build_torus();
@@ -81,8 +85,28 @@ System::System(const Presets& presets, const std::string& key) : preset_(presets
       build_planes();
       break;
   }
+  group_channels();
   // the chip ids a DMA address may name (its 8-bit chip field: at most 255, SPEC 5.7)
   design_->unit.chips = design_->unit.core.core.chips = std::clamp(chips_, 1u, 255u);
+}
+
+void System::group_channels() {
+  const unsigned nch = static_cast<unsigned>(2 * links_.size());
+  spread_group_.assign(nch, 0);
+  std::map<std::array<unsigned, 3>, unsigned> ids;  // (anchor node, out 0 / in 1, class)
+  for (unsigned ch = 0; ch < nch; ++ch) {
+    if (preset_.topo.kind == TopoKind::torus) {
+      spread_group_[ch] = ch;
+      continue;
+    }
+    const Link& l = links_[ch / 2];
+    const unsigned x = ch % 2 ? l.b : l.a, y = channel_to(ch);
+    // anchored at the chip (its sending side when both are chips), else at the leaf
+    const bool out = nodes_[x].chip() || (!nodes_[y].chip() && nodes_[x].kind == NodeKind::leaf);
+    const std::array<unsigned, 3> k{out ? x : y, out ? 0u : 1u, l.cls};
+    spread_group_[ch] = ids.try_emplace(k, static_cast<unsigned>(ids.size())).first->second;
+  }
+  spread_groups_ = preset_.topo.kind == TopoKind::torus ? nch : static_cast<unsigned>(ids.size());
 }
 
 unsigned System::class_index(const std::string& name) {
@@ -132,6 +156,9 @@ void System::build_torus() {
   const unsigned kx = t.dims[0], ky = t.dims[1], kz = t.dims.size() > 2 ? t.dims[2] : 1;
   chips_ = kx * ky * kz;
   const unsigned nd = static_cast<unsigned>(t.dims.size());
+  // a ring of even length has a destination half way round, reached either way
+  route_keys_ = route_spread_ =
+      std::any_of(t.dims.begin(), t.dims.end(), [](unsigned k) { return k % 2 == 0; }) ? 2 : 1;
   // Net port q = 1 + 2 d + (0: +, 1: -) takes the next two ports of dimension d's class
   torus_port_.assign(1 + 2 * nd, 0);
   torus_q_.assign(1 + design_->ports.size(), 0);
@@ -170,6 +197,13 @@ void System::build_neuronswitch() {
   group_cls_[0] = class_index(t.server_links);
   group_cls_[1] = class_index(t.rack_links);
   if (R > 1) group_cls_[2] = class_index(t.cross_rack_links);
+  route_keys_ = std::lcm(k + P, P);
+  route_spread_ = k + P;
+  if (R > 1) {
+    const unsigned x = design_->gen->link_class(t.cross_rack_links)->count;
+    route_keys_ = std::lcm(route_keys_, x);
+    route_spread_ = std::max(route_spread_, x);
+  }
   const unsigned ports = 1 + static_cast<unsigned>(design_->ports.size());
   for (unsigned r = 0; r < R; ++r)
     for (unsigned s = 0; s < S; ++s)
@@ -201,6 +235,8 @@ void System::build_planes() {
   chips_ = U * M;
   const unsigned P = design_->gen->link_class(t.links)->count;
   group_cls_[0] = class_index(t.links);
+  route_keys_ = U > 1 ? std::lcm(P, t.spines) : P;
+  route_spread_ = U > 1 ? std::max(P, t.spines) : P;
   const unsigned ports = 1 + static_cast<unsigned>(design_->ports.size());
   for (unsigned u = 0; u < U; ++u)
     for (unsigned m = 0; m < M; ++m)
@@ -229,7 +265,7 @@ void System::build_planes() {
 
 // ---------------------------------------------------------------- routing
 
-link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigned in_class) const {
+link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigned in_class, unsigned key) const {
   const Node& nd = nodes_[n];
   const Node& d = nodes_[dst];
   const Topology& t = preset_.topo;
@@ -237,26 +273,36 @@ link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigne
   auto bad = [&]() -> link::Route {
     throw std::logic_error(fmt::format("system: {} has no route to {}", nd.label, d.label));
   };
+  // a chip's router ports of link group g (group_cls_)
+  auto group = [&](unsigned g) -> const std::vector<unsigned>& { return class_ports_[group_cls_[g]]; };
   switch (t.kind) {
     case TopoKind::torus: {
-      // the router's own dimension-order routing with dateline classes (router.hpp)
+      // the router's own dimension-order routing with dateline classes (router.hpp); an odd key
+      // goes the other way round to a destination half way round
       const unsigned nd_ = static_cast<unsigned>(t.dims.size());
-      const link::Route r = link::route(link::Topo::TopoTorus, 1 + 2 * nd_, t.dims[0], t.dims[1], n, dst,
-                                        in_port ? torus_q_[in_port] : 0, in_class, nd_ > 2 ? t.dims[2] : 1);
+      const link::Route r =
+          link::route(link::Topo::TopoTorus, 1 + 2 * nd_, t.dims[0], t.dims[1], n, dst, in_port ? torus_q_[in_port] : 0,
+                      in_class, nd_ > 2 ? t.dims[2] : 1, false, key % 2 == 1);
       return link::Route{torus_port_[r.port], r.cls};
     }
     case TopoKind::neuronswitch: {
-      const unsigned C = t.chips_per_server, k = design_->gen->link_class(t.server_links)->count;
+      // a chip reaches a chip of its own server by one of its k server links (to the server's
+      // switch, down the same-numbered link of the destination) or by one of the R rack planes:
+      // choice (dst mod k + key) mod (k + R), so key 0 takes server link dst mod k
+      const std::vector<unsigned>&server = group(0), &planes = group(1);
+      const unsigned C = t.chips_per_server, k = static_cast<unsigned>(server.size());
+      const unsigned R = static_cast<unsigned>(planes.size());
+      const unsigned server_choice = (dst % k + key) % (k + R);
       switch (nd.kind) {
         case NodeKind::chip:
           if (nd.at[0] != d.at[0])  // to the same chip of the other rack first
-            return link::Route{chip_port(t.cross_rack_links, dst % design_->gen->link_class(t.cross_rack_links)->count),
-                               0};
-          if (nd.at[1] == d.at[1]) return link::Route{chip_port(t.server_links, dst % k), 0};
-          return link::Route{chip_port(t.rack_links, dst % design_->gen->link_class(t.rack_links)->count), 0};
+            return link::Route{group(2)[(dst + key) % group(2).size()], 0};
+          if (nd.at[1] == d.at[1])
+            return link::Route{server_choice < k ? server[server_choice] : planes[server_choice - k], 0};
+          return link::Route{planes[(dst + key) % R], 0};
         case NodeKind::server_switch:
-          if (nd.at[0] != d.at[0] || nd.at[1] != d.at[1]) return bad();
-          return link::Route{d.at[2] * k + dst % k, 0};
+          if (nd.at[0] != d.at[0] || nd.at[1] != d.at[1] || server_choice >= k) return bad();
+          return link::Route{d.at[2] * k + server_choice, 0};
         case NodeKind::rack_plane:
           if (nd.at[0] != d.at[0]) return bad();
           return link::Route{d.at[1] * C + d.at[2], 0};
@@ -265,17 +311,17 @@ link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigne
       }
     }
     default: {
-      const unsigned M = t.chips_per_ultraserver, P = design_->gen->link_class(t.links)->count;
+      const unsigned M = t.chips_per_ultraserver;
       switch (nd.kind) {
         case NodeKind::chip:
-          if (nd.at[0] == d.at[0]) return link::Route{chip_port(t.links, dst % P), 0};
-          return link::Route{chip_port(t.scale_out_links, 0), 0};
+          if (nd.at[0] == d.at[0]) return link::Route{group(0)[(dst + key) % group(0).size()], 0};
+          return link::Route{group(1).front(), 0};
         case NodeKind::us_plane:
           if (nd.at[0] != d.at[0]) return bad();
           return link::Route{d.at[1], 0};
         case NodeKind::leaf:
           if (nd.at[0] == d.at[0]) return link::Route{d.at[1], 0};
-          return link::Route{M + dst % t.spines, 0};
+          return link::Route{M + (dst + key) % t.spines, 0};
         case NodeKind::spine:
           return link::Route{d.at[0], 0};
         default:
@@ -285,11 +331,11 @@ link::Route System::next_hop(unsigned n, unsigned dst, unsigned in_port, unsigne
   }
 }
 
-std::vector<Hop> System::route(unsigned s, unsigned d) const {
+std::vector<Hop> System::route(unsigned s, unsigned d, unsigned key) const {
   std::vector<Hop> hops;
   unsigned n = s, in_port = 0, in_class = 0;
   for (std::size_t step = 0; step <= nodes_.size(); ++step) {
-    const link::Route r = next_hop(n, d, in_port, in_class);
+    const link::Route r = next_hop(n, d, in_port, in_class, key);
     if (r.port == 0 && nodes_[n].chip()) {
       if (n != d)
         throw std::logic_error(fmt::format("system: a packet for {} ejected at {}", nodes_[d].label, nodes_[n].label));
@@ -450,38 +496,44 @@ RouteStats route_stats(const System& s, unsigned max_all, unsigned sample, const
   st.sources = sources.size();
   // channel-dependency graph over (channel, VC class)
   const std::uint64_t nch = 2 * s.links().size();
-  std::unordered_set<std::uint64_t> deps;
+  // adjacency of (channel, VC class) nodes, each list sorted: a node has at most the ports of the
+  // node its channel enters as successors, found by binary search, inserted rarely
+  std::vector<std::vector<std::uint32_t>> adj(2 * nch);
+  std::uint64_t ndeps = 0;
   double links_sum = 0, sw_sum = 0, lat_sum = 0;
+  st.keys = s.route_keys();
   for (unsigned a : sources)
-    for (unsigned b = 0; b < n; ++b) {
-      if (a == b) continue;
-      const std::vector<Hop> r = fn ? fn(a, b) : s.route(a, b);
-      ++st.pairs;
-      st.diameter = std::max(st.diameter, static_cast<unsigned>(r.size()));
-      links_sum += static_cast<double>(r.size());
-      for (const Hop& h : r)
-        if (!s.nodes()[s.channel_to(h.channel)].chip()) sw_sum += 1;
-      lat_sum += s.route_latency_ns(r);
-      for (std::size_t i = 1; i < r.size(); ++i) {
-        const std::uint64_t from = 2 * std::uint64_t{r[i - 1].channel} + r[i - 1].vc_class;
-        const std::uint64_t to = 2 * std::uint64_t{r[i].channel} + r[i].vc_class;
-        deps.insert(from * (2 * nch) + to);
+    for (unsigned b = 0; b < n; ++b)
+      for (unsigned key = 0; key < st.keys; ++key) {
+        if (a == b) continue;
+        const std::vector<Hop> r = fn ? fn(a, b, key) : s.route(a, b, key);
+        ++st.pairs;
+        st.diameter = std::max(st.diameter, static_cast<unsigned>(r.size()));
+        links_sum += static_cast<double>(r.size());
+        for (const Hop& h : r)
+          if (!s.nodes()[s.channel_to(h.channel)].chip()) sw_sum += 1;
+        lat_sum += s.route_latency_ns(r);
+        for (std::size_t i = 1; i < r.size(); ++i) {
+          const auto from = static_cast<std::uint32_t>(2 * r[i - 1].channel + r[i - 1].vc_class);
+          const auto to = static_cast<std::uint32_t>(2 * r[i].channel + r[i].vc_class);
+          auto& out = adj[from];
+          const auto at = std::lower_bound(out.begin(), out.end(), to);
+          if (at == out.end() || *at != to) {
+            out.insert(at, to);
+            ++ndeps;
+          }
+        }
       }
-    }
   if (st.pairs) {
     st.mean_links = links_sum / static_cast<double>(st.pairs);
     st.mean_switches = sw_sum / static_cast<double>(st.pairs);
     st.mean_latency_ns = lat_sum / static_cast<double>(st.pairs);
   }
   // cycle check: iterative depth-first search with colours
-  std::vector<std::vector<std::uint32_t>> adj(2 * nch);
   std::vector<bool> used(2 * nch, false);
-  for (std::uint64_t e : deps) {
-    const auto from = static_cast<std::uint32_t>(e / (2 * nch)), to = static_cast<std::uint32_t>(e % (2 * nch));
-    adj[from].push_back(to);
-    used[from] = used[to] = true;
-  }
-  st.dependencies = static_cast<unsigned>(deps.size());
+  for (std::uint32_t from = 0; from < 2 * nch; ++from)
+    for (std::uint32_t to : adj[from]) used[from] = used[to] = true;
+  st.dependencies = static_cast<unsigned>(ndeps);
   st.channels = static_cast<unsigned>(std::count(used.begin(), used.end(), true));
   std::vector<std::uint8_t> colour(2 * nch, 0);  // 0 new, 1 on the stack, 2 done
   std::vector<std::uint32_t> parent(2 * nch, 0);

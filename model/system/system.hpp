@@ -106,11 +106,26 @@ class System {
   double channel_gbps(unsigned ch) const { return classes_[links_[ch / 2].cls].gbps; }
 
   /// The next hop at node n for a packet to chip dst that came in on port in_port in VC class
-  /// in_class: the output port (0 at dst: eject) and the VC class of that hop.
-  link::Route next_hop(unsigned n, unsigned dst, unsigned in_port, unsigned in_class) const;
-  /// The route from chip s to chip d (empty when s == d). Throws std::logic_error if the routing
-  /// loops or leaves the network (a bug, caught by the tests).
-  std::vector<Hop> route(unsigned s, unsigned d) const;
+  /// in_class: the output port (0 at dst: eject) and the VC class of that hop. `key` picks one of
+  /// the routes a chip pair has (docs/system.md, "Routes that spread"): on the switched systems the
+  /// link of a group (port, plane, rack link, spine) a flow takes, on a torus the direction of a
+  /// destination half way round a ring; key 0 is the one route of the cycle-level tables.
+  link::Route next_hop(unsigned n, unsigned dst, unsigned in_port, unsigned in_class, unsigned key = 0) const;
+  /// The route from chip s to chip d with route key `key` (empty when s == d). Throws
+  /// std::logic_error if the routing loops or leaves the network (a bug, caught by the tests).
+  std::vector<Hop> route(unsigned s, unsigned d, unsigned key = 0) const;
+  /// Route keys that give every route choice equally often: keys k and k + route_keys() route alike.
+  unsigned route_keys() const { return route_keys_; }
+  /// The most routes a chip pair has (the largest link group a route chooses from): keys 0 to
+  /// route_spread() - 1 reach every route of every pair, the pairs with fewer taking some twice.
+  unsigned route_spread() const { return route_spread_; }
+  /// Channels that spread routes take alike (docs/system.md, "Routes that spread"): on a switched
+  /// system a chip's links of one class to switches or to other chips (out), a chip's links of one
+  /// class from switches (in), a leaf's spine links (up, and down); on a torus each channel alone.
+  /// Over route keys 0 to route_keys() - 1, a chip pair's routes take every channel of a group they
+  /// enter equally often. spread_group()[channel] is its group, 0 to spread_groups() - 1.
+  const std::vector<unsigned>& spread_group() const { return spread_group_; }
+  unsigned spread_groups() const { return spread_groups_; }
   /// One-way zero-load latency of a route: link latencies plus a switch traversal per switch.
   double route_latency_ns(const std::vector<Hop>& r) const;
 
@@ -142,6 +157,11 @@ class System {
   std::vector<unsigned> torus_port_;   ///< torus: chip router port of Net port q (1 +x, 2 -x, ...)
   std::vector<unsigned> torus_q_;      ///< torus: the inverse (chip router port -> Net port)
   unsigned group_cls_[3] = {0, 0, 0};  ///< neuronswitch: server, rack, cross-rack class; planes: links, scale-out
+  unsigned route_keys_ = 1, route_spread_ = 1;
+  std::vector<unsigned> spread_group_;
+  unsigned spread_groups_ = 0;
+  void group_channels();
+  std::vector<std::vector<unsigned>> class_ports_;  ///< per link class: a chip's router ports of it
 };
 
 // ---------------------------------------------------------------- what is computed by walking it
@@ -162,6 +182,7 @@ double metric(const Totals& t, const std::string& name);
 
 struct RouteStats {
   std::uint64_t sources = 0, pairs = 0;  ///< sources walked (all chips, or a sample) and routes
+  unsigned keys = 1;                     ///< route keys walked for each pair
   bool sampled = false;
   unsigned diameter = 0;  ///< longest route, in links
   double mean_links = 0, mean_switches = 0, mean_latency_ns = 0;
@@ -169,11 +190,12 @@ struct RouteStats {
   bool deadlock_free = false;               ///< the dependency graph is acyclic
   std::string cycle;                        ///< a cycle, when there is one
 };
-/// A routing function: the hops from chip s to chip d.
-using RouteFn = std::function<std::vector<Hop>(unsigned s, unsigned d)>;
+/// A routing function: the hops from chip s to chip d with route key `key`.
+using RouteFn = std::function<std::vector<Hop>(unsigned s, unsigned d, unsigned key)>;
 /// Routes between every ordered pair of distinct chips (or, above `max_all` chips, from `sample`
-/// evenly spaced sources to every chip): lengths, latency and the channel-dependency check. The
-/// routes are the system's own unless `fn` gives others (the checker's self-test).
+/// evenly spaced sources to every chip), with every route key of the system: lengths, latency and
+/// the channel-dependency check over all of them (a packet of any key may wait on one of any other
+/// key). The routes are the system's own unless `fn` gives others (the checker's self-test).
 RouteStats route_stats(const System& s, unsigned max_all = 1024, unsigned sample = 64, const RouteFn& fn = {});
 
 struct Bisection {

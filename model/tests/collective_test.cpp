@@ -107,9 +107,11 @@ const system::System& torus16() {
 const system::System& small_switched(bool trn4) {
   if (trn4)
     return short_wires(
-        "trn4-us128",
-        {"system.trn4-us128.topology.chips_per_ultraserver=4", "chip.trainium4.hbm_latency_ns=20",
-         "chip.trainium4.links.neuronlink.latency_ns=5", "system.trn4-us128.topology.switch_latency_ns=5"});
+        "trn4-us128", {"system.trn4-us128.topology.chips_per_ultraserver=4", "chip.trainium4.hbm_latency_ns=20",
+                       "chip.trainium4.links.neuronlink.latency_ns=5", "system.trn4-us128.topology.switch_latency_ns=5",
+                       // the link rate this cross-check was set up with (the preset's 640 GB/s makes a cycle 0.025 ns,
+                       // and the mesh all-reduce's local reduce 1.20 times the flow level's: docs/collectives.md)
+                       "chip.trainium4.links.neuronlink.gbps=176"});
   return short_wires(
       "trn3-us64",
       {"system.trn3-us64.topology.servers_per_rack=2", "system.trn3-us64.topology.chips_per_server=2",

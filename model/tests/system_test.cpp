@@ -7,6 +7,7 @@
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
+#include <set>
 #include <string>
 
 #include "link/net_runner.hpp"
@@ -154,9 +155,9 @@ BOOST_AUTO_TEST_CASE(trn3_ultraserver_reproduces_the_seed_figures) {
   BOOST_CHECK_CLOSE(t.hbm_gib, 20736.0, 1e-9);
   BOOST_CHECK_CLOSE(t.hbm_gbps, 705600.0, 1e-9);
   BOOST_CHECK_CLOSE(t.sbuf_mib, 144.0 * 256, 1e-9);
-  // per chip: 4 + 5 + 2 links of 64 GB/s (SPEC 5.7), all wired
-  BOOST_CHECK_CLOSE(t.port_gbps_per_chip, 11 * 64.0, 1e-9);
-  BOOST_CHECK_CLOSE(t.connected_gbps_per_chip, 11 * 64.0, 1e-9);
+  // per chip: 4 + 5 + 2 links (SPEC 5.7) of the published 2,560 GB/s over 11, all wired
+  BOOST_CHECK_CLOSE(t.port_gbps_per_chip, 2560.0, 1e-9);
+  BOOST_CHECK_CLOSE(t.connected_gbps_per_chip, 2560.0, 1e-9);
   // against the Trn2 UltraServer: 64 x 8 x 128 x 128 x 2 x 2.4 GHz x 2 (FP8) = 80,530.6 TFLOPS,
   // so 4.50x (the announcement says 4.4x); HBM 705.6 / (64 x 2.9) = 3.80x (it says 3.9x)
   const Summary sm = summarize(s, presets());
@@ -183,7 +184,7 @@ BOOST_AUTO_TEST_CASE(trainium4_ultracluster_size) {
   BOOST_CHECK_EQUAL(t.cores, 786432u);
   BOOST_CHECK_CLOSE(tflops(chip_totals(s.design()), DType::mxfp4), 24 * 128.0 * 128 * 2 * 2.4e9 * 8 / 1e12, 1e-9);
   BOOST_CHECK_CLOSE(t.scale_out_gbps_per_chip, 100.0, 1e-9);  // not NeuronLink
-  BOOST_CHECK_CLOSE(t.port_gbps_per_chip, 16 * 176.0, 1e-9);
+  BOOST_CHECK_CLOSE(t.port_gbps_per_chip, 16 * 640.0, 1e-9);
 }
 
 BOOST_AUTO_TEST_CASE(hop_counts_and_bisection_against_closed_forms) {
@@ -193,7 +194,8 @@ BOOST_AUTO_TEST_CASE(hop_counts_and_bisection_against_closed_forms) {
   {
     const System s(presets(), "trn2-16");  // 4 x 4, 256 GB/s links
     const RouteStats r = route_stats(s);
-    BOOST_CHECK_EQUAL(r.pairs, 16u * 15);
+    BOOST_CHECK_EQUAL(r.keys, 2u);  // a destination half way round either way
+    BOOST_CHECK_EQUAL(r.pairs, 16u * 15 * 2);
     BOOST_CHECK_CLOSE(r.mean_links, 2.0 * 4 * 16 / 4 / 15, 1e-9);  // 32 / 15
     BOOST_CHECK_EQUAL(r.diameter, 4u);
     BOOST_CHECK_EQUAL(r.mean_switches, 0);
@@ -216,27 +218,27 @@ BOOST_AUTO_TEST_CASE(hop_counts_and_bisection_against_closed_forms) {
     BOOST_CHECK_EQUAL(r.diameter, 2u);
     BOOST_CHECK_CLOSE(r.mean_links, 2.0, 1e-9);
     BOOST_CHECK_CLOSE(r.mean_switches, 1.0, 1e-9);
-    BOOST_CHECK_CLOSE(bisection(s).gbps, 64 * 16 * 176.0, 1e-9);
+    BOOST_CHECK_CLOSE(bisection(s).gbps, 64 * 16 * 640.0, 1e-9);
   }
   {
     // 1 rack x 16 servers x 4 chips: every route one switch (server's or a rack plane); the
-    // bisection splits the servers: 32 chips x 5 plane links x 64 GB/s
+    // bisection splits the servers: 32 chips x 5 plane links x 2,560 / 11 GB/s
     const System s(presets(), "trn3-us64");
     const RouteStats r = route_stats(s);
     BOOST_CHECK_EQUAL(r.diameter, 2u);
     BOOST_CHECK_CLOSE(r.mean_links, 2.0, 1e-9);
-    BOOST_CHECK_CLOSE(bisection(s).gbps, 32 * 5 * 64.0, 1e-9);
+    BOOST_CHECK_CLOSE(bisection(s).gbps, 32 * 5 * (2560.0 / 11), 1e-9);
   }
   {
     // 2 racks x 18 x 4: from a chip, 3 in its server and 68 in its rack take 2 links, its peer in
     // the other rack 1, the other 71 there 3: (6 + 136 + 1 + 213) / 143; the racks are joined by
-    // 72 chips x 2 links of 64 GB/s
+    // 72 chips x 2 links of 2,560 / 11 GB/s
     const System s(presets(), "trn3-us144");
     const RouteStats r = route_stats(s);
     BOOST_CHECK_EQUAL(r.diameter, 3u);
     BOOST_CHECK_CLOSE(r.mean_links, 356.0 / 143, 1e-9);
     const Bisection b = bisection(s);
-    BOOST_CHECK_CLOSE(b.gbps, 72 * 2 * 64.0, 1e-9);
+    BOOST_CHECK_CLOSE(b.gbps, 72 * 2 * (2560.0 / 11), 1e-9);
     BOOST_CHECK(has(b.cut, "rack"));
   }
 }
@@ -249,7 +251,7 @@ BOOST_AUTO_TEST_CASE(every_pair_routed_deadlock_free_at_reduced_ultracluster_siz
   BOOST_REQUIRE_EQUAL(s.chips(), 1024u);
   const RouteStats r = route_stats(s, 1024);
   BOOST_CHECK(!r.sampled);
-  BOOST_CHECK_EQUAL(r.pairs, 1024u * 1023);
+  BOOST_CHECK_EQUAL(r.pairs, 1024u * 1023 * s.route_keys());
   BOOST_CHECK(r.deadlock_free);
   BOOST_CHECK_EQUAL(r.diameter, 4u);  // chip, leaf, spine, leaf, chip
   const System full(presets(), "trn4-uc");
@@ -260,12 +262,61 @@ BOOST_AUTO_TEST_CASE(every_pair_routed_deadlock_free_at_reduced_ultracluster_siz
   BOOST_CHECK_CLOSE(bisection(full).gbps, 16384 * 100.0, 1e-9);
 }
 
+BOOST_AUTO_TEST_CASE(routes_spread_over_every_link_of_a_group) {
+  // A chip pair's route keys reach every link the pair may use: on the planes all P planes; on the
+  // NeuronSwitch systems the 4 server links and 5 rack planes within a server, the 5 planes across
+  // servers, both inter-rack links across racks; on a torus a destination half way round both ways.
+  // Over an all-to-all (every destination, every key) every link of every chip carries traffic both
+  // ways, and the dependency graph of all the keys' routes stays acyclic (route_stats).
+  auto first_hops = [](const System& s, unsigned a, unsigned b) {
+    std::set<unsigned> chs;
+    for (unsigned key = 0; key < s.route_keys(); ++key) chs.insert(s.route(a, b, key).front().channel);
+    return chs.size();
+  };
+  {
+    const System s(presets(), "trn4-us128");
+    BOOST_CHECK_EQUAL(s.route_keys(), 16u);
+    for (unsigned b : {1u, 17u, 127u}) BOOST_CHECK_EQUAL(first_hops(s, 0, b), 16u);
+  }
+  {
+    const System s(presets(), "trn3-us144");  // chip (rack, server, chip) = 72 r + 4 s + c
+    BOOST_CHECK_EQUAL(s.route_keys(), 90u);   // lcm(4 + 5, 5, 2)
+    BOOST_CHECK_EQUAL(first_hops(s, 0, 3), 9u);
+    BOOST_CHECK_EQUAL(first_hops(s, 0, 4), 5u);
+    BOOST_CHECK_EQUAL(first_hops(s, 0, 72), 2u);
+    BOOST_CHECK_EQUAL(first_hops(s, 0, 143), 2u);
+    // key 0 is the one route the cycle level's tables hold
+    for (unsigned b : {3u, 4u, 72u, 143u})
+      BOOST_CHECK(s.route(0, b, 0).front().channel == s.route(0, b).front().channel);
+  }
+  {
+    const System s(presets(), "trn2-16");  // 4 x 4: chip 2 is half way round chip 0's x ring
+    BOOST_CHECK_EQUAL(s.route_keys(), 2u);
+    BOOST_CHECK_EQUAL(first_hops(s, 0, 2), 2u);
+    BOOST_CHECK_EQUAL(first_hops(s, 0, 1), 1u);
+  }
+  for (const char* key : {"trn1-16", "trn2-us64", "trn3-us64", "trn3-us144", "trn4-us128"}) {
+    BOOST_TEST_CONTEXT(key) {
+      const System s(presets(), key);
+      std::vector<bool> carried(2 * s.links().size(), false);
+      for (unsigned a = 0; a < s.chips(); ++a)
+        for (unsigned b = 0; b < s.chips(); ++b)
+          for (unsigned k = 0; a != b && k < s.route_keys(); ++k)
+            for (const Hop& h : s.route(a, b, k)) carried[h.channel] = true;
+      BOOST_CHECK_EQUAL(std::count(carried.begin(), carried.end(), false), 0);
+      const RouteStats r = route_stats(s);
+      BOOST_CHECK_EQUAL(r.keys, s.route_keys());
+      BOOST_CHECK(r.deadlock_free);
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(dependency_check_catches_a_torus_without_datelines) {
   // The same dimension-order routes with every hop in VC class 0: each ring's channels then depend
   // on each other in a circle, and the check must say so.
   const System s(presets(), "trn2-16");
-  const RouteFn flat = [&](unsigned a, unsigned b) {
-    std::vector<Hop> r = s.route(a, b);
+  const RouteFn flat = [&](unsigned a, unsigned b, unsigned key) {
+    std::vector<Hop> r = s.route(a, b, key);
     for (Hop& h : r) h.vc_class = 0;
     return r;
   };
@@ -285,11 +336,11 @@ BOOST_AUTO_TEST_CASE(route_checks_catch_a_broken_route) {
 }
 
 BOOST_AUTO_TEST_CASE(what_if_six_intra_server_links) {
-  // "What if NeuronLink-v4 had 6 intra-server links?": 2 more 64 GB/s ports a chip; each server
+  // "What if NeuronLink-v4 had 6 intra-server links?": 2 more 232.7 GB/s ports a chip; each server
   // switch takes 4 chips x 6 links.
   const Presets p = default_presets({"links.intra_server.count=6"}, "trn3-us144");
   const System s(p, "trn3-us144");
-  BOOST_CHECK_CLOSE(totals(s).port_gbps_per_chip, 13 * 64.0, 1e-9);
+  BOOST_CHECK_CLOSE(totals(s).port_gbps_per_chip, 13 * (2560.0 / 11), 1e-9);
   BOOST_CHECK_EQUAL(s.nodes()[s.chips()].ports, 24u);
   BOOST_CHECK(route_stats(s).deadlock_free);
 }

@@ -57,6 +57,11 @@ A collective benchmark on a system composed from a preset: one row per message s
   --ranks N            the first N chips of the placement (default every chip)
   --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
   --inflight N         instances in flight per rank (default 4)
+  --queue-send S       flow: a DMA queue sends its transfers in turn (default: as a DMA engine
+                       takes a queue's descriptors) or shared (all at once, sharing the links)
+  --routes N           flow: route keys every transfer is striped over, evenly (default 0: every
+                       port, plane, rack link, spine and torus direction the routing has; 1: the
+                       one route a chip pair has, as in the cycle level's tables)
   --ordering O         strong (default: strong-order-write DMA queues) or waw (write-after-write);
                        the cycle level's checker reports a semaphore seen before its data
   --barrier            the barrier flag on every transfer's semaphore descriptor
@@ -275,7 +280,14 @@ int cmd_collective(int argc, char** argv) {
       chunk_given = true;
     } else if (s == "--inflight")
       base.inflight = parse_uint(s, value(), 1, 64);
-    else if (s == "--ordering") {
+    else if (s == "--routes")
+      base.routes = parse_uint(s, value(), 0, 1024);
+    else if (s == "--queue-send") {
+      const std::string v = value();
+      if (v != "turn" && v != "shared")
+        throw CollectiveUsage(fmt::format("--queue-send: '{}' is not turn or shared", v));
+      base.queue_fifo = v == "turn";
+    } else if (s == "--ordering") {
       const std::string v = value();
       if (v != "strong" && v != "waw") throw CollectiveUsage(fmt::format("--ordering: '{}' is not strong or waw", v));
       base.strong = v == "strong";

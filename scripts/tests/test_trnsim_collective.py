@@ -103,6 +103,16 @@ def main():
     check(rc == 0 and (rows(out)[0] if rc == 0 else {}).get("data") == "ok" and "configuration tiny" in out,
           "--fidelity cycle --config tiny: chips of the tiny configuration")
 
+    # routes that spread: an all-to-all on trn4-us128 over its 16 planes, against one plane a pair
+    busbw = {}
+    for r in ("0", "1"):
+        rc, out, err = run("--preset", "trn4-us128", "--op", "all-to-all", "-b", "64M", "--routes", r)
+        busbw[r] = float(rows(out)[0]["busbw"]) if rc == 0 else 0.0
+    inject = 16 * 640 * 0.8  # a chip's 16 links at the packet payload share
+    check(busbw["0"] > 10 * busbw["1"] and busbw["0"] >= 0.8 * inject,
+          f"--routes: trn4-us128 all-to-all at {busbw['0']:.0f} GB/s busbw over every plane (>= 80 % of the "
+          f"{inject:.0f} GB/s injection bound), {busbw['1']:.0f} GB/s with one route a pair")
+
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp) / "ar"
         rc, out, err = run("--emit", str(d), "--torus", "4x2", "--op", "all-reduce", "-b", "1K", "--algorithm", "hier",
@@ -153,6 +163,8 @@ def main():
         (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring",
           "--chunk", "6"], "chunk 6 B"),
         (["--preset", "trn2-16", "--op", "all-sum"], "unknown operation"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--routes", "2000"], "--routes"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--queue-send", "fifo"], "'fifo' is not turn or shared"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "tree"], "unknown algorithm"),
         (["--preset", "trn9", "--op", "all-reduce"], "trn9"),
         (["--preset", "trn2-16", "--op", "permute", "--algorithm", "ring"], "permute"),
