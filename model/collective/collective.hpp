@@ -60,11 +60,16 @@ struct Error : std::runtime_error {
 /// rank r and every group-level block is a contiguous range of segments).
 struct Placement {
   std::vector<unsigned> chip;
-  unsigned group = 0;  ///< hierarchical: ranks per group (0: no hierarchy)
-  std::string level;   ///< what a group is ("instance", "server", "UltraServer", "x ring")
+  std::vector<unsigned> core;  ///< rank r is (logical) core core[r] of its chip
+  unsigned per_chip = 1;       ///< ranks a chip holds
+  unsigned group = 0;          ///< hierarchical: ranks per group (0: no hierarchy)
+  std::string level;           ///< what a group is ("chip", "instance", "server", "UltraServer", "x ring")
 };
-/// The placement of `ranks` ranks (0: every chip) for algorithm `a` on system `s`.
-Placement place(const system::System& s, unsigned ranks, Algo a);
+/// The placement of `ranks` ranks (0: every one there is) for algorithm `a` on system `s`, each
+/// chip holding `per_chip` of them (its logical NeuronCores): consecutive ranks fill a chip, then
+/// the next along the walk; hierarchical schedules with per_chip > 1 take a chip as a group (the
+/// intra-chip level first).
+Placement place(const system::System& s, unsigned ranks, Algo a, unsigned per_chip = 1);
 /// The same on a torus of `dims` chips (first dimension fastest; chip ids as the routers number
 /// them): a snake through it, or for hier groups of its rings in all but the last dimension.
 Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a);
@@ -72,7 +77,7 @@ Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a)
 unsigned hier_group(const system::System& s, std::string* level = nullptr);
 
 /// `auto`: the algorithm for this operation, message size and system (docs/collectives.md).
-Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks);
+Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks, unsigned per_chip = 1);
 
 // ---------------------------------------------------------------- schedules
 enum class Region : std::uint8_t { data = 0, out = 1, scratch = 2 };

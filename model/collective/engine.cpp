@@ -156,8 +156,18 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   if (c_.fidelity == Fidelity::cycle && s.chips() > 255)  // before placing ranks on the chips
     throw Error(
         fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key, s.chips()));
-  if (c_.algo == Algo::automatic) c_.algo = choose(s, c_.op, c_.bytes, c_.ranks);
-  place_ = place(s, c_.ranks, c_.algo);
+  const system::ChipGen& gen = *s.design().gen;
+  if (c_.lnc == 0) c_.lnc = gen.lnc;
+  if (c_.lnc > 2 || gen.cores % c_.lnc)
+    throw Error(
+        fmt::format("--lnc {}: a logical NeuronCore of {} takes 1 or 2 of its {} cores", c_.lnc, gen.title, gen.cores));
+  if (c_.chip_ranks > gen.cores)
+    throw Error(fmt::format("--chip-ranks {}: a {} has {} NeuronCores", c_.chip_ranks, gen.title, gen.cores));
+  if (c_.chip_ranks > 1 && c_.fidelity == Fidelity::cycle)
+    throw Error("--chip-ranks: the cycle level's ranks are chips (a rank a chip)");
+  const unsigned per_chip = c_.chip_ranks ? c_.chip_ranks : c_.fidelity == Fidelity::cycle ? 1 : gen.cores / c_.lnc;
+  if (c_.algo == Algo::automatic) c_.algo = choose(s, c_.op, c_.bytes, c_.ranks, per_chip);
+  place_ = place(s, c_.ranks, c_.algo, per_chip);
   const unsigned n = static_cast<unsigned>(place_.chip.size());
   sched_ = build(c_.op, c_.algo, n, place_.group);
   const std::uint64_t count = c_.bytes / es;
@@ -247,7 +257,6 @@ class Run::Engine : public Sink {
     cs_ = chunk_bytes(c_.chunk, elem_bytes(c_.elem), run.seg_bytes_);
     C_ = (run.seg_bytes_ + cs_ - 1) / cs_;
     region_ = run.seg_bytes_ * n_;
-    for (unsigned r = 0; r < n_; ++r) rank_of_[run.place_.chip[r]] = r;
     ranks_.resize(n_);
     usage_.assign(fm.resources(), 0.0);
     be_ = make_flow_backend(fm, c_);
@@ -300,9 +309,9 @@ class Run::Engine : public Sink {
   }
 
   // ---- Sink
-  void read(unsigned chip, std::uint64_t off, std::uint64_t bytes, std::uint8_t* to) const override {
+  void read(std::uint32_t send, std::uint64_t off, std::uint64_t bytes, std::uint8_t* to) const override {
     if (bytes == 0) return;
-    const auto& m = run_.mem_.at(rank_of_.at(chip));
+    const auto& m = run_.mem_.at(sends_.at(send).src);
     std::memcpy(to, &m.at(off), bytes);
   }
   void landed(std::uint32_t id, std::uint64_t off, std::uint64_t bytes, const std::uint8_t* data, bool reduce,
@@ -418,7 +427,11 @@ class Run::Engine : public Sink {
     }
   }
 
-  unsigned queue(std::uint64_t inst) const { return static_cast<unsigned>(inst % c_.dma_queues); }
+  /// The DMA queue of instance inst's transfers from rank a to rank b: each core pair its own queues.
+  unsigned queue(std::uint64_t inst, unsigned a, unsigned b) const {
+    const Placement& p = run_.place_;
+    return (p.core[a] * p.per_chip + p.core[b]) * c_.dma_queues + static_cast<unsigned>(inst % c_.dma_queues);
+  }
 
   std::uint64_t region_off(Region g) const { return static_cast<std::uint64_t>(g) * region_; }
 
@@ -443,7 +456,7 @@ class Run::Engine : public Sink {
       for (unsigned q : peers_) {
         const std::uint32_t id = new_send();
         sends_[id] = Send{r, q, static_cast<unsigned>(c), t, 0, 0, true, false};
-        const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true, queue(c)};
+        const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true, queue(c, r, q)};
         be_->submit(std::vector<Desc>{d}, now_);
       }
     }
@@ -482,7 +495,7 @@ class Run::Engine : public Sink {
             runs_.back().dst_off + runs_.back().bytes == d)
           runs_.back().bytes += step * len;
         else
-          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false, queue(c)});
+          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false, queue(c, x.src, x.dst)});
       }
     }
     // the descriptors the transfer takes (of at most desc_bytes each); the flow level moves each run
@@ -540,7 +553,6 @@ class Run::Engine : public Sink {
   std::unique_ptr<Backend> be_;
   unsigned n_ = 0;
   std::uint64_t cs_ = 0, C_ = 0, region_ = 0;
-  std::unordered_map<unsigned, unsigned> rank_of_;
   std::vector<Rank> ranks_;
   std::vector<Send> sends_;
   std::vector<std::uint32_t> free_;

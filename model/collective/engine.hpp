@@ -45,7 +45,14 @@ struct Config {
   Algo algo = Algo::automatic;
   Elem elem = Elem::fp32;
   std::uint64_t bytes = 0;  ///< message size (collective-benchmark convention)
-  unsigned ranks = 0;       ///< 0: every chip
+  unsigned ranks = 0;       ///< 0: every rank there is (flow: every logical NeuronCore; cycle: every chip)
+  /// flow: physical NeuronCores a rank takes, a logical NeuronCore (--lnc; 0: the chip's preset
+  /// `lnc`); a chip holds cores / lnc ranks, and steps between the ranks of a chip go through its
+  /// HBM. The cycle level's ranks are chips (a chip's collective cores run one rank's program).
+  unsigned lnc = 0;
+  /// ranks a chip holds (0: its cores / lnc at the flow level, 1 at the cycle level; the cycle
+  /// level's flow-level equivalent sets 1)
+  unsigned chip_ranks = 0;
   Fidelity fidelity = Fidelity::flow;
   std::uint64_t chunk = 1 << 20;     ///< bytes of each segment per pipelined instance (0: whole segments)
   unsigned inflight = 4;             ///< instances in flight per rank
@@ -178,15 +185,15 @@ struct Desc {
   std::uint64_t src_off = 0, dst_off = 0, bytes = 0;
   bool reduce = false;
   bool flag = false;   ///< a ready flag: a semaphore write alone, no data (an HBM read only with flag_reads)
-  unsigned queue = 0;  ///< the sending chip's DMA queue to dst_chip (Config::dma_queues)
+  unsigned queue = 0;  ///< the sending chip's DMA queue to dst_chip (Config::dma_queues; per core pair)
 };
 
 /// What a backend reports to the engine.
 class Sink {
  public:
   virtual ~Sink() = default;
-  /// Copy `bytes` of chip's memory at off (a DMA read).
-  virtual void read(unsigned chip, std::uint64_t off, std::uint64_t bytes, std::uint8_t* to) const = 0;
+  /// Copy `bytes` of the sending rank's memory at off (a DMA read of transfer `send`).
+  virtual void read(std::uint32_t send, std::uint64_t off, std::uint64_t bytes, std::uint8_t* to) const = 0;
   /// Data of transfer `send` landed at its destination (data: nullptr when the run moves none).
   virtual void landed(std::uint32_t send, std::uint64_t dst_off, std::uint64_t bytes, const std::uint8_t* data,
                       bool reduce, double ns) = 0;

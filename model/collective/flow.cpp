@@ -127,7 +127,7 @@ class FlowBackend : public Backend {
         f.data.resize(f.total);
         std::uint64_t o = 0;
         for (const Desc& d : f.descs) {
-          sink.read(d.src_chip, d.src_off, d.bytes, f.data.data() + o);
+          sink.read(d.send, d.src_off, d.bytes, f.data.data() + o);
           o += d.bytes;
         }
       }

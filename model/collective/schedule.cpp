@@ -115,53 +115,82 @@ unsigned hier_group(const system::System& s, std::string* level) {
 
 namespace {
 /// The common part of place() and place_torus(): chips 0..chips-1 on a torus of `dims` (empty: not
-/// a torus), hierarchical groups of g chips (0: none) called `level`.
+/// a torus), hierarchical groups of g chips (0: none) called `level`, m ranks a chip.
 Placement place_on(const std::string& name, unsigned chips, const std::vector<unsigned>& dims, unsigned g,
-                   const std::string& level, unsigned ranks, Algo a) {
-  if (ranks == 0) ranks = chips;
+                   const std::string& level, unsigned ranks, Algo a, unsigned m = 1) {
+  const unsigned slots = chips * m;
+  if (ranks == 0) ranks = slots;
   if (ranks < 2) throw Error(fmt::format("--ranks {}: a collective needs at least 2 ranks", ranks));
-  if (ranks > chips) throw Error(fmt::format("--ranks {}: {} has {} chips", ranks, name, chips));
+  if (ranks > slots)
+    throw Error(m > 1 ? fmt::format("--ranks {}: {} has {} ranks ({} chips of {} logical NeuronCores)", ranks, name,
+                                    slots, chips, m)
+                      : fmt::format("--ranks {}: {} has {} chips", ranks, name, chips));
   const bool torus = !dims.empty();
+  // the chips in walk order: a snake through a torus (consecutive chips neighbours)
+  std::vector<unsigned> walk;
+  if (torus) {
+    for (const auto& c : snake(dims)) walk.push_back(torus_id(dims, c));
+  } else {
+    for (unsigned c = 0; c < chips; ++c) walk.push_back(c);
+  }
   Placement p;
+  p.per_chip = m;
+  if (a == Algo::hier && m > 1 && g == 0) {  // the chip is the first level: member l of group gi is core l of chip gi
+    if (ranks % m != 0 || ranks / m < 2)
+      throw Error(fmt::format("hier: {} ranks are not whole chips of {} logical NeuronCores (at least two)", ranks, m));
+    const unsigned G = ranks / m;
+    p.group = m;
+    p.level = "chip";
+    p.chip.resize(ranks);
+    p.core.resize(ranks);
+    for (unsigned l = 0; l < m; ++l)
+      for (unsigned gi = 0; gi < G; ++gi) {
+        p.chip[l * G + gi] = walk[gi];
+        p.core[l * G + gi] = l;
+      }
+    return p;
+  }
   if (a == Algo::hier) {
     if (g == 0) throw Error(fmt::format("hier: {} has no second level to run a hierarchical schedule over", name));
-    if (ranks % g != 0 || ranks / g < 2)
-      throw Error(fmt::format("hier: {} ranks are not whole {}s of {} chips (at least two)", ranks, level, g));
-    const unsigned G = ranks / g;
-    p.group = g;
+    // a group is g chips' ranks: member l is core l % m of the group's chip l / m
+    const unsigned gm = g * m;
+    if (ranks % gm != 0 || ranks / gm < 2)
+      throw Error(fmt::format("hier: {} ranks are not whole {}s of {} ranks (at least two)", ranks, level, gm));
+    const unsigned G = ranks / gm;
+    p.group = gm;
     p.level = level;
     p.chip.resize(ranks);
+    p.core.resize(ranks);
     std::vector<std::vector<unsigned>> inner;
     if (torus) inner = snake(std::vector<unsigned>(dims.begin(), dims.end() - 1));
-    for (unsigned l = 0; l < g; ++l)
+    for (unsigned l = 0; l < gm; ++l)
       for (unsigned gi = 0; gi < G; ++gi) {
-        unsigned chip = gi * g + l;
+        unsigned chip = gi * g + l / m;
         if (torus) {
-          auto c = inner[l];
+          auto c = inner[l / m];
           c.push_back(gi);
           chip = torus_id(dims, c);
         }
         p.chip[l * G + gi] = chip;
+        p.core[l * G + gi] = l % m;
       }
     return p;
   }
-  if (torus) {
-    for (const auto& c : snake(dims)) p.chip.push_back(torus_id(dims, c));
-  } else {
-    for (unsigned c = 0; c < chips; ++c) p.chip.push_back(c);
+  for (unsigned r = 0; r < ranks; ++r) {
+    p.chip.push_back(walk[r / m]);
+    p.core.push_back(r % m);
   }
-  p.chip.resize(ranks);
   return p;
 }
 }  // namespace
 
-Placement place(const system::System& s, unsigned ranks, Algo a) {
+Placement place(const system::System& s, unsigned ranks, Algo a, unsigned per_chip) {
   const auto& t = s.preset().topo;
   std::string level;
   const unsigned g = a == Algo::hier ? hier_group(s, &level) : 0;
   const std::vector<unsigned> dims =
       t.kind == system::TopoKind::torus ? std::vector<unsigned>(t.dims.begin(), t.dims.end()) : std::vector<unsigned>{};
-  return place_on(s.preset().key, s.chips(), dims, g, level, ranks, a);
+  return place_on(s.preset().key, s.chips(), dims, g, level, ranks, a, per_chip);
 }
 
 Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a) {
@@ -174,8 +203,8 @@ Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a)
   return place_on(name + " torus", chips, dims, g, dims.size() > 2 ? "instance" : "x ring", ranks, a);
 }
 
-Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks) {
-  if (ranks == 0) ranks = s.chips();
+Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks, unsigned per_chip) {
+  if (ranks == 0) ranks = s.chips() * per_chip;
   if (o == Op::permute) return Algo::mesh;
   if (o == Op::all_to_all) return ranks <= 256 ? Algo::mesh : Algo::ring;
   const bool torus = s.preset().topo.kind == system::TopoKind::torus;
@@ -183,7 +212,7 @@ Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks) 
     if (!torus && ranks <= 64) return Algo::mesh;
     return Algo::rdh;
   }
-  const unsigned g = hier_group(s);
+  const unsigned g = hier_group(s) * per_chip;
   if (g && ranks % g == 0 && ranks / g >= 2 && (!torus || s.preset().topo.dims.size() > 2)) return Algo::hier;
   return Algo::ring;
 }

@@ -192,7 +192,7 @@ ChipGen read_chip(const Reader& r, const std::string& key, const toml::table& t,
   const std::string p = "chip." + key;
   r.only(t, p,
          {"title", "core", "cores", "hbm_stacks", "hbm_stack_gib", "hbm_stack_gbps", "hbm_latency_ns",
-          "collective_cores", "neuronlink", "links", "published"});
+          "collective_cores", "lnc", "neuronlink", "links", "published"});
   ChipGen c;
   c.key = key;
   c.title = r.str(t, p, "title");
@@ -205,6 +205,8 @@ ChipGen read_chip(const Reader& r, const std::string& key, const toml::table& t,
   c.hbm_stack_gbps = r.num(t, p, "hbm_stack_gbps", 0, 1e7);
   c.hbm_latency_ns = r.num(t, p, "hbm_latency_ns", 0, 1e6);
   c.collective_cores = r.uint(t, p, "collective_cores", 0, 1024);
+  c.lnc = r.uint(t, p, "lnc", 1, c.cores);
+  if (c.cores % c.lnc) r.fail(r.need(t, p, "lnc"), p + ".lnc", fmt::format("must divide the chip's {} cores", c.cores));
   c.neuronlink = r.str(t, p, "neuronlink");
   const toml::table& links = r.table(t, p, "links");
   for (const auto& [name, n] : Reader::ordered(links)) {

@@ -51,6 +51,7 @@ using Published = std::vector<std::pair<std::string, double>>;
 struct ChipGen {
   std::string key, title, core, neuronlink;
   unsigned cores = 0, hbm_stacks = 0, collective_cores = 0;
+  unsigned lnc = 1;  ///< physical cores of a logical NeuronCore by default (a collective's rank)
   double hbm_stack_gib = 0, hbm_stack_gbps = 0, hbm_latency_ns = 0;
   std::vector<LinkClass> links;
   Published published;

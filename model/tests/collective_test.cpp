@@ -127,6 +127,7 @@ namespace {
 struct SysRanks {
   const system::System& s;
   unsigned ranks;
+  unsigned chip_ranks = 1;  ///< ranks a chip holds (logical NeuronCores a chip)
 };
 /// Every algorithm x operation x {FP32, BF16} on each system: the data is the reference's, bit for
 /// bit, with no ordering violation; a combination that cannot run says so (and only those documented).
@@ -142,12 +143,13 @@ void sweep(Fidelity f, std::initializer_list<SysRanks> systems, std::initializer
           c.algo = a;
           c.elem = e;
           c.ranks = sy.ranks;
+          if (f == Fidelity::flow) c.chip_ranks = sy.chip_ranks;
           c.bytes = std::uint64_t{sy.ranks} * 96 * elem_bytes(e);  // 96 elements a segment
           c.chunk = 64 * elem_bytes(e);                            // two instances, the second short
           const Outcome o = check(sy.s, c);
           const std::string what =
-              fmt::format("{} on {} ranks of {} ({} chips) by {} ({}, {} level)", op_name(op), sy.ranks,
-                          sy.s.preset().key, sy.s.chips(), algo_name(a), elem_name(e), fidelity_name(f));
+              fmt::format("{} on {} ranks of {} ({} chips, {} a chip) by {} ({}, {} level)", op_name(op), sy.ranks,
+                          sy.s.preset().key, sy.s.chips(), sy.chip_ranks, algo_name(a), elem_name(e), fidelity_name(f));
           if (!o.error.empty()) {
             ++refused;
             BOOST_TEST_MESSAGE(what << ": " << o.error);
@@ -176,8 +178,11 @@ BOOST_AUTO_TEST_CASE(data_flow_level) {
          {sys("trn2-16"), 8},
          {sys("trn2-16"), 16},
          {sys("trn3-us64"), 8},
-         {sys("trn3-us64"), 64}},
-        {Elem::fp32, Elem::bf16}, 200);
+         {sys("trn3-us64"), 64},
+         {sys("trn1-16"), 32, 2},     // ranks as NeuronCores: 2 a Trainium chip
+         {sys("trn2-16"), 64, 4},     // 4 logical NeuronCores a Trainium2 chip (LNC=2)
+         {sys("trn3-us64"), 32, 4}},  // 8 chips' ranks
+        {Elem::fp32, Elem::bf16}, 260);
 }
 
 // The cycle level: every operation by every algorithm compiled into programs and run on the
@@ -199,7 +204,7 @@ namespace {
 /// Records when each transfer's semaphore lands.
 struct Landings : Sink {
   std::map<std::uint32_t, double> at;
-  void read(unsigned, std::uint64_t, std::uint64_t, std::uint8_t*) const override {}
+  void read(std::uint32_t, std::uint64_t, std::uint64_t, std::uint8_t*) const override {}
   void landed(std::uint32_t, std::uint64_t, std::uint64_t, const std::uint8_t*, bool, double) override {}
   void signalled(std::uint32_t id, double ns) override { at[id] = ns; }
 };
@@ -277,6 +282,68 @@ BOOST_AUTO_TEST_CASE(flow_level_read_jitter) {
 // The alpha-beta bound: on an uncongested ring (a snake through the 4 x 4 torus, one link each) at
 // large messages the simulated ring all-reduce is within 5 % of it; it is never beaten by more
 // than the pipelining of instances can explain.
+BOOST_AUTO_TEST_CASE(ranks_are_logical_neuron_cores) {
+  // A rank is a logical NeuronCore (the Neuron runtime's, nccom-test's): 2 a Trainium chip, 4 a
+  // Trainium2 chip at its default LNC=2, 8 at LNC=1; consecutive ranks fill a chip, then the next
+  // chip of the walk; a hierarchical schedule takes the chip as its first level.
+  const system::System& t1 = sys("trn1-16");
+  const system::System& t2 = sys("trn2-16");
+  const Placement p1 = place(t1, 0, Algo::ring, 2);
+  BOOST_TEST(p1.chip.size() == 32u);
+  const Placement chips = place(t1, 0, Algo::ring);
+  for (unsigned r = 0; r < 32; ++r) {
+    BOOST_TEST(p1.chip[r] == chips.chip[r / 2]);
+    BOOST_TEST(p1.core[r] == r % 2);
+  }
+  // hierarchical: a group is the system's group of chips (trn2-16: an x ring of 4) with their
+  // ranks, member l core l % 4 of the group's chip l / 4; with no group of chips (trn4-us128) the
+  // chip is the group, member l its core l
+  const Placement h = place(t2, 0, Algo::hier, 4);
+  BOOST_TEST(h.group == 16u);
+  BOOST_TEST(h.level == "x ring");
+  for (unsigned gi = 0; gi < 4; ++gi)
+    for (unsigned l = 0; l < 16; ++l) {
+      BOOST_TEST(h.core[l * 4 + gi] == l % 4);
+      BOOST_TEST(h.chip[l * 4 + gi] == h.chip[(l / 4 * 4) * 4 + gi]);  // the same chip for its 4 cores
+      BOOST_TEST(h.chip[l * 4 + gi] / 4 == gi);                        // x ring gi: chips 4 gi .. 4 gi + 3
+    }
+  const Placement hc = place(sys("trn4-us128"), 0, Algo::hier, 12);
+  BOOST_TEST(hc.group == 12u);
+  BOOST_TEST(hc.level == "chip");
+  for (unsigned l = 0; l < 12; ++l)
+    for (unsigned g = 0; g < 128; ++g) {
+      BOOST_TEST(hc.chip[l * 128 + g] == g);  // member l of group g: core l of chip g
+      BOOST_TEST(hc.core[l * 128 + g] == l);
+    }
+  for (const auto& [lnc, ranks] : {std::pair{0u, 64u}, std::pair{2u, 64u}, std::pair{1u, 128u}}) {
+    Config c;
+    c.bytes = 1 << 20;
+    c.lnc = lnc;
+    c.data = false;
+    BOOST_TEST(Run(t2, c).ranks() == ranks, "--lnc " << lnc);
+  }
+  // the data of every operation, the intra-chip steps through HBM: every rank equals the reference
+  for (Op op : {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::all_to_all})
+    for (Algo a : {Algo::ring, Algo::hier, Algo::mesh}) {
+      if ((op == Op::all_to_all) != (a == Algo::mesh)) continue;
+      Config c;
+      c.op = op;
+      c.algo = a;
+      c.bytes = 32 * 1024;
+      const Outcome o = check(t1, c);
+      BOOST_TEST(o.error.empty(), op_name(op) << " by " << algo_name(a) << ": " << o.error);
+      BOOST_TEST(o.equal, op_name(op) << " by " << algo_name(a) << ": " << o.diff);
+      BOOST_TEST(o.r.ranks == 32u);
+    }
+  // two ranks on one chip: the transfers never leave it (its DMA or HBM is the busiest resource)
+  Config c;
+  c.ranks = 2;
+  c.bytes = 64 << 20;
+  c.data = false;
+  const Result r = Run(t1, c).run();
+  BOOST_TEST((r.busiest.find("HBM of") == 0 || r.busiest.find("DMA of") == 0), r.busiest);
+}
+
 BOOST_AUTO_TEST_CASE(ring_bound) {
   for (const std::uint64_t bytes : {std::uint64_t{64} << 20, std::uint64_t{1} << 30}) {
     Config c;
@@ -284,6 +351,7 @@ BOOST_AUTO_TEST_CASE(ring_bound) {
     c.algo = Algo::ring;
     c.bytes = bytes;
     c.data = false;
+    c.chip_ranks = 1;  // a rank a chip: the ring's transfers all on links
     Run run(sys("trn2-16"), c);
     const Result r = run.run();
     const double ratio = r.time_ns / r.bound_ns();
@@ -342,10 +410,19 @@ BOOST_AUTO_TEST_CASE(bad_requests) {
   BOOST_TEST(error("trn2-16", c).find("whole") != std::string::npos);
   c.algo = Algo::hier;
   c.ranks = 0;
+  BOOST_TEST(error("trn4-us128", c).empty());  // ranks as logical cores: the chip is its first level
+  c.chip_ranks = 1;
   BOOST_TEST(error("trn4-us128", c).find("no second level") != std::string::npos);
   c.algo = Algo::ring;
   c.ranks = 17;
   BOOST_TEST(error("trn2-16", c).find("has 16 chips") != std::string::npos);
+  c.chip_ranks = 0;
+  c.ranks = 65;  // Trainium2: 8 cores, LNC=2
+  BOOST_TEST(error("trn2-16", c).find("has 64 ranks (16 chips of 4 logical NeuronCores)") != std::string::npos);
+  c.ranks = 0;
+  c.lnc = 3;
+  BOOST_TEST(error("trn2-16", c).find("--lnc 3") != std::string::npos);
+  c.lnc = 0;
   c.ranks = 1;
   BOOST_TEST(error("trn2-16", c).find("at least 2") != std::string::npos);
   c.ranks = 0;

@@ -54,7 +54,12 @@ A collective benchmark on a system composed from a preset: one row per message s
                        by the hops whose next router is the destination: docs/link.md)
   --threads N          cycle: threads evaluating the chips (default: the machine's hardware threads;
                        the same result with any count)
-  --ranks N            the first N chips of the placement (default every chip)
+  --ranks N            the first N ranks of the placement (default every one): flow, logical
+                       NeuronCores (a chip's cores / --lnc of them, filling a chip, then the next);
+                       cycle, chips
+  --lnc N              flow: NeuronCores of a logical NeuronCore, a rank (1 or 2; default the
+                       chip's: 1 on Trainium, 2 on Trainium2 and later, as the Neuron runtime)
+  --chip-ranks N       flow: ranks a chip holds instead (1: a rank a chip, as the cycle level)
   --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
   --inflight N         instances in flight per rank (default 4)
   --queue-send S       flow: a DMA queue sends its transfers in turn (default: as a DMA engine
@@ -274,7 +279,11 @@ int cmd_collective(int argc, char** argv) {
       if (!f) throw CollectiveUsage(fmt::format("--fidelity: unknown fidelity '{}' (flow or cycle)", v));
       base.fidelity = *f;
     } else if (s == "--ranks")
-      base.ranks = parse_uint(s, value(), 2, 1u << 20);
+      base.ranks = parse_uint(s, value(), 2, 1u << 24);
+    else if (s == "--lnc")
+      base.lnc = parse_uint(s, value(), 1, 2);
+    else if (s == "--chip-ranks")
+      base.chip_ranks = parse_uint(s, value(), 1, 1024);
     else if (s == "--chunk") {
       base.chunk = parse_size(s, value());
       chunk_given = true;
@@ -425,8 +434,17 @@ int cmd_collective(int argc, char** argv) {
     }
   };
   write_files();  // an unwritable path fails before anything runs
-  const unsigned n = place(sys, base.ranks, base.algo == Algo::automatic ? Algo::ring : base.algo).chip.size();
-  fmt::print("# trnsim collective: {} on {} ({} of {} chips), {}, {} level, {} DMA queues{}\n", op_name(*op), preset, n,
+  const system::ChipGen& gen = *sys.design().gen;
+  const unsigned lnc = base.lnc ? base.lnc : gen.lnc;
+  const unsigned per_chip = base.chip_ranks                                       ? base.chip_ranks
+                            : base.fidelity == Fidelity::cycle || gen.cores % lnc ? 1
+                                                                                  : gen.cores / lnc;
+  const unsigned n =
+      place(sys, base.ranks, base.algo == Algo::automatic ? Algo::ring : base.algo, per_chip).chip.size();
+  fmt::print("# trnsim collective: {} on {} ({} ranks, {} a chip: {}; {} chips), {}, {} level, {} DMA queues{}\n",
+             op_name(*op), preset, n, per_chip,
+             base.fidelity == Fidelity::cycle ? "the cycle level's ranks are chips"
+                                              : fmt::format("logical NeuronCores of {} cores", lnc),
              sys.chips(), elem_name(base.elem), fidelity_name(base.fidelity),
              base.strong ? "strong-order-write" : "write-after-write", base.barrier ? " with barriers" : "");
   fmt::print("# GB/s = 10^9 bytes/s; busbw = algbw x {}; bound = alpha-beta (docs/collectives.md)\n",

@@ -44,13 +44,18 @@ def main():
         size, time_us = int(r["size(B)"]), float(r["time(us)"])
         algbw = size / (time_us * 1e3)
         ok &= abs(float(r["algbw"]) - algbw) <= 0.01 + 0.01 * algbw
-        ok &= abs(float(r["busbw"]) - algbw * 2 * 15 / 16) <= 0.01 + 0.01 * algbw
+        ok &= abs(float(r["busbw"]) - algbw * 2 * 63 / 64) <= 0.01 + 0.01 * algbw  # 64 ranks: 4 a chip
         ok &= int(r["count"]) == size // 2 and r["type"] == "bf16"
         ok &= float(r["time/bound"]) >= 0.9
     check(ok and rs, "algbw = size / time, busbw = algbw x 2(n-1)/n, count in BF16 elements, time near or above the bound")
-    check(rs and rs[0]["algo"] == "rdh" and rs[-1]["algo"] == "ring", "auto: rdh for small messages on 16 chips, ring for large")
+    check(rs and rs[0]["algo"] == "rdh" and rs[-1]["algo"] == "ring", "auto: rdh for small messages on 64 ranks, ring for large")
+    rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "-b", "1M", "--lnc", "1")
+    check(rc == 0 and "(128 ranks, 8 a chip: logical NeuronCores of 1 cores; 16 chips)" in out,
+          "--lnc 1: 128 ranks on trn2-16, 8 a chip")
+    rc, out, err = run("--preset", "trn1-16", "--op", "all-reduce", "-b", "1M")
+    check(rc == 0 and "(32 ranks, 2 a chip" in out, "trn1-16: 32 ranks, a rank a NeuronCore")
 
-    for op, factor in (("reduce-scatter", 15 / 16), ("all-gather", 15 / 16), ("all-to-all", 15 / 16), ("permute", 1.0)):
+    for op, factor in (("reduce-scatter", 63 / 64), ("all-gather", 63 / 64), ("all-to-all", 63 / 64), ("permute", 1.0)):
         rc, out, err = run("--preset", "trn2-16", "--op", op, "-b", "64K", "--check")
         r = rows(out)[0] if rc == 0 else {}
         check(rc == 0 and r.get("data") == "ok" and abs(float(r["busbw"]) - float(r["algbw"]) * factor) < 0.02,
@@ -106,7 +111,7 @@ def main():
     # routes that spread: an all-to-all on trn4-us128 over its 16 planes, against one plane a pair
     busbw = {}
     for r in ("0", "1"):
-        rc, out, err = run("--preset", "trn4-us128", "--op", "all-to-all", "-b", "64M", "--routes", r)
+        rc, out, err = run("--preset", "trn4-us128", "--op", "all-to-all", "-b", "64M", "--routes", r, "--chip-ranks", "1")
         busbw[r] = float(rows(out)[0]["busbw"]) if rc == 0 else 0.0
     inject = 16 * 640 * 0.8  # a chip's 16 links at the packet payload share
     check(busbw["0"] > 10 * busbw["1"] and busbw["0"] >= 0.8 * inject,
@@ -168,8 +173,11 @@ def main():
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "tree"], "unknown algorithm"),
         (["--preset", "trn9", "--op", "all-reduce"], "trn9"),
         (["--preset", "trn2-16", "--op", "permute", "--algorithm", "ring"], "permute"),
-        (["--preset", "trn4-us128", "--op", "all-reduce", "--algorithm", "hier"], "no second level"),
-        (["--preset", "trn2-16", "--op", "all-reduce", "--ranks", "17"], "has 16 chips"),
+        (["--preset", "trn4-us128", "--op", "all-reduce", "--algorithm", "hier", "--chip-ranks", "1"], "no second level"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--ranks", "17", "--chip-ranks", "1"], "has 16 chips"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--ranks", "65"], "has 64 ranks (16 chips of 4 logical"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--lnc", "3"], "--lnc"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--chip-ranks", "9"], "has 8 NeuronCores"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--dtype", "bf16", "-b", "3"], "whole number"),
         (["--preset", "trn2-16"], "--op OP is required"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--bogus"], "unexpected argument"),
