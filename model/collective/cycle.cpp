@@ -337,6 +337,7 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   f.dma_queues = cs.channels;    // each channel its collective core's own queues
   f.routes = 1;                  // the chips' routers: one route a chip pair (their tables)
   f.chip_ranks = 1;              // a rank a chip, as the cycle level's
+  f.cost = false;                // the chips' own collective cores and DMA take their time
   // the chips' DMA queues as the flow level's sharing flows, not one transfer after another: the
   // cycle level measures 1.3 to 1.5 times the FIFO queues' time on the 4-chip cross-check rows
   // (docs/collectives.md, "The cycle level")

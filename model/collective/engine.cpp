@@ -63,6 +63,13 @@ FlowModel::FlowModel(const system::System& s, const Config& c) : s_(s), c_(c) {
     cap_.push_back(c.nic_gbps > 0 ? c.nic_gbps : inf);
   }
   read_ns_ = s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns;
+  // a rank's collective DMA (Config::cost): one resource per rank slot of every chip
+  per_chip_ = std::max(1u, c.chip_ranks);
+  const double rank_dma = c.cost ? s.design().gen->cc.rank_dma_gbps : 0.0;
+  if (rank_dma > 0) {
+    rank_dma_ = static_cast<unsigned>(cap_.size());
+    cap_.insert(cap_.end(), std::size_t{s.chips()} * per_chip_, rank_dma);
+  }
 }
 
 std::string FlowModel::resource_name(unsigned r) const {
@@ -74,6 +81,11 @@ std::string FlowModel::resource_name(unsigned r) const {
       return fmt::format("link {} -> {} ({:.1f} GB/s)", s_.nodes()[a].label, s_.nodes()[b].label, cap_[r]);
     return fmt::format("{} links like {} -> {} ({:.1f} GB/s)", members_[r], s_.nodes()[a].label, s_.nodes()[b].label,
                        cap_[r]);
+  }
+  if (rank_dma_ && r >= rank_dma_) {
+    const unsigned slot = r - rank_dma_;
+    return fmt::format("collective DMA of rank slot {} of {} ({:.1f} GB/s)", slot % per_chip_,
+                       s_.nodes()[slot / per_chip_].label, cap_[r]);
   }
   static const char* kinds[] = {"DMA", "HBM", "NIC out", "NIC in"};
   const unsigned chip = (r - chan_) / 4;
@@ -123,10 +135,11 @@ double FlowModel::latency_ns(unsigned a, unsigned b) const {
 }
 
 void FlowModel::uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload, std::uint64_t wire,
-                     std::vector<std::pair<unsigned, double>>& out) const {
+                     std::vector<std::pair<unsigned, double>>& out, unsigned src_core) const {
   out.clear();
   const unsigned base = chan_ + 4 * a, bb = chan_ + 4 * b;
   out.emplace_back(base + 0, 1.0);  // DMA
+  if (rank_dma_) out.emplace_back(rank_dma_ + a * per_chip_ + src_core % per_chip_, 1.0);
   if (a == b) {
     out.emplace_back(base + 1, reduce ? 3.0 : 2.0);  // HBM: read, (read,) write
     return;
@@ -168,6 +181,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   const unsigned per_chip = c_.chip_ranks ? c_.chip_ranks : c_.fidelity == Fidelity::cycle ? 1 : gen.cores / c_.lnc;
   if (c_.algo == Algo::automatic) c_.algo = choose(s, c_.op, c_.bytes, c_.ranks, per_chip);
   place_ = place(s, c_.ranks, c_.algo, per_chip);
+  c_.chip_ranks = per_chip;
   const unsigned n = static_cast<unsigned>(place_.chip.size());
   sched_ = build(c_.op, c_.algo, n, place_.group);
   const std::uint64_t count = c_.bytes / es;
@@ -260,11 +274,19 @@ class Run::Engine : public Sink {
     ranks_.resize(n_);
     usage_.assign(fm.resources(), 0.0);
     be_ = make_flow_backend(fm, c_);
+    if (c_.cost) {
+      const system::CollectiveCost& cc = run.s_.design().gen->cc;
+      launch_ns_ = cc.launch_us * 1e3;
+      step_ns_ = cc.step_us * 1e3;
+      dge_ns_ = cc.dge_ns;
+    }
+    dge_free_.assign(n_, 0.0);
   }
 
   Result go() {
     const auto t0 = std::chrono::steady_clock::now();
     auto last = t0;
+    now_ = launch_ns_;  // the runtime starts the collective cores
     for (unsigned r = 0; r < n_; ++r)
       for (unsigned k = 0; k < c_.inflight && ranks_[r].next < C_; ++k) admit(r);
     const std::uint64_t total = static_cast<std::uint64_t>(n_) * C_;
@@ -293,7 +315,7 @@ class Run::Engine : public Sink {
     res.time_ns = end_ns_;
     res.transfers = transfers_;
     res.descriptors = descriptors_;
-    res.alpha_ns = critical_path();
+    res.alpha_ns = launch_ns_ + critical_path();
     unsigned best = 0;
     for (unsigned r = 0; r < usage_.size(); ++r) {
       const double b = usage_[r] / fm_.capacity(r);
@@ -428,6 +450,15 @@ class Run::Engine : public Sink {
   }
 
   /// The DMA queue of instance inst's transfers from rank a to rank b: each core pair its own queues.
+  /// When rank r's next transfer starts (Config::cost): after its collective core's step, and
+  /// after the descriptors of the transfers it started before (one DGE instruction each, in turn).
+  double start_at(unsigned r) {
+    if (!c_.cost) return now_;
+    const double t = std::max(now_ + step_ns_, dge_free_[r]) + dge_ns_;
+    dge_free_[r] = t;
+    return t;
+  }
+
   unsigned queue(std::uint64_t inst, unsigned a, unsigned b) const {
     const Placement& p = run_.place_;
     return (p.core[a] * p.per_chip + p.core[b]) * c_.dma_queues + static_cast<unsigned>(inst % c_.dma_queues);
@@ -456,8 +487,9 @@ class Run::Engine : public Sink {
       for (unsigned q : peers_) {
         const std::uint32_t id = new_send();
         sends_[id] = Send{r, q, static_cast<unsigned>(c), t, 0, 0, true, false};
-        const Desc d{id, run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false, true, queue(c, r, q)};
-        be_->submit(std::vector<Desc>{d}, now_);
+        const Desc d{id,   run_.place_.chip[r], run_.place_.chip[q], 0, 0, 0, false,
+                     true, queue(c, r, q),      run_.place_.core[r]};
+        be_->submit(std::vector<Desc>{d}, start_at(r));
       }
     }
     xs_.clear();
@@ -495,7 +527,8 @@ class Run::Engine : public Sink {
             runs_.back().dst_off + runs_.back().bytes == d)
           runs_.back().bytes += step * len;
         else
-          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false, queue(c, x.src, x.dst)});
+          runs_.push_back(
+              Desc{id, a, b, so, d, step * len, x.reduce, false, queue(c, x.src, x.dst), run_.place_.core[x.src]});
       }
     }
     // the descriptors the transfer takes (of at most desc_bytes each); the flow level moves each run
@@ -512,9 +545,9 @@ class Run::Engine : public Sink {
     ++transfers_;
     descriptors_ += ndesc;
     // the bound: every byte on its resources; the zero-load latency of instance 0's rounds
-    fm_.uses(a, b, x.reduce, total, wire + (a != b ? kFlitBytes : 0), uses_);
+    fm_.uses(a, b, x.reduce, total, wire + (a != b ? kFlitBytes : 0), uses_, run_.place_.core[x.src]);
     for (const auto& [res, w] : uses_) usage_[res] += w * static_cast<double>(total);
-    be_->submit(descs_, now_);
+    be_->submit(descs_, start_at(x.src));
   }
 
   /// The zero-load critical path of an instance: a rank's round starts when the transfers of the
@@ -531,7 +564,7 @@ class Run::Engine : public Sink {
         S_.sends(r, t, xs);
         for (const Xfer& x : xs) {
           const double lat = fm_.latency_ns(run_.place_.chip[x.src], run_.place_.chip[x.dst]);
-          next[x.dst] = std::max(next[x.dst], ready[r] + fm_.read_ns() + lat);
+          next[x.dst] = std::max(next[x.dst], ready[r] + step_ns_ + dge_ns_ + fm_.read_ns() + lat);
         }
       }
       ready.swap(next);
@@ -564,6 +597,8 @@ class Run::Engine : public Sink {
   std::vector<Violation> violations_;
   std::uint64_t done_ = 0, transfers_ = 0, descriptors_ = 0;
   double now_ = 0, end_ns_ = 0;
+  double launch_ns_ = 0, step_ns_ = 0, dge_ns_ = 0;
+  std::vector<double> dge_free_;  // per rank: when its descriptor generation is free
 };
 
 Result Run::run() {

@@ -53,6 +53,10 @@ struct Config {
   /// ranks a chip holds (0: its cores / lnc at the flow level, 1 at the cycle level; the cycle
   /// level's flow-level equivalent sets 1)
   unsigned chip_ranks = 0;
+  /// flow: what a collective costs beyond bandwidth and wire latency, the chip's [chip.X.collective]
+  /// parameters (launch, a round's step, descriptor generation, a rank's DMA): docs/collectives.md,
+  /// "The cost of synchronisation" (false: none, as the cycle level's cross-check needs)
+  bool cost = true;
   Fidelity fidelity = Fidelity::flow;
   std::uint64_t chunk = 1 << 20;     ///< bytes of each segment per pipelined instance (0: whole segments)
   unsigned inflight = 4;             ///< instances in flight per rank
@@ -152,7 +156,7 @@ class FlowModel {
   /// (resource, weight) pairs of a transfer of payload bytes from chip a to chip b: weight is bytes
   /// of the resource's traffic per payload byte.
   void uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload, std::uint64_t wire,
-            std::vector<std::pair<unsigned, double>>& out) const;
+            std::vector<std::pair<unsigned, double>>& out, unsigned src_core = 0) const;
   /// Zero-load latency from chip a to chip b (0 for a == b), without the DMA read: the longest of
   /// the routes its stripes take.
   double latency_ns(unsigned a, unsigned b) const;
@@ -169,7 +173,9 @@ class FlowModel {
  private:
   const system::System& s_;
   Config c_;
-  std::vector<double> cap_;  // link resources, then per chip: dma, hbm, nic out, nic in
+  std::vector<double> cap_;  // link resources, then per chip: dma, hbm, nic out, nic in; then per rank slot: its DMA
+  unsigned rank_dma_ = 0;    // the first rank-slot resource (0: none)
+  unsigned per_chip_ = 1;
   unsigned chan_ = 0, keys_ = 1;
   std::vector<unsigned> res_of_, members_, first_;  // per channel its resource; per resource its channels, the first
   double read_ns_ = 0;
@@ -184,8 +190,9 @@ struct Desc {
   unsigned src_chip = 0, dst_chip = 0;
   std::uint64_t src_off = 0, dst_off = 0, bytes = 0;
   bool reduce = false;
-  bool flag = false;   ///< a ready flag: a semaphore write alone, no data (an HBM read only with flag_reads)
-  unsigned queue = 0;  ///< the sending chip's DMA queue to dst_chip (Config::dma_queues; per core pair)
+  bool flag = false;      ///< a ready flag: a semaphore write alone, no data (an HBM read only with flag_reads)
+  unsigned queue = 0;     ///< the sending chip's DMA queue to dst_chip (Config::dma_queues; per core pair)
+  unsigned src_core = 0;  ///< the sending rank's core slot on its chip (its DMA, Config::cost)
 };
 
 /// What a backend reports to the engine.

@@ -192,7 +192,7 @@ ChipGen read_chip(const Reader& r, const std::string& key, const toml::table& t,
   const std::string p = "chip." + key;
   r.only(t, p,
          {"title", "core", "cores", "hbm_stacks", "hbm_stack_gib", "hbm_stack_gbps", "hbm_latency_ns",
-          "collective_cores", "lnc", "neuronlink", "links", "published"});
+          "collective_cores", "lnc", "collective", "neuronlink", "links", "published"});
   ChipGen c;
   c.key = key;
   c.title = r.str(t, p, "title");
@@ -207,6 +207,15 @@ ChipGen read_chip(const Reader& r, const std::string& key, const toml::table& t,
   c.collective_cores = r.uint(t, p, "collective_cores", 0, 1024);
   c.lnc = r.uint(t, p, "lnc", 1, c.cores);
   if (c.cores % c.lnc) r.fail(r.need(t, p, "lnc"), p + ".lnc", fmt::format("must divide the chip's {} cores", c.cores));
+  if (t.get("collective")) {
+    const std::string cp = p + ".collective";
+    const toml::table& ct = r.table(t, p, "collective");
+    r.only(ct, cp, {"launch_us", "step_us", "dge_ns", "rank_dma_gbps"});
+    c.cc.launch_us = r.num(ct, cp, "launch_us", 0, 1e6);
+    c.cc.step_us = r.num(ct, cp, "step_us", 0, 1e6);
+    c.cc.dge_ns = r.num(ct, cp, "dge_ns", 0, 1e6);
+    c.cc.rank_dma_gbps = r.num(ct, cp, "rank_dma_gbps", 0, 1e7);
+  }
   c.neuronlink = r.str(t, p, "neuronlink");
   const toml::table& links = r.table(t, p, "links");
   for (const auto& [name, n] : Reader::ordered(links)) {
@@ -311,7 +320,7 @@ Topology read_topology(const Reader& r, const std::string& sp, const toml::table
 SystemPreset read_system(const Reader& r, const std::string& key, const toml::table& t,
                          const std::vector<ChipGen>& chips) {
   const std::string p = "system." + key;
-  r.only(t, p, {"title", "chip", "topology", "published", "claims"});
+  r.only(t, p, {"title", "chip", "topology", "published", "claims", "measured"});
   SystemPreset s;
   s.key = key;
   s.title = r.str(t, p, "title");
@@ -338,6 +347,36 @@ SystemPreset read_system(const Reader& r, const std::string& key, const toml::ta
         if (!known_metric(*m)) r.fail(*ct, cp, fmt::format("unknown metric '{}'", *m));
       c.ratio = r.num(*ct, cp, "ratio", 0, 1e9, true);
       s.claims.push_back(std::move(c));
+    }
+  }
+  if (const toml::node* mn = t.get("measured")) {
+    const toml::array* arr = mn->as_array();
+    if (!arr) r.fail(*mn, p + ".measured", "must be an array of tables ([[system.X.measured]])");
+    for (std::size_t i = 0; i < arr->size(); ++i) {
+      const std::string mp = fmt::format("{}.measured[{}]", p, i);
+      const toml::table* mt = (*arr)[i].as_table();
+      if (!mt) r.fail((*arr)[i], mp, "must be a table");
+      r.only(*mt, mp, {"op", "ranks", "dtype", "source", "note", "fit", "rows"});
+      Measured m;
+      m.op = r.str(*mt, mp, "op");
+      m.dtype = r.str(*mt, mp, "dtype");
+      m.source = r.str(*mt, mp, "source");
+      m.note = r.str_or(*mt, mp, "note", "");
+      m.ranks = r.uint(*mt, mp, "ranks", 2, 1u << 24);
+      if (const toml::node* f = mt->get("fit")) {
+        if (!f->is_boolean()) r.fail(*f, mp + ".fit", "must be true or false");
+        m.fit = f->as_boolean()->get();
+      }
+      const toml::node& rn = r.need(*mt, mp, "rows");
+      const toml::array* rows = rn.as_array();
+      if (!rows || rows->empty()) r.fail(rn, mp + ".rows", "must be a non-empty array of [bytes, microseconds]");
+      for (std::size_t k = 0; k < rows->size(); ++k) {
+        const std::string rp = fmt::format("{}.rows[{}]", mp, k);
+        const toml::array* row = (*rows)[k].as_array();
+        if (!row || row->size() != 2) r.fail((*rows)[k], rp, "must be [bytes, microseconds]");
+        m.rows.emplace_back(r.uint((*row)[0], rp + "[0]", 1, 4294967295), r.num((*row)[1], rp + "[1]", 0, 1e9, true));
+      }
+      s.measured.push_back(std::move(m));
     }
   }
   return s;

@@ -48,10 +48,20 @@ struct LinkClass {
 /// Published totals (metric name -> value), compared with the composition, in file order.
 using Published = std::vector<std::pair<std::string, double>>;
 
+/// What a collective costs beyond its data's bandwidth (docs/collectives.md, "The cost of
+/// synchronisation"): the flow level's parameters of a chip generation.
+struct CollectiveCost {
+  double launch_us = 0;      ///< the runtime starting a collective on the collective cores, once
+  double step_us = 0;        ///< a collective core's round: its semaphore wait seen, the next round's DMA started
+  double dge_ns = 0;         ///< descriptor generation of a transfer (a DGE instruction), one after another a rank
+  double rank_dma_gbps = 0;  ///< DMA a rank's collective cores drive (their DMA rings; 0: the chip's DMA only)
+};
+
 struct ChipGen {
   std::string key, title, core, neuronlink;
   unsigned cores = 0, hbm_stacks = 0, collective_cores = 0;
   unsigned lnc = 1;  ///< physical cores of a logical NeuronCore by default (a collective's rank)
+  CollectiveCost cc;
   double hbm_stack_gib = 0, hbm_stack_gbps = 0, hbm_latency_ns = 0;
   std::vector<LinkClass> links;
   Published published;
@@ -82,11 +92,21 @@ struct Claim {
   double ratio = 0;
 };
 
+/// A published collective benchmark table (nccom-test) measured on this system's hardware: the
+/// operation, ranks and type it ran with, where it is published, and (bytes, microseconds) rows.
+struct Measured {
+  std::string op, dtype, source, note;
+  unsigned ranks = 0;
+  bool fit = false;  ///< the cost parameters were fitted to it (else it is held out)
+  std::vector<std::pair<std::uint64_t, double>> rows;
+};
+
 struct SystemPreset {
   std::string key, title, chip;
   Topology topo;
   Published published;
   std::vector<Claim> claims;
+  std::vector<Measured> measured;
 };
 
 struct Presets {

@@ -403,6 +403,13 @@ BOOST_AUTO_TEST_CASE(bad_files_name_file_line_and_what) {
   BOOST_CHECK(has(edited("core = \"v3\"", "core = \"v9\""), "no core generation 'v9'"));
   // a missing key names its table
   BOOST_CHECK(has(edited("hbm_latency_ns = 500", ""), "chip.trainium: 'hbm_latency_ns' is missing"));
+  // the collective cost and the published tables are checked as the rest
+  BOOST_CHECK(has(edited("launch_us = 46.2,", "launch_uz = 46.2,"), "chip.trainium.collective.launch_uz: unknown key"));
+  BOOST_CHECK(has(edited("rows = [[33554432, 768]]", "rows = [[33554432, 768, 1]]"),
+                  "system.trn1-16.measured[1].rows[0]: must be [bytes, microseconds]"));
+  BOOST_CHECK(
+      has(edited("rows = [[33554432, 768]]", "rows = []"), "system.trn1-16.measured[1].rows: must be a non-empty"));
+  BOOST_CHECK(has(edited("lnc = 2", "lnc = 3"), "chip.trainium2.lnc: must divide the chip's 8 cores"));
   // the line number is the offending line's
   const auto at = good.find("tensor_ghz = 2.4");
   const auto line = 1 + std::count(good.begin(), good.begin() + static_cast<long>(at), '\n');

@@ -3,12 +3,15 @@
 // alpha-beta bound (docs/collectives.md).
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -64,6 +67,10 @@ A collective benchmark on a system composed from a preset: one row per message s
   --inflight N         instances in flight per rank (default 4)
   --queue-send S       flow: a DMA queue sends its transfers in turn (default: as a DMA engine
                        takes a queue's descriptors) or shared (all at once, sharing the links)
+  --compare-published  run every published nccom-test table the presets record (of --preset, or of
+                       all) with the model: each row's time beside the published one, the ratio
+  --no-cost            flow: without the chip's collective cost (launch, a round's step, descriptor
+                       generation, a rank's DMA: [chip.X.collective] in the presets)
   --routes N           flow: route keys every transfer is striped over, evenly (default 0: every
                        port, plane, rack link, spine and torus direction the routing has; 1: the
                        one route a chip pair has, as in the cycle level's tables)
@@ -227,6 +234,65 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   return 0;
 }
 
+/// --compare-published: every published table the presets record ([[system.X.measured]]) run by
+/// the model (flow level, timing only), row by row, with the ratio; then per system the largest
+/// miss between 1 MiB and 1 GiB and the small-message floor's ratio.
+int compare_published(const system::Presets& p, const std::string& only, const collective::Config& base) {
+  using namespace trn::collective;
+  const bool any = std::any_of(p.systems.begin(), p.systems.end(), [&](const system::SystemPreset& sp) {
+    return (only.empty() || sp.key == only) && !sp.measured.empty();
+  });
+  if (!any)
+    throw Error(only.empty() ? std::string("--compare-published: no preset records published measurements")
+                             : fmt::format("--compare-published: {} records no published measurements", only));
+  fmt::print("# trnsim collective --compare-published: the model (flow level) against published nccom-test tables\n");
+  fmt::print(
+      "# ratio = model / published time; busbw by the benchmark's factor; fit: the table the cost\n"
+      "# parameters were fitted to ([chip.X.collective]), else held out\n");
+  fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12} {:>12} {:>7} {:>10} {:>10} {:>6}  {}\n", "system", "op", "ranks",
+             "size(B)", "published_us", "model_us", "ratio", "pub_busbw", "mod_busbw", "algo", "table");
+  for (const system::SystemPreset& sp : p.systems) {
+    if (!only.empty() && sp.key != only) continue;
+    if (sp.measured.empty()) continue;
+    const system::System sys(p, sp.key);
+    double worst = 0, floor_ratio = 0;
+    std::uint64_t floor_size = ~std::uint64_t{0};
+    for (const system::Measured& m : sp.measured) {
+      const std::optional<Op> op = parse_op(m.op);
+      const std::optional<Elem> el = parse_elem(m.dtype);
+      if (!op || !el)
+        throw Error(
+            fmt::format("system.{}.measured: op '{}' or dtype '{}' the model does not run", sp.key, m.op, m.dtype));
+      for (const auto& [bytes, us] : m.rows) {
+        Config c = base;
+        c.op = *op;
+        c.elem = *el;
+        c.ranks = m.ranks;
+        c.bytes = bytes;
+        c.data = false;
+        c.fidelity = Fidelity::flow;
+        Run run(sys, c);
+        const Result r = run.run();
+        const double model_us = r.time_ns / 1e3, ratio = model_us / us;
+        const double f = busbw_factor(*op, m.ranks);
+        fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12.2f} {:>12.2f} {:>7.3f} {:>10.2f} {:>10.2f} {:>6}  {}\n", sp.key,
+                   m.op, m.ranks, bytes, us, model_us, ratio, bytes / (us * 1e3) * f, bytes / (model_us * 1e3) * f,
+                   algo_name(r.algo), m.fit ? "fit" : "held out");
+        if (bytes >= (1u << 20) && bytes <= (1u << 30)) worst = std::max(worst, std::abs(ratio - 1));
+        if (bytes < floor_size) {
+          floor_size = bytes;
+          floor_ratio = ratio;
+        }
+      }
+    }
+    fmt::print(
+        "# {}: 1 MiB to 1 GiB within {:.1f} % (target 15 %); the smallest size's time {:.3f} x the published "
+        "(target within 2x)\n",
+        sp.key, 100 * worst, floor_ratio);
+  }
+  return 0;
+}
+
 }  // namespace
 
 int cmd_collective(int argc, char** argv) {
@@ -241,7 +307,7 @@ int cmd_collective(int argc, char** argv) {
   std::string emit_dir, torus, sw, config;
   int cores = -1;
   unsigned threads = 0;
-  bool chunk_given = false;
+  bool chunk_given = false, compare = false;
   std::uint64_t emit_base = 0x1000;
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
@@ -342,6 +408,10 @@ int cmd_collective(int argc, char** argv) {
       threads = parse_uint(s, value(), 1, 256);
     else if (s == "--last-hop-vc")
       base.last_hop_vc = true;
+    else if (s == "--compare-published")
+      compare = true;
+    else if (s == "--no-cost")
+      base.cost = false;
     else if (s == "--base")
       emit_base = parse_size(s, value());
     else if (s == "-h" || s == "--help") {
@@ -349,6 +419,12 @@ int cmd_collective(int argc, char** argv) {
       return 0;
     } else
       throw CollectiveUsage(fmt::format("collective: unexpected argument '{}' (see --help)", s));
+  }
+  if (compare) {
+    const system::Presets p =
+        file.empty() ? system::default_presets(sets, preset) : system::load_presets(file, sets, preset);
+    if (!preset.empty()) p.system(preset);  // an unknown preset: its error
+    return compare_published(p, preset, base);
   }
   if (!op) throw CollectiveUsage("collective: --op OP is required");
   if (!emit_dir.empty()) {

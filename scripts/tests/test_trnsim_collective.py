@@ -73,8 +73,8 @@ def main():
             ok = False
         check(ok, "--json and --csv: the same three rows")
 
-    base = rows(run("--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring")[1])[0]
-    slow = rows(run("--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring",
+    base = rows(run("--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring", "--no-cost")[1])[0]
+    slow = rows(run("--preset", "trn2-16", "--op", "all-reduce", "-b", "16M", "--algorithm", "ring", "--no-cost",
                     "--set", "chip.trainium2.links.intra_instance.gbps=128")[1])[0]
     check(float(slow["time(us)"]) > 1.8 * float(base["time(us)"]), "--set: half the link rate, about twice the time")
 
@@ -111,12 +111,28 @@ def main():
     # routes that spread: an all-to-all on trn4-us128 over its 16 planes, against one plane a pair
     busbw = {}
     for r in ("0", "1"):
-        rc, out, err = run("--preset", "trn4-us128", "--op", "all-to-all", "-b", "64M", "--routes", r, "--chip-ranks", "1")
+        rc, out, err = run("--preset", "trn4-us128", "--op", "all-to-all", "-b", "64M", "--routes", r, "--chip-ranks", "1",
+                           "--no-cost")
         busbw[r] = float(rows(out)[0]["busbw"]) if rc == 0 else 0.0
     inject = 16 * 640 * 0.8  # a chip's 16 links at the packet payload share
     check(busbw["0"] > 10 * busbw["1"] and busbw["0"] >= 0.8 * inject,
           f"--routes: trn4-us128 all-to-all at {busbw['0']:.0f} GB/s busbw over every plane (>= 80 % of the "
           f"{inject:.0f} GB/s injection bound), {busbw['1']:.0f} GB/s with one route a pair")
+
+    # the cost of synchronisation: read from the presets ([chip.X.collective]), off with --no-cost
+    t = {}
+    for name, extra in (("base", []), ("launch", ["--set", "chip.trainium.collective.launch_us=146.2"]),
+                        ("none", ["--no-cost"])):
+        rc, out, err = run("--preset", "trn1-16", "--op", "all-reduce", "--ranks", "2", "-b", "1K", *extra)
+        t[name] = float(rows(out)[0]["time(us)"]) if rc == 0 else 0.0
+    check(abs(t["launch"] - t["base"] - 100) < 0.01 and t["none"] < 5 < t["base"],
+          f"cost: 1 KiB on 2 ranks {t['base']:.2f} us, 100 us more with launch_us 46.2 -> 146.2 ({t['launch']:.2f}), "
+          f"{t['none']:.2f} us without the cost")
+    rc, out, err = run("--compare-published")
+    lines = [l for l in out.splitlines() if l.startswith("trn1-16 ") or l.startswith("trn2-16 ")]
+    ratios_ok = all(abs(float(l.split()[6]) - float(l.split()[5]) / float(l.split()[4])) < 2e-3 for l in lines)
+    check(rc == 0 and len(lines) == 24 and ratios_ok and "held out" in out and "# trn1-16: 1 MiB to 1 GiB within" in out,
+          "--compare-published: the 24 published rows of trn1-16 and trn2-16 beside the model, ratio = model / published")
 
     with tempfile.TemporaryDirectory() as tmp:
         d = Path(tmp) / "ar"
@@ -168,6 +184,8 @@ def main():
         (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K", "--algorithm", "ring",
           "--chunk", "6"], "chunk 6 B"),
         (["--preset", "trn2-16", "--op", "all-sum"], "unknown operation"),
+        (["--compare-published", "--preset", "trn3-us144"], "trn3-us144 records no published measurements"),
+        (["--compare-published", "--preset", "trn9"], "trn9"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--routes", "2000"], "--routes"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--queue-send", "fifo"], "'fifo' is not turn or shared"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "tree"], "unknown algorithm"),
