@@ -331,54 +331,54 @@ SystemPreset read_system(const Reader& r, const std::string& key, const toml::ta
   if (!chip) r.fail(r.need(t, p, "chip"), p + ".chip", fmt::format("no chip '{}' ([chip.*])", s.chip));
   s.topo = read_topology(r, p, t, *chip);
   s.published = r.published(t, p);
-  if (const toml::node* cn = t.get("claims")) {
-    const toml::array* arr = cn->as_array();
-    if (!arr) r.fail(*cn, p + ".claims", "must be an array of tables ([[system.X.claims]])");
+  // an optional array of tables [[system.X.name]]: each table with its path
+  auto each = [&](const char* name, const auto& fn) {
+    const toml::node* an = t.get(name);
+    if (!an) return;
+    const toml::array* arr = an->as_array();
+    if (!arr)
+      r.fail(*an, fmt::format("{}.{}", p, name), fmt::format("must be an array of tables ([[system.X.{}]])", name));
     for (std::size_t i = 0; i < arr->size(); ++i) {
-      const std::string cp = fmt::format("{}.claims[{}]", p, i);
-      const toml::table* ct = (*arr)[i].as_table();
-      if (!ct) r.fail((*arr)[i], cp, "must be a table");
-      r.only(*ct, cp, {"against", "metric", "against_metric", "ratio"});
-      Claim c;
-      c.against = r.str(*ct, cp, "against");
-      c.metric = r.str(*ct, cp, "metric");
-      c.against_metric = r.str_or(*ct, cp, "against_metric", c.metric);
-      for (const std::string* m : {&c.metric, &c.against_metric})
-        if (!known_metric(*m)) r.fail(*ct, cp, fmt::format("unknown metric '{}'", *m));
-      c.ratio = r.num(*ct, cp, "ratio", 0, 1e9, true);
-      s.claims.push_back(std::move(c));
+      const std::string ip = fmt::format("{}.{}[{}]", p, name, i);
+      const toml::table* it = (*arr)[i].as_table();
+      if (!it) r.fail((*arr)[i], ip, "must be a table");
+      fn(*it, ip);
     }
-  }
-  if (const toml::node* mn = t.get("measured")) {
-    const toml::array* arr = mn->as_array();
-    if (!arr) r.fail(*mn, p + ".measured", "must be an array of tables ([[system.X.measured]])");
-    for (std::size_t i = 0; i < arr->size(); ++i) {
-      const std::string mp = fmt::format("{}.measured[{}]", p, i);
-      const toml::table* mt = (*arr)[i].as_table();
-      if (!mt) r.fail((*arr)[i], mp, "must be a table");
-      r.only(*mt, mp, {"op", "ranks", "dtype", "source", "note", "fit", "rows"});
-      Measured m;
-      m.op = r.str(*mt, mp, "op");
-      m.dtype = r.str(*mt, mp, "dtype");
-      m.source = r.str(*mt, mp, "source");
-      m.note = r.str_or(*mt, mp, "note", "");
-      m.ranks = r.uint(*mt, mp, "ranks", 2, 1u << 24);
-      if (const toml::node* f = mt->get("fit")) {
-        if (!f->is_boolean()) r.fail(*f, mp + ".fit", "must be true or false");
-        m.fit = f->as_boolean()->get();
-      }
-      const toml::node& rn = r.need(*mt, mp, "rows");
-      const toml::array* rows = rn.as_array();
-      if (!rows || rows->empty()) r.fail(rn, mp + ".rows", "must be a non-empty array of [bytes, microseconds]");
-      for (std::size_t k = 0; k < rows->size(); ++k) {
-        const std::string rp = fmt::format("{}.rows[{}]", mp, k);
-        const toml::array* row = (*rows)[k].as_array();
-        if (!row || row->size() != 2) r.fail((*rows)[k], rp, "must be [bytes, microseconds]");
-        m.rows.emplace_back(r.uint((*row)[0], rp + "[0]", 1, 4294967295), r.num((*row)[1], rp + "[1]", 0, 1e9, true));
-      }
-      s.measured.push_back(std::move(m));
+  };
+  each("claims", [&](const toml::table& ct, const std::string& cp) {
+    r.only(ct, cp, {"against", "metric", "against_metric", "ratio"});
+    Claim c;
+    c.against = r.str(ct, cp, "against");
+    c.metric = r.str(ct, cp, "metric");
+    c.against_metric = r.str_or(ct, cp, "against_metric", c.metric);
+    for (const std::string* m : {&c.metric, &c.against_metric})
+      if (!known_metric(*m)) r.fail(ct, cp, fmt::format("unknown metric '{}'", *m));
+    c.ratio = r.num(ct, cp, "ratio", 0, 1e9, true);
+    s.claims.push_back(std::move(c));
+  });
+  each("measured", [&](const toml::table& mt, const std::string& mp) {
+    r.only(mt, mp, {"op", "ranks", "dtype", "source", "note", "fit", "rows"});
+    Measured m;
+    m.op = r.str(mt, mp, "op");
+    m.dtype = r.str(mt, mp, "dtype");
+    m.source = r.str(mt, mp, "source");
+    m.note = r.str_or(mt, mp, "note", "");
+    m.ranks = r.uint(mt, mp, "ranks", 2, 1u << 24);
+    if (const toml::node* f = mt.get("fit")) {
+      if (!f->is_boolean()) r.fail(*f, mp + ".fit", "must be true or false");
+      m.fit = f->as_boolean()->get();
     }
-  }
+    const toml::node& rn = r.need(mt, mp, "rows");
+    const toml::array* rows = rn.as_array();
+    if (!rows || rows->empty()) r.fail(rn, mp + ".rows", "must be a non-empty array of [bytes, microseconds]");
+    for (std::size_t k = 0; k < rows->size(); ++k) {
+      const std::string rp = fmt::format("{}.rows[{}]", mp, k);
+      const toml::array* row = (*rows)[k].as_array();
+      if (!row || row->size() != 2) r.fail((*rows)[k], rp, "must be [bytes, microseconds]");
+      m.rows.emplace_back(r.uint((*row)[0], rp + "[0]", 1, 4294967295), r.num((*row)[1], rp + "[1]", 0, 1e9, true));
+    }
+    s.measured.push_back(std::move(m));
+  });
   return s;
 }
 
