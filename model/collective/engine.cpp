@@ -154,6 +154,19 @@ void FlowModel::uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload,
   }
 }
 
+unsigned chip_ranks(const system::System& s, const Config& c) {
+  const system::ChipGen& gen = *s.design().gen;
+  const unsigned lnc = c.lnc ? c.lnc : gen.lnc;
+  if (lnc > 2 || gen.cores % lnc)
+    throw Error(
+        fmt::format("--lnc {}: a logical NeuronCore of {} takes 1 or 2 of its {} cores", lnc, gen.title, gen.cores));
+  if (c.chip_ranks > gen.cores)
+    throw Error(fmt::format("--chip-ranks {}: a {} has {} NeuronCores", c.chip_ranks, gen.title, gen.cores));
+  if (c.chip_ranks > 1 && c.fidelity == Fidelity::cycle)
+    throw Error("--chip-ranks: the cycle level's ranks are chips (a rank a chip)");
+  return c.chip_ranks ? c.chip_ranks : c.fidelity == Fidelity::cycle ? 1 : gen.cores / lnc;
+}
+
 // ---------------------------------------------------------------- Run
 Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   const unsigned es = elem_bytes(c_.elem);
@@ -169,16 +182,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   if (c_.fidelity == Fidelity::cycle && s.chips() > 255)  // before placing ranks on the chips
     throw Error(
         fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key, s.chips()));
-  const system::ChipGen& gen = *s.design().gen;
-  if (c_.lnc == 0) c_.lnc = gen.lnc;
-  if (c_.lnc > 2 || gen.cores % c_.lnc)
-    throw Error(
-        fmt::format("--lnc {}: a logical NeuronCore of {} takes 1 or 2 of its {} cores", c_.lnc, gen.title, gen.cores));
-  if (c_.chip_ranks > gen.cores)
-    throw Error(fmt::format("--chip-ranks {}: a {} has {} NeuronCores", c_.chip_ranks, gen.title, gen.cores));
-  if (c_.chip_ranks > 1 && c_.fidelity == Fidelity::cycle)
-    throw Error("--chip-ranks: the cycle level's ranks are chips (a rank a chip)");
-  const unsigned per_chip = c_.chip_ranks ? c_.chip_ranks : c_.fidelity == Fidelity::cycle ? 1 : gen.cores / c_.lnc;
+  const unsigned per_chip = chip_ranks(s, c_);
   if (c_.algo == Algo::automatic) c_.algo = choose(s, c_.op, c_.bytes, c_.ranks, per_chip);
   place_ = place(s, c_.ranks, c_.algo, per_chip);
   c_.chip_ranks = per_chip;

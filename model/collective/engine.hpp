@@ -242,6 +242,10 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
 /// chips (docs/collectives.md, "The cycle level").
 Config cycle_equivalent(const system::System& s, const Config& c, const CycleSystem& cs);
 
+/// Ranks a chip of `s` holds for a run of `c` (Config::chip_ranks, else its cores / LNC at the
+/// flow level, one at the cycle level). Throws Error for an LNC or a count the chip cannot have.
+unsigned chip_ranks(const system::System& s, const Config& c);
+
 /// One collective on one system.
 class Run {
  public:

@@ -157,8 +157,7 @@ void System::build_torus() {
   chips_ = kx * ky * kz;
   const unsigned nd = static_cast<unsigned>(t.dims.size());
   // a ring of even length has a destination half way round, reached either way
-  route_keys_ = route_spread_ =
-      std::any_of(t.dims.begin(), t.dims.end(), [](unsigned k) { return k % 2 == 0; }) ? 2 : 1;
+  route_keys_ = std::any_of(t.dims.begin(), t.dims.end(), [](unsigned k) { return k % 2 == 0; }) ? 2 : 1;
   // Net port q = 1 + 2 d + (0: +, 1: -) takes the next two ports of dimension d's class
   torus_port_.assign(1 + 2 * nd, 0);
   torus_q_.assign(1 + design_->ports.size(), 0);
@@ -198,11 +197,9 @@ void System::build_neuronswitch() {
   group_cls_[1] = class_index(t.rack_links);
   if (R > 1) group_cls_[2] = class_index(t.cross_rack_links);
   route_keys_ = std::lcm(k + P, P);
-  route_spread_ = k + P;
   if (R > 1) {
     const unsigned x = design_->gen->link_class(t.cross_rack_links)->count;
     route_keys_ = std::lcm(route_keys_, x);
-    route_spread_ = std::max(route_spread_, x);
   }
   const unsigned ports = 1 + static_cast<unsigned>(design_->ports.size());
   for (unsigned r = 0; r < R; ++r)
@@ -236,7 +233,6 @@ void System::build_planes() {
   const unsigned P = design_->gen->link_class(t.links)->count;
   group_cls_[0] = class_index(t.links);
   route_keys_ = U > 1 ? std::lcm(P, t.spines) : P;
-  route_spread_ = U > 1 ? std::max(P, t.spines) : P;
   const unsigned ports = 1 + static_cast<unsigned>(design_->ports.size());
   for (unsigned u = 0; u < U; ++u)
     for (unsigned m = 0; m < M; ++m)

@@ -116,9 +116,6 @@ class System {
   std::vector<Hop> route(unsigned s, unsigned d, unsigned key = 0) const;
   /// Route keys that give every route choice equally often: keys k and k + route_keys() route alike.
   unsigned route_keys() const { return route_keys_; }
-  /// The most routes a chip pair has (the largest link group a route chooses from): keys 0 to
-  /// route_spread() - 1 reach every route of every pair, the pairs with fewer taking some twice.
-  unsigned route_spread() const { return route_spread_; }
   /// Channels that spread routes take alike (docs/system.md, "Routes that spread"): on a switched
   /// system a chip's links of one class to switches or to other chips (out), a chip's links of one
   /// class from switches (in), a leaf's spine links (up, and down); on a torus each channel alone.
@@ -157,7 +154,7 @@ class System {
   std::vector<unsigned> torus_port_;   ///< torus: chip router port of Net port q (1 +x, 2 -x, ...)
   std::vector<unsigned> torus_q_;      ///< torus: the inverse (chip router port -> Net port)
   unsigned group_cls_[3] = {0, 0, 0};  ///< neuronswitch: server, rack, cross-rack class; planes: links, scale-out
-  unsigned route_keys_ = 1, route_spread_ = 1;
+  unsigned route_keys_ = 1;
   std::vector<unsigned> spread_group_;
   unsigned spread_groups_ = 0;
   void group_channels();

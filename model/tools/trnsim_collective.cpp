@@ -512,9 +512,7 @@ int cmd_collective(int argc, char** argv) {
   write_files();  // an unwritable path fails before anything runs
   const system::ChipGen& gen = *sys.design().gen;
   const unsigned lnc = base.lnc ? base.lnc : gen.lnc;
-  const unsigned per_chip = base.chip_ranks                                       ? base.chip_ranks
-                            : base.fidelity == Fidelity::cycle || gen.cores % lnc ? 1
-                                                                                  : gen.cores / lnc;
+  const unsigned per_chip = chip_ranks(sys, base);
   const unsigned n =
       place(sys, base.ranks, base.algo == Algo::automatic ? Algo::ring : base.algo, per_chip).chip.size();
   fmt::print("# trnsim collective: {} on {} ({} ranks, {} a chip: {}; {} chips), {}, {} level, {} DMA queues{}\n",
