@@ -3,7 +3,9 @@
 // PSUM, DMA engines), HBM stacks and NeuronLink ports, wired by the preset's topology into a
 // network of chips and switches. Every total is a walk over that composition (nothing is typed in),
 // routes come from one next-hop function per topology (for tori the router's own route()), and the
-// network can be handed to the cycle-exact network model as a trn::link::Net.
+// network can be handed to the cycle-exact network model as a trn::link::Net. The topology families
+// are in family.hpp (one class each), the graph analysis (routes, deadlock freedom, bisection) in
+// analysis.cpp.
 #pragma once
 
 #include <array>
@@ -88,11 +90,16 @@ struct Hop {
   unsigned channel = 0, vc_class = 0;
 };
 
+class Family;
+class Builder;
+
 class System {
  public:
   System(const Presets& presets, const std::string& key);
   const SystemPreset& preset() const { return preset_; }
   const ChipDesign& design() const { return *design_; }
+  /// The topology family that wired this system and routes it (family.hpp).
+  const Family& family() const { return *family_; }
   unsigned chips() const { return chips_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Link>& links() const { return links_; }
@@ -133,32 +140,21 @@ class System {
   bool flit_net_fits() const;
 
  private:
-  void add_link(unsigned a, unsigned ap, unsigned b, unsigned bp, unsigned cls);
-  unsigned add_node(NodeKind kind, unsigned ports, std::array<unsigned, 3> at, std::string label);
-  unsigned class_index(const std::string& chip_class);
-  void build_torus();
-  void build_neuronswitch();
-  void build_planes();
-  /// Router port of chip c's `index`-th port of link class `name`.
-  unsigned chip_port(const std::string& name, unsigned index) const;
+  friend class Builder;
+  void group_channels();
 
   SystemPreset preset_;
   std::shared_ptr<ChipDesign> design_;
+  std::shared_ptr<const Family> family_;  ///< how the topology wires and routes (family.hpp)
   unsigned chips_ = 0;
   std::vector<Node> nodes_;
   std::vector<Link> links_;
   std::vector<LinkClassInfo> classes_;
   std::vector<unsigned> port_base_;
   std::vector<int> port_link_;
-  // topology facts the next-hop functions use
-  std::vector<unsigned> torus_port_;   ///< torus: chip router port of Net port q (1 +x, 2 -x, ...)
-  std::vector<unsigned> torus_q_;      ///< torus: the inverse (chip router port -> Net port)
-  unsigned group_cls_[3] = {0, 0, 0};  ///< neuronswitch: server, rack, cross-rack class; planes: links, scale-out
   unsigned route_keys_ = 1;
   std::vector<unsigned> spread_group_;
   unsigned spread_groups_ = 0;
-  void group_channels();
-  std::vector<std::vector<unsigned>> class_ports_;  ///< per link class: a chip's router ports of it
 };
 
 // ---------------------------------------------------------------- what is computed by walking it
