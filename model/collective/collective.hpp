@@ -76,9 +76,6 @@ Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a)
 /// The group size hierarchical schedules use on `s` (0: none), and its name.
 unsigned hier_group(const system::System& s, std::string* level = nullptr);
 
-/// `auto`: the algorithm for this operation, message size and system (docs/collectives.md).
-Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks, unsigned per_chip = 1);
-
 // ---------------------------------------------------------------- schedules
 enum class Region : std::uint8_t { data = 0, out = 1, scratch = 2 };
 /// `count` consecutive segments from src_seg (source region) to dst_seg (destination region).

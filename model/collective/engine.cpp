@@ -183,9 +183,17 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
     throw Error(
         fmt::format("--fidelity cycle: {} has {} chips; a chip address names at most 255", s.preset().key, s.chips()));
   const unsigned per_chip = chip_ranks(s, c_);
-  if (c_.algo == Algo::automatic) c_.algo = choose(s, c_.op, c_.bytes, c_.ranks, per_chip);
-  place_ = place(s, c_.ranks, c_.algo, per_chip);
   c_.chip_ranks = per_chip;
+  if (c_.algo == Algo::automatic) {
+    candidates_ = evaluate(s, c_);
+    double best = 0;
+    for (const Candidate& k : candidates_)
+      if (k.time_ns > 0 && (best == 0 || k.time_ns < best)) {
+        best = k.time_ns;
+        c_.algo = k.algo;
+      }
+  }
+  place_ = place(s, c_.ranks, c_.algo, per_chip);
   const unsigned n = static_cast<unsigned>(place_.chip.size());
   sched_ = build(c_.op, c_.algo, n, place_.group);
   const std::uint64_t count = c_.bytes / es;
@@ -607,10 +615,71 @@ class Run::Engine : public Sink {
 
 Result Run::run() {
   if (c_.data) ensure_memory();
-  if (c_.fidelity == Fidelity::cycle) return run_cycle();
-  FlowModel fm(s_, c_);
-  Engine e(*this, fm);
-  return e.go();
+  Result r;
+  if (c_.fidelity == Fidelity::cycle) {
+    r = run_cycle();
+  } else {
+    FlowModel fm(s_, c_);
+    Engine e(*this, fm);
+    r = e.go();
+  }
+  r.candidates = candidates_;
+  return r;
+}
+
+std::vector<Candidate> evaluate(const system::System& s, const Config& c) {
+  struct Trial {
+    std::size_t at;  // its candidate
+    std::unique_ptr<Run> run;
+  };
+  std::vector<Candidate> out;
+  std::vector<Trial> trials;
+  const system::CollectiveCost& cc = s.design().gen->cc;
+  const double read_ns = s.design().hbm.empty() ? 0 : s.design().hbm[0].latency_ns;
+  const double launch_ns = c.cost ? cc.launch_us * 1e3 : 0,
+               round_ns = (c.cost ? cc.step_us * 1e3 + cc.dge_ns : 0) + read_ns;
+  for (Algo a : kAlgos) {
+    Config k = c;
+    k.algo = a;
+    k.data = false;
+    k.fidelity = Fidelity::flow;
+    k.chip_ranks = c.chip_ranks ? c.chip_ranks : chip_ranks(s, c);
+    k.progress = nullptr;
+    Candidate cd;
+    cd.algo = a;
+    try {
+      auto run = std::make_unique<Run>(s, k);
+      cd.floor_ns = launch_ns + run->schedule().rounds() * round_ns;
+      if (a == Algo::mesh && run->ranks() > kMeshRanks && c.op != Op::permute)
+        cd.skipped = fmt::format("{} ranks, more than {}: a transfer every rank pair at once is too slow to model here",
+                                 run->ranks(), kMeshRanks);
+      else
+        trials.push_back({out.size(), std::move(run)});
+    } catch (const Error& e) {
+      cd.skipped = e.what();
+    }
+    out.push_back(std::move(cd));
+  }
+  std::stable_sort(trials.begin(), trials.end(),
+                   [&](const Trial& x, const Trial& y) { return out[x.at].floor_ns < out[y.at].floor_ns; });
+  double best = 0;
+  for (Trial& t : trials) {
+    Candidate& cd = out[t.at];
+    if (best > 0 && cd.floor_ns >= best) {
+      cd.skipped =
+          fmt::format("its latency floor {:.1f} us is above the best time {:.1f} us", cd.floor_ns / 1e3, best / 1e3);
+      continue;
+    }
+    cd.time_ns = t.run->run().time_ns;
+    if (best == 0 || cd.time_ns < best) best = cd.time_ns;
+  }
+  if (best == 0) {
+    std::string why;
+    for (const Candidate& cd : out)
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", algo_name(cd.algo), cd.skipped);
+    throw Error(fmt::format("{}: no algorithm can run ({})", op_name(c.op), why));
+  }
+  return out;
 }
 
 }  // namespace trn::collective

@@ -123,8 +123,17 @@ struct Violation {
   std::string str() const;
 };
 
+/// auto (Config::algo automatic): an algorithm the run could take and what became of it.
+struct Candidate {
+  Algo algo = Algo::ring;
+  double time_ns = 0;   ///< its modelled time (0: not run)
+  double floor_ns = 0;  ///< its latency floor: launch and each round's step, descriptor and HBM read
+  std::string skipped;  ///< why it was not run (refused, too many transfers, its floor above the best)
+};
+
 struct Result {
   Algo algo = Algo::ring;
+  std::vector<Candidate> candidates;  ///< auto: every algorithm considered, the fastest taken
   std::string describe, level;
   unsigned ranks = 0, rounds = 0, instances = 0;
   std::uint64_t chunk_bytes = 0;
@@ -246,6 +255,15 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
 /// flow level, one at the cycle level). Throws Error for an LNC or a count the chip cannot have.
 unsigned chip_ranks(const system::System& s, const Config& c);
 
+/// auto: every algorithm of kAlgos for the run of `c` on `s`, each that can run timed at the flow
+/// level without data (with c's settings, ranks a chip as c.chip_ranks or chip_ranks(s, c)), in
+/// the order of their latency floors; one whose floor is already above the best time found is not
+/// run, nor mesh beyond kMeshRanks ranks but for a permute: its n (n - 1) transfers at once are more
+/// than the flow level runs in reasonable time at large sizes (256 ranks, 16 MiB: minutes).
+/// The fastest is the one with the least time (ties: kAlgos order). Throws Error when none can run.
+inline constexpr unsigned kMeshRanks = 64;
+std::vector<Candidate> evaluate(const system::System& s, const Config& c);
+
 /// One collective on one system.
 class Run {
  public:
@@ -276,6 +294,7 @@ class Run {
   std::uint64_t cycle_chunk(unsigned channels) const;
   const system::System& s_;
   Config c_;
+  std::vector<Candidate> candidates_;  // auto's evaluation
   Placement place_;
   Schedule sched_;
   std::uint64_t seg_bytes_ = 0;

@@ -203,20 +203,6 @@ Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a)
   return place_on(name + " torus", chips, dims, g, dims.size() > 2 ? "instance" : "x ring", ranks, a);
 }
 
-Algo choose(const system::System& s, Op o, std::uint64_t bytes, unsigned ranks, unsigned per_chip) {
-  if (ranks == 0) ranks = s.chips() * per_chip;
-  if (o == Op::permute) return Algo::mesh;
-  if (o == Op::all_to_all) return ranks <= 256 ? Algo::mesh : Algo::ring;
-  const bool torus = s.preset().topo.kind == system::TopoKind::torus;
-  if (bytes <= 64 * 1024) {
-    if (!torus && ranks <= 64) return Algo::mesh;
-    return Algo::rdh;
-  }
-  const unsigned g = hier_group(s) * per_chip;
-  if (g && ranks % g == 0 && ranks / g >= 2 && (!torus || s.preset().topo.dims.size() > 2)) return Algo::hier;
-  return Algo::ring;
-}
-
 // ---------------------------------------------------------------- phases
 namespace {
 

@@ -346,6 +346,68 @@ BOOST_AUTO_TEST_CASE(ranks_are_logical_neuron_cores) {
       r.busiest);
 }
 
+/// auto takes the fastest algorithm: at every size, on a torus and on switched systems, with ranks
+/// as cores and a rank a chip, with and without the cost model, auto's time is the least of every
+/// named algorithm's run alone, and the candidates it reports are those times; a candidate left out
+/// for its latency floor is not faster, and mesh is left out beyond kMeshRanks ranks.
+BOOST_AUTO_TEST_CASE(auto_takes_the_fastest) {
+  struct Case {
+    const char* preset;
+    unsigned chip_ranks;
+    bool cost;
+  };
+  unsigned pruned = 0, cases = 0;
+  std::set<Algo> taken;
+  for (const Case& k : {Case{"trn1-16", 0, true}, Case{"trn2-16", 1, false}, Case{"trn2-16", 0, true},
+                        Case{"trn2-us64", 1, true}, Case{"trn3-us144", 1, false}})
+    for (Op op : {Op::all_reduce, Op::all_gather})
+      for (std::uint64_t bytes : {std::uint64_t{4} << 10, std::uint64_t{1} << 20, std::uint64_t{64} << 20}) {
+        const system::System& s = sys(k.preset);
+        Config c;
+        c.op = op;
+        c.bytes = bytes;
+        c.data = false;
+        c.chip_ranks = k.chip_ranks;
+        c.cost = k.cost;
+        const Result a = Run(s, c).run();
+        const std::string what =
+            fmt::format("{} {} B on {} ({} a chip, cost {})", op_name(op), bytes, k.preset, k.chip_ranks, k.cost);
+        BOOST_TEST_REQUIRE(a.candidates.size() == std::size(kAlgos), what);
+        double best = 0;
+        for (const Candidate& cd : a.candidates) {
+          Config n = c;
+          n.algo = cd.algo;
+          double t = 0;
+          try {
+            Run r(s, n);
+            if (r.ranks() > kMeshRanks && cd.algo == Algo::mesh && c.op != Op::permute) {
+              BOOST_TEST(!cd.skipped.empty(), what << ": mesh over " << r.ranks() << " ranks");
+              continue;
+            }
+            t = r.run().time_ns;
+          } catch (const Error&) {
+            BOOST_TEST(cd.time_ns == 0.0, what << ": " << algo_name(cd.algo) << " refused alone but timed by auto");
+            continue;
+          }
+          if (cd.time_ns > 0) {
+            BOOST_TEST(cd.time_ns == t, what << ": " << algo_name(cd.algo) << " as auto timed it and alone");
+          } else {
+            ++pruned;  // left out for its latency floor: it cannot have been the fastest
+            BOOST_TEST(cd.skipped.find("latency floor") != std::string::npos, what << ": " << cd.skipped);
+            BOOST_TEST(t >= cd.floor_ns, what << ": " << algo_name(cd.algo) << " below its floor");
+          }
+          if (best == 0 || t < best) best = t;
+        }
+        BOOST_TEST(a.time_ns == best, what << ": auto took " << algo_name(a.algo) << " at " << a.time_ns
+                                           << " ns, the fastest takes " << best << " ns");
+        taken.insert(a.algo);
+        ++cases;
+      }
+  BOOST_TEST_MESSAGE("auto: " << cases << " cases, " << pruned << " candidates left out for their floor, "
+                              << taken.size() << " different algorithms taken");
+  BOOST_TEST(taken.size() >= 3u);  // the sizes and systems above need more than one answer
+}
+
 BOOST_AUTO_TEST_CASE(ring_bound) {
   for (const std::uint64_t bytes : {std::uint64_t{64} << 20, std::uint64_t{1} << 30}) {
     Config c;

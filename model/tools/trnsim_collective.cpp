@@ -44,7 +44,8 @@ A collective benchmark on a system composed from a preset: one row per message s
   -e, --maxbytes SIZE  largest message (default the smallest)
   -f, --stepfactor F   multiply the size by F each row (default 2)
   --dtype T            fp32 (default) or bf16 (added in FP32 and rounded, as the DMA does)
-  --algorithm A        auto (default) ring mesh rdh hier
+  --algorithm A        auto (default: each algorithm that can run timed at the flow level, the
+                       fastest taken; --json lists them) ring mesh rdh hier
   --fidelity F         flow (default); cycle (the schedule compiled into collective-core programs
                        and run on the system's cycle-exact chips, torus or switched, up to 255
                        chips; reports the flow level on the same chips beside it:
@@ -232,6 +233,21 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
       "trnsim collective: {} by {} over {} ranks: {} programs, {} semaphores, {} transfers in {} descriptors, in {}\n",
       op_name(c.op), algo_name(c.algo), n, n, P.semaphores, P.transfers, P.descriptors, dir);
   return 0;
+}
+
+/// auto's evaluation as a JSON member: per algorithm its time (us) or why it was not run.
+std::string candidates_json(const collective::Result& r) {
+  if (r.candidates.empty()) return "";
+  std::string o = ", \"candidates\": {";
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    const collective::Candidate& k = r.candidates[i];
+    std::string why;
+    for (char ch : k.skipped) why += ch == '"' || ch == '\\' ? std::string("\\") + ch : std::string(1, ch);
+    o += fmt::format("{}\"{}\": {}", i ? ", " : "", collective::algo_name(k.algo),
+                     k.time_ns > 0 ? fmt::format("{{\"time_us\": {:.4f}}}", k.time_ns / 1e3)
+                                   : fmt::format("{{\"skipped\": \"{}\"}}", why));
+  }
+  return o + "}";
 }
 
 /// --compare-published: every published table the presets record ([[system.X.measured]]) run by
@@ -466,7 +482,24 @@ int cmd_collective(int argc, char** argv) {
   for (std::uint64_t b : sizes) {
     Config c = base;
     c.bytes = b;
-    Run check_only(sys, c);
+    if (c.algo != Algo::automatic) {
+      Run check_only(sys, c);
+      continue;
+    }
+    // auto: some algorithm takes this size (the evaluation itself runs with the sweep)
+    std::string why;
+    bool any = false;
+    for (Algo a : kAlgos) {
+      c.algo = a;
+      try {
+        Run check_only(sys, c);
+        any = true;
+        break;
+      } catch (const Error& e) {
+        why += fmt::format("{}{}", why.empty() ? "" : "; ", e.what());
+      }
+    }
+    if (!any) throw Error(fmt::format("{} B: no algorithm can run ({})", b, why));
   }
 
   std::vector<Row> rows;
@@ -499,7 +532,7 @@ int cmd_collective(int argc, char** argv) {
             "\"busiest\": \"{}\"{}{}}}{}\n",
             r.bytes, r.count, r.time_us, r.algbw, r.busbw, algo_name(r.r.algo), r.bound_us,
             r.r.time_ns / r.r.bound_ns(), r.r.ranks, r.r.rounds, r.r.busiest,
-            check ? ", \"data\": \"" + r.check + "\"" : "",
+            (check ? ", \"data\": \"" + r.check + "\"" : "") + candidates_json(r.r),
             base.fidelity == Fidelity::cycle
                 ? fmt::format(", \"cycles\": {}, \"flow_us\": {:.4f}, \"cycle_over_flow\": {:.5f}, \"wall_s\": {:.3f}",
                               r.r.cycles, r.r.flow_ns / 1e3, r.r.time_ns / r.r.flow_ns, r.r.wall_s)

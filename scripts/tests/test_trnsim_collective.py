@@ -48,7 +48,16 @@ def main():
         ok &= int(r["count"]) == size // 2 and r["type"] == "bf16"
         ok &= float(r["time/bound"]) >= 0.9
     check(ok and rs, "algbw = size / time, busbw = algbw x 2(n-1)/n, count in BF16 elements, time near or above the bound")
-    check(rs and rs[0]["algo"] == "rdh" and rs[-1]["algo"] == "ring", "auto: rdh for small messages on 64 ranks, ring for large")
+    with tempfile.TemporaryDirectory() as td:
+        j = Path(td) / "auto.json"
+        rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "-b", "1K", "-e", "256M", "-f", "16",
+                           "--json", str(j))
+        rows_j = json.loads(j.read_text())["rows"] if rc == 0 else []
+    best = [min((v["time_us"], k) for k, v in r["candidates"].items() if "time_us" in v) for r in rows_j]
+    check(rows_j and all(r["algorithm"] == b[1] and abs(r["time_us"] - b[0]) <= 1e-3 for r, b in zip(rows_j, best))
+          and all(set(r["candidates"]) == {"ring", "mesh", "rdh", "hier"} for r in rows_j)
+          and len({r["algorithm"] for r in rows_j}) >= 2,
+          f"auto: at every size the candidate with the least time (--json lists each; {[r['algorithm'] for r in rows_j]})")
     rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "-b", "1M", "--lnc", "1")
     check(rc == 0 and "(128 ranks, 8 a chip: logical NeuronCores of 1 cores; 16 chips)" in out,
           "--lnc 1: 128 ranks on trn2-16, 8 a chip")

@@ -129,6 +129,15 @@ def main():
         rows = p.stdout.splitlines()
         check(p.returncode == 0 and rows and rows[0].startswith("tensor") and "#" in rows[0]
               and any(r.startswith("dma queue") and "=" in r for r in rows), "scripts/timeline draws the kernel's timeline")
+        pic = t / "gemm.svg"
+        p = subprocess.run([sys.executable, str(ROOT / "scripts" / "timeline"), str(ktrace), "--width", "60",
+                            "--plot", str(pic)], capture_output=True, text=True)
+        if p.returncode == 2 and "matplotlib not available" in p.stderr:
+            print(f"skip  scripts/timeline --plot: {p.stderr.strip()}")
+        else:
+            svg = pic.read_text() if pic.exists() else ""
+            check(p.returncode == 0 and "<svg" in svg and "tensor" in svg and "cycles" in svg,
+                  f"scripts/timeline --plot draws the picture with matplotlib (exit {p.returncode}: {p.stderr.strip()})")
         p = subprocess.run([sys.executable, str(ROOT / "scripts" / "timeline"), str(t / "junk.bin")],
                            capture_output=True, text=True)
         check(p.returncode == 2 and "not a trace-event JSON file" in p.stderr, "scripts/timeline refuses a bad file")
