@@ -29,12 +29,12 @@ class System;
 namespace trn::collective {
 
 enum class Op : unsigned { all_reduce, reduce_scatter, all_gather, all_to_all, permute };
-enum class Algo : unsigned { automatic, ring, mesh, rdh, hier };
+enum class Algo : unsigned { automatic, ring, mesh, rdh, hier, rings };
 enum class Elem : unsigned { fp32, bf16 };
 enum class Fidelity : unsigned { flow, cycle };
 
 inline constexpr Op kOps[] = {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::all_to_all, Op::permute};
-inline constexpr Algo kAlgos[] = {Algo::ring, Algo::mesh, Algo::rdh, Algo::hier};
+inline constexpr Algo kAlgos[] = {Algo::ring, Algo::mesh, Algo::rdh, Algo::hier, Algo::rings};
 
 const char* op_name(Op o);
 const char* algo_name(Algo a);
@@ -64,6 +64,10 @@ struct Placement {
   unsigned per_chip = 1;       ///< ranks a chip holds
   unsigned group = 0;          ///< hierarchical: ranks per group (0: no hierarchy)
   std::string level;           ///< what a group is ("chip", "instance", "server", "UltraServer", "x ring")
+  /// rings (striped rings): the ranks in the order of each ring that runs at once. A walk through
+  /// the chips visiting each chip's ranks in turn, and the same walk backwards; on a torus one walk
+  /// for each dimension taken first (a snake, consecutive chips neighbours), each both ways.
+  std::vector<std::vector<unsigned>> rings;
 };
 /// The placement of `ranks` ranks (0: every one there is) for algorithm `a` on system `s`, each
 /// chip holding `per_chip` of them (its logical NeuronCores): consecutive ranks fill a chip, then
@@ -113,6 +117,11 @@ class Schedule {
   Op op = Op::all_reduce;
   Algo algo = Algo::ring;
   unsigned ranks = 0;
+  /// Segments a rank's region is cut into: ranks x stripes, rank r's share (its reduce-scatter
+  /// result, its all-gather contribution) segments r x stripes .. r x stripes + stripes - 1; stripe
+  /// j of every share travels ring j (rings; 1 elsewhere).
+  unsigned stripes = 1;
+  unsigned segments() const { return ranks * stripes; }
   bool uses_out = false, uses_scratch = false;
   std::string describe;  ///< one line: the phases
 
@@ -135,8 +144,10 @@ class Schedule {
 };
 
 /// The schedule of `op` by `algo` (not automatic) over `ranks` ranks (`group`: ranks per group of
-/// a hierarchical schedule). Throws Error for a combination that cannot run.
-Schedule build(Op op, Algo algo, unsigned ranks, unsigned group = 0);
+/// a hierarchical schedule; `rings`: the rank orders of striped rings, Placement::rings). Throws
+/// Error for a combination that cannot run.
+Schedule build(Op op, Algo algo, unsigned ranks, unsigned group = 0,
+               const std::vector<std::vector<unsigned>>& rings = {});
 
 /// Throws Error unless `bytes` of `what` (a message's size, a chunk) are a whole number of elements
 /// of type e, at least one (zero_ok: or 0, which names a chunk of whole segments).
@@ -157,8 +168,10 @@ inline unsigned permute_peer(unsigned r, unsigned n) { return (r + 1) % n; }
 /// rank r's segment r of it, all-to-all and permute the output region. Sums are taken in the order the
 /// algorithm defines (docs/collectives.md), by the DMA's accumulate (FP32 addition; BF16: the FP32 sum
 /// rounded to BF16), written directly from the algorithm's definition, not from the schedule.
-/// `seg_elems`: elements per segment. Returns per rank the expected output (same layout as in).
+/// `seg_elems`: elements per segment; `rings`: striped rings' rank orders (Placement::rings), whose
+/// count is the stripes of a rank's share. Returns per rank the expected output (same layout as in).
 std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsigned group, unsigned seg_elems,
-                                                  const std::vector<std::vector<std::uint32_t>>& in);
+                                                  const std::vector<std::vector<std::uint32_t>>& in,
+                                                  const std::vector<std::vector<unsigned>>& rings = {});
 
 }  // namespace trn::collective

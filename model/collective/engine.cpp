@@ -195,10 +195,11 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   }
   place_ = place(s, c_.ranks, c_.algo, per_chip);
   const unsigned n = static_cast<unsigned>(place_.chip.size());
-  sched_ = build(c_.op, c_.algo, n, place_.group);
+  sched_ = build(c_.op, c_.algo, n, place_.group, place_.rings);
   const std::uint64_t count = c_.bytes / es;
-  seg_bytes_ = (count + n - 1) / n * es;
-  const std::uint64_t region = seg_bytes_ * n;
+  const unsigned segs = sched_.segments();
+  seg_bytes_ = (count + segs - 1) / segs * es;
+  const std::uint64_t region = seg_bytes_ * segs;
   regions_ = sched_.uses_scratch ? 3 : sched_.uses_out ? 2 : 1;
   // every rank's memory, and about as much again for the inputs and results a check compares
   if (c_.fidelity == Fidelity::cycle) cycle_system(s, c_, cycle_hbm_need());  // its refusals, now
@@ -217,7 +218,7 @@ std::uint64_t Run::cycle_chunk(unsigned channels) const {
 
 void Run::ensure_memory() {
   if (!c_.data) throw Error("this run moves no data");
-  if (mem_.empty()) mem_.assign(ranks(), std::vector<std::uint8_t>(seg_bytes_ * ranks() * regions_, 0));
+  if (mem_.empty()) mem_.assign(ranks(), std::vector<std::uint8_t>(seg_bytes_ * sched_.segments() * regions_, 0));
 }
 
 Run::~Run() = default;
@@ -227,7 +228,7 @@ void Run::fill(std::uint64_t seed) {
   std::mt19937_64 g(seed);
   std::normal_distribution<float> d(0.0f, 1.0f);
   for (unsigned r = 0; r < ranks(); ++r) {
-    std::vector<std::uint32_t> v(static_cast<std::size_t>(seg_elems()) * ranks());
+    std::vector<std::uint32_t> v(static_cast<std::size_t>(seg_elems()) * sched_.segments());
     for (auto& x : v) {
       const float f = d(g);
       std::uint32_t bits = 0;
@@ -240,7 +241,7 @@ void Run::fill(std::uint64_t seed) {
 
 std::vector<std::uint32_t> Run::input(unsigned rank) const {
   const unsigned es = elem_bytes(c_.elem);
-  std::vector<std::uint32_t> v(static_cast<std::size_t>(seg_elems()) * ranks());
+  std::vector<std::uint32_t> v(static_cast<std::size_t>(seg_elems()) * sched_.segments());
   for (std::size_t i = 0; i < v.size(); ++i) {
     std::uint32_t x = 0;
     std::memcpy(&x, &mem_.at(rank)[i * es], es);
@@ -252,17 +253,18 @@ std::vector<std::uint32_t> Run::input(unsigned rank) const {
 void Run::set_input(unsigned rank, const std::vector<std::uint32_t>& codes) {
   ensure_memory();
   const unsigned es = elem_bytes(c_.elem);
-  if (codes.size() != static_cast<std::size_t>(seg_elems()) * ranks()) throw std::invalid_argument("set_input: size");
+  if (codes.size() != static_cast<std::size_t>(seg_elems()) * sched_.segments())
+    throw std::invalid_argument("set_input: size");
   for (std::size_t i = 0; i < codes.size(); ++i) std::memcpy(&mem_.at(rank)[i * es], &codes[i], es);
 }
 
 std::vector<std::uint32_t> Run::output(unsigned rank) const {
-  const unsigned es = elem_bytes(c_.elem), n = ranks();
-  const std::uint64_t region = seg_bytes_ * n;
+  const unsigned es = elem_bytes(c_.elem), m = sched_.stripes;
+  const std::uint64_t region = seg_bytes_ * sched_.segments();
   std::uint64_t off = 0, len = region;
-  if (c_.op == Op::reduce_scatter) {
-    off = rank * seg_bytes_;
-    len = seg_bytes_;
+  if (c_.op == Op::reduce_scatter) {  // its share: its stripes
+    off = std::uint64_t{rank} * m * seg_bytes_;
+    len = m * seg_bytes_;
   } else if (c_.op == Op::all_to_all || c_.op == Op::permute) {
     off = region;
   }
@@ -282,7 +284,7 @@ class Run::Engine : public Sink {
     n_ = S_.ranks;
     cs_ = chunk_bytes(c_.chunk, elem_bytes(c_.elem), run.seg_bytes_);
     C_ = (run.seg_bytes_ + cs_ - 1) / cs_;
-    region_ = run.seg_bytes_ * n_;
+    region_ = run.seg_bytes_ * S_.segments();
     ranks_.resize(n_);
     usage_.assign(fm.resources(), 0.0);
     be_ = make_flow_backend(fm, c_);

@@ -290,7 +290,7 @@ class Run {
   /// The cycle level: a chip's HBM the run needs (its regions and the channels' flag words), and
   /// the bytes of each segment an instance takes: the run's chunk, or smaller, so that every one of
   /// `channels` channels has an instance.
-  std::uint64_t cycle_hbm_need() const { return seg_bytes_ * ranks() * regions_ + 16 * 32; }
+  std::uint64_t cycle_hbm_need() const { return seg_bytes_ * sched_.segments() * regions_ + 16 * 32; }
   std::uint64_t cycle_chunk(unsigned channels) const;
   const system::System& s_;
   Config c_;

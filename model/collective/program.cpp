@@ -29,7 +29,7 @@ std::string hbm(unsigned my_chip, unsigned chip, std::uint64_t addr) {
 std::uint32_t Programs::output_addr(unsigned rank, std::uint32_t base) const {
   switch (schedule.op) {
     case Op::reduce_scatter:
-      return base + static_cast<std::uint32_t>(rank * seg_bytes);
+      return base + static_cast<std::uint32_t>(rank * schedule.stripes * seg_bytes);  // its share: its stripes
     case Op::all_to_all:
     case Op::permute:
       return region_addr(Region::out, base);
@@ -38,7 +38,9 @@ std::uint32_t Programs::output_addr(unsigned rank, std::uint32_t base) const {
   }
 }
 
-std::uint64_t Programs::output_bytes() const { return schedule.op == Op::reduce_scatter ? seg_bytes : region_bytes; }
+std::uint64_t Programs::output_bytes() const {
+  return schedule.op == Op::reduce_scatter ? schedule.stripes * seg_bytes : region_bytes;
+}
 
 std::vector<std::vector<std::uint32_t>> seeded_inputs(const Programs& p, Elem e, std::uint64_t seed) {
   std::mt19937_64 g(seed);
@@ -97,11 +99,11 @@ Programs emit(const EmitConfig& c) {
     throw Error(fmt::format("emit: {} channels from unit {}: a chip addresses 31 units", c.channels, c.unit));
   Programs P;
   P.channels = c.channels;
-  P.schedule = build(c.op, c.algo, n, c.place.group);
+  P.schedule = build(c.op, c.algo, n, c.place.group, c.place.rings);
   const Schedule& S = P.schedule;
   const unsigned T = S.rounds();
-  P.seg_bytes = (c.bytes / es + n - 1) / n * es;
-  P.region_bytes = P.seg_bytes * n;
+  P.seg_bytes = (c.bytes / es + S.segments() - 1) / S.segments() * es;
+  P.region_bytes = P.seg_bytes * S.segments();
   P.regions = S.uses_scratch ? 3 : S.uses_out ? 2 : 1;
   const std::uint64_t cs = chunk_bytes(c.chunk, es, P.seg_bytes);
   P.chunk_bytes = cs;

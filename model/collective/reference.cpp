@@ -12,8 +12,17 @@
 namespace trn::collective {
 
 std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsigned group, unsigned se,
-                                                  const std::vector<std::vector<std::uint32_t>>& in) {
+                                                  const std::vector<std::vector<std::uint32_t>>& in,
+                                                  const std::vector<std::vector<unsigned>>& rings) {
   const unsigned n = static_cast<unsigned>(in.size());
+  // striped rings: rank r's share is stripes m of segments, r m .. r m + m - 1, stripe j on ring j
+  std::vector<std::vector<unsigned>> rs = rings;
+  if (algo == Algo::rings && rs.empty()) {  // build()'s default: the ranks in order, both ways
+    rs.emplace_back();
+    for (unsigned r = 0; r < n; ++r) rs[0].push_back(r);
+    rs.emplace_back(rs[0].rbegin(), rs[0].rend());
+  }
+  const unsigned m = algo == Algo::rings ? static_cast<unsigned>(rs.size()) : 1;
   const bool bf16 = e == Elem::bf16;
   auto add = [bf16](std::uint32_t a, std::uint32_t b) { return dma::acc_add(bf16, a, b); };
   // element k of segment s on rank r
@@ -66,28 +75,43 @@ std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsi
         return acc;
       };
       break;
+    case Algo::rings:
+      // segment s is stripe j = s mod m of rank o = s / m's share: it travels ring j from the rank
+      // after o to o, each rank adding its own
+      reduced = [&](unsigned s, unsigned k) {
+        const std::vector<unsigned>& ring = rs.at(s % m);
+        const unsigned o = s / m;
+        unsigned b = 0;
+        while (ring.at(b) != o) ++b;
+        std::uint32_t acc = x(ring[(b + 1) % n], s, k);
+        for (unsigned i = 2; i <= n; ++i) acc = add(acc, x(ring[(b + i) % n], s, k));
+        return acc;
+      };
+      break;
     default:
       throw std::logic_error("reference: no algorithm");
   }
 
   std::vector<std::vector<std::uint32_t>> out(n);
-  const std::size_t all = static_cast<std::size_t>(n) * se;
+  const unsigned segs = n * m;
+  const std::size_t all = static_cast<std::size_t>(segs) * se;
   switch (op) {
     case Op::all_reduce: {
       std::vector<std::uint32_t> r(all);
-      for (unsigned s = 0; s < n; ++s)
+      for (unsigned s = 0; s < segs; ++s)
         for (unsigned k = 0; k < se; ++k) r[static_cast<std::size_t>(s) * se + k] = reduced(s, k);
       for (auto& o : out) o = r;
       break;
     }
-    case Op::reduce_scatter:
+    case Op::reduce_scatter:  // rank r: its share, segments r m .. r m + m - 1
       for (unsigned r = 0; r < n; ++r)
-        for (unsigned k = 0; k < se; ++k) out[r].push_back(reduced(r, k));
+        for (unsigned s = r * m; s < (r + 1) * m; ++s)
+          for (unsigned k = 0; k < se; ++k) out[r].push_back(reduced(s, k));
       break;
-    case Op::all_gather:
+    case Op::all_gather:  // every rank: each rank's share from its owner
       for (unsigned r = 0; r < n; ++r)
-        for (unsigned s = 0; s < n; ++s)
-          for (unsigned k = 0; k < se; ++k) out[r].push_back(x(s, s, k));
+        for (unsigned s = 0; s < segs; ++s)
+          for (unsigned k = 0; k < se; ++k) out[r].push_back(x(s / m, s, k));
       break;
     case Op::all_to_all:
       for (unsigned r = 0; r < n; ++r)

@@ -2,7 +2,9 @@
 // built from.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <functional>
+#include <numeric>
 #include <utility>
 
 #include "collective/collective.hpp"
@@ -12,7 +14,7 @@ namespace trn::collective {
 
 namespace {
 constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "permute"};
-constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier"};
+constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier", "rings"};
 constexpr const char* kElemNames[] = {"fp32", "bf16"};
 constexpr const char* kFidNames[] = {"flow", "cycle"};
 
@@ -180,6 +182,31 @@ Placement place_on(const std::string& name, unsigned chips, const std::vector<un
     p.chip.push_back(walk[r / m]);
     p.core.push_back(r % m);
   }
+  if (a == Algo::rings) {
+    // one walk through the chips for each torus dimension taken first (the placement's is the
+    // first), each chip's ranks in turn along it, and every walk both ways
+    std::vector<std::vector<unsigned>> at(chips);  // a chip's ranks, in core order
+    for (unsigned r = 0; r < ranks; ++r) at[p.chip[r]].push_back(r);
+    std::vector<std::vector<unsigned>> walks{walk};
+    for (std::size_t d = 1; torus && d < dims.size(); ++d) {
+      std::vector<unsigned> order, rot;  // dimension order d, d + 1, ..., d - 1
+      for (std::size_t i = 0; i < dims.size(); ++i) order.push_back(static_cast<unsigned>((d + i) % dims.size()));
+      for (unsigned o : order) rot.push_back(dims[o]);
+      std::vector<unsigned> w;
+      for (const auto& c : snake(rot)) {
+        std::vector<unsigned> coord(dims.size());
+        for (std::size_t i = 0; i < order.size(); ++i) coord[order[i]] = c[i];
+        w.push_back(torus_id(dims, coord));
+      }
+      walks.push_back(std::move(w));
+    }
+    for (const auto& w : walks) {
+      std::vector<unsigned> ring;
+      for (unsigned chip : w) ring.insert(ring.end(), at[chip].begin(), at[chip].end());
+      p.rings.push_back(ring);
+      p.rings.emplace_back(ring.rbegin(), ring.rend());
+    }
+  }
   return p;
 }
 }  // namespace
@@ -247,6 +274,42 @@ class RingPhase : public Phase {
   Member mem_;
   Locate loc_;
   Block blk_;
+};
+
+/// Striped rings (rings): every ring of `rings` at once, each over all n ranks in its own order;
+/// stripe j of every rank's share travels ring j. A reduce-scatter (rs) or all-gather round sends
+/// one block on every ring, as RingPhase sends on its one: block b of ring j is stripe j of the
+/// share of the rank at position b, which that rank ends with.
+class StripedRingPhase : public Phase {
+ public:
+  StripedRingPhase(bool rs, const std::vector<std::vector<unsigned>>& rings) : rs_(rs), rings_(rings) {
+    n_ = static_cast<unsigned>(rings_.front().size());
+    pos_.assign(rings_.size(), std::vector<unsigned>(n_, 0));
+    for (std::size_t j = 0; j < rings_.size(); ++j)
+      for (unsigned q = 0; q < n_; ++q) pos_[j][rings_[j][q]] = q;
+  }
+  unsigned rounds() const override { return n_ - 1; }
+  void sends(unsigned rank, unsigned t, std::vector<Xfer>& out) const override {
+    const unsigned m = static_cast<unsigned>(rings_.size());
+    for (unsigned j = 0; j < m; ++j) {
+      const unsigned q = pos_[j][rank];
+      const unsigned b = (q + 2 * n_ - (rs_ ? 1 : 0) - t) % n_;
+      const unsigned seg = rings_[j][b] * m + j;
+      Xfer x;
+      x.src = rank;
+      x.dst = rings_[j][(q + 1) % n_];
+      x.reduce = rs_;
+      x.pieces.push_back(Piece{seg, seg, 1});
+      out.push_back(std::move(x));
+    }
+  }
+  unsigned expect(unsigned, unsigned) const override { return static_cast<unsigned>(rings_.size()); }
+
+ private:
+  bool rs_;
+  std::vector<std::vector<unsigned>> rings_;
+  unsigned n_ = 0;
+  std::vector<std::vector<unsigned>> pos_;  // per ring, a rank's position
 };
 
 /// Recursive halving (reduce-scatter) or doubling (all-gather) among ranks 0..p-1 (p a power of
@@ -453,7 +516,7 @@ void Schedule::senders(unsigned rank, unsigned round, std::vector<unsigned>& out
   at(round, local).senders(rank, local, out);
 }
 
-Schedule build(Op op, Algo algo, unsigned n, unsigned group) {
+Schedule build(Op op, Algo algo, unsigned n, unsigned group, const std::vector<std::vector<unsigned>>& rings) {
   if (n < 2) throw Error(fmt::format("a collective needs at least 2 ranks, not {}", n));
   Schedule s;
   s.op = op;
@@ -528,6 +591,31 @@ Schedule build(Op op, Algo algo, unsigned n, unsigned group) {
           break;
       }
       break;
+    case Algo::rings: {
+      if (op == Op::all_to_all)
+        throw Error(fmt::format("{}: striped rings reduce or gather; use ring, mesh or rdh", what));
+      std::vector<std::vector<unsigned>> rs = rings;
+      if (rs.empty()) {  // the ranks in order, both ways
+        rs.emplace_back(n);
+        std::iota(rs[0].begin(), rs[0].end(), 0u);
+        rs.emplace_back(rs[0].rbegin(), rs[0].rend());
+      }
+      for (const auto& r : rs) {
+        std::vector<unsigned> sorted = r;
+        std::sort(sorted.begin(), sorted.end());
+        for (unsigned i = 0; i < n; ++i)
+          if (sorted.size() != n || sorted[i] != i)
+            throw std::logic_error("build: a striped ring is not an order of every rank");
+      }
+      s.stripes = static_cast<unsigned>(rs.size());
+      const std::string phases = fmt::format("{} rings at once, each a stripe of every share", rs.size());
+      if (op != Op::all_gather) s.add(std::make_unique<StripedRingPhase>(true, rs));
+      if (op != Op::reduce_scatter) s.add(std::make_unique<StripedRingPhase>(false, rs));
+      s.describe = op == Op::all_reduce       ? fmt::format("ring reduce-scatter and all-gather on {}", phases)
+                   : op == Op::reduce_scatter ? fmt::format("ring reduce-scatter on {}", phases)
+                                              : fmt::format("ring all-gather on {}", phases);
+      break;
+    }
     case Algo::rdh: {
       if (op == Op::all_to_all) {
         if (!pow2(n))

@@ -46,6 +46,7 @@ A collective benchmark on a system composed from a preset: one row per message s
   --dtype T            fp32 (default) or bf16 (added in FP32 and rounded, as the DMA does)
   --algorithm A        auto (default: each algorithm that can run timed at the flow level, the
                        fastest taken; --json lists them) ring mesh rdh hier
+                       rings (striped: several rings at once, both ways)
   --fidelity F         flow (default); cycle (the schedule compiled into collective-core programs
                        and run on the system's cycle-exact chips, torus or switched, up to 255
                        chips; reports the flow level on the same chips beside it:
@@ -169,7 +170,7 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   const cfg::Config* conf = cfg::find(config);
   if (!conf) throw CollectiveUsage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", config));
   if (c.algo == Algo::automatic)
-    throw CollectiveUsage("--emit: name the algorithm (--algorithm ring, mesh, rdh or hier)");
+    throw CollectiveUsage("--emit: name the algorithm (--algorithm ring, mesh, rdh, hier or rings)");
   if (base >= (1u << 24)) throw CollectiveUsage(fmt::format("--base {:#x}: beyond a chip's 16 MiB address", base));
   if (n_sw && c.algo == Algo::hier)
     throw Error(
@@ -200,8 +201,8 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   std::filesystem::create_directories(dir);
   const unsigned n = P.schedule.ranks;
   const auto in = seeded_inputs(P, c.elem, c.seed);
-  const auto want =
-      reference(c.op, c.algo, c.elem, ec.place.group, static_cast<unsigned>(P.seg_bytes / elem_bytes(c.elem)), in);
+  const auto want = reference(c.op, c.algo, c.elem, ec.place.group,
+                              static_cast<unsigned>(P.seg_bytes / elem_bytes(c.elem)), in, ec.place.rings);
   std::string man = fmt::format(
       "# trnsim collective --emit: {} by {} of {} B ({}) over {} ranks on {} ({} configuration, "
       "{} NeuronCores a chip)\n# {}\n",
@@ -353,7 +354,7 @@ int cmd_collective(int argc, char** argv) {
     } else if (s == "--algorithm") {
       const std::string v = value();
       const auto a = parse_algo(v);
-      if (!a) throw CollectiveUsage(fmt::format("--algorithm: unknown algorithm '{}' (auto ring mesh rdh hier)", v));
+      if (!a) throw CollectiveUsage(fmt::format("--algorithm: unknown algorithm '{}' (auto ring mesh rdh hier rings)", v));
       base.algo = *a;
     } else if (s == "--fidelity") {
       const std::string v = value();
@@ -593,7 +594,8 @@ int cmd_collective(int argc, char** argv) {
     row.busbw = row.algbw * busbw_factor(*op, row.r.ranks);
     row.bound_us = row.r.bound_ns() / 1e3;
     if (check) {
-      const auto want = reference(*op, row.r.algo, c.elem, run.placement().group, run.seg_elems(), in);
+      const auto want =
+          reference(*op, row.r.algo, c.elem, run.placement().group, run.seg_elems(), in, run.placement().rings);
       bool ok = row.r.violations.empty();
       for (unsigned r = 0; r < run.ranks() && ok; ++r) ok = run.output(r) == want[r];
       row.check = ok ? "ok" : row.r.violations.empty() ? "WRONG" : "ORDER";
