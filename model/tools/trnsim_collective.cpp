@@ -354,7 +354,8 @@ int cmd_collective(int argc, char** argv) {
     } else if (s == "--algorithm") {
       const std::string v = value();
       const auto a = parse_algo(v);
-      if (!a) throw CollectiveUsage(fmt::format("--algorithm: unknown algorithm '{}' (auto ring mesh rdh hier rings)", v));
+      if (!a)
+        throw CollectiveUsage(fmt::format("--algorithm: unknown algorithm '{}' (auto ring mesh rdh hier rings)", v));
       base.algo = *a;
     } else if (s == "--fidelity") {
       const std::string v = value();
