@@ -404,7 +404,7 @@ BOOST_AUTO_TEST_CASE(bad_files_name_file_line_and_what) {
   // a missing key names its table
   BOOST_CHECK(has(edited("hbm_latency_ns = 500", ""), "chip.trainium: 'hbm_latency_ns' is missing"));
   // the collective cost and the published tables are checked as the rest
-  BOOST_CHECK(has(edited("launch_us = 46.2,", "launch_uz = 46.2,"), "chip.trainium.collective.launch_uz: unknown key"));
+  BOOST_CHECK(has(edited("launch_us = 49.4,", "launch_uz = 49.4,"), "chip.trainium.collective.launch_uz: unknown key"));
   BOOST_CHECK(has(edited("rows = [[33554432, 768]]", "rows = [[33554432, 768, 1]]"),
                   "system.trn1-16.measured[1].rows[0]: must be [bytes, microseconds]"));
   BOOST_CHECK(
