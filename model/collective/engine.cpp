@@ -34,7 +34,8 @@ std::string Violation::str() const {
 }
 
 // ---------------------------------------------------------------- FlowModel
-FlowModel::FlowModel(const system::System& s, const Config& c) : s_(s), c_(c) {
+FlowModel::FlowModel(const system::System& s, const Config& c, system::RouteFn route)
+    : s_(s), c_(c), route_(std::move(route)) {
   const unsigned nch = static_cast<unsigned>(2 * s.links().size());
   keys_ = c.routes ? c.routes : s.route_keys();
   if (c.routes == 0) {  // every key: a link group is one resource
@@ -99,7 +100,7 @@ const std::vector<std::pair<unsigned, double>>& FlowModel::route_uses(unsigned a
   // how often each channel is taken over the keys, then each resource's share
   std::map<unsigned, unsigned> taken;
   for (unsigned key = 0; key < keys_; ++key)
-    for (const system::Hop& h : s_.route(a, b, key)) ++taken[h.channel];
+    for (const system::Hop& h : route_ ? route_(a, b, key) : s_.route(a, b, key)) ++taken[h.channel];
   std::map<unsigned, unsigned> per_res;
   for (const auto& [ch, n] : taken) per_res[res_of_[ch]] += n;
   for (const auto& [ch, n] : taken)

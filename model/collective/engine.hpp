@@ -26,6 +26,7 @@
 #include "dma/memsys.hpp"
 #include "system/chip_net.hpp"
 #include "system/chip_torus.hpp"
+#include "system/system.hpp"
 
 namespace trn::system {
 class System;
@@ -157,7 +158,9 @@ struct Result {
 /// The resources and latencies of the flow level, also used for the bound of either fidelity.
 class FlowModel {
  public:
-  FlowModel(const system::System& s, const Config& c);
+  /// `route`: the routes of a chip pair by key (default the system's own; the evenness check's
+  /// self-test gives others)
+  FlowModel(const system::System& s, const Config& c, system::RouteFn route = {});
   const system::System& system() const { return s_; }
   unsigned resources() const { return static_cast<unsigned>(cap_.size()); }
   double capacity(unsigned r) const { return cap_[r]; }
@@ -188,6 +191,7 @@ class FlowModel {
   unsigned chan_ = 0, keys_ = 1;
   std::vector<unsigned> res_of_, members_, first_;  // per channel its resource; per resource its channels, the first
   double read_ns_ = 0;
+  system::RouteFn route_;
   mutable std::unordered_map<std::uint64_t, std::vector<std::pair<unsigned, double>>> routes_;
   mutable std::unordered_map<std::uint64_t, double> lat_;
 };

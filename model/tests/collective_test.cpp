@@ -408,6 +408,26 @@ BOOST_AUTO_TEST_CASE(auto_takes_the_fastest) {
   BOOST_TEST(taken.size() >= 3u);  // the sizes and systems above need more than one answer
 }
 
+/// The flow level holds a link group as one resource only where a pair's routes over the keys take
+/// its links alike: the check passes the system's own routes and refuses routes that ignore the key
+/// (every key the one link of each group), naming the pair and the group.
+BOOST_AUTO_TEST_CASE(uneven_routes_are_refused) {
+  for (const char* key : {"trn3-us144", "trn4-us128"}) {
+    const system::System& s = sys(key);
+    Config c;
+    c.routes = 0;  // every key, a group one resource
+    const FlowModel own(s, c);
+    BOOST_CHECK_NO_THROW(own.route_uses(0, 5));
+    BOOST_CHECK_NO_THROW(own.route_uses(3, s.chips() - 1));
+    const FlowModel one(s, c, [&s](unsigned a, unsigned b, unsigned) { return s.route(a, b, 0); });
+    BOOST_CHECK_EXCEPTION(one.route_uses(0, 5), std::logic_error, [&](const std::logic_error& e) {
+      const std::string w = e.what();
+      BOOST_TEST_MESSAGE(key << ": " << w);
+      return w.find("unevenly") != std::string::npos && w.find(s.nodes()[0].label) != std::string::npos;
+    });
+  }
+}
+
 BOOST_AUTO_TEST_CASE(ring_bound) {
   for (const std::uint64_t bytes : {std::uint64_t{64} << 20, std::uint64_t{1} << 30}) {
     Config c;

@@ -2,6 +2,7 @@
 // users know (one row per message size: size, count, type, time, algbw, busbw), beside the
 // alpha-beta bound (docs/collectives.md).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -489,7 +490,7 @@ int cmd_collective(int argc, char** argv) {
       continue;
     }
     // auto: some algorithm takes this size (the evaluation itself runs with the sweep)
-    std::string why;
+    std::vector<std::string> why;  // each refusal once (a bad chunk refuses every algorithm alike)
     bool any = false;
     for (Algo a : kAlgos) {
       c.algo = a;
@@ -498,10 +499,11 @@ int cmd_collective(int argc, char** argv) {
         any = true;
         break;
       } catch (const Error& e) {
-        why += fmt::format("{}{}", why.empty() ? "" : "; ", e.what());
+        if (std::find(why.begin(), why.end(), e.what()) == why.end()) why.emplace_back(e.what());
       }
     }
-    if (!any) throw Error(fmt::format("{} B: no algorithm can run ({})", b, why));
+    if (!any && why.size() == 1) throw Error(why.front());
+    if (!any) throw Error(fmt::format("{} B: no algorithm can run ({})", b, fmt::join(why, "; ")));
   }
 
   std::vector<Row> rows;
