@@ -656,6 +656,8 @@ std::vector<Candidate> evaluate(const system::System& s, const Config& c) {
       if (a == Algo::mesh && run->ranks() > kMeshRanks && c.op != Op::permute)
         cd.skipped = fmt::format("{} ranks, more than {}: a transfer every rank pair at once is too slow to model here",
                                  run->ranks(), kMeshRanks);
+      else if (a == Algo::rings && s.preset().topo.kind != system::TopoKind::torus)
+        cd.skipped = "a switched system: every transfer of a ring already spreads over its link groups both ways";
       else
         trials.push_back({out.size(), std::move(run)});
     } catch (const Error& e) {

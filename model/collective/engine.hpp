@@ -263,7 +263,10 @@ unsigned chip_ranks(const system::System& s, const Config& c);
 /// level without data (with c's settings, ranks a chip as c.chip_ranks or chip_ranks(s, c)), in
 /// the order of their latency floors; one whose floor is already above the best time found is not
 /// run, nor mesh beyond kMeshRanks ranks but for a permute: its n (n - 1) transfers at once are more
-/// than the flow level runs in reasonable time at large sizes (256 ranks, 16 MiB: minutes).
+/// than the flow level runs in reasonable time at large sizes (256 ranks, 16 MiB: minutes); nor
+/// rings on a switched system, where the ring's transfers already spread over every link of their
+/// groups both ways and the second ring only adds transfers (trn3-us144, 1 GiB: 81 against 105
+/// GB/s busbw, and 26 s of model time against 0.5).
 /// The fastest is the one with the least time (ties: kAlgos order). Throws Error when none can run.
 inline constexpr unsigned kMeshRanks = 64;
 std::vector<Candidate> evaluate(const system::System& s, const Config& c);
