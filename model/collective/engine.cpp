@@ -114,9 +114,12 @@ const std::vector<std::pair<unsigned, double>>& FlowModel::route_uses(unsigned a
 
 double FlowModel::nic_gbps(unsigned a, unsigned b) const {
   if (c_.nic_gbps > 0) return c_.nic_gbps;
+  const std::uint64_t id = static_cast<std::uint64_t>(a) * s_.chips() + b;
+  if (auto it = nic_.find(id); it != nic_.end()) return it->second;
   const std::vector<system::Hop> r = s_.route(a, b);
-  return r.empty() ? std::numeric_limits<double>::infinity()
-                   : (c_.link_gbps > 0 ? c_.link_gbps : s_.channel_gbps(r.front().channel));
+  const double g = r.empty() ? std::numeric_limits<double>::infinity()
+                             : (c_.link_gbps > 0 ? c_.link_gbps : s_.channel_gbps(r.front().channel));
+  return nic_.emplace(id, g).first->second;
 }
 
 double FlowModel::latency_ns(unsigned a, unsigned b) const {
@@ -647,7 +650,10 @@ std::vector<Candidate> evaluate(const system::System& s, const Config& c) {
     k.data = false;
     k.fidelity = Fidelity::flow;
     k.chip_ranks = c.chip_ranks ? c.chip_ranks : chip_ranks(s, c);
-    k.progress = nullptr;
+    if (c.progress)  // a long evaluation says which candidate it runs
+      k.progress = [report = c.progress, a](const std::string& m) {
+        report(fmt::format("auto, running {}: {}", algo_name(a), m));
+      };
     Candidate cd;
     cd.algo = a;
     try {

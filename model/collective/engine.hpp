@@ -193,7 +193,7 @@ class FlowModel {
   double read_ns_ = 0;
   system::RouteFn route_;
   mutable std::unordered_map<std::uint64_t, std::vector<std::pair<unsigned, double>>> routes_;
-  mutable std::unordered_map<std::uint64_t, double> lat_;
+  mutable std::unordered_map<std::uint64_t, double> lat_, nic_;  // per chip pair
 };
 
 /// A DMA descriptor of a transfer as the backends see it (chips and byte offsets in the ranks'

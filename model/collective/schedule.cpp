@@ -189,6 +189,7 @@ Placement place_on(const std::string& name, unsigned chips, const std::vector<un
     for (unsigned r = 0; r < ranks; ++r) at[p.chip[r]].push_back(r);
     std::vector<std::vector<unsigned>> walks{walk};
     for (std::size_t d = 1; torus && d < dims.size(); ++d) {
+      if (dims[d] < 2) continue;         // a dimension of one chip starts no walk of its own
       std::vector<unsigned> order, rot;  // dimension order d, d + 1, ..., d - 1
       for (std::size_t i = 0; i < dims.size(); ++i) order.push_back(static_cast<unsigned>((d + i) % dims.size()));
       for (unsigned o : order) rot.push_back(dims[o]);
@@ -198,7 +199,7 @@ Placement place_on(const std::string& name, unsigned chips, const std::vector<un
         for (std::size_t i = 0; i < order.size(); ++i) coord[order[i]] = c[i];
         w.push_back(torus_id(dims, coord));
       }
-      walks.push_back(std::move(w));
+      if (std::find(walks.begin(), walks.end(), w) == walks.end()) walks.push_back(std::move(w));
     }
     for (const auto& w : walks) {
       std::vector<unsigned> ring;
