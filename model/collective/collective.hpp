@@ -149,6 +149,9 @@ class Schedule {
 Schedule build(Op op, Algo algo, unsigned ranks, unsigned group = 0,
                const std::vector<std::vector<unsigned>>& rings = {});
 
+/// Striped rings where no placement gives them: ranks 0 .. n - 1 in order, and backwards.
+std::vector<std::vector<unsigned>> default_rings(unsigned n);
+
 /// Throws Error unless `bytes` of `what` (a message's size, a chunk) are a whole number of elements
 /// of type e, at least one (zero_ok: or 0, which names a chunk of whole segments).
 void check_elements(const char* what, std::uint64_t bytes, Elem e, bool zero_ok = false);

@@ -16,12 +16,8 @@ std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsi
                                                   const std::vector<std::vector<unsigned>>& rings) {
   const unsigned n = static_cast<unsigned>(in.size());
   // striped rings: rank r's share is stripes m of segments, r m .. r m + m - 1, stripe j on ring j
-  std::vector<std::vector<unsigned>> rs = rings;
-  if (algo == Algo::rings && rs.empty()) {  // build()'s default: the ranks in order, both ways
-    rs.emplace_back();
-    for (unsigned r = 0; r < n; ++r) rs[0].push_back(r);
-    rs.emplace_back(rs[0].rbegin(), rs[0].rend());
-  }
+  const std::vector<std::vector<unsigned>> rs =
+      algo == Algo::rings && rings.empty() ? default_rings(n) : rings;  // build()'s default
   const unsigned m = algo == Algo::rings ? static_cast<unsigned>(rs.size()) : 1;
   const bool bf16 = e == Elem::bf16;
   auto add = [bf16](std::uint32_t a, std::uint32_t b) { return dma::acc_add(bf16, a, b); };

@@ -517,6 +517,13 @@ void Schedule::senders(unsigned rank, unsigned round, std::vector<unsigned>& out
   at(round, local).senders(rank, local, out);
 }
 
+std::vector<std::vector<unsigned>> default_rings(unsigned n) {
+  std::vector<std::vector<unsigned>> rs(1, std::vector<unsigned>(n));
+  std::iota(rs[0].begin(), rs[0].end(), 0u);
+  rs.emplace_back(rs[0].rbegin(), rs[0].rend());
+  return rs;
+}
+
 Schedule build(Op op, Algo algo, unsigned n, unsigned group, const std::vector<std::vector<unsigned>>& rings) {
   if (n < 2) throw Error(fmt::format("a collective needs at least 2 ranks, not {}", n));
   Schedule s;
@@ -595,12 +602,7 @@ Schedule build(Op op, Algo algo, unsigned n, unsigned group, const std::vector<s
     case Algo::rings: {
       if (op == Op::all_to_all)
         throw Error(fmt::format("{}: striped rings reduce or gather; use ring, mesh or rdh", what));
-      std::vector<std::vector<unsigned>> rs = rings;
-      if (rs.empty()) {  // the ranks in order, both ways
-        rs.emplace_back(n);
-        std::iota(rs[0].begin(), rs[0].end(), 0u);
-        rs.emplace_back(rs[0].rbegin(), rs[0].rend());
-      }
+      const std::vector<std::vector<unsigned>> rs = rings.empty() ? default_rings(n) : rings;
       for (const auto& r : rs) {
         std::vector<unsigned> sorted = r;
         std::sort(sorted.begin(), sorted.end());
