@@ -55,15 +55,17 @@ struct Error : std::runtime_error {
 };
 
 /// Where the ranks sit: rank r on chip chip[r]. Consecutive ranks are neighbours where the
-/// topology allows (a snake through a torus). Hierarchical schedules: rank r = l * groups + g is
-/// member l of group g (the ranks of a group are strided, so that reduce-scatter's segment r lands on
-/// rank r and every group-level block is a contiguous range of segments).
+/// topology allows (a snake through a torus). Hierarchical schedules: `levels` of groups, the
+/// innermost first (a chip's ranks, a group's chips, the groups); rank r = sum of c_i N_i is member
+/// c_i of its level-i group, N_i the product of the later levels' sizes (the members of a group are
+/// strided, so that reduce-scatter's segment r lands on rank r and every level's block is a
+/// contiguous range of segments).
 struct Placement {
   std::vector<unsigned> chip;
-  std::vector<unsigned> core;  ///< rank r is (logical) core core[r] of its chip
-  unsigned per_chip = 1;       ///< ranks a chip holds
-  unsigned group = 0;          ///< hierarchical: ranks per group (0: no hierarchy)
-  std::string level;           ///< what a group is ("chip", "instance", "server", "UltraServer", "x ring")
+  std::vector<unsigned> core;    ///< rank r is (logical) core core[r] of its chip
+  unsigned per_chip = 1;         ///< ranks a chip holds
+  std::vector<unsigned> levels;  ///< hierarchical: each level's group size, innermost first (empty: none)
+  std::string level;  ///< what the groups are ("chip", "instance", "server", "UltraServer", "x ring", "chip, server")
   /// rings (striped rings): the ranks in the order of each ring that runs at once. A walk through
   /// the chips visiting each chip's ranks in turn, and the same walk backwards; on a torus one walk
   /// for each dimension taken first (a snake, consecutive chips neighbours), each both ways.
@@ -71,8 +73,8 @@ struct Placement {
 };
 /// The placement of `ranks` ranks (0: every one there is) for algorithm `a` on system `s`, each
 /// chip holding `per_chip` of them (its logical NeuronCores): consecutive ranks fill a chip, then
-/// the next along the walk; hierarchical schedules with per_chip > 1 take a chip as a group (the
-/// intra-chip level first).
+/// the next along the walk; hierarchical schedules with per_chip > 1 take a chip as the innermost
+/// group (the intra-chip level first), then the system's group of chips where it has one.
 Placement place(const system::System& s, unsigned ranks, Algo a, unsigned per_chip = 1);
 /// The same on a torus of `dims` chips (first dimension fastest; chip ids as the routers number
 /// them): a snake through it, or for hier groups of its rings in all but the last dimension.
@@ -143,10 +145,10 @@ class Schedule {
   unsigned rounds_ = 0;
 };
 
-/// The schedule of `op` by `algo` (not automatic) over `ranks` ranks (`group`: ranks per group of
-/// a hierarchical schedule; `rings`: the rank orders of striped rings, Placement::rings). Throws
-/// Error for a combination that cannot run.
-Schedule build(Op op, Algo algo, unsigned ranks, unsigned group = 0,
+/// The schedule of `op` by `algo` (not automatic) over `ranks` ranks (`levels`: a hierarchical
+/// schedule's group sizes, Placement::levels; `rings`: the rank orders of striped rings,
+/// Placement::rings). Throws Error for a combination that cannot run.
+Schedule build(Op op, Algo algo, unsigned ranks, const std::vector<unsigned>& levels = {},
                const std::vector<std::vector<unsigned>>& rings = {});
 
 /// Striped rings where no placement gives them: ranks 0 .. n - 1 in order, and backwards.
@@ -173,8 +175,8 @@ inline unsigned permute_peer(unsigned r, unsigned n) { return (r + 1) % n; }
 /// rounded to BF16), written directly from the algorithm's definition, not from the schedule.
 /// `seg_elems`: elements per segment; `rings`: striped rings' rank orders (Placement::rings), whose
 /// count is the stripes of a rank's share. Returns per rank the expected output (same layout as in).
-std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsigned group, unsigned seg_elems,
-                                                  const std::vector<std::vector<std::uint32_t>>& in,
+std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, const std::vector<unsigned>& levels,
+                                                  unsigned seg_elems, const std::vector<std::vector<std::uint32_t>>& in,
                                                   const std::vector<std::vector<unsigned>>& rings = {});
 
 }  // namespace trn::collective

@@ -199,7 +199,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   }
   place_ = place(s, c_.ranks, c_.algo, per_chip);
   const unsigned n = static_cast<unsigned>(place_.chip.size());
-  sched_ = build(c_.op, c_.algo, n, place_.group, place_.rings);
+  sched_ = build(c_.op, c_.algo, n, place_.levels, place_.rings);
   const std::uint64_t count = c_.bytes / es;
   const unsigned segs = sched_.segments();
   seg_bytes_ = (count + segs - 1) / segs * es;

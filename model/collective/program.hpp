@@ -45,7 +45,7 @@ struct EmitConfig {
   Algo algo = Algo::ring;  ///< not automatic
   Elem elem = Elem::fp32;
   std::uint64_t bytes = 0;  ///< message size (as Config::bytes)
-  Placement place;          ///< rank r on chip place.chip[r]; place.group for hier
+  Placement place;          ///< rank r on chip place.chip[r]; place.levels for hier
   std::uint64_t chunk = 0;  ///< bytes of each segment per instance (0: whole segments)
   std::uint32_t desc_bytes = 65536;
   bool barrier = false;         ///< the barrier flag on each transfer's semaphore descriptor

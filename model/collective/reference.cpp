@@ -11,8 +11,8 @@
 
 namespace trn::collective {
 
-std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsigned group, unsigned se,
-                                                  const std::vector<std::vector<std::uint32_t>>& in,
+std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, const std::vector<unsigned>& levels,
+                                                  unsigned se, const std::vector<std::vector<std::uint32_t>>& in,
                                                   const std::vector<std::vector<unsigned>>& rings) {
   const unsigned n = static_cast<unsigned>(in.size());
   // striped rings: rank r's share is stripes m of segments, r m .. r m + m - 1, stripe j on ring j
@@ -57,18 +57,26 @@ std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, unsi
       };
       break;
     case Algo::hier:
-      // segment s = l G + gi: first around group gi' from member l + 1 (each group on its own),
-      // then those group sums around the groups from group gi + 1
+      // levels s_0 .. s_{k-1}, the innermost first; rank r has digit d_i = r / N_i mod s_i (N_i the
+      // product of the later sizes). Segment s's owner is rank s. Level i adds, around each ring of
+      // ranks that differ in digit i only, what the levels before left there: from the member after
+      // the owner's digit s_i, each adding its own, so a digit-i ring's sum for segment s starts at
+      // digit s_i + 1 and ends at s_i. Levels 0 .. i - 1 leave on the rank with digits (s_0 ..
+      // s_{i-1}, d_i ..) the sum over everything in its level-i ring's reach.
       reduced = [&](unsigned s, unsigned k) {
-        const unsigned g = group, G = n / g, l = s / G, gi = s % G;
-        auto group_sum = [&](unsigned gg) {
-          std::uint32_t acc = x(((l + 1) % g) * G + gg, s, k);
-          for (unsigned m = 2; m <= g; ++m) acc = add(acc, x(((l + m) % g) * G + gg, s, k));
+        const unsigned nl = static_cast<unsigned>(levels.size());
+        std::vector<unsigned> N(nl, 1);
+        for (unsigned i = nl - 1; i-- > 0;) N[i] = N[i + 1] * levels[i + 1];
+        // value(i, r): what rank r (its digits 0 .. i - 1 those of s) holds of segment s after levels
+        // 0 .. i - 1
+        std::function<std::uint32_t(unsigned, unsigned)> value = [&](unsigned i, unsigned r) -> std::uint32_t {
+          if (i == 0) return x(r, s, k);
+          const unsigned l = i - 1, sl = levels[l], own = s / N[l] % sl, base = r - r / N[l] % sl * N[l];
+          std::uint32_t acc = value(l, base + (own + 1) % sl * N[l]);
+          for (unsigned m = 2; m <= sl; ++m) acc = add(acc, value(l, base + (own + m) % sl * N[l]));
           return acc;
         };
-        std::uint32_t acc = group_sum((gi + 1) % G);
-        for (unsigned m = 2; m <= G; ++m) acc = add(acc, group_sum((gi + m) % G));
-        return acc;
+        return value(nl, s);
       };
       break;
     case Algo::rings:

@@ -1,6 +1,7 @@
 // Collective schedules (docs/collectives.md): placements, `auto`, and the phases every algorithm is
 // built from.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <functional>
@@ -137,45 +138,37 @@ Placement place_on(const std::string& name, unsigned chips, const std::vector<un
   }
   Placement p;
   p.per_chip = m;
-  if (a == Algo::hier && m > 1 && g == 0) {  // the chip is the first level: member l of group gi is core l of chip gi
-    if (ranks % m != 0 || ranks / m < 2)
-      throw Error(fmt::format("hier: {} ranks are not whole chips of {} logical NeuronCores (at least two)", ranks, m));
-    const unsigned G = ranks / m;
-    p.group = m;
-    p.level = "chip";
-    p.chip.resize(ranks);
-    p.core.resize(ranks);
-    for (unsigned l = 0; l < m; ++l)
-      for (unsigned gi = 0; gi < G; ++gi) {
-        p.chip[l * G + gi] = walk[gi];
-        p.core[l * G + gi] = l;
-      }
-    return p;
-  }
   if (a == Algo::hier) {
-    if (g == 0) throw Error(fmt::format("hier: {} has no second level to run a hierarchical schedule over", name));
-    // a group is g chips' ranks: member l is core l % m of the group's chip l / m
-    const unsigned gm = g * m;
+    // levels, innermost first: a chip's ranks (m > 1), a group's chips (g > 0), the groups
+    if (m == 1 && g == 0)
+      throw Error(fmt::format("hier: {} has no second level to run a hierarchical schedule over", name));
+    const unsigned gchips = g ? g : 1, gm = gchips * m;  // chips and ranks of a group
+    const std::string unit = g ? level : "chip";
     if (ranks % gm != 0 || ranks / gm < 2)
-      throw Error(fmt::format("hier: {} ranks are not whole {}s of {} ranks (at least two)", ranks, level, gm));
+      throw Error(fmt::format("hier: {} ranks are not whole {}s of {} ranks (at least two)", ranks, unit, gm));
     const unsigned G = ranks / gm;
-    p.group = gm;
-    p.level = level;
+    if (m > 1) p.levels.push_back(m);
+    if (g) p.levels.push_back(g);
+    p.levels.push_back(G);
+    p.level = m > 1 && g ? "chip, " + level : unit;
+    std::vector<std::vector<unsigned>> inner;
+    if (torus && g) inner = snake(std::vector<unsigned>(dims.begin(), dims.end() - 1));
+    // rank r = (core c0, chip c1 of the group, group c2) as build() numbers levels: c0 N0 + c1 N1 + c2
     p.chip.resize(ranks);
     p.core.resize(ranks);
-    std::vector<std::vector<unsigned>> inner;
-    if (torus) inner = snake(std::vector<unsigned>(dims.begin(), dims.end() - 1));
-    for (unsigned l = 0; l < gm; ++l)
-      for (unsigned gi = 0; gi < G; ++gi) {
-        unsigned chip = gi * g + l / m;
-        if (torus) {
-          auto c = inner[l / m];
-          c.push_back(gi);
-          chip = torus_id(dims, c);
+    for (unsigned c0 = 0; c0 < m; ++c0)
+      for (unsigned c1 = 0; c1 < gchips; ++c1)
+        for (unsigned gi = 0; gi < G; ++gi) {
+          const unsigned r = (c0 * gchips + c1) * G + gi;
+          unsigned chip = g ? gi * g + c1 : walk[gi];
+          if (torus && g) {
+            auto c = inner[c1];
+            c.push_back(gi);
+            chip = torus_id(dims, c);
+          }
+          p.chip[r] = chip;
+          p.core[r] = c0;
         }
-        p.chip[l * G + gi] = chip;
-        p.core[l * G + gi] = l % m;
-      }
     return p;
   }
   for (unsigned r = 0; r < ranks; ++r) {
@@ -524,7 +517,8 @@ std::vector<std::vector<unsigned>> default_rings(unsigned n) {
   return rs;
 }
 
-Schedule build(Op op, Algo algo, unsigned n, unsigned group, const std::vector<std::vector<unsigned>>& rings) {
+Schedule build(Op op, Algo algo, unsigned n, const std::vector<unsigned>& levels,
+               const std::vector<std::vector<unsigned>>& rings) {
   if (n < 2) throw Error(fmt::format("a collective needs at least 2 ranks, not {}", n));
   Schedule s;
   s.op = op;
@@ -653,62 +647,50 @@ Schedule build(Op op, Algo algo, unsigned n, unsigned group, const std::vector<s
     }
     case Algo::hier: {
       if (op == Op::all_to_all) throw Error(fmt::format("{}: not available; use ring, mesh or rdh", what));
-      const unsigned g = group;
-      if (g < 2 || n % g || n / g < 2)
-        throw Error(fmt::format("{}: {} ranks are not at least two groups of {}", what, n, g));
-      const unsigned G = n / g;
-      // rank r = l * G + gi: member l of group gi; part l = segments [l G, (l + 1) G)
-      auto intra = [G, g](bool rs) {
+      std::uint64_t prod = 1;
+      for (unsigned l : levels) prod *= l;
+      if (levels.size() < 2 || prod != n || std::any_of(levels.begin(), levels.end(), [](unsigned l) { return l < 2; }))
+        throw Error(fmt::format("{}: {} ranks are not levels of groups of at least two ({})", what, n,
+                                fmt::join(levels, " x ")));
+      // rank r = sum over levels i of c_i N_i, N_i the ranks of the levels after i: member c_i of
+      // level i's ring (innermost first). Level i's block b of the ring whose other coordinates
+      // are those of rank m (c_i = 0) is the N_i segments at (m - m mod (s_i N_i)) + b N_i, so
+      // every reduce-scatter level narrows the range a rank holds and the last leaves segment r
+      // on rank r.
+      const unsigned k = static_cast<unsigned>(levels.size());
+      std::vector<unsigned> below(k, 1);  // N_i
+      for (unsigned i = k - 1; i-- > 0;) below[i] = below[i + 1] * levels[i + 1];
+      auto level = [&](unsigned i, bool rs) {
+        const unsigned si = levels[i], Ni = below[i];
         return std::make_unique<RingPhase>(
-            rs, g, [G](unsigned gi, unsigned l) { return l * G + gi; },
-            [G](unsigned r, unsigned& gi, unsigned& l) {
-              gi = r % G;
-              l = r / G;
+            rs, si, [Ni](unsigned m, unsigned p) { return m + p * Ni; },
+            [si, Ni](unsigned r, unsigned& m, unsigned& p) {
+              p = r / Ni % si;
+              m = r - p * Ni;
               return true;
             },
-            [G](unsigned, unsigned b) {
-              return Piece{b * G, b * G, G};
-            });
-      };
-      // the cross-group reduce-scatter adds into part l while the receiver's own group may still be
-      // adding into it: ready flags order them
-      auto inter = [G](bool rs) {
-        return std::make_unique<RingPhase>(
-            rs, G, [G](unsigned l, unsigned gi) { return l * G + gi; },
-            [G](unsigned r, unsigned& l, unsigned& gi) {
-              l = r / G;
-              gi = r % G;
-              return true;
+            [si, Ni](unsigned m, unsigned b) {
+              const unsigned at = m - m % (si * Ni) + b * Ni;
+              return Piece{at, at, Ni};
             },
-            [G](unsigned l, unsigned b) {
-              return Piece{l * G + b, l * G + b, 1};
-            },
-            rs);
+            // a later level's reduce-scatter adds into a block that the receiver's own ring of the
+            // level before may still be adding into: ready flags order them
+            rs && i > 0);
       };
-      switch (op) {
-        case Op::all_reduce:
-          s.add(intra(true));
-          s.add(inter(true));
-          s.add(inter(false));
-          s.add(intra(false));
-          s.describe = fmt::format(
-              "ring reduce-scatter in each group of {}, ring all-reduce across the {} groups, ring all-gather in each "
-              "group",
-              g, G);
-          break;
-        case Op::reduce_scatter:
-          s.add(intra(true));
-          s.add(inter(true));
-          s.describe = fmt::format("ring reduce-scatter in each group of {}, then across the {} groups", g, G);
-          break;
-        case Op::all_gather:
-          s.add(inter(false));
-          s.add(intra(false));
-          s.describe = fmt::format("ring all-gather across the {} groups, then in each group of {}", G, g);
-          break;
-        default:
-          break;
-      }
+      const std::string sizes = fmt::format("{}", fmt::join(levels, ", "));
+      if (op != Op::all_gather)
+        for (unsigned i = 0; i < k; ++i) s.add(level(i, true));
+      if (op != Op::reduce_scatter)
+        for (unsigned i = k; i-- > 0;) s.add(level(i, false));
+      s.describe =
+          op == Op::all_reduce ? fmt::format(
+                                     "ring reduce-scatter in each group of each level (groups of {}, the "
+                                     "innermost first), then ring all-gather from the outermost",
+                                     sizes)
+          : op == Op::reduce_scatter
+              ? fmt::format("ring reduce-scatter in each group of each level (groups of {}, the innermost first)",
+                            sizes)
+              : fmt::format("ring all-gather in each group of each level (groups of {}, the outermost first)", sizes);
       break;
     }
   }

@@ -53,7 +53,7 @@ Outcome check(const system::System& s, Config c, std::uint64_t seed = 7) {
     for (unsigned r = 0; r < run.ranks(); ++r) in.push_back(run.input(r));
     const Algo algo = run.config().algo;
     o.r = run.run();
-    const auto want = reference(c.op, algo, c.elem, run.placement().group, run.seg_elems(), in, run.placement().rings);
+    const auto want = reference(c.op, algo, c.elem, run.placement().levels, run.seg_elems(), in, run.placement().rings);
     o.equal = true;
     for (unsigned r = 0; r < run.ranks() && o.equal; ++r) {
       const auto got = run.output(r);
@@ -295,20 +295,25 @@ BOOST_AUTO_TEST_CASE(ranks_are_logical_neuron_cores) {
     BOOST_TEST(p1.chip[r] == chips.chip[r / 2]);
     BOOST_TEST(p1.core[r] == r % 2);
   }
-  // hierarchical: a group is the system's group of chips (trn2-16: an x ring of 4) with their
-  // ranks, member l core l % 4 of the group's chip l / 4; with no group of chips (trn4-us128) the
-  // chip is the group, member l its core l
+  // hierarchical: the chip's ranks are the innermost level (core c0), then the system's group of
+  // chips (trn2-16: an x ring of 4, chip c1 of it), then the groups (gi); rank (c0 4 + c1) 4 + gi.
+  // With no group of chips (trn4-us128) the chip is the group, member l its core l
   const Placement h = place(t2, 0, Algo::hier, 4);
-  BOOST_TEST(h.group == 16u);
-  BOOST_TEST(h.level == "x ring");
-  for (unsigned gi = 0; gi < 4; ++gi)
-    for (unsigned l = 0; l < 16; ++l) {
-      BOOST_TEST(h.core[l * 4 + gi] == l % 4);
-      BOOST_TEST(h.chip[l * 4 + gi] == h.chip[(l / 4 * 4) * 4 + gi]);  // the same chip for its 4 cores
-      BOOST_TEST(h.chip[l * 4 + gi] / 4 == gi);                        // x ring gi: chips 4 gi .. 4 gi + 3
-    }
+  BOOST_TEST(h.levels == (std::vector<unsigned>{4, 4, 4}));
+  BOOST_TEST(h.level == "chip, x ring");
+  for (unsigned c0 = 0; c0 < 4; ++c0)
+    for (unsigned c1 = 0; c1 < 4; ++c1)
+      for (unsigned gi = 0; gi < 4; ++gi) {
+        const unsigned r = (c0 * 4 + c1) * 4 + gi;
+        BOOST_TEST(h.core[r] == c0);
+        BOOST_TEST(h.chip[r] == h.chip[c1 * 4 + gi]);  // the same chip for its 4 cores
+        BOOST_TEST(h.chip[r] / 4 == gi);               // x ring gi: chips 4 gi .. 4 gi + 3
+      }
+  std::set<unsigned> chips16;
+  for (unsigned r = 0; r < 64; ++r) chips16.insert(h.chip[r] * 4 + h.core[r]);
+  BOOST_TEST(chips16.size() == 64u);  // every core of every chip once
   const Placement hc = place(sys("trn4-us128"), 0, Algo::hier, 12);
-  BOOST_TEST(hc.group == 12u);
+  BOOST_TEST(hc.levels == (std::vector<unsigned>{12, 128}));
   BOOST_TEST(hc.level == "chip");
   for (unsigned l = 0; l < 12; ++l)
     for (unsigned g = 0; g < 128; ++g) {

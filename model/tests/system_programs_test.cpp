@@ -62,7 +62,7 @@ Outcome run_on(const typename Sys::Params& prm, const collective::Placement& pla
   o.per_sender = P.per_sender;
   o.cycles = r.run(masks, 2000000);
   const auto want = collective::reference(
-      op, algo, e, ec.place.group, static_cast<unsigned>(P.seg_bytes / collective::elem_bytes(e)), in, ec.place.rings);
+      op, algo, e, ec.place.levels, static_cast<unsigned>(P.seg_bytes / collective::elem_bytes(e)), in, ec.place.rings);
   for (unsigned k = 0; k < n && o.diff.empty(); ++k) {
     const auto& h = r.hbm(ec.place.chip[k]).image().hbm;
     o.diff = collective::first_difference(

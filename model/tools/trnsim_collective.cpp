@@ -202,7 +202,7 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   std::filesystem::create_directories(dir);
   const unsigned n = P.schedule.ranks;
   const auto in = seeded_inputs(P, c.elem, c.seed);
-  const auto want = reference(c.op, c.algo, c.elem, ec.place.group,
+  const auto want = reference(c.op, c.algo, c.elem, ec.place.levels,
                               static_cast<unsigned>(P.seg_bytes / elem_bytes(c.elem)), in, ec.place.rings);
   std::string man = fmt::format(
       "# trnsim collective --emit: {} by {} of {} B ({}) over {} ranks on {} ({} configuration, "
@@ -602,7 +602,7 @@ int cmd_collective(int argc, char** argv) {
     row.bound_us = row.r.bound_ns() / 1e3;
     if (check) {
       const auto want =
-          reference(*op, row.r.algo, c.elem, run.placement().group, run.seg_elems(), in, run.placement().rings);
+          reference(*op, row.r.algo, c.elem, run.placement().levels, run.seg_elems(), in, run.placement().rings);
       bool ok = row.r.violations.empty();
       for (unsigned r = 0; r < run.ranks() && ok; ++r) ok = run.output(r) == want[r];
       row.check = ok ? "ok" : row.r.violations.empty() ? "WRONG" : "ORDER";
@@ -626,7 +626,7 @@ int cmd_collective(int argc, char** argv) {
     fmt::print(
         "# {} ranks; {}{}; {} rounds; last size: {} instances of {} B a segment, {} transfers in {} DMA "
         "descriptors, busiest {}\n",
-        r.ranks, r.describe, r.level.empty() ? "" : fmt::format(" (groups: {}s)", r.level), r.rounds, r.instances,
+        r.ranks, r.describe, r.level.empty() ? "" : fmt::format(" (groups: {})", r.level), r.rounds, r.instances,
         r.chunk_bytes, r.transfers, r.descriptors, r.busiest);
     if (cyc)
       fmt::print("# cycle level: {}; last size: {} cycles, {} bit errors, {} replays\n", r.cycle_system, r.cycles,

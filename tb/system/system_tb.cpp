@@ -633,7 +633,7 @@ Task<std::vector<std::vector<std::uint32_t>>> load_collective(SysBench& t, const
 /// Every rank's result against the reference ("" when all equal).
 std::string check_collective(SysBench& t, const Compiled& c, const std::vector<std::vector<std::uint32_t>>& in) {
   const auto& P = c.P;
-  const auto want = collective::reference(c.ec.op, c.ec.algo, c.ec.elem, c.ec.place.group,
+  const auto want = collective::reference(c.ec.op, c.ec.algo, c.ec.elem, c.ec.place.levels,
                                           static_cast<unsigned>(P.seg_bytes / collective::elem_bytes(c.ec.elem)), in,
                                           c.ec.place.rings);
   for (unsigned k = 0; k < P.schedule.ranks; ++k) {
