@@ -370,12 +370,23 @@ SystemPreset read_system(const Reader& r, const std::string& key, const toml::ta
     }
     const toml::node& rn = r.need(mt, mp, "rows");
     const toml::array* rows = rn.as_array();
-    if (!rows || rows->empty()) r.fail(rn, mp + ".rows", "must be a non-empty array of [bytes, microseconds]");
+    if (!rows || rows->empty())
+      r.fail(rn, mp + ".rows",
+             "must be a non-empty array of [bytes, microseconds] or [bytes, microseconds, algorithm]");
     for (std::size_t k = 0; k < rows->size(); ++k) {
       const std::string rp = fmt::format("{}.rows[{}]", mp, k);
       const toml::array* row = (*rows)[k].as_array();
-      if (!row || row->size() != 2) r.fail((*rows)[k], rp, "must be [bytes, microseconds]");
+      if (!row || row->size() < 2 || row->size() > 3)
+        r.fail((*rows)[k], rp, "must be [bytes, microseconds] or [bytes, microseconds, algorithm]");
       m.rows.emplace_back(r.uint((*row)[0], rp + "[0]", 1, 4294967295), r.num((*row)[1], rp + "[1]", 0, 1e9, true));
+      std::string algo;
+      if (row->size() == 3) {
+        const auto* a = (*row)[2].as_string();
+        if (!a || a->get().empty())
+          r.fail((*row)[2], rp + "[2]", "must be the algorithm the run reported (a non-empty string)");
+        algo = a->get();
+      }
+      m.algos.push_back(std::move(algo));
     }
     s.measured.push_back(std::move(m));
   });

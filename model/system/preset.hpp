@@ -93,12 +93,14 @@ struct Claim {
 };
 
 /// A published collective benchmark table (nccom-test) measured on this system's hardware: the
-/// operation, ranks and type it ran with, where it is published, and (bytes, microseconds) rows.
+/// operation, ranks and type it ran with, where it is published, and (bytes, microseconds) rows,
+/// each with the algorithm the run reported where it did (nccom-test --show-algorithm).
 struct Measured {
   std::string op, dtype, source, note;
   unsigned ranks = 0;
   bool fit = false;  ///< the cost parameters were fitted to it (else it is held out)
   std::vector<std::pair<std::uint64_t, double>> rows;
+  std::vector<std::string> algos;  ///< per row: the published algorithm ("" where not given)
 };
 
 struct SystemPreset {

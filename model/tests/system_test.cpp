@@ -406,9 +406,21 @@ BOOST_AUTO_TEST_CASE(bad_files_name_file_line_and_what) {
   // the collective cost and the published tables are checked as the rest
   BOOST_CHECK(has(edited("launch_us = 49.4,", "launch_uz = 49.4,"), "chip.trainium.collective.launch_uz: unknown key"));
   BOOST_CHECK(has(edited("rows = [[33554432, 768]]", "rows = [[33554432, 768, 1]]"),
-                  "system.trn1-16.measured[1].rows[0]: must be [bytes, microseconds]"));
+                  "system.trn1-16.measured[1].rows[0][2]: must be the algorithm the run reported"));
+  BOOST_CHECK(
+      has(edited("rows = [[33554432, 768]]", "rows = [[33554432, 768, \"ring\", 4]]"),
+          "system.trn1-16.measured[1].rows[0]: must be [bytes, microseconds] or [bytes, microseconds, algorithm]"));
   BOOST_CHECK(
       has(edited("rows = [[33554432, 768]]", "rows = []"), "system.trn1-16.measured[1].rows: must be a non-empty"));
+  // a published row's algorithm, where the run reported one (trn2-16's --show-algorithm table)
+  for (const auto& sp : presets().systems)
+    for (const auto& m : sp.measured) {
+      BOOST_TEST(m.algos.size() == m.rows.size());
+      if (sp.key == "trn2-16")
+        BOOST_TEST(m.algos ==
+                   (std::vector<std::string>{"mesh", "mesh", "mesh", "mesh", "mesh", "rdh", "kangaring", "kangaring"}));
+      if (sp.key == "trn1-16") BOOST_TEST(m.algos[0].empty());
+    }
   BOOST_CHECK(has(edited("lnc = 2", "lnc = 3"), "chip.trainium2.lnc: must divide the chip's 8 cores"));
   // the line number is the offending line's
   const auto at = good.find("tensor_ghz = 2.4");

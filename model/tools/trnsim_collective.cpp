@@ -266,9 +266,10 @@ int compare_published(const system::Presets& p, const std::string& only, const c
   fmt::print("# trnsim collective --compare-published: the model (flow level) against published nccom-test tables\n");
   fmt::print(
       "# ratio = model / published time; busbw by the benchmark's factor; fit: the table the cost\n"
-      "# parameters were fitted to ([chip.X.collective]), else held out\n");
-  fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12} {:>12} {:>7} {:>10} {:>10} {:>6}  {}\n", "system", "op", "ranks",
-             "size(B)", "published_us", "model_us", "ratio", "pub_busbw", "mod_busbw", "algo", "table");
+      "# parameters were fitted to ([chip.X.collective]), else held out; pub_algo: the algorithm the\n"
+      "# published run reported (-: none), which the model runs where it has it (algo), else auto\n");
+  fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12} {:>12} {:>7} {:>10} {:>10} {:>6} {:>9}  {}\n", "system", "op", "ranks",
+             "size(B)", "published_us", "model_us", "ratio", "pub_busbw", "mod_busbw", "algo", "pub_algo", "table");
   for (const system::SystemPreset& sp : p.systems) {
     if (!only.empty() && sp.key != only) continue;
     if (sp.measured.empty()) continue;
@@ -283,8 +284,12 @@ int compare_published(const system::Presets& p, const std::string& only, const c
       if (!op || !el)
         throw Error(
             fmt::format("system.{}.measured: op '{}' or dtype '{}' the model does not run", sp.key, m.op, m.dtype));
-      for (const auto& [bytes, us] : m.rows) {
+      for (std::size_t k = 0; k < m.rows.size(); ++k) {
+        const auto [bytes, us] = m.rows[k];
+        const std::string& pub = m.algos[k];
         Config c = base;
+        // the published run's algorithm where the model has it (kangaring it has not: auto)
+        if (const std::optional<Algo> a = parse_algo(pub); a && base.algo == Algo::automatic) c.algo = *a;
         c.op = *op;
         c.elem = *el;
         c.ranks = m.ranks;
@@ -295,9 +300,10 @@ int compare_published(const system::Presets& p, const std::string& only, const c
         const Result r = run.run();
         const double model_us = r.time_ns / 1e3, ratio = model_us / us;
         const double f = busbw_factor(*op, m.ranks);
-        fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12.2f} {:>12.2f} {:>7.3f} {:>10.2f} {:>10.2f} {:>6}  {}\n", sp.key,
-                   m.op, m.ranks, bytes, us, model_us, ratio, bytes / (us * 1e3) * f, bytes / (model_us * 1e3) * f,
-                   algo_name(r.algo), m.fit ? "fit" : "held out");
+        fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12.2f} {:>12.2f} {:>7.3f} {:>10.2f} {:>10.2f} {:>6} {:>9}  {}\n",
+                   sp.key, m.op, m.ranks, bytes, us, model_us, ratio, bytes / (us * 1e3) * f,
+                   bytes / (model_us * 1e3) * f, algo_name(r.algo), pub.empty() ? "-" : pub,
+                   m.fit ? "fit" : "held out");
         if (bytes >= (1u << 20) && bytes <= (1u << 30)) worst = std::max(worst, std::abs(ratio - 1));
         if (bytes < floor_size) {
           floor_size = bytes;
