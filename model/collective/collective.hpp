@@ -29,12 +29,12 @@ class System;
 namespace trn::collective {
 
 enum class Op : unsigned { all_reduce, reduce_scatter, all_gather, all_to_all, permute };
-enum class Algo : unsigned { automatic, ring, mesh, rdh, hier, rings };
+enum class Algo : unsigned { automatic, ring, mesh, rdh, hier, rings, kangaring };
 enum class Elem : unsigned { fp32, bf16 };
 enum class Fidelity : unsigned { flow, cycle };
 
 inline constexpr Op kOps[] = {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::all_to_all, Op::permute};
-inline constexpr Algo kAlgos[] = {Algo::ring, Algo::mesh, Algo::rdh, Algo::hier, Algo::rings};
+inline constexpr Algo kAlgos[] = {Algo::ring, Algo::mesh, Algo::rdh, Algo::hier, Algo::rings, Algo::kangaring};
 
 const char* op_name(Op o);
 const char* algo_name(Algo a);
@@ -88,11 +88,19 @@ enum class Region : std::uint8_t { data = 0, out = 1, scratch = 2 };
 struct Piece {
   unsigned src_seg = 0, dst_seg = 0, count = 1;
 };
+inline constexpr unsigned kNoRank = ~0u;
 struct Xfer {
   unsigned src = 0, dst = 0;  ///< ranks (src == dst: a local DMA transfer)
   bool reduce = false;
   Region src_reg = Region::data, dst_reg = Region::data;
   std::vector<Piece> pieces;
+  /// A rank on the sender's chip whose same segments the DMA reads too and adds to the sender's
+  /// before they leave (KangaRing's reduce-scatter: one transfer reads three blocks, SPEC 5.5's
+  /// accumulate on the way; kNoRank: none).
+  unsigned src2 = kNoRank;
+  /// A second destination on the sender's chip that receives the same bytes, read once (the DMA's
+  /// duplicated write, KangaRing's 1-read/2-write all-gather; kNoRank: none). Data regions only.
+  unsigned dst2 = kNoRank;
 };
 
 /// A part of a schedule: `rounds()` rounds; what each rank sends in each of them, and how many

@@ -139,17 +139,17 @@ double FlowModel::latency_ns(unsigned a, unsigned b) const {
 }
 
 void FlowModel::uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload, std::uint64_t wire,
-                     std::vector<std::pair<unsigned, double>>& out, unsigned src_core) const {
+                     std::vector<std::pair<unsigned, double>>& out, unsigned src_core, unsigned extra_hbm) const {
   out.clear();
   const unsigned base = chan_ + 4 * a, bb = chan_ + 4 * b;
   out.emplace_back(base + 0, 1.0);  // DMA
   if (rank_dma_) out.emplace_back(rank_dma_ + a * per_chip_ + src_core % per_chip_, 1.0);
   if (a == b) {
-    out.emplace_back(base + 1, reduce ? 3.0 : 2.0);  // HBM: read, (read,) write
+    out.emplace_back(base + 1, (reduce ? 3.0 : 2.0) + extra_hbm);  // HBM: read, (read,) write
     return;
   }
   const double wf = payload ? static_cast<double>(wire) / static_cast<double>(payload) : 1.0;
-  out.emplace_back(base + 1, 1.0);
+  out.emplace_back(base + 1, 1.0 + extra_hbm);
   for (const auto& [r, share] : route_uses(a, b)) out.emplace_back(r, wf * share);
   out.emplace_back(bb + 1, reduce ? 2.0 : 1.0);
   if (c_.nic_gbps > 0) {
@@ -351,8 +351,20 @@ class Run::Engine : public Sink {
   // ---- Sink
   void read(std::uint32_t send, std::uint64_t off, std::uint64_t bytes, std::uint8_t* to) const override {
     if (bytes == 0) return;
-    const auto& m = run_.mem_.at(sends_.at(send).src);
+    const Send& s = sends_.at(send);
+    const auto& m = run_.mem_.at(s.src);
     std::memcpy(to, &m.at(off), bytes);
+    if (s.src2 == kNoRank) return;
+    // the second source's same bytes, added on the way (the sender's first)
+    const auto& m2 = run_.mem_.at(s.src2);
+    const unsigned es = elem_bytes(c_.elem);
+    for (std::uint64_t i = 0; i < bytes; i += es) {
+      std::uint32_t a = 0, b = 0;
+      std::memcpy(&a, to + i, es);
+      std::memcpy(&b, &m2.at(off + i), es);
+      const std::uint32_t y = dma::acc_add(c_.elem == Elem::bf16, a, b);
+      std::memcpy(to + i, &y, es);
+    }
   }
   void landed(std::uint32_t id, std::uint64_t off, std::uint64_t bytes, const std::uint8_t* data, bool reduce,
               double) override {
@@ -360,6 +372,11 @@ class Run::Engine : public Sink {
     s.landed += bytes;
     if (s.signalled && s.landed >= s.bytes) free_.push_back(id);  // its semaphore came first
     if (!data || bytes == 0 || run_.mem_.empty()) return;
+    if (s.dst2 != kNoRank) {  // the duplicated write (a copy: submit() checks)
+      auto& m2 = run_.mem_[s.dst2];
+      if (off + bytes > m2.size()) throw std::logic_error("collective: a write beyond the rank's memory");
+      std::memcpy(&m2[off], data, bytes);
+    }
     auto& m = run_.mem_[s.dst];
     if (off + bytes > m.size()) throw std::logic_error("collective: a write beyond the rank's memory");
     if (!reduce) {
@@ -402,11 +419,13 @@ class Run::Engine : public Sink {
       violations_.push_back(v);
     }
     ++ranks_[s.dst].arrived[key(s.inst, s.round)];
+    if (s.dst2 != kNoRank) ++ranks_[s.dst2].arrived[key(s.inst, s.round)];
     auto& src_active = ranks_[s.src].active;
     auto it = src_active.find(s.inst);
     if (it == src_active.end()) throw std::logic_error("collective: a transfer of an instance that is not running");
     --it->second.open;
     advance(s.dst, s.inst);
+    if (s.dst2 != kNoRank) advance(s.dst2, s.inst);
     if (s.src != s.dst) advance(s.src, s.inst);
   }
 
@@ -416,6 +435,7 @@ class Run::Engine : public Sink {
     std::uint64_t bytes = 0, landed = 0;
     bool flag = false;  // a ready flag from src (the receiver of round `round`) to dst
     bool signalled = false;
+    unsigned src2 = kNoRank, dst2 = kNoRank;  // Xfer::src2, Xfer::dst2
   };
   struct Inst {
     unsigned round = 0, open = 0;
@@ -533,6 +553,12 @@ class Run::Engine : public Sink {
     const std::uint64_t seg = run_.seg_bytes_;
     const std::uint32_t id = new_send();
     const unsigned a = run_.place_.chip[x.src], b = run_.place_.chip[x.dst];
+    for (unsigned r : {x.src2, x.dst2})
+      if (r != kNoRank && run_.place_.chip[r] != a)
+        throw std::logic_error("collective: a second source or destination off the sender's chip");
+    if (x.dst2 != kNoRank && (x.reduce || x.dst_reg != Region::data))
+      throw std::logic_error("collective: a duplicated write is a copy into the data region");
+    const unsigned extra = (x.src2 != kNoRank ? 1 : 0) + (x.dst2 != kNoRank ? 1 : 0);
     // contiguous runs: when an instance is the whole segment a piece's segments are one run,
     // otherwise each segment gives a slice (adjacent slices merge)
     runs_.clear();
@@ -545,8 +571,8 @@ class Run::Engine : public Sink {
             runs_.back().dst_off + runs_.back().bytes == d)
           runs_.back().bytes += step * len;
         else
-          runs_.push_back(
-              Desc{id, a, b, so, d, step * len, x.reduce, false, queue(c, x.src, x.dst), run_.place_.core[x.src]});
+          runs_.push_back(Desc{id, a, b, so, d, step * len, x.reduce, false, queue(c, x.src, x.dst),
+                               run_.place_.core[x.src], extra});
       }
     }
     // the descriptors the transfer takes (of at most desc_bytes each); the flow level moves each run
@@ -559,11 +585,11 @@ class Run::Engine : public Sink {
       ndesc += (run.bytes + c_.desc_bytes - 1) / c_.desc_bytes;
       descs_.push_back(run);
     }
-    sends_[id] = Send{x.src, x.dst, static_cast<unsigned>(c), t, total, 0, false, false};
+    sends_[id] = Send{x.src, x.dst, static_cast<unsigned>(c), t, total, 0, false, false, x.src2, x.dst2};
     ++transfers_;
     descriptors_ += ndesc;
     // the bound: every byte on its resources; the zero-load latency of instance 0's rounds
-    fm_.uses(a, b, x.reduce, total, wire + (a != b ? kFlitBytes : 0), uses_, run_.place_.core[x.src]);
+    fm_.uses(a, b, x.reduce, total, wire + (a != b ? kFlitBytes : 0), uses_, run_.place_.core[x.src], extra);
     for (const auto& [res, w] : uses_) usage_[res] += w * static_cast<double>(total);
     be_->submit(descs_, start_at(x.src));
   }
@@ -583,6 +609,8 @@ class Run::Engine : public Sink {
         for (const Xfer& x : xs) {
           const double lat = fm_.latency_ns(run_.place_.chip[x.src], run_.place_.chip[x.dst]);
           next[x.dst] = std::max(next[x.dst], ready[r] + step_ns_ + dge_ns_ + fm_.read_ns() + lat);
+          if (x.dst2 != kNoRank)
+            next[x.dst2] = std::max(next[x.dst2], ready[r] + step_ns_ + dge_ns_ + fm_.read_ns() + lat);
         }
       }
       ready.swap(next);

@@ -166,9 +166,10 @@ class FlowModel {
   double capacity(unsigned r) const { return cap_[r]; }
   std::string resource_name(unsigned r) const;
   /// (resource, weight) pairs of a transfer of payload bytes from chip a to chip b: weight is bytes
-  /// of the resource's traffic per payload byte.
+  /// of the resource's traffic per payload byte. extra_hbm: further HBM accesses on chip a per
+  /// payload byte (a second source read, a duplicated local write: Desc::extra_hbm).
   void uses(unsigned a, unsigned b, bool reduce, std::uint64_t payload, std::uint64_t wire,
-            std::vector<std::pair<unsigned, double>>& out, unsigned src_core = 0) const;
+            std::vector<std::pair<unsigned, double>>& out, unsigned src_core = 0, unsigned extra_hbm = 0) const;
   /// Zero-load latency from chip a to chip b (0 for a == b), without the DMA read: the longest of
   /// the routes its stripes take.
   double latency_ns(unsigned a, unsigned b) const;
@@ -206,6 +207,9 @@ struct Desc {
   bool flag = false;      ///< a ready flag: a semaphore write alone, no data (an HBM read only with flag_reads)
   unsigned queue = 0;     ///< the sending chip's DMA queue to dst_chip (Config::dma_queues; per core pair)
   unsigned src_core = 0;  ///< the sending rank's core slot on its chip (its DMA, Config::cost)
+  /// HBM accesses on the sending chip beyond the transfer's own, per byte: KangaRing's second source
+  /// read (Xfer::src2) and duplicated local write (Xfer::dst2), one each
+  unsigned extra_hbm = 0;
 };
 
 /// What a backend reports to the engine.

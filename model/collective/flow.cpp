@@ -41,7 +41,7 @@ class FlowBackend : public Backend {
     f.total = payload;
     f.rate = 0;
     f.done = false;
-    m_.uses(a.src_chip, a.dst_chip, a.reduce, payload, wire, f.uses, a.src_core);
+    m_.uses(a.src_chip, a.dst_chip, a.reduce, payload, wire, f.uses, a.src_core, a.extra_hbm);
     f.latency = m_.latency_ns(a.src_chip, a.dst_chip);
     f.sem_ns = a.src_chip != a.dst_chip ? kFlitBytes / m_.nic_gbps(a.src_chip, a.dst_chip) : 0.0;
     f.start = seq_;

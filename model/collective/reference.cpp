@@ -79,6 +79,25 @@ std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, cons
         return value(nl, s);
       };
       break;
+    case Algo::kangaring:
+      // pairs (2q, 2q + 1), primaries in a ring; segment s is pair o = s / 2's block. Its chain
+      // starts at pair o + 1, whose primary's block and secondary's leave as one sum; each later
+      // primary adds what arrives into its own, and sends that plus its secondary's; primary o adds
+      // the last arrival into its own, then its secondary's (the fold). Reduce-scatter: segment
+      // 2o + 1 is the secondary's own plus the primary's sum before the fold.
+      reduced = [&](unsigned s, unsigned k) {
+        const unsigned P = n / 2, o = s / 2;
+        auto pri = [&](unsigned q) { return x(2 * (q % P), s, k); };
+        auto sec = [&](unsigned q) { return x(2 * (q % P) + 1, s, k); };
+        std::uint32_t cur = pri(o);
+        if (P > 1) {
+          std::uint32_t sent = add(pri(o + 1), sec(o + 1));
+          for (unsigned m = 2; m < P; ++m) sent = add(add(pri(o + m), sent), sec(o + m));
+          cur = add(pri(o), sent);
+        }
+        return op == Op::reduce_scatter && s % 2 ? add(sec(o), cur) : add(cur, sec(o));
+      };
+      break;
     case Algo::rings:
       // segment s is stripe j = s mod m of rank o = s / m's share: it travels ring j from the rank
       // after o to o, each rank adding its own

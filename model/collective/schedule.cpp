@@ -15,7 +15,7 @@ namespace trn::collective {
 
 namespace {
 constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "permute"};
-constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier", "rings"};
+constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier", "rings", "kangaring"};
 constexpr const char* kElemNames[] = {"fp32", "bf16"};
 constexpr const char* kFidNames[] = {"flow", "cycle"};
 
@@ -171,6 +171,11 @@ Placement place_on(const std::string& name, unsigned chips, const std::vector<un
         }
     return p;
   }
+  if (a == Algo::kangaring && m % 2)
+    throw Error(fmt::format(
+        "kangaring: pairs of a chip's ranks (a primary and a secondary), and {} has {} rank{} a chip (the flow "
+        "level's default: a rank a logical NeuronCore; the cycle level's ranks are chips)",
+        name, m, m == 1 ? "" : "s"));
   for (unsigned r = 0; r < ranks; ++r) {
     p.chip.push_back(walk[r / m]);
     p.core.push_back(r % m);
@@ -268,6 +273,90 @@ class RingPhase : public Phase {
   Member mem_;
   Locate loc_;
   Block blk_;
+};
+
+/// KangaRing (the Neuron runtime's, docs/collectives.md): ranks 2q and 2q + 1 (one chip) are pair
+/// q's primary and secondary, and only the P = n / 2 primaries form a ring; pair q's block is
+/// segments 2q and 2q + 1. Its ring reduce-scatter reads the sender's block and its secondary's in
+/// one transfer (src2) and adds both into the next primary; its ring all-gather writes every block
+/// to the next primary and, from the same read, to the sender's own secondary (dst2).
+class KangaRingPhase : public Phase {
+ public:
+  KangaRingPhase(bool rs, unsigned n) : rs_(rs), p_(n / 2) {}
+  unsigned rounds() const override { return p_ - 1; }
+  void sends(unsigned rank, unsigned t, std::vector<Xfer>& out) const override {
+    if (rank % 2) return;  // a secondary sends nothing on the ring
+    const unsigned q = rank / 2;
+    // reduce-scatter: block q - 1 - t, as a ring's; all-gather: block q - t
+    const unsigned b = (q + 2 * p_ - (rs_ ? 1 : 0) - t) % p_;
+    Xfer x;
+    x.src = rank;
+    x.dst = 2 * ((q + 1) % p_);
+    x.reduce = rs_;
+    x.pieces.push_back(Piece{2 * b, 2 * b, 2});
+    (rs_ ? x.src2 : x.dst2) = rank + 1;
+    out.push_back(std::move(x));
+  }
+  unsigned expect(unsigned rank, unsigned) const override { return rank % 2 == 0 || !rs_ ? 1 : 0; }
+
+ private:
+  bool rs_;
+  unsigned p_;
+};
+
+/// KangaRing's local rounds between a pair's primary 2q and secondary 2q + 1: fold (all-reduce,
+/// after the ring reduce-scatter: the secondary adds its block q into the primary's, once the
+/// primary's last partial sum has landed, so it waits for the primary's ready flag), swap
+/// (reduce-scatter: the secondary adds segment 2q into the primary, the primary segment 2q + 1 into
+/// the secondary), gather (all-gather, first: the secondary's segment to the primary) and drop
+/// (all-gather, last: the block the primary received last, q + 1, to the secondary, which the
+/// ring's duplicated writes did not bring).
+class KangaLocalPhase : public Phase {
+ public:
+  enum Kind { fold, swap, gather, drop };
+  KangaLocalPhase(Kind k, unsigned n) : k_(k), p_(n / 2) {}
+  unsigned rounds() const override { return 1; }
+  bool needs_ready() const override { return k_ == fold || k_ == swap; }
+  void senders(unsigned rank, unsigned, std::vector<unsigned>& out) const override {
+    if (k_ == swap || rank % 2 == 0) out.push_back(rank ^ 1u);
+  }
+  void sends(unsigned rank, unsigned, std::vector<Xfer>& out) const override {
+    const unsigned q = rank / 2;
+    const bool primary = rank % 2 == 0;
+    Xfer x;
+    x.src = rank;
+    x.dst = rank ^ 1u;
+    switch (k_) {
+      case fold:
+        if (primary) return;
+        x.reduce = true;
+        x.pieces.push_back(Piece{2 * q, 2 * q, 2});
+        break;
+      case swap:
+        x.reduce = true;
+        x.pieces.push_back(primary ? Piece{2 * q + 1, 2 * q + 1, 1} : Piece{2 * q, 2 * q, 1});
+        break;
+      case gather:
+        if (primary) return;
+        x.pieces.push_back(Piece{2 * q + 1, 2 * q + 1, 1});
+        break;
+      case drop: {
+        if (!primary) return;
+        const unsigned b = (q + 1) % p_;
+        x.pieces.push_back(Piece{2 * b, 2 * b, 2});
+        break;
+      }
+    }
+    out.push_back(std::move(x));
+  }
+  unsigned expect(unsigned rank, unsigned) const override {
+    const bool primary = rank % 2 == 0;
+    return k_ == swap || (primary == (k_ == fold || k_ == gather)) ? 1 : 0;
+  }
+
+ private:
+  Kind k_;
+  unsigned p_;
 };
 
 /// Striped rings (rings): every ring of `rings` at once, each over all n ranks in its own order;
@@ -611,6 +700,28 @@ Schedule build(Op op, Algo algo, unsigned n, const std::vector<unsigned>& levels
       s.describe = op == Op::all_reduce       ? fmt::format("ring reduce-scatter and all-gather on {}", phases)
                    : op == Op::reduce_scatter ? fmt::format("ring reduce-scatter on {}", phases)
                                               : fmt::format("ring all-gather on {}", phases);
+      break;
+    }
+    case Algo::kangaring: {
+      if (op == Op::all_to_all)
+        throw Error(fmt::format("{}: KangaRing reduces or gathers; use ring, mesh or rdh", what));
+      if (n % 2)
+        throw Error(fmt::format("{}: KangaRing pairs the ranks of a chip, and {} ranks are not pairs", what, n));
+      const unsigned P = n / 2;
+      if (op == Op::all_gather) s.add(std::make_unique<KangaLocalPhase>(KangaLocalPhase::gather, n));
+      if (op != Op::all_gather) s.add(std::make_unique<KangaRingPhase>(true, n));
+      if (op == Op::all_reduce) s.add(std::make_unique<KangaLocalPhase>(KangaLocalPhase::fold, n));
+      if (op == Op::reduce_scatter) s.add(std::make_unique<KangaLocalPhase>(KangaLocalPhase::swap, n));
+      if (op != Op::reduce_scatter) {
+        s.add(std::make_unique<KangaRingPhase>(false, n));
+        s.add(std::make_unique<KangaLocalPhase>(KangaLocalPhase::drop, n));
+      }
+      s.describe = fmt::format(
+          "KangaRing: the {} primaries (a chip's even ranks) in a ring, each with its secondary (the rank after "
+          "it){}{}",
+          P, op != Op::all_gather ? "; reduce-scatter reading the secondary's block in the same transfer" : "",
+          op != Op::reduce_scatter ? "; all-gather writing each block to the next primary and the secondary at once"
+                                   : "");
       break;
     }
     case Algo::rdh: {

@@ -156,7 +156,10 @@ void sweep(Fidelity f, std::initializer_list<SysRanks> systems, std::initializer
             const bool documented = (op == Op::permute && a != Algo::mesh) ||
                                     (op == Op::all_to_all && (a == Algo::hier || a == Algo::rings)) ||
                                     (op == Op::all_to_all && a == Algo::rdh && (sy.ranks & (sy.ranks - 1))) ||
-                                    (a == Algo::hier && (sy.ranks < 8 || sy.ranks % 4));
+                                    (a == Algo::hier && (sy.ranks < 8 || sy.ranks % 4)) ||
+                                    // KangaRing: pairs of a chip's ranks (the cycle level's ranks are chips)
+                                    (a == Algo::kangaring && (op == Op::all_to_all || f == Fidelity::cycle ||
+                                                              sy.chip_ranks % 2 || sy.ranks % 2));
             BOOST_TEST(documented, what << " refused: " << o.error);
             continue;
           }
@@ -181,8 +184,9 @@ BOOST_AUTO_TEST_CASE(data_flow_level) {
          {sys("trn3-us64"), 64},
          {sys("trn1-16"), 32, 2},     // ranks as NeuronCores: 2 a Trainium chip
          {sys("trn2-16"), 64, 4},     // 4 logical NeuronCores a Trainium2 chip (LNC=2)
+         {sys("trn2-16"), 6, 4},      // a chip and a half (KangaRing's pairs)
          {sys("trn3-us64"), 32, 4}},  // 8 chips' ranks
-        {Elem::fp32, Elem::bf16}, 260);
+        {Elem::fp32, Elem::bf16}, 410);
 }
 
 // The cycle level: every operation by every algorithm compiled into programs and run on the
@@ -522,6 +526,63 @@ BOOST_AUTO_TEST_CASE(bad_requests) {
   c.ranks = 0;
   c.bytes = 6;
   BOOST_TEST(error("trn2-16", c).find("whole number") != std::string::npos);
+}
+
+// KangaRing (docs/collectives.md): pairs of a chip's ranks, the primaries (even ranks) alone on the
+// ring; its reduce-scatter reads the secondary's block in the same transfer (src2), its all-gather
+// writes the secondary from the same read (dst2); all-reduce takes n rounds where a ring takes
+// 2(n - 1), and the flow level finds it faster than the ring until a rank's DMA bounds both (the
+// Neuron docs: "better than Ring at all sizes"). Its data is the reference's in data_flow_level.
+BOOST_AUTO_TEST_CASE(kangaring_pairs) {
+  const unsigned n = 16, P = n / 2;
+  const Schedule s = build(Op::all_reduce, Algo::kangaring, n);
+  BOOST_TEST(s.rounds() == 2 * (P - 1) + 2);  // ring reduce-scatter, fold, ring all-gather, drop
+  std::vector<Xfer> xs;
+  for (unsigned t = 0; t < s.rounds(); ++t)
+    for (unsigned r = 0; r < n; ++r) {
+      xs.clear();
+      s.sends(r, t, xs);
+      const bool ring = t < P - 1 || (t > P - 1 && t < 2 * P - 1);
+      const bool rs = t < P - 1;
+      if (r % 2) {  // a secondary: only the fold, its block into its primary
+        BOOST_TEST(xs.size() == (t == P - 1 ? 1u : 0u), "rank " << r << " round " << t);
+        for (const Xfer& x : xs) BOOST_TEST((x.dst == r - 1 && x.reduce && x.src2 == kNoRank && x.dst2 == kNoRank));
+        continue;
+      }
+      BOOST_TEST_REQUIRE(xs.size() == (t == P - 1 ? 0u : 1u), "rank " << r << " round " << t);
+      if (xs.empty()) continue;
+      const Xfer& x = xs[0];
+      if (ring) {
+        BOOST_TEST(x.dst == 2 * ((r / 2 + 1) % P));  // the next primary
+        BOOST_TEST(x.reduce == rs);
+        BOOST_TEST(x.src2 == (rs ? r + 1 : kNoRank));  // three reads, one write
+        BOOST_TEST(x.dst2 == (rs ? kNoRank : r + 1));  // one read, two writes
+        BOOST_TEST(x.pieces.size() == 1u);
+        BOOST_TEST(x.pieces[0].count == 2u);  // a pair's block: its two segments
+      } else {                                // the drop: the block received last, to the secondary
+        BOOST_TEST(x.dst == r + 1);
+        BOOST_TEST(x.pieces[0].src_seg == 2 * ((r / 2 + 1) % P));
+      }
+    }
+  for (unsigned r = 0; r < n; ++r) BOOST_TEST(s.expect(r, 0) == (r % 2 ? 0u : 1u));
+  BOOST_CHECK_THROW(build(Op::all_reduce, Algo::kangaring, 7), Error);
+  BOOST_CHECK_THROW(build(Op::all_to_all, Algo::kangaring, 8), Error);
+  // on trn2-16's 64 ranks (4 a chip): faster than the ring at 1 KiB and 1 MiB, not slower at 1 GiB
+  auto time = [](Algo a, std::uint64_t bytes) {
+    Config c;
+    c.algo = a;
+    c.bytes = bytes;
+    c.data = false;
+    return Run(sys("trn2-16"), c).run().time_ns;
+  };
+  for (std::uint64_t b : {std::uint64_t{1} << 10, std::uint64_t{1} << 20})
+    BOOST_TEST(time(Algo::kangaring, b) < 0.8 * time(Algo::ring, b), b << " B");
+  BOOST_TEST(time(Algo::kangaring, 1u << 30) <= 1.001 * time(Algo::ring, 1u << 30));
+  // a chip of one rank has no pairs
+  Config c;
+  c.algo = Algo::kangaring;
+  c.chip_ranks = 1;
+  BOOST_CHECK_THROW(Run(sys("trn2-16"), c), Error);
 }
 
 // Groups out of step: with HBM latencies spread widely one group of a hierarchical schedule runs

@@ -94,6 +94,7 @@ bool no_schedule(collective::Op op, collective::Algo a, bool two_levels) {
   if (op == collective::Op::permute) return a != collective::Algo::mesh;
   if (a == collective::Algo::hier) return !two_levels || op == collective::Op::all_to_all;
   if (a == collective::Algo::rings) return op == collective::Op::all_to_all;
+  if (a == collective::Algo::kangaring) return true;  // pairs of a chip's ranks; these ranks are chips
   return false;
 }
 

@@ -48,6 +48,8 @@ A collective benchmark on a system composed from a preset: one row per message s
   --algorithm A        auto (default: each algorithm that can run timed at the flow level, the
                        fastest taken; --json lists them) ring mesh rdh hier
                        rings (striped: several rings at once, both ways)
+                       kangaring (the Neuron runtime's: a chip's ranks in pairs, the primaries
+                       in a ring, 3-read/1-write and 1-read/2-write transfers; flow level)
   --fidelity F         flow (default); cycle (the schedule compiled into collective-core programs
                        and run on the system's cycle-exact chips, torus or switched, up to 255
                        chips; reports the flow level on the same chips beside it:
@@ -268,7 +270,7 @@ int compare_published(const system::Presets& p, const std::string& only, const c
       "# ratio = model / published time; busbw by the benchmark's factor; fit: the table the cost\n"
       "# parameters were fitted to ([chip.X.collective]), else held out; pub_algo: the algorithm the\n"
       "# published run reported (-: none), which the model runs where it has it (algo), else auto\n");
-  fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12} {:>12} {:>7} {:>10} {:>10} {:>6} {:>9}  {}\n", "system", "op", "ranks",
+  fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12} {:>12} {:>7} {:>10} {:>10} {:>9} {:>9}  {}\n", "system", "op", "ranks",
              "size(B)", "published_us", "model_us", "ratio", "pub_busbw", "mod_busbw", "algo", "pub_algo", "table");
   for (const system::SystemPreset& sp : p.systems) {
     if (!only.empty() && sp.key != only) continue;
@@ -288,7 +290,7 @@ int compare_published(const system::Presets& p, const std::string& only, const c
         const auto [bytes, us] = m.rows[k];
         const std::string& pub = m.algos[k];
         Config c = base;
-        // the published run's algorithm where the model has it (kangaring it has not: auto)
+        // the published run's algorithm (the model has each it reports), unless --algorithm names one
         if (const std::optional<Algo> a = parse_algo(pub); a && base.algo == Algo::automatic) c.algo = *a;
         c.op = *op;
         c.elem = *el;
@@ -300,7 +302,7 @@ int compare_published(const system::Presets& p, const std::string& only, const c
         const Result r = run.run();
         const double model_us = r.time_ns / 1e3, ratio = model_us / us;
         const double f = busbw_factor(*op, m.ranks);
-        fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12.2f} {:>12.2f} {:>7.3f} {:>10.2f} {:>10.2f} {:>6} {:>9}  {}\n",
+        fmt::print("{:<11} {:<11} {:>5} {:>11} {:>12.2f} {:>12.2f} {:>7.3f} {:>10.2f} {:>10.2f} {:>9} {:>9}  {}\n",
                    sp.key, m.op, m.ranks, bytes, us, model_us, ratio, bytes / (us * 1e3) * f,
                    bytes / (model_us * 1e3) * f, algo_name(r.algo), pub.empty() ? "-" : pub,
                    m.fit ? "fit" : "held out");
@@ -573,7 +575,7 @@ int cmd_collective(int argc, char** argv) {
              : *op == Op::permute  ? "1"
                                    : "(n-1)/n");
   const bool cyc = base.fidelity == Fidelity::cycle;
-  fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>6} {:>12} {:>10}{}{}\n", "size(B)", "count", "type", "time(us)",
+  fmt::print("{:>12} {:>12} {:>5} {:>12} {:>9} {:>9} {:>9} {:>12} {:>10}{}{}\n", "size(B)", "count", "type", "time(us)",
              "algbw", "busbw", "algo", "bound(us)", "time/bound",
              cyc ? fmt::format(" {:>12} {:>10} {:>8}", "flow(us)", "cycle/flow", "wall(s)") : "",
              check ? "  data" : "");
@@ -614,7 +616,7 @@ int cmd_collective(int argc, char** argv) {
       row.check = ok ? "ok" : row.r.violations.empty() ? "WRONG" : "ORDER";
       if (!ok) status = 1;
     }
-    fmt::print("{:>12} {:>12} {:>5} {:>12.2f} {:>9.2f} {:>9.2f} {:>6} {:>12.2f} {:>10.3f}{}{}\n", b, row.count,
+    fmt::print("{:>12} {:>12} {:>5} {:>12.2f} {:>9.2f} {:>9.2f} {:>9} {:>12.2f} {:>10.3f}{}{}\n", b, row.count,
                elem_name(c.elem), row.time_us, row.algbw, row.busbw, algo_name(row.r.algo), row.bound_us,
                row.r.time_ns / row.r.bound_ns(),
                cyc ? fmt::format(" {:>12.2f} {:>10.3f} {:>8.1f}", row.r.flow_ns / 1e3, row.r.time_ns / row.r.flow_ns,

@@ -55,7 +55,7 @@ def main():
         rows_j = json.loads(j.read_text())["rows"] if rc == 0 else []
     best = [min((v["time_us"], k) for k, v in r["candidates"].items() if "time_us" in v) for r in rows_j]
     check(rows_j and all(r["algorithm"] == b[1] and abs(r["time_us"] - b[0]) <= 1e-3 for r, b in zip(rows_j, best))
-          and all(set(r["candidates"]) == {"ring", "mesh", "rdh", "hier", "rings"} for r in rows_j)
+          and all(set(r["candidates"]) == {"ring", "mesh", "rdh", "hier", "rings", "kangaring"} for r in rows_j)
           and len({r["algorithm"] for r in rows_j}) >= 2,
           f"auto: at every size the candidate with the least time (--json lists each; {[r['algorithm'] for r in rows_j]})")
     rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "-b", "1M", "--lnc", "1")
@@ -202,6 +202,12 @@ def main():
         (["--preset", "trn2-16", "--op", "permute", "--algorithm", "ring"], "permute"),
         (["--preset", "trn4-us128", "--op", "all-reduce", "--algorithm", "hier", "--chip-ranks", "1"], "no second level"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--ranks", "17", "--chip-ranks", "1"], "has 16 chips"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "kangaring", "--chip-ranks", "1"],
+         "pairs of a chip's ranks"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "kangaring", "--ranks", "7"], "not pairs"),
+        (["--preset", "trn2-16", "--op", "all-to-all", "--algorithm", "kangaring"], "KangaRing reduces or gathers"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "kangaring", "--fidelity", "cycle"],
+         "pairs of a chip's ranks"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--ranks", "65"], "has 64 ranks (16 chips of 4 logical"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--lnc", "3"], "--lnc"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--chip-ranks", "9"], "has 8 NeuronCores"),

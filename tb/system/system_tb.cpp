@@ -664,11 +664,13 @@ Task<std::string> run_collective(Env& env, const Compiled& c, const CollOpts& o,
 
 /// The combinations a schedule does not exist for (collective::build's refusals): hierarchical
 /// schedules on a system without a second level (a ring) or for all-to-all, striped rings for
-/// all-to-all, and a permute by anything but mesh. Any other refusal is a failure.
+/// all-to-all, KangaRing (its ranks are pairs on a chip; a system top's ranks are chips), and a
+/// permute by anything but mesh. Any other refusal is a failure.
 bool refused_by_design(collective::Op op, collective::Algo a, bool two_levels) {
   if (op == collective::Op::permute) return a != collective::Algo::mesh;
   if (a == collective::Algo::hier) return !two_levels || op == collective::Op::all_to_all;
   if (a == collective::Algo::rings) return op == collective::Op::all_to_all;
+  if (a == collective::Algo::kangaring) return true;  // pairs of a chip's ranks; these ranks are chips
   return false;
 }
 
