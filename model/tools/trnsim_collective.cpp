@@ -290,7 +290,7 @@ int compare_published(const system::Presets& p, const std::string& only, const c
         const auto [bytes, us] = m.rows[k];
         const std::string& pub = m.algos[k];
         Config c = base;
-        // the published run's algorithm (the model has each it reports), unless --algorithm names one
+        // the published run's algorithm, unless --algorithm names one
         if (const std::optional<Algo> a = parse_algo(pub); a && base.algo == Algo::automatic) c.algo = *a;
         c.op = *op;
         c.elem = *el;
