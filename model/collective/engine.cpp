@@ -307,7 +307,7 @@ class Run::Engine : public Sink {
     now_ = launch_ns_;  // the runtime starts the collective cores
     for (unsigned r = 0; r < n_; ++r)
       for (unsigned k = 0; k < c_.inflight && ranks_[r].next < C_; ++k) admit(r);
-    const std::uint64_t total = static_cast<std::uint64_t>(n_) * C_;
+    const std::uint64_t total = static_cast<std::uint64_t>(n_) * C_, T = std::max(1u, S_.rounds());
     while (done_ < total) {
       if (be_->idle())
         throw std::logic_error(fmt::format("collective: nothing in flight with {} of {} rank-instances done ({})",
@@ -317,8 +317,11 @@ class Run::Engine : public Sink {
         const auto t = std::chrono::steady_clock::now();
         if (t - last > std::chrono::seconds(1)) {
           last = t;
-          c_.progress(fmt::format("{:.1f} us simulated, {} of {} rank-instances done, {:.0f} s", now_ / 1e3, done_,
-                                  total, std::chrono::duration<double>(t - t0).count()));
+          c_.progress(
+              fmt::format("{:.1f} us simulated, {:.1f} % of the ranks' rounds started, {} of {} "
+                          "rank-instances done, {:.0f} s",
+                          now_ / 1e3, 100.0 * static_cast<double>(started_) / static_cast<double>(total * T), done_,
+                          total, std::chrono::duration<double>(t - t0).count()));
         }
       }
     }
@@ -483,6 +486,7 @@ class Run::Engine : public Sink {
       }
       if (I.round > 0) R.arrived.erase(key(c, I.round - 1));
       issue(r, c, I);
+      ++started_;
       ++I.round;
     }
   }
@@ -642,6 +646,7 @@ class Run::Engine : public Sink {
   std::vector<double> usage_;
   std::vector<Violation> violations_;
   std::uint64_t done_ = 0, transfers_ = 0, descriptors_ = 0;
+  std::uint64_t started_ = 0;  // rounds a rank has started, over every rank and instance (progress)
   double now_ = 0, end_ns_ = 0;
   double launch_ns_ = 0, step_ns_ = 0, dge_ns_ = 0;
   std::vector<double> dge_free_;  // per rank: when its descriptor generation is free
