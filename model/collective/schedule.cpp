@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <random>
 #include <utility>
 
 #include "collective/collective.hpp"
@@ -83,6 +84,97 @@ std::vector<std::vector<unsigned>> snake(const std::vector<unsigned>& dims) {
   }
   return walk;
 }
+/// Edge-disjoint Hamiltonian cycles of a torus of `dims` (chip ids as torus_id numbers them), one
+/// per dimension of more than one chip, that together take every link: a ring on each, both ways,
+/// uses every link of the torus in both directions once. Found from the dimensions' own 2-factors
+/// (factor d: every link of dimension d, a union of rings) by square switches: a square with two
+/// opposite links in factor A and the other two in B trades them, which keeps every chip at two
+/// links of each factor; a switch is kept when the factors have fewer cycles after it (and, to walk
+/// over plateaus, one in four that leaves the count as it was), until each factor is one cycle.
+/// Seeded, so the same dims give the same cycles. Empty where a dimension has two chips (its two
+/// directions reach the same chip) or the search gives up.
+std::vector<std::vector<unsigned>> disjoint_cycles(const std::vector<unsigned>& dims) {
+  std::vector<unsigned> ds, stride;  // the dimensions of more than one chip, their torus_id strides
+  unsigned n = 1, st = 1;
+  for (unsigned d : dims) {
+    if (d == 2) return {};
+    if (d > 2) ds.push_back(d), stride.push_back(st);
+    st *= d;
+    n *= d;
+  }
+  const unsigned k = static_cast<unsigned>(ds.size());
+  if (k == 0) return {};
+  auto step = [&](unsigned v, unsigned d, bool up) {
+    const unsigned c = v / stride[d] % ds[d], cn = (c + (up ? 1 : ds[d] - 1)) % ds[d];
+    return v - c * stride[d] + cn * stride[d];
+  };
+  // link v * k + d joins v and its +1 neighbour in dimension d; f: its factor
+  std::vector<unsigned> f(static_cast<std::size_t>(n) * k);
+  for (unsigned v = 0; v < n; ++v)
+    for (unsigned d = 0; d < k; ++d) f[v * k + d] = d;
+  auto link = [&](unsigned v, unsigned d, bool up) { return up ? v * k + d : step(v, d, false) * k + d; };
+  // the chips of factor c in cycle order from chip `from` (all of them when it is one cycle)
+  auto walk = [&](unsigned c, unsigned from) {
+    std::vector<unsigned> w{from};
+    unsigned prev = ~0u, v = from;
+    for (;;) {
+      unsigned next = ~0u;
+      for (unsigned d = 0; d < k && next == ~0u; ++d)
+        for (bool up : {true, false}) {
+          const unsigned u = step(v, d, up);
+          if (f[link(v, d, up)] == c && u != prev) {
+            next = u;
+            break;
+          }
+        }
+      if (next == from) return w;
+      w.push_back(next);
+      prev = v;
+      v = next;
+    }
+  };
+  auto cycles = [&](unsigned c) {
+    std::vector<char> seen(n, 0);
+    unsigned count = 0;
+    for (unsigned v = 0; v < n; ++v)
+      if (!seen[v]) {
+        ++count;
+        for (unsigned u : walk(c, v)) seen[u] = 1;
+      }
+    return count;
+  };
+  std::vector<unsigned> count(k);
+  unsigned total = 0;
+  for (unsigned c = 0; c < k; ++c) total += count[c] = cycles(c);
+  std::mt19937 rng(1);
+  const std::uint64_t budget = std::uint64_t{2000} * n * k;
+  for (std::uint64_t t = 0; total > k && t < budget; ++t) {
+    const unsigned v = static_cast<unsigned>(rng() % n), i = static_cast<unsigned>(rng() % k),
+                   j = static_cast<unsigned>(rng() % k);
+    if (i == j) continue;
+    // the square v, v + e_i, v + e_i + e_j, v + e_j
+    const unsigned a = link(v, i, true), b = link(step(v, i, true), j, true), c = link(step(v, j, true), i, true),
+                   e = link(v, j, true);
+    const unsigned A = f[a], B = f[b];
+    if (A == B || f[c] != A || f[e] != B) continue;
+    f[a] = f[c] = B;
+    f[b] = f[e] = A;
+    const unsigned na = cycles(A), nb = cycles(B), before = count[A] + count[B];
+    if (na + nb < before || (na + nb == before && rng() % 4 == 0)) {
+      total = total - before + na + nb;
+      count[A] = na;
+      count[B] = nb;
+    } else {
+      f[a] = f[c] = A;
+      f[b] = f[e] = B;
+    }
+  }
+  if (total > k) return {};
+  std::vector<std::vector<unsigned>> out;
+  for (unsigned c = 0; c < k; ++c) out.push_back(walk(c, 0));
+  return out;
+}
+
 unsigned torus_id(const std::vector<unsigned>& dims, const std::vector<unsigned>& c) {
   unsigned id = 0;
   for (std::size_t i = dims.size(); i-- > 0;) id = id * dims[i] + c[i];
@@ -181,12 +273,14 @@ Placement place_on(const std::string& name, unsigned chips, const std::vector<un
     p.core.push_back(r % m);
   }
   if (a == Algo::rings) {
-    // one walk through the chips for each torus dimension taken first (the placement's is the
-    // first), each chip's ranks in turn along it, and every walk both ways
+    // on a torus, edge-disjoint Hamiltonian cycles (every link in one of them) where the torus has
+    // them, else one walk through the chips for each torus dimension taken first (the placement's
+    // is the first); each chip's ranks in turn along a walk, and every walk both ways
     std::vector<std::vector<unsigned>> at(chips);  // a chip's ranks, in core order
     for (unsigned r = 0; r < ranks; ++r) at[p.chip[r]].push_back(r);
-    std::vector<std::vector<unsigned>> walks{walk};
-    for (std::size_t d = 1; torus && d < dims.size(); ++d) {
+    std::vector<std::vector<unsigned>> walks = torus ? disjoint_cycles(dims) : std::vector<std::vector<unsigned>>{};
+    if (walks.empty()) walks.push_back(walk);
+    for (std::size_t d = 1; torus && walks.size() == 1 && d < dims.size(); ++d) {
       if (dims[d] < 2) continue;         // a dimension of one chip starts no walk of its own
       std::vector<unsigned> order, rot;  // dimension order d, d + 1, ..., d - 1
       for (std::size_t i = 0; i < dims.size(); ++i) order.push_back(static_cast<unsigned>((d + i) % dims.size()));

@@ -528,6 +528,59 @@ BOOST_AUTO_TEST_CASE(bad_requests) {
   BOOST_TEST(error("trn2-16", c).find("whole number") != std::string::npos);
 }
 
+// Striped rings on a torus: edge-disjoint Hamiltonian cycles, one per dimension, each both ways, so
+// that the rings together take every link of the torus once in each direction (trn2-16's 4 x 4:
+// 4 rings; trn2-us64's 4 x 4 x 4: 6); with bandwidth alone (a rank a chip) a 64 MiB all-reduce on
+// trn2-16 goes at nearly twice the plain ring's busbw and the Z links bound trn2-us64's at 6 x 128 GB/s
+// of payload.
+BOOST_AUTO_TEST_CASE(rings_take_every_link) {
+  for (const auto& [key, dims] : {std::pair<std::string, std::vector<unsigned>>{"trn2-16", {4, 4}},
+                                  std::pair<std::string, std::vector<unsigned>>{"trn2-us64", {4, 4, 4}}}) {
+    const Placement p = place(sys(key), 0, Algo::rings);
+    unsigned n = 1;
+    for (unsigned d : dims) n *= d;
+    BOOST_TEST(p.rings.size() == 2 * dims.size(), key);
+    auto coord = [&](unsigned c) {
+      std::vector<unsigned> x;
+      for (unsigned d : dims) x.push_back(c % d), c /= d;
+      return x;
+    };
+    std::map<std::pair<unsigned, unsigned>, unsigned> used;  // directed chip pairs
+    for (const auto& ring : p.rings) {
+      BOOST_TEST_REQUIRE(ring.size() == n, key);
+      std::set<unsigned> chips;
+      for (unsigned i = 0; i < n; ++i) {
+        const unsigned a = p.chip[ring[i]], b = p.chip[ring[(i + 1) % n]];
+        chips.insert(a);
+        const auto ca = coord(a), cb = coord(b);
+        unsigned differ = 0;
+        for (std::size_t d = 0; d < dims.size(); ++d)
+          if (ca[d] != cb[d]) differ += (ca[d] + 1) % dims[d] == cb[d] || (cb[d] + 1) % dims[d] == ca[d] ? 1 : 2;
+        BOOST_TEST(differ == 1u, key << ": chips " << a << " and " << b << " are not neighbours");
+        ++used[{a, b}];
+      }
+      BOOST_TEST(chips.size() == n, key << ": a ring misses a chip");
+    }
+    BOOST_TEST(used.size() == n * 2 * dims.size(), key << ": every link both ways");
+    for (const auto& [link, k] : used) BOOST_TEST(k == 1u, key << ": link " << link.first << "->" << link.second);
+  }
+  auto busbw = [](const std::string& key, Algo a, std::uint64_t bytes) {
+    Config c;
+    c.algo = a;
+    c.bytes = bytes;
+    c.chip_ranks = 1;
+    c.cost = false;
+    c.data = false;
+    const Result r = Run(sys(key), c).run();
+    return static_cast<double>(bytes) / r.time_ns * busbw_factor(Op::all_reduce, r.ranks);
+  };
+  const double ring = busbw("trn2-16", Algo::ring, 64u << 20), rings = busbw("trn2-16", Algo::rings, 64u << 20);
+  BOOST_TEST(rings > 1.7 * ring, "trn2-16 64 MiB: rings " << rings << " GB/s against the ring's " << ring);
+  const double z = busbw("trn2-us64", Algo::rings, 1u << 30);
+  BOOST_TEST(z > 0.9 * 6 * 128 * 0.8, "trn2-us64 1 GiB: rings " << z << " GB/s");
+  BOOST_TEST(z <= 6 * 128 * 0.8 * 1.001);
+}
+
 // KangaRing (docs/collectives.md): pairs of a chip's ranks, the primaries (even ranks) alone on the
 // ring; its reduce-scatter reads the secondary's block in the same transfer (src2), its all-gather
 // writes the secondary from the same read (dst2); all-reduce takes n rounds where a ring takes
