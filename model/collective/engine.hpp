@@ -66,6 +66,12 @@ struct Config {
   bool strong = true;                ///< strong-order-write DMA queues (false: write-after-write)
   bool barrier = false;              ///< the barrier flag on each transfer's last (semaphore) descriptor
   bool data = true;                  ///< move real data (false: timing only, for very large systems)
+  /// flow, timing only: a hierarchical schedule across the UltraServers of a planes system, whose
+  /// UltraServers are alike and whose transfers spread evenly over the spines, runs the ranks of
+  /// two UltraServers, the ring across UltraServers closed between them, and takes their time for
+  /// every one (docs/collectives.md, "Symmetry"; false: every rank, as the test that shows the two
+  /// equal runs it)
+  bool fold = true;
   std::uint64_t seed = 1;
   double hbm_jitter = 0.1;        ///< cycle: HBM read latency uniform in [L (1 - jitter/2), L (1 + jitter/2)]
   double p_flip = 0;              ///< cycle: chance per link and cycle of one inverted bit on the wire
@@ -284,6 +290,8 @@ class Run {
   const Schedule& schedule() const { return sched_; }
   const Placement& placement() const { return place_; }
   unsigned ranks() const { return sched_.ranks; }
+  /// The outermost level's groups that run for all of them (Config::fold; 0: every rank runs).
+  unsigned folded() const { return fold_; }
   unsigned seg_elems() const { return static_cast<unsigned>(seg_bytes_ / elem_bytes(c_.elem)); }
   /// Fill every rank's data region with seeded random values (needs data).
   void fill(std::uint64_t seed);
@@ -308,6 +316,7 @@ class Run {
   std::vector<Candidate> candidates_;  // auto's evaluation
   Placement place_;
   Schedule sched_;
+  unsigned fold_ = 0;  // the groups of the outermost level that run (0: every rank; Config::fold)
   std::uint64_t seg_bytes_ = 0;
   unsigned regions_ = 1;
   std::vector<std::vector<std::uint8_t>>

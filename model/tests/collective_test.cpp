@@ -581,6 +581,54 @@ BOOST_AUTO_TEST_CASE(rings_take_every_link) {
   BOOST_TEST(z <= 6 * 128 * 0.8 * 1.001);
 }
 
+// Symmetry (docs/collectives.md): a hierarchy across the UltraServers of trn4-uc, timing only, runs
+// two UltraServers for all of them; on 4 and 6 UltraServers (ranks as NeuronCores) the folded run's
+// time, bound and counts equal the run of every rank, for each operation (all-reduce also without
+// the cost model). No fold where it would not hold: with data, one route a pair, an odd count of
+// UltraServers.
+BOOST_AUTO_TEST_CASE(symmetry_fold_equals_full) {
+  const system::System& uc = sys("trn4-uc");
+  unsigned runs = 0;
+  for (unsigned us : {4u, 6u})
+    for (Op op : {Op::all_reduce, Op::reduce_scatter, Op::all_gather})
+      for (bool cost : {true, false}) {
+        if (!cost && op != Op::all_reduce) continue;
+        Config c;
+        c.op = op;
+        c.algo = Algo::hier;
+        c.ranks = us * 128 * 12;
+        c.bytes = 24u << 20;
+        c.cost = cost;
+        c.data = false;
+        Run folded(uc, c);
+        BOOST_TEST_REQUIRE(folded.folded() == 2u);
+        c.fold = false;
+        Run full(uc, c);
+        BOOST_TEST_REQUIRE(full.folded() == 0u);
+        const Result a = folded.run(), b = full.run();
+        const std::string what = fmt::format("{} UltraServers, {}, cost {}", us, op_name(op), cost);
+        BOOST_TEST(a.time_ns == b.time_ns, what << ": " << a.time_ns << " against " << b.time_ns);
+        BOOST_TEST(a.alpha_ns == b.alpha_ns, what);
+        BOOST_TEST(a.beta_ns == b.beta_ns, what);
+        BOOST_TEST(a.transfers == b.transfers, what);
+        BOOST_TEST(a.descriptors == b.descriptors, what);
+        BOOST_TEST(a.ranks == b.ranks, what);
+        ++runs;
+      }
+  BOOST_TEST(runs == 8u);
+  Config c;
+  c.algo = Algo::hier;
+  c.ranks = 4 * 128 * 12;
+  c.bytes = 64u << 10;
+  BOOST_TEST(Run(uc, c).folded() == 0u);  // data moves: every rank
+  c.data = false;
+  c.routes = 1;
+  BOOST_TEST(Run(uc, c).folded() == 0u);  // one route a chip pair: the UltraServers differ
+  c.routes = 0;
+  c.ranks = 3 * 128 * 12;
+  BOOST_TEST(Run(uc, c).folded() == 0u);  // an odd ring of UltraServers
+}
+
 // KangaRing (docs/collectives.md): pairs of a chip's ranks, the primaries (even ranks) alone on the
 // ring; its reduce-scatter reads the secondary's block in the same transfer (src2), its all-gather
 // writes the secondary from the same read (dst2); all-reduce takes n rounds where a ring takes

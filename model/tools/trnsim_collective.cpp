@@ -76,6 +76,9 @@ A collective benchmark on a system composed from a preset: one row per message s
                        all) with the model: each row's time beside the published one, the ratio
   --no-cost            flow: without the chip's collective cost (launch, a round's step, descriptor
                        generation, a rank's DMA: [chip.X.collective] in the presets)
+  --no-fold            flow: run every rank of a hierarchy across UltraServers (by default, timing
+                       only, two UltraServers run for all of them, which are alike: docs/collectives.md,
+                       "Symmetry")
   --routes N           flow: route keys every transfer is striped over, evenly (default 0: every
                        port, plane, rack link, spine and torus direction the routing has; 1: the
                        one route a chip pair has, as in the cycle level's tables)
@@ -441,6 +444,8 @@ int cmd_collective(int argc, char** argv) {
       base.last_hop_vc = true;
     else if (s == "--compare-published")
       compare = true;
+    else if (s == "--no-fold")
+      base.fold = false;
     else if (s == "--no-cost")
       base.cost = false;
     else if (s == "--base")
