@@ -72,6 +72,9 @@ struct Config {
   /// every one (docs/collectives.md, "Symmetry"; false: every rank, as the test that shows the two
   /// equal runs it)
   bool fold = true;
+  /// flow: stop once the simulated time passes this (0: never); the result's time is then the time
+  /// reached and Result::stopped is set (auto's evaluation: a candidate already slower than the best)
+  double stop_after_ns = 0;
   std::uint64_t seed = 1;
   double hbm_jitter = 0.1;        ///< cycle: HBM read latency uniform in [L (1 - jitter/2), L (1 + jitter/2)]
   double p_flip = 0;              ///< cycle: chance per link and cycle of one inverted bit on the wire
@@ -140,6 +143,7 @@ struct Candidate {
 
 struct Result {
   Algo algo = Algo::ring;
+  bool stopped = false;               ///< Config::stop_after_ns passed before the end (time_ns: the time reached)
   std::vector<Candidate> candidates;  ///< auto: every algorithm considered, the fastest taken
   std::string describe, level;
   unsigned ranks = 0, rounds = 0, instances = 0;
@@ -292,6 +296,10 @@ class Run {
   unsigned ranks() const { return sched_.ranks; }
   /// The outermost level's groups that run for all of them (Config::fold; 0: every rank runs).
   unsigned folded() const { return fold_; }
+  /// Stop the run once its simulated time passes ns (Config::stop_after_ns; 0: never).
+  void stop_after(double ns) { c_.stop_after_ns = ns; }
+  /// Ranks that run (all, or with the fold those of the UltraServers that run for the rest).
+  unsigned running_ranks() const { return fold_ ? ranks() / place_.levels.back() * fold_ : ranks(); }
   unsigned seg_elems() const { return static_cast<unsigned>(seg_bytes_ / elem_bytes(c_.elem)); }
   /// Fill every rank's data region with seeded random values (needs data).
   void fill(std::uint64_t seed);

@@ -358,14 +358,15 @@ BOOST_AUTO_TEST_CASE(ranks_are_logical_neuron_cores) {
 /// auto takes the fastest algorithm: at every size, on a torus and on switched systems, with ranks
 /// as cores and a rank a chip, with and without the cost model, auto's time is the least of every
 /// named algorithm's run alone, and the candidates it reports are those times; a candidate left out
-/// for its latency floor is not faster, and mesh is left out beyond kMeshRanks ranks.
+/// for its latency floor is not faster, one stopped once past the best time is slower alone, and
+/// mesh is left out beyond kMeshRanks ranks.
 BOOST_AUTO_TEST_CASE(auto_takes_the_fastest) {
   struct Case {
     const char* preset;
     unsigned chip_ranks;
     bool cost;
   };
-  unsigned pruned = 0, cases = 0;
+  unsigned pruned = 0, stopped = 0, cases = 0;
   std::set<Algo> taken;
   for (const Case& k : {Case{"trn1-16", 0, true}, Case{"trn2-16", 1, false}, Case{"trn2-16", 0, true},
                         Case{"trn2-us64", 1, true}, Case{"trn3-us144", 1, false}})
@@ -404,6 +405,9 @@ BOOST_AUTO_TEST_CASE(auto_takes_the_fastest) {
           }
           if (cd.time_ns > 0) {
             BOOST_TEST(cd.time_ns == t, what << ": " << algo_name(cd.algo) << " as auto timed it and alone");
+          } else if (cd.skipped.find("stopped at") != std::string::npos) {
+            ++stopped;  // stopped once its simulated time passed the best so far: slower alone too
+            BOOST_TEST(t > a.time_ns, what << ": " << algo_name(cd.algo) << " stopped, but alone " << t << " ns");
           } else {
             ++pruned;  // left out for its latency floor: it cannot have been the fastest
             BOOST_TEST(cd.skipped.find("latency floor") != std::string::npos, what << ": " << cd.skipped);
@@ -416,8 +420,9 @@ BOOST_AUTO_TEST_CASE(auto_takes_the_fastest) {
         taken.insert(a.algo);
         ++cases;
       }
-  BOOST_TEST_MESSAGE("auto: " << cases << " cases, " << pruned << " candidates left out for their floor, "
-                              << taken.size() << " different algorithms taken");
+  BOOST_TEST_MESSAGE("auto: " << cases << " cases, " << pruned << " candidates left out for their floor, " << stopped
+                              << " stopped past the best, " << taken.size() << " different algorithms taken");
+  BOOST_TEST(stopped > 0u);
   BOOST_TEST(taken.size() >= 3u);  // the sizes and systems above need more than one answer
 }
 
