@@ -205,10 +205,10 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   // latency every UltraServer's ranks do the same at the same time; its ring across the G
   // UltraServers (G even) then runs as well between two of them, UltraServer 2k + 1 sending to
   // 2k + 2 as 1 does to 0: each UltraServer's links up and down carry what they carry in the whole
-  const auto& topo = s.preset().topo;
+  // (on planes the hierarchy's group of chips, hier_group, is the UltraServer: the outermost level
+  // is then the ring across UltraServers)
   if (c_.fold && !c_.data && c_.fidelity == Fidelity::flow && c_.algo == Algo::hier && c_.routes == 0 &&
-      c_.read_jitter <= 0 && topo.kind == system::TopoKind::planes && !place_.levels.empty() &&
-      place_.level.size() >= 11 && place_.level.compare(place_.level.size() - 11, 11, "UltraServer") == 0 &&
+      c_.read_jitter <= 0 && s.preset().topo.kind == system::TopoKind::planes && hier_group(s) != 0 &&
       place_.levels.back() > 2 && place_.levels.back() % 2 == 0)
     fold_ = 2;
   const std::uint64_t count = c_.bytes / es;
@@ -297,10 +297,6 @@ class Run::Engine : public Sink {
  public:
   Engine(Run& run, const FlowModel& fm) : run_(run), c_(run.c_), S_(run.sched_), fm_(fm) {
     n_ = S_.ranks;
-    if (run.fold_) {
-      outer_ = run.place_.levels.back();  // rank r is member r mod outer_ of the outermost ring
-      fold_ = run.fold_;
-    }
     cs_ = chunk_bytes(c_.chunk, elem_bytes(c_.elem), run.seg_bytes_);
     C_ = (run.seg_bytes_ + cs_ - 1) / cs_;
     region_ = run.seg_bytes_ * S_.segments();
@@ -322,7 +318,7 @@ class Run::Engine : public Sink {
     now_ = launch_ns_;       // the runtime starts the collective cores
     std::uint64_t runs = 0;  // the ranks that run (Config::fold)
     for (unsigned r = 0; r < n_; ++r) {
-      if (!runs_rank(r)) continue;
+      if (!run_.runs_rank(r)) continue;
       ++runs;
       for (unsigned k = 0; k < c_.inflight && ranks_[r].next < C_; ++k) admit(r);
     }
@@ -355,8 +351,9 @@ class Run::Engine : public Sink {
     Result res;
     res.algo = c_.algo;
     res.describe = S_.describe;
-    if (fold_)
-      res.describe += fmt::format("; {} of the {} UltraServers run, the others alike (symmetry)", fold_, outer_);
+    const unsigned outer = run_.fold_ ? run_.place_.levels.back() : 1;
+    if (run_.fold_)
+      res.describe += fmt::format("; {} of the {} UltraServers run, the others alike (symmetry)", run_.fold_, outer);
     res.level = run_.place_.level;
     res.ranks = n_;
     res.rounds = S_.rounds();
@@ -364,7 +361,7 @@ class Run::Engine : public Sink {
     res.chunk_bytes = cs_;
     res.time_ns = end_ns_;
     // with the fold, every outermost member's transfers are its stand-in's
-    const std::uint64_t alike = fold_ ? outer_ / fold_ : 1;
+    const std::uint64_t alike = run_.fold_ ? outer / run_.fold_ : 1;
     res.transfers = transfers_ * alike;
     res.descriptors = descriptors_ * alike;
     res.alpha_ns = launch_ns_ + critical_path();
@@ -557,7 +554,7 @@ class Run::Engine : public Sink {
       // tell the ranks that add into this one from this round on that it is ready for them
       peers_.clear();
       S_.senders(r, t, peers_);
-      for (unsigned& q : peers_) q = stand_in(q);
+      for (unsigned& q : peers_) q = run_.stand_in(q);
       for (unsigned q : peers_) {
         const std::uint32_t id = new_send();
         sends_[id] = Send{r, q, static_cast<unsigned>(c), t, 0, 0, true, false};
@@ -569,7 +566,7 @@ class Run::Engine : public Sink {
     xs_.clear();
     S_.sends(r, t, xs_);
     for (Xfer& x : xs_) {
-      x.dst = stand_in(x.dst);
+      x.dst = run_.stand_in(x.dst);
       ++I.open;
       if (g >= 0 && x.dst != r) {
         Rank& R = ranks_[r];
@@ -641,15 +638,14 @@ class Run::Engine : public Sink {
     for (unsigned t = 0; t < S_.rounds(); ++t) {
       next = ready;
       for (unsigned r = 0; r < n_; ++r) {
-        if (!runs_rank(r)) continue;
+        if (!run_.runs_rank(r)) continue;
         xs.clear();
         S_.sends(r, t, xs);
-        for (Xfer& x : xs) {
-          x.dst = stand_in(x.dst);
-          const double lat = fm_.latency_ns(run_.place_.chip[x.src], run_.place_.chip[x.dst]);
-          next[x.dst] = std::max(next[x.dst], ready[r] + step_ns_ + dge_ns_ + fm_.read_ns() + lat);
-          if (x.dst2 != kNoRank)
-            next[x.dst2] = std::max(next[x.dst2], ready[r] + step_ns_ + dge_ns_ + fm_.read_ns() + lat);
+        for (const Xfer& x : xs) {
+          const unsigned dst = run_.stand_in(x.dst);
+          const double lat = fm_.latency_ns(run_.place_.chip[x.src], run_.place_.chip[dst]);
+          for (unsigned d : {dst, x.dst2})  // the duplicated write lands with the first
+            if (d != kNoRank) next[d] = std::max(next[d], ready[r] + step_ns_ + dge_ns_ + fm_.read_ns() + lat);
         }
       }
       ready.swap(next);
@@ -670,13 +666,7 @@ class Run::Engine : public Sink {
   const FlowModel& fm_;
   std::unique_ptr<Backend> be_;
   unsigned n_ = 0;
-  unsigned outer_ = 0, fold_ = 0;  // Config::fold: the outermost ring's size, its members that run
   std::uint64_t cs_ = 0, C_ = 0, region_ = 0;
-  /// Whether rank r runs (Config::fold: only members 0 .. fold_ - 1 of the outermost ring do).
-  bool runs_rank(unsigned r) const { return fold_ == 0 || r % outer_ < fold_; }
-  /// The rank that stands in for rank r: r, or with the fold the running member its outermost
-  /// member number comes to modulo fold_ (the outermost ring's other members are alike).
-  unsigned stand_in(unsigned r) const { return fold_ == 0 ? r : r - r % outer_ + r % outer_ % fold_; }
   std::vector<Rank> ranks_;
   std::vector<Send> sends_;
   std::vector<std::uint32_t> free_;

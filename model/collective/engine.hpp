@@ -300,6 +300,16 @@ class Run {
   void stop_after(double ns) { c_.stop_after_ns = ns; }
   /// Ranks that run (all, or with the fold those of the UltraServers that run for the rest).
   unsigned running_ranks() const { return fold_ ? ranks() / place_.levels.back() * fold_ : ranks(); }
+  /// Whether rank r runs (with the fold: members 0 .. folded() - 1 of the outermost ring, rank r
+  /// being member r mod levels.back() of it).
+  bool runs_rank(unsigned r) const { return fold_ == 0 || r % place_.levels.back() < fold_; }
+  /// The rank that stands in for rank r: r, or with the fold the running member its outermost
+  /// member number comes to modulo folded() (the outermost ring's other members are alike).
+  unsigned stand_in(unsigned r) const {
+    if (fold_ == 0) return r;
+    const unsigned G = place_.levels.back();
+    return r - r % G + r % G % fold_;
+  }
   unsigned seg_elems() const { return static_cast<unsigned>(seg_bytes_ / elem_bytes(c_.elem)); }
   /// Fill every rank's data region with seeded random values (needs data).
   void fill(std::uint64_t seed);

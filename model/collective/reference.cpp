@@ -63,10 +63,11 @@ std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, cons
       // the owner's digit s_i, each adding its own, so a digit-i ring's sum for segment s starts at
       // digit s_i + 1 and ends at s_i. Levels 0 .. i - 1 leave on the rank with digits (s_0 ..
       // s_{i-1}, d_i ..) the sum over everything in its level-i ring's reach.
-      reduced = [&](unsigned s, unsigned k) {
-        const unsigned nl = static_cast<unsigned>(levels.size());
-        std::vector<unsigned> N(nl, 1);
-        for (unsigned i = nl - 1; i-- > 0;) N[i] = N[i + 1] * levels[i + 1];
+      reduced = [&, nl = static_cast<unsigned>(levels.size()), N = [&] {
+        std::vector<unsigned> v(levels.size(), 1);
+        for (std::size_t i = levels.size(); i-- > 1;) v[i - 1] = v[i] * levels[i];
+        return v;
+      }()](unsigned s, unsigned k) {
         // value(i, r): what rank r (its digits 0 .. i - 1 those of s) holds of segment s after levels
         // 0 .. i - 1
         std::function<std::uint32_t(unsigned, unsigned)> value = [&](unsigned i, unsigned r) -> std::uint32_t {
