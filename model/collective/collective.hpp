@@ -29,12 +29,13 @@ class System;
 namespace trn::collective {
 
 enum class Op : unsigned { all_reduce, reduce_scatter, all_gather, all_to_all, permute };
-enum class Algo : unsigned { automatic, ring, mesh, rdh, hier, rings, kangaring };
+enum class Algo : unsigned { automatic, ring, mesh, rdh, hier, rings, kangaring, hrings };
 enum class Elem : unsigned { fp32, bf16 };
 enum class Fidelity : unsigned { flow, cycle };
 
 inline constexpr Op kOps[] = {Op::all_reduce, Op::reduce_scatter, Op::all_gather, Op::all_to_all, Op::permute};
-inline constexpr Algo kAlgos[] = {Algo::ring, Algo::mesh, Algo::rdh, Algo::hier, Algo::rings, Algo::kangaring};
+inline constexpr Algo kAlgos[] = {Algo::ring,  Algo::mesh,      Algo::rdh,   Algo::hier,
+                                  Algo::rings, Algo::kangaring, Algo::hrings};
 
 const char* op_name(Op o);
 const char* algo_name(Algo a);
@@ -54,6 +55,17 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// One hierarchy of a striped hierarchy (hrings): a hierarchical schedule (levels, innermost first,
+/// as Placement::levels) over the ranks renumbered: member id of it is rank order[id]. It carries
+/// `weight` of the parts of every segment (Schedule::stripes, the sum of the weights): its ring at
+/// each level is the order its ids take, so one renumbering picks the cycle and the direction of
+/// every level's ring.
+struct Stripe {
+  std::vector<unsigned> order;
+  std::vector<unsigned> levels;
+  unsigned weight = 1;
+};
+
 /// Where the ranks sit: rank r on chip chip[r]. Consecutive ranks are neighbours where the
 /// topology allows (a snake through a torus). Hierarchical schedules: `levels` of groups, the
 /// innermost first (a chip's ranks, a group's chips, the groups); rank r = sum of c_i N_i is member
@@ -70,6 +82,8 @@ struct Placement {
   /// the chips visiting each chip's ranks in turn, and the same walk backwards; on a torus one walk
   /// for each dimension taken first (a snake, consecutive chips neighbours), each both ways.
   std::vector<std::vector<unsigned>> rings;
+  /// hrings: the hierarchies that run at once, each on its share of every segment.
+  std::vector<Stripe> stripes;
 };
 /// The placement of `ranks` ranks (0: every one there is) for algorithm `a` on system `s`, each
 /// chip holding `per_chip` of them (its logical NeuronCores): consecutive ranks fill a chip, then
@@ -145,6 +159,8 @@ class Schedule {
   /// every round of the phase.
   int gate(unsigned round, bool& once) const;
   void senders(unsigned rank, unsigned round, std::vector<unsigned>& out) const;
+  std::size_t phases() const { return phases_.size(); }
+  const Phase& phase(std::size_t i) const { return *phases_.at(i); }
 
  private:
   const Phase& at(unsigned round, unsigned& local) const;
@@ -157,7 +173,7 @@ class Schedule {
 /// schedule's group sizes, Placement::levels; `rings`: the rank orders of striped rings,
 /// Placement::rings). Throws Error for a combination that cannot run.
 Schedule build(Op op, Algo algo, unsigned ranks, const std::vector<unsigned>& levels = {},
-               const std::vector<std::vector<unsigned>>& rings = {});
+               const std::vector<std::vector<unsigned>>& rings = {}, const std::vector<Stripe>& stripes = {});
 
 /// Striped rings where no placement gives them: ranks 0 .. n - 1 in order, and backwards.
 std::vector<std::vector<unsigned>> default_rings(unsigned n);
@@ -185,6 +201,7 @@ inline unsigned permute_peer(unsigned r, unsigned n) { return (r + 1) % n; }
 /// count is the stripes of a rank's share. Returns per rank the expected output (same layout as in).
 std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, const std::vector<unsigned>& levels,
                                                   unsigned seg_elems, const std::vector<std::vector<std::uint32_t>>& in,
-                                                  const std::vector<std::vector<unsigned>>& rings = {});
+                                                  const std::vector<std::vector<unsigned>>& rings = {},
+                                                  const std::vector<Stripe>& stripes = {});
 
 }  // namespace trn::collective

@@ -199,7 +199,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   }
   place_ = place(s, c_.ranks, c_.algo, per_chip);
   const unsigned n = static_cast<unsigned>(place_.chip.size());
-  sched_ = build(c_.op, c_.algo, n, place_.levels, place_.rings);
+  sched_ = build(c_.op, c_.algo, n, place_.levels, place_.rings, place_.stripes);
   // Symmetry: a hierarchy across the UltraServers of a planes system is the same in every
   // UltraServer, and with every transfer striped evenly over the spines (routes 0) and one HBM
   // latency every UltraServer's ranks do the same at the same time; its ring across the G

@@ -99,7 +99,7 @@ Programs emit(const EmitConfig& c) {
     throw Error(fmt::format("emit: {} channels from unit {}: a chip addresses 31 units", c.channels, c.unit));
   Programs P;
   P.channels = c.channels;
-  P.schedule = build(c.op, c.algo, n, c.place.levels, c.place.rings);
+  P.schedule = build(c.op, c.algo, n, c.place.levels, c.place.rings, c.place.stripes);
   const Schedule& S = P.schedule;
   const unsigned T = S.rounds();
   P.seg_bytes = (c.bytes / es + S.segments() - 1) / S.segments() * es;

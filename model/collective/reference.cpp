@@ -11,14 +11,55 @@
 
 namespace trn::collective {
 
+namespace {
+/// A hierarchical sum (levels s_0 .. s_{k-1}, the innermost first) of one element of segment
+/// `owner` (whose owner is rank `owner`): x(r), rank r's input. Rank r has digit d_i = r / N_i mod
+/// s_i (N_i the product of the later sizes). Level i adds, around each ring of ranks that differ in
+/// digit i only, what the levels before left there: from the member after the owner's digit s_i,
+/// each adding its own, so a digit-i ring's sum for segment s starts at digit s_i + 1 and ends at
+/// s_i. Levels 0 .. i - 1 leave on the rank with digits (s_0 .. s_{i-1}, d_i ..) the sum over
+/// everything in its level-i ring's reach.
+std::uint32_t hier_sum(const std::vector<unsigned>& levels, unsigned owner,
+                       const std::function<std::uint32_t(unsigned)>& x,
+                       const std::function<std::uint32_t(std::uint32_t, std::uint32_t)>& add) {
+  const unsigned nl = static_cast<unsigned>(levels.size());
+  std::vector<unsigned> N(nl, 1);
+  for (std::size_t i = nl; i-- > 1;) N[i - 1] = N[i] * levels[i];
+  // value(i, r): what rank r (its digits 0 .. i - 1 those of the owner) holds after levels 0 .. i - 1
+  std::function<std::uint32_t(unsigned, unsigned)> value = [&](unsigned i, unsigned r) -> std::uint32_t {
+    if (i == 0) return x(r);
+    const unsigned l = i - 1, sl = levels[l], own = owner / N[l] % sl, base = r - r / N[l] % sl * N[l];
+    std::uint32_t acc = value(l, base + (own + 1) % sl * N[l]);
+    for (unsigned m = 2; m <= sl; ++m) acc = add(acc, value(l, base + (own + m) % sl * N[l]));
+    return acc;
+  };
+  return value(nl, owner);
+}
+}  // namespace
+
 std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, const std::vector<unsigned>& levels,
                                                   unsigned se, const std::vector<std::vector<std::uint32_t>>& in,
-                                                  const std::vector<std::vector<unsigned>>& rings) {
+                                                  const std::vector<std::vector<unsigned>>& rings,
+                                                  const std::vector<Stripe>& stripes) {
   const unsigned n = static_cast<unsigned>(in.size());
   // striped rings: rank r's share is stripes m of segments, r m .. r m + m - 1, stripe j on ring j
   const std::vector<std::vector<unsigned>> rs =
       algo == Algo::rings && rings.empty() ? default_rings(n) : rings;  // build()'s default
-  const unsigned m = algo == Algo::rings ? static_cast<unsigned>(rs.size()) : 1;
+  // striped hierarchies: rank r's share is the weights' sum m of segments, stripe j's part of it
+  // weight_j of them from the sum of the weights before j
+  unsigned m = algo == Algo::rings ? static_cast<unsigned>(rs.size()) : 1;
+  std::vector<unsigned> part_of, id_in;  // hrings: a share's segment's stripe; per stripe, rank -> member
+  if (algo == Algo::hrings) {
+    if (stripes.empty()) throw std::logic_error("reference: striped hierarchies without their stripes");
+    m = 0;
+    for (unsigned j = 0; j < stripes.size(); ++j) {
+      part_of.insert(part_of.end(), stripes[j].weight, j);
+      m += stripes[j].weight;
+      std::vector<unsigned> id(n);
+      for (unsigned i = 0; i < n; ++i) id.at(stripes[j].order.at(i)) = i;
+      id_in.insert(id_in.end(), id.begin(), id.end());
+    }
+  }
   const bool bf16 = e == Elem::bf16;
   auto add = [bf16](std::uint32_t a, std::uint32_t b) { return dma::acc_add(bf16, a, b); };
   // element k of segment s on rank r
@@ -57,27 +98,20 @@ std::vector<std::vector<std::uint32_t>> reference(Op op, Algo algo, Elem e, cons
       };
       break;
     case Algo::hier:
-      // levels s_0 .. s_{k-1}, the innermost first; rank r has digit d_i = r / N_i mod s_i (N_i the
-      // product of the later sizes). Segment s's owner is rank s. Level i adds, around each ring of
-      // ranks that differ in digit i only, what the levels before left there: from the member after
-      // the owner's digit s_i, each adding its own, so a digit-i ring's sum for segment s starts at
-      // digit s_i + 1 and ends at s_i. Levels 0 .. i - 1 leave on the rank with digits (s_0 ..
-      // s_{i-1}, d_i ..) the sum over everything in its level-i ring's reach.
-      reduced = [&, nl = static_cast<unsigned>(levels.size()), N = [&] {
-        std::vector<unsigned> v(levels.size(), 1);
-        for (std::size_t i = levels.size(); i-- > 1;) v[i - 1] = v[i] * levels[i];
-        return v;
-      }()](unsigned s, unsigned k) {
-        // value(i, r): what rank r (its digits 0 .. i - 1 those of s) holds of segment s after levels
-        // 0 .. i - 1
-        std::function<std::uint32_t(unsigned, unsigned)> value = [&](unsigned i, unsigned r) -> std::uint32_t {
-          if (i == 0) return x(r, s, k);
-          const unsigned l = i - 1, sl = levels[l], own = s / N[l] % sl, base = r - r / N[l] % sl * N[l];
-          std::uint32_t acc = value(l, base + (own + 1) % sl * N[l]);
-          for (unsigned m = 2; m <= sl; ++m) acc = add(acc, value(l, base + (own + m) % sl * N[l]));
-          return acc;
-        };
-        return value(nl, s);
+      // segment s's owner is rank s
+      reduced = [&](unsigned s, unsigned k) {
+        return hier_sum(
+            levels, s, [&](unsigned r) { return x(r, s, k); }, add);
+      };
+      break;
+    case Algo::hrings:
+      // segment s is part of rank o = s / m's share that stripe j carries: a hierarchical sum over
+      // stripe j's members, member i being rank order[i], owned by o's member number
+      reduced = [&](unsigned s, unsigned k) {
+        const unsigned j = part_of.at(s % m);
+        const Stripe& st = stripes[j];
+        return hier_sum(
+            st.levels, id_in[j * n + s / m], [&](unsigned i) { return x(st.order[i], s, k); }, add);
       };
       break;
     case Algo::kangaring:

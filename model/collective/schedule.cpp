@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <random>
@@ -16,7 +17,7 @@ namespace trn::collective {
 
 namespace {
 constexpr const char* kOpNames[] = {"all-reduce", "reduce-scatter", "all-gather", "all-to-all", "permute"};
-constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier", "rings", "kangaring"};
+constexpr const char* kAlgoNames[] = {"auto", "ring", "mesh", "rdh", "hier", "rings", "kangaring", "hrings"};
 constexpr const char* kElemNames[] = {"fp32", "bf16"};
 constexpr const char* kFidNames[] = {"flow", "cycle"};
 
@@ -209,10 +210,95 @@ unsigned hier_group(const system::System& s, std::string* level) {
 }
 
 namespace {
+/// hrings on a torus of `dims` (link rates per direction `rates`, one a dimension; empty: alike):
+/// one hierarchy for each dimension o of more than one chip as its outer level, whose inner level
+/// is the torus of the other dimensions (a chip's ranks innermost when it holds m > 1). The inner
+/// level's rings are edge-disjoint Hamiltonian cycles of that torus where it has them (else a
+/// snake), each both ways, paired with the outer ring the same way round: every link of the inner
+/// torus carries one ring each way. The weights balance the links: dimension e's links carry the
+/// inner rings of every hierarchy but e's, so hierarchy o's weight is proportional to
+/// 1 - (D - 1) r_o / sum r (D dimensions), the slow dimension outermost most often (trn2-us64:
+/// 3 : 1 : 1 with Z outer against X and Y). The ranks fill a chip, then the next along `walk`.
+std::vector<Stripe> torus_stripes(const std::string& name, const std::vector<unsigned>& dims,
+                                  const std::vector<double>& rates, const std::vector<unsigned>& walk, unsigned m,
+                                  unsigned ranks) {
+  std::vector<unsigned> ds;  // the dimensions of more than one chip
+  for (unsigned d = 0; d < dims.size(); ++d)
+    if (dims[d] > 1) ds.push_back(d);
+  if (ds.size() < 2)
+    throw Error(
+        fmt::format("hrings: {} is not a torus of two or more dimensions (its hierarchies take each "
+                    "dimension in turn as the outer level)",
+                    name));
+  unsigned chips = 1;
+  for (unsigned d : dims) chips *= d;
+  if (ranks != chips * m)
+    throw Error(fmt::format("hrings: {} ranks are not the whole torus ({} ranks); every dimension is a level", ranks,
+                            chips * m));
+  std::vector<unsigned> rank_of(chips);  // a chip's first rank
+  for (unsigned i = 0; i < chips; ++i) rank_of[walk[i]] = i * m;
+  const unsigned D = static_cast<unsigned>(ds.size());
+  double sum = 0;
+  std::vector<double> w(D);
+  for (unsigned i = 0; i < D; ++i) sum += rates.empty() ? 1.0 : rates.at(ds[i]);
+  for (unsigned i = 0; i < D; ++i) w[i] = std::max(0.0, 1.0 - (D - 1) * (rates.empty() ? 1.0 : rates.at(ds[i])) / sum);
+  // whole weights: the smallest scale q (1..16) whose rounding is within 5 % of every share
+  const double top = *std::max_element(w.begin(), w.end());
+  std::vector<unsigned> units(D, 1);
+  for (unsigned q = 1; q <= 16; ++q) {
+    bool ok = true;
+    for (unsigned i = 0; i < D; ++i) {
+      const double x = w[i] / top * q;
+      units[i] = static_cast<unsigned>(std::lround(x));
+      if (std::abs(units[i] - x) > 0.05 * q) ok = false;
+    }
+    if (ok) break;
+  }
+  std::vector<Stripe> out;
+  for (unsigned i = 0; i < D; ++i) {
+    if (units[i] == 0) continue;
+    const unsigned o = ds[i], G = dims[o];
+    std::vector<unsigned> inner, where;  // the inner torus's sizes, and their dimensions
+    for (unsigned e : ds)
+      if (e != o) inner.push_back(dims[e]), where.push_back(e);
+    unsigned g = 1;
+    for (unsigned x : inner) g *= x;
+    std::vector<std::vector<unsigned>> cyc = disjoint_cycles(inner);
+    if (cyc.empty()) {
+      cyc.emplace_back();
+      for (const auto& c : snake(inner)) cyc.back().push_back(torus_id(inner, c));
+    }
+    for (const auto& cy : cyc)
+      for (bool back : {false, true}) {
+        Stripe st;
+        st.levels = {g, G};
+        if (m > 1) st.levels.insert(st.levels.begin(), m);
+        st.weight = units[i];
+        st.order.resize(ranks);
+        // id = (core c0, inner position c1, outer position c2) = (c0 g + c1) G + c2
+        for (unsigned c0 = 0; c0 < m; ++c0)
+          for (unsigned c1 = 0; c1 < g; ++c1)
+            for (unsigned c2 = 0; c2 < G; ++c2) {
+              unsigned v = cy[back ? (g - c1) % g : c1];  // the inner torus's chip
+              std::vector<unsigned> coord(dims.size(), 0);
+              for (unsigned j = 0; j < where.size(); ++j) {
+                coord[where[j]] = v % inner[j];
+                v /= inner[j];
+              }
+              coord[o] = back ? (G - c2) % G : c2;
+              st.order[(c0 * g + c1) * G + c2] = rank_of[torus_id(dims, coord)] + c0;
+            }
+        out.push_back(std::move(st));
+      }
+  }
+  return out;
+}
+
 /// The common part of place() and place_torus(): chips 0..chips-1 on a torus of `dims` (empty: not
 /// a torus), hierarchical groups of g chips (0: none) called `level`, m ranks a chip.
 Placement place_on(const std::string& name, unsigned chips, const std::vector<unsigned>& dims, unsigned g,
-                   const std::string& level, unsigned ranks, Algo a, unsigned m = 1) {
+                   const std::string& level, unsigned ranks, Algo a, unsigned m = 1,
+                   const std::vector<double>& rates = {}) {
   const unsigned slots = chips * m;
   if (ranks == 0) ranks = slots;
   if (ranks < 2) throw Error(fmt::format("--ranks {}: a collective needs at least 2 ranks", ranks));
@@ -263,6 +349,14 @@ Placement place_on(const std::string& name, unsigned chips, const std::vector<un
         }
     return p;
   }
+  if (a == Algo::hrings) {
+    for (unsigned r = 0; r < ranks; ++r) {
+      p.chip.push_back(walk[r / m]);
+      p.core.push_back(r % m);
+    }
+    p.stripes = torus_stripes(name, dims, rates, walk, m, ranks);
+    return p;
+  }
   if (a == Algo::kangaring && m % 2)
     throw Error(fmt::format(
         "kangaring: pairs of a chip's ranks (a primary and a secondary), and {} has {} rank{} a chip (the flow "
@@ -310,7 +404,17 @@ Placement place(const system::System& s, unsigned ranks, Algo a, unsigned per_ch
   const unsigned g = a == Algo::hier ? hier_group(s, &level) : 0;
   const std::vector<unsigned> dims =
       t.kind == system::TopoKind::torus ? std::vector<unsigned>(t.dims.begin(), t.dims.end()) : std::vector<unsigned>{};
-  return place_on(s.preset().key, s.chips(), dims, g, level, ranks, a, per_chip);
+  if (a == Algo::hrings && dims.empty())
+    throw Error(
+        fmt::format("hrings: {} is not a torus (its hierarchies take each torus dimension in turn as the "
+                    "outer level; a switched system spreads every ring over its link groups already)",
+                    s.preset().key));
+  std::vector<double> rates;  // each dimension's link rate, per direction
+  for (std::size_t d = 0; a == Algo::hrings && d < t.classes.size(); ++d)
+    for (const auto& lc : s.link_classes())
+      if (lc.name == t.classes[d]) rates.push_back(lc.gbps);
+  if (rates.size() != dims.size()) rates.clear();
+  return place_on(s.preset().key, s.chips(), dims, g, level, ranks, a, per_chip, rates);
 }
 
 Placement place_torus(const std::vector<unsigned>& dims, unsigned ranks, Algo a) {
@@ -654,6 +758,79 @@ class ExchangePhase : public Phase {
   unsigned n_;
 };
 
+/// Striped hierarchies (hrings): phase `p` of every stripe's hierarchical schedule at once, each
+/// over its renumbered ranks (Stripe::order) and on its part of every segment. A stripe's schedule
+/// numbers segment i as its member i's share; it is that rank's segments off .. off + weight - 1 of
+/// the K = sum of the weights. The stripes' phase p is the same level of the same kind in each, so
+/// their ready flags agree; with tori of unequal sides a stripe whose phase has fewer rounds idles
+/// for the rest.
+class StripesPhase : public Phase {
+ public:
+  struct Part {
+    std::shared_ptr<const Schedule> sub;
+    std::vector<unsigned> order, id;  // id -> rank, rank -> id
+    unsigned off = 0, weight = 1;
+  };
+  StripesPhase(std::shared_ptr<const std::vector<Part>> parts, std::size_t phase, unsigned K)
+      : parts_(std::move(parts)), p_(phase), K_(K) {
+    for (const Part& q : *parts_) {
+      const Phase& ph = q.sub->phase(p_);
+      rounds_ = std::max(rounds_, ph.rounds());
+      if (ph.needs_ready() != parts_->front().sub->phase(p_).needs_ready() ||
+          ph.ready_once() != parts_->front().sub->phase(p_).ready_once())
+        throw std::logic_error("build: striped hierarchies whose phases gate differently");
+    }
+  }
+  unsigned rounds() const override { return rounds_; }
+  bool needs_ready() const override { return parts_->front().sub->phase(p_).needs_ready(); }
+  bool ready_once() const override { return parts_->front().sub->phase(p_).ready_once(); }
+  void sends(unsigned rank, unsigned t, std::vector<Xfer>& out) const override {
+    for (const Part& q : *parts_) {
+      const Phase& ph = q.sub->phase(p_);
+      if (t >= ph.rounds()) continue;
+      tmp_.clear();
+      ph.sends(q.id[rank], t, tmp_);
+      for (Xfer& x : tmp_) {
+        x.src = q.order[x.src];
+        x.dst = q.order[x.dst];
+        std::vector<Piece> pieces;
+        for (const Piece& pc : x.pieces)
+          for (unsigned c = 0; c < pc.count; ++c)
+            pieces.push_back(
+                Piece{q.order[pc.src_seg + c] * K_ + q.off, q.order[pc.dst_seg + c] * K_ + q.off, q.weight});
+        x.pieces = std::move(pieces);
+        out.push_back(std::move(x));
+      }
+    }
+  }
+  unsigned expect(unsigned rank, unsigned t) const override {
+    unsigned e = 0;
+    for (const Part& q : *parts_) {
+      const Phase& ph = q.sub->phase(p_);
+      if (t < ph.rounds()) e += ph.expect(q.id[rank], t);
+    }
+    return e;
+  }
+  void senders(unsigned rank, unsigned t, std::vector<unsigned>& out) const override {
+    const std::size_t first = out.size();
+    for (const Part& q : *parts_) {
+      const Phase& ph = q.sub->phase(p_);
+      if (t >= ph.rounds()) continue;
+      std::vector<unsigned> ids;
+      ph.senders(q.id[rank], t, ids);
+      for (unsigned i : ids)
+        if (std::find(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), q.order[i]) == out.end())
+          out.push_back(q.order[i]);
+    }
+  }
+
+ private:
+  std::shared_ptr<const std::vector<Part>> parts_;
+  std::size_t p_;
+  unsigned K_, rounds_ = 0;
+  mutable std::vector<Xfer> tmp_;
+};
+
 }  // namespace
 
 void Schedule::add(std::unique_ptr<Phase> p) {
@@ -701,7 +878,7 @@ std::vector<std::vector<unsigned>> default_rings(unsigned n) {
 }
 
 Schedule build(Op op, Algo algo, unsigned n, const std::vector<unsigned>& levels,
-               const std::vector<std::vector<unsigned>>& rings) {
+               const std::vector<std::vector<unsigned>>& rings, const std::vector<Stripe>& stripes) {
   if (n < 2) throw Error(fmt::format("a collective needs at least 2 ranks, not {}", n));
   Schedule s;
   s.op = op;
@@ -848,6 +1025,43 @@ Schedule build(Op op, Algo algo, unsigned n, const std::vector<unsigned>& levels
         }
       }
       s.describe = fold ? fmt::format("fold {} ranks onto {}, {}, unfold", n, p, d) : d;
+      break;
+    }
+    case Algo::hrings: {
+      if (op == Op::all_to_all) throw Error(fmt::format("{}: not available; use ring, mesh or rdh", what));
+      if (stripes.empty())
+        throw Error(fmt::format("{}: striped hierarchies need a torus placement (their orders and weights)", what));
+      auto parts = std::make_shared<std::vector<StripesPhase::Part>>();
+      unsigned K = 0;
+      std::vector<std::string> each;  // runs of alike stripes
+      std::vector<unsigned> counts;
+      for (const Stripe& st : stripes) {
+        StripesPhase::Part q;
+        q.sub = std::make_shared<const Schedule>(build(op, Algo::hier, n, st.levels));
+        q.order = st.order;
+        q.id.assign(n, kNoRank);
+        for (unsigned i = 0; i < st.order.size(); ++i)
+          if (st.order[i] < n && q.id[st.order[i]] == kNoRank) q.id[st.order[i]] = i;
+        if (st.order.size() != n || std::count(q.id.begin(), q.id.end(), kNoRank) || st.weight == 0)
+          throw std::logic_error("build: a striped hierarchy is not an order of every rank with a weight");
+        q.off = K;
+        q.weight = st.weight;
+        K += st.weight;
+        const std::string e = fmt::format("{} of levels {}, weight {}", "{}", fmt::join(st.levels, "x"), st.weight);
+        if (each.empty() || each.back() != e) each.push_back(e), counts.push_back(0);
+        ++counts.back();
+        parts->push_back(std::move(q));
+      }
+      for (const auto& q : *parts)
+        if (q.sub->phases() != parts->front().sub->phases())
+          throw std::logic_error("build: striped hierarchies of different depths");
+      s.stripes = K;
+      for (std::size_t p = 0; p < parts->front().sub->phases(); ++p) s.add(std::make_unique<StripesPhase>(parts, p, K));
+      for (std::size_t i = 0; i < each.size(); ++i) each[i] = fmt::format(fmt::runtime(each[i]), counts[i]);
+      s.describe = fmt::format(
+          "{} hierarchies at once, each on its part of every share ({}), every torus dimension outermost in turn; "
+          "in each, {}",
+          stripes.size(), fmt::join(each, "; "), parts->front().sub->describe);
       break;
     }
     case Algo::hier: {

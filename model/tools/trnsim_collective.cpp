@@ -50,6 +50,8 @@ A collective benchmark on a system composed from a preset: one row per message s
                        rings (striped: several rings at once, both ways)
                        kangaring (the Neuron runtime's: a chip's ranks in pairs, the primaries
                        in a ring, 3-read/1-write and 1-read/2-write transfers; flow level)
+                       hrings (tori: hierarchies at once, each torus dimension the outer level
+                       in turn, weighted by the links' rates; every level's rings both ways)
   --fidelity F         flow (default); cycle (the schedule compiled into collective-core programs
                        and run on the system's cycle-exact chips, torus or switched, up to 255
                        chips; reports the flow level on the same chips beside it:
@@ -176,11 +178,16 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   const cfg::Config* conf = cfg::find(config);
   if (!conf) throw CollectiveUsage(fmt::format("--config: unknown configuration '{}' (tiny, small, full)", config));
   if (c.algo == Algo::automatic)
-    throw CollectiveUsage("--emit: name the algorithm (--algorithm ring, mesh, rdh, hier or rings)");
+    throw CollectiveUsage("--emit: name the algorithm (--algorithm ring, mesh, rdh, hier, rings or hrings)");
   if (base >= (1u << 24)) throw CollectiveUsage(fmt::format("--base {:#x}: beyond a chip's 16 MiB address", base));
   if (n_sw && c.algo == Algo::hier)
     throw Error(
         fmt::format("hier: a switch of {} chips has no second level to run a hierarchical schedule over", n_sw));
+  if (n_sw && c.algo == Algo::hrings)
+    throw Error(
+        fmt::format("hrings: a switch of {} chips is not a torus (its hierarchies take each torus dimension "
+                    "in turn as the outer level)",
+                    n_sw));
   // the system tops (tb/CMakeLists.txt): the 2 x 2 torus has NeuronCores, the others none
   const unsigned cores = cores_given >= 0     ? static_cast<unsigned>(cores_given)
                          : kx == 2 && ky == 2 ? conf->arch.system_cores_per_chip
@@ -207,8 +214,9 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   std::filesystem::create_directories(dir);
   const unsigned n = P.schedule.ranks;
   const auto in = seeded_inputs(P, c.elem, c.seed);
-  const auto want = reference(c.op, c.algo, c.elem, ec.place.levels,
-                              static_cast<unsigned>(P.seg_bytes / elem_bytes(c.elem)), in, ec.place.rings);
+  const auto want =
+      reference(c.op, c.algo, c.elem, ec.place.levels, static_cast<unsigned>(P.seg_bytes / elem_bytes(c.elem)), in,
+                ec.place.rings, ec.place.stripes);
   std::string man = fmt::format(
       "# trnsim collective --emit: {} by {} of {} B ({}) over {} ranks on {} ({} configuration, "
       "{} NeuronCores a chip)\n# {}\n",
@@ -371,7 +379,8 @@ int cmd_collective(int argc, char** argv) {
       const std::string v = value();
       const auto a = parse_algo(v);
       if (!a)
-        throw CollectiveUsage(fmt::format("--algorithm: unknown algorithm '{}' (auto ring mesh rdh hier rings)", v));
+        throw CollectiveUsage(
+            fmt::format("--algorithm: unknown algorithm '{}' (auto ring mesh rdh hier rings kangaring hrings)", v));
       base.algo = *a;
     } else if (s == "--fidelity") {
       const std::string v = value();
@@ -614,8 +623,8 @@ int cmd_collective(int argc, char** argv) {
     row.busbw = row.algbw * busbw_factor(*op, row.r.ranks);
     row.bound_us = row.r.bound_ns() / 1e3;
     if (check) {
-      const auto want =
-          reference(*op, row.r.algo, c.elem, run.placement().levels, run.seg_elems(), in, run.placement().rings);
+      const auto want = reference(*op, row.r.algo, c.elem, run.placement().levels, run.seg_elems(), in,
+                                  run.placement().rings, run.placement().stripes);
       bool ok = row.r.violations.empty();
       for (unsigned r = 0; r < run.ranks() && ok; ++r) ok = run.output(r) == want[r];
       row.check = ok ? "ok" : row.r.violations.empty() ? "WRONG" : "ORDER";

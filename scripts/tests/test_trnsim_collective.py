@@ -55,7 +55,7 @@ def main():
         rows_j = json.loads(j.read_text())["rows"] if rc == 0 else []
     best = [min((v["time_us"], k) for k, v in r["candidates"].items() if "time_us" in v) for r in rows_j]
     check(rows_j and all(r["algorithm"] == b[1] and abs(r["time_us"] - b[0]) <= 1e-3 for r, b in zip(rows_j, best))
-          and all(set(r["candidates"]) == {"ring", "mesh", "rdh", "hier", "rings", "kangaring"} for r in rows_j)
+          and all(set(r["candidates"]) == {"ring", "mesh", "rdh", "hier", "rings", "kangaring", "hrings"} for r in rows_j)
           and len({r["algorithm"] for r in rows_j}) >= 2,
           f"auto: at every size the candidate with the least time (--json lists each; {[r['algorithm'] for r in rows_j]})")
     rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "-b", "1M", "--lnc", "1")
@@ -206,6 +206,11 @@ def main():
          "pairs of a chip's ranks"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "kangaring", "--ranks", "7"], "not pairs"),
         (["--preset", "trn2-16", "--op", "all-to-all", "--algorithm", "kangaring"], "KangaRing reduces or gathers"),
+        (["--preset", "trn3-us144", "--op", "all-reduce", "--algorithm", "hrings"], "not a torus"),
+        (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "hrings", "--ranks", "8"], "not the whole torus"),
+        (["--emit", "/tmp/x", "--switch", "8", "--op", "all-reduce", "-b", "1K", "--algorithm", "hrings"], "not a torus"),
+        (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K", "--algorithm", "hrings"],
+         "two or more dimensions"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "kangaring", "--fidelity", "cycle"],
          "pairs of a chip's ranks"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--ranks", "65"], "has 64 ranks (16 chips of 4 logical"),

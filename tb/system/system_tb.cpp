@@ -635,7 +635,7 @@ std::string check_collective(SysBench& t, const Compiled& c, const std::vector<s
   const auto& P = c.P;
   const auto want = collective::reference(c.ec.op, c.ec.algo, c.ec.elem, c.ec.place.levels,
                                           static_cast<unsigned>(P.seg_bytes / collective::elem_bytes(c.ec.elem)), in,
-                                          c.ec.place.rings);
+                                          c.ec.place.rings, c.ec.place.stripes);
   for (unsigned k = 0; k < P.schedule.ranks; ++k) {
     const auto& h = t.hbm[c.ec.place.chip[k]]->mem.image().hbm;
     const std::string d = collective::first_difference(
@@ -663,12 +663,13 @@ Task<std::string> run_collective(Env& env, const Compiled& c, const CollOpts& o,
 }
 
 /// The combinations a schedule does not exist for (collective::build's refusals): hierarchical
-/// schedules on a system without a second level (a ring) or for all-to-all, striped rings for
-/// all-to-all, KangaRing (its ranks are pairs on a chip; a system top's ranks are chips), and a
-/// permute by anything but mesh. Any other refusal is a failure.
+/// schedules (and striped ones, hrings) on a system without a second level (a ring) or for
+/// all-to-all, striped rings for all-to-all, KangaRing (its ranks are pairs on a chip; a system top's ranks are chips),
+/// and a permute by anything but mesh. Any other refusal is a failure.
 bool refused_by_design(collective::Op op, collective::Algo a, bool two_levels) {
   if (op == collective::Op::permute) return a != collective::Algo::mesh;
-  if (a == collective::Algo::hier) return !two_levels || op == collective::Op::all_to_all;
+  if (a == collective::Algo::hier || a == collective::Algo::hrings)
+    return !two_levels || op == collective::Op::all_to_all;
   if (a == collective::Algo::rings) return op == collective::Op::all_to_all;
   if (a == collective::Algo::kangaring) return true;  // pairs of a chip's ranks; these ranks are chips
   return false;
