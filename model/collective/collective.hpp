@@ -182,10 +182,11 @@ std::vector<std::vector<unsigned>> default_rings(unsigned n);
 /// of type e, at least one (zero_ok: or 0, which names a chunk of whole segments).
 void check_elements(const char* what, std::uint64_t bytes, Elem e, bool zero_ok = false);
 
-/// Bytes of each segment an instance takes: `chunk` in whole elements of es bytes (0: the whole
-/// segment of seg bytes), at most the segment.
-inline std::uint64_t chunk_bytes(std::uint64_t chunk, unsigned es, std::uint64_t seg) {
-  return chunk ? std::min(seg, std::max<std::uint64_t>(es, chunk / es * es)) : seg;
+/// Bytes of each segment an instance takes: `chunk` bytes of a rank's share, which is `stripes`
+/// segments (Schedule::stripes), so chunk / stripes of each in whole elements of es bytes (0: the
+/// whole segment of seg bytes), at least an element and at most the segment.
+inline std::uint64_t chunk_bytes(std::uint64_t chunk, unsigned es, std::uint64_t seg, unsigned stripes = 1) {
+  return chunk ? std::min(seg, std::max<std::uint64_t>(es, chunk / stripes / es * es)) : seg;
 }
 
 /// permute: the rank that rank r sends to.

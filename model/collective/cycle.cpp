@@ -421,7 +421,7 @@ Result Run::run_cycle() {
 
   // the flow level on the same system's equivalent: the bound, and the cross-check's other side
   Config fc = cycle_equivalent(s_, c_, cs);
-  fc.chunk = ec.chunk;  // the same instances
+  fc.chunk = ec.chunk * sched_.stripes;  // the same instances (a share's bytes: its stripes' segments)
   Run flow(s_, fc);
   const Result fr = flow.run();
 

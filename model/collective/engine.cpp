@@ -225,7 +225,7 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
 
 std::uint64_t Run::cycle_chunk(unsigned channels) const {
   const unsigned es = elem_bytes(c_.elem);
-  std::uint64_t cs = chunk_bytes(c_.chunk, es, seg_bytes_);
+  std::uint64_t cs = chunk_bytes(c_.chunk, es, seg_bytes_, sched_.stripes);
   if ((seg_bytes_ + cs - 1) / cs < channels)
     cs = std::max<std::uint64_t>(es, (seg_bytes_ / es + channels - 1) / channels * es);
   return cs;
@@ -297,7 +297,7 @@ class Run::Engine : public Sink {
  public:
   Engine(Run& run, const FlowModel& fm) : run_(run), c_(run.c_), S_(run.sched_), fm_(fm) {
     n_ = S_.ranks;
-    cs_ = chunk_bytes(c_.chunk, elem_bytes(c_.elem), run.seg_bytes_);
+    cs_ = chunk_bytes(c_.chunk, elem_bytes(c_.elem), run.seg_bytes_, S_.stripes);
     C_ = (run.seg_bytes_ + cs_ - 1) / cs_;
     region_ = run.seg_bytes_ * S_.segments();
     ranks_.resize(n_);

@@ -59,7 +59,9 @@ struct Config {
   /// "The cost of synchronisation" (false: none, as the cycle level's cross-check needs)
   bool cost = true;
   Fidelity fidelity = Fidelity::flow;
-  std::uint64_t chunk = 1 << 20;     ///< bytes of each segment per pipelined instance (0: whole segments)
+  /// bytes of each rank's share per pipelined instance (0: whole segments); a striped schedule's
+  /// share is its stripes' segments, each instance chunk / stripes of each (chunk_bytes())
+  std::uint64_t chunk = 1 << 20;
   unsigned inflight = 4;             ///< instances in flight per rank
   unsigned pkt_bytes = 256;          ///< payload of a DMA write packet (a multiple of 4, at most 1024)
   std::uint32_t desc_bytes = 65536;  ///< longest DMA descriptor
@@ -325,7 +327,7 @@ class Run {
   void ensure_memory();
   Result run_cycle();
   /// The cycle level: a chip's HBM the run needs (its regions and the channels' flag words), and
-  /// the bytes of each segment an instance takes: the run's chunk, or smaller, so that every one of
+  /// the bytes of each segment an instance takes: the run's chunk of a share, or smaller, so that every one of
   /// `channels` channels has an instance.
   std::uint64_t cycle_hbm_need() const { return seg_bytes_ * sched_.segments() * regions_ + 16 * 32; }
   std::uint64_t cycle_chunk(unsigned channels) const;

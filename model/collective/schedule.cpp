@@ -398,17 +398,124 @@ Placement place_on(const std::string& name, unsigned chips, const std::vector<un
 }
 }  // namespace
 
+namespace {
+/// hrings on a NeuronSwitch system: its levels of chips, innermost first (a chip's place in its
+/// server, its server in the rack, its rack; a level of one left out), one hierarchy for each order
+/// of them (a chip's ranks innermost when it holds m > 1). What a level's ring step puts on a chip's
+/// links of each class is read from the system's own routes (every route key of a step from chip 0
+/// to its neighbour in that level: each hop leaving a chip), so a server's ring spreads over the
+/// server links and the rack planes as the routing does; the weights (twelfths) are those whose
+/// hierarchies, running their same levels together, take the least time by that account: the sum
+/// over levels of the busiest link class's load over its rate.
+std::vector<Stripe> switch_stripes(const system::System& s, unsigned ranks, unsigned m) {
+  const auto& t = s.preset().topo;
+  if (t.kind != system::TopoKind::neuronswitch)
+    throw Error(
+        fmt::format("hrings: {} is neither a torus nor a NeuronSwitch system (its hierarchies take each level "
+                    "of chips in turn as the outer one)",
+                    s.preset().key));
+  const unsigned all[3] = {t.chips_per_server, t.servers_per_rack, t.racks};
+  std::vector<unsigned> size, stride;
+  unsigned st = 1;
+  for (unsigned x : all) {
+    if (x > 1) size.push_back(x), stride.push_back(st);
+    st *= x;
+  }
+  if (size.size() < 2)
+    throw Error(
+        fmt::format("hrings: {} has one level of chips; its hierarchies take each level in turn as the outer "
+                    "one",
+                    s.preset().key));
+  if (ranks != s.chips() * m)
+    throw Error(fmt::format("hrings: {} ranks are not the whole system ({} ranks); every level of chips is a level",
+                            ranks, s.chips() * m));
+  const unsigned D = static_cast<unsigned>(size.size()), nc = static_cast<unsigned>(s.link_classes().size());
+  std::vector<double> cap(nc, 0.0);  // a chip's links of each class, GB/s
+  for (const auto& l : s.links())
+    if (l.a == 0 || l.b == 0) cap[l.cls] += s.link_classes()[l.cls].gbps;
+  std::vector<std::vector<double>> use(D, std::vector<double>(nc, 0.0));  // per level: chip-out hops a step
+  const unsigned keys = s.route_keys();
+  for (unsigned i = 0; i < D; ++i)
+    for (unsigned k = 0; k < keys; ++k)
+      for (const system::Hop& h : s.route(0, stride[i], k)) {
+        const auto& l = s.links()[h.channel / 2];
+        const unsigned from = h.channel % 2 ? l.b : l.a;
+        if (s.nodes()[from].kind == system::NodeKind::chip) use[i][l.cls] += 1.0 / keys;
+      }
+  std::vector<std::vector<unsigned>> perms;
+  std::vector<unsigned> pi(D);
+  std::iota(pi.begin(), pi.end(), 0u);
+  do perms.push_back(pi);
+  while (std::next_permutation(pi.begin(), pi.end()));
+  const unsigned P = static_cast<unsigned>(perms.size()), U = 12;
+  auto cost = [&](const std::vector<unsigned>& w) {
+    double total = 0;
+    for (unsigned k = 0; k < D; ++k) {
+      std::vector<double> load(nc, 0.0);
+      for (unsigned q = 0; q < P; ++q) {
+        double f = 1.0;
+        for (unsigned j = 0; j < k; ++j) f /= size[perms[q][j]];
+        const unsigned lv = perms[q][k];
+        for (unsigned c = 0; c < nc; ++c) load[c] += w[q] * f * (size[lv] - 1.0) / size[lv] * use[lv][c];
+      }
+      double worst = 0;
+      for (unsigned c = 0; c < nc; ++c)
+        if (cap[c] > 0) worst = std::max(worst, load[c] / cap[c]);
+      total += worst;
+    }
+    return total;
+  };
+  std::vector<unsigned> w(P, 0), best;
+  double best_cost = 0;
+  std::function<void(unsigned, unsigned)> choose = [&](unsigned q, unsigned left) {
+    if (q + 1 == P) {
+      w[q] = left;
+      const double c = cost(w);
+      if (best.empty() || c < best_cost - 1e-12) best = w, best_cost = c;
+      return;
+    }
+    for (unsigned x = 0; x <= left; ++x) {
+      w[q] = x;
+      choose(q + 1, left - x);
+    }
+  };
+  choose(0, U);
+  std::vector<Stripe> out;
+  for (unsigned q = 0; q < P; ++q) {
+    if (best[q] == 0) continue;
+    Stripe sp;
+    sp.weight = best[q];
+    if (m > 1) sp.levels.push_back(m);
+    for (unsigned k = 0; k < D; ++k) sp.levels.push_back(size[perms[q][k]]);
+    sp.order.resize(ranks);
+    const unsigned first = m > 1 ? 1 : 0;
+    std::vector<unsigned> digit(sp.levels.size());
+    for (unsigned id = 0; id < ranks; ++id) {
+      // id's digits, innermost first: the core (m > 1), then the levels in the order perms[q]
+      unsigned rest = id, chip = 0;
+      for (std::size_t i = sp.levels.size(); i-- > 0;) digit[i] = rest % sp.levels[i], rest /= sp.levels[i];
+      for (unsigned k = 0; k < D; ++k) chip += digit[first + k] * stride[perms[q][k]];
+      sp.order[id] = chip * m + (m > 1 ? digit[0] : 0);
+    }
+    out.push_back(std::move(sp));
+  }
+  return out;
+}
+}  // namespace
+
 Placement place(const system::System& s, unsigned ranks, Algo a, unsigned per_chip) {
   const auto& t = s.preset().topo;
   std::string level;
   const unsigned g = a == Algo::hier ? hier_group(s, &level) : 0;
   const std::vector<unsigned> dims =
       t.kind == system::TopoKind::torus ? std::vector<unsigned>(t.dims.begin(), t.dims.end()) : std::vector<unsigned>{};
-  if (a == Algo::hrings && dims.empty())
-    throw Error(
-        fmt::format("hrings: {} is not a torus (its hierarchies take each torus dimension in turn as the "
-                    "outer level; a switched system spreads every ring over its link groups already)",
-                    s.preset().key));
+  if (a == Algo::hrings && dims.empty()) {
+    const unsigned m = std::max(1u, per_chip);
+    const unsigned want = ranks ? ranks : s.chips() * m;
+    Placement p = place_on(s.preset().key, s.chips(), dims, 0, "", want, Algo::ring, m);
+    p.stripes = switch_stripes(s, want, m);
+    return p;
+  }
   std::vector<double> rates;  // each dimension's link rate, per direction
   for (std::size_t d = 0; a == Algo::hrings && d < t.classes.size(); ++d)
     for (const auto& lc : s.link_classes())
@@ -762,8 +869,13 @@ class ExchangePhase : public Phase {
 /// over its renumbered ranks (Stripe::order) and on its part of every segment. A stripe's schedule
 /// numbers segment i as its member i's share; it is that rank's segments off .. off + weight - 1 of
 /// the K = sum of the weights. The stripes' phase p is the same level of the same kind in each, so
-/// their ready flags agree; with tori of unequal sides a stripe whose phase has fewer rounds idles
-/// for the rest.
+/// their ready flags agree. Where the stripes' phase p has different round counts (the levels of a
+/// switched system in different orders, a torus of unequal sides) the phase takes the most, R, and
+/// a stripe of r < R rounds spreads each of its rounds over the R rounds in turn: its round u's
+/// transfers go in parts, one a round, each a contiguous run of the transfer's segments (part j of
+/// n: its units j U / n .. (j + 1) U / n - 1), so every stripe keeps sending all through the phase.
+/// A round's parts all land before the next of its rounds starts (a rank's round waits for every
+/// transfer of the one before), so each stripe's additions keep their order.
 class StripesPhase : public Phase {
  public:
   struct Part {
@@ -773,11 +885,11 @@ class StripesPhase : public Phase {
   };
   StripesPhase(std::shared_ptr<const std::vector<Part>> parts, std::size_t phase, unsigned K)
       : parts_(std::move(parts)), p_(phase), K_(K) {
+    const Phase& f = parts_->front().sub->phase(p_);
     for (const Part& q : *parts_) {
       const Phase& ph = q.sub->phase(p_);
       rounds_ = std::max(rounds_, ph.rounds());
-      if (ph.needs_ready() != parts_->front().sub->phase(p_).needs_ready() ||
-          ph.ready_once() != parts_->front().sub->phase(p_).ready_once())
+      if (ph.needs_ready() != f.needs_ready() || ph.ready_once() != f.ready_once())
         throw std::logic_error("build: striped hierarchies whose phases gate differently");
     }
   }
@@ -786,38 +898,43 @@ class StripesPhase : public Phase {
   bool ready_once() const override { return parts_->front().sub->phase(p_).ready_once(); }
   void sends(unsigned rank, unsigned t, std::vector<Xfer>& out) const override {
     for (const Part& q : *parts_) {
-      const Phase& ph = q.sub->phase(p_);
-      if (t >= ph.rounds()) continue;
-      tmp_.clear();
-      ph.sends(q.id[rank], t, tmp_);
-      for (Xfer& x : tmp_) {
-        x.src = q.order[x.src];
-        x.dst = q.order[x.dst];
-        std::vector<Piece> pieces;
-        for (const Piece& pc : x.pieces)
-          for (unsigned c = 0; c < pc.count; ++c)
-            pieces.push_back(
-                Piece{q.order[pc.src_seg + c] * K_ + q.off, q.order[pc.dst_seg + c] * K_ + q.off, q.weight});
-        x.pieces = std::move(pieces);
-        out.push_back(std::move(x));
-      }
+      unsigned u = 0, j = 0, n = 1;
+      if (!locate(q, t, u, j, n)) continue;
+      std::vector<Xfer> xs;
+      q.sub->phase(p_).sends(q.id[rank], u, xs);
+      for (Xfer& x : xs)
+        if (remap(q, x, j, n)) out.push_back(std::move(x));
     }
   }
   unsigned expect(unsigned rank, unsigned t) const override {
     unsigned e = 0;
     for (const Part& q : *parts_) {
+      unsigned u = 0, j = 0, n = 1;
+      if (!locate(q, t, u, j, n)) continue;
       const Phase& ph = q.sub->phase(p_);
-      if (t < ph.rounds()) e += ph.expect(q.id[rank], t);
+      if (n == 1) {
+        e += ph.expect(q.id[rank], u);
+        continue;
+      }
+      // the parts that are not empty: the senders' transfers to this rank, cut as they cut them
+      std::vector<unsigned> from;
+      ph.senders(q.id[rank], u, from);
+      for (unsigned f : from) {
+        std::vector<Xfer> xs;
+        ph.sends(f, u, xs);
+        for (Xfer& x : xs)
+          if (x.dst == q.id[rank] && remap(q, x, j, n)) ++e;
+      }
     }
     return e;
   }
   void senders(unsigned rank, unsigned t, std::vector<unsigned>& out) const override {
     const std::size_t first = out.size();
     for (const Part& q : *parts_) {
-      const Phase& ph = q.sub->phase(p_);
-      if (t >= ph.rounds()) continue;
+      unsigned u = 0, j = 0, n = 1;
+      if (!locate(q, t, u, j, n)) continue;
       std::vector<unsigned> ids;
-      ph.senders(q.id[rank], t, ids);
+      q.sub->phase(p_).senders(q.id[rank], u, ids);
       for (unsigned i : ids)
         if (std::find(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), q.order[i]) == out.end())
           out.push_back(q.order[i]);
@@ -825,10 +942,47 @@ class StripesPhase : public Phase {
   }
 
  private:
+  /// Round t of the phase for stripe q: its round u, part j of n (false: it has no rounds).
+  bool locate(const Part& q, unsigned t, unsigned& u, unsigned& j, unsigned& n) const {
+    const unsigned r = q.sub->phase(p_).rounds();
+    if (r == 0) return false;
+    u = static_cast<unsigned>(std::uint64_t{t} * r / rounds_);
+    auto start = [&](unsigned v) { return static_cast<unsigned>((std::uint64_t{v} * rounds_ + r - 1) / r); };
+    j = t - start(u);
+    n = start(u + 1) - start(u);
+    return true;
+  }
+  /// x in ranks and the region's segments, part j of n of its units (false: that part is empty).
+  bool remap(const Part& q, Xfer& x, unsigned j, unsigned n) const {
+    x.src = q.order[x.src];
+    x.dst = q.order[x.dst];
+    std::vector<Piece> units;  // each segment's part, one unit a segment of the region
+    for (const Piece& pc : x.pieces)
+      for (unsigned c = 0; c < pc.count; ++c)
+        units.push_back(Piece{q.order[pc.src_seg + c] * K_ + q.off, q.order[pc.dst_seg + c] * K_ + q.off, q.weight});
+    std::vector<Piece> pieces;
+    if (n == 1) {
+      pieces = std::move(units);
+    } else {
+      std::uint64_t U = 0;
+      for (const Piece& pc : units) U += pc.count;
+      const std::uint64_t lo = U * j / n, hi = U * (j + 1) / n;
+      std::uint64_t at = 0;
+      for (const Piece& pc : units) {
+        const std::uint64_t a = std::max(at, lo), b = std::min(at + pc.count, hi);
+        if (a < b) {
+          const auto d = static_cast<unsigned>(a - at);
+          pieces.push_back(Piece{pc.src_seg + d, pc.dst_seg + d, static_cast<unsigned>(b - a)});
+        }
+        at += pc.count;
+      }
+    }
+    x.pieces = std::move(pieces);
+    return !x.pieces.empty();
+  }
   std::shared_ptr<const std::vector<Part>> parts_;
   std::size_t p_;
   unsigned K_, rounds_ = 0;
-  mutable std::vector<Xfer> tmp_;
 };
 
 }  // namespace
@@ -1059,7 +1213,7 @@ Schedule build(Op op, Algo algo, unsigned n, const std::vector<unsigned>& levels
       for (std::size_t p = 0; p < parts->front().sub->phases(); ++p) s.add(std::make_unique<StripesPhase>(parts, p, K));
       for (std::size_t i = 0; i < each.size(); ++i) each[i] = fmt::format(fmt::runtime(each[i]), counts[i]);
       s.describe = fmt::format(
-          "{} hierarchies at once, each on its part of every share ({}), every torus dimension outermost in turn; "
+          "{} hierarchies at once, each on its part of every share ({}), each level outermost in some; "
           "in each, {}",
           stripes.size(), fmt::join(each, "; "), parts->front().sub->describe);
       break;

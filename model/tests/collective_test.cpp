@@ -159,8 +159,8 @@ void sweep(Fidelity f, std::initializer_list<SysRanks> systems, std::initializer
                 (op == Op::all_to_all && (a == Algo::hier || a == Algo::rings)) ||
                 (op == Op::all_to_all && a == Algo::rdh && (sy.ranks & (sy.ranks - 1))) ||
                 (a == Algo::hier && (sy.ranks < 8 || sy.ranks % 4)) ||
-                // striped hierarchies: every rank of a torus (each dimension a level)
-                (a == Algo::hrings && (op == Op::all_to_all || sy.s.preset().topo.kind != system::TopoKind::torus ||
+                // striped hierarchies: every rank of a torus or NeuronSwitch system
+                (a == Algo::hrings && (op == Op::all_to_all || sy.s.preset().topo.kind == system::TopoKind::planes ||
                                        sy.ranks != sy.s.chips() * sy.chip_ranks)) ||
                 // KangaRing: pairs of a chip's ranks (the cycle level's ranks are chips)
                 (a == Algo::kangaring &&
@@ -683,6 +683,39 @@ BOOST_AUTO_TEST_CASE(hrings_balance_the_links) {
   std::vector<Stripe> other = pl.stripes;
   std::swap(other[0].order, other[1].order);  // the first inner cycle's two directions
   BOOST_TEST(!equal(other), "a reference with the stripes' rings swapped is told apart");
+
+  // trn3-us144 (NeuronSwitch: 4 chips a server, 18 servers a rack, 2 racks): a hierarchy for some
+  // orders of the three levels, their weights twelfths; the stripes' phases of different round
+  // counts (a level of 2 beside one of 18) run their rounds in parts, and the data is the
+  // reference's for each operation
+  const system::System& t3 = sys("trn3-us144");
+  const Placement q = place(t3, 0, Algo::hrings, 1);
+  unsigned twelfths = 0;
+  for (const Stripe& st : q.stripes) {
+    std::vector<unsigned> l = st.levels;
+    std::sort(l.begin(), l.end());
+    BOOST_TEST((l == std::vector<unsigned>{2, 4, 18}));
+    twelfths += st.weight;
+  }
+  BOOST_TEST(q.stripes.size() >= 2u);
+  BOOST_TEST(twelfths == 12u);
+  for (Op op : {Op::all_reduce, Op::reduce_scatter, Op::all_gather}) {
+    Config e;
+    e.op = op;
+    e.algo = Algo::hrings;
+    e.elem = Elem::bf16;
+    e.chip_ranks = 1;
+    e.bytes = 144 * 12 * 8 * 2;
+    const Outcome o = check(t3, e);
+    BOOST_TEST(o.error.empty(), o.error);
+    BOOST_TEST(o.equal, op_name(op) << ": " << o.diff);
+  }
+  // 1 GiB, a rank a chip, bandwidth alone: above hier's one level order by far
+  Config h = c;
+  const double hr = static_cast<double>(h.bytes) / Run(t3, h).run().time_ns * busbw_factor(Op::all_reduce, 144);
+  h.algo = Algo::hier;
+  const double hi1 = static_cast<double>(h.bytes) / Run(t3, h).run().time_ns * busbw_factor(Op::all_reduce, 144);
+  BOOST_TEST(hr > 1.3 * hi1, "trn3-us144 1 GiB: hrings " << hr << " GB/s, hier " << hi1);
 }
 
 // Symmetry (docs/collectives.md): a hierarchy across the UltraServers of trn4-uc, timing only, runs

@@ -50,8 +50,9 @@ A collective benchmark on a system composed from a preset: one row per message s
                        rings (striped: several rings at once, both ways)
                        kangaring (the Neuron runtime's: a chip's ranks in pairs, the primaries
                        in a ring, 3-read/1-write and 1-read/2-write transfers; flow level)
-                       hrings (tori: hierarchies at once, each torus dimension the outer level
-                       in turn, weighted by the links' rates; every level's rings both ways)
+                       hrings (tori and NeuronSwitch systems: hierarchies at once, each level
+                       of chips (a torus dimension, the server, the rack) the outer one in some,
+                       weighted by what their links carry)
   --fidelity F         flow (default); cycle (the schedule compiled into collective-core programs
                        and run on the system's cycle-exact chips, torus or switched, up to 255
                        chips; reports the flow level on the same chips beside it:
@@ -70,7 +71,8 @@ A collective benchmark on a system composed from a preset: one row per message s
   --lnc N              flow: NeuronCores of a logical NeuronCore, a rank (1 or 2; default the
                        chip's: 1 on Trainium, 2 on Trainium2 and later, as the Neuron runtime)
   --chip-ranks N       flow: ranks a chip holds instead (1: a rank a chip, as the cycle level)
-  --chunk BYTES        bytes of each segment per pipelined instance (default 1M; 0: whole segments)
+  --chunk BYTES        bytes of each rank's share per pipelined instance (default 1M; 0: whole
+                       segments); rings and hrings cut a share into stripes, chunk / stripes each
   --inflight N         instances in flight per rank (default 4)
   --queue-send S       flow: a DMA queue sends its transfers in turn (default: as a DMA engine
                        takes a queue's descriptors) or shared (all at once, sharing the links)
@@ -185,8 +187,8 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
         fmt::format("hier: a switch of {} chips has no second level to run a hierarchical schedule over", n_sw));
   if (n_sw && c.algo == Algo::hrings)
     throw Error(
-        fmt::format("hrings: a switch of {} chips is not a torus (its hierarchies take each torus dimension "
-                    "in turn as the outer level)",
+        fmt::format("hrings: a switch of {} chips has one level of chips (its hierarchies take each level "
+                    "in turn as the outer one)",
                     n_sw));
   // the system tops (tb/CMakeLists.txt): the 2 x 2 torus has NeuronCores, the others none
   const unsigned cores = cores_given >= 0     ? static_cast<unsigned>(cores_given)
@@ -203,7 +205,16 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   ec.elem = c.elem;
   ec.bytes = bytes;
   ec.place = n_sw ? place_torus({n_sw}, c.ranks, c.algo) : place_torus({kx, ky}, c.ranks, c.algo);
-  ec.chunk = chunk_given ? c.chunk : 0;  // whole segments unless --chunk says otherwise
+  // whole segments unless --chunk says otherwise; the programs take a segment's bytes, a share's
+  // stripes of them
+  ec.chunk = 0;
+  if (chunk_given && c.chunk) {
+    check_elements("chunk", c.chunk, c.elem, true);
+    const unsigned stripes = build(c.op, c.algo, ec.place.chip.size() ? static_cast<unsigned>(ec.place.chip.size()) : 1,
+                                   ec.place.levels, ec.place.rings, ec.place.stripes)
+                                 .stripes;
+    ec.chunk = std::max<std::uint64_t>(elem_bytes(c.elem), c.chunk / stripes / elem_bytes(c.elem) * elem_bytes(c.elem));
+  }
   ec.desc_bytes = c.desc_bytes;
   ec.barrier = c.barrier;
   ec.unit = prm.cores;
@@ -553,7 +564,9 @@ int cmd_collective(int argc, char** argv) {
     if (!json.empty()) {
       auto f = open(json);
       f << "{\"preset\": \"" << preset << "\", \"op\": \"" << op_name(*op) << "\", \"type\": \"" << elem_name(base.elem)
-        << "\", \"fidelity\": \"" << fidelity_name(base.fidelity) << "\", \"rows\": [\n";
+        << "\", \"fidelity\": \"" << fidelity_name(base.fidelity) << "\", \"payload_share\": "
+        << fmt::format("{:.6f}", static_cast<double>(base.pkt_bytes) / wire_bytes(base.pkt_bytes, base.pkt_bytes))
+        << ", \"rows\": [\n";
       for (std::size_t i = 0; i < rows.size(); ++i) {
         const Row& r = rows[i];
         f << fmt::format(

@@ -52,7 +52,11 @@ def main():
         j = Path(td) / "auto.json"
         rc, out, err = run("--preset", "trn2-16", "--op", "all-reduce", "-b", "1K", "-e", "256M", "-f", "16",
                            "--json", str(j))
-        rows_j = json.loads(j.read_text())["rows"] if rc == 0 else []
+        doc = json.loads(j.read_text()) if rc == 0 else {}
+        rows_j = doc.get("rows", [])
+    # SPEC 5.6: a 256-byte write is a head flit and 19 body flits of 14 payload bytes, 320 bytes on the wire
+    check(abs(doc.get("payload_share", 0) - 256 / 320) < 1e-6,
+          f"--json: the packets' payload share ({doc.get('payload_share')}) is 256 of 320 wire bytes")
     best = [min((v["time_us"], k) for k, v in r["candidates"].items() if "time_us" in v) for r in rows_j]
     check(rows_j and all(r["algorithm"] == b[1] and abs(r["time_us"] - b[0]) <= 1e-3 for r, b in zip(rows_j, best))
           and all(set(r["candidates"]) == {"ring", "mesh", "rdh", "hier", "rings", "kangaring", "hrings"} for r in rows_j)
@@ -206,9 +210,10 @@ def main():
          "pairs of a chip's ranks"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "kangaring", "--ranks", "7"], "not pairs"),
         (["--preset", "trn2-16", "--op", "all-to-all", "--algorithm", "kangaring"], "KangaRing reduces or gathers"),
-        (["--preset", "trn3-us144", "--op", "all-reduce", "--algorithm", "hrings"], "not a torus"),
+        (["--preset", "trn4-us128", "--op", "all-reduce", "--algorithm", "hrings"], "neither a torus nor a NeuronSwitch"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "hrings", "--ranks", "8"], "not the whole torus"),
-        (["--emit", "/tmp/x", "--switch", "8", "--op", "all-reduce", "-b", "1K", "--algorithm", "hrings"], "not a torus"),
+        (["--emit", "/tmp/x", "--switch", "8", "--op", "all-reduce", "-b", "1K", "--algorithm", "hrings"],
+         "one level of chips"),
         (["--emit", "/tmp/x", "--torus", "4x1", "--op", "all-reduce", "-b", "1K", "--algorithm", "hrings"],
          "two or more dimensions"),
         (["--preset", "trn2-16", "--op", "all-reduce", "--algorithm", "kangaring", "--fidelity", "cycle"],
