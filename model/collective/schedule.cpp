@@ -892,6 +892,21 @@ class StripesPhase : public Phase {
       if (ph.needs_ready() != f.needs_ready() || ph.ready_once() != f.ready_once())
         throw std::logic_error("build: striped hierarchies whose phases gate differently");
     }
+    // a transfer's units in each round of each stripe: a level's ring moves blocks of one size, so
+    // member 0's transfer tells every member's (whether a part of it is empty)
+    units_.resize(parts_->size());
+    for (std::size_t i = 0; i < parts_->size(); ++i) {
+      const Part& q = (*parts_)[i];
+      const Phase& ph = q.sub->phase(p_);
+      for (unsigned u = 0; u < ph.rounds(); ++u) {
+        std::vector<Xfer> xs;
+        ph.sends(0, u, xs);
+        std::uint64_t n = 0;
+        for (const Xfer& x : xs)
+          for (const Piece& pc : x.pieces) n += std::uint64_t{pc.count} * q.weight;
+        units_[i].push_back(xs.size() == 1 ? n : 0);  // 0: not one transfer a member, cut nothing
+      }
+    }
   }
   unsigned rounds() const override { return rounds_; }
   bool needs_ready() const override { return parts_->front().sub->phase(p_).needs_ready(); }
@@ -908,23 +923,19 @@ class StripesPhase : public Phase {
   }
   unsigned expect(unsigned rank, unsigned t) const override {
     unsigned e = 0;
-    for (const Part& q : *parts_) {
+    for (std::size_t i = 0; i < parts_->size(); ++i) {
+      const Part& q = (*parts_)[i];
       unsigned u = 0, j = 0, n = 1;
       if (!locate(q, t, u, j, n)) continue;
-      const Phase& ph = q.sub->phase(p_);
-      if (n == 1) {
-        e += ph.expect(q.id[rank], u);
+      const unsigned k = q.sub->phase(p_).expect(q.id[rank], u);
+      if (n == 1 || k == 0) {
+        e += k;
         continue;
       }
-      // the parts that are not empty: the senders' transfers to this rank, cut as they cut them
-      std::vector<unsigned> from;
-      ph.senders(q.id[rank], u, from);
-      for (unsigned f : from) {
-        std::vector<Xfer> xs;
-        ph.sends(f, u, xs);
-        for (Xfer& x : xs)
-          if (x.dst == q.id[rank] && remap(q, x, j, n)) ++e;
-      }
+      // part j of a transfer of U units is empty when no unit falls in it
+      const std::uint64_t U = units_[i][u];
+      if (U == 0) throw std::logic_error("build: a striped hierarchy's round in parts without one transfer a member");
+      if (U * (j + 1) / n > U * j / n) e += k;
     }
     return e;
   }
@@ -983,6 +994,7 @@ class StripesPhase : public Phase {
   std::shared_ptr<const std::vector<Part>> parts_;
   std::size_t p_;
   unsigned K_, rounds_ = 0;
+  std::vector<std::vector<std::uint64_t>> units_;  // per stripe and round: a transfer's units
 };
 
 }  // namespace
