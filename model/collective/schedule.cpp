@@ -911,33 +911,46 @@ class StripesPhase : public Phase {
   unsigned rounds() const override { return rounds_; }
   bool needs_ready() const override { return parts_->front().sub->phase(p_).needs_ready(); }
   bool ready_once() const override { return parts_->front().sub->phase(p_).ready_once(); }
+  /// Stripes whose rings take the same step in a round (a chip's ranks, innermost in every one)
+  /// send it as one transfer, their pieces one after another: one DMA transfer, one semaphore.
   void sends(unsigned rank, unsigned t, std::vector<Xfer>& out) const override {
+    const std::size_t first = out.size();
     for (const Part& q : *parts_) {
       unsigned u = 0, j = 0, n = 1;
       if (!locate(q, t, u, j, n)) continue;
       std::vector<Xfer> xs;
       q.sub->phase(p_).sends(q.id[rank], u, xs);
-      for (Xfer& x : xs)
-        if (remap(q, x, j, n)) out.push_back(std::move(x));
+      for (Xfer& x : xs) {
+        if (!remap(q, x, j, n)) continue;
+        auto same = std::find_if(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), [&](const Xfer& y) {
+          return y.dst == x.dst && y.reduce == x.reduce && y.src_reg == x.src_reg && y.dst_reg == x.dst_reg;
+        });
+        if (same == out.end())
+          out.push_back(std::move(x));
+        else
+          same->pieces.insert(same->pieces.end(), x.pieces.begin(), x.pieces.end());
+      }
     }
   }
+  /// The ranks that send to `rank` in round t, each once (their stripes' transfers are one).
   unsigned expect(unsigned rank, unsigned t) const override {
-    unsigned e = 0;
+    std::vector<unsigned> from;
     for (std::size_t i = 0; i < parts_->size(); ++i) {
       const Part& q = (*parts_)[i];
       unsigned u = 0, j = 0, n = 1;
       if (!locate(q, t, u, j, n)) continue;
-      const unsigned k = q.sub->phase(p_).expect(q.id[rank], u);
-      if (n == 1 || k == 0) {
-        e += k;
-        continue;
-      }
+      const Phase& ph = q.sub->phase(p_);
+      if (ph.expect(q.id[rank], u) == 0) continue;
       // part j of a transfer of U units is empty when no unit falls in it
       const std::uint64_t U = units_[i][u];
-      if (U == 0) throw std::logic_error("build: a striped hierarchy's round in parts without one transfer a member");
-      if (U * (j + 1) / n > U * j / n) e += k;
+      if (U == 0) throw std::logic_error("build: a striped hierarchy's round without one transfer a member");
+      if (n > 1 && U * (j + 1) / n == U * j / n) continue;
+      std::vector<unsigned> ids;
+      ph.senders(q.id[rank], u, ids);
+      if (ids.size() != 1) throw std::logic_error("build: a striped hierarchy's ring round without one sender");
+      if (std::find(from.begin(), from.end(), q.order[ids[0]]) == from.end()) from.push_back(q.order[ids[0]]);
     }
-    return e;
+    return static_cast<unsigned>(from.size());
   }
   void senders(unsigned rank, unsigned t, std::vector<unsigned>& out) const override {
     const std::size_t first = out.size();
