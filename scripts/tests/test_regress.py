@@ -75,6 +75,12 @@ class RegressInput(unittest.TestCase):
         exe = str(BUILD / "bin" / "tb_stream_fifo_tiny")
         for env, needle in [({"TESTCASE": "nope"}, "no test 'nope'"), ({"RANDOM_SEED": "x1"}, "RANDOM_SEED"),
                             ({"LOCKSTEP_INJECT": "pop_data_o"}, "LOCKSTEP_INJECT"),
+                            # an injection that cannot happen is a usage error, not a pass
+                            ({"TESTCASE": "random_traffic", "LOCKSTEP_INJECT": "pop_data_x@50"},
+                             "is not an output the model or a probe compares on stream_fifo (the closest: 'pop_data_o')"),
+                            ({"TESTCASE": "random_traffic", "LOCKSTEP_INJECT": "pop_data_o@99999999"},
+                             "before cycle 99999999: nothing was injected"),
+                            ({"LOCKSTEP": "0", "LOCKSTEP_INJECT": "pop_data_o@5"}, "LOCKSTEP=0 runs no model"),
                             ({"TOPLEVEL": "rr_arbiter"}, "TOPLEVEL"), ({"TRN_LENGTH": "0"}, "TRN_LENGTH"),
                             ({"TRN_LENGTH": "101"}, "TRN_LENGTH"), ({"TRN_LENGTH": "2x"}, "TRN_LENGTH")]:
             r = run([exe], env=dict(os.environ, **env), cwd=self.d)

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -51,6 +52,17 @@ struct RunOptions {
 /// WAVES_SCOPE narrows them (then the top's own ports, and anything under a scope, also under the
 /// harness's model. and sampled. copies).
 bool wave_traced(const RunOptions& o, const std::string& name);
+
+/// What the lockstep checkers saw of LOCKSTEP_INJECT in the running test, which the runner checks
+/// after it (a misspelt signal or a cycle the test never reaches is a usage error, not a pass):
+/// every name an injection can take (a model's outputs, a probe's ports: the names mismatches
+/// report), whether the flip happened, and the last cycle compared.
+struct InjectRecord {
+  std::set<std::string> names;
+  bool flipped = false;
+  std::uint64_t cycle = 0;
+};
+InjectRecord& inject_record();
 
 /// The options of this run (set once by the bench's main()).
 const RunOptions& options();

@@ -48,7 +48,9 @@ void LockstepCore::bind(const char* port, const std::string& name, unsigned port
   if (s->width() != port_width)
     throw HarnessError(
         fmt::format("{}: '{}' is {} bits in the model and {} in the DUT", name_, port, port_width, s->width()));
-  (dir == Dir::In && !probe_ ? in_ : out_).push_back(Bound{name, Field(s, lsb, width)});
+  const bool compared = !(dir == Dir::In && !probe_);
+  (compared ? out_ : in_).push_back(Bound{name, Field(s, lsb, width)});
+  if (compared) inject_record().names.insert(name);
   auto& ports = iface_of(port).ports;
   if (std::find(ports.begin(), ports.end(), s) == ports.end()) ports.push_back(s);
 }
@@ -116,7 +118,12 @@ void LockstepCore::wave_commit(bool mismatch) {
 
 bool LockstepCore::injecting_now(const std::string& name) const {
   const RunOptions& o = options();
-  return o.inject && clk_.cycle() == o.inject_cycle && o.inject_signal == name;
+  if (!o.inject) return false;
+  InjectRecord& rec = inject_record();
+  rec.cycle = std::max(rec.cycle, clk_.cycle());
+  const bool now = clk_.cycle() == o.inject_cycle && o.inject_signal == name;
+  if (now) rec.flipped = true;
+  return now;
 }
 
 void LockstepCore::record_history() {

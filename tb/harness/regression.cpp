@@ -105,6 +105,10 @@ bool wave_traced(const RunOptions& o, const std::string& name) {
 }
 
 const RunOptions& options() { return g_opts; }
+InjectRecord& inject_record() {
+  static InjectRecord r;
+  return r;
+}
 RunOptions& mutable_options() { return g_opts; }
 const std::string& current_test_name() { return g_test; }
 
@@ -216,6 +220,8 @@ void parse_options(int argc, char** argv, const std::string& top, const std::str
     auto at = v->find('@');
     if (at == std::string::npos || at == 0)
       throw UsageError(fmt::format("LOCKSTEP_INJECT={} is not <signal>@<cycle>[:<bit>]", *v));
+    if (!o.lockstep)
+      throw UsageError(fmt::format("LOCKSTEP_INJECT={}: it makes the model wrong, and LOCKSTEP=0 runs no model", *v));
     o.inject = true;
     o.inject_signal = v->substr(0, at);
     std::string rest = v->substr(at + 1);
@@ -242,6 +248,41 @@ void ensure_stack(char** argv) {
   execv("/proc/self/exe", argv);  // returns only on failure: go on with the smaller stack
 }
 
+/// Edit distance (insertions, deletions, substitutions) between two names.
+std::size_t distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+/// What is wrong with the run's LOCKSTEP_INJECT after test `test` (passed or not): "" when the
+/// flip happened, or when the test failed before the cycle (its failure says more).
+std::string inject_problem(const RunOptions& o, const std::string& test, bool passed) {
+  const InjectRecord& rec = inject_record();
+  const std::string given = fmt::format("LOCKSTEP_INJECT={}@{}", o.inject_signal, o.inject_cycle);
+  if (!rec.names.count(o.inject_signal)) {
+    if (rec.names.empty()) return fmt::format("{}: test {} compares no model outputs", given, test);
+    const std::string* best = nullptr;
+    std::size_t d = SIZE_MAX;
+    for (const std::string& n : rec.names)
+      if (const std::size_t k = distance(n, o.inject_signal); k < d) d = k, best = &n;
+    return fmt::format("{}: '{}' is not an output the model or a probe compares on {} (the closest: '{}')", given,
+                       o.inject_signal, o.top, *best);
+  }
+  if (!rec.flipped && passed)
+    return fmt::format("{}: test {} ended at cycle {}, before cycle {}: nothing was injected", given, test, rec.cycle,
+                       o.inject_cycle);
+  return "";
+}
 }  // namespace
 
 int bench_main(int argc, char** argv, const std::string& top, const std::string& config,
@@ -318,6 +359,8 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
       continue;
     }
     Env env(bench->ports(), *cfg, t.name);
+    inject_record().flipped = false;
+    inject_record().cycle = 0;
     const auto w0 = std::chrono::steady_clock::now();
     std::exception_ptr exc;
     std::string what;
@@ -376,6 +419,14 @@ int bench_main(int argc, char** argv, const std::string& top, const std::string&
       }
       // The failing edge ended its time step early: write what the lockstep saw there.
       if (o.waves) bench->dump(sched.now());
+    }
+    // LOCKSTEP_INJECT from the command line (a self-test's own injection is its own business): a
+    // name no checker compares, or a cycle the test never reached, injected nothing
+    if (o.inject && !t.opts.expect_fail && !t.opts.expect_error) {
+      if (std::string why = inject_problem(o, t.name, pass); !why.empty()) {
+        fmt::print(stderr, "{}: error: {}\n", top, why);
+        return 2;
+      }
     }
     if (pass && exc)
       fmt::print("{:>11.2f}ns INFO     trn.regression     {}.{} failed as expected:\n{}\n", now_ns, top, t.name, what);
