@@ -16,7 +16,7 @@ TOPS := $(shell sed -n 's/^trn_bench.\([a-z_0-9]*\) .*/\1/p' tb/CMakeLists.txt)
 # the tops the smoke list runs: what make test builds
 SMOKE_TOPS = $(shell $(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib import lists; from pathlib import Path; r = Path("."); print(" ".join(sorted({e.bench for e in lists.load(r / "regressions/smoke.toml", lists.known_benches(r), set(lists.known_configs(r)))})))')
 
-.PHONY: help bootstrap configure build test regress wave lint bench cocotb synth clean
+.PHONY: help bootstrap configure build test regress wave lint bench cocotb synth formal clean
 
 help:
 	@echo "trn-rtl make targets"
@@ -31,12 +31,17 @@ help:
 	@echo "  make bench [TOP='a b']  simulation speed (lockstep/waves on/off), figures and build time per RTL top"
 	@echo "  make synth [CONFIG=tiny|small] [TOP='a b']  Yosys synthesis of every RTL top: cells, flip-flops, memories,"
 	@echo "                  transistors per unit (build/synth/report.md); fails on latches, loops, multiple drivers"
+	@echo "  make formal [ONLY=a,b]  the RTL's key rules proved with SymbiYosys (k-induction, bmc), each also shown"
+	@echo "                  failing on a mutated copy of its unit (docs/formal.md)"
 	@echo "  make build      configure and build everything (TRN_CONFIGS from the cache, default tiny;small)"
 	@echo "  make clean      remove $(BUILD)/"
 	@echo "  make bootstrap  check the toolchain; install missing Debian packages when root"
 
 bootstrap:
 	@$(BOOTSTRAP)
+
+formal: bootstrap
+	$(PY) scripts/formal --self-test --build-dir $(BUILD) $(if $(ONLY),--only $(ONLY))
 
 $(BUILD)/CMakeCache.txt: | bootstrap
 	cmake -S . -B $(BUILD) "-DTRN_CONFIGS=tiny;small"
