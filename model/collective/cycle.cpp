@@ -406,7 +406,6 @@ Result Run::run_cycle() {
   ec.elem = c_.elem;
   ec.bytes = c_.bytes;
   ec.place = place_;
-  ec.chunk = c_.chunk;
   ec.desc_bytes = c_.desc_bytes;
   ec.barrier = c_.barrier;
   ec.base = 0;
@@ -414,14 +413,14 @@ Result Run::run_cycle() {
   const chip::Chip::Params& cp = cs.prm.chip;
   ec.unit = cp.cores;
   ec.channels = cs.channels;
-  ec.chunk = cycle_chunk(cs.channels);
+  ec.chunk = cycle_chunk(cs.channels) * sched_.stripes;  // a share's bytes: its stripes' segments
   ec.queues = cp.core.core.queues;
   ec.hbm_bytes = cp.core.core.hbm_bytes;
   const Programs P = emit(ec);
 
   // the flow level on the same system's equivalent: the bound, and the cross-check's other side
   Config fc = cycle_equivalent(s_, c_, cs);
-  fc.chunk = ec.chunk * sched_.stripes;  // the same instances (a share's bytes: its stripes' segments)
+  fc.chunk = ec.chunk;  // the same instances
   Run flow(s_, fc);
   const Result fr = flow.run();
 

@@ -105,7 +105,7 @@ Programs emit(const EmitConfig& c) {
   P.seg_bytes = (c.bytes / es + S.segments() - 1) / S.segments() * es;
   P.region_bytes = P.seg_bytes * S.segments();
   P.regions = S.uses_scratch ? 3 : S.uses_out ? 2 : 1;
-  const std::uint64_t cs = chunk_bytes(c.chunk, es, P.seg_bytes);
+  const std::uint64_t cs = chunk_bytes(c.chunk, es, P.seg_bytes, S.stripes);
   P.chunk_bytes = cs;
   P.instances = static_cast<unsigned>((P.seg_bytes + cs - 1) / cs);
   const std::uint64_t flag = c.base + P.regions * P.region_bytes;  // channel k's flag word at flag + 16 k

@@ -46,7 +46,7 @@ struct EmitConfig {
   Elem elem = Elem::fp32;
   std::uint64_t bytes = 0;  ///< message size (as Config::bytes)
   Placement place;          ///< rank r on chip place.chip[r]; place.levels for hier
-  std::uint64_t chunk = 0;  ///< bytes of each segment per instance (0: whole segments)
+  std::uint64_t chunk = 0;  ///< bytes of a rank's share per instance, as Config::chunk (0: whole segments)
   std::uint32_t desc_bytes = 65536;
   bool barrier = false;         ///< the barrier flag on each transfer's semaphore descriptor
   unsigned unit = 0;            ///< the collective core's unit index on every chip (the chip's cores)

@@ -205,16 +205,7 @@ int emit_programs(const collective::Config& c, bool chunk_given, std::uint64_t b
   ec.elem = c.elem;
   ec.bytes = bytes;
   ec.place = n_sw ? place_torus({n_sw}, c.ranks, c.algo) : place_torus({kx, ky}, c.ranks, c.algo);
-  // whole segments unless --chunk says otherwise; the programs take a segment's bytes, a share's
-  // stripes of them
-  ec.chunk = 0;
-  if (chunk_given && c.chunk) {
-    check_elements("chunk", c.chunk, c.elem, true);
-    const unsigned stripes = build(c.op, c.algo, ec.place.chip.size() ? static_cast<unsigned>(ec.place.chip.size()) : 1,
-                                   ec.place.levels, ec.place.rings, ec.place.stripes)
-                                 .stripes;
-    ec.chunk = std::max<std::uint64_t>(elem_bytes(c.elem), c.chunk / stripes / elem_bytes(c.elem) * elem_bytes(c.elem));
-  }
+  ec.chunk = chunk_given ? c.chunk : 0;  // whole segments unless --chunk says otherwise
   ec.desc_bytes = c.desc_bytes;
   ec.barrier = c.barrier;
   ec.unit = prm.cores;

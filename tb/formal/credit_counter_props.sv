@@ -21,9 +21,8 @@ module credit_counter_props #(
   logic            avail_o, full_o, error_o;
   credit_counter #(.MaxCredits(MaxCredits)) dut (.*);
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  logic init_q;  // the first cycle, in reset
+  formal_start u_start (.clk_i, .rst_ni, .init_o(init_q));
 
   logic [CntW-1:0] out_q;  // credits the receiver holds
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -49,9 +49,8 @@ module link_pair_props #(
   end
   link_pair #(.W(W), .Depth(Depth), .Timeout(Timeout)) dut (.*);
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  logic init_q;  // the first cycle, in reset
+  formal_start u_start (.clk_i, .rst_ni, .init_o(init_q));
   always_comb if (!init_q) assume (rst_ni);
 
   // the k-th flit: which one is the solver's, fixed for the run

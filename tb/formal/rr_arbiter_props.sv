@@ -24,9 +24,8 @@ module rr_arbiter_props #(
   logic [IdxW-1:0]  gnt_idx_o;
   rr_arbiter #(.N(N), .Width(Width)) dut (.*);
 
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  logic init_q;  // the first cycle, in reset
+  formal_start u_start (.clk_i, .rst_ni, .init_o(init_q));
 
   logic [N-1:0]            was_wait_q;  // asked and not taken last cycle
   logic [N-1:0][Width-1:0] was_data_q;

@@ -22,9 +22,8 @@ module stream_fifo_props #(
   stream_fifo #(.Width(Width), .Depth(Depth)) dut (.*);
 
   // the run starts in reset
-  logic init_q = 1'b1;
-  always_ff @(posedge clk_i) init_q <= 1'b0;
-  always_comb if (init_q) assume (!rst_ni);
+  logic init_q;  // the first cycle, in reset
+  formal_start u_start (.clk_i, .rst_ni, .init_o(init_q));
 
   // the last cycle's handshakes and usage
   logic            was_push_q, was_pop_q, was_run_q;
