@@ -10,13 +10,15 @@ SEED   ?=
 COVERAGE ?=
 LAUNCHER ?=
 PY     ?= python3
+UNIT   ?=
+MAX    ?=
 
 BOOTSTRAP := scripts/bootstrap
 TOPS := $(shell sed -n 's/^trn_bench.\([a-z_0-9]*\) .*/\1/p' tb/CMakeLists.txt)
 # the tops the smoke list runs: what make test builds
 SMOKE_TOPS = $(shell $(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib import lists; from pathlib import Path; r = Path("."); print(" ".join(sorted({e.bench for e in lists.load(r / "regressions/smoke.toml", lists.known_benches(r), set(lists.known_configs(r)))})))')
 
-.PHONY: help bootstrap configure build test regress wave lint bench cocotb synth formal clean
+.PHONY: help bootstrap configure build test regress wave lint bench cocotb synth formal mutate clean
 
 help:
 	@echo "trn-rtl make targets"
@@ -33,6 +35,9 @@ help:
 	@echo "                  transistors per unit (build/synth/report.md); fails on latches, loops, multiple drivers"
 	@echo "  make formal [ONLY=a,b]  the RTL's key rules proved with SymbiYosys (k-induction, bmc), each also shown"
 	@echo "                  failing on a mutated copy of its unit (docs/formal.md)"
+	@echo "  make mutate [UNIT=a,b] [LIST=merge] [MAX=n]  mutants of the RTL (operators, constants, conditions,"
+	@echo "                  enables, case arms) run against the list's tests in tiny: kill rate per unit, the"
+	@echo "                  survivors with their diffs (build/mutate/report.md; docs/coverage.md)"
 	@echo "  make build      configure and build everything (TRN_CONFIGS from the cache, default tiny;small)"
 	@echo "  make clean      remove $(BUILD)/"
 	@echo "  make bootstrap  check the toolchain; install missing Debian packages when root"
@@ -42,6 +47,13 @@ bootstrap:
 
 formal: bootstrap
 	$(PY) scripts/formal --self-test --build-dir $(BUILD) $(if $(ONLY),--only $(ONLY))
+
+# the tiny benches the units' tests run on, built first (scripts/mutate builds each again on its mutants)
+mutate: bootstrap
+	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
+	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import build_targets; from pathlib import Path; build_targets(Path("$(BUILD)").resolve(), sys.argv[1:], $(JOBS))' \
+	  $$($(PY) scripts/mutate --benches $(if $(UNIT),--unit $(UNIT)) | sed 's/\(.*\)/tb_\1_tiny/')
+	$(PY) scripts/mutate --build-dir $(BUILD) -j $(JOBS) --list $(LIST) $(if $(UNIT),--unit $(UNIT)) $(if $(MAX),--max $(MAX))
 
 $(BUILD)/CMakeCache.txt: | bootstrap
 	cmake -S . -B $(BUILD) "-DTRN_CONFIGS=tiny;small"

@@ -52,4 +52,14 @@ module credit_counter #(
   assign avail_o = (count_q != '0);
   assign full_o  = (count_q == Max);
   assign error_o = error_q;
+
+`ifndef SYNTHESIS
+  // ---- assertions (docs/formal.md "Assertions"): checked every cycle of every simulation
+  // (Verilator --assert; a failure ends the test naming the assertion, the instance and the cycle)
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      a_count_in_range: assert (count_q <= Max) else $error("%0d credits, at most %0d", count_q, MaxCredits);
+    end
+  end
+`endif
 endmodule

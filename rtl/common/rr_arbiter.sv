@@ -86,4 +86,35 @@ module rr_arbiter #(
       lock_idx_q <= lock_idx_d;
     end
   end
+
+`ifndef SYNTHESIS
+  // ---- assertions (docs/formal.md "Assertions"): checked every cycle of every simulation
+  // (Verilator --assert; a failure ends the test naming the assertion, the instance and the cycle)
+  // a grant not taken last cycle, to its requester
+  logic            a_wait_q, a_wait_d;
+  logic [IdxW-1:0] a_idx_q, a_idx_d;
+  assign a_wait_d = found && !gnt_ready_i;
+  assign a_idx_d = idx;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      a_wait_q <= 1'b0;
+      a_idx_q <= '0;
+    end else begin
+      a_wait_q <= a_wait_d;
+      a_idx_q <= a_idx_d;
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      a_one_taken: assert ($onehot0(req_ready_o))
+        else $error("requests taken at once: %b", req_ready_o);
+      a_taken_was_granted: assert (req_ready_o == '0 || (found && gnt_ready_i && req_ready_o[idx]))
+        else $error("request taken without its grant taken: %b, grant %0d", req_ready_o, idx);
+      a_grant_requested: assert (!found || req_valid_i[idx])
+        else $error("grant to requester %0d, which does not request", idx);
+      a_grant_held: assert (!(a_wait_q && req_valid_i[a_idx_q]) || (found && idx == a_idx_q))
+        else $error("requester %0d's grant waited and moved to %0d", a_idx_q, idx);
+    end
+  end
+`endif
 endmodule

@@ -73,4 +73,17 @@ module stream_fifo #(
       mem_q[wptr_q] <= push_data_i;
     end
   end
+
+`ifndef SYNTHESIS
+  // ---- assertions (docs/formal.md "Assertions"): checked every cycle of every simulation
+  // (Verilator --assert; a failure ends the test naming the assertion, the instance and the cycle)
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      a_count_in_range: assert (count_q <= CntW'(Depth))
+        else $error("holds %0d entries, has %0d", count_q, Depth);
+      a_pointers_agree: assert ((32'(wptr_q) + Depth - 32'(rptr_q)) % Depth == 32'(count_q) % Depth)
+        else $error("write pointer %0d, read pointer %0d, %0d entries", wptr_q, rptr_q, count_q);
+    end
+  end
+`endif
 endmodule

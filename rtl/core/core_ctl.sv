@@ -543,4 +543,19 @@ module core_ctl
       st_o[s].wait_val = (head_valid[s] && head[s].wait_en) ? head[s].wait_val : '0;
     end
   end
+
+`ifndef SYNTHESIS
+  // ---- assertions (docs/formal.md "Assertions"): checked every cycle of every simulation
+  // (Verilator --assert; a failure ends the test naming the assertion, the instance and the cycle)
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      for (int unsigned s = 0; s < Streams; s++) begin
+        // an instruction issues only when its wait holds: semaphore >= value at the start of the cycle
+        a_wait_holds: assert (!(issue[s] && head[s].wait_en) || sem_q[head[s].wait_sem] >= {12'b0, head[s].wait_val})
+          else $error("stream %0d issued at pc %0d waiting for semaphore %0d >= %0d, which holds %0d", s, head_pc[s],
+                      head[s].wait_sem, head[s].wait_val, sem_q[head[s].wait_sem]);
+      end
+    end
+  end
+`endif
 endmodule

@@ -487,4 +487,43 @@ module dma_engine
   assign rob_o = rob_q;
   assign inflight_o = inflight_q;
 
+
+`ifndef SYNTHESIS
+  // ---- assertions (docs/formal.md "Assertions"): checked every cycle of every simulation
+  // (Verilator --assert; a failure ends the test naming the assertion, the instance and the cycle)
+  // The ordering rules of SPEC 5.5, stated on the writes as they become visible (accepted by the
+  // write channel) and on the reads as they issue, apart from the selection logic that keeps them.
+  function automatic logic a_older(logic [15:0] a, logic [15:0] b);  // a issued before b (wrapping)
+    logic [15:0] d;
+    d = b - a;
+    return d != 16'd0 && !d[15];
+  endfunction
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      for (int unsigned i = 0; i < Slots; i++) begin
+        // strong order: a queue's writes become visible in issue order
+        a_strong_order: assert (!(w_acc && !w_sem_q && cfg_strong_i[ws.q] && SW'(i) != w_slot_q
+                                  && sl_q[i].st != SFree && sl_q[i].q == ws.q && a_older(sl_q[i].seq, ws.seq)))
+          else $error("queue %0d (strong): chunk %0d written while chunk %0d (slot %0d) is pending", ws.q, ws.seq,
+                      sl_q[i].seq, i);
+        // write after write: when a write becomes visible no other write to its bytes is pending
+        a_waw_one_pending: assert (!(w_acc && !w_sem_q && SW'(i) != w_slot_q && sl_q[i].st != SFree
+                                     && sl_q[i].lo < ws.hi && ws.lo < sl_q[i].hi))
+          else $error("a write of queue %0d to %0h..%0h visible while slot %0d (queue %0d) writes %0h..%0h", ws.q, ws.lo,
+                      ws.hi, i, sl_q[i].q, sl_q[i].lo, sl_q[i].hi);
+        // a semaphore after its data: none of its descriptor's writes (a `last` one: of its queue's)
+        // is pending when it becomes visible
+        a_sem_after_data: assert (!(w_acc && w_sem_q && sl_q[i].st != SFree && sl_q[i].q == w_qid_q
+                                    && (head[w_qid_q].last || sl_q[i].desc == qs_q[w_qid_q].dseq)))
+          else $error("queue %0d: semaphore written while slot %0d of descriptor %0d is pending", w_qid_q, i,
+                      sl_q[i].desc);
+        // a barrier: no read of it issues while an earlier descriptor of its queue has a write pending
+        a_barrier_drained: assert (!(issue && head[win].barrier && sl_q[i].st != SFree && sl_q[i].q == win
+                                     && sl_q[i].desc != qs_q[win].dseq))
+          else $error("queue %0d: a barrier's read issued while slot %0d of descriptor %0d is pending", win, i,
+                      sl_q[i].desc);
+      end
+    end
+  end
+`endif
 endmodule

@@ -107,4 +107,19 @@ module link_tx
   assign held_o = count[DB:0];
   assign replays_o = replays_q;
   assign timeouts_o = timeouts_q;
+
+`ifndef SYNTHESIS
+  // ---- assertions (docs/formal.md "Assertions"): checked every cycle of every simulation
+  // (Verilator --assert; a failure ends the test naming the assertion, the instance and the cycle)
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      // the replay buffer never holds more than Depth flits (a new flit waits for an acknowledgement)
+      a_replay_in_range: assert (32'(count) <= Depth)
+        else $error("%0d flits unacknowledged, the replay buffer holds %0d", count, Depth);
+      // a replay resends only what was sent and not yet acknowledged
+      a_send_in_window: assert (SB'(send_q - base_q) <= count)
+        else $error("next flit to send %0d is outside the window %0d..%0d", send_q, base_q, next_q);
+    end
+  end
+`endif
 endmodule

@@ -394,4 +394,33 @@ module router
   assign out_vc_o = ovc_q;
   assign out_flit_o = oflit_q;
   assign bad_dst_o = bad_q;
+
+`ifndef SYNTHESIS
+  // ---- assertions (docs/formal.md "Assertions"): checked every cycle of every simulation
+  // (Verilator --assert; a failure ends the test naming the assertion, the instance and the cycle)
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      for (int unsigned j = 0; j < NV; j++) begin
+        // a credit is never spent without one, nor returned beyond D (the counter's error)
+        a_credits_legal: assert (!cc_error[j])
+          else $error("output VC %0d of port %0d: a credit spent without one or returned beyond %0d", j % V, j / V, D);
+        // an output VC is allocated to one input VC at a time, and busy exactly while it is
+        a_vc_held_once: assert (a_holders(j) == (obusy_q[j] ? 1 : 0))
+          else $error("output VC %0d of port %0d: busy %0b, held by %0d input VCs", j % V, j / V, obusy_q[j], a_holders(j));
+      end
+      for (int unsigned i = 0; i < NV; i++) begin
+        // the upstream spends a credit per flit: an arriving flit always finds a free slot
+        a_arrival_fits: assert (!arrive[i] || buf_ready[i] || (rd[i] && !buf_valid[i]))
+          else $error("input VC %0d of port %0d: a flit arrived with its buffer full", i % V, i / V);
+      end
+    end
+  end
+  function automatic int unsigned a_holders(int unsigned j);
+    int unsigned n;
+    n = 0;
+    for (int unsigned i = 0; i < NV; i++)
+      if (act_q[i] && 32'(iop_q[i]) * V + 32'(iov_q[i]) == j) n++;
+    return n;
+  endfunction
+`endif
 endmodule

@@ -422,4 +422,34 @@ module sbuf
   end
   assign acc_busy_o = s2_v_q;
 
+
+`ifndef SYNTHESIS
+  // ---- assertions (docs/formal.md "Assertions"): checked every cycle of every simulation
+  // (Verilator --assert; a failure ends the test naming the assertion, the instance and the cycle)
+  // cycles each engine port has been refused in a row (wait_q stops counting at Starve)
+  logic [15:0] a_wait_q [EPorts], a_wait_d [EPorts];
+  always_comb begin
+    for (int unsigned i = 0; i < EPorts; i++)
+      a_wait_d[i] = (e_valid_i[i] && !e_ready_o[i]) ? a_wait_q[i] + 16'd1 : 16'd0;
+  end
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int unsigned i = 0; i < EPorts; i++) a_wait_q[i] <= '0;
+    end else begin
+      for (int unsigned i = 0; i < EPorts; i++) a_wait_q[i] <= a_wait_d[i];
+    end
+  end
+  always_ff @(posedge clk_i) begin
+    if (rst_ni) begin
+      a_grant_requested: assert ((e_ready_o & ~e_valid_i) == '0)
+        else $error("engine ports granted without a request: %b", e_ready_o & ~e_valid_i);
+      // the claim bounds an engine request's wait: Starve refusals, then one per other port
+      // (docs/sbuf.md, "The claim")
+      for (int unsigned i = 0; i < EPorts; i++) begin
+        a_engine_wait_bounded: assert (32'(a_wait_q[i]) <= Starve + EPorts)
+          else $error("engine port %0d refused %0d cycles in a row (bound %0d)", i, a_wait_q[i], Starve + EPorts);
+      end
+    end
+  end
+`endif
 endmodule

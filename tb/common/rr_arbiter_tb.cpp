@@ -39,7 +39,7 @@ struct ArbEnv {
       : env(e),
         rst(e.sig("rst_ni")),
         clk(e.sig("clk_i"), 10),
-        model({e.cfg().common.arb_ports, e.cfg().common.arb_width}),
+        model({TRN_PARAM_N, TRN_PARAM_Width}),  // the top's parameters (rr_arbiter_n3: N = 3)
         lockstep(e, clk, model),
         wd(clk),
         sink("gnt", clk, rst, {&e.sig("gnt_valid_o"), &e.sig("gnt_ready_i"), &e.sig("gnt_data_o")}, e.rng("gnt"),
@@ -220,4 +220,4 @@ TRN_TEST(throughput) {
   check(a.checked > n / 2, "only {} grants in {} cycles", a.checked, n);
 }
 
-TRN_BENCH_MAIN(Vrr_arbiter, "rr_arbiter")
+TRN_BENCH_MAIN(Vrr_arbiter, TRN_BENCH_NAME)

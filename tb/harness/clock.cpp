@@ -12,9 +12,19 @@ Clock::Clock(Signal& sig, std::uint64_t period, Unit u)
   if (period_ < 2 || period_ % 2) throw HarnessError("Clock period must be an even number of picoseconds >= 2");
 }
 
-Clock::~Clock() { stop(); }
+namespace {
+const Clock* g_reporting = nullptr;
+}
+
+const Clock* Clock::reporting() { return g_reporting; }
+
+Clock::~Clock() {
+  stop();
+  if (g_reporting == this) g_reporting = nullptr;
+}
 
 void Clock::start() {
+  if (!g_reporting) g_reporting = this;
   // (Re)start: callbacks of an earlier start() see a stale generation and stop.
   st_->running = true;
   *live_gen_ = ++gen_;

@@ -28,6 +28,9 @@ class Clock {
   std::uint64_t period_ps() const { return period_; }
   /// Rising edges since start(): the cycle number used in reports.
   std::uint64_t cycle() const { return st_->cycle; }
+  /// The first clock started that still exists: the cycle a report without its own clock gives
+  /// (a failing RTL assertion), or null.
+  static const Clock* reporting();
 
   using HookId = std::uint64_t;
   /// Run `fn` before every rising edge (in registration order). Returns an id for remove_hook.

@@ -22,6 +22,15 @@ struct LockstepMismatch : TestFailure {
   std::uint64_t time_ps;
 };
 
+/// A SystemVerilog assertion of the RTL failed (Verilated with --assert; vl_hooks.hpp).
+struct AssertionFailure : TestFailure {
+  AssertionFailure(const std::string& report, std::string name, std::string inst, std::uint64_t cyc)
+      : TestFailure(report), assertion(std::move(name)), instance(std::move(inst)), cycle(cyc) {}
+  std::string assertion;  ///< its label
+  std::string instance;   ///< the instance it is in (TOP.core.u_dma)
+  std::uint64_t cycle;
+};
+
 /// The watchdog saw no progress for too long.
 struct Hang : TestFailure {
   Hang(const std::string& report, std::string iface, std::uint64_t cyc)

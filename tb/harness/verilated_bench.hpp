@@ -18,8 +18,12 @@
 #include <verilated_cov.h>
 #endif
 
+#include "harness/clock.hpp"
+#include "harness/env.hpp"
+#include "harness/errors.hpp"
 #include "harness/model_waves.hpp"
 #include "harness/regression.hpp"
+#include "harness/vl_hooks.hpp"
 
 namespace trn::tb {
 
@@ -37,7 +41,10 @@ class VerilatedBench : public Bench {
   }
   ~VerilatedBench() override { close(); }
 
-  void eval() override { model_->eval(); }
+  void eval() override {
+    model_->eval();
+    if (vl_hooks::pending()) assertion_failed();
+  }
   void set_time(std::uint64_t ps) override { ctx_->time(ps); }
   void dump(std::uint64_t ps) override {
     if (!wave_path_.empty() && !fst_) open_fst();
@@ -78,6 +85,30 @@ class VerilatedBench : public Bench {
     t->addFullCb(&dump_extra<true>, this);
     t->addChgCb(&dump_extra<false>, this);
     fst_->open(wave_path_.c_str());
+  }
+  // A failing RTL assertion ends the test like a lockstep mismatch: its label, its instance, the
+  // cycle of the first clock the test started, its source line, Verilator's message and the
+  // command that reproduces it.
+  [[noreturn]] void assertion_failed() {
+    vl_hooks::Failure f = vl_hooks::take();
+    std::string name = "?", inst = "?";
+    // "[t] %Error: file.sv:12: Assertion failed in TOP.core.u_dma.a_strong_order: text"
+    const std::string key = "Assertion failed in ";
+    if (auto at = f.message.find(key); at != std::string::npos) {
+      std::string path = f.message.substr(at + key.size());
+      path = path.substr(0, path.find(':'));
+      if (auto dot = path.rfind('.'); dot != std::string::npos) {
+        inst = path.substr(0, dot);
+        name = path.substr(dot + 1);
+      }
+    }
+    const Clock* clk = Clock::reporting();
+    const std::uint64_t cyc = clk ? clk->cycle() : 0;
+    const double t_ns = static_cast<double>(ctx_->time()) / 1000.0;
+    std::string msg = fmt::format("assertion {} failed in {} at cycle {} ({} ns): {}:{}\n  {}\n", name, inst, cyc, t_ns,
+                                  f.file, f.line, f.message.empty() ? "(no message)" : f.message);
+    msg += "  reproduce: " + reproduce_command(current_test_name()) + "\n";
+    throw AssertionFailure(msg, name, inst, cyc);
   }
   // Declare the harness's signals after the model's (codes from `code` on), under TOP.<scope>.
   static void init_extra(void* self, VerilatedFst* t, std::uint32_t code) {

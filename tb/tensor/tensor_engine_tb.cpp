@@ -383,6 +383,21 @@ struct TeBench {
         }
         co_await RisingEdge(clk.signal());
       }
+    // a whole read also reads just past the end, the first bank and the first element outside
+    // PSUM: zero, not an entry the address wraps to
+    if (b0 == 0 && b1 == ~0u && o0 == 0 && o1 == ~0u)
+      for (auto [b, o] : {std::pair<unsigned, unsigned>{prm.banks, 0}, {0, prm.depth}}) {
+        pr_valid.set(1);
+        pr_addr.set(TensorEngine::psum_addr_t{static_cast<std::uint8_t>(b), static_cast<std::uint16_t>(o)}.pack());
+        co_await cycle();
+        pr_valid.set(0);
+        co_await ReadOnly();
+        const Bits d = pr_data.bits();
+        for (unsigned c = 0; c < prm.cols; ++c)
+          check(d.slice(32 * c, 32) == 0, "PSUM read outside (bank {} element {}) partition {}: {:#010x}, want 0", b, o,
+                c, d.slice(32 * c, 32));
+        co_await RisingEdge(clk.signal());
+      }
   }
 };
 
@@ -1003,10 +1018,11 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
     in.pe_i.bank = static_cast<std::uint8_t>(1 + r.below(p.banks - 1));
     in.pe_i.off = static_cast<std::uint16_t>(r.below(p.depth));
     if (r.chance(0.1)) {  // outside PSUM: accepted and not written
+      // half of them just past the end (the first bank or element outside), the bound's edge
       if (r.chance(0.5))
-        in.pe_i.off = static_cast<std::uint16_t>(p.depth + r.below(1000));
+        in.pe_i.off = static_cast<std::uint16_t>(p.depth + (r.chance(0.5) ? 0 : r.below(1000)));
       else
-        in.pe_i.bank = static_cast<std::uint8_t>(p.banks + r.below(16 - p.banks));
+        in.pe_i.bank = static_cast<std::uint8_t>(p.banks + (r.chance(0.5) ? 0 : r.below(16 - p.banks)));
     }
     while (in.pe_mask_i.to_u64() == 0)
       for (unsigned c = 0; c < p.cols; ++c) in.pe_mask_i.set_bit(c, r.chance(0.5));

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""The RTL's assertions catch a wrong design, and a failing one is reported as it should be.
+
+Each assertion beside the RTL (docs/formal.md "Assertions") is shown failing on a mutant of its
+unit that breaks the rule it states: the unit's bench is built on the mutant schema
+(scripts/mutate), the mutant runs with the model's lockstep off (LOCKSTEP=0, so the assertion is
+the check that sees it first), and the failure must name the assertion and its instance with the
+cycle ("assertion a_x failed in TOP.... at cycle N (t ns): file:line"). The design itself (no
+mutant) passes the same test.
+
+  test_assertions.py [--all]   --all adds the units whose bench is large (the NeuronCore's control);
+                               make test runs the others, make formal all of them.
+
+Exit 0 all caught, 1 one not, 77 skipped (pyslang missing, or the benches not built).
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "scripts"))
+BUILD = Path(os.environ.get("TRN_BUILD_DIR", ROOT / "build")).resolve()
+sys.path.insert(0, str(BUILD / "pylib"))
+
+# (unit, the bench judging, the mutant's key as scripts/mutate prints it, the list test it runs, the
+# assertion, heavy: left to --all)
+CASES: list[tuple[str, str, str, str, str, bool]] = []
+
+
+def main() -> int:
+    heavy = "--all" in sys.argv[1:]
+    try:
+        from pyslang import syntax
+    except ImportError:
+        print("test_assertions: skipped: pyslang is not installed (scripts/bootstrap)")
+        return 77
+    from trnlib.mutants import MutantFile
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("mutate_tool", str(ROOT / "scripts" / "mutate"))
+    spec = importlib.util.spec_from_loader("mutate_tool", loader)
+    tool = importlib.util.module_from_spec(spec)
+    loader.exec_module(tool)
+    cases = [c for c in CASES if heavy or not c[5]]
+    benches = {c[1] for c in cases}
+    missing = [b for b in benches if not (BUILD / "bin" / f"tb_{b}_tiny").is_file()]
+    if missing:
+        print(f"test_assertions: skipped: not built: {', '.join(f'tb_{b}_tiny' for b in sorted(missing))}")
+        return 77
+    out = Path(tempfile.mkdtemp(prefix="test_assertions."))
+    failed = []
+    by_unit: dict[tuple[str, str], list] = {}
+    for c in cases:
+        by_unit.setdefault((c[0], c[1]), []).append(c)
+    for (unit, bench), cs in by_unit.items():
+        mf = MutantFile(ROOT / tool.UNITS[unit][0], syntax)
+        ids = {}
+        tests = sorted({c[3] for c in cs})
+        for _, _b, key, test, name, _h in cs:
+            hit = [m.id for m in mf.mutants if m.key == key]
+            if len(hit) != 1:
+                failed.append(f"{unit}: no single mutant with key {key!r} (the RTL changed? scripts/mutate "
+                              f"--unit {unit} lists the keys in its report)")
+                continue
+            ids[hit[0]] = (test, name)
+        if not ids:
+            continue
+        cmd = [sys.executable, str(ROOT / "scripts" / "mutate"), "--unit", unit, "--build-dir", str(BUILD),
+               "--out", str(out / f"{unit}-{bench}"), "--env", "LOCKSTEP=0", "--no-equivalent", "-j", "2", "--bench", bench,
+               "--only-ids", ",".join(str(i) for i in ids)] + [a for t in tests for a in ("--test", t)]
+        p = subprocess.run(cmd, capture_output=True, text=True)
+        rep_path = out / f"{unit}-{bench}" / "report.json"
+        if not rep_path.is_file():
+            failed.append(f"{unit}: scripts/mutate gave no report (exit {p.returncode}):\n{p.stdout[-1500:]}{p.stderr[-1500:]}")
+            continue
+        rep = json.loads(rep_path.read_text())[0]
+        if rep["error"]:
+            failed.append(f"{unit}: {rep['error'][:1500]}")
+            continue
+        outs = {o["id"]: o for o in rep["outcomes"]}
+        for mid, (test, name) in ids.items():
+            o = outs.get(mid)
+            want = re.compile(rf"^assertion {re.escape(name)} failed in TOP\.\S+ at cycle \d+ \([0-9.]+ ns\): \S+:\d+$")
+            if o is None or o["status"] != "killed" or not want.match(o["check"]):
+                failed.append(f"{unit}: mutant {mid} ({o and o['what']}): want {name} to catch it, got "
+                              f"{o and o['status']} by {o and o['by']}: {o and o['check']}")
+            else:
+                print(f"test_assertions: {unit}: {name} caught `{o['what']}` ({o['by']}): {o['check'][:120]}")
+    shutil.rmtree(out, ignore_errors=True)
+    if failed:
+        for f in failed:
+            print(f"test_assertions: FAIL: {f}")
+        return 1
+    print(f"test_assertions: passed: {len(cases)} assertions each caught a mutant of its unit, named with its "
+          "instance and cycle")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
