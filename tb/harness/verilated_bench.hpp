@@ -101,6 +101,11 @@ class VerilatedBench : public Bench {
         inst = path.substr(0, dot);
         name = path.substr(dot + 1);
       }
+      // a loop's unnamed block is Verilator's scope, not an instance: TOP.sbuf.unnamedblk14 -> TOP.sbuf
+      for (auto at = inst.find(".unnamedblk"); at != std::string::npos; at = inst.find(".unnamedblk")) {
+        auto end = inst.find('.', at + 1);
+        inst.erase(at, end == std::string::npos ? std::string::npos : end - at);
+      }
     }
     const Clock* clk = Clock::reporting();
     const std::uint64_t cyc = clk ? clk->cycle() : 0;
