@@ -368,36 +368,30 @@ struct TeBench {
   /// [bank][part][off].
   Task<> compare_psum(const std::vector<std::uint32_t>& ref, unsigned b0 = 0, unsigned b1 = ~0u, unsigned o0 = 0,
                       unsigned o1 = ~0u) {
+    std::vector<std::pair<unsigned, unsigned>> at;
     for (unsigned b = b0; b < std::min(b1, prm.banks); ++b)
-      for (unsigned o = o0; o < std::min(o1, prm.depth); ++o) {
-        pr_valid.set(1);
-        pr_addr.set(TensorEngine::psum_addr_t{static_cast<std::uint8_t>(b), static_cast<std::uint16_t>(o)}.pack());
-        co_await cycle();
-        pr_valid.set(0);
-        co_await ReadOnly();
-        const Bits d = pr_data.bits();
-        for (unsigned c = 0; c < prm.cols; ++c) {
-          const std::uint32_t want = ref[(static_cast<std::size_t>(b) * prm.cols + c) * prm.depth + o];
-          check(d.slice(32 * c, 32) == want, "PSUM bank {} partition {} element {}: {:#010x}, reference {:#010x}", b, c,
-                o, d.slice(32 * c, 32), want);
-        }
-        co_await RisingEdge(clk.signal());
-      }
+      for (unsigned o = o0; o < std::min(o1, prm.depth); ++o) at.emplace_back(b, o);
     // a whole read also reads just past the end, the first bank and the first element outside
     // PSUM: zero, not an entry the address wraps to
-    if (b0 == 0 && b1 == ~0u && o0 == 0 && o1 == ~0u)
-      for (auto [b, o] : {std::pair<unsigned, unsigned>{prm.banks, 0}, {0, prm.depth}}) {
-        pr_valid.set(1);
-        pr_addr.set(TensorEngine::psum_addr_t{static_cast<std::uint8_t>(b), static_cast<std::uint16_t>(o)}.pack());
-        co_await cycle();
-        pr_valid.set(0);
-        co_await ReadOnly();
-        const Bits d = pr_data.bits();
-        for (unsigned c = 0; c < prm.cols; ++c)
-          check(d.slice(32 * c, 32) == 0, "PSUM read outside (bank {} element {}) partition {}: {:#010x}, want 0", b, o,
-                c, d.slice(32 * c, 32));
-        co_await RisingEdge(clk.signal());
+    if (b0 == 0 && b1 == ~0u && o0 == 0 && o1 == ~0u) {
+      at.emplace_back(prm.banks, 0);
+      at.emplace_back(0, prm.depth);
+    }
+    for (auto [b, o] : at) {
+      pr_valid.set(1);
+      pr_addr.set(TensorEngine::psum_addr_t{static_cast<std::uint8_t>(b), static_cast<std::uint16_t>(o)}.pack());
+      co_await cycle();
+      pr_valid.set(0);
+      co_await ReadOnly();
+      const Bits d = pr_data.bits();
+      const bool inside = b < prm.banks && o < prm.depth;
+      for (unsigned c = 0; c < prm.cols; ++c) {
+        const std::uint32_t want = inside ? ref[(static_cast<std::size_t>(b) * prm.cols + c) * prm.depth + o] : 0;
+        check(d.slice(32 * c, 32) == want, "PSUM bank {} partition {} element {}{}: {:#010x}, reference {:#010x}", b, c,
+              o, inside ? "" : " (outside PSUM)", d.slice(32 * c, 32), want);
       }
+      co_await RisingEdge(clk.signal());
+    }
   }
 };
 
