@@ -305,9 +305,8 @@ class MutantFile:
     def _render(self, lo: int, hi: int, mode, skip: _Site | None = None) -> str:
         out, cur = [], lo
         for s in self._ordered:
+            # (one site a range and kind: sites that share them are merged when made)
             if s is skip or s.start < cur or s.end > hi or s.start < lo:
-                continue
-            if skip is not None and (s.start, s.end) == (skip.start, skip.end) and s.stmt == skip.stmt:
                 continue
             out.append(self.src[cur:s.start].decode(errors="replace"))
             out.append(self._site(s, mode))
