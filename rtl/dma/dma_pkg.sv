@@ -6,6 +6,9 @@
 // a unit field in [11:7] (0: the issuing unit; u: unit u - 1 of the chip) and the semaphore in
 // [6:2]. SBUF addresses are {partition, offset} of the issuing core's SBUF: the partition in the
 // bits above OffBits (= clog2(bytes per partition)), the byte offset below; SBUF is never remote.
+// The functions' case statements are plain `case` with a default (not `unique case`): each
+// function is inlined at every call, and Verilator's --assert puts a parallel-case check that
+// cannot fire (the items are distinct constants) at each one (docs/formal.md).
 package dma_pkg;
   import numerics_pkg::*;
 
@@ -103,7 +106,7 @@ package dma_pkg;
   endfunction
   // Element size in bytes (types accepted by check only).
   function automatic logic [2:0] type_size(logic [3:0] t);
-    unique case (t)
+    case (t)
       4'd0, 4'd1: return 3'd4;
       4'd2, 4'd3: return 3'd2;
       default: return 3'd1;

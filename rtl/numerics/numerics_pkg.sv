@@ -8,6 +8,9 @@
 //   fp32_add_f, fp32_mul_f, mul_narrow_f   IEEE binary32 RNE arithmetic, canonical NaN
 //   xorshift32, sr_lane_seed               the stochastic-rounding generator's step and seeding
 // fmt_e values are the codes of the model's trn::numerics::Format (docs/numerics.md).
+// The functions' case statements are plain `case` with a default (not `unique case`): each
+// function is inlined at every call, and Verilator's --assert puts a parallel-case check that
+// cannot fire (the items are distinct constants) at each one (docs/formal.md).
 package numerics_pkg;
 
   typedef enum logic [3:0] {
@@ -58,7 +61,7 @@ package numerics_pkg;
     d.is_signed = 1'b1;
     d.subnormals = 1'b1;
     d.specials = SpecIeee;
-    unique case (fmt_e'(f))
+    case (fmt_e'(f))
       FmtFp32:   begin d.bits = 6'd32; d.exp_bits = 4'd8; d.man_bits = 5'd23; d.bias = 8'd127; end
       FmtTf32:   begin d.bits = 6'd19; d.exp_bits = 4'd8; d.man_bits = 5'd10; d.bias = 8'd127; end
       FmtBf16:   begin d.bits = 6'd16; d.exp_bits = 4'd8; d.man_bits = 5'd7;  d.bias = 8'd127; end
@@ -90,7 +93,7 @@ package numerics_pkg;
   endfunction
 
   function automatic logic [31:0] max_mag(fmt_desc_t d);
-    unique case (d.specials)
+    case (d.specials)
       SpecIeee:    return all_ones_mag(d) - (32'd1 << d.man_bits);
       SpecNanOnly: return all_ones_mag(d) - 32'd1;
       default:     return all_ones_mag(d);
@@ -103,7 +106,7 @@ package numerics_pkg;
 
   // Canonical NaN: IEEE-like quiet NaN (top mantissa bit), the all-ones code, or +0 (E2M1).
   function automatic logic [31:0] nan_code(fmt_desc_t d);
-    unique case (d.specials)
+    case (d.specials)
       SpecIeee:    return inf_mag(d) | (32'd1 << (d.man_bits - 5'd1));
       SpecNanOnly: return all_ones_mag(d);
       default:     return 32'd0;

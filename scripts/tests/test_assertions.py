@@ -69,15 +69,7 @@ def main() -> int:
     except ImportError:
         print("test_assertions: skipped: pyslang is not installed (scripts/bootstrap)")
         return 77
-    from trnlib.mutants import MutantFile
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import importlib.machinery
-    import importlib.util
-    loader = importlib.machinery.SourceFileLoader("mutate_tool", str(ROOT / "scripts" / "mutate"))
-    spec = importlib.util.spec_from_loader("mutate_tool", loader)
-    tool = importlib.util.module_from_spec(spec)
-    sys.modules["mutate_tool"] = tool  # (its dataclasses look their module up)
-    loader.exec_module(tool)
+    from trnlib.mutants import UNITS, MutantFile
     cases = [c for c in CASES if heavy or not c[5]]
     benches = {c[1] for c in cases}
     missing = [b for b in benches if not (BUILD / "bin" / f"tb_{b}_tiny").is_file()]
@@ -90,7 +82,7 @@ def main() -> int:
     for c in cases:
         by_unit.setdefault((c[0], c[1]), []).append(c)
     for (unit, bench), cs in by_unit.items():
-        mf = MutantFile(ROOT / tool.UNITS[unit][0], syntax)
+        mf = MutantFile(ROOT / UNITS[unit][0], syntax)
         ids = {}
         tests = sorted({c[3] for c in cs})
         for _, _b, key, test, name, _h in cs:

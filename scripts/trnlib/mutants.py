@@ -24,6 +24,53 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+# unit -> (its RTL file, the benches whose tests judge its mutants). A file without a bench of its
+# own is judged by the smallest top that holds it.
+UNITS: dict[str, tuple[str, list[str]]] = {
+    "stream_fifo": ("rtl/common/stream_fifo.sv", ["stream_fifo"]),
+    "rr_arbiter": ("rtl/common/rr_arbiter.sv", ["rr_arbiter", "rr_arbiter_n3"]),
+    "credit_counter": ("rtl/common/credit_counter.sv", ["credit_counter"]),
+    "pipe_reg": ("rtl/common/pipe_reg.sv", ["fp32_add"]),
+    "fp_decode": ("rtl/numerics/fp_decode.sv", ["fp_decode"]),
+    "fp_encode": ("rtl/numerics/fp_encode.sv", ["fp_encode"]),
+    "sr_rng": ("rtl/numerics/sr_rng.sv", ["sr_rng"]),
+    "fp32_add": ("rtl/numerics/fp32_add.sv", ["fp32_add"]),
+    "fp32_mul": ("rtl/numerics/fp32_mul.sv", ["fp32_mul"]),
+    "fp_mul_narrow": ("rtl/numerics/fp_mul_narrow.sv", ["fp_mul_narrow"]),
+    "mx_quantize": ("rtl/numerics/mx_quantize.sv", ["mx_quantize"]),
+    "act_unit": ("rtl/scalar/act_unit.sv", ["act_unit"]),
+    "psum": ("rtl/mem/psum.sv", ["tensor_engine"]),
+    "tensor_engine": ("rtl/tensor/tensor_engine.sv", ["tensor_engine"]),
+    "lane_engine": ("rtl/vector/lane_engine.sv", ["vector_engine", "scalar_engine"]),
+    "dma_engine": ("rtl/dma/dma_engine.sv", ["dma_engine"]),
+    "sbuf": ("rtl/mem/sbuf.sv", ["sbuf"]),
+    "link_tx": ("rtl/link/link_tx.sv", ["link_pair"]),
+    "link_rx": ("rtl/link/link_rx.sv", ["link_pair"]),
+    "router": ("rtl/link/router.sv", ["router_torus", "router_torus_lh", "router_switch"]),
+    "link_chan": ("rtl/link/link_chan.sv", ["torus_net"]),
+    "torus_net": ("rtl/link/torus_net.sv", ["torus_net", "torus3d_net"]),
+    "switch_net": ("rtl/link/switch_net.sv", ["switch_net"]),
+    "core": ("rtl/core/core.sv", ["core"]),
+    "core_ctl": ("rtl/core/core_ctl.sv", ["neuron_core"]),
+    "sem_tap": ("rtl/core/sem_tap.sv", ["neuron_core"]),
+    "neuron_core": ("rtl/core/neuron_core.sv", ["neuron_core"]),
+    "cc_core": ("rtl/chip/cc_core.sv", ["chip"]),
+    "chip_xbar": ("rtl/chip/chip_xbar.sv", ["chip"]),
+    "nic": ("rtl/chip/nic.sv", ["chip"]),
+    "chip": ("rtl/chip/chip.sv", ["chip"]),
+    "chip_torus": ("rtl/system/chip_torus.sv", ["sys_ring4"]),
+    "chip_switch": ("rtl/system/chip_switch.sv", ["sys_switch8"]),
+    # the packages' functions (the number formats' arithmetic is numerics_pkg's); router_pkg's and
+    # chip_pkg's compute the wiring at elaboration only, constants a mutant cannot vary
+    "numerics_pkg": ("rtl/numerics/numerics_pkg.sv", ["fp_decode", "fp_encode", "fp32_add", "fp32_mul",
+                                                      "fp_mul_narrow", "mx_quantize"]),
+    "act_pkg": ("rtl/scalar/act_pkg.sv", ["act_unit"]),
+    "le_pkg": ("rtl/vector/le_pkg.sv", ["vector_engine", "scalar_engine"]),
+    "te_pkg": ("rtl/tensor/te_pkg.sv", ["tensor_engine"]),
+    "dma_pkg": ("rtl/dma/dma_pkg.sv", ["dma_engine", "tensor_engine", "vector_engine"]),
+    "sbuf_pkg": ("rtl/mem/sbuf_pkg.sv", ["sbuf", "tensor_engine", "vector_engine", "scalar_engine"]),
+}
+
 SEL = "trn_mut_sel"
 
 # operator swaps: the node kind's operator -> its mutant
