@@ -80,6 +80,8 @@ struct Channel {
   unsigned latency = 3;
   double p_flit_error = 0;  ///< chance that a flit is corrupted
   double p_ack_loss = 0;    ///< chance that an acknowledgement (ack or nack) is lost
+  double p_nack_loss = -1;  ///< chance that a nack is lost, when not negative (else p_ack_loss)
+  unsigned back_extra = 0;  ///< cycles an acknowledgement takes beyond `latency`
   double p_offer = 1.0;     ///< chance that the source offers a flit in a cycle
 };
 
@@ -167,12 +169,12 @@ struct LinkBench {
     }
     for (bool nack : {false, true}) {
       if (!(get(nack ? "rnack_valid_o" : "rack_valid_o") & 1)) continue;
-      if (rng.chance(ch.p_ack_loss)) {
+      if (rng.chance(nack && ch.p_nack_loss >= 0 ? ch.p_nack_loss : ch.p_ack_loss)) {
         ++acks_lost;
         cov.ack_lost.hit_index(nack ? 1 : 0);
         continue;
       }
-      back.push_back(Ack{now + ch.latency, nack, get(nack ? "rnack_seq_o" : "rack_seq_o")});
+      back.push_back(Ack{now + ch.latency + ch.back_extra, nack, get(nack ? "rnack_seq_o" : "rack_seq_o")});
     }
   }
 
@@ -289,6 +291,33 @@ struct LinkBench {
     }
     co_return clk.cycle() - c0;
   }
+  /// After the last delivery the link drains: the sender's replay buffer empties (every flit
+  /// acknowledged, through lost acknowledgements and replays) within `limit` cycles, and then the
+  /// sender stays silent with nothing held and no timeout for two timeouts and a round trip. A
+  /// sender that never frees its buffer, or keeps resending delivered flits, passes the scoreboard;
+  /// this is what sees it.
+  Task<> drain(std::uint64_t limit) {
+    const std::uint64_t c0 = clk.cycle();
+    while (get("held_o") != 0) {
+      check(clk.cycle() - c0 < limit,
+            "the link did not drain: {} flits still held {} cycles after the last delivery (replays {}, timeouts {})",
+            get("held_o"), clk.cycle() - c0, get("replays_o"), get("timeouts_o"));
+      drive();
+      co_await RisingEdge(clk.signal());
+    }
+    for (int i = 0; i < 2; ++i) {  // a flit sent as the last acknowledgement came is still on the wire
+      drive();
+      co_await RisingEdge(clk.signal());
+    }
+    const std::uint64_t timeouts = get("timeouts_o"), quiet = 2 * prm.timeout + 2 * ch.latency + 8;
+    for (std::uint64_t i = 0; i < quiet; ++i) {
+      check(get("held_o") == 0 && !(get("tx_valid_o") & 1) && get("timeouts_o") == timeouts,
+            "the drained link is not quiet {} cycles on: {} flits held, tx_valid_o {}, {} timeouts since", i,
+            get("held_o"), get("tx_valid_o") & 1, get("timeouts_o") - timeouts);
+      drive();
+      co_await RisingEdge(clk.signal());
+    }
+  }
   void report(const char* what) const {
     info(
         "{}: {} flits delivered in {} cycles; {} corrupted on the wire, {} acknowledgements lost; receiver: {} CRC "
@@ -315,6 +344,7 @@ TRN_TEST(clean_link, .timeout_ns = 1e10) {
   LinkBench t(env, Channel{2, 0, 0, 1.0});
   co_await t.start();
   co_await t.send(scaled(1000), scaled(20000));
+  co_await t.drain(1000 * (t.prm.timeout + 2 * t.ch.latency + 8));
   t.report("clean link");
   check(t.get("replays_o") == 0 && t.get("timeouts_o") == 0 && t.get("crc_errors_o") == 0 && t.get("drops_o") == 0,
         "a clean link replayed or dropped flits");
@@ -328,6 +358,7 @@ TRN_TEST(bit_errors, .timeout_ns = 1e10) {
        t.ch.p_flit_error, t.ch.p_ack_loss, t.ch.p_offer);
   co_await t.start();
   co_await t.send(scaled(env_count("LINK_FLITS", 3000)), scaled(400000));
+  co_await t.drain(1000 * (t.prm.timeout + 2 * t.ch.latency + 8));
   t.report("bit errors");
   check(t.corrupted > 0, "the channel corrupted no flit: the test shows nothing");
   check(t.get("crc_errors_o") > 0, "the receiver saw no CRC error although {} flits were corrupted", t.corrupted);
@@ -341,8 +372,46 @@ TRN_TEST(heavy_errors, .timeout_ns = 1e10) {
   LinkBench t(env, c);
   co_await t.start();
   co_await t.send(scaled(500), scaled(400000));
+  co_await t.drain(1000 * (t.prm.timeout + 2 * t.ch.latency + 8));
   t.report("heavy errors");
   check(t.get("crc_errors_o") > 0 && t.get("replays_o") > 0, "no CRC error or replay at a 20 % flit error rate");
+}
+
+TRN_TEST(nack_acknowledges_everything, .timeout_ns = 1e10) {
+  // Every ack lost, no nack: the sender times out and replays flits the receiver has delivered;
+  // the receiver drops the first and asks for the flit after the last it delivered. That nack
+  // names the sender's next sequence number, so it acknowledges everything: the window empties
+  // (one replay counted) and nothing is delivered twice. With one flit held and with several.
+  for (const std::uint64_t want : {std::uint64_t{1}, std::uint64_t{4}}) {
+    Channel c{2, 0, 1.0, 1.0};
+    c.p_nack_loss = 0;
+    LinkBench t(env, c);
+    co_await t.start();
+    const std::uint64_t n = std::min<std::uint64_t>(want, t.prm.depth);
+    co_await t.send(n, 10000);
+    check(t.get("held_o") == n, "{} flits delivered with every ack lost, but the sender holds {}", n, t.get("held_o"));
+    co_await t.drain(20 * (t.prm.timeout + 2 * c.latency + 8));
+    check(t.get("timeouts_o") >= 1 && t.get("replays_o") >= 1,
+          "{} flits: the window emptied without a timeout and a nack ({} timeouts, {} replays)", n, t.get("timeouts_o"),
+          t.get("replays_o"));
+  }
+}
+
+TRN_TEST(ack_at_every_timer_phase, .timeout_ns = 1e10) {
+  // A clean link whose round trip sweeps past the timeout a cycle at a time, so that an
+  // acknowledgement arrives at every count of the sender's timer, the timeout's own cycle
+  // included (where the ack must win: no timeout counted); the model in lockstep says what each
+  // cycle must show, and the link drains every time.
+  const unsigned t_out = params_of(env).timeout;
+  for (unsigned lat = 1; lat <= t_out / 2 + 2; ++lat)
+    for (const unsigned extra : {0u, 1u}) {
+      Channel c{lat, 0, 0, 1.0};
+      c.back_extra = extra;
+      LinkBench t(env, c);
+      co_await t.start();
+      co_await t.send(2, 20 * (t_out + 2 * lat + 8));
+      co_await t.drain(20 * (t_out + 2 * lat + 8));
+    }
 }
 
 TRN_TEST(selftest_corruption_is_caught, .timeout_ns = 1e10, .expect_fail = true) {

@@ -554,9 +554,13 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   c.k = p.rows + 1;
   c.m = 1;
   bad.push_back({c, 1});  // K > R
+  c.k = 0;
+  bad.push_back({c, 1});  // K = 0
   c.k = 1;
   c.m = 0;
   bad.push_back({c, 1});  // M = 0
+  c.m = p.cols + 1;
+  bad.push_back({c, 1});  // M > C
   c.m = 1;
   c.fmt = 9;
   bad.push_back({c, 3});  // E8M0 is not a PE type
@@ -589,6 +593,9 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   m.fmt = 2;
   m.n = p.max_n + 1;
   bad.push_back({m, 1});  // N > Nmax
+  co_await t.issue(m);
+  m.n = 0;
+  bad.push_back({m, 1});  // N = 0
   co_await t.issue(m);
   m.n = 1;
   if (p.banks < 16) {  // a 4-bit bank field can name a bank past the end
