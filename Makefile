@@ -34,7 +34,8 @@ help:
 	@echo "  make synth [CONFIG=tiny|small] [TOP='a b']  Yosys synthesis of every RTL top: cells, flip-flops, memories,"
 	@echo "                  transistors per unit (build/synth/report.md); fails on latches, loops, multiple drivers"
 	@echo "  make formal [ONLY=a,b]  the RTL's key rules proved with SymbiYosys (k-induction, bmc), each also shown"
-	@echo "                  failing on a mutated copy of its unit (docs/formal.md)"
+	@echo "                  failing on a mutated copy of its unit; then every RTL assertion shown catching a"
+	@echo "                  mutant of its unit (builds the core and NeuronCore benches; not with ONLY) (docs/formal.md)"
 	@echo "  make mutate [UNIT=a,b] [LIST=merge] [MAX=n]  mutants of the RTL (operators, constants, conditions,"
 	@echo "                  enables, case arms) run against the list's tests in tiny: kill rate per unit, the"
 	@echo "                  survivors with their diffs (build/mutate/report.md; docs/coverage.md)"
@@ -45,8 +46,16 @@ help:
 bootstrap:
 	@$(BOOTSTRAP)
 
+# the proofs, then every assertion shown catching its mutant (the core and NeuronCore cases too;
+# not with ONLY, which names proofs)
 formal: bootstrap
 	$(PY) scripts/formal --self-test --build-dir $(BUILD) $(if $(ONLY),--only $(ONLY))
+ifeq ($(ONLY),)
+	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
+	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import build_targets; from pathlib import Path; build_targets(Path("$(BUILD)").resolve(), sys.argv[1:], $(JOBS))' \
+	  $$($(PY) scripts/tests/test_assertions.py --all --benches | sed 's/\(.*\)/tb_\1_tiny/')
+	TRN_BUILD_DIR=$(abspath $(BUILD)) $(PY) scripts/tests/test_assertions.py --all
+endif
 
 # the tiny benches the units' tests run on, built first (scripts/mutate builds each again on its mutants)
 mutate: bootstrap

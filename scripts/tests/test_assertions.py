@@ -8,8 +8,10 @@ the check that sees it first), and the failure must name the assertion and its i
 cycle ("assertion a_x failed in TOP.... at cycle N (t ns): file:line"). The design itself (no
 mutant) passes the same test.
 
-  test_assertions.py [--all]   --all adds the cases marked heavy (a unit whose bench is large; none
-                               yet); make test runs the others.
+  test_assertions.py [--all] [--benches]
+                               --benches prints the benches the cases need and stops; --all adds the cases marked heavy (a build of the core or NeuronCore
+                               top on the mutant schema, minutes each; make formal runs them); make
+                               test runs the others.
 
 Exit 0 all caught, 1 one not, 77 skipped (pyslang missing, or the benches not built).
 """
@@ -59,17 +61,38 @@ CASES: list[tuple[str, str, str, str, str, bool]] = [
     ("router", "router_torus", "constant|va_req[o] = '0;|'0|'1", "router_torus.random_packets", "a_vc_held_once", False),
     ("router", "router_torus", "operator|cc_take = sent & ~give;|sent & ~give||", "router_torus.random_packets",
      "a_credits_legal", False),
+    # the rules below are checked by the unit's own bench in the same cycle as the assertion (its
+    # scoreboard fires first), so each assertion is shown inside a top that holds the unit, where no
+    # test watches the unit's ports; the mutants of kind "hand" are tb/mutants_hand.toml's
+    ("credit_counter", "router_torus", "operator|else count_d = count_q + 1'b1;|count_q + 1'b1|-",
+     "router_torus.random_packets", "a_count_in_range", False),
+    ("rr_arbiter", "rr_arbiter",
+     "hand|if (!found && req_valid_i[cand[IdxW-1:0]]) begin|req_valid_i[cand[IdxW-1:0]]|1'b1",
+     "rr_arbiter.reset_mid_traffic", "a_grant_requested", False),
+    ("dma_engine", "dma_engine", "hand|qs_d[q].st = head[q].barrier ? QBar : QRun;|head[q].barrier ? QBar : QRun|QRun",
+     "dma_engine.random_programs", "a_barrier_drained", False),
+    ("dma_engine", "core", "hand|if (sl_q[i].st == SData && (!cfg_strong_i[sl_q[i].q] || sl_q[i].seq == "
+     "qs_q[sl_q[i].q].wseq)) begin|sl_q[i].seq == qs_q[sl_q[i].q].wseq|1'b1",
+     "core.end_to_end_mxfp8", "a_strong_order", True),
+    ("sbuf", "core", "hand|rreq[b][i] = e_valid_i[i] && !e_i[i].we && e_bank[i][b];|e_valid_i[i] && !e_i[i].we && "
+     "e_bank[i][b]|!e_i[i].we && e_bank[i][b]", "core.end_to_end_fp8_bias", "a_grant_requested", True),
+    ("core_ctl", "neuron_core", "hand|wait_ok[s] = !head[s].wait_en || sem_q[head[s].wait_sem] >= {12'b0, "
+     "head[s].wait_val};|!head[s].wait_en|1'b1", "neuron_core.kernel_softmax", "a_wait_holds", True),
 ]
 
 
 def main() -> int:
     heavy = "--all" in sys.argv[1:]
+    if "--benches" in sys.argv[1:]:  # the benches the cases build on (make formal builds them first)
+        print("\n".join(sorted({c[1] for c in CASES if heavy or not c[5]})))
+        return 0
     try:
         from pyslang import syntax
     except ImportError:
         print("test_assertions: skipped: pyslang is not installed (scripts/bootstrap)")
         return 77
-    from trnlib.mutants import UNITS, MutantFile
+    from trnlib.mutants import UNITS, MutantFile, load_hand
+    hand = load_hand(ROOT / "tb" / "mutants_hand.toml")
     cases = [c for c in CASES if heavy or not c[5]]
     benches = {c[1] for c in cases}
     missing = [b for b in benches if not (BUILD / "bin" / f"tb_{b}_tiny").is_file()]
@@ -82,7 +105,7 @@ def main() -> int:
     for c in cases:
         by_unit.setdefault((c[0], c[1]), []).append(c)
     for (unit, bench), cs in by_unit.items():
-        mf = MutantFile(ROOT / UNITS[unit][0], syntax)
+        mf = MutantFile(ROOT / UNITS[unit][0], syntax, hand=hand.get(unit, []))
         ids = {}
         tests = sorted({c[3] for c in cs})
         for _, _b, key, test, name, _h in cs:

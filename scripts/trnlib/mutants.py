@@ -29,7 +29,7 @@ from typing import Callable
 UNITS: dict[str, tuple[str, list[str]]] = {
     "stream_fifo": ("rtl/common/stream_fifo.sv", ["stream_fifo"]),
     "rr_arbiter": ("rtl/common/rr_arbiter.sv", ["rr_arbiter", "rr_arbiter_n3"]),
-    "credit_counter": ("rtl/common/credit_counter.sv", ["credit_counter"]),
+    "credit_counter": ("rtl/common/credit_counter.sv", ["credit_counter", "router_torus"]),
     "pipe_reg": ("rtl/common/pipe_reg.sv", ["fp32_add"]),
     "fp_decode": ("rtl/numerics/fp_decode.sv", ["fp_decode"]),
     "fp_encode": ("rtl/numerics/fp_encode.sv", ["fp_encode"]),
@@ -85,7 +85,7 @@ SWAPS = {
     "LogicalShiftLeftExpression": ">>", "LogicalShiftRightExpression": "<<",
     "MultiplyExpression": "+",
 }
-KINDS = ("operator", "constant", "condition", "stuck1", "stuck0", "arm")
+KINDS = ("operator", "constant", "condition", "stuck1", "stuck0", "arm", "hand")
 
 
 @dataclass
@@ -110,7 +110,7 @@ class _Site:
 class MutantFile:
     """The mutants of one RTL file and the copies that carry them."""
 
-    def __init__(self, path: Path, syntax, ff_stuck: bool = True):
+    def __init__(self, path: Path, syntax, ff_stuck: bool = True, hand: list[tuple[str, str]] = ()):
         self.path = Path(path)
         self.src = self.path.read_bytes()
         self.syntax = syntax
@@ -145,6 +145,8 @@ class MutantFile:
                 for item in m.members:
                     if self._k(item) == "FunctionDeclaration":
                         self._member(item)
+        for old, new in hand:
+            self._hand(old, new)
         self._ordered = sorted(self.sites.values(), key=lambda s: (s.start, -s.end, not s.stmt))
 
     # ---- the tree walk ---------------------------------------------------------------------------
@@ -190,6 +192,23 @@ class MutantFile:
         n = sum(1 for m in self.mutants if m.key.rsplit("#", 1)[0] == base)
         self.mutants.append(Mutant(mid, kind, line, col, what, base + (f"#{n + 1}" if n else "")))
         site.alts.append((mid, render))
+
+    def _hand(self, old: str, new: str) -> None:
+        """A mutant written by hand (tb/mutants_hand.toml): the one occurrence of the expression
+        `old` in the design's code becomes `new`, after the generated mutants (their ids stay)."""
+        ob = old.encode()
+        hits = [m.start() for m in re.finditer(re.escape(ob), self.src)
+                if not any(lo <= m.start() < hi for lo, hi in self.skip)]
+        if len(hits) != 1:
+            raise ValueError(f"{self.path.name}: hand-written mutant: `{old}` occurs {len(hits)} times in the "
+                             "design's code, not once")
+        a, b = hits[0], hits[0] + len(ob)
+        for s in self.sites.values():
+            if s.start < a < s.end < b or a < s.start < b < s.end:
+                raise ValueError(f"{self.path.name}: hand-written mutant: `{old}` is not an expression "
+                                 "(it cuts one of the generated mutants' expressions)")
+        self._add((a, b), "hand", f"`{old}` -> `{new}` (written by hand)", f"{old}|{new}",
+                  lambda R, orig, t=new: t)
 
     def _module(self, m) -> None:
         self.module_heads.append(self._rng(m.header)[1])
@@ -398,6 +417,27 @@ class MutantFile:
     def single(self, mid: int) -> str:
         """The file with mutant `mid` alone, as a designer would have written it."""
         return self._render(0, len(self.src), mid)
+
+
+def load_hand(path: Path, units=None) -> dict[str, list[tuple[str, str]]]:
+    """tb/mutants_hand.toml: unit -> [(expression, replacement)], in the file's order. ValueError
+    names the entry at fault."""
+    import tomllib
+    if not path.is_file():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise ValueError(f"{path}: malformed TOML: {e}")
+    out: dict[str, list[tuple[str, str]]] = {}
+    for i, e in enumerate(data.get("mutant", [])):
+        for k in ("unit", "old", "new", "why"):
+            if not isinstance(e.get(k), str) or not e[k]:
+                raise ValueError(f"{path}: mutant #{i + 1}: '{k}' must be a non-empty string")
+        if e["unit"] not in (units if units is not None else UNITS):
+            raise ValueError(f"{path}: mutant #{i + 1}: unknown unit '{e['unit']}'")
+        out.setdefault(e["unit"], []).append((e["old"], e["new"]))
+    return out
 
 
 def off_by_one(t: str) -> str | None:
