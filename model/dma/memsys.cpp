@@ -36,7 +36,8 @@ void Image::apply(const Write& w) {
   }
 }
 
-MemSystem::MemSystem(const Geometry& g, Params p, std::uint64_t seed) : g_(g), p_(p), img_(g), rng_(seed) {
+MemSystem::MemSystem(const Geometry& g, Params p, std::uint64_t seed)
+    : g_(g), p_(p), img_(g), rng_(seed), pad_rng_(seed ^ 0x5bd1e9955bd1e995ull) {
   ports_.r_data.assign(g_.beat_bytes, 0);
 }
 
@@ -55,7 +56,9 @@ void MemSystem::observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, c
     e.order = order_++;
     e.id = rd->id;
     e.data.assign(g_.beat_bytes, 0);
-    for (unsigned b = 0; b < rd->bytes; ++b) e.data[b] = img_.at(rd->space, rd->addr + b);
+    for (unsigned b = 0; b < g_.beat_bytes; ++b)
+      e.data[b] = b < rd->bytes ? img_.at(rd->space, rd->addr + b)
+                                : p_.pad_noise ? static_cast<std::uint8_t>(pad_rng_()) : std::uint8_t{0};
     pend_.push_back(std::move(e));
     std::push_heap(pend_.begin(), pend_.end(), Later{});
   }
@@ -81,6 +84,8 @@ void MemSystem::advance(std::uint64_t cycle) {
     if ((cycle / p_.stall_every) % 2 == 1) ports_.ar_ready = false;
   }
   ports_.r_valid = false;
+  if (p_.pad_noise)
+    for (auto& b : ports_.r_data) b = static_cast<std::uint8_t>(pad_rng_());
   if (p_.bw_bytes > 0) tokens_ = std::min(tokens_ + p_.bw_bytes, 2.0 * g_.beat_bytes);
   if (held_) {  // the refused response first, unchanged (its bandwidth was spent when first offered)
     ports_.r_valid = true;

@@ -88,6 +88,10 @@ class MemSystem {
     /// trace() holds every write taken; false: the last one only (a long run that reads none back
     /// would hold every write it made).
     bool keep_trace = true;
+    /// What the read data lines carry where no byte was asked for: past a response's `bytes`, and
+    /// in every cycle without a response. A memory defines neither, so a reader must not look
+    /// there: false, zeros; true, noise (from its own stream: the other draws are unchanged).
+    bool pad_noise = false;
   };
   struct Ports {
     bool ar_ready = false;
@@ -126,6 +130,7 @@ class MemSystem {
   Params p_;
   Image img_;
   std::mt19937_64 rng_;
+  std::mt19937_64 pad_rng_;  ///< the noise of pad_noise
   std::vector<Pending> pend_;    ///< a heap, the first due (then the first asked) on top
   std::optional<Pending> held_;  ///< a response offered and refused: offered again first
   std::uint64_t order_ = 0, last_order_ = 0, reordered_ = 0;

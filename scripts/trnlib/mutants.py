@@ -67,7 +67,7 @@ UNITS: dict[str, tuple[str, list[str]]] = {
     "act_pkg": ("rtl/scalar/act_pkg.sv", ["act_unit"]),
     "le_pkg": ("rtl/vector/le_pkg.sv", ["vector_engine", "scalar_engine"]),
     "te_pkg": ("rtl/tensor/te_pkg.sv", ["tensor_engine"]),
-    "dma_pkg": ("rtl/dma/dma_pkg.sv", ["dma_engine", "tensor_engine", "vector_engine"]),
+    "dma_pkg": ("rtl/dma/dma_pkg.sv", ["dma_engine", "sbuf", "chip"]),
     "sbuf_pkg": ("rtl/mem/sbuf_pkg.sv", ["sbuf", "tensor_engine", "vector_engine", "scalar_engine"]),
 }
 

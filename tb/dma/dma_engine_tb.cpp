@@ -135,6 +135,7 @@ struct DmaBench {
         desc_cov(prm.queues),
         desc_num(prm.queues, 0),
         rd_seq(prm.slots, 0) {
+    mem.params().pad_noise = true;  // the bytes no read asked for are noise: a reader must not use them
     hook = clk.add_pre_edge_hook([this] { serve(); });
   }
   ~DmaBench() { clk.remove_hook(hook); }
@@ -276,8 +277,8 @@ struct DmaBench {
     r_valid.set(p.r_valid);
     r_id.set(p.r_id);
     Bits d(8 * prm.geo.beat_bytes);
-    if (p.r_valid)
-      for (unsigned b = 0; b < prm.geo.beat_bytes; ++b) d.set_slice(8 * b, 8, p.r_data[b]);
+    // (the memory pads with noise: past a response's bytes, and while no response is valid)
+    for (unsigned b = 0; b < prm.geo.beat_bytes; ++b) d.set_slice(8 * b, 8, p.r_data[b]);
     r_data.set(d);
     if (feeder) {
       feeder->advance(accepted);
@@ -772,7 +773,62 @@ TRN_TEST(bad_descriptors, .timeout_ns = 1e10) {
     d.sem_space = Space::hbm;
     d.sem_addr = g.hbm_bytes;
     bads.push_back({Err::range, d});
+    // one fault each, at the check's exact bounds (where a condition's slip shows)
+    d = good(0, 0);
+    d.stype = 9;  // E8M0: a known type, refused as an MX one
+    bads.push_back({Err::mx_cast, d});
+    d = good(0, 0);
+    d.stype = 10;  // unknown, the destination type fine
+    bads.push_back({Err::format, d});
+    d = good(0, 0);
+    d.dtype = 12;
+    bads.push_back({Err::format, d});
+    d = good(0, 0);
+    d.op = 2;
+    bads.push_back({Err::format, d});
+    d = good(0, 0);
+    d.layout = 3;
+    bads.push_back({Err::format, d});
+    d = good(0, 0);
+    d.src_addr = 1u << dma::kChipLsb | 64;  // a source on another chip: remote reads are not built
+    bads.push_back({Err::chip, d});
+    d = good(0, 0);
+    d.src_space = Space::sbuf;
+    d.src_addr = g.sbuf_addr(g.parts, 0);  // the first partition past the last
+    bads.push_back({Err::range, d});
+    d = good(0, 0);
+    d.stype = d.dtype = 2;
+    d.layout = 1;
+    d.cols = 4;
+    d.dst_space = Space::hbm;  // columns go to SBUF only
+    d.dst_addr = plan.hbm_band_base(0);
+    bads.push_back({Err::transpose, d});
+    d = good(0, 0);
+    d.stype = d.dtype = 0;
+    d.layout = 1;  // 2-byte columns of 4-byte elements
+    d.cols = 4;
+    bads.push_back({Err::transpose, d});
+    d = good(0, 0);
+    d.stype = d.dtype = 0;
+    d.layout = 2;  // one 4-byte column, a row more than a partition holds
+    d.cols = 1;
+    d.len = 4 * (g.part_bytes / 4 + 1);
+    d.dst_addr = g.sbuf_addr(0, 0);
+    bads.push_back({Err::range, d});
+    d = good(0, 0);
+    d.stype = d.dtype = 0;
+    d.layout = 2;  // a column more than the partitions from the first
+    d.cols = g.parts + 1;
+    d.len = 4 * (g.parts + 1);
+    d.dst_addr = g.sbuf_addr(0, 0);
+    bads.push_back({Err::range, d});
   }
+  // and legal at its bound: the longest descriptor (the whole HBM onto itself: its values stay)
+  Desc longest;
+  longest.src_space = longest.dst_space = Space::hbm;
+  longest.src_addr = longest.dst_addr = 0;
+  longest.len = std::min(g.max_len, g.hbm_bytes);
+  check(dma::check(longest, g) == Err::none, "the longest descriptor {} is refused by the model", longest.str());
   // Queue 0: good, bad, good, bad, ...; every other queue: a long run of good descriptors.
   Program p;
   p.queues.resize(t.Q());
@@ -782,6 +838,7 @@ TRN_TEST(bad_descriptors, .timeout_ns = 1e10) {
     p.queues[0].push_back(bads[k].d);
   }
   p.queues[0].push_back(good(0, 99));
+  p.queues[0].push_back(longest);
   for (unsigned q = 1; q < t.Q(); ++q)
     for (unsigned i = 0; i < 3 * bads.size(); ++i) p.queues[q].push_back(good(q, i));
   reference_run(ref, p);

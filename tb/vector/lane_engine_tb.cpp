@@ -751,7 +751,19 @@ TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
   }
   // a legal instruction after them all still runs
   co_await t.issue(base);
-  co_await t.wait_done(static_cast<unsigned>(bad.size()) + 1);
+  // and so does a copy that carries per-partition operand addresses it never reads (past the end,
+  // not aligned): only tensor_scalar and activate fetch them, so only they are checked
+  Instr stray = base;
+  stray.s0_vec = stray.s1_vec = true;
+  stray.s0_addr = s.bytes;
+  stray.s1_addr = 2;
+  stray.o_addr = 128;
+  stray.tag = 15;
+  if (!kScalar) {
+    check(trn::vector::check(stray, s) == Err::none, "the model's check refuses a copy for operands it does not read");
+    co_await t.issue(stray);
+  }
+  co_await t.wait_done(static_cast<unsigned>(bad.size()) + 1 + (kScalar ? 0 : 1));
   for (int k = 0; k < 10; ++k) co_await t.cycle();
   check(t.err_count == bad.size(), "{} rejections for {} illegal instructions", t.err_count, bad.size());
   for (std::size_t i = 0; i < bad.size(); ++i)
@@ -760,7 +772,75 @@ TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
   Memory want = before;
   FunctionalReference ref(s);
   ref.execute(base, want);
-  t.compare_memory(want);  // only the legal copy wrote anything
+  if (!kScalar) ref.execute(stray, want);
+  t.compare_memory(want);  // only the legal copies wrote anything
+}
+
+TRN_TEST(directed_values, .timeout_ns = 1e9, .skip = kScalar) {
+  // Values random words almost never draw, each where a slip in the lane arithmetic shows:
+  //   - exp at x = 0x42B17218 (88.7228...), the largest input below the overflow bound: finite
+  //     (0x7F7FFB49), where a bound one code lower gives +Inf; and one code above it, and -104,
+  //     the underflow bound (+0);
+  //   - an FP32 division whose exact quotient is a subnormal tie (5 x 2^-149 / 2 = 2.5 x 2^-149:
+  //     RNE gives 2 x 2^-149; a remainder computed wrong makes it look inexact, and rounds up);
+  //   - an int32 absmax reduction whose running maximum has bit 30 set (0x40000000 then 1): the
+  //     magnitude's sign is bit 31.
+  // Each lane holds the same words; the reference gives the expected memory.
+  LeBench t(env);
+  co_await t.start();
+  auto r = env.rng("fill");
+  fill_random(t.mem, r);
+  const Shape s = t.shape();
+  const unsigned L = t.prm.lanes;
+  const std::uint32_t xs[] = {0x42B17218u, 0x42B17219u, 0x42B17217u, 0xC2D00000u, 0xC2CFFFFFu};
+  for (auto& row : t.mem) {
+    for (std::uint32_t i = 0; i < 5; ++i) set_word(row, i, xs[i]);
+    set_word(row, 8, 0x00000005u);  // a / b
+    set_word(row, 9, 0x40000000u);
+    set_word(row, 12, 0x40000000u);  // absmax over two int32 words
+    set_word(row, 13, 0x00000001u);
+  }
+  Memory want = t.mem;
+  FunctionalReference ref(s);
+  std::vector<Instr> prog;
+  Instr e;
+  e.op = Op::exp;
+  e.pc = L;
+  e.size = {5, 1, 1, 1};
+  e.a_stride = e.o_stride = {1, 0, 0, 0};
+  e.a_addr = 0;
+  e.o_addr = 256;
+  prog.push_back(e);
+  Instr d;
+  d.op = Op::tensor_tensor;
+  d.alu0 = Alu::div;
+  d.pc = L;
+  d.a_addr = 32;
+  d.b_addr = 36;
+  d.o_addr = 320;
+  prog.push_back(d);
+  Instr m;
+  m.op = Op::tensor_reduce;
+  m.alu0 = Alu::absmax;
+  m.pc = L;
+  m.a_fmt = m.o_fmt = kInt32;
+  m.size = {2, 1, 1, 1};
+  m.a_stride = {1, 0, 0, 0};
+  m.a_addr = 48;
+  m.o_addr = 384;
+  prog.push_back(m);
+  for (std::size_t i = 0; i < prog.size(); ++i) {
+    prog[i].tag = static_cast<unsigned>(i);
+    check(ref.execute(prog[i], want) == Err::none, "directed instruction {} refused by the reference", i);
+    co_await t.issue(prog[i]);
+  }
+  co_await t.wait_done(static_cast<unsigned>(prog.size()));
+  check(t.err_count == 0, "{} directed instructions were refused", t.err_count);
+  check(word(want[0], 64) == 0x7F7FFB49u && word(want[0], 65) == 0x7F800000u && word(want[0], 67) == 0u &&
+            word(want[0], 80) == 0x00000002u && word(want[0], 96) == 0x40000000u,
+        "the reference's directed values: exp {:#010x} {:#010x} {:#010x}, div {:#010x}, absmax {:#010x}",
+        word(want[0], 64), word(want[0], 65), word(want[0], 67), word(want[0], 80), word(want[0], 96));
+  t.compare_memory(want);
 }
 
 TRN_TEST(selftest_memory_compare_catches_wrong_value, .timeout_ns = 1e9, .expect_fail = true) {
