@@ -57,8 +57,9 @@ void MemSystem::observe(std::uint64_t cycle, const std::optional<ReadReq>& rd, c
     e.id = rd->id;
     e.data.assign(g_.beat_bytes, 0);
     for (unsigned b = 0; b < g_.beat_bytes; ++b)
-      e.data[b] = b < rd->bytes ? img_.at(rd->space, rd->addr + b)
-                                : p_.pad_noise ? static_cast<std::uint8_t>(pad_rng_()) : std::uint8_t{0};
+      e.data[b] = b < rd->bytes  ? img_.at(rd->space, rd->addr + b)
+                  : p_.pad_noise ? static_cast<std::uint8_t>(pad_rng_())
+                                 : std::uint8_t{0};
     pend_.push_back(std::move(e));
     std::push_heap(pend_.begin(), pend_.end(), Later{});
   }

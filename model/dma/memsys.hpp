@@ -130,7 +130,7 @@ class MemSystem {
   Params p_;
   Image img_;
   std::mt19937_64 rng_;
-  std::mt19937_64 pad_rng_;  ///< the noise of pad_noise
+  std::mt19937_64 pad_rng_;      ///< the noise of pad_noise
   std::vector<Pending> pend_;    ///< a heap, the first due (then the first asked) on top
   std::optional<Pending> held_;  ///< a response offered and refused: offered again first
   std::uint64_t order_ = 0, last_order_ = 0, reordered_ = 0;
