@@ -25,6 +25,7 @@
 #include "common/clog2.hpp"
 #include "core/program_runner.hpp"
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -48,6 +49,8 @@ struct ChipBench {
   ChipProbes probes;
   HbmPort hbm;
   ChipView view;
+  Signal &wr_valid, &wr_ready, &wr_info;  ///< the fabric's unit write ports (probed)
+  CoverPoint& cov_writes;                 ///< writes each unit makes through the fabric, by kind
   Clock::HookId hook;
 
   static dma::Geometry geo(const ChipModel::Params& p) {
@@ -64,11 +67,27 @@ struct ChipBench {
         probes(e, clk, model, "chip."),
         hbm(geo(prm), mp, e.rng("hbm").next(), prm.core.core.beat_bytes, HbmWires::named(e),
             clog2(prm.core.core.slots)),
-        view(e, prm, 0, 1) {
+        view(e, prm, 0, 1),
+        wr_valid(e.sig("chip.u_xbar.u_wr_valid_i")),
+        wr_ready(e.sig("chip.u_xbar.u_wr_ready_o")),
+        wr_info(e.sig("chip.u_xbar.u_wr_info_i")),
+        cov_writes(cover_cross("chip.unit_writes", {unit_names(prm), {"hbm", "sem"}})) {
     lockstep.after_eval([this] { probes.compare(); });
     hook = clk.add_pre_edge_hook([this] {
-      if (rst.get() & 1) hbm.serve(clk.cycle());
+      if (!(rst.get() & 1)) return;
+      hbm.serve(clk.cycle());
+      // a write the fabric takes from a unit: data to HBM, or a semaphore addition (a chip alone
+      // sends nothing to other chips)
+      const Bits v = wr_valid.bits(), r = wr_ready.bits(), info = wr_info.bits();
+      for (unsigned u = 0; u < units(); ++u)
+        if (v.bit(u) && r.bit(u)) cov_writes.hit_index(2 * u + (info.bit(u * sv::dma_pkg::wr_info_t::kWidth) ? 1 : 0));
     });
+  }
+  /// The units' names in cover points: core0 .. and cc0 ..
+  static std::vector<std::string> unit_names(const ChipModel::Params& p) {
+    std::vector<std::string> n = cover_names("core", p.cores);
+    for (const auto& c : cover_names("cc", p.cc_cores)) n.push_back(c);
+    return n;
   }
   ~ChipBench() { clk.remove_hook(hook); }
 

@@ -39,6 +39,7 @@
 #include "common/clog2.hpp"
 #include "dma/desc.hpp"
 #include "harness/bench_util.hpp"
+#include "harness/cover.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
@@ -97,6 +98,16 @@ std::string link_sender(const SysModel& m, unsigned l) {
   if (TRN_SYS_SWITCH && l >= m.chips()) return fmt::format("{}.g_port[{}].u_tx.", kTop, l - m.chips());
   return fmt::format("{}.g_chip[{}].u_chip.g_link[{}].u_tx.", kTop, l / m.link_ports(), l % m.link_ports());
 }
+
+/// This system's name in cover points (each system has its own links and chips): chip_torus4x1,
+/// chip_switch8, ...
+std::string sys_name(const SysModel::Params& p) {
+  if (TRN_SYS_SWITCH) return fmt::format("{}{}", kTop, p.chips());
+  return fmt::format("{}{}x{}", kTop, p.chip.kx, p.chip.ky);
+}
+/// The remote packet kinds of SPEC 5.7 the chips send (docs/chip.md): a write, an accumulate in
+/// FP32 or BF16, a semaphore addition.
+const std::vector<std::string> kPacketKinds = {"write", "acc_fp32", "acc_bf16", "sem"};
 
 /// The switch's probes: the switch router and each port's link layer against the model's (none on
 /// a torus).
@@ -209,6 +220,12 @@ struct SysBench {
   OrderChecker order;
   Signal &flip, &flip_bit, &sem_valid, &sem_idx, &link_ready;
   std::vector<Signal*> link_offer;       ///< link l's router offers its sender a flit (a probed port)
+  std::vector<Signal*> link_take;        ///< link l's sender takes it (in_ready_o)
+  std::vector<Signal*> link_flit;        ///< the flit offered, {vc, flit} (in_data_i)
+  CoverPoint* cov_link = nullptr;        ///< packets per link and kind
+  std::vector<int> link_bin;             ///< link l's index among cov_link's links (-1: none)
+  CoverPoint* cov_mode = nullptr;        ///< packets per kind and the DMA queues' ordering mode
+  bool strong_mode = true;               ///< the mode begin() set
   std::vector<Signal*> link_sent;        ///< link l's sender drives a flit onto the wire (a probed port)
   std::vector<std::uint64_t> flits_hit;  ///< per link: flits on the wire the channel corrupted
   Rng chan;
@@ -241,7 +258,19 @@ struct SysBench {
       const std::string tx = link_sender(model, l);
       link_offer.push_back(&e.sig(tx + "in_valid_i"));
       link_sent.push_back(&e.sig(tx + "tx_valid_o"));
+      link_take.push_back(&e.sig(tx + "in_ready_o"));
+      link_flit.push_back(&e.sig(tx + "in_data_i"));
     }
+    // functional coverage: every packet a link carries, by link, kind and ordering mode. A torus
+    // one chip high (a ring) routes nothing in y: its y ports' links are no bins.
+    std::vector<std::string> lnames;
+    for (unsigned l = 0; l < model.links(); ++l) {
+      const bool y_of_ring = !TRN_SYS_SWITCH && prm.chip.ky == 1 && l % model.link_ports() >= 2;
+      link_bin.push_back(y_of_ring ? -1 : static_cast<int>(lnames.size()));
+      if (!y_of_ring) lnames.push_back(fmt::format("link{}", l));
+    }
+    cov_link = &cover_cross(sys_name(prm) + ".link_packets", {lnames, kPacketKinds});
+    cov_mode = &cover_cross(sys_name(prm) + ".packet_modes", {kPacketKinds, {"strong", "waw"}});
     flits_hit.assign(model.links(), 0);
     for (unsigned c = 0; c < n; ++c) {
       probes.push_back(
@@ -275,9 +304,37 @@ struct SysBench {
       for (unsigned l = 0; l < model.links(); ++l)
         check(ready.bit(l) || !(link_offer[l]->get() & 1), "cycle {}: {}: its sender's replay buffer refused a flit",
               clk.cycle(), link_name(model, l));
+      for (unsigned l = 0; l < model.links(); ++l)
+        if ((link_offer[l]->get() & 1) && (link_take[l]->get() & 1)) cover_packet(l, link_flit[l]->bits());
     });
   }
   ~SysBench() { clk.remove_hook(hook); }
+
+  /// A flit taken by link l's sender ({vc, flit}): a packet's first flit counts its kind.
+  void cover_packet(unsigned l, const Bits& d) {
+    using namespace trn::sv::router_pkg;
+    const unsigned w = d.width() - (prm.chip.v > 1 ? clog2(prm.chip.v) : 1);  // the flit, below the VC
+    const auto kind = static_cast<flit_kind_e>(d.slice(w - 2, 2));
+    if (kind != flit_kind_e::FlitHead && kind != flit_kind_e::FlitSingle) return;
+    const head_t h = head_t::unpack(d, 0);
+    std::size_t k;
+    switch (h.ptype) {
+      case pkt_type_e::PktWrite:
+        k = 0;
+        break;
+      case pkt_type_e::PktAccWrite:
+        k = d.bit(head_t::kWidth + 32) ? 1 : 2;
+        break;  // pkt_hdr_t's esize4
+      case pkt_type_e::PktSem:
+        k = 3;
+        break;
+      default:
+        check(false, "{}: a packet of type {} on the wire", link_name(model, l), static_cast<unsigned>(h.ptype));
+    }
+    check(link_bin[l] >= 0, "{}: a packet on a link a ring never uses", link_name(model, l));
+    cov_link->hit_index(static_cast<std::size_t>(link_bin[l]) * kPacketKinds.size() + k);
+    cov_mode->hit_index(k * 2 + (strong_mode ? 0 : 1));
+  }
 
   unsigned chips() const { return model.chips(); }
   unsigned units() const { return prm.chip.units(); }
@@ -313,6 +370,7 @@ struct SysBench {
     for (const char* s : {"im_valid_i", "im_chip_i", "start_i", "flip_i", "flip_bit_i"})
       env.sig(s).set(Bits(env.sig(s).width()));
     for (auto& v : view) v.strong(strong ? ~0ull : 0);
+    strong_mode = strong;
     env.sig("sem_ext_en_i").set(1);
     for (auto& h : hbm) h->idle();
     clk.start();
@@ -549,29 +607,34 @@ TRN_TEST(a_descriptor_for_a_missing_chip_is_refused, .timeout_ns = 1e11) {
   for (unsigned c = 0; c < N; ++c) check(t.hbm[c]->writes == 0, "{} writes reached chip {}'s HBM", t.hbm[c]->writes, c);
 }
 
-/// Every chip but chip 0 waits for a semaphore from the chip before it, which chip 0 never sends
-/// because it stops on an illegal descriptor (its first instruction): the run ends within a bounded
+/// Each chip in turn stops on an illegal descriptor (its first instruction) while every other chip
+/// waits for a semaphore from the chip before it, which never comes: the run ends within a bounded
 /// time at that error, naming the chip, the unit, the stream and the pc, instead of hanging.
-TRN_TEST(a_core_error_on_one_chip_ends_the_run, .timeout_ns = 1e11) {
-  SysBench t(env);
-  const unsigned N = t.chips();
-  co_await t.begin();
-  for (unsigned c = 0; c < N; ++c) {
-    const unsigned next = t.model.neighbour(c, 0);
-    const std::string first =
-        c == 0 ? "    dma_start queue=0 src=hbm:0 dst=hbm:0x7f000000 len=16\n" : "    sem_wait wait=1>=1\n";
-    co_await t.load(c, t.cc(),
-                    fmt::format(".stream sync\n{}    dma_start queue=0 src=hbm:0 dst=hbm:{:#x} len=16 dsem=1+=1 "
-                                "dsem.unit={} dsem.chip={}\n    end\n",
-                                first, remote(next, 0x100), t.cc() + 1, next + 1),
-                    fmt::format("wait{}.s", c));
+TRN_TEST(a_core_error_on_one_chip_ends_the_run, .timeout_ns = 1e12) {
+  const auto prm = sys_params(env.cfg().arch);
+  CoverPoint& cov = cover_point(sys_name(prm) + ".error_stop", cover_names("chip", prm.chips()));
+  for (unsigned bad = 0; bad < prm.chips(); ++bad) {
+    SysBench t(env);
+    const unsigned N = t.chips();
+    co_await t.begin();
+    for (unsigned c = 0; c < N; ++c) {
+      const unsigned next = t.model.neighbour(c, 0);
+      const std::string first =
+          c == bad ? "    dma_start queue=0 src=hbm:0 dst=hbm:0x7f000000 len=16\n" : "    sem_wait wait=1>=1\n";
+      co_await t.load(c, t.cc(),
+                      fmt::format(".stream sync\n{}    dma_start queue=0 src=hbm:0 dst=hbm:{:#x} len=16 dsem=1+=1 "
+                                  "dsem.unit={} dsem.chip={}\n    end\n",
+                                  first, remote(next, 0x100), t.cc() + 1, next + 1),
+                      fmt::format("wait{}.s", c));
+    }
+    const std::string e = co_await t.run_until(std::vector<std::uint64_t>(N, 1ull << t.cc()), 5000);
+    const std::string want =
+        fmt::format("chip {} unit {}: error {}", bad, t.cc(), static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrDma));
+    check(e.rfind(want, 0) == 0 && e.find("at pc 0") != std::string::npos,
+          "the run ended with '{}', expected '{}... at pc 0'", e, want);
+    info("chip {} stopped: the run ended after {} cycles: {}", bad, t.clk.cycle(), e);
+    cov.hit_index(bad);
   }
-  const std::string e = co_await t.run_until(std::vector<std::uint64_t>(N, 1ull << t.cc()), 5000);
-  const std::string want =
-      fmt::format("chip 0 unit {}: error {}", t.cc(), static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrDma));
-  check(e.rfind(want, 0) == 0 && e.find("at pc 0") != std::string::npos,
-        "the run ended with '{}', expected '{}... at pc 0'", e, want);
-  info("the run ended after {} cycles: {}", t.clk.cycle(), e);
 }
 
 namespace {
@@ -675,12 +738,26 @@ bool refused_by_design(collective::Op op, collective::Algo a, bool two_levels) {
   return false;
 }
 
+/// The collectives this system runs, as cover bins "op*algo*elem": every combination a schedule
+/// exists for on its topology (the others are refused by design, which every_algorithm checks).
+CoverPoint& collective_point(const SysModel::Params& prm, bool two_levels) {
+  std::vector<std::string> bins;
+  for (collective::Op op : collective::kOps)
+    for (collective::Algo a : collective::kAlgos)
+      if (!refused_by_design(op, a, two_levels))
+        for (collective::Elem e : {collective::Elem::fp32, collective::Elem::bf16})
+          bins.push_back(
+              fmt::format("{}*{}*{}", collective::op_name(op), collective::algo_name(a), collective::elem_name(e)));
+  return cover_point(sys_name(prm) + ".collectives", std::move(bins));
+}
+
 /// `op` by every algorithm this system's topology runs, FP32 and BF16, under bit errors on every
 /// link: every rank's result equals the reference bit for bit (the DMA's accumulate is the
 /// reference's addition, in the algorithm's order).
 Task<> every_algorithm(Env& env, collective::Op op) {
   const auto prm = sys_params(env.cfg().arch);
   const bool two_levels = dims_of(prm).size() > 1 && prm.chip.ky > 1;
+  CoverPoint& cov = collective_point(prm, two_levels);
   unsigned ran = 0;
   for (collective::Algo a : collective::kAlgos)
     for (collective::Elem e : {collective::Elem::fp32, collective::Elem::bf16}) {
@@ -696,6 +773,7 @@ Task<> every_algorithm(Env& env, collective::Op op) {
       const std::string d = co_await run_collective(env, c, CollOpts{}, env.rng("data").next());
       check(d.empty(), "{} by {} ({}): {}", collective::op_name(op), collective::algo_name(a), collective::elem_name(e),
             d);
+      cov.hit(fmt::format("{}*{}*{}", collective::op_name(op), collective::algo_name(a), collective::elem_name(e)));
       ++ran;
     }
   unsigned want = 0;
