@@ -78,11 +78,11 @@ struct LinkCover {
 
 struct Channel {
   unsigned latency = 3;
-  double p_flit_error = 0;  ///< chance that a flit is corrupted
-  double p_ack_loss = 0;    ///< chance that an acknowledgement (ack or nack) is lost
-  double p_nack_loss = -1;  ///< chance that a nack is lost, when not negative (else p_ack_loss)
-  unsigned back_extra = 0;  ///< cycles an acknowledgement takes beyond `latency`
-  double p_offer = 1.0;     ///< chance that the source offers a flit in a cycle
+  double p_flit_error = 0;            ///< chance that a flit is corrupted
+  double p_ack_loss = 0;              ///< chance that an acknowledgement (ack or nack) is lost
+  std::optional<double> p_nack_loss;  ///< chance that a nack is lost (unset: p_ack_loss)
+  unsigned back_extra = 0;            ///< cycles an acknowledgement takes beyond `latency`
+  double p_offer = 1.0;               ///< chance that the source offers a flit in a cycle
 };
 
 struct LinkBench {
@@ -169,7 +169,7 @@ struct LinkBench {
     }
     for (bool nack : {false, true}) {
       if (!(get(nack ? "rnack_valid_o" : "rack_valid_o") & 1)) continue;
-      if (rng.chance(nack && ch.p_nack_loss >= 0 ? ch.p_nack_loss : ch.p_ack_loss)) {
+      if (rng.chance(nack && ch.p_nack_loss ? *ch.p_nack_loss : ch.p_ack_loss)) {
         ++acks_lost;
         cov.ack_lost.hit_index(nack ? 1 : 0);
         continue;
