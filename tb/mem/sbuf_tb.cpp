@@ -920,6 +920,43 @@ TRN_TEST(engine_claims_bank_from_dma, .timeout_ns = 1e10) {
   co_await starved_engine(t, 5);
 }
 
+TRN_TEST(requests_during_reset_are_refused, .timeout_ns = 1e9) {
+  // A write on every engine port and a DMA write and read, offered through a reset: nothing is
+  // taken while reset is low (every ready low: a unit that leaves reset later than SBUF must not
+  // write into it), and the same requests are served once reset ends.
+  SbufBench t(env);
+  t.with_model = false;  // the model is reset once, at the start
+  co_await t.start();
+  co_await t.preload();  // every byte known (SBUF's words are not reset)
+  const unsigned P = t.prm.parts;
+  for (unsigned i = 0; i < t.e.size(); ++i) {
+    EReq w;
+    w.we = true;
+    w.idx = i;  // line 0 of every partition
+    w.mask.assign(P, true);
+    for (unsigned p = 0; p < P; ++p) w.wdata.push_back(static_cast<std::uint32_t>(t.rng.next()));
+    t.e[i] = w;
+  }
+  DwReq d;
+  d.n = t.B();
+  d.addr = t.addr(0, 8 * t.B());
+  t.fill_data(d);
+  t.dw = d;
+  t.dr = DrReq{t.addr(1, t.prm.part_bytes - t.B()), t.B()};  // apart from every write
+  t.rst.set(0);
+  for (unsigned k = 0; k < 8; ++k) {
+    t.drive();
+    co_await ReadOnly();
+    const std::uint64_t er = env.sig("e_ready_o").get();
+    check(er == 0 && !t.sig("dw_ready_o") && !t.sig("dr_ready_o"),
+          "reset cycle {}: a request taken in reset (engine ports ready {:#x}, DMA write {}, read {})", k, er,
+          t.sig("dw_ready_o"), t.sig("dr_ready_o"));
+    co_await RisingEdge(t.clk.signal());
+  }
+  t.rst.set(1);
+  co_await t.drain();
+}
+
 TRN_TEST(dma_at_last_address, .timeout_ns = 1e10) {
   // The DMA at the last byte of the memory (partition Parts - 1, offset PartBytes - 1: what
   // sbuf.last_address samples), every address from the configuration. Row copies ending there (a
