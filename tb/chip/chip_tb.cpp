@@ -271,6 +271,29 @@ TRN_TEST(collective_core_moves_data_between_the_cores, .timeout_ns = 1e11) {
   info("two transfers of {} bytes and their copies: {} cycles", n, cycles);
 }
 
+/// A chip may name itself in an address by its own id + 1 as well as by 0 (docs/chip.md): the
+/// collective core's copy and semaphore so addressed (the chip field 1 of chip 0, the last chip of
+/// a system of one) stay on the chip, written through the fabric as local ones are.
+TRN_TEST(a_unit_names_its_own_chip_by_its_id, .timeout_ns = 1e10) {
+  ChipBench t(env);
+  auto r = env.rng("data");
+  const auto& c = t.prm.core.core;
+  const unsigned cc = t.prm.cores;
+  const std::uint32_t n = 2 * c.beat_bytes + 4, X = 0x0800, Y = 0x4000;
+  const auto x = fill(t, r, X, n);
+  const std::string pc = fmt::format(
+      ".stream sync\n    dma_start queue=0 src=hbm:{} dst=hbm:{:#x} len={} dsem=0+=1 dsem.unit=1 dsem.chip=1\n"
+      "    end\n",
+      X, (1u << dma::kChipLsb) | Y, n);
+  co_await t.begin(true);
+  co_await t.load(cc, assemble(env, pc, "self.s"));
+  const std::uint64_t cycles = co_await t.run(1ull << cc, 20000);
+  check(t.error_of(cc).empty(), "{}", t.error_of(cc));
+  expect_bytes(t, "the copy to chip field 1", Y, x);
+  check(t.sem(0, 0) == 1, "core 0's semaphore 0 is {}, expected 1", t.sem(0, 0));
+  info("a copy of {} bytes and its semaphore addressed by the chip's own id: {} cycles", n, cycles);
+}
+
 /// A descriptor naming a chip the system does not have is refused at decode (ErrChip), the unit
 /// stops, and nothing is written.
 TRN_TEST(a_descriptor_for_a_missing_chip_is_refused, .timeout_ns = 1e10) {

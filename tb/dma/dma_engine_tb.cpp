@@ -778,9 +778,11 @@ TRN_TEST(bad_descriptors, .timeout_ns = 1e10) {
     d.stype = 9;  // E8M0: a known type, refused as an MX one
     bads.push_back({Err::mx_cast, d});
     d = good(0, 0);
-    d.stype = 10;  // unknown, the destination type fine
+    d.stype = 10;  // unknown, the destination type a known one (FP32)
+    d.dtype = 0;
     bads.push_back({Err::format, d});
     d = good(0, 0);
+    d.stype = 0;
     d.dtype = 12;
     bads.push_back({Err::format, d});
     d = good(0, 0);
