@@ -213,17 +213,19 @@ TRN_TEST(core_hands_a_tile_to_the_other, .timeout_ns = 1e11) {
   const auto& c = t.prm.core.core;
   const std::uint32_t n = std::min<std::uint32_t>(c.sbuf_bytes, 512), A = 0x1000, B = 0x3000, C = 0x5000;
   const auto a = fill(t, r, A, n);
+  // core 0 hands the tile to core 1 (core 1's semaphore 0), core 1 hands its copy back (core 0's
+  // semaphore 1), which core 0 waits for
   const std::string p0 = fmt::format(
-      ".sem loaded\n.stream sync\n"
+      ".sem loaded, back\n.stream sync\n"
       "    dma_start queue=0 src=hbm:{} dst=sbuf:sb(0, 0) len={} dsem=loaded+=1\n"
       "    dma_start engine={} queue=0 src=sbuf:sb(0, 0) dst=hbm:{} len={} dsem=0+=1 dsem.unit=2 wait=loaded>=1\n"
-      "    end\n",
+      "    sem_wait wait=back>=1\n    end\n",
       A, n, c.dma_engines - 1, B, n);
   const std::string p1 = fmt::format(
-      ".sem handed, loaded, out\n.stream sync\n"
+      ".sem handed, loaded\n.stream sync\n"
       "    dma_start queue=0 src=hbm:{} dst=sbuf:sb(1, 0) len={} dsem=loaded+=1 wait=handed>=1\n"
-      "    dma_start queue=0 src=sbuf:sb(1, 0) dst=hbm:{} len={} dsem=out+=1 wait=loaded>=1\n"
-      "    sem_wait wait=out>=1\n    end\n",
+      "    dma_start queue=0 src=sbuf:sb(1, 0) dst=hbm:{} len={} dsem=1+=1 dsem.unit=1 wait=loaded>=1\n"
+      "    end\n",
       B, n, C, n);
   co_await t.begin(true);
   co_await t.load(0, assemble(env, p0, "handoff0.s"));
@@ -234,7 +236,8 @@ TRN_TEST(core_hands_a_tile_to_the_other, .timeout_ns = 1e11) {
   expect_bytes(t, "core 1's copy", C, a);
   check(t.sem(1, 0) == 1, "core 1's semaphore 0 is {}, expected 1 (core 0's completion)", t.sem(1, 0));
   check(t.sem(0, 0) == 1, "core 0's own semaphore 0 is {}, expected 1", t.sem(0, 0));
-  info("handoff of {} bytes: {} cycles", n, cycles);
+  check(t.sem(0, 1) == 1, "core 0's semaphore 1 is {}, expected 1 (core 1's completion)", t.sem(0, 1));
+  info("handoff of {} bytes and back: {} cycles", n, cycles);
 }
 
 /// The collective core moves data between the cores' regions of HBM on both its queues; each
