@@ -9,9 +9,9 @@ cycle ("assertion a_x failed in TOP.... at cycle N (t ns): file:line"). The desi
 mutant) passes the same test.
 
   test_assertions.py [--all] [--benches]
-                               --benches prints the benches the cases need and stops; --all adds the cases marked heavy (a build of the core or NeuronCore
-                               top on the mutant schema, minutes each; make formal runs them); make
-                               test runs the others.
+      --benches  print the benches the cases need, and stop
+      --all      add the cases marked heavy (a build of the core or NeuronCore top on the mutant
+                 schema, minutes each; make formal runs them); make test runs the others
 
 Exit 0 all caught, 1 one not, 77 skipped (pyslang missing, or the benches not built).
 """

@@ -419,7 +419,7 @@ class MutantFile:
         return self._render(0, len(self.src), mid)
 
 
-def load_hand(path: Path, units=None) -> dict[str, list[tuple[str, str]]]:
+def load_hand(path: Path) -> dict[str, list[tuple[str, str]]]:
     """tb/mutants_hand.toml: unit -> [(expression, replacement)], in the file's order. ValueError
     names the entry at fault."""
     import tomllib
@@ -434,7 +434,7 @@ def load_hand(path: Path, units=None) -> dict[str, list[tuple[str, str]]]:
         for k in ("unit", "old", "new", "why"):
             if not isinstance(e.get(k), str) or not e[k]:
                 raise ValueError(f"{path}: mutant #{i + 1}: '{k}' must be a non-empty string")
-        if e["unit"] not in (units if units is not None else UNITS):
+        if e["unit"] not in UNITS:
             raise ValueError(f"{path}: mutant #{i + 1}: unknown unit '{e['unit']}'")
         out.setdefault(e["unit"], []).append((e["old"], e["new"]))
     return out

@@ -89,7 +89,6 @@ module dma_props
   logic [15:0]       ldesc_q [Queues], sdesc_q [Queues], bdesc_q [Queues];
   logic [31:0]       lelem_q [Queues];
   logic [QW-1:0]     wq;
-  logic [15:0]       bseq_q [Queues];  // barrier descriptors: 1 + their number (0: none yet pushed)
   assign wq = QW'(wr_info_o.qid);
 
   // which descriptors carry `barrier`, `last` (numbered per queue as pushed; the engine numbers
@@ -117,7 +116,6 @@ module dma_props
         lelem_q[q] <= '0;
         sdesc_q[q] <= '0;
         bdesc_q[q] <= '0;
-        bseq_q[q] <= '0;
         pushed_q[q] <= '0;
         nbar_q[q] <= '0;
         nlast_q[q] <= '0;
