@@ -18,6 +18,10 @@ TOPS := $(shell sed -n 's/^trn_bench.\([a-z_0-9]*\) .*/\1/p' tb/CMakeLists.txt)
 # the tops the smoke list runs: what make test builds
 SMOKE_TOPS = $(shell $(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib import lists; from pathlib import Path; r = Path("."); print(" ".join(sorted({e.bench for e in lists.load(r / "regressions/smoke.toml", lists.known_benches(r), set(lists.known_configs(r)))})))')
 
+# the tiny configuration made if the build directory lacks it; the named targets built (with ccache)
+CONFIGURE_TINY = $(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
+BUILD_TARGETS = $(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import build_targets; from pathlib import Path; build_targets(Path("$(BUILD)").resolve(), sys.argv[1:], $(JOBS))'
+
 .PHONY: help bootstrap configure build test regress wave lint bench cocotb synth formal mutate clean
 
 help:
@@ -51,16 +55,16 @@ bootstrap:
 formal: bootstrap
 	$(PY) scripts/formal --self-test --build-dir $(BUILD) $(if $(ONLY),--only $(ONLY))
 ifeq ($(ONLY),)
-	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
-	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import build_targets; from pathlib import Path; build_targets(Path("$(BUILD)").resolve(), sys.argv[1:], $(JOBS))' \
+	@$(CONFIGURE_TINY)
+	@$(BUILD_TARGETS) \
 	  $$($(PY) scripts/tests/test_assertions.py --all --benches | sed 's/\(.*\)/tb_\1_tiny/')
 	TRN_BUILD_DIR=$(abspath $(BUILD)) $(PY) scripts/tests/test_assertions.py --all
 endif
 
 # the tiny benches the units' tests run on, built first (scripts/mutate builds each again on its mutants)
 mutate: bootstrap
-	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
-	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import build_targets; from pathlib import Path; build_targets(Path("$(BUILD)").resolve(), sys.argv[1:], $(JOBS))' \
+	@$(CONFIGURE_TINY)
+	@$(BUILD_TARGETS) \
 	  $$($(PY) scripts/mutate --benches $(if $(UNIT),--unit $(UNIT)) | sed 's/\(.*\)/tb_\1_tiny/')
 	$(PY) scripts/mutate --build-dir $(BUILD) -j $(JOBS) --list $(LIST) $(if $(UNIT),--unit $(UNIT)) $(if $(MAX),--max $(MAX))
 
@@ -75,9 +79,9 @@ build: configure
 # make test needs only the tiny benches: on a fresh build directory it configures tiny alone (each
 # configuration's tops are verilated at configure time); make regress adds small when it needs it
 test: bootstrap
-	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import ensure_configured; from pathlib import Path; ensure_configured(Path("$(BUILD)").resolve(), ["tiny"])'
+	@$(CONFIGURE_TINY)
 	@# one make for every target, a second build if Verilator's file list changed (scripts/trnlib/build.py)
-	@$(PY) -c 'import sys; sys.path.insert(0, "scripts"); from trnlib.build import build_targets; from pathlib import Path; build_targets(Path("$(BUILD)").resolve(), sys.argv[1:], $(JOBS))' \
+	@$(BUILD_TARGETS) \
 	  model_tests harness_tests trnsim $(addsuffix _tiny,$(addprefix tb_,$(SMOKE_TOPS)))
 	@set -o pipefail; cd $(BUILD) && ctest -j $(JOBS) --output-on-failure 2>&1 | tee ctest.log; rc=$$?; \
 	  p=$$(grep -cE '^ *[0-9]+/[0-9]+ Test +#[0-9]+: .* Passed' ctest.log); \

@@ -109,6 +109,10 @@ def generator(syntax) -> None:
         for m in mf.mutants:
             if f"32'd{m.id})" not in schema:
                 fail(f"mutant {m.id} is not in the schema")
+        # its selector is read from the plusarg it is given (a unit's own, when schemas share a build)
+        other = MutantFile(p, syntax, plusarg="TRN_MUTANT_M").schema()
+        if '"TRN_MUTANT=%d"' not in schema or '"TRN_MUTANT_M=%d"' not in other or '"TRN_MUTANT=%d"' in other:
+            fail("the schema does not read the plusarg it was given")
         p2 = Path(d) / "schema.sv"
         p2.write_text(schema)
         tree = syntax.SyntaxTree.fromFile(str(p2))
@@ -148,6 +152,22 @@ def end_to_end() -> bool:
             fail(f"stream_fifo mutant {i} not killed with a named test and check: {o}\n{p.stdout[-2000:]}")
     if p.returncode != 0:
         fail(f"every mutant killed, but exit {p.returncode}")
+    # the journal: the same command again takes the outcomes recorded for the same executables and
+    # tests; a journal whose fingerprint does not match (another build) is not used
+    p2 = subprocess.run(tool + ["--unit", "stream_fifo", "--only-ids", ",".join(map(str, sorted(want)))],
+                        capture_output=True, text=True)
+    rep2 = json.loads((out / "report.json").read_text())
+    if "3 outcomes from" not in p2.stdout or [(o["id"], o["status"], o["by"]) for o in rep2[0]["outcomes"]] != \
+            [(o["id"], o["status"], o["by"]) for o in rep[0]["outcomes"]] or p2.returncode != 0:
+        fail(f"a second run did not take the journal's outcomes (exit {p2.returncode}):\n{p2.stdout[-1500:]}")
+    jf = out / "stream_fifo" / "journal.jsonl"
+    jf.write_text("".join(json.dumps({**json.loads(x), "fp": "another build", "status": "survived"}) + "\n"
+                          for x in jf.read_text().splitlines()) + '{"cut by an interr')
+    p3 = subprocess.run(tool + ["--unit", "stream_fifo", "--only-ids", ",".join(map(str, sorted(want)))],
+                        capture_output=True, text=True)
+    rep3 = json.loads((out / "report.json").read_text())
+    if "outcomes from" in p3.stdout or any(o["status"] != "killed" for o in rep3[0]["outcomes"]) or p3.returncode:
+        fail(f"a journal of another build was used (exit {p3.returncode}):\n{p3.stdout[-1500:]}")
     arb = MutantFile(ROOT / "rtl/common/rr_arbiter.sv", syntax)
     blind = [m.id for m in arb.mutants if m.key.startswith("constant|cand = '0;|")]
     if len(blind) != 1:
@@ -162,7 +182,8 @@ def end_to_end() -> bool:
     if "-    cand  = '0;" not in md or "+    cand  = '1;" not in md:
         fail("the survivor's diff is not in the report")
     print("test_mutate: end to end: the stream FIFO's lost, duplicated and overflowing items killed by named "
-          "checks; a mutant no test sees survives with its diff, exit 1; a bad unit exit 2")
+          "checks; a second run takes them from the journal, not from another build's; a mutant no test "
+          "sees survives with its diff, exit 1; a bad unit exit 2")
     import shutil
     shutil.rmtree(out, ignore_errors=True)
     return True

@@ -11,8 +11,9 @@ assertions and their state (`ifndef SYNTHESIS). A package's functions are mutate
 All the mutants of a file go into one copy of it, the mutant schema: each changed expression
 becomes `((trn_mut_sel == K) ? (mutated) : (original))` and each dropped arm
 `if (trn_mut_sel != K) begin ... end`, where trn_mut_sel is a variable each module of the file
-declares and sets at time 0 from the plusarg +TRN_MUTANT=K (0, the default, is the design as
-written). So a bench is built once per file and runs every mutant by its plusarg; `single(K)`
+declares and sets at time 0 from a plusarg, +TRN_MUTANT=K by default (0 is the design as
+written; scripts/mutate names it per unit, +TRN_MUTANT_<UNIT>=K, so the schemas of several files
+can share one build). So a bench is built once per file and runs every mutant by its plusarg; `single(K)`
 is the plain mutated file, for reports and diffs.
 
 Offsets are byte offsets into the file (pyslang's), so the file is handled as bytes.
@@ -110,8 +111,10 @@ class _Site:
 class MutantFile:
     """The mutants of one RTL file and the copies that carry them."""
 
-    def __init__(self, path: Path, syntax, ff_stuck: bool = True, hand: list[tuple[str, str]] = ()):
+    def __init__(self, path: Path, syntax, ff_stuck: bool = True, hand: list[tuple[str, str]] = (),
+                 plusarg: str = "TRN_MUTANT"):
         self.path = Path(path)
+        self.plusarg = plusarg
         self.src = self.path.read_bytes()
         self.syntax = syntax
         self.ff_stuck = ff_stuck
@@ -398,12 +401,13 @@ class MutantFile:
         return orig
 
     def schema(self) -> str:
-        """The file with every mutant in it, selected by +TRN_MUTANT=K."""
+        """The file with every mutant in it, selected by +<plusarg>=K."""
+        pa = self.plusarg
         mdecl = (f"\n  int unsigned {SEL};  // scripts/mutate: the mutant running (0: none)\n"
-                 f"  initial begin if (!$value$plusargs(\"TRN_MUTANT=%d\", {SEL})) {SEL} = 0; end\n")
+                 f"  initial begin if (!$value$plusargs(\"{pa}=%d\", {SEL})) {SEL} = 0; end\n")
         # a package has no initial block: its variable's initializer reads the plusarg at time 0
         pdecl = (f"\n  function automatic int unsigned {SEL}_read();  // scripts/mutate\n"
-                 f"    int unsigned v;\n    if (!$value$plusargs(\"TRN_MUTANT=%d\", v)) v = 0;\n    return v;\n"
+                 f"    int unsigned v;\n    if (!$value$plusargs(\"{pa}=%d\", v)) v = 0;\n    return v;\n"
                  f"  endfunction\n  int unsigned {SEL} = {SEL}_read();\n")
         # each module's declaration right after its header (no site spans a header's end)
         heads = sorted([(h, mdecl) for h in self.module_heads] + [(h, pdecl) for h in self.package_heads])
