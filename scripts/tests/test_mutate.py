@@ -119,6 +119,14 @@ def generator(syntax) -> None:
         errs = [dg for dg in tree.diagnostics if dg.isError()] if hasattr(tree, "diagnostics") else []
         if errs:
             fail(f"the schema does not parse: {len(errs)} errors")
+    # a generate loop's body is walked once: no mutant made twice at one place (sr_rng's always_ff
+    # and sbuf's are inside generate loops)
+    for rel in ("rtl/numerics/sr_rng.sv", "rtl/mem/sbuf.sv"):
+        ms = MutantFile(ROOT / rel, syntax).mutants
+        places = [(m.line, m.col, m.what) for m in ms]
+        if len(set(places)) != len(places) or not any(m.line > 20 for m in ms):
+            fail(f"{rel}: a mutant made twice at one place: "
+                 f"{sorted(p for p in places if places.count(p) > 1)[:3]}")
     print(f"test_mutate: generator: {len(mf.mutants)} mutants of {len(kinds)} kinds, constants untouched, "
           "each single mutant one line, the schema parses")
 

@@ -232,7 +232,8 @@ class MutantFile:
                     self._stmt(it, ff=False)
         elif k in ("LoopGenerate", "IfGenerate", "CaseGenerate", "GenerateRegion", "GenerateBlock",
                    "ElseClause"):
-            for c in self._children(n):
+            # a generate block's items are its members (its children hold them too: walked once)
+            for c in (self._children(n) if k != "GenerateBlock" else []):
                 ck = self._k(c)
                 # a generate construct's own header is constant: only its blocks and members
                 if ck in ("GenerateBlock", "ElseClause") or ck.endswith(("Block", "Declaration", "Assign")) \
