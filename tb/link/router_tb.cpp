@@ -28,11 +28,15 @@ using namespace trn::link;
 namespace {
 
 /// router_torus: one router of a 4 x 4 torus; router_torus_lh: the same with the last-hop VC (6 VCs:
-/// two traffic classes of three); router_switch: the all-to-all domain of 8 endpoints, one router
-/// whose port i is endpoint i.
+/// two traffic classes of three); router_torus3d: one 7-port router of a 4 x 4 x 4 torus (the z
+/// dimension's routes, classes and datelines, which no 2-D router takes); router_switch: the
+/// all-to-all domain of 8 endpoints, one router whose port i is endpoint i.
 constexpr bool kSwitch = std::string_view(TRN_BENCH_NAME) == "router_switch";
 #ifndef TRN_PARAM_LastHop
 #define TRN_PARAM_LastHop 0
+#endif
+#ifndef TRN_PARAM_KZ
+#define TRN_PARAM_KZ 1
 #endif
 
 Router::Params params_of() {
@@ -46,11 +50,13 @@ Router::Params params_of() {
   p.topo = kSwitch ? Topo::TopoSwitch : Topo::TopoTorus;
   p.kx = TRN_PARAM_KX;
   p.ky = TRN_PARAM_KY;
+  p.kz = TRN_PARAM_KZ;
   return p;
 }
 
 /// Names of the router's ports (torus: local and the four directions; switch: the endpoints).
 std::vector<std::string> port_names(const Router::Params& p) {
+  if (p.topo == Topo::TopoTorus && p.kz > 1) return {"local", "+x", "-x", "+y", "-y", "+z", "-z"};
   if (p.topo == Topo::TopoTorus) return {"local", "+x", "-x", "+y", "-y"};
   return cover_names("p", p.p);
 }
@@ -83,7 +89,8 @@ RouterCover router_cover(const Router::Params& p) {
                 nullptr,
                 nullptr};
   if (p.topo == Topo::TopoTorus) {
-    c.dateline = &cover_point(b + ".dateline", {"+x", "-x", "+y", "-y"});
+    const std::vector<std::string> names = port_names(p);
+    c.dateline = &cover_point(b + ".dateline", std::vector<std::string>(names.begin() + 1, names.end()));
     // entering a dimension: class 0; continuing along it: the class it came in; crossing: class 1
     std::vector<std::string> bins{"enter_class0", "continue_class0", "continue_class1", "cross_class1"};
     if (p.last_hop) bins.push_back("last_hop");  // the next router is the destination
@@ -153,7 +160,7 @@ struct RouterBench {
     k.in_vc = vc;
     const unsigned len = static_cast<unsigned>(rng.range(1, 4));
     // drawn in the order dst, src, type, class
-    const auto dst = static_cast<std::uint8_t>(rng.below(kSwitch ? prm.p : prm.kx * prm.ky));
+    const auto dst = static_cast<std::uint8_t>(rng.below(kSwitch ? prm.p : prm.kx * prm.ky * prm.kz));
     const auto src = static_cast<std::uint8_t>(rng.below(256));
     const auto type = static_cast<PktType>(rng.below(4));
     Head h{.tc = static_cast<std::uint8_t>(rng.below(4)),
@@ -166,7 +173,7 @@ struct RouterBench {
     std::vector<Bits> pay;
     for (unsigned f = 0; f < len; ++f) pay.push_back(rng.bits(prm.w));
     k.flits = tagged_packet(prm.w, k.id, h, std::move(pay));
-    k.rt = route(prm.topo, prm.p, prm.kx, prm.ky, me, h.dst, port, vc % stride() == 1, 1, prm.last_hop);
+    k.rt = route(prm.topo, prm.p, prm.kx, prm.ky, me, h.dst, port, vc % stride() == 1, prm.kz, prm.last_hop);
     packets.push_back(std::move(k));
     return packets.back();
   }
@@ -242,14 +249,18 @@ struct RouterBench {
   void cover_departure(const Packet& k, unsigned o, unsigned v) {
     cov.port_pair.hit_index(k.in_port * prm.p + o);
     if (!cov.dateline || o == 0) return;
-    // torus ports 1 +x, 2 -x, 3 +y, 4 -y: the hop crosses the dateline when it takes the wrap link
-    const unsigned x = me % prm.kx, y = me / prm.kx % prm.ky;
-    const bool cross =
-        (o == 1 && x == prm.kx - 1) || (o == 2 && x == 0) || (o == 3 && y == prm.ky - 1) || (o == 4 && y == 0);
+    // torus ports 1 +x, 2 -x, 3 +y, 4 -y, 5 +z, 6 -z: the hop crosses the dateline when it takes
+    // the wrap link
+    const unsigned x = me % prm.kx, y = me / prm.kx % prm.ky, z = me / (prm.kx * prm.ky);
+    const bool cross = (o == 1 && x == prm.kx - 1) || (o == 2 && x == 0) || (o == 3 && y == prm.ky - 1) ||
+                       (o == 4 && y == 0) || (o == 5 && z == prm.kz - 1) || (o == 6 && z == 0);
     if (cross) cov.dateline->hit_index(o - 1);
     const bool same_dim = (k.in_port + 1) / 2 == (o + 1) / 2;  // came in on a port of this dimension
     cov.hop_class->hit_index(v % stride() == 2 ? 4 : cross ? 3 : same_dim ? 1 + v % stride() : 0);
   }
+  /// Positions a test draws the router's own id from: the torus's routers (16 on the switch, whose
+  /// routing ignores it; the 2-D benches' draws are what they were).
+  unsigned positions() const { return kSwitch ? 16 : prm.kx * prm.ky * prm.kz; }
   /// A torus traffic class's VCs: its two dateline classes, and the last-hop VC when there is one.
   unsigned stride() const { return class_vcs(prm.last_hop); }
 
@@ -340,7 +351,7 @@ struct RouterBench {
 TRN_TEST(random_packets, .timeout_ns = 1e10) {
   RouterBench t(env);
   Rng r = env.rng("setup");
-  t.me = static_cast<unsigned>(r.below(16));
+  t.me = static_cast<unsigned>(r.below(t.positions()));
   t.p_send = 0.2 + 0.8 * static_cast<double>(r.below(101)) / 100;
   t.p_drain = 0.3 + 0.7 * static_cast<double>(r.below(101)) / 100;
   co_await t.start();
@@ -358,7 +369,7 @@ TRN_TEST(congested_sinks, .timeout_ns = 1e10) {
   // the torus 30 % of the packets are for this router.
   RouterBench t(env);
   Rng r = env.rng("setup");
-  t.me = static_cast<unsigned>(r.below(16));
+  t.me = static_cast<unsigned>(r.below(t.positions()));
   t.p_send = 1.0;
   t.p_drain = 0.02 + 0.08 * static_cast<double>(r.below(101)) / 100;
   t.p_local = kSwitch ? 0.0 : 0.3;  // the torus's local port: its upper VC fills only under many local packets
@@ -366,6 +377,26 @@ TRN_TEST(congested_sinks, .timeout_ns = 1e10) {
   const std::uint64_t cyc =
       co_await t.run(static_cast<unsigned>(scaled(env_count("ROUTER_PACKETS", 400))), scaled(400000));
   info("router {}: {} packets ({} flits) in {} cycles, drain rate {:.2f}", t.me, t.done, t.flits_out, cyc, t.p_drain);
+}
+
+TRN_TEST(every_position, .timeout_ns = 1e10) {
+  // The router at every position of its torus in turn (its id_i changed between batches, with
+  // nothing in flight): a batch of random packets at each, so the routes of every coordinate
+  // (the datelines at both ends of every dimension, the half-way ties) are taken in one run,
+  // where the random tests see one position per seed.
+  RouterBench t(env);
+  Rng r = env.rng("setup");
+  t.p_send = 0.5 + 0.5 * static_cast<double>(r.below(101)) / 100;
+  t.p_drain = 0.5 + 0.5 * static_cast<double>(r.below(101)) / 100;
+  co_await t.start();
+  const unsigned per = static_cast<unsigned>(scaled(env_count("ROUTER_PACKETS", 40)));
+  const unsigned n = kSwitch ? 1 : t.positions();
+  for (unsigned pos = 0; pos < n; ++pos) {
+    t.me = pos;
+    co_await t.run(per, scaled(100000));
+  }
+  check(t.done == static_cast<std::size_t>(per) * n, "{} packets delivered, {} sent", t.done, per * n);
+  info("{} positions, {} packets each: {} flits", n, per, t.flits_out);
 }
 
 TRN_TEST(selftest_scoreboard_catches_corrupted_flit, .timeout_ns = 1e10, .expect_fail = true) {
