@@ -47,7 +47,7 @@ UNITS: dict[str, tuple[str, list[str]]] = {
     "sbuf": ("rtl/mem/sbuf.sv", ["sbuf"]),
     "link_tx": ("rtl/link/link_tx.sv", ["link_pair"]),
     "link_rx": ("rtl/link/link_rx.sv", ["link_pair"]),
-    "router": ("rtl/link/router.sv", ["router_torus", "router_torus_lh", "router_torus3d", "router_switch",
+    "router": ("rtl/link/router.sv", ["router_torus", "router_torus_lh", "router_torus3d_lh", "router_switch",
                                       "torus_net", "torus3d_net", "switch_net"]),
     "link_chan": ("rtl/link/link_chan.sv", ["torus_net"]),
     "torus_net": ("rtl/link/torus_net.sv", ["torus_net", "torus3d_net"]),

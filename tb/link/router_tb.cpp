@@ -28,8 +28,9 @@ using namespace trn::link;
 namespace {
 
 /// router_torus: one router of a 4 x 4 torus; router_torus_lh: the same with the last-hop VC (6 VCs:
-/// two traffic classes of three); router_torus3d: one 7-port router of a 4 x 4 x 4 torus (the z
-/// dimension's routes, classes and datelines, which no 2-D router takes); router_switch: the
+/// two traffic classes of three); router_torus3d_lh: one 7-port router of a 3 x 5 x 6 torus with the
+/// last-hop VC (one traffic class of three VCs: the z dimension's routes, dateline classes and last
+/// hops, which no 2-D router takes); router_switch: the
 /// all-to-all domain of 8 endpoints, one router whose port i is endpoint i.
 constexpr bool kSwitch = std::string_view(TRN_BENCH_NAME) == "router_switch";
 #ifndef TRN_PARAM_LastHop
