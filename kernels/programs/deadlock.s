@@ -1,6 +1,6 @@
 ; The vector and scalar streams each wait for the other's addition: a deadlock, named on the
 ; lowest waiting stream.
-; expect: error=deadlock stream=vector pc=0
+; expect: error=deadlock stream=vector pc=0 detail=0
 .sem a, b
 .stream vector
     sem_wait wait=a>=1

@@ -200,6 +200,28 @@ Task<> run_programs(Env& env, const std::string& only = "", bool spoil = false) 
   check(ran > 0, "no control program ran");
 }
 
+/// Every control program that ends done, one after another on one NeuronCore with no reset between
+/// them: each loaded while the core is idle, started, judged, then a few idle cycles (the lockstep
+/// compares them: a core must report done once and stay idle until the next start).
+Task<> run_back_to_back(Env& env) {
+  NcBench t(env);
+  co_await t.begin();
+  unsigned ran = 0;
+  for (auto& pc : kernels::programs(env.cfg().arch)) {
+    if (!pc.expect.done) continue;
+    const isa::Program p = assemble(env, pc.text, pc.path);
+    co_await t.load(p);
+    const std::uint64_t cycles = co_await t.run();
+    const std::string why = kernels::judge(pc.expect, p, t.outcome());
+    check(why.empty(), "{} (run {} without a reset): {}", pc.name, ran + 1, why);
+    for (int i = 0; i < 8; ++i) co_await t.cycle();
+    check(!(t.done.get() & 1) && !(t.err.get() & 1), "{}: done_o or err_o still high 8 cycles after the run", pc.name);
+    info("{}: as expected, {} cycles (run {} without a reset)", pc.name, cycles, ran + 1);
+    ++ran;
+  }
+  check(ran >= 2, "fewer than two control programs end done: {} ran", ran);
+}
+
 }  // namespace
 
 TRN_TEST(kernel_matmul, .timeout_ns = 1e10) { co_await run_kernel(env, "matmul"); }
@@ -210,6 +232,8 @@ TRN_TEST(kernel_attention, .timeout_ns = 1e11) { co_await run_kernel(env, "atten
 TRN_TEST(kernel_mlp, .timeout_ns = 1e11) { co_await run_kernel(env, "mlp"); }
 
 TRN_TEST(control_programs, .timeout_ns = 1e11) { co_await run_programs(env); }
+
+TRN_TEST(runs_back_to_back, .timeout_ns = 1e11) { co_await run_back_to_back(env); }
 
 TRN_TEST(selftest_kernel_check_catches_wrong_result, .timeout_ns = 1e10, .expect_fail = true) {
   expect_failure([](const TestFailure& e) {
