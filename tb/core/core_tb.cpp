@@ -151,9 +151,10 @@ struct CoreBench {
   ~CoreBench() { clk.remove_hook(hook); }
 
   unsigned P() const { return prm.parts; }
-  /// A second queue for traffic beside queue 0: engine 1's first where the core has several
-  /// engines (so their arbiters are exercised), else queue 1 of engine 0.
-  unsigned other_queue() const { return prm.dma_engines > 1 ? prm.queues : 1 % prm.queues; }
+  /// A second queue for traffic beside queue 0: engine 1's last where the core has several
+  /// engines (so their arbiters are exercised, and the write channel's queue id is engine and
+  /// queue, neither 0), else queue 1 of engine 0.
+  unsigned other_queue() const { return prm.dma_engines > 1 ? 2 * prm.queues - 1 : 1 % prm.queues; }
 
   /// The tests issue legal commands only: any error fails the test.
   void fail_on_error(bool err, const char* who, std::uint64_t code, std::uint64_t tag) {
@@ -657,6 +658,14 @@ struct Mix {
     w.vi.b_stride = {1, 0, 0, 0};
     w.vi.ps = static_cast<unsigned>(r.below(P));
     w.vi.pc = static_cast<unsigned>(r.range(1, P - w.vi.ps));
+    // in half the rounds its second operand from the PSUM bank of an earlier round (FP32): the lane
+    // engine's second read port onto PSUM
+    if (prev_bank < p.psum_banks && prev_bank != w.bank && r.chance(0.5)) {
+      w.vi.b_space = true;
+      w.vi.b_fmt = 0;
+      w.vi.b_addr = prev_bank * p.psum_bank_bytes;
+      w.vi.size[0] = std::min(w.vi.size[0], depth);
+    }
     // scalar engine: from the PSUM bank of an earlier round (not the one the array writes now), else SBUF
     w.si = row_instr(vector::Op::activate, P, aSi, 0, aSo, 2, static_cast<unsigned>(r.range(1, N)));
     if (prev_bank < p.psum_banks && prev_bank != w.bank) {
@@ -723,6 +732,7 @@ struct Mix {
     std::vector<unsigned> busy{w.bank};  // the PSUM banks the round's operations touch
     if (w.si.a_space) busy.push_back(w.si.a_addr / bb);
     if (w.vi.a_space) busy.push_back(w.vi.a_addr / bb);
+    if (w.vi.b_space) busy.push_back(w.vi.b_addr / bb);
     for (unsigned k = 0; k < 2; ++k) {
       if (k == reader || psum_flush || pend.size() >= 3) continue;
       if (engine_writes[k] > 0 && !r.chance(0.75)) continue;
