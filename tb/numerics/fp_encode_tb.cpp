@@ -248,6 +248,32 @@ TRN_TEST(sr_seed_reload_repeats, .timeout_ns = 1e9) {
   check(first != other, "another seed gave the same stochastic roundings of {} values", xs.size());
 }
 
+TRN_TEST(sr_smallest_fraction, .timeout_ns = 1e9) {
+  // Stochastic rounding at the end of its reach: 2^-33 in E2M1 lies 2^-32 of the smallest
+  // subnormal (0.5) above 0, the least fraction the 32 random bits can lift: it rounds up only
+  // when the word is all ones. 2^-34 lies below that and never rounds up. The seed makes lane 0's
+  // first word 0xFFFFFFFF (xorshift32 of 0x5E6CFCE7); the other lanes get 2^-34 and other words.
+  EncodeBench b(env);
+  co_await b.begin();
+  b.seed.set(0x5E6CFCE7u);
+  b.seed_load.set(1);
+  co_await RisingEdge(b.clk.signal());
+  b.seed_load.set(0);
+  b.setup(Format::e2m1, -1, {true, false});
+  Bits in(32 * b.lanes);
+  in.set_slice(0, 32, 0x2F000000u);                                              // 2^-33
+  for (unsigned l = 1; l < b.lanes; ++l) in.set_slice(32 * l, 32, 0x2E800000u);  // 2^-34
+  b.data.set(in);
+  Bits got;
+  b.push([&b, &got] { got = b.code.bits(); });
+  co_await b.next();
+  co_await b.drain();
+  check(got.slice(0, 16) == 0x1, "2^-33 with the random word all ones: code {:#x}, expected 0x1 (0.5)",
+        got.slice(0, 16));
+  for (unsigned l = 1; l < b.lanes; ++l)
+    check(got.slice(16 * l, 16) == 0x0, "lane {}: 2^-34 rounded to code {:#x}, expected 0", l, got.slice(16 * l, 16));
+}
+
 TRN_TEST(lane_enable_and_bad_format, .timeout_ns = 1e8) {
   // Disabled lanes give 0 and do not step their generator (the lockstep checks the words);
   // unsupported formats give 0 in every lane.
