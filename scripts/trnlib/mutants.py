@@ -56,12 +56,13 @@ UNITS: dict[str, tuple[str, list[str]]] = {
     "core_ctl": ("rtl/core/core_ctl.sv", ["neuron_core"]),
     "sem_tap": ("rtl/core/sem_tap.sv", ["neuron_core"]),
     "neuron_core": ("rtl/core/neuron_core.sv", ["neuron_core"]),
-    # the chip's files: the chip bench (one chip: its NIC has no peer) and the ring of four chips,
-    # where the NICs, the links and the chip's wiring to them carry traffic
-    "cc_core": ("rtl/chip/cc_core.sv", ["chip", "sys_ring4"]),
-    "chip_xbar": ("rtl/chip/chip_xbar.sv", ["chip", "sys_ring4"]),
-    "nic": ("rtl/chip/nic.sv", ["chip", "sys_ring4"]),
-    "chip": ("rtl/chip/chip.sv", ["chip", "sys_ring4"]),
+    # the chip's files: the chip bench (one chip: its NIC has no peer), the ring of four chips,
+    # where the NICs, the links and the chip's router carry traffic, and the switch of eight, whose
+    # chips have one link and no router (chip.sv's direct path)
+    "cc_core": ("rtl/chip/cc_core.sv", ["chip", "sys_ring4", "sys_switch8"]),
+    "chip_xbar": ("rtl/chip/chip_xbar.sv", ["chip", "sys_ring4", "sys_switch8"]),
+    "nic": ("rtl/chip/nic.sv", ["chip", "sys_ring4", "sys_switch8"]),
+    "chip": ("rtl/chip/chip.sv", ["chip", "sys_ring4", "sys_switch8"]),
     "chip_torus": ("rtl/system/chip_torus.sv", ["sys_ring4"]),
     "chip_switch": ("rtl/system/chip_switch.sv", ["sys_switch8"]),
     # the packages' functions (the number formats' arithmetic is numerics_pkg's); router_pkg's and
