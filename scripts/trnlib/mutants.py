@@ -67,8 +67,10 @@ UNITS: dict[str, tuple[str, list[str]]] = {
     "chip_switch": ("rtl/system/chip_switch.sv", ["sys_switch8"]),
     # the packages' functions (the number formats' arithmetic is numerics_pkg's); router_pkg's and
     # chip_pkg's compute the wiring at elaboration only, constants a mutant cannot vary
+    # (fmt_esize, the SBUF element size of a format, is the tensor and vector engines' alone)
     "numerics_pkg": ("rtl/numerics/numerics_pkg.sv", ["fp_decode", "fp_encode", "fp32_add", "fp32_mul",
-                                                      "fp_mul_narrow", "mx_quantize"]),
+                                                      "fp_mul_narrow", "mx_quantize", "tensor_engine",
+                                                      "vector_engine"]),
     "act_pkg": ("rtl/scalar/act_pkg.sv", ["act_unit"]),
     "le_pkg": ("rtl/vector/le_pkg.sv", ["vector_engine", "scalar_engine"]),
     "te_pkg": ("rtl/tensor/te_pkg.sv", ["tensor_engine"]),
