@@ -297,6 +297,32 @@ TRN_TEST(a_unit_names_its_own_chip_by_its_id, .timeout_ns = 1e10) {
   info("a copy of {} bytes and its semaphore addressed by the chip's own id: {} cycles", n, cycles);
 }
 
+/// A semaphore addressed to a unit the chip does not have (a unit field past its units: the DMA's
+/// check does not know the chip's units) is dropped by the fabric and counted on bad_sem_o; the data
+/// before it lands, and no unit's semaphore moves.
+TRN_TEST(a_semaphore_for_a_missing_unit_is_dropped_and_counted, .timeout_ns = 1e10) {
+  ChipBench t(env);
+  auto r = env.rng("data");
+  const auto& c = t.prm.core.core;
+  const unsigned cc = t.prm.cores;
+  const std::uint32_t n = 2 * c.beat_bytes + 4, X = 0x0800, Y = 0x4000;
+  const auto x = fill(t, r, X, n);
+  const std::string pc = fmt::format(
+      ".stream sync\n    dma_start queue=0 src=hbm:{} dst=hbm:{:#x} len={} dsem=0+=1 dsem.unit={}\n    end\n", X, Y, n,
+      t.prm.units() + 1);
+  co_await t.begin(true);
+  co_await t.load(cc, assemble(env, pc, "no_unit.s"));
+  const std::uint64_t cycles = co_await t.run(1ull << cc, 20000);
+  check(t.error_of(cc).empty(), "{}", t.error_of(cc));
+  expect_bytes(t, "the copy", Y, x);
+  const std::uint64_t bad = env.sig("bad_sem_o").get();
+  check(bad == 1, "bad_sem_o is {}, expected 1 (one semaphore for unit field {})", bad, t.prm.units() + 1);
+  for (unsigned u = 0; u < t.prm.units(); ++u)
+    check(t.sem(u, 0) == 0, "unit {}'s semaphore 0 is {}, expected 0", u, t.sem(u, 0));
+  info("a copy of {} bytes and a semaphore for unit field {}: dropped and counted, {} cycles", n, t.prm.units() + 1,
+       cycles);
+}
+
 /// A descriptor naming a chip the system does not have is refused at decode (ErrChip), the unit
 /// stops, and nothing is written.
 TRN_TEST(a_descriptor_for_a_missing_chip_is_refused, .timeout_ns = 1e10) {
