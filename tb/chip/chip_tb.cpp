@@ -274,27 +274,36 @@ TRN_TEST(collective_core_moves_data_between_the_cores, .timeout_ns = 1e11) {
   info("two transfers of {} bytes and their copies: {} cycles", n, cycles);
 }
 
+/// The collective core's copy of fresh data from HBM 0x800 to `dst` (an address with its chip
+/// field, landing at `lands`), its descriptor's semaphore fields `sem`: the run ends without an
+/// error and the copy is checked. Returns the cycles; the bytes copied are copy_bytes(t).
+unsigned copy_bytes(const ChipBench& t) { return 2 * t.prm.core.core.beat_bytes + 4; }
+Task<std::uint64_t> cc_copy(Env& env, ChipBench& t, std::uint32_t dst, std::uint32_t lands, const std::string& sem,
+                            const char* file) {
+  auto r = env.rng("data");
+  const unsigned cc = t.prm.cores;
+  const std::uint32_t n = copy_bytes(t), X = 0x0800;
+  const auto x = fill(t, r, X, n);
+  const std::string pc =
+      fmt::format(".stream sync\n    dma_start queue=0 src=hbm:{} dst=hbm:{:#x} len={} {}\n    end\n", X, dst, n, sem);
+  co_await t.begin(true);
+  co_await t.load(cc, assemble(env, pc, file));
+  const std::uint64_t cycles = co_await t.run(1ull << cc, 20000);
+  check(t.error_of(cc).empty(), "{}", t.error_of(cc));
+  expect_bytes(t, "the copy", lands, x);
+  co_return cycles;
+}
+
 /// A chip may name itself in an address by its own id + 1 as well as by 0 (docs/chip.md): the
 /// collective core's copy and semaphore so addressed (the chip field 1 of chip 0, the last chip of
 /// a system of one) stay on the chip, written through the fabric as local ones are.
 TRN_TEST(a_unit_names_its_own_chip_by_its_id, .timeout_ns = 1e10) {
   ChipBench t(env);
-  auto r = env.rng("data");
-  const auto& c = t.prm.core.core;
-  const unsigned cc = t.prm.cores;
-  const std::uint32_t n = 2 * c.beat_bytes + 4, X = 0x0800, Y = 0x4000;
-  const auto x = fill(t, r, X, n);
-  const std::string pc = fmt::format(
-      ".stream sync\n    dma_start queue=0 src=hbm:{} dst=hbm:{:#x} len={} dsem=0+=1 dsem.unit=1 dsem.chip=1\n"
-      "    end\n",
-      X, (1u << dma::kChipLsb) | Y, n);
-  co_await t.begin(true);
-  co_await t.load(cc, assemble(env, pc, "self.s"));
-  const std::uint64_t cycles = co_await t.run(1ull << cc, 20000);
-  check(t.error_of(cc).empty(), "{}", t.error_of(cc));
-  expect_bytes(t, "the copy to chip field 1", Y, x);
+  const std::uint32_t Y = 0x4000;
+  const std::uint64_t cycles =
+      co_await cc_copy(env, t, (1u << dma::kChipLsb) | Y, Y, "dsem=0+=1 dsem.unit=1 dsem.chip=1", "self.s");
   check(t.sem(0, 0) == 1, "core 0's semaphore 0 is {}, expected 1", t.sem(0, 0));
-  info("a copy of {} bytes and its semaphore addressed by the chip's own id: {} cycles", n, cycles);
+  info("a copy of {} bytes and its semaphore addressed by the chip's own id: {} cycles", copy_bytes(t), cycles);
 }
 
 /// A semaphore addressed to a unit the chip does not have (a unit field past its units: the DMA's
@@ -302,24 +311,15 @@ TRN_TEST(a_unit_names_its_own_chip_by_its_id, .timeout_ns = 1e10) {
 /// before it lands, and no unit's semaphore moves.
 TRN_TEST(a_semaphore_for_a_missing_unit_is_dropped_and_counted, .timeout_ns = 1e10) {
   ChipBench t(env);
-  auto r = env.rng("data");
-  const auto& c = t.prm.core.core;
-  const unsigned cc = t.prm.cores;
-  const std::uint32_t n = 2 * c.beat_bytes + 4, X = 0x0800, Y = 0x4000;
-  const auto x = fill(t, r, X, n);
-  const std::string pc = fmt::format(
-      ".stream sync\n    dma_start queue=0 src=hbm:{} dst=hbm:{:#x} len={} dsem=0+=1 dsem.unit={}\n    end\n", X, Y, n,
-      t.prm.units() + 1);
-  co_await t.begin(true);
-  co_await t.load(cc, assemble(env, pc, "no_unit.s"));
-  const std::uint64_t cycles = co_await t.run(1ull << cc, 20000);
-  check(t.error_of(cc).empty(), "{}", t.error_of(cc));
-  expect_bytes(t, "the copy", Y, x);
+  const std::uint32_t Y = 0x4000;
+  const unsigned field = t.prm.units() + 1;
+  const std::uint64_t cycles =
+      co_await cc_copy(env, t, Y, Y, fmt::format("dsem=0+=1 dsem.unit={}", field), "no_unit.s");
   const std::uint64_t bad = env.sig("bad_sem_o").get();
-  check(bad == 1, "bad_sem_o is {}, expected 1 (one semaphore for unit field {})", bad, t.prm.units() + 1);
+  check(bad == 1, "bad_sem_o is {}, expected 1 (one semaphore for unit field {})", bad, field);
   for (unsigned u = 0; u < t.prm.units(); ++u)
     check(t.sem(u, 0) == 0, "unit {}'s semaphore 0 is {}, expected 0", u, t.sem(u, 0));
-  info("a copy of {} bytes and a semaphore for unit field {}: dropped and counted, {} cycles", n, t.prm.units() + 1,
+  info("a copy of {} bytes and a semaphore for unit field {}: dropped and counted, {} cycles", copy_bytes(t), field,
        cycles);
 }
 
