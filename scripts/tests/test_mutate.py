@@ -9,6 +9,9 @@
    mutants that stand for a lost, duplicated or reordered item are killed, each by a named check;
    rr_arbiter's `cand = '0` default (overwritten before every read) survives, so a mutant the
    tests cannot see is reported, not counted killed; an unknown unit is a one-line error, exit 2.
+3. The runner's word on how a bench ended, which the tool reads to tell a bench killed from outside
+   (no verdict on its mutant) from one that failed: a bench that kills itself with SIGTERM, exits 3
+   or exits 0 with no results.
 
 Exit 77 (skipped) when pyslang is missing; part 2 is skipped when the benches are not built.
 """
@@ -197,7 +200,26 @@ def end_to_end() -> bool:
     return True
 
 
+def bench_endings() -> None:
+    from trnlib.runner import Run, killed_by, run_one
+    d = Path(tempfile.mkdtemp(prefix="test_mutate_end."))
+    cases = [("kill -TERM $$", "error", "SIGTERM"), ("exit 3", "error", ""), ("exit 0", "error", ""),
+             ("kill -KILL $$", "error", "SIGKILL")]
+    for i, (body, want_status, want_sig) in enumerate(cases):
+        exe = d / f"bench{i}.sh"
+        exe.write_text(f"#!/bin/sh\n{body}\n")
+        exe.chmod(0o755)
+        st, _wall, _sim, msg = run_one(Run(f"t{i}", "b", "t", "tiny", 1, 20, {}, [], dir=str(d / str(i))), exe)
+        if st != want_status or killed_by(msg) != want_sig:
+            fail(f"a bench that runs `{body}`: {st}, killed_by {killed_by(msg)!r} "
+                 f"(want {want_status}, {want_sig!r}): {msg.splitlines()[:1]}")
+    import shutil
+    shutil.rmtree(d, ignore_errors=True)
+    print("test_mutate: a bench killed by SIGTERM or SIGKILL is told from one that exits 3 or leaves no results")
+
+
 def main() -> int:
+    bench_endings()
     try:
         from pyslang import syntax
     except ImportError:

@@ -85,12 +85,37 @@ def run_one(r: Run, exe: Path, waves: bool = False, subdir: str = "") -> Result:
             return "error", time.monotonic() - t0, 0.0, f"error: cannot run {exe}: {e.strerror}"
     wall = time.monotonic() - t0
     status, sim, msg = parse_results(d / "results.xml")
-    if rc != 0 and status == "pass":
+    ended = exit_text(rc)
+    if rc < 0:
+        # died of a signal (an interrupt, kill, the OOM killer, a crash): whatever results.xml says
+        status, msg = "error", f"error: {ended}" + last_lines(d / "log.txt")
+    elif rc != 0 and status == "pass":
         status = "fail"
-        msg = msg or f"error: exit status {rc}" + last_lines(d / "log.txt")
+        msg = msg or f"error: {ended}" + last_lines(d / "log.txt")
     if status == "missing":
-        status, msg = "error", f"error: exit status {rc} and no results.xml (crash?)" + last_lines(d / "log.txt")
+        status, msg = "error", f"error: {ended} and no results.xml (crash?)" + last_lines(d / "log.txt")
     return status, wall, sim, msg
+
+
+KILLED = "killed by "
+
+
+def exit_text(rc: int) -> str:
+    """How a bench ended, in words: `exit status 3`, `killed by SIGTERM`."""
+    if rc >= 0:
+        return f"exit status {rc}"
+    try:
+        return KILLED + signal.Signals(-rc).name
+    except ValueError:
+        return f"{KILLED}signal {-rc}"
+
+
+def killed_by(msg: str) -> str:
+    """The signal that ended a bench, from run_one's message ("" when it exited by itself)."""
+    first = msg.lstrip().split("\n", 1)[0]
+    if not first.startswith("error: " + KILLED):
+        return ""
+    return first[len("error: " + KILLED):].split(" ", 1)[0]
 
 
 def last_lines(p: Path, n: int = 8) -> str:

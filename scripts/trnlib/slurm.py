@@ -29,9 +29,9 @@ from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script inside a job
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from trnlib.runner import Result, Run, _live, run_one  # noqa: E402
+    from trnlib.runner import Result, Run, _live, killed_by, run_one  # noqa: E402
 else:
-    from .runner import OnDone, Result, Run, _live, run_one
+    from .runner import OnDone, Result, Run, _live, killed_by, run_one
 
 RESULT = "result.json"
 
@@ -336,7 +336,7 @@ def task_main(argv: list[str]) -> int:
         os._exit(128 + signum)
     signal.signal(signal.SIGTERM, ended)
     status, wall, sim, msg = run_one(r, Path(spec["exe"]), spec["waves"], spec["subdir"])
-    if status == "error" and msg.startswith("error: exit status -"):
+    if killed_by(msg):
         # The bench died of a signal. When the scheduler is ending this job (a dead node's
         # processes, a SIGKILL after the time limit), it ends this runner as well in the next
         # moments, and no result must be written; a bench killed by anything else (the OOM killer)
