@@ -49,7 +49,9 @@ def build_commands(build: Path, targets: list[str], jobs: int) -> list[list[str]
     for m in re.finditer(r"^((?:[^\s:#]*/)?CMakeFiles/([^\s:/]+)\.dir/all):", makefile2.read_text(), re.M):
         nodes.setdefault(m.group(2), m.group(1))
     if any(t not in nodes for t in targets):
-        return fallback
+        # a bench added since the tree was last generated (a pull, a new top): make knows no rule
+        # for it until CMake runs again, which its check of the build system does first
+        return [["make", "-s", "-C", str(build), "cmake_check_build_system"], *fallback]
     return [["make", "-s", "-C", str(build), "cmake_check_build_system"],
             ["make", "-C", str(build), "-f", "CMakeFiles/Makefile2", f"-j{jobs}", *[nodes[t] for t in targets]]]
 

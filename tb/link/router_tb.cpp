@@ -70,13 +70,34 @@ struct RouterCover {
   /// Two or more heads reach empty input VCs in one cycle (so they ask for VC allocation at once):
   /// routed to other output ports, to one port but disjoint output VCs, or wanting one output VC.
   CoverPoint& va_conflict;
-  CoverPoint& in_vc_fill;           ///< every input VC every cycle: its D slots held (the sender's credits out)
-  CoverPoint& in_vc_full;           ///< input port x VC: all D slots held, the sender has no credit
-  CoverPoint& out_vc_credits;       ///< every output VC every cycle: the router's credits for it
-  CoverPoint& out_vc_exhausted;     ///< output port x VC: no credit, the router cannot send on it
+  CoverPoint& in_vc_fill;      ///< every input VC every cycle: its D slots held (the sender's credits out)
+  CoverPoint& in_vc_full;      ///< input port x VC: all D slots held, the sender has no credit
+  CoverPoint& out_vc_credits;  ///< every output VC every cycle: the router's credits for it
+  /// output port x VC: no credit, the router cannot send on it. On a torus the local port takes
+  /// only its class's first VC (rtl/link/router.sv: a flow keeps one FIFO up to the endpoint), so
+  /// its other VCs carry nothing and are no bins; exhausted_bin maps output VC o * V + v to its
+  /// bin (-1: none)
+  CoverPoint& out_vc_exhausted;
+  std::vector<int> exhausted_bin;
   CoverPoint* dateline = nullptr;   ///< torus: a head leaving across a dateline (wrap link), by direction
   CoverPoint* hop_class = nullptr;  ///< torus: a head leaving on a link port, how its VC class was chosen
 };
+
+/// Whether output port o's VC v can carry a packet: on a torus the local port takes only its
+/// class's first VC (a class: two dateline VCs, and the last-hop VC with last_hop).
+bool carries(const Router::Params& p, unsigned o, unsigned v) {
+  return !(p.topo == Topo::TopoTorus && o == 0 && v % (p.last_hop ? 3 : 2) != 0);
+}
+
+/// RouterCover::out_vc_exhausted: port x VC over the VCs that can carry a packet.
+CoverPoint& out_vc_exhausted_point(const std::string& b, const Router::Params& p, const std::vector<std::string>& ports,
+                                   const std::vector<std::string>& vcs) {
+  std::vector<std::string> bins;
+  for (unsigned o = 0; o < p.p; ++o)
+    for (unsigned v = 0; v < p.v; ++v)
+      if (carries(p, o, v)) bins.push_back(ports[o] + "*" + vcs[v]);
+  return cover_point(b + ".out_vc.exhausted", std::move(bins));
+}
 
 RouterCover router_cover(const Router::Params& p) {
   const std::string b = TRN_BENCH_NAME;
@@ -86,9 +107,12 @@ RouterCover router_cover(const Router::Params& p) {
                 cover_point(b + ".in_vc.fill", {"empty", "between", "full"}),
                 cover_cross(b + ".in_vc.full", {ports, vcs}),
                 cover_point(b + ".out_vc.credits", {"empty", "between", "full"}),
-                cover_cross(b + ".out_vc.exhausted", {ports, vcs}),
+                out_vc_exhausted_point(b, p, ports, vcs),
+                {},
                 nullptr,
                 nullptr};
+  for (unsigned o = 0, n = 0; o < p.p; ++o)
+    for (unsigned v = 0; v < p.v; ++v) c.exhausted_bin.push_back(carries(p, o, v) ? int(n++) : -1);
   if (p.topo == Topo::TopoTorus) {
     const std::vector<std::string> names = port_names(p);
     c.dateline = &cover_point(b + ".dateline", std::vector<std::string>(names.begin() + 1, names.end()));
@@ -242,7 +266,9 @@ struct RouterBench {
     // sink holds (a credit the bench returns now counts: the router can spend it now).
     for (unsigned j = 0; j < prm.p * V; ++j) {
       cov.out_vc_credits.hit_index(level_bin(prm.d - sink_fill[j], prm.d));
-      if (sink_fill[j] == prm.d) cov.out_vc_exhausted.hit_index(j);
+      // (a flit on a VC that carries nothing fails vc_allowed's check where it leaves)
+      if (sink_fill[j] == prm.d && cov.exhausted_bin[j] >= 0)
+        cov.out_vc_exhausted.hit_index(unsigned(cov.exhausted_bin[j]));
     }
   }
 
