@@ -193,36 +193,51 @@ void TensorEngine::tick(const In& in) {
   }
   Out& o = tick_out_;
   eval(in, o);
-  const bool cmd_fire = in.cmd_valid_i && o.cmd_ready_o;
-  const bool st_fire = o.st_req_valid_o && in.st_req_ready_i;
-  const bool mv_fire = o.mv_req_valid_o && in.mv_req_ready_i;
-  const unsigned R = p_.rows, C = p_.cols, last = R - 1;
+  // The stages read the state before this edge where the RTL's registers do; each updates its
+  // own part, in an order where no stage reads what an earlier one has already changed.
+  psum_ports(in, o);
+  std::array<unsigned, 2> inflight = inflight_q_;
+  retire_column(inflight);
+  step_array();
+  enter_column(in);
+  load_stationary(in, o);
+  issue_moving(in, o, inflight);
+  inflight_q_ = inflight;
+  dispatch(in, o);
+}
 
-  // PSUM read port (the value before this edge's writes)
+void TensorEngine::psum_ports(const In& in, const Out& o) {
+  // the read port (the value before this edge's writes)
+  const unsigned C = p_.cols;
   pr_data_q_ = Bits(32 * C);
   if (in.pr_valid_i && in.pr_i.bank < p_.banks && in.pr_i.off < p_.depth)
     for (unsigned c = 0; c < C; ++c) pr_data_q_.set_slice(32 * c, 32, psum_.read(in.pr_i.bank, c, in.pr_i.off));
+  // each partition's write port: the array's write, else the engines' write when accepted
   const bool pe_in = in.pe_i.bank < p_.banks && in.pe_i.off < p_.depth;
-
-  // Bottom of the array: PSUM writes, the column leaving, the MultiplyMoving finishing.
   for (unsigned c = 0; c < C; ++c)
     if (o.pw_valid_o.bit(c))
       psum_.write(static_cast<unsigned>(bmeta_q_[c].bank), c, static_cast<unsigned>(bmeta_q_[c].off),
                   static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
     else if (in.pe_valid_i && o.pe_ready_o && pe_in && in.pe_mask_i.bit(c))
       psum_.write(in.pe_i.bank, c, in.pe_i.off, static_cast<std::uint32_t>(in.pe_data_i.slice(32 * c, 32)));
+}
+
+void TensorEngine::retire_column(std::array<unsigned, 2>& inflight) {
+  // the bottom row's last column: the MultiplyMoving finishing, the column releasing its bank
+  const unsigned last = p_.rows - 1, C = p_.cols;
   mm_done_q_ = ps_valid_q_[idx(last, C - 1)] && bmeta_q_[C - 1].last;
   mm_done_tag_q_ = mm_done_q_ ? bmeta_q_[C - 1].tag : 0;
-  std::array<unsigned, 2> inflight = inflight_q_;
   if (ps_valid_q_[idx(last, C - 1)]) --inflight[bmeta_q_[C - 1].wsel];
+}
 
-  // The array: partial sums down, moving values right (weights of this cycle).
-  // Two sums flow down: P, the current block's partial sum, and T, the sum of the finished blocks,
-  // each scaled by its weight and moving E8M0 scales (1.0 for non-MX operands) at the block's
-  // last row: T += (P * Sw) * Sx, then P restarts at -0.
+void TensorEngine::step_array() {
+  // Partial sums down, with the weights of this cycle. Two sums flow down: P, the current block's
+  // partial sum, and T, the sum of the finished blocks, each scaled by its weight and moving E8M0
+  // scales (1.0 for non-MX operands) at the block's last row: T += (P * Sw) * Sx, then P
+  // restarts at -0.
+  const unsigned R = p_.rows, C = p_.cols, last = R - 1, bs = block_rows();
   std::vector<std::uint32_t> ps(ps_q_.size()), ts(ts_q_.size());
   std::vector<bool> psv(ps_q_.size());
-  const unsigned bs = block_rows();
   for (unsigned r = 0; r < R; ++r)
     for (unsigned c = 0; c < C; ++c) {
       const Token& x = x_q_[idx(r, c)];
@@ -251,11 +266,14 @@ void TensorEngine::tick(const In& in) {
   ps_q_ = std::move(ps);
   ts_q_ = std::move(ts);
   ps_valid_q_ = std::move(psv);
+}
 
-  // A moving column enters: row r through an r-stage delay (the skew).
+void TensorEngine::enter_column(const In& in) {
+  // A moving column enters (a read response, or a transpose's generated column): row r through
+  // an r-stage delay (the skew); the values in the array move one column right.
+  const unsigned R = p_.rows, C = p_.cols, last = R - 1, bs = block_rows();
   std::vector<Token> col(R);
-  const bool tr_col = mm_q_.busy && mm_q_.tr;  // a transpose generates one column per cycle
-  if (tr_col) {
+  if (mm_q_.busy && mm_q_.tr) {  // a transpose generates one column per cycle
     for (unsigned r = 0; r < R; ++r) {
       col[r].valid = true;
       col[r].wsel = mm_q_.wsel;
@@ -266,7 +284,6 @@ void TensorEngine::tick(const In& in) {
   } else if (in.mv_rsp_valid_i && !pend_q_.empty()) {
     const Pending p = pend_q_.front();
     pend_q_.pop_front();
-    const unsigned bs = block_rows();
     if (p.sc) {
       // MX: the column's block scales, one byte in each block's first partition; its elements next
       for (unsigned b = 0; b < R / bs; ++b)
@@ -293,8 +310,11 @@ void TensorEngine::tick(const In& in) {
       d[0] = col[r];
     }
   }
+}
 
-  // Stationary loader.
+void TensorEngine::load_stationary(const In& in, const Out& o) {
+  const unsigned R = p_.rows, C = p_.cols, bs = block_rows();
+  const bool st_fire = o.st_req_valid_o && in.st_req_ready_i;
   ls_done_q_ = false;
   ls_done_tag_q_ = 0;
   if (st_fire && ls_q_.iph) {  // MX: a column's scale read, its element read next
@@ -307,7 +327,6 @@ void TensorEngine::tick(const In& in) {
   }
   const bool ls_rsp = in.st_rsp_valid_i && ls_q_.busy && ls_q_.rsp_idx < ls_q_.m;
   if (ls_rsp && ls_q_.rph) {  // MX: the column's block scales, one byte in each block's first partition
-    const unsigned bs = block_rows();
     for (unsigned blk = 0; blk < R / bs; ++blk)
       ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * bs, 8));
     ls_q_.rph = false;
@@ -319,7 +338,7 @@ void TensorEngine::tick(const In& in) {
       w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] = b.raw ? code : pe_operand(code, b.fmt, b.bias);
     }
     if (!b.mx)
-      for (unsigned blk = 0; blk < R / block_rows(); ++blk) ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = 127;
+      for (unsigned blk = 0; blk < R / bs; ++blk) ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = 127;
     if (++ls_q_.rsp_idx == ls_q_.m) {
       ls_q_.busy = false;
       cur_bank_q_ = ls_q_.bank;
@@ -328,79 +347,75 @@ void TensorEngine::tick(const In& in) {
       ls_done_tag_q_ = ls_q_.tag;
     }
   }
+}
 
-  // Moving-read issuer (or the transpose's column generator).
-  if (tr_col) {
+void TensorEngine::issue_moving(const In& in, const Out& o, std::array<unsigned, 2>& inflight) {
+  const bool mv_fire = o.mv_req_valid_o && in.mv_req_ready_i;
+  const auto next_column = [&] {  // a column issued (read, or generated by a transpose)
     ++inflight[mm_q_.wsel];
     mm_q_.off = (mm_q_.off + 1) & ((std::uint64_t{1} << off_w_) - 1);
     if (--mm_q_.left == 0) mm_q_.busy = false;
-  }
-  if (mv_fire) {
-    Pending p{mm_q_.iph, mm_q_.wsel,
-              mm_q_.fmt, mm_q_.bias,
-              mm_q_.mx,  Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}};
-    pend_q_.push_back(p);
-  }
+  };
+  if (mm_q_.busy && mm_q_.tr) next_column();
+  if (mv_fire)
+    pend_q_.push_back(Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx,
+                              Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}});
   if (mv_fire && mm_q_.iph) {  // MX: a column's scale read, its element read next
     ++mm_q_.sc;
     mm_q_.iph = false;
   } else if (mv_fire) {
-    ++inflight[mm_q_.wsel];
     ++mm_q_.idx;
     mm_q_.iph = mm_q_.mx;
-    mm_q_.off = (mm_q_.off + 1) & ((std::uint64_t{1} << off_w_) - 1);
-    if (--mm_q_.left == 0) mm_q_.busy = false;
+    next_column();
   }
-  inflight_q_ = inflight;
+}
 
-  // Dispatch.
+void TensorEngine::dispatch(const In& in, const Out& o) {
   err_q_ = false;
   err_tag_q_ = err_code_q_ = 0;
-  if (cmd_fire) {
-    const Err e = check_cmd(in);
-    if (e != Err::none) {
-      err_q_ = true;
-      err_tag_q_ = in.cmd_i.tag;
-      err_code_q_ = static_cast<unsigned>(e);
-    } else if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
-      const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
-      ls_q_ = Ls{};
-      ls_q_.busy = true;
-      ls_q_.idx = mem::base_index(in.cmd_i.addr, es);
-      ls_q_.sc = in.cmd_i.sc_addr;
-      ls_q_.iph = ls_q_.rph = in.cmd_i.mx;
-      ls_q_.es = es;
-      ls_q_.req_left = ls_q_.m = in.cmd_i.m;
-      ls_q_.tag = in.cmd_i.tag;
-      ls_q_.bank = next_ls_bank_q_;
-      bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_i.k),
-                                          static_cast<unsigned>(in.cmd_i.m),
-                                          static_cast<unsigned>(in.cmd_i.fmt),
-                                          op_bias(in),
-                                          false,
-                                          in.cmd_i.tr,
-                                          in.cmd_i.mx};
-      next_ls_bank_q_ ^= 1;
-    } else {
-      const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
-      mm_q_ = Mm{};
-      mm_q_.busy = true;
-      mm_q_.idx = mem::base_index(in.cmd_i.addr, es);
-      mm_q_.sc = in.cmd_i.sc_addr;
-      mm_q_.iph = in.cmd_i.mx && !in.cmd_i.tr;
-      mm_q_.es = es;
-      mm_q_.left = mm_q_.n = in.cmd_i.n;
-      mm_q_.off = in.cmd_i.off;
-      mm_q_.bank = in.cmd_i.bank;
-      mm_q_.tag = in.cmd_i.tag;
-      mm_q_.m = bank_q_[cur_bank_q_].m;
-      mm_q_.wsel = cur_bank_q_;
-      mm_q_.fmt = static_cast<unsigned>(in.cmd_i.fmt);
-      mm_q_.bias = op_bias(in);
-      mm_q_.acc = in.cmd_i.acc && !in.cmd_i.tr;
-      mm_q_.tr = in.cmd_i.tr;
-      mm_q_.mx = in.cmd_i.mx;
-    }
+  if (!(in.cmd_valid_i && o.cmd_ready_o)) return;
+  const Err e = check_cmd(in);
+  const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
+  if (e != Err::none) {
+    err_q_ = true;
+    err_tag_q_ = in.cmd_i.tag;
+    err_code_q_ = static_cast<unsigned>(e);
+  } else if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
+    ls_q_ = Ls{};
+    ls_q_.busy = true;
+    ls_q_.idx = mem::base_index(in.cmd_i.addr, es);
+    ls_q_.sc = in.cmd_i.sc_addr;
+    ls_q_.iph = ls_q_.rph = in.cmd_i.mx;
+    ls_q_.es = es;
+    ls_q_.req_left = ls_q_.m = in.cmd_i.m;
+    ls_q_.tag = in.cmd_i.tag;
+    ls_q_.bank = next_ls_bank_q_;
+    bank_q_[next_ls_bank_q_] = BankInfo{static_cast<unsigned>(in.cmd_i.k),
+                                        static_cast<unsigned>(in.cmd_i.m),
+                                        static_cast<unsigned>(in.cmd_i.fmt),
+                                        op_bias(in),
+                                        false,
+                                        in.cmd_i.tr,
+                                        in.cmd_i.mx};
+    next_ls_bank_q_ ^= 1;
+  } else {
+    mm_q_ = Mm{};
+    mm_q_.busy = true;
+    mm_q_.idx = mem::base_index(in.cmd_i.addr, es);
+    mm_q_.sc = in.cmd_i.sc_addr;
+    mm_q_.iph = in.cmd_i.mx && !in.cmd_i.tr;
+    mm_q_.es = es;
+    mm_q_.left = mm_q_.n = in.cmd_i.n;
+    mm_q_.off = in.cmd_i.off;
+    mm_q_.bank = in.cmd_i.bank;
+    mm_q_.tag = in.cmd_i.tag;
+    mm_q_.m = bank_q_[cur_bank_q_].m;
+    mm_q_.wsel = cur_bank_q_;
+    mm_q_.fmt = static_cast<unsigned>(in.cmd_i.fmt);
+    mm_q_.bias = op_bias(in);
+    mm_q_.acc = in.cmd_i.acc && !in.cmd_i.tr;
+    mm_q_.tr = in.cmd_i.tr;
+    mm_q_.mx = in.cmd_i.mx;
   }
 }
 

@@ -169,6 +169,14 @@ class TensorEngine {
   };
 
   bool cmd_ready(const In& in) const;
+  // tick's stages, in order (each at the clock edge, from this cycle's outputs `o`):
+  void psum_ports(const In& in, const Out& o);            ///< PSUM: the read port, then this cycle's writes
+  void retire_column(std::array<unsigned, 2>& inflight);  ///< bottom: done, the column's bank released
+  void step_array();                                      ///< the PEs: partial sums one row down
+  void enter_column(const In& in);                   ///< a moving column enters through the skew; values move right
+  void load_stationary(const In& in, const Out& o);  ///< the stationary loader's reads and responses
+  void issue_moving(const In& in, const Out& o, std::array<unsigned, 2>& inflight);  ///< moving reads
+  void dispatch(const In& in, const Out& o);  ///< a command accepted: refused, or started
   /// A read request: a column's scale byte (MX) or its element index of size es.
   static e_req_t read_req(bool scale, std::uint64_t idx, unsigned es);
   static unsigned op_bias(const In& in);

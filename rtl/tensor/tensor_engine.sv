@@ -123,57 +123,69 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     meta_t      meta;
   } pend_t;
 
-  // ---- state
+  typedef struct packed {  // the stationary loader
+    logic          busy;
+    logic [23:0]   idx;       // element index of the next column's read
+    logic [23:0]   sc;        // MX: the next column's scale byte
+    logic          iph;       // MX: the next read is a scale read
+    logic          rph;       // MX: the next response is a scale response
+    logic [1:0]    es;        // element size (sbuf_pkg::esize_e)
+    logic [MW-1:0] req_left;  // reads still to issue
+    logic [MW-1:0] rsp_idx;   // the column the next response fills
+    logic [MW-1:0] m;
+    logic [3:0]    tag;
+    logic          bank;      // the weight bank it fills
+  } ls_t;
+
+  typedef struct packed {  // the moving-read issuer (or a transpose's column generator)
+    logic          busy;
+    logic          wsel;      // the weight bank it multiplies with
+    logic          acc;
+    logic          tr;
+    logic          mx;
+    logic          iph;       // MX: the next read is a scale read
+    logic [NW-1:0] n;
+    logic [NW-1:0] left;      // columns still to issue
+    logic [23:0]   idx;       // element index of the next column's read
+    logic [23:0]   sc;        // MX: the next column's scale byte
+    logic [1:0]    es;
+    logic [OW-1:0] off;       // the PSUM element of the next column
+    logic [3:0]    bank;
+    logic [3:0]    tag;
+    logic [3:0]    fmt;
+    logic [5:0]    bias;
+    logic [MW-1:0] m;
+  } mm_t;
+
+  // ---- state: every register is written once, in the register block, from its _d
   // The array state is an unpacked array of packed rows: a whole-array register update then costs
   // one delayed-assignment temporary per row in the simulator (per element when fully unpacked:
   // 63 MB of C++ at 128 x 128), and each row stays under the 64k-bit limit for packed vectors.
   // The R x C arrays are left out of FST waves (their trace code is 30 times the design's at
   // 128 x 128); the ports, the controller and the PSUM writes (pw_*) are traced.
   /* verilator tracing_off */
-  logic [Cols-1:0][31:0] w_q [2][Rows];  // weights, decoded to FP32 as they load
-  logic [Cols-1:0][7:0]  ws_q [2][NB];   // weight E8M0 scale per block and column
+  logic [Cols-1:0][31:0] w_q [2][Rows], w_d [2][Rows];   // weights, decoded to FP32 as they load
+  logic [Cols-1:0][7:0]  ws_q [2][NB], ws_d [2][NB];     // weight E8M0 scale per block and column
   /* verilator tracing_on */
-  bank_t       bank_q [2];
-  logic        cur_bank_q, next_ls_bank_q;
-  logic [15:0] inflight_q [2];
-  // stationary loader
-  logic          ls_busy_q;
-  logic [23:0]   ls_idx_q;      // element index of the next column's read
-  logic [23:0]   ls_sc_q;       // MX: the next column's scale byte
-  logic          ls_iph_q;      // MX: the next read is a scale read
-  logic          ls_rph_q;      // MX: the next response is a scale response
-  logic [1:0]    ls_es_q;
-  logic [MW-1:0] ls_req_left_q, ls_rsp_idx_q, ls_m_q;
-  logic [3:0]    ls_tag_q;
-  logic          ls_bank_q;
-  // moving-read issuer
-  logic          mm_busy_q, mm_wsel_q, mm_acc_q, mm_tr_q, mm_mx_q;
-  logic [NW-1:0] mm_n_q;
-  logic [23:0]   mm_idx_q;
-  logic [23:0]   mm_sc_q;
-  logic          mm_iph_q;      // MX: the next read is a scale read
-  logic [1:0]    mm_es_q;
-  logic [NB-1:0][7:0] mx_sx_q;  // MX: the block scales of the moving column next in
-  logic [NW-1:0] mm_left_q;
-  logic [OW-1:0] mm_off_q;
-  logic [3:0]    mm_bank_q, mm_tag_q, mm_fmt_q;
-  logic [5:0]    mm_bias_q;
-  logic [MW-1:0] mm_m_q;
+  bank_t       bank_q [2], bank_d [2];
+  logic        cur_bank_q, cur_bank_d;          // the bank the next MultiplyMoving uses
+  logic        next_ls_bank_q, next_ls_bank_d;  // the bank the next LoadStationary fills
+  logic [15:0] inflight_q [2], inflight_d [2];  // per bank: columns issued and not yet out
+  ls_t         ls_q, ls_d;
+  mm_t         mm_q, mm_d;
+  logic [NB-1:0][7:0] mx_sx_q, mx_sx_d;         // MX: the block scales of the moving column next in
+  te_cpl_t     cpl_q, cpl_d;
   // array
   /* verilator tracing_off */
-  tok_t  [Rows-1:0] sk_q [Rows];   // row r uses stages 0..r-1
-  meta_t [Rows-1:0]           skm_q;  // the last row's meta, stages 0..Rows-2
-  tok_t  [Cols-1:0] x_q [Rows];
-  meta_t [Cols-1:0]           xm_q;   // meta of the last row's tokens
-  logic  [Cols-1:0][31:0] ps_q [Rows];  // the block's partial sum
-  logic  [Cols-1:0][31:0] ts_q [Rows];  // the sum of the scaled blocks above
-  logic  [Cols-1:0] psv_q [Rows];
-  meta_t [Cols-1:0]           bmeta_q;
+  tok_t  [Rows-1:0]       sk_q [Rows], sk_d [Rows];  // row r uses stages 0..r-1
+  meta_t [Rows-1:0]       skm_q, skm_d;              // the last row's meta, stages 0..Rows-2
+  tok_t  [Cols-1:0]       x_q [Rows], x_d [Rows];
+  meta_t [Cols-1:0]       xm_q, xm_d;                // meta of the last row's tokens
+  logic  [Cols-1:0][31:0] ps_q [Rows], ps_d [Rows];  // the block's partial sum
+  logic  [Cols-1:0][31:0] ts_q [Rows], ts_d [Rows];  // the sum of the scaled blocks above
+  logic  [Cols-1:0]       psv_q [Rows], psv_d [Rows];
+  meta_t [Cols-1:0]       bmeta_q, bmeta_d;
   /* verilator tracing_on */
-  // outputs
-  logic       ls_done_q, mm_done_q, err_q;
-  logic [3:0] ls_done_tag_q, mm_done_tag_q, err_tag_q;
-  te_err_e    err_code_q;
 
   // ---- command check and dispatch
   te_err_e    cmd_err;
@@ -191,7 +203,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       else if (32'(cmd_i.bank) >= Banks || 32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
                (!cmd_i.tr && (!elems_fit(cmd_i.addr, fmt_esize(cmd_i.fmt), 40'(cmd_i.n), SbufBytes) ||
                               (cmd_i.mx && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.n), SbufBytes))))) cmd_err = TeErrRange;
-      else if (!ls_busy_q) begin  // the weights' checks wait for the load
+      else if (!ls_q.busy) begin  // the weights' checks wait for the load
         if (!bank_q[cur_bank_q].loaded) cmd_err = TeErrNoWeights;
         else if (bank_q[cur_bank_q].raw != cmd_i.tr) cmd_err = TeErrKind;
         else if (cmd_i.tr && 32'(cmd_i.n) > 32'(bank_q[cur_bank_q].k)) cmd_err = TeErrShape;
@@ -206,9 +218,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     if (cmd_valid_i) begin
       if (cmd_err != TeErrNone) cmd_ready_o = 1'b1;
       // a LoadStationary's bank: no column in flight and none still to be issued from it
-      else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_busy_q && inflight_q[next_ls_bank_q] == '0 &&
-                                        !(mm_busy_q && mm_wsel_q == next_ls_bank_q);
-      else cmd_ready_o = !ls_busy_q && !mm_busy_q && (!cmd_i.tr || !pend_valid);
+      else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_q.busy && inflight_q[next_ls_bank_q] == '0 &&
+                                        !(mm_q.busy && mm_q.wsel == next_ls_bank_q);
+      else cmd_ready_o = !ls_q.busy && !mm_q.busy && (!cmd_i.tr || !pend_valid);
     end
   end
   wire cmd_fire = cmd_valid_i && cmd_ready_o;
@@ -225,31 +237,31 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic [$clog2(MaxOut+1)-1:0] pend_usage;
   pend_t pend_in, pend_head;
   logic st_yield;
-  assign mv_req_valid_o = mm_busy_q && !mm_tr_q && mm_left_q != '0 && 32'(pend_usage) < MaxOut;
-  assign mv_req_o = mm_iph_q ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: mm_sc_q}
-                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(mm_es_q), idx: mm_idx_q};
-  assign st_req_o = ls_iph_q ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_sc_q}
-                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_es_q), idx: ls_idx_q};
+  assign mv_req_valid_o = mm_q.busy && !mm_q.tr && mm_q.left != '0 && 32'(pend_usage) < MaxOut;
+  assign mv_req_o = mm_q.iph ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: mm_q.sc}
+                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(mm_q.es), idx: mm_q.idx};
+  assign st_req_o = ls_q.iph ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_q.sc}
+                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_q.es), idx: ls_q.idx};
   assign st_yield = mv_req_valid_o &&
                     elem_bank(st_req_o.idx, st_req_o.esize, SbufLineBytes, SbufBanks) ==
                     elem_bank(mv_req_o.idx, mv_req_o.esize, SbufLineBytes, SbufBanks);
-  assign st_req_valid_o = ls_busy_q && ls_req_left_q != '0 && !st_yield;
+  assign st_req_valid_o = ls_q.busy && ls_q.req_left != '0 && !st_yield;
   wire st_fire = st_req_valid_o && st_req_ready_i;
   wire mv_fire = mv_req_valid_o && mv_req_ready_i;
-  wire mv_fire_col = mv_fire && !mm_iph_q;  // a column's element read (MX: after its scale read)
+  wire mv_fire_col = mv_fire && !mm_q.iph;  // a column's element read (MX: after its scale read)
   wire sx_in = mv_rsp_valid_i && pend_valid && pend_head.sc;
   wire col_in = mv_rsp_valid_i && pend_valid && !pend_head.sc;
-  wire tr_col = mm_busy_q && mm_tr_q;  // a transpose generates one column per cycle
+  wire tr_col = mm_q.busy && mm_q.tr;  // a transpose generates one column per cycle
 
   always_comb begin
     pend_in = '0;
-    pend_in.sc = mm_iph_q;
-    pend_in.wsel = mm_wsel_q;
-    pend_in.fmt = mm_fmt_q;
-    pend_in.bias = mm_bias_q;
-    pend_in.mx = mm_mx_q;
-    pend_in.meta = '{wsel: mm_wsel_q, bank: mm_bank_q, off: mm_off_q, m: mm_m_q, tag: mm_tag_q, acc: mm_acc_q,
-                     last: mm_left_q == NW'(1)};
+    pend_in.sc = mm_q.iph;
+    pend_in.wsel = mm_q.wsel;
+    pend_in.fmt = mm_q.fmt;
+    pend_in.bias = mm_q.bias;
+    pend_in.mx = mm_q.mx;
+    pend_in.meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: mm_q.acc,
+                     last: mm_q.left == NW'(1)};
   end
 
   stream_fifo #(.Width($bits(pend_t)), .Depth(MaxOut)) u_pend (
@@ -308,33 +320,21 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
       col[r] = '0;
-      if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_wsel_q, tr: 1'b1, code: 32'(NW'(mm_n_q - mm_left_q)), sx: 8'd0};
+      if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_q.wsel, tr: 1'b1, code: 32'(NW'(mm_q.n - mm_q.left)), sx: 8'd0};
       else if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, tr: 1'b0,
                                   code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias),
                                   sx: pend_head.mx ? mx_sx_q[r / BS] : 8'd127};
     end
     col_meta = '0;
-    if (tr_col) col_meta = '{wsel: mm_wsel_q, bank: mm_bank_q, off: mm_off_q, m: mm_m_q, tag: mm_tag_q, acc: 1'b0,
-                             last: mm_left_q == NW'(1)};
+    if (tr_col) col_meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: 1'b0,
+                             last: mm_q.left == NW'(1)};
     else if (col_in) col_meta = pend_head.meta;
   end
 
   // ---- array and weights: next state
-  /* verilator tracing_off */
-  tok_t  [Rows-1:0] sk_d [Rows];
-  meta_t [Rows-1:0]           skm_d;
-  tok_t  [Cols-1:0] x_d [Rows];
-  meta_t [Cols-1:0]           xm_d;
-  logic  [Cols-1:0][31:0] ps_d [Rows];
-  logic  [Cols-1:0][31:0] ts_d [Rows];
-  logic  [Cols-1:0][7:0]  ws_d [2][NB];
-  logic  [Cols-1:0] psv_d [Rows];
-  meta_t [Cols-1:0]           bmeta_d;
-  logic  [Cols-1:0][31:0] w_d [2][Rows];
-  /* verilator tracing_on */
-  wire ls_rsp = st_rsp_valid_i && ls_busy_q && ls_rsp_idx_q < ls_m_q;
-  wire ls_rsp_sc = ls_rsp && ls_rph_q;   // MX: the column's block scales
-  wire ls_rsp_col = ls_rsp && !ls_rph_q;  // the column's elements
+  wire ls_rsp = st_rsp_valid_i && ls_q.busy && ls_q.rsp_idx < ls_q.m;
+  wire ls_rsp_sc = ls_rsp && ls_q.rph;   // MX: the column's block scales
+  wire ls_rsp_col = ls_rsp && !ls_q.rph;  // the column's elements
 
   // The PEs read registers only: kept apart from the logic that reads the module's inputs, this
   // block is evaluated once per clock edge, not at every change of an input (in Verilator, a
@@ -385,14 +385,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     w_d = w_q;
     ws_d = ws_q;
     if (ls_rsp_sc)
-      for (int unsigned b = 0; b < NB; b++) ws_d[ls_bank_q][b][CW'(ls_rsp_idx_q)] = st_rsp_data_i[b * BS * 32 +: 8];
-    if (ls_rsp_col && !bank_q[ls_bank_q].mx)
-      for (int unsigned b = 0; b < NB; b++) ws_d[ls_bank_q][b][CW'(ls_rsp_idx_q)] = 8'd127;
+      for (int unsigned b = 0; b < NB; b++) ws_d[ls_q.bank][b][CW'(ls_q.rsp_idx)] = st_rsp_data_i[b * BS * 32 +: 8];
+    if (ls_rsp_col && !bank_q[ls_q.bank].mx)
+      for (int unsigned b = 0; b < NB; b++) ws_d[ls_q.bank][b][CW'(ls_q.rsp_idx)] = 8'd127;
     if (ls_rsp_col)
       for (int unsigned r = 0; r < Rows; r++)
-        w_d[ls_bank_q][r][CW'(ls_rsp_idx_q)] =
-            bank_q[ls_bank_q].raw ? st_rsp_data_i[r*32 +: 32]
-                                  : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_bank_q].fmt, bank_q[ls_bank_q].bias);
+        w_d[ls_q.bank][r][CW'(ls_q.rsp_idx)] =
+            bank_q[ls_q.bank].raw ? st_rsp_data_i[r*32 +: 32]
+                                  : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_q.bank].fmt, bank_q[ls_q.bank].bias);
   end
 
   // Reset values of the row arrays (Verilator 5.006 takes neither '{default: ...} for them nor
@@ -420,143 +420,129 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
   end
 
+  // ---- control: next state (the loader, the issuer, the weight banks' records, completions)
+  always_comb begin
+    ls_d = ls_q;
+    mm_d = mm_q;
+    bank_d = bank_q;
+    cur_bank_d = cur_bank_q;
+    next_ls_bank_d = next_ls_bank_q;
+    mx_sx_d = mx_sx_q;
+    cpl_d = '0;
+
+    // bottom of the array: the MultiplyMoving finishing, the column releasing its weight bank
+    cpl_d.mm_done = psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last;
+    cpl_d.mm_tag = cpl_d.mm_done ? bmeta_q[Cols-1].tag : 4'd0;
+    for (int unsigned b = 0; b < 2; b++)
+      inflight_d[b] = inflight_q[b] - 16'(psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].wsel == 1'(b))
+                                    + 16'((mv_fire_col || tr_col) && mm_q.wsel == 1'(b));
+
+    // stationary loader
+    if (st_fire && ls_q.iph) begin  // MX: a column's scale read, its element read next
+      ls_d.sc = ls_q.sc + 24'd1;
+      ls_d.iph = 1'b0;
+    end else if (st_fire) begin
+      ls_d.idx = ls_q.idx + 24'd1;
+      ls_d.req_left = ls_q.req_left - MW'(1);
+      ls_d.iph = bank_q[ls_q.bank].mx;
+    end
+    if (ls_rsp_sc) ls_d.rph = 1'b0;
+    if (ls_rsp_col) begin
+      ls_d.rph = bank_q[ls_q.bank].mx;
+      ls_d.rsp_idx = ls_q.rsp_idx + MW'(1);
+      if (ls_q.rsp_idx + MW'(1) == ls_q.m) begin
+        ls_d.busy = 1'b0;
+        cur_bank_d = ls_q.bank;
+        bank_d[ls_q.bank].loaded = 1'b1;
+        cpl_d.ls_done = 1'b1;
+        cpl_d.ls_tag = ls_q.tag;
+      end
+    end
+
+    // moving-read issuer (a transpose generates its columns instead)
+    if (tr_col || mv_fire_col) begin
+      mm_d.off = mm_q.off + OW'(1);
+      mm_d.left = mm_q.left - NW'(1);
+      if (mm_q.left == NW'(1)) mm_d.busy = 1'b0;
+    end
+    if (sx_in)
+      for (int unsigned b = 0; b < NB; b++) mx_sx_d[b] = mv_rsp_data_i[b * BS * 32 +: 8];
+    if (mv_fire && mm_q.iph) begin  // MX: a column's scale read, its element read next
+      mm_d.sc = mm_q.sc + 24'd1;
+      mm_d.iph = 1'b0;
+    end
+    if (mv_fire_col) begin
+      mm_d.idx = mm_q.idx + 24'd1;
+      mm_d.iph = mm_q.mx;
+    end
+
+    // dispatch
+    if (cmd_fire) begin
+      if (cmd_err != TeErrNone) begin
+        cpl_d.err = 1'b1;
+        cpl_d.err_tag = cmd_i.tag;
+        cpl_d.code = cmd_err;
+      end else if (cmd_i.op == TeLoadStationary) begin
+        ls_d = '{busy: 1'b1, idx: 24'(base_idx(cmd_i.addr, fmt_esize(cmd_i.fmt))), sc: cmd_i.sc_addr, iph: cmd_i.mx,
+                 rph: cmd_i.mx, es: fmt_esize(cmd_i.fmt), req_left: MW'(cmd_i.m), rsp_idx: '0, m: MW'(cmd_i.m),
+                 tag: cmd_i.tag, bank: next_ls_bank_q};
+        bank_d[next_ls_bank_q] = '{k: KW'(cmd_i.k), m: MW'(cmd_i.m), fmt: cmd_i.fmt, bias: op_bias, loaded: 1'b0,
+                                   raw: cmd_i.tr, mx: cmd_i.mx};
+        next_ls_bank_d = !next_ls_bank_q;
+      end else begin
+        mm_d = '{busy: 1'b1, wsel: cur_bank_q, acc: cmd_i.acc && !cmd_i.tr, tr: cmd_i.tr, mx: cmd_i.mx,
+                 iph: cmd_i.mx && !cmd_i.tr, n: NW'(cmd_i.n), left: NW'(cmd_i.n),
+                 idx: 24'(base_idx(cmd_i.addr, fmt_esize(cmd_i.fmt))), sc: cmd_i.sc_addr, es: fmt_esize(cmd_i.fmt),
+                 off: OW'(cmd_i.off), bank: cmd_i.bank, tag: cmd_i.tag, fmt: cmd_i.fmt, bias: op_bias,
+                 m: bank_q[cur_bank_q].m};
+      end
+    end
+  end
+
   // ---- registers
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       w_q <= w_0;
       ws_q <= ws_0;
-      ts_q <= ps_0;  // the same zero rows as ps_q
       sk_q <= sk_0;
       skm_q <= '0;
       x_q <= x_0;
       xm_q <= '0;
       ps_q <= ps_0;
+      ts_q <= ps_0;  // the same zero rows as ps_q
       psv_q <= psv_0;
       bmeta_q <= '0;
       bank_q[0] <= '0;
       bank_q[1] <= '0;
-      inflight_q[0] <= '0;
-      inflight_q[1] <= '0;
       cur_bank_q <= 1'b0;
       next_ls_bank_q <= 1'b0;
-      ls_busy_q <= 1'b0; ls_idx_q <= '0; ls_sc_q <= '0; ls_iph_q <= 1'b0; ls_rph_q <= 1'b0; ls_es_q <= '0;
-      ls_req_left_q <= '0; ls_rsp_idx_q <= '0; ls_m_q <= '0;
-      ls_tag_q <= '0; ls_bank_q <= 1'b0;
-      mm_busy_q <= 1'b0; mm_wsel_q <= 1'b0; mm_acc_q <= 1'b0; mm_tr_q <= 1'b0; mm_mx_q <= 1'b0; mm_n_q <= '0; mm_idx_q <= '0; mm_sc_q <= '0; mm_iph_q <= 1'b0; mm_es_q <= '0; mx_sx_q <= '0; mm_left_q <= '0;
-      mm_off_q <= '0; mm_bank_q <= '0; mm_tag_q <= '0; mm_fmt_q <= '0; mm_bias_q <= '0; mm_m_q <= '0;
-      ls_done_q <= 1'b0; mm_done_q <= 1'b0; err_q <= 1'b0;
-      ls_done_tag_q <= '0; mm_done_tag_q <= '0; err_tag_q <= '0; err_code_q <= TeErrNone;
+      inflight_q[0] <= '0;
+      inflight_q[1] <= '0;
+      ls_q <= '0;
+      mm_q <= '0;
+      mx_sx_q <= '0;
+      cpl_q <= '0;
     end else begin
       w_q <= w_d;
       ws_q <= ws_d;
-      ts_q <= ts_d;
       sk_q <= sk_d;
       skm_q <= skm_d;
       x_q <= x_d;
       xm_q <= xm_d;
       ps_q <= ps_d;
+      ts_q <= ts_d;
       psv_q <= psv_d;
       bmeta_q <= bmeta_d;
-
-      // bottom: the MultiplyMoving finishing, the column releasing its weight bank
-      mm_done_q <= psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last;
-      mm_done_tag_q <= (psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last) ? bmeta_q[Cols-1].tag : 4'd0;
-      inflight_q[0] <= inflight_q[0] - 16'(psv_q[Rows-1][Cols-1] && !bmeta_q[Cols-1].wsel)
-                                     + 16'((mv_fire_col || tr_col) && !mm_wsel_q);
-      inflight_q[1] <= inflight_q[1] - 16'(psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].wsel)
-                                     + 16'((mv_fire_col || tr_col) && mm_wsel_q);
-
-      // stationary loader
-      ls_done_q <= 1'b0;
-      ls_done_tag_q <= '0;
-      if (st_fire && ls_iph_q) begin  // MX: a column's scale read, its element read next
-        ls_sc_q <= ls_sc_q + 24'd1;
-        ls_iph_q <= 1'b0;
-      end else if (st_fire) begin
-        ls_idx_q <= ls_idx_q + 24'd1;
-        ls_req_left_q <= ls_req_left_q - MW'(1);
-        ls_iph_q <= bank_q[ls_bank_q].mx;
-      end
-      if (ls_rsp_sc) ls_rph_q <= 1'b0;
-      if (ls_rsp_col) begin
-        ls_rph_q <= bank_q[ls_bank_q].mx;
-        ls_rsp_idx_q <= ls_rsp_idx_q + MW'(1);
-        if (ls_rsp_idx_q + MW'(1) == ls_m_q) begin
-          ls_busy_q <= 1'b0;
-          cur_bank_q <= ls_bank_q;
-          bank_q[ls_bank_q].loaded <= 1'b1;
-          ls_done_q <= 1'b1;
-          ls_done_tag_q <= ls_tag_q;
-        end
-      end
-
-      // moving-read issuer
-      if (tr_col) begin
-        mm_off_q <= mm_off_q + OW'(1);
-        mm_left_q <= mm_left_q - NW'(1);
-        if (mm_left_q == NW'(1)) mm_busy_q <= 1'b0;
-      end
-      if (sx_in)
-        for (int unsigned b = 0; b < NB; b++) mx_sx_q[b] <= mv_rsp_data_i[b * BS * 32 +: 8];
-      if (mv_fire && mm_iph_q) begin  // MX: a column's scale read, its element read next
-        mm_sc_q <= mm_sc_q + 24'd1;
-        mm_iph_q <= 1'b0;
-      end
-      if (mv_fire_col) begin
-        mm_idx_q <= mm_idx_q + 24'd1;
-        mm_iph_q <= mm_mx_q;
-        mm_off_q <= mm_off_q + OW'(1);
-        mm_left_q <= mm_left_q - NW'(1);
-        if (mm_left_q == NW'(1)) mm_busy_q <= 1'b0;
-      end
-
-      // dispatch
-      err_q <= 1'b0;
-      err_tag_q <= '0;
-      err_code_q <= TeErrNone;
-      if (cmd_fire) begin
-        if (cmd_err != TeErrNone) begin
-          err_q <= 1'b1;
-          err_tag_q <= cmd_i.tag;
-          err_code_q <= cmd_err;
-        end else if (cmd_i.op == TeLoadStationary) begin
-          ls_busy_q <= 1'b1;
-          ls_idx_q <= 24'(base_idx(cmd_i.addr, fmt_esize(cmd_i.fmt)));
-          ls_sc_q <= cmd_i.sc_addr;
-          ls_iph_q <= cmd_i.mx;
-          ls_rph_q <= cmd_i.mx;
-          ls_es_q <= fmt_esize(cmd_i.fmt);
-          ls_req_left_q <= MW'(cmd_i.m);
-          ls_rsp_idx_q <= '0;
-          ls_m_q <= MW'(cmd_i.m);
-          ls_tag_q <= cmd_i.tag;
-          ls_bank_q <= next_ls_bank_q;
-          bank_q[next_ls_bank_q] <= '{k: KW'(cmd_i.k), m: MW'(cmd_i.m), fmt: cmd_i.fmt, bias: op_bias, loaded: 1'b0,
-                                      raw: cmd_i.tr, mx: cmd_i.mx};
-          next_ls_bank_q <= !next_ls_bank_q;
-        end else begin
-          mm_busy_q <= 1'b1;
-          mm_idx_q <= 24'(base_idx(cmd_i.addr, fmt_esize(cmd_i.fmt)));
-          mm_sc_q <= cmd_i.sc_addr;
-          mm_iph_q <= cmd_i.mx && !cmd_i.tr;
-          mm_es_q <= fmt_esize(cmd_i.fmt);
-          mm_left_q <= NW'(cmd_i.n);
-          mm_off_q <= OW'(cmd_i.off);
-          mm_bank_q <= cmd_i.bank;
-          mm_tag_q <= cmd_i.tag;
-          mm_m_q <= bank_q[cur_bank_q].m;
-          mm_wsel_q <= cur_bank_q;
-          mm_fmt_q <= cmd_i.fmt;
-          mm_bias_q <= op_bias;
-          mm_mx_q <= cmd_i.mx;
-          mm_acc_q <= cmd_i.acc && !cmd_i.tr;
-          mm_tr_q <= cmd_i.tr;
-          mm_n_q <= NW'(cmd_i.n);
-        end
-      end
+      bank_q <= bank_d;
+      cur_bank_q <= cur_bank_d;
+      next_ls_bank_q <= next_ls_bank_d;
+      inflight_q <= inflight_d;
+      ls_q <= ls_d;
+      mm_q <= mm_d;
+      mx_sx_q <= mx_sx_d;
+      cpl_q <= cpl_d;
     end
   end
 
-  assign cpl_o = '{ls_done: ls_done_q, ls_tag: ls_done_tag_q, mm_done: mm_done_q, mm_tag: mm_done_tag_q,
-                   err: err_q, err_tag: err_tag_q, code: err_code_q};
+  assign cpl_o = cpl_q;
 endmodule

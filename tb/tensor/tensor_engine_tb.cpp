@@ -86,6 +86,8 @@ struct TeBench {
   double p_ready = 1.0;
   bool mv_blocked = false;  ///< hold the moving read port's requests (a long SBUF stall)
   unsigned lat_min = 1, lat_max = 1;
+  /// the most moving reads the engine had outstanding (accepted, response not yet taken)
+  unsigned mv_outstanding_max = 0;
   unsigned done_count = 0, err_count = 0;
   std::vector<unsigned> err_codes;
 
@@ -190,6 +192,12 @@ struct TeBench {
     cover_commands();  // first: a command's reads start the cycle after it was accepted
     for (ReadServer* s : {&st, &mv}) {
       if ((s->req_valid.get() & 1) && (s->req_ready.get() & 1)) {
+        if (s == &mv) {  // at most max_outstanding moving reads in flight (docs/tensor.md)
+          const unsigned out = static_cast<unsigned>(s->q.size()) + (s->rsp_valid.get() & 1) + 1;
+          check(out <= prm.max_outstanding, "cycle {}: a moving read issued with {} already outstanding (limit {})",
+                now, out - 1, prm.max_outstanding);
+          mv_outstanding_max = std::max(mv_outstanding_max, out);
+        }
         s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1),
                           TensorEngine::e_req_t::unpack(s->req.bits()));
         operands[s == &mv ? 1 : 0].push_back(next_operand(s == &mv ? 1 : 0));
@@ -447,16 +455,12 @@ std::uint32_t random_code(Rng& r, unsigned fmt) {
 
 }  // namespace
 
-TRN_TEST(random_programs, .timeout_ns = 1e10) {
-  // Random LoadStationary / MultiplyMoving programs: every type (mixed stationary and moving types
-  // too), random K, M, N, banks, offsets, overwrite and accumulate, FP8 biases, SBUF latency and
-  // stalls; then PSUM against the reference. Commands are issued back to back in batches whose
-  // SBUF data sit at distinct addresses (so loads run behind multiplies); between batches the
-  // bench waits for completion and rewrites the SBUF.
-  TeBench t(env);
-  t.p_ready = 0.8;
-  t.lat_min = 1;
-  t.lat_max = 4;
+/// Random LoadStationary / MultiplyMoving programs: every type (mixed stationary and moving types
+/// too), random K, M, N, banks, offsets, overwrite and accumulate, FP8 biases, the SBUF's latency
+/// and stalls as `t` sets them; then PSUM against the reference. Commands are issued back to back
+/// in batches whose SBUF data sit at distinct addresses (so loads run behind multiplies); between
+/// batches the bench waits for completion and rewrites the SBUF.
+Task<> random_programs_on(Env& env, TeBench& t) {
   co_await t.start();
   auto r = env.rng("program");
   const auto& p = t.prm;
@@ -545,6 +549,26 @@ TRN_TEST(random_programs, .timeout_ns = 1e10) {
   info("{} commands, PSUM matches the reference", issued);
 }
 
+TRN_TEST(random_programs, .timeout_ns = 1e10) {
+  TeBench t(env);
+  t.p_ready = 0.8;
+  t.lat_min = 1;
+  t.lat_max = 4;
+  co_await random_programs_on(env, t);
+}
+
+TRN_TEST(outstanding_reads_at_the_limit, .timeout_ns = 1e10) {
+  // The SBUF answers every read after MaxOut + 4 cycles, so the moving stream runs into its limit
+  // of MaxOut reads in flight (the other tests answer within 4 cycles, below it): the engine
+  // must stop issuing there (the bench checks every issue) and still compute the same PSUM.
+  TeBench t(env);
+  t.lat_min = t.lat_max = t.prm.max_outstanding + 4;
+  co_await random_programs_on(env, t);
+  check(t.mv_outstanding_max == t.prm.max_outstanding, "at most {} moving reads were outstanding, want the limit {}",
+        t.mv_outstanding_max, t.prm.max_outstanding);
+  info("the moving reads in flight reached the limit of {}", t.prm.max_outstanding);
+}
+
 TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   // Each kind of illegal command is answered on err_* and leaves PSUM untouched.
   TeBench t(env);
@@ -616,7 +640,22 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   bad.push_back({m, 2});  // past the end of the bank
   co_await t.issue(m);
   m.off = 0;
+  m.addr = p.sbuf_bytes - 2;
+  bad.push_back({m, 2});  // two BF16 moving elements past the end of SBUF
+  co_await t.issue(m);
+  m.addr = 1;
   m.n = 1;
+  bad.push_back({m, 2});  // BF16 moving data not aligned to 2 bytes
+  co_await t.issue(m);
+  m.addr = 0;
+  m.fmt = 6;
+  m.mx = true;
+  m.sc_addr = p.sbuf_bytes;
+  bad.push_back({m, 2});  // the moving MX scale tensor past the end of SBUF
+  co_await t.issue(m);
+  m.fmt = 2;
+  m.mx = false;
+  m.sc_addr = 0;
   m.tr = true;
   bad.push_back({m, 5});  // transpose of weights loaded for a multiply
   co_await t.issue(m);
