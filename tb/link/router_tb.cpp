@@ -86,7 +86,7 @@ struct RouterCover {
 /// Whether output port o's VC v can carry a packet: on a torus the local port takes only its
 /// class's first VC (a class: two dateline VCs, and the last-hop VC with last_hop).
 bool carries(const Router::Params& p, unsigned o, unsigned v) {
-  return !(p.topo == Topo::TopoTorus && o == 0 && v % (p.last_hop ? 3 : 2) != 0);
+  return !(p.topo == Topo::TopoTorus && o == 0 && v % class_vcs(p.last_hop) != 0);
 }
 
 /// RouterCover::out_vc_exhausted: port x VC over the VCs that can carry a packet.
