@@ -105,6 +105,7 @@ Control::te_cmd_t Control::te_cmd(const Bits& w, unsigned tag) {
   c.tr = f(w, tbl::kF_tr) != 0;
   c.mx = f(w, tbl::kF_mx) != 0;
   c.sc_addr = static_cast<std::uint32_t>(f(w, tbl::kF_sc_addr));
+  c.kpe = static_cast<std::uint8_t>(f(w, tbl::kF_kpe));
   return c;
 }
 

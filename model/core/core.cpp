@@ -226,6 +226,7 @@ bool Core::wire(const In& in) const {
     t.rst_ni = in.rst_ni;
     t.cmd_valid_i = in.te_cmd_valid_i;
     t.cmd_i = in.te_cmd_i;
+    t.gen_i = static_cast<sv::te_pkg::te_gen_e>(p_.te_gen);
     t.st_req_ready_i = (w.sb_out.e_ready_o >> kTeSt) & 1;
     t.st_rsp_valid_i = (w.sb_out.e_rvalid_o >> kTeSt) & 1;
     t.st_rsp_data_i.copy(0, w.sb_out.e_rdata_o, kTeSt * LW, LW);

@@ -53,6 +53,7 @@ class Core {
     std::uint32_t hbm_bytes = 65536;
     unsigned dma_engines = 1;  ///< DMA engines, each with `queues` queues and slots / dma_engines slots
     unsigned chips = 1;        ///< chips an HBM address may name (docs/chip.md)
+    unsigned te_gen = 2;       ///< the tensor engine's generation: 0 v2, 1 v3, 2 v4 (te_pkg::te_gen_e)
     unsigned nq() const { return dma_engines * queues; }  ///< every engine's queues
     static Params of(const cfg::Arch& a);
   };
@@ -160,7 +161,8 @@ class Core {
             .BeatBytes = p_.beat_bytes,
             .HbmBytes = p_.hbm_bytes,
             .DmaEngines = p_.dma_engines,
-            .Chips = p_.chips};
+            .Chips = p_.chips,
+            .TeGen = p_.te_gen};
   }
   TRN_MODULE_PORTS(core)
 

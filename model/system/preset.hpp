@@ -15,9 +15,9 @@
 namespace trn::system {
 
 /// Operand types with a peak tensor-engine rate (SPEC 2).
-enum class DType : unsigned { fp32, tf32, bf16, fp16, fp8, mxfp8, mxfp4 };
-inline constexpr std::array<DType, 7> kDTypes = {DType::fp32, DType::tf32,  DType::bf16, DType::fp16,
-                                                 DType::fp8,  DType::mxfp8, DType::mxfp4};
+enum class DType : unsigned { fp32, tf32, bf16, fp16, fp8, mxfp8, mxfp4, int8 };
+inline constexpr std::array<DType, 8> kDTypes = {DType::fp32, DType::tf32,  DType::bf16,  DType::fp16,
+                                                 DType::fp8,  DType::mxfp8, DType::mxfp4, DType::int8};
 const char* dtype_name(DType t);
 
 /// A user's error in a preset file or a --set: one line, naming where.

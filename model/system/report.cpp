@@ -107,7 +107,8 @@ std::string num(double v) {
 }
 
 std::string metric_label(const std::string& m) {
-  if (m.size() > 7 && m.ends_with("_tflops")) return fmt::format("peak {} TFLOPS", upper(m.substr(0, m.size() - 7)));
+  if (m.size() > 7 && m.ends_with("_tflops"))  // (integer types: operations, TOPS)
+    return fmt::format("peak {} {}", upper(m.substr(0, m.size() - 7)), m.starts_with("int") ? "TOPS" : "TFLOPS");
   static const std::map<std::string, std::string> kLabels{{"hbm_gib", "HBM GiB"},
                                                           {"hbm_gbps", "HBM GB/s"},
                                                           {"sbuf_mib", "SBUF MiB"},

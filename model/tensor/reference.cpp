@@ -50,6 +50,7 @@ sv::te_pkg::te_cmd_t to_cmd(const Command& c) {
   cmd.tr = c.tr;
   cmd.mx = c.mx;
   cmd.sc_addr = c.sc_addr;
+  cmd.kpe = static_cast<std::uint8_t>(c.kpe);
   return cmd;
 }
 
@@ -60,10 +61,21 @@ unsigned op_bias(const Command& c) {
 FunctionalReference::FunctionalReference(const TensorEngine::Params& prm)
     : psum(static_cast<std::size_t>(prm.banks) * prm.cols * prm.depth, 0), p_(prm) {}
 
+namespace {
+std::int32_t int_value(std::uint32_t code, unsigned fmt) {
+  return fmt == kInt8 ? static_cast<std::int8_t>(code) : static_cast<std::int32_t>(code & 0xFF);
+}
+}  // namespace
+
 void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
-  const unsigned es = mem::dtype_esize(c.fmt), bs = block_rows();
+  // K rows per partition: 1, or 2 (double row: a 2-byte element holds rows 2r and 2r + 1)
+  const unsigned per = 1u << c.kpe, es = c.kpe != 0 ? 2 : mem::dtype_esize(c.fmt), bs = block_rows();
   const std::uint64_t base = mem::base_index(c.addr, es);
-  const auto elem = [&](unsigned r, std::uint64_t j) { return mem::load_elem(sbuf[r], base + j, es); };
+  // the code of row k, column j of the command's operand
+  const auto code = [&](unsigned k, std::uint64_t j) -> std::uint32_t {
+    const std::uint32_t e = mem::load_elem(sbuf[k / per], base + j, es);
+    return per == 1 ? e : (e >> (8 * (k % per))) & 0xFF;
+  };
   // the E8M0 scale of block b for column j (1.0 for a non-MX operand)
   const auto scale = [&](bool mx, unsigned b, std::uint64_t j) -> std::uint32_t {
     return mx ? mem::load_elem(sbuf[b * bs], c.sc_addr + j, 1) : 127;
@@ -77,10 +89,10 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
     wfmt_ = c.fmt;
     wbias_ = op_bias(c);
     wmx_ = c.mx;
-    w_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
+    w_.assign(static_cast<std::size_t>(p_.rows) * per * p_.cols, 0);
     ws_.assign(static_cast<std::size_t>(p_.rows / bs) * p_.cols, 127);
-    for (unsigned r = 0; r < p_.rows; ++r)
-      for (unsigned j = 0; j < m_; ++j) w_[r * p_.cols + j] = elem(r, j);
+    for (unsigned k = 0; k < p_.rows * per; ++k)
+      for (unsigned j = 0; j < m_; ++j) w_[k * p_.cols + j] = code(k, j);
     for (unsigned b = 0; b < p_.rows / bs; ++b)
       for (unsigned j = 0; j < m_; ++j) ws_[b * p_.cols + j] = scale(wmx_, b, j);
     return;
@@ -90,15 +102,30 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
       for (unsigned j = 0; j < m_; ++j) at(c.bank, j, c.off + n) = w_[n * p_.cols + j];
     return;
   }
+  if (is_int_format(c.fmt)) {  // exact products, INT32 sums with wrap, in blocks like the FP sums
+    for (unsigned n = 0; n < c.n; ++n)
+      for (unsigned j = 0; j < m_; ++j) {
+        std::uint32_t t = 0;
+        for (unsigned k0 = 0; k0 < p_.rows * per; k0 += bs * per) {
+          std::uint32_t s = 0;
+          for (unsigned k = k0; k < std::min(k0 + bs * per, k_); ++k)
+            s += static_cast<std::uint32_t>(int_value(w_[k * p_.cols + j], wfmt_) * int_value(code(k, n), c.fmt));
+          t += s;
+        }
+        std::uint32_t& d = at(c.bank, j, c.off + n);
+        d = c.acc ? d + t : t;
+      }
+    return;
+  }
   for (unsigned n = 0; n < c.n; ++n)
     for (unsigned j = 0; j < m_; ++j) {
       std::uint32_t t = 0x80000000u;  // -0
-      for (unsigned b0 = 0; b0 < p_.rows; b0 += bs) {
+      for (unsigned k0 = 0; k0 < p_.rows * per; k0 += bs * per) {
         std::uint32_t s = 0x80000000u;
-        for (unsigned r = b0; r < std::min(b0 + bs, k_); ++r)
-          s = numerics::fp32_add(s, pe_product(w_[r * p_.cols + j], wfmt_, wbias_, elem(r, n), c.fmt, op_bias(c)));
-        const std::uint32_t sw = numerics::decode(Format::e8m0, ws_[(b0 / bs) * p_.cols + j]);
-        const std::uint32_t sx = numerics::decode(Format::e8m0, scale(c.mx, b0 / bs, n));
+        for (unsigned k = k0; k < std::min(k0 + bs * per, k_); ++k)
+          s = numerics::fp32_add(s, pe_product(w_[k * p_.cols + j], wfmt_, wbias_, code(k, n), c.fmt, op_bias(c)));
+        const std::uint32_t sw = numerics::decode(Format::e8m0, ws_[(k0 / (bs * per)) * p_.cols + j]);
+        const std::uint32_t sx = numerics::decode(Format::e8m0, scale(c.mx, k0 / (bs * per), n));
         t = numerics::fp32_add(t, numerics::fp32_mul(numerics::fp32_mul(s, sw), sx));
       }
       std::uint32_t& d = at(c.bank, j, c.off + n);

@@ -1,9 +1,11 @@
 // trn::tensor::FunctionalReference — the plain functional reference of the tensor engine (SPEC
 // 5.1, 5.2): the PSUM image a command program produces, computed by loops, with no timing.
-// Each output sums, per block (32 rows, or all R), the products of rows 0..K-1 in order from the
-// block's first row (one exact product and one IEEE FP32 addition each), scales the block sum by
-// the weight and moving E8M0 scales (1.0 for non-MX operands) and adds it to the total; the
-// MultiplyMoving overwrites PSUM with it or adds it. A transpose copies the loaded tile's codes.
+// Each output sums, per block (32 partitions, or all R: with double row, 64 or 2R rows of K), the
+// products of rows 0..K-1 in order from the block's first row (one exact product and one IEEE FP32
+// addition each), scales the block sum by the weight and moving E8M0 scales (1.0 for non-MX
+// operands) and adds it to the total; the MultiplyMoving overwrites PSUM with it or adds it.
+// INT8/UINT8: exact integer products and sums in INT32 with wrap. A transpose copies the loaded
+// tile's codes.
 // It reads the same SBUF words as the engine and must agree with it bit for bit.
 #pragma once
 
@@ -22,6 +24,7 @@ struct Command {
   bool tr = false;       ///< transpose
   bool mx = false;       ///< MX operand: E8M0 block scales in a scale tensor
   unsigned sc_addr = 0;  ///< MX: column j's scale of block b at byte sc_addr + j of partition 32b
+  unsigned kpe = 0;      ///< log2 of K rows per partition (1: double row, rows 2r and 2r + 1 in a 2-byte element)
 };
 /// The command port's value (te_pkg::te_cmd_t) of a command.
 sv::te_pkg::te_cmd_t to_cmd(const Command& c);
@@ -52,7 +55,7 @@ class FunctionalReference {
  private:
   unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }
   TensorEngine::Params p_;
-  std::vector<std::uint32_t> w_;   // [r][m]: the element codes of the current weights, every row
+  std::vector<std::uint32_t> w_;   // [k][m]: the element codes of the current weights, every row
   std::vector<std::uint32_t> ws_;  // [block][m]: their E8M0 scales (127 = 1.0 for non-MX)
   unsigned k_ = 0, m_ = 0, wfmt_ = 0, wbias_ = 0;
   bool wmx_ = false;

@@ -26,10 +26,20 @@ static_assert(static_cast<unsigned>(Op::load_stationary) == static_cast<unsigned
               static_cast<unsigned>(Op::multiply_moving) == static_cast<unsigned>(te_op_e::TeMultiplyMoving));
 }  // namespace
 
-bool is_pe_format(std::uint64_t fmt) { return fmt <= static_cast<unsigned>(Format::e2m1); }
+bool is_pe_format(std::uint64_t fmt) { return fmt <= static_cast<unsigned>(Format::e2m1) || is_int_format(fmt); }
 
-std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias) {
+std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias, unsigned kpe) {
+  if (is_int_format(fmt)) {
+    const auto lane = [&](std::uint32_t b) -> std::uint32_t {
+      return fmt == kInt8 ? static_cast<std::uint16_t>(static_cast<std::int16_t>(static_cast<std::int8_t>(b))) : b;
+    };
+    return (kpe != 0 ? lane((code >> 8) & 0xFF) << 16 : 0u) | lane(code & 0xFF);
+  }
   const auto f = static_cast<Format>(fmt);
+  if (kpe != 0) {  // two FP8 codes as two BF16 lanes (exact: every FP8 value is a BF16 value)
+    const auto half = [&](std::uint32_t b) { return numerics::decode(f, b, static_cast<int>(bias)) >> 16; };
+    return half((code >> 8) & 0xFF) << 16 | half(code & 0xFF);
+  }
   if (f == Format::tf32) return numerics::tf32_round(code);
   if (f == Format::fp32) return numerics::decode(Format::fp32, code);
   return numerics::decode(f, code, static_cast<int>(bias));
@@ -40,13 +50,7 @@ std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::ui
   return numerics::fp32_mul(pe_operand(w, wfmt, wbias), pe_operand(x, xfmt, xbias));
 }
 
-TensorEngine::TensorEngine(Params p)
-    : p_(p),
-      k_w_(clog2(p.rows + 1)),
-      m_w_(clog2(p.cols + 1)),
-      n_w_(clog2(p.max_n + 1)),
-      off_w_(std::max(1u, clog2(p.depth))),
-      psum_(p.banks, p.cols, p.depth) {
+TensorEngine::TensorEngine(Params p) : p_(p), off_w_(std::max(1u, clog2(p.depth))), psum_(p.banks, p.cols, p.depth) {
   if (p_.rows < 1 || p_.cols < 1 || p_.max_n < 1 || p_.banks < 1 || p_.banks > 16 || p_.depth < p_.max_n ||
       p_.max_outstanding < 1 || (p_.rows > 32 && p_.rows % 32 != 0))
     throw std::invalid_argument("TensorEngine: bad parameters (rows above 32 must be a multiple of the MX block, 32)");
@@ -102,16 +106,26 @@ TensorEngine::e_req_t TensorEngine::read_req(bool scale, std::uint64_t idx, unsi
   return r;
 }
 
+unsigned TensorEngine::cmd_esize(const In& in) {
+  return in.cmd_i.kpe != 0 ? 2u : mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
+}
+
 Err TensorEngine::check_cmd(const In& in) const {
-  if (!is_pe_format(in.cmd_i.fmt)) return Err::type;
+  const auto& c = in.cmd_i;
+  const bool ints = is_int_format(c.fmt);
+  const bool fp8 = c.fmt >= static_cast<unsigned>(Format::e5m2) && c.fmt <= static_cast<unsigned>(Format::e3m4);
+  // double row: FP8 from v3 on, INT8/UINT8 on every generation
+  const bool kpe_ok =
+      c.kpe == 0 || (c.kpe == 1 && !c.mx && !c.tr && (ints || (fp8 && in.gen_i != sv::te_pkg::te_gen_e::TeGenV2)));
+  if (!is_pe_format(c.fmt) || !kpe_ok) return Err::type;
   if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
   // `count` elements of size e from byte address a: aligned, and inside the partition
   const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) {
     return mem::elems_fit(a, e, count, p_.sbuf_bytes);
   };
-  const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
+  const unsigned es = cmd_esize(in);
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
-    if (in.cmd_i.k == 0 || in.cmd_i.k > p_.rows || in.cmd_i.m == 0 || in.cmd_i.m > p_.cols) return Err::shape;
+    if (c.k == 0 || c.k > (p_.rows << c.kpe) || c.m == 0 || c.m > p_.cols) return Err::shape;
     if (!fits(in.cmd_i.addr, es, in.cmd_i.m) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.m)))
       return Err::range;
     return Err::none;
@@ -124,7 +138,7 @@ Err TensorEngine::check_cmd(const In& in) const {
   if (ls_q_.busy) return Err::none;  // the weights' checks wait for the load
   const BankInfo& b = bank_q_[cur_bank_q_];
   if (!b.loaded) return Err::no_weights;
-  if (b.raw != in.cmd_i.tr) return Err::mode;
+  if (b.raw != c.tr || (!c.tr && (b.dr != (c.kpe != 0) || b.ints != ints))) return Err::mode;
   if (in.cmd_i.tr && in.cmd_i.n > b.k) return Err::shape;
   return Err::none;
 }
@@ -135,12 +149,14 @@ unsigned TensorEngine::op_bias(const In& in) {
                      : static_cast<unsigned>(in.cmd_i.bias);
 }
 
-bool TensorEngine::cmd_ready(const In& in) const {
+bool TensorEngine::cmd_ready(const In& in, bool mv_fire) const {
   if (!in.cmd_valid_i) return false;
   if (check_cmd(in) != Err::none) return true;
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary)  // its bank: no column in flight, none to issue
     return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0 && !(mm_q_.busy && mm_q_.wsel == next_ls_bank_q_);
-  return !ls_q_.busy && !mm_q_.busy && (!in.cmd_i.tr || pend_q_.empty());
+  // the issuer frees at the edge when its last column issues now (read, or a transpose's generated one)
+  const bool last = mm_q_.busy && mm_q_.left == 1 && (mm_q_.tr || (mv_fire && !mm_q_.iph));
+  return !ls_q_.busy && (!mm_q_.busy || last) && (!in.cmd_i.tr || pend_q_.empty());
 }
 
 void TensorEngine::eval(const In& in, Out& out) const {
@@ -151,8 +167,9 @@ void TensorEngine::eval(const In& in, Out& out) const {
     fresh.eval(live, out);
     return;
   }
-  out.cmd_ready_o = cmd_ready(in);
-  out.mv_req_valid_o = mm_q_.busy && !mm_q_.tr && mm_q_.left > 0 && pend_q_.size() < p_.max_outstanding;
+  out.mv_req_valid_o =
+      mm_q_.busy && !mm_q_.tr && mm_q_.left > 0 && mm_q_.gap == 0 && pend_q_.size() < p_.max_outstanding;
+  out.cmd_ready_o = cmd_ready(in, out.mv_req_valid_o && in.mv_req_ready_i);
   out.mv_req_o = read_req(mm_q_.iph, mm_q_.iph ? mm_q_.sc : mm_q_.idx, mm_q_.es);
   out.st_req_o = read_req(ls_q_.iph, ls_q_.iph ? ls_q_.sc : ls_q_.idx, ls_q_.es);
   // the stationary loader yields to the moving stream on a shared SBUF bank
@@ -177,7 +194,8 @@ void TensorEngine::eval(const In& in, Out& out) const {
     std::uint32_t d = 0;
     if (v) {
       const std::uint32_t s = ts_q_[idx(last, c)];
-      d = m.acc ? numerics::fp32_add(psum_.read(static_cast<unsigned>(m.bank), c, static_cast<unsigned>(m.off)), s) : s;
+      const std::uint32_t old = m.acc ? psum_.read(static_cast<unsigned>(m.bank), c, static_cast<unsigned>(m.off)) : 0;
+      d = !m.acc ? s : m.ints ? old + s : numerics::fp32_add(old, s);
     }
     out.pw_data_o.set_slice(32 * c, 32, d);
   }
@@ -234,7 +252,7 @@ void TensorEngine::step_array() {
   // Partial sums down, with the weights of this cycle. Two sums flow down: P, the current block's
   // partial sum, and T, the sum of the finished blocks, each scaled by its weight and moving E8M0
   // scales (1.0 for non-MX operands) at the block's last row: T += (P * Sw) * Sx, then P
-  // restarts at -0.
+  // restarts at -0. Integer sums start at 0 and add in INT32 (T += P).
   const unsigned R = p_.rows, C = p_.cols, last = R - 1, bs = block_rows();
   std::vector<std::uint32_t> ps(ps_q_.size()), ts(ts_q_.size());
   std::vector<bool> psv(ps_q_.size());
@@ -243,17 +261,36 @@ void TensorEngine::step_array() {
       const Token& x = x_q_[idx(r, c)];
       psv[idx(r, c)] = x.valid;
       if (!x.valid) continue;
-      const std::uint32_t in_p = r == 0 ? kNegZero : ps_q_[idx(r - 1, c)];
-      const std::uint32_t in_t = r == 0 ? kNegZero : ts_q_[idx(r - 1, c)];
       const BankInfo& b = bank_q_[x.wsel];
+      const std::uint32_t zero = b.ints ? 0 : kNegZero;
+      const std::uint32_t in_p = r == 0 ? zero : ps_q_[idx(r - 1, c)];
+      const std::uint32_t in_t = r == 0 ? zero : ts_q_[idx(r - 1, c)];
       if (x.tr) {  // transpose: the column takes row `code`'s weight, bits unchanged
         ps[idx(r, c)] = in_p;
         ts[idx(r, c)] = r == x.code ? w_q_[x.wsel][idx(r, c)] : in_t;
         continue;
       }
-      std::uint32_t pv = r < b.k ? numerics::fp32_add(in_p, numerics::fp32_mul(w_q_[x.wsel][idx(r, c)], x.code)) : in_p;
+      const std::uint32_t w = w_q_[x.wsel][idx(r, c)];
+      std::uint32_t pv = in_p;
+      // the rows this PE takes: r, or (double row) 2r then 2r + 1, while below K
+      for (unsigned lane = 0; lane < (b.dr ? 2u : 1u); ++lane) {
+        if ((b.dr ? 2 * r + lane : r) >= b.k) break;
+        const unsigned sh = 16 * lane;
+        if (b.ints) {
+          const auto sx16 = [](std::uint32_t v, unsigned s) {
+            return static_cast<std::int32_t>(static_cast<std::int16_t>(v >> s));
+          };
+          pv += static_cast<std::uint32_t>(sx16(w, sh) * sx16(x.code, sh));
+        } else {
+          const std::uint32_t wl = b.dr ? (w >> sh) << 16 : w, xl = b.dr ? (x.code >> sh) << 16 : x.code;
+          pv = numerics::fp32_add(pv, numerics::fp32_mul(wl, xl));
+        }
+      }
       std::uint32_t tv = in_t;
-      if (r % bs == bs - 1) {
+      if (r % bs == bs - 1 && b.ints) {
+        tv = in_t + pv;
+        pv = 0;
+      } else if (r % bs == bs - 1) {
         const std::uint32_t sw = numerics::decode(Format::e8m0, ws_q_[x.wsel][(r / bs) * C + c]);
         const std::uint32_t sx = numerics::decode(Format::e8m0, x.sx);
         tv = numerics::fp32_add(in_t, numerics::fp32_mul(numerics::fp32_mul(pv, sw), sx));
@@ -280,7 +317,7 @@ void TensorEngine::enter_column(const In& in) {
       col[r].tr = true;
       col[r].code = static_cast<std::uint32_t>(mm_q_.n - mm_q_.left);
     }
-    col[last].meta = Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, false, mm_q_.left == 1, mm_q_.wsel};
+    col[last].meta = Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, false, mm_q_.left == 1, false, mm_q_.wsel};
   } else if (in.mv_rsp_valid_i && !pend_q_.empty()) {
     const Pending p = pend_q_.front();
     pend_q_.pop_front();
@@ -292,7 +329,7 @@ void TensorEngine::enter_column(const In& in) {
       for (unsigned r = 0; r < R; ++r) {
         col[r].valid = true;
         col[r].wsel = p.wsel;
-        col[r].code = pe_operand(static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32)), p.fmt, p.bias);
+        col[r].code = pe_operand(static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32)), p.fmt, p.bias, p.kpe);
         col[r].sx = p.mx ? mx_sx_q_[r / bs] : 127;
         if (r == last) col[r].meta = p.meta;
       }
@@ -335,7 +372,8 @@ void TensorEngine::load_stationary(const In& in, const Out& o) {
     ls_q_.rph = b.mx;
     for (unsigned r = 0; r < R; ++r) {
       const auto code = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32));
-      w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] = b.raw ? code : pe_operand(code, b.fmt, b.bias);
+      w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] =
+          b.raw ? code : pe_operand(code, b.fmt, b.bias, b.dr ? 1 : 0);
     }
     if (!b.mx)
       for (unsigned blk = 0; blk < R / bs; ++blk) ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = 127;
@@ -357,9 +395,15 @@ void TensorEngine::issue_moving(const In& in, const Out& o, std::array<unsigned,
     if (--mm_q_.left == 0) mm_q_.busy = false;
   };
   if (mm_q_.busy && mm_q_.tr) next_column();
+  const bool col_fire = mv_fire && !mm_q_.iph;
   if (mv_fire)
-    pend_q_.push_back(Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx,
-                              Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.wsel}});
+    pend_q_.push_back(
+        Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx, mm_q_.kpe,
+                Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.ints, mm_q_.wsel}});
+  if (col_fire && mm_q_.fmt == static_cast<unsigned>(Format::fp32))
+    mm_q_.gap = 3;  // FP32: a column every fourth cycle
+  else if (mm_q_.gap != 0)
+    --mm_q_.gap;
   if (mv_fire && mm_q_.iph) {  // MX: a column's scale read, its element read next
     ++mm_q_.sc;
     mm_q_.iph = false;
@@ -375,7 +419,7 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
   err_tag_q_ = err_code_q_ = 0;
   if (!(in.cmd_valid_i && o.cmd_ready_o)) return;
   const Err e = check_cmd(in);
-  const unsigned es = mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
+  const unsigned es = cmd_esize(in);
   if (e != Err::none) {
     err_q_ = true;
     err_tag_q_ = in.cmd_i.tag;
@@ -396,10 +440,14 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
                                         op_bias(in),
                                         false,
                                         in.cmd_i.tr,
-                                        in.cmd_i.mx};
+                                        in.cmd_i.mx,
+                                        in.cmd_i.kpe != 0,
+                                        is_int_format(in.cmd_i.fmt)};
     next_ls_bank_q_ ^= 1;
   } else {
+    const unsigned gap = mm_q_.gap;  // the FP32 spacing carries over
     mm_q_ = Mm{};
+    mm_q_.gap = gap;
     mm_q_.busy = true;
     mm_q_.idx = mem::base_index(in.cmd_i.addr, es);
     mm_q_.sc = in.cmd_i.sc_addr;
@@ -416,6 +464,8 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     mm_q_.acc = in.cmd_i.acc && !in.cmd_i.tr;
     mm_q_.tr = in.cmd_i.tr;
     mm_q_.mx = in.cmd_i.mx;
+    mm_q_.kpe = in.cmd_i.kpe;
+    mm_q_.ints = is_int_format(in.cmd_i.fmt);
   }
 }
 

@@ -38,11 +38,16 @@ namespace trn::tensor {
 enum class Op : std::uint8_t { load_stationary = 0, multiply_moving = 1 };
 enum class Err : std::uint8_t { none = 0, shape = 1, range = 2, type = 3, no_weights = 4, mode = 5 };
 
-/// Formats a PE multiplies: FP32, TF32, BF16, FP16, the FP8 variants, E2M1.
+/// The integer operand types (the vector engine's data-type codes: vector::kInt8, kUint8).
+inline constexpr unsigned kInt8 = 12, kUint8 = 13;
+inline constexpr bool is_int_format(std::uint64_t fmt) { return fmt == kInt8 || fmt == kUint8; }
+/// Formats a PE multiplies: FP32, TF32, BF16, FP16, the FP8 variants, E2M1, INT8, UINT8.
 bool is_pe_format(std::uint64_t fmt);
-/// An operand as the array holds it: FP32 bits (narrow codes decoded exactly, FP8 with its bias;
-/// TF32 rounded RNE to 10 mantissa bits; FP32 as is, NaN canonical). Decoded where it enters.
-std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias);
+/// An operand as the array holds it, decoded where it enters. One row per PE (kpe 0): FP32 bits
+/// (narrow codes decoded exactly, FP8 with its bias; TF32 rounded RNE to 10 mantissa bits; FP32 as
+/// is, NaN canonical), an integer in the low 16-bit lane. Two rows per PE (kpe 1): the 2-byte
+/// element's codes as two 16-bit lanes, row 2r low: FP8 as BF16 (exact), integers extended.
+std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias, unsigned kpe = 0);
 /// One PE product: exact for narrow types; TF32 operands rounded first; FP32 rounded once.
 std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt,
                          unsigned xbias);
@@ -77,6 +82,8 @@ class TensorEngine {
     bool pe_valid_i = false;
     psum_addr_t pe_i;
     Bits pe_mask_i, pe_data_i;
+    /// the generation (a strap): which rows-per-PE modes commands may use
+    sv::te_pkg::te_gen_e gen_i = sv::te_pkg::te_gen_e::TeGenV4;
 
     bool operator==(const In&) const = default;  ///< (the core model's wiring settles on it)
   };
@@ -125,6 +132,7 @@ class TensorEngine {
   struct Meta {  // what a moving column needs at the bottom of the array
     std::uint64_t bank = 0, off = 0, m = 0, tag = 0;
     bool acc = false, last = false;
+    bool ints = false;  ///< INT32 sums: PSUM accumulates in integer
     unsigned wsel = 0;  ///< the weight bank (released when the column leaves)
   };
   struct Token {  // a moving value in the array, decoded to FP32 where it entered
@@ -138,8 +146,10 @@ class TensorEngine {
   struct BankInfo {
     unsigned k = 0, m = 0, fmt = 0, bias = 0;
     bool loaded = false;
-    bool raw = false;  ///< loaded for a transpose: codes kept as they are
-    bool mx = false;   ///< MX elements with E8M0 scales
+    bool raw = false;   ///< loaded for a transpose: codes kept as they are
+    bool mx = false;    ///< MX elements with E8M0 scales
+    bool dr = false;    ///< two K-rows per PE (kpe 1)
+    bool ints = false;  ///< INT8/UINT8
   };
   struct Mm {  // the moving-read issuer
     bool busy = false;
@@ -152,6 +162,9 @@ class TensorEngine {
     bool tr = false;  ///< transpose: columns generated here, no SBUF reads
     std::uint64_t n = 0;
     bool mx = false;
+    unsigned kpe = 0;
+    bool ints = false;
+    unsigned gap = 0;  ///< FP32: cycles until the next column's read (a quarter of the rate)
   };
   struct Ls {  // the stationary loader
     bool busy = false;
@@ -165,10 +178,11 @@ class TensorEngine {
     bool sc;        ///< MX: the column's block scales, not its elements
     unsigned wsel, fmt, bias;
     bool mx;
+    unsigned kpe;
     Meta meta;
   };
 
-  bool cmd_ready(const In& in) const;
+  bool cmd_ready(const In& in, bool mv_fire) const;
   // tick's stages, in order (each at the clock edge, from this cycle's outputs `o`):
   void psum_ports(const In& in, const Out& o);            ///< PSUM: the read port, then this cycle's writes
   void retire_column(std::array<unsigned, 2>& inflight);  ///< bottom: done, the column's bank released
@@ -180,13 +194,15 @@ class TensorEngine {
   /// A read request: a column's scale byte (MX) or its element index of size es.
   static e_req_t read_req(bool scale, std::uint64_t idx, unsigned es);
   static unsigned op_bias(const In& in);
+  /// The SBUF element size of a command's operand: its type's, or 2 bytes for two rows per PE.
+  static unsigned cmd_esize(const In& in);
   std::size_t idx(unsigned r, unsigned c) const { return static_cast<std::size_t>(r) * p_.cols + c; }
   /// Rows of an MX block: 32, or all R rows when R < 32.
   unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }
   void reset();
 
   Params p_;
-  unsigned k_w_, m_w_, n_w_, off_w_;
+  unsigned off_w_;
   mem::Psum psum_;
   // weights: two banks of R x C operands, decoded to FP32 as they load
   std::array<std::vector<std::uint32_t>, 2> w_q_;

@@ -126,9 +126,10 @@ Err check(const Instr& in, const Shape& s) {
     if (in.op == Op::tensor_tensor && is_bitwise(in.alu0)) return Err::type;
     if (in.op == Op::tensor_scalar && (is_bitwise(in.alu0) || is_bitwise(in.alu1))) return Err::type;
   }
-  // PSUM holds FP32
-  if ((reads_a(in) && in.a_space && in.a_fmt != kFp32) || (reads_b(in) && in.b_space && in.b_fmt != kFp32) ||
-      (in.o_space && in.o_fmt != kFp32))
+  // PSUM holds FP32, or INT32 (an integer matmul's sums)
+  const auto psum_type = [](unsigned t) { return t == kFp32 || t == kInt32; };
+  if ((reads_a(in) && in.a_space && !psum_type(in.a_fmt)) || (reads_b(in) && in.b_space && !psum_type(in.b_fmt)) ||
+      (in.o_space && !psum_type(in.o_fmt)))
     return Err::type;
   if (in.op == Op::quantize_mx) {
     using numerics::Format;

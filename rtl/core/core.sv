@@ -37,6 +37,7 @@ module core
   parameter int unsigned HbmBytes      = 65536,
   parameter int unsigned DmaEngines    = 1,      /// DMA engines, Slots / DmaEngines read slots each
   parameter int unsigned Chips         = 1,      /// chips an HBM address may name (docs/chip.md)
+  parameter int unsigned TeGen         = 2,      /// the tensor engine's generation: 0 v2, 1 v3, 2 v4 (te_pkg::te_gen_e)
   localparam int unsigned Depth = PsumBankBytes / 4,
   localparam int unsigned OW    = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned LW    = 32 * Parts,
@@ -161,7 +162,7 @@ module core
   // ---- the units
   tensor_engine #(.Rows(Parts), .Cols(Parts), .MaxN(MaxN), .Banks(PsumBanks), .PsumBankBytes(PsumBankBytes),
                   .SbufBytes(SbufBytes), .SbufBanks(SbufBanks), .SbufLineBytes(BeatBytes)) u_te (
-    .clk_i, .rst_ni,
+    .clk_i, .rst_ni, .gen_i(te_pkg::te_gen_e'(TeGen)),
     .cmd_valid_i(te_cmd_valid_i), .cmd_ready_o(te_cmd_ready_o), .cmd_i(te_cmd_i),
     .st_req_valid_o(te_st_req_valid), .st_req_ready_i(te_st_req_ready), .st_req_o(te_st_req),
     .st_rsp_valid_i(te_st_rsp_valid), .st_rsp_data_i(te_st_rsp_data),

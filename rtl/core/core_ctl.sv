@@ -149,6 +149,7 @@ module core_ctl
     c.tr = i.tr;
     c.mx = i.mx;
     c.sc_addr = i.sc_addr;
+    c.kpe = i.kpe;
     return c;
   endfunction
 

@@ -9,6 +9,18 @@ package te_pkg;
     TeMultiplyMoving = 1'b1   // stream moving[K, N] through the array into PSUM
   } te_op_e;
 
+  // The NeuronCore generation (gen_i, a strap): which K-rows-per-PE modes a command may ask for
+  // (SPEC 5.1): double row for FP8 on v3 and later (INT8/UINT8 on every generation).
+  typedef enum logic [1:0] {
+    TeGenV2 = 2'd0,
+    TeGenV3 = 2'd1,
+    TeGenV4 = 2'd2
+  } te_gen_e;
+
+  // The integer operand types (the vector engine's data-type codes, le_pkg: DtInt8, DtUint8):
+  // exact products summed into INT32 PSUM entries with two's-complement wrap.
+  localparam logic [3:0] TeInt8 = 4'd12, TeUint8 = 4'd13;
+
   // Why a command was rejected (err_code_o); nothing of it runs.
   typedef enum logic [2:0] {
     TeErrNone      = 3'd0,
@@ -16,7 +28,8 @@ package te_pkg;
     TeErrRange     = 3'd2,  // SBUF or PSUM range outside its memory, PSUM bank outside the banks
     TeErrType      = 3'd3,  // not a PE format; MX with a non-MX element type or with transpose
     TeErrNoWeights = 3'd4,  // MultiplyMoving with no LoadStationary before it
-    TeErrKind      = 3'd5   // transpose on multiply weights, or multiply on transpose weights
+    TeErrKind      = 3'd5   // transpose on multiply weights, multiply on transpose weights, or a multiply
+                            // whose rows per PE or integer-ness differ from the loaded weights'
   } te_err_e;
 
   // A command (cmd_i). Fields are wide enough for every configuration; a value beyond this
@@ -37,6 +50,9 @@ package te_pkg;
     logic        mx;    // MX operand (E4M3FN, E5M2, E2M1 elements) with E8M0 scales
     logic [23:0] sc_addr;  // MX: the scale tensor's byte address; column j's scale of block b at
                            // byte sc_addr + j of partition b * 32 (docs/core.md)
+    logic [1:0]  kpe;   // log2 of the K-rows each PE takes a cycle: 0 one; 1 two ("double row": FP8 on
+                        // v3+, INT8/UINT8; partition r holds rows 2r (low byte) and 2r + 1 of a column
+                        // in one 2-byte element, K <= 2 R); 2, 3 reserved
   } te_cmd_t;
 
   // What the engine reports of its commands (cpl_o), each a one-cycle pulse with its command's tag:
@@ -59,26 +75,59 @@ package te_pkg;
     logic [15:0] off;
   } psum_addr_t;
 
-  // An operand as FP32: narrow codes decoded exactly (FP8 with its bias), TF32 = FP32 rounded to
-  // 10 mantissa bits (RNE), FP32 as is (NaN canonical).
-  function automatic logic [31:0] te_operand(logic [31:0] code, logic [3:0] fmt, logic [5:0] bias);
+  function automatic logic te_is_int(logic [3:0] fmt);
+    return fmt == TeInt8 || fmt == TeUint8;
+  endfunction
+
+  function automatic logic te_is_fp8(logic [3:0] fmt);
+    return fmt >= FmtE5m2 && fmt <= FmtE3m4;
+  endfunction
+
+  // An integer code as a 16-bit lane (INT8 sign-, UINT8 zero-extended).
+  function automatic logic [15:0] te_int_lane(logic [7:0] code, logic [3:0] fmt);
+    return (fmt == TeInt8) ? {{8{code[7]}}, code} : {8'd0, code};
+  endfunction
+
+  // An operand as the array holds it. One row per PE (kpe 0): FP32, narrow codes decoded exactly
+  // (FP8 with its bias), TF32 = FP32 rounded to 10 mantissa bits (RNE), FP32 as is (NaN
+  // canonical); an integer in the low 16-bit lane. Two rows per PE (kpe 1): the element's two
+  // codes as two 16-bit lanes, row 2r in the low one: an FP8 code decoded to BF16 (exact: every
+  // FP8 value with any bias is a BF16 normal number or zero, Inf, NaN), an integer extended.
+  function automatic logic [31:0] te_operand(logic [31:0] code, logic [3:0] fmt, logic [5:0] bias, logic [1:0] kpe);
     fmt_desc_t d;
+    if (te_is_int(fmt)) return {(kpe != 2'd0) ? te_int_lane(code[15:8], fmt) : 16'd0, te_int_lane(code[7:0], fmt)};
+    if (kpe != 2'd0) begin
+      d = fmt_desc(fmt);
+      return {16'(decode(d, eff_bias(d, bias), {24'd0, code[15:8]}) >> 16),
+              16'(decode(d, eff_bias(d, bias), {24'd0, code[7:0]}) >> 16)};
+    end
     if (fmt == FmtTf32) return decode(fmt_desc(FmtTf32), 8'd127, encode(fmt_desc(FmtTf32), 8'd127, code, 1'b0,
                                                                          32'd0, 1'b0, 12'sd0));
     d = fmt_desc(fmt);
     return decode(d, eff_bias(d, bias), code);
   endfunction
 
-  // Formats a PE multiplies: FP32, TF32, BF16, FP16, the FP8 variants, E2M1.
+  // Formats a PE multiplies: FP32, TF32, BF16, FP16, the FP8 variants, E2M1, INT8, UINT8.
   function automatic logic te_is_pe_fmt(logic [3:0] fmt);
-    return fmt <= FmtE2m1;
+    return fmt <= FmtE2m1 || te_is_int(fmt);
   endfunction
 
-  // One PE: ps_out = ps_in + w * x on operands already decoded to FP32 where they entered the
-  // array (exact product for narrow types, one rounding for FP32; one IEEE FP32 addition); a
-  // disabled row (r >= K) passes ps_in through.
-  function automatic logic [31:0] te_pe(logic [31:0] ps_in, logic en, logic [31:0] w, logic [31:0] x);
-    if (!en) return ps_in;
-    return fp32_add_f(ps_in, fp32_mul_f(w, x));
+  // One PE on operands as te_operand gives them. FP: ps_out = ps_in + w * x (exact product for
+  // narrow types, one rounding for FP32; one IEEE FP32 addition); with two rows (dr), the low
+  // lanes' product is added first, then the high lanes'. Integer (ints): ps_in + w0 * x0 (+ w1 * x1)
+  // in INT32 with wrap. A row at or past K (en0, en1 clear) adds nothing.
+  function automatic logic [31:0] te_pe(logic [31:0] ps_in, logic en0, logic en1, logic dr, logic ints,
+                                        logic [31:0] w, logic [31:0] x);
+    logic [31:0] s;
+    if (ints) begin
+      s = ps_in;
+      if (en0) s = s + 32'($signed(w[15:0]) * $signed(x[15:0]));
+      if (en1) s = s + 32'($signed(w[31:16]) * $signed(x[31:16]));
+      return s;
+    end
+    s = ps_in;
+    if (en0) s = fp32_add_f(s, fp32_mul_f(dr ? {w[15:0], 16'd0} : w, dr ? {x[15:0], 16'd0} : x));
+    if (en1) s = fp32_add_f(s, fp32_mul_f({w[31:16], 16'd0}, {x[31:16], 16'd0}));
+    return s;
   endfunction
 endpackage

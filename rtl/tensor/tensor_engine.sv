@@ -31,7 +31,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   parameter int unsigned SbufBanks = 4,
   parameter int unsigned SbufLineBytes = 16,
   localparam int unsigned Depth = PsumBankBytes / 4,
-  localparam int unsigned KW = $clog2(Rows + 1),
+  localparam int unsigned KW = $clog2(2 * Rows + 1),  // K: up to 2 R with two rows per PE
   localparam int unsigned MW = $clog2(Cols + 1),
   localparam int unsigned NW = $clog2(MaxN + 1),
   localparam int unsigned OW = (Depth > 1) ? $clog2(Depth) : 1,
@@ -41,6 +41,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
+  input  te_gen_e              gen_i,           // the generation (a strap, stable while commands run)
   // commands
   input  logic                 cmd_valid_i,
   output logic                 cmd_ready_o,
@@ -89,6 +90,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [MW-1:0] m;
     logic [3:0]    tag;
     logic          acc;
+    logic          ints;  // INT32 sums: PSUM accumulates in integer
     logic          last;
   } meta_t;
   typedef meta_t [Cols-1:0] meta_row_t;
@@ -112,6 +114,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          loaded;
     logic          raw;   // loaded for a transpose: codes kept as they are
     logic          mx;    // MX elements with E8M0 scales
+    logic          dr;    // two K-rows per PE (kpe 1)
+    logic          ints;  // INT8/UINT8
   } bank_t;
 
   typedef struct packed {
@@ -120,6 +124,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [3:0] fmt;
     logic [5:0] bias;
     logic       mx;
+    logic [1:0] kpe;
     meta_t      meta;
   } pend_t;
 
@@ -143,6 +148,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          acc;
     logic          tr;
     logic          mx;
+    logic [1:0]    kpe;
+    logic          ints;
+    logic [1:0]    gap;       // FP32: cycles until the next column's read (a quarter of the rate)
     logic          iph;       // MX: the next read is a scale read
     logic [NW-1:0] n;
     logic [NW-1:0] left;      // columns still to issue
@@ -189,23 +197,31 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
 
   // ---- command check and dispatch
   te_err_e    cmd_err;
+  wire        cmd_int = te_is_int(cmd_i.fmt);
+  // the rows-per-PE modes (SPEC 5.1): double row for FP8 on v3 and later, and for INT8/UINT8
+  wire        cmd_kpe_ok = cmd_i.kpe == 2'd0 ||
+                           (cmd_i.kpe == 2'd1 && !cmd_i.mx && !cmd_i.tr && (cmd_int || (te_is_fp8(cmd_i.fmt) && gen_i != TeGenV2)));
+  // the element a partition holds per column: one operand, or (double row) two codes in 2 bytes
+  wire [1:0]  cmd_es = (cmd_i.kpe != 2'd0) ? 2'(sbuf_pkg::ESize2) : fmt_esize(cmd_i.fmt);
   always_comb begin
     cmd_err = TeErrNone;
-    if (!te_is_pe_fmt(cmd_i.fmt) ||
+    if (!te_is_pe_fmt(cmd_i.fmt) || !cmd_kpe_ok ||
         (cmd_i.mx && (cmd_i.tr || !(cmd_i.fmt == FmtE4m3fn || cmd_i.fmt == FmtE5m2 || cmd_i.fmt == FmtE2m1))))
       cmd_err = TeErrType;
     else if (cmd_i.op == TeLoadStationary) begin
-      if (cmd_i.k == '0 || 32'(cmd_i.k) > Rows || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
-      else if (!elems_fit(cmd_i.addr, fmt_esize(cmd_i.fmt), 40'(cmd_i.m), SbufBytes) ||
+      if (cmd_i.k == '0 || 32'(cmd_i.k) > (Rows << cmd_i.kpe) || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
+      else if (!elems_fit(cmd_i.addr, cmd_es, 40'(cmd_i.m), SbufBytes) ||
                (cmd_i.mx && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.m), SbufBytes))) cmd_err = TeErrRange;
     end else begin
       if (cmd_i.n == '0 || 32'(cmd_i.n) > MaxN) cmd_err = TeErrShape;
       else if (32'(cmd_i.bank) >= Banks || 32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
-               (!cmd_i.tr && (!elems_fit(cmd_i.addr, fmt_esize(cmd_i.fmt), 40'(cmd_i.n), SbufBytes) ||
+               (!cmd_i.tr && (!elems_fit(cmd_i.addr, cmd_es, 40'(cmd_i.n), SbufBytes) ||
                               (cmd_i.mx && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.n), SbufBytes))))) cmd_err = TeErrRange;
       else if (!ls_q.busy) begin  // the weights' checks wait for the load
         if (!bank_q[cur_bank_q].loaded) cmd_err = TeErrNoWeights;
-        else if (bank_q[cur_bank_q].raw != cmd_i.tr) cmd_err = TeErrKind;
+        else if (bank_q[cur_bank_q].raw != cmd_i.tr ||
+                 (!cmd_i.tr && (bank_q[cur_bank_q].dr != (cmd_i.kpe != 2'd0) || bank_q[cur_bank_q].ints != cmd_int)))
+          cmd_err = TeErrKind;
         else if (cmd_i.tr && 32'(cmd_i.n) > 32'(bank_q[cur_bank_q].k)) cmd_err = TeErrShape;
       end
     end
@@ -213,16 +229,6 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
 
   // the queue of moving reads in flight (its instance is with the SBUF requests below)
   logic pend_push_ready, pend_valid;  // push_ready: usage < MaxOut is checked before each push
-  always_comb begin
-    cmd_ready_o = 1'b0;
-    if (cmd_valid_i) begin
-      if (cmd_err != TeErrNone) cmd_ready_o = 1'b1;
-      // a LoadStationary's bank: no column in flight and none still to be issued from it
-      else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_q.busy && inflight_q[next_ls_bank_q] == '0 &&
-                                        !(mm_q.busy && mm_q.wsel == next_ls_bank_q);
-      else cmd_ready_o = !ls_q.busy && !mm_q.busy && (!cmd_i.tr || !pend_valid);
-    end
-  end
   wire cmd_fire = cmd_valid_i && cmd_ready_o;
   // MX elements use their standard bias; the bias register is for plain FP8 operands.
   fmt_desc_t cmd_desc;
@@ -237,7 +243,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic [$clog2(MaxOut+1)-1:0] pend_usage;
   pend_t pend_in, pend_head;
   logic st_yield;
-  assign mv_req_valid_o = mm_q.busy && !mm_q.tr && mm_q.left != '0 && 32'(pend_usage) < MaxOut;
+  assign mv_req_valid_o = mm_q.busy && !mm_q.tr && mm_q.left != '0 && mm_q.gap == '0 && 32'(pend_usage) < MaxOut;
   assign mv_req_o = mm_q.iph ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: mm_q.sc}
                              : '{space: 1'b0, we: 1'b0, esize: esize_e'(mm_q.es), idx: mm_q.idx};
   assign st_req_o = ls_q.iph ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_q.sc}
@@ -252,6 +258,20 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   wire sx_in = mv_rsp_valid_i && pend_valid && pend_head.sc;
   wire col_in = mv_rsp_valid_i && pend_valid && !pend_head.sc;
   wire tr_col = mm_q.busy && mm_q.tr;  // a transpose generates one column per cycle
+  // the issuer is free at the edge: its last column issues now (the next multiply dispatches in this
+  // cycle, and its first read goes out in the next: no idle cycle between back-to-back multiplies)
+  wire mm_last = mm_q.left == NW'(1) && (tr_col || mv_fire_col);
+
+  always_comb begin
+    cmd_ready_o = 1'b0;
+    if (cmd_valid_i) begin
+      if (cmd_err != TeErrNone) cmd_ready_o = 1'b1;
+      // a LoadStationary's bank: no column in flight and none still to be issued from it
+      else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_q.busy && inflight_q[next_ls_bank_q] == '0 &&
+                                        !(mm_q.busy && mm_q.wsel == next_ls_bank_q);
+      else cmd_ready_o = !ls_q.busy && (!mm_q.busy || mm_last) && (!cmd_i.tr || !pend_valid);
+    end
+  end
 
   always_comb begin
     pend_in = '0;
@@ -260,8 +280,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     pend_in.fmt = mm_q.fmt;
     pend_in.bias = mm_q.bias;
     pend_in.mx = mm_q.mx;
+    pend_in.kpe = mm_q.kpe;
     pend_in.meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: mm_q.acc,
-                     last: mm_q.left == NW'(1)};
+                     ints: mm_q.ints, last: mm_q.left == NW'(1)};
   end
 
   stream_fifo #(.Width($bits(pend_t)), .Depth(MaxOut)) u_pend (
@@ -303,7 +324,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       pw_valid_o[c] = psv_q[Rows-1][c] && 32'(bmeta_q[c].m) > c;
       pw_data_o[c*32 +: 32] = '0;
       if (pw_valid_o[c])
-        pw_data_o[c*32 +: 32] = bmeta_q[c].acc ? fp32_add_f(rd_data[c*32 +: 32], ts_q[Rows-1][c]) : ts_q[Rows-1][c];
+        pw_data_o[c*32 +: 32] = !bmeta_q[c].acc ? ts_q[Rows-1][c]
+                              : bmeta_q[c].ints ? rd_data[c*32 +: 32] + ts_q[Rows-1][c]
+                                                : fp32_add_f(rd_data[c*32 +: 32], ts_q[Rows-1][c]);
     end
   end
 
@@ -322,12 +345,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       col[r] = '0;
       if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_q.wsel, tr: 1'b1, code: 32'(NW'(mm_q.n - mm_q.left)), sx: 8'd0};
       else if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, tr: 1'b0,
-                                  code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias),
+                                  code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias,
+                                                   pend_head.kpe),
                                   sx: pend_head.mx ? mx_sx_q[r / BS] : 8'd127};
     end
     col_meta = '0;
     if (tr_col) col_meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: 1'b0,
-                             last: mm_q.left == NW'(1)};
+                             ints: 1'b0, last: mm_q.left == NW'(1)};
     else if (col_in) col_meta = pend_head.meta;
   end
 
@@ -340,14 +364,21 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // block is evaluated once per clock edge, not at every change of an input (in Verilator, a
   // process that reads an input is evaluated whenever an input changes).
   always_comb begin
-    // PEs: two sums flow down (row 0 starts both at -0): P, the current block's partial sum, and
-    // T, the sum of the finished blocks, each scaled by its weight and moving E8M0 scales (1.0
-    // for non-MX operands) at the block's last row: T += (P * Sw) * Sx, then P restarts at -0.
+    // PEs: two sums flow down (row 0 starts both at -0, integers at 0): P, the current block's
+    // partial sum, and T, the sum of the finished blocks, each scaled by its weight and moving E8M0
+    // scales (1.0 for non-MX operands) at the block's last row: T += (P * Sw) * Sx, then P
+    // restarts (integers: T += P).
     for (int unsigned r = 0; r < Rows; r++)
       for (int unsigned c = 0; c < Cols; c++) begin
-        logic [31:0] in_p, in_t, pv, tv;
-        in_p = (r == 0) ? NegZero : ps_q[(r == 0) ? 0 : r - 1][c];
-        in_t = (r == 0) ? NegZero : ts_q[(r == 0) ? 0 : r - 1][c];
+        logic [31:0] in_p, in_t, pv, tv, zero;
+        logic [KW-1:0] bk_k;
+        logic bk_dr, bk_ints;
+        bk_k = bank_q[x_q[r][c].wsel].k;
+        bk_dr = bank_q[x_q[r][c].wsel].dr;
+        bk_ints = bank_q[x_q[r][c].wsel].ints;
+        zero = bk_ints ? 32'd0 : NegZero;
+        in_p = (r == 0) ? zero : ps_q[(r == 0) ? 0 : r - 1][c];
+        in_t = (r == 0) ? zero : ts_q[(r == 0) ? 0 : r - 1][c];
         psv_d[r][c] = x_q[r][c].valid;
         pv = 32'd0;
         tv = 32'd0;
@@ -356,9 +387,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
             pv = in_p;
             tv = (x_q[r][c].code == r) ? w_q[x_q[r][c].wsel][r][c] : in_t;
           end else begin
-            pv = te_pe(in_p, 32'(bank_q[x_q[r][c].wsel].k) > r, w_q[x_q[r][c].wsel][r][c], x_q[r][c].code);
+            pv = te_pe(in_p, 32'(bk_k) > (bk_dr ? 2 * r : r), bk_dr && 32'(bk_k) > 2 * r + 1, bk_dr, bk_ints,
+                       w_q[x_q[r][c].wsel][r][c], x_q[r][c].code);
             tv = in_t;
-            if (r % BS == BS - 1) begin
+            if (r % BS == BS - 1 && bk_ints) begin
+              tv = in_t + pv;
+              pv = 32'd0;
+            end else if (r % BS == BS - 1) begin
               tv = fp32_add_f(in_t, fp32_mul_f(fp32_mul_f(pv, decode(fmt_desc(FmtE8m0), 8'd127,
                                                                      {24'd0, ws_q[x_q[r][c].wsel][r / BS][c]})),
                                                decode(fmt_desc(FmtE8m0), 8'd127, {24'd0, x_q[r][c].sx})));
@@ -392,7 +427,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       for (int unsigned r = 0; r < Rows; r++)
         w_d[ls_q.bank][r][CW'(ls_q.rsp_idx)] =
             bank_q[ls_q.bank].raw ? st_rsp_data_i[r*32 +: 32]
-                                  : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_q.bank].fmt, bank_q[ls_q.bank].bias);
+                                  : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_q.bank].fmt, bank_q[ls_q.bank].bias,
+                                               {1'b0, bank_q[ls_q.bank].dr});
   end
 
   // Reset values of the row arrays (Verilator 5.006 takes neither '{default: ...} for them nor
@@ -475,6 +511,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       mm_d.idx = mm_q.idx + 24'd1;
       mm_d.iph = mm_q.mx;
     end
+    if (mv_fire_col && mm_q.fmt == FmtFp32) mm_d.gap = 2'd3;  // FP32: a column every fourth cycle
+    else if (mm_q.gap != '0) mm_d.gap = mm_q.gap - 2'd1;
 
     // dispatch
     if (cmd_fire) begin
@@ -483,16 +521,17 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         cpl_d.err_tag = cmd_i.tag;
         cpl_d.code = cmd_err;
       end else if (cmd_i.op == TeLoadStationary) begin
-        ls_d = '{busy: 1'b1, idx: 24'(base_idx(cmd_i.addr, fmt_esize(cmd_i.fmt))), sc: cmd_i.sc_addr, iph: cmd_i.mx,
-                 rph: cmd_i.mx, es: fmt_esize(cmd_i.fmt), req_left: MW'(cmd_i.m), rsp_idx: '0, m: MW'(cmd_i.m),
+        ls_d = '{busy: 1'b1, idx: 24'(base_idx(cmd_i.addr, cmd_es)), sc: cmd_i.sc_addr, iph: cmd_i.mx,
+                 rph: cmd_i.mx, es: cmd_es, req_left: MW'(cmd_i.m), rsp_idx: '0, m: MW'(cmd_i.m),
                  tag: cmd_i.tag, bank: next_ls_bank_q};
         bank_d[next_ls_bank_q] = '{k: KW'(cmd_i.k), m: MW'(cmd_i.m), fmt: cmd_i.fmt, bias: op_bias, loaded: 1'b0,
-                                   raw: cmd_i.tr, mx: cmd_i.mx};
+                                   raw: cmd_i.tr, mx: cmd_i.mx, dr: cmd_i.kpe != 2'd0, ints: cmd_int};
         next_ls_bank_d = !next_ls_bank_q;
       end else begin
         mm_d = '{busy: 1'b1, wsel: cur_bank_q, acc: cmd_i.acc && !cmd_i.tr, tr: cmd_i.tr, mx: cmd_i.mx,
+                 kpe: cmd_i.kpe, ints: cmd_int, gap: mm_d.gap,  // the FP32 spacing carries over
                  iph: cmd_i.mx && !cmd_i.tr, n: NW'(cmd_i.n), left: NW'(cmd_i.n),
-                 idx: 24'(base_idx(cmd_i.addr, fmt_esize(cmd_i.fmt))), sc: cmd_i.sc_addr, es: fmt_esize(cmd_i.fmt),
+                 idx: 24'(base_idx(cmd_i.addr, cmd_es)), sc: cmd_i.sc_addr, es: cmd_es,
                  off: OW'(cmd_i.off), bank: cmd_i.bank, tag: cmd_i.tag, fmt: cmd_i.fmt, bias: op_bias,
                  m: bank_q[cur_bank_q].m};
       end

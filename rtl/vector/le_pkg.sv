@@ -165,7 +165,7 @@ package le_pkg;
     logic [23:0] s0_addr;
     logic [23:0] s1_addr;
     logic [23:0] sc_addr;   // quantize_mx: the scale tensor (bytes), in each block's first partition
-    logic        a_space;   // where A, B and the output are: 0 SBUF, 1 PSUM (FP32 only)
+    logic        a_space;   // where A, B and the output are: 0 SBUF, 1 PSUM (FP32 or INT32 only)
     logic        b_space;
     logic        o_space;
     logic [3:0]  a_fmt;
@@ -277,9 +277,10 @@ package le_pkg;
       return LeErrType;
     if (!idom && s.op == OpTensorTensor && is_bitwise(s.alu0)) return LeErrType;
     if (!idom && s.op == OpTensorScalar && (is_bitwise(s.alu0) || is_bitwise(s.alu1))) return LeErrType;
-    // PSUM holds FP32
-    if ((reads_a(s) && s.a_space && s.a_fmt != FmtFp32) || (reads_b(s) && s.b_space && s.b_fmt != FmtFp32) ||
-        (s.o_space && s.o_fmt != FmtFp32))
+    // PSUM holds FP32, or INT32 (an integer matmul's sums)
+    if ((reads_a(s) && s.a_space && s.a_fmt != FmtFp32 && s.a_fmt != DtInt32) ||
+        (reads_b(s) && s.b_space && s.b_fmt != FmtFp32 && s.b_fmt != DtInt32) ||
+        (s.o_space && s.o_fmt != FmtFp32 && s.o_fmt != DtInt32))
       return LeErrType;
     if (s.op == OpQuantizeMx) begin
       if (!s.o_mx || s.o_sr || !(fmt_e'(s.a_fmt) inside {FmtFp32, FmtBf16}) || !(fmt_e'(s.o_fmt) inside {FmtE4m3fn, FmtE5m2, FmtE2m1}))

@@ -289,22 +289,27 @@ vector::Instr row_instr(vector::Op op, unsigned parts, std::uint32_t a, unsigned
 /// scale, bias and an activation to SBUF as BF16; the vector engine reduces each row; the DMA stores
 /// both results to HBM. The HBM image must equal the reference's.
 struct Kernel {
-  unsigned fmt = 2;   ///< the operands' type: BF16 (2) or an FP8 (4..7)
+  unsigned fmt = 2;   ///< the operands' type: BF16 (2), an FP8 (4..7), INT8 (12)
   unsigned bias = 0;  ///< FP8 bias of the operands
   scalar::Act act = scalar::Act::gelu;
   float scale = 0.5f;
   bool mx = false;  ///< MXFP8: BF16 loaded, quantized by the vector engine, multiplied as MX
+  /// Two K-rows per PE (FP8, INT8): K = 2R; W^T [M][K] and X^T [N][K] in HBM, each loaded col-2B
+  /// (a pair of 1-byte elements is one 2-byte element: rows 2r and 2r + 1 into partition r)
+  unsigned kpe = 0;
 };
 
 Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference = false) {
   const CoreModel::Params& p = t.prm;
   const dma::Geometry g = CoreBench::geo(p);
-  const unsigned K = p.parts, M = p.parts, N = p.max_n;
+  const unsigned K = p.parts << k.kpe, M = p.parts, N = p.max_n;
+  const bool ints = tensor::is_int_format(k.fmt);
   const unsigned lf = k.mx ? 2 : k.fmt;  // the type in HBM
-  const unsigned es = dma::type_size(lf);
+  const unsigned es = ints ? 1 : dma::type_size(lf);
+  const unsigned cs = es << k.kpe;  // bytes of a column in a partition
   // SBUF byte addresses (every partition): W, X, bias, Y (BF16), R (FP32 row sums); MX: the
   // quantized W and X and their scale tensors
-  const std::uint32_t aW = 0, aX = 64, aB = aX + N * es + 64, aY = aB + 64, aR = aY + 2 * N + 64;
+  const std::uint32_t aW = 0, aX = std::max(64u, M * cs), aB = aX + N * cs + 64, aY = aB + 64, aR = aY + 2 * N + 64;
   const std::uint32_t aWq = aR + 64, aWs = aWq + 64, aXq = aWs + 64, aXs = aXq + N + 64;
   check(aXs + N <= p.sbuf_bytes, "the kernel's tensors do not fit SBUF ({} bytes per partition)", p.sbuf_bytes);
   // HBM: W [K][M], X^T [N][K], bias [M] FP32, results Y [M][N] BF16 and R [M] FP32
@@ -313,7 +318,8 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   auto& img = t.hbm.image();
   for (auto& b : img.hbm) b = static_cast<std::uint8_t>(r.next());
   auto value = [&](float spread) { return (static_cast<float>(r.below(2001)) / 1000.0f - 1.0f) * spread; };
-  auto code = [&](float v) {
+  auto code = [&](float v) -> std::uint32_t {
+    if (ints) return static_cast<std::uint32_t>(r.next()) & 0xFF;  // any INT8 code
     numerics::Convert c;
     c.saturate = true;
     c.bias = static_cast<int>(k.bias);
@@ -322,8 +328,8 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   const auto put = [&](std::uint32_t a, unsigned size, std::uint32_t c) {
     for (unsigned b = 0; b < size; ++b) img.hbm.at(a + b) = static_cast<std::uint8_t>(c >> (8 * b));
   };
-  for (unsigned kk = 0; kk < K; ++kk)
-    for (unsigned m = 0; m < M; ++m) put(hW + (kk * M + m) * es, es, code(value(2.0f)));
+  for (unsigned kk = 0; kk < K; ++kk)  // W [K][M], or W^T [M][K] for two rows per PE
+    for (unsigned m = 0; m < M; ++m) put(hW + (k.kpe ? m * K + kk : kk * M + m) * es, es, code(value(2.0f)));
   for (unsigned n = 0; n < N; ++n)
     for (unsigned kk = 0; kk < K; ++kk) put(hX + (n * K + kk) * es, es, code(value(2.0f)));
   for (unsigned m = 0; m < M; ++m) put(hB + 4 * m, 4, f32(value(1.0f)));
@@ -335,13 +341,20 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
 
   // ---- the reference: SBUF bytes placed by hand as the DMA layouts say, then the units' references
   Sbuf sb(p.parts, std::vector<std::uint8_t>(p.sbuf_bytes, 0));
-  for (unsigned kk = 0; kk < K; ++kk)  // row layout: W row k into partition k
-    for (unsigned b = 0; b < M * es; ++b) sb[kk][aW + b] = hbm0[hW + kk * M * es + b];
-  // col layout: X^T element (n, k) into partition k at offset aX + n * es (X [K][N] as the engine reads it)
-  // (col-2B for BF16; FP8 has no column layout, so FP8 activations load row by row like W)
-  for (unsigned n = 0; n < N; ++n)
-    for (unsigned kk = 0; kk < K; ++kk)
-      for (unsigned b = 0; b < es; ++b) sb[kk][aX + n * es + b] = hbm0[hX + (n * K + kk) * es + b];
+  if (k.kpe) {  // col-2B of byte pairs: W^T (m, k) into partition k / 2 at byte aW + 2m + k % 2; X^T alike
+    for (unsigned kk = 0; kk < K; ++kk) {
+      for (unsigned m = 0; m < M; ++m) sb[kk / 2][aW + 2 * m + kk % 2] = hbm0[hW + m * K + kk];
+      for (unsigned n = 0; n < N; ++n) sb[kk / 2][aX + 2 * n + kk % 2] = hbm0[hX + n * K + kk];
+    }
+  } else {
+    for (unsigned kk = 0; kk < K; ++kk)  // row layout: W row k into partition k
+      for (unsigned b = 0; b < M * es; ++b) sb[kk][aW + b] = hbm0[hW + kk * M * es + b];
+    // col layout: X^T element (n, k) into partition k at offset aX + n * es (X [K][N] as the engine reads it)
+    // (col-2B for BF16; FP8 has no column layout, so FP8 activations load row by row like W)
+    for (unsigned n = 0; n < N; ++n)
+      for (unsigned kk = 0; kk < K; ++kk)
+        for (unsigned b = 0; b < es; ++b) sb[kk][aX + n * es + b] = hbm0[hX + (n * K + kk) * es + b];
+  }
   for (unsigned m = 0; m < M; ++m)  // col-4B: bias element (0, m) into partition m
     for (unsigned b = 0; b < 4; ++b) sb[m][aB + b] = hbm0[hB + 4 * m + b];
   // MX: SBUF is not reset, and the tensor engine's scale read returns its byte in every partition
@@ -373,6 +386,7 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   ls.addr = k.mx ? aWq : aW;
   ls.mx = k.mx;
   ls.sc_addr = aWs;
+  ls.kpe = k.kpe;
   ls.tag = 1;
   tensor::Command mm{tensor::Op::multiply_moving};
   mm.fmt = ls.fmt;
@@ -381,6 +395,7 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   mm.addr = k.mx ? aXq : aX;
   mm.mx = k.mx;
   mm.sc_addr = aXs;
+  mm.kpe = k.kpe;
   mm.bank = 1;
   mm.off = 0;
   mm.tag = 2;
@@ -388,7 +403,8 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   tref.run(mm, sb);
   vector::Memory ps = tref.psum_rows();
 
-  vector::Instr act = row_instr(vector::Op::activate, M, mm.bank * bank_bytes, 0, aY, 2, N);
+  // PSUM holds FP32 sums, or INT32 for integer operands (the scalar engine converts them)
+  vector::Instr act = row_instr(vector::Op::activate, M, mm.bank * bank_bytes, ints ? vector::kInt32 : 0, aY, 2, N);
   act.a_space = true;  // PSUM
   act.func = static_cast<unsigned>(k.act);
   act.imm0 = f32(k.scale);
@@ -418,14 +434,19 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   if (corrupt_reference) want[hR + 1] ^= 0x10;  // the self-test: a checker that compares must fail
 
   // ---- the core: loads on queue 0, stores on queue 1 (after the engines finish)
-  for (unsigned kk = 0; kk < K; ++kk)
-    t.issue_dma(0, dma::copy_desc(Space::hbm, hW + kk * M * es, Space::sbuf, g.sbuf_addr(kk, aW), M * es));
-  if (es == 2) {
-    t.issue_dma(0, col_desc(hX, g, 0, aX, N, K, lf));
+  if (k.kpe) {  // byte pairs as 2-byte elements (BF16: a plain copy, no cast)
+    t.issue_dma(0, col_desc(hW, g, 0, aW, M, K / 2, 2));
+    t.issue_dma(0, col_desc(hX, g, 0, aX, N, K / 2, 2));
   } else {
-    for (unsigned n = 0; n < N; ++n)  // one byte per partition: a column written element by element
-      for (unsigned kk = 0; kk < K; ++kk)
-        t.issue_dma(0, dma::copy_desc(Space::hbm, hX + n * K + kk, Space::sbuf, g.sbuf_addr(kk, aX + n), 1));
+    for (unsigned kk = 0; kk < K; ++kk)
+      t.issue_dma(0, dma::copy_desc(Space::hbm, hW + kk * M * es, Space::sbuf, g.sbuf_addr(kk, aW), M * es));
+    if (es == 2) {
+      t.issue_dma(0, col_desc(hX, g, 0, aX, N, K, lf));
+    } else {
+      for (unsigned n = 0; n < N; ++n)  // one byte per partition: a column written element by element
+        for (unsigned kk = 0; kk < K; ++kk)
+          t.issue_dma(0, dma::copy_desc(Space::hbm, hX + n * K + kk, Space::sbuf, g.sbuf_addr(kk, aX + n), 1));
+    }
   }
   t.issue_dma(0, col_desc(hB, g, 0, aB, 1, M, 0));
   for (unsigned q = 0; k.mx && q < p.parts; ++q)
@@ -447,8 +468,9 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   co_await t.drain();
   for (std::size_t a = 0; a < want.size(); ++a)
     check(img.hbm[a] == want[a], "HBM byte {:#x}: {:#04x}, reference {:#04x}", a, img.hbm[a], want[a]);
-  info("kernel ({}{} operands, activation {}): HBM image equals the reference; {} HBM writes", k.mx ? "MX" : "",
-       numerics::format_info(static_cast<Format>(ls.fmt)).name, scalar::act_name(k.act), t.port.writes);
+  info("kernel ({}{} operands{}, activation {}): HBM image equals the reference; {} HBM writes", k.mx ? "MX" : "",
+       ints ? "int8" : numerics::format_info(static_cast<Format>(ls.fmt)).name, k.kpe ? ", two rows per PE" : "",
+       scalar::act_name(k.act), t.port.writes);
 }
 
 }  // namespace
@@ -469,6 +491,27 @@ TRN_TEST(end_to_end_fp8_bias, .timeout_ns = 1e10) {
   auto r = env.rng("data");
   check(numerics::format_info(Format::e4m3).adjustable_bias, "E4M3 takes a bias register");
   co_await run_kernel(t, Kernel{static_cast<unsigned>(Format::e4m3), 10, scalar::Act::silu, 0.25f}, r);
+}
+
+TRN_TEST(end_to_end_fp8_double_row, .timeout_ns = 1e10) {
+  // The kernel with E4M3 operands (bias 10) two K-rows per PE: K = 2R, W^T and X^T loaded col-2B
+  // as byte pairs, one pass over the array.
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  Kernel k{static_cast<unsigned>(Format::e4m3), 10, scalar::Act::silu, 0.25f};
+  k.kpe = 1;
+  co_await run_kernel(t, k, r);
+}
+
+TRN_TEST(end_to_end_int8, .timeout_ns = 1e10) {
+  // INT8 operands two K-rows per PE into INT32 PSUM, evacuated by the scalar engine reading int32.
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  Kernel k{tensor::kInt8, 0, scalar::Act::relu, 1.0f / 1024};
+  k.kpe = 1;
+  co_await run_kernel(t, k, r);
 }
 
 TRN_TEST(end_to_end_mxfp8, .timeout_ns = 1e10) {

@@ -23,6 +23,7 @@
 #include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
+#include "system/preset.hpp"
 #include "tensor/reference.hpp"
 #include "tensor/tensor_engine.hpp"
 #include "tensor_engine_ports.hpp"
@@ -35,11 +36,12 @@ using numerics::Format;
 namespace {
 
 // ---- functional coverage
-/// Operand types as commands name them: the PE formats (numerics::Format 0..8), then MX elements.
-const std::vector<std::string> kTypeBins = {"fp32",   "tf32", "bf16", "fp16",    "e5m2",      "e4m3",
-                                            "e4m3fn", "e3m4", "e2m1", "mx_e5m2", "mx_e4m3fn", "mx_e2m1"};
+/// Operand types as commands name them: the PE formats (numerics::Format 0..8), MX elements, then
+/// the integers (their data-type codes 12 and 13).
+const std::vector<std::string> kTypeBins = {"fp32", "tf32", "bf16",    "fp16",      "e5m2",    "e4m3", "e4m3fn",
+                                            "e3m4", "e2m1", "mx_e5m2", "mx_e4m3fn", "mx_e2m1", "int8", "uint8"};
 std::size_t type_bin(unsigned fmt, bool mx) {
-  if (!mx) return fmt;
+  if (!mx) return fmt;  // (int8 12, uint8 13)
   return fmt == static_cast<unsigned>(Format::e5m2) ? 9 : fmt == static_cast<unsigned>(Format::e4m3fn) ? 10 : 11;
 }
 const std::vector<std::string> kSpecialBins = {"zero", "subnormal", "inf", "nan", "max_normal"};
@@ -104,7 +106,12 @@ struct TeBench {
       cover_cross("tensor_engine.stationary_type_x_psum", {kTypeBins, {"overwrite", "accumulate"}});
   /// Per legal transposing MultiplyMoving: the type of the tile.
   CoverPoint& cov_transpose =
-      cover_point("tensor_engine.transpose_type", std::vector<std::string>(kTypeBins.begin(), kTypeBins.begin() + 9));
+      cover_point("tensor_engine.transpose_type",
+                  {"fp32", "tf32", "bf16", "fp16", "e5m2", "e4m3", "e4m3fn", "e3m4", "e2m1", "int8", "uint8"});
+  /// Per legal MultiplyMoving (not a transpose): the generation x how many K-rows a PE takes a
+  /// cycle for which kind of operand (SPEC 5.1's rates).
+  CoverPoint& cov_rows =
+      cover_cross("tensor_engine.rows_per_pe", {{"v2", "v3", "v4"}, {"fp_one", "fp8_double", "int_one", "int_double"}});
   CoverPoint& cov_err = cover_point("tensor_engine.err_code", {"shape", "range", "type", "no_weights", "kind"});
   CoverPoint& cov_k = range_point("tensor_engine.ls.k");               // 1 .. R
   CoverPoint& cov_m = range_point("tensor_engine.ls.m");               // 1 .. C
@@ -127,17 +134,20 @@ struct TeBench {
     unsigned fmt = 0, k = 0;
     bool mx = false;
   } weights;  ///< of the last legal LoadStationary
+  /// The generation the bench straps (gen_i), set before start()
+  sv::te_pkg::te_gen_e gen = sv::te_pkg::te_gen_e::TeGenV4;
   /// A legal command's reads on its port (0 stationary, 1 moving): `total` in all, `issued` so far.
   struct Reader {
     std::uint64_t seq = 0;
     unsigned fmt = 0, rows = 0, total = 0, issued = 0;
     bool mx = false;
+    unsigned kpe = 0;
   };
-  /// What one accepted read request carries: an MX scale or elements of `fmt` (sampled in rows
-  /// below `rows`; 0: not sampled).
+  /// What one accepted read request carries: an MX scale or elements of `fmt` (sampled in K rows
+  /// below `rows`; 0: not sampled), 1 << kpe rows per partition.
   struct Operand {
     bool scale = false;
-    unsigned fmt = 0, rows = 0;
+    unsigned fmt = 0, rows = 0, kpe = 0;
   };
   std::array<std::deque<Reader>, 2> readers;
   std::array<std::deque<Operand>, 2> operands;      ///< per port, beside ReadServer::q
@@ -233,32 +243,35 @@ struct TeBench {
   }
   void on_legal(const sv::te_pkg::te_cmd_t& c, std::uint64_t seq) {
     if (c.op == sv::te_pkg::te_op_e::TeLoadStationary) {
-      hit_range(cov_k, c.k, 1, prm.rows);
+      if (c.kpe == 0) hit_range(cov_k, c.k, 1, prm.rows);
       hit_range(cov_m, c.m, 1, prm.cols);
       weights = Weights{c.fmt, c.k, c.mx};
       // a load for a transpose keeps raw codes: its data is not sampled for special values
-      readers[0].push_back(Reader{seq, c.fmt, c.tr ? 0u : c.k, c.mx ? 2u * c.m : c.m, 0, c.mx});
+      readers[0].push_back(Reader{seq, c.fmt, c.tr ? 0u : c.k, c.mx ? 2u * c.m : c.m, 0, c.mx, c.kpe});
       return;
     }
     mm_active.push_back(seq);
     if (c.tr) {
       if (weights.fmt <= 8) cov_transpose.hit_index(weights.fmt);
+      if (is_int_format(weights.fmt)) cov_transpose.hit_index(weights.fmt - kInt8 + 9);
       hit_range(cov_tr_n, c.n, 1, weights.k);
       return;
     }
     const std::size_t psum = c.acc ? 1 : 0;
-    if (c.fmt <= 8) cov_moving.hit_index(type_bin(c.fmt, c.mx) * 2 + psum);
-    if (weights.fmt <= 8) cov_stationary.hit_index(type_bin(weights.fmt, weights.mx) * 2 + psum);
+    if (c.fmt <= 8 || is_int_format(c.fmt)) cov_moving.hit_index(type_bin(c.fmt, c.mx) * 2 + psum);
+    if (weights.fmt <= 8 || is_int_format(weights.fmt))
+      cov_stationary.hit_index(type_bin(weights.fmt, weights.mx) * 2 + psum);
+    cov_rows.hit_index(static_cast<std::size_t>(gen) * 4 + (is_int_format(c.fmt) ? 2 : 0) + (c.kpe != 0 ? 1 : 0));
     hit_range(cov_n, c.n, 1, prm.max_n);
     hit_range(cov_bank, c.bank, 0, prm.banks - 1);
     hit_range(cov_off, c.off, 0, prm.depth - c.n);
-    readers[1].push_back(Reader{seq, c.fmt, weights.k, c.mx ? 2u * c.n : c.n, 0, c.mx});
+    readers[1].push_back(Reader{seq, c.fmt, weights.k, c.mx ? 2u * c.n : c.n, 0, c.mx, c.kpe});
   }
   /// The operand of a read request accepted now on port 0 (stationary) or 1 (moving).
   Operand next_operand(unsigned port) {
     if (readers[port].empty()) return {};
     Reader& r = readers[port].front();
-    const Operand o{r.mx && r.issued % 2 == 0, r.fmt, r.rows};
+    const Operand o{r.mx && r.issued % 2 == 0, r.fmt, r.rows, r.kpe};
     if (port == 0) {
       const bool behind = !mm_active.empty() && mm_active.front() < r.seq;
       const bool beside = (mv.req_valid.get() & 1) && (mv.req_ready.get() & 1);
@@ -279,7 +292,12 @@ struct TeBench {
   }
   /// The code of partition r in a read response on port 0 (stationary) or 1 (moving).
   void cover_operand(unsigned port, const Operand& o, unsigned r, std::uint32_t code) {
-    if (r >= o.rows) return;
+    if (o.kpe != 0) {  // two codes: rows 2r (low byte) and 2r + 1
+      for (unsigned h = 0; h < 2; ++h)
+        cover_operand(port, Operand{false, o.fmt, o.rows, 0}, 2 * r + h, (code >> 8 * h) & 0xFF);
+      return;
+    }
+    if (r >= o.rows || is_int_format(o.fmt)) return;
     if (o.scale) {  // a block's scale is in the block's first partition
       if (r % (prm.rows < 32 ? prm.rows : 32) != 0) return;
       if (code == 0x00 || code == 0xFE || code == 0xFF)
@@ -319,7 +337,14 @@ struct TeBench {
     }
   }
 
+  /// The generation strap, changed while no command runs.
+  void set_gen(sv::te_pkg::te_gen_e g) {
+    gen = g;
+    env.sig("gen_i").set(static_cast<unsigned>(gen));
+  }
+
   Task<> start() {
+    set_gen(gen);
     cmd_valid.set(0);
     pr_valid.set(0);
     env.sig("pe_valid_i").set(0);
@@ -359,8 +384,14 @@ struct TeBench {
     }
   }
 
-  /// Element j of command c's operand in partition r (c.addr a byte address, c.fmt the type).
+  /// Row r, column j of command c's operand (c.addr a byte address, c.fmt the type): element j in
+  /// partition r; with two rows per partition (c.kpe 1), byte r % 2 of the 2-byte element j in
+  /// partition r / 2.
   void put(unsigned r, const Command& c, unsigned j, std::uint32_t code) {
+    if (c.kpe != 0) {
+      sbuf[r / 2].at(c.addr + 2 * j + r % 2) = static_cast<std::uint8_t>(code);
+      return;
+    }
     put_at(r, c.fmt, mem::base_index(c.addr, mem::dtype_esize(c.fmt)) + j, code);
   }
   /// Element idx of type fmt in partition r.
@@ -445,6 +476,7 @@ void put_mx(TeBench& t, Rng& r, const Command& c, unsigned cols) {
 const unsigned kTypes[] = {0, 1, 2, 3, 4, 5, 6, 7, 8};  // FP32, TF32, BF16, FP16, FP8 x4, E2M1
 
 std::uint32_t random_code(Rng& r, unsigned fmt) {
+  if (is_int_format(fmt)) return static_cast<std::uint32_t>(r.next()) & 0xFF;
   const auto& d = numerics::format_info(static_cast<Format>(fmt));
   if (fmt <= 1) {  // FP32/TF32: moderate exponents mostly, specials sometimes
     if (r.chance(0.05)) return static_cast<std::uint32_t>(r.next());
@@ -456,11 +488,13 @@ std::uint32_t random_code(Rng& r, unsigned fmt) {
 }  // namespace
 
 /// Random LoadStationary / MultiplyMoving programs: every type (mixed stationary and moving types
-/// too), random K, M, N, banks, offsets, overwrite and accumulate, FP8 biases, the SBUF's latency
-/// and stalls as `t` sets them; then PSUM against the reference. Commands are issued back to back
-/// in batches whose SBUF data sit at distinct addresses (so loads run behind multiplies); between
-/// batches the bench waits for completion and rewrites the SBUF.
+/// too), one and two K-rows per PE (FP8 from v3 on, INT8/UINT8), random K, M, N, banks, offsets,
+/// overwrite and accumulate, FP8 biases, the SBUF's latency and stalls as `t` sets them, a random
+/// generation; then PSUM against the reference. Commands are issued back to back in batches whose
+/// SBUF data sit at distinct addresses (so loads run behind multiplies); between batches the bench
+/// waits for completion and rewrites the SBUF.
 Task<> random_programs_on(Env& env, TeBench& t) {
+  t.gen = static_cast<sv::te_pkg::te_gen_e>(env.rng("gen").below(3));
   co_await t.start();
   auto r = env.rng("program");
   const auto& p = t.prm;
@@ -476,24 +510,38 @@ Task<> random_programs_on(Env& env, TeBench& t) {
     return 4 * (next_addr - n);
   };
   auto bias_of = [&](unsigned fmt) {
-    return numerics::format_info(static_cast<Format>(fmt)).adjustable_bias ? static_cast<unsigned>(r.range(0, 20)) : 0u;
+    return !is_int_format(fmt) && numerics::format_info(static_cast<Format>(fmt)).adjustable_bias
+               ? static_cast<unsigned>(r.range(0, 20))
+               : 0u;
   };
   for (unsigned g = 0; g < programs; ++g) {
-    const unsigned wfmt = kTypes[r.below(9)];
-    const bool tr = r.chance(0.2);  // a transpose program: raw load, then transposing writes
+    // the program's kind: integers (one or two rows per PE), FP8 two rows (v3 and later), or any
+    // FP type one row per PE (moving types mixed within each kind)
+    const unsigned kind = static_cast<unsigned>(r.below(10));
+    const bool ints = kind < 2, fp8_dr = kind >= 2 && kind < 4 && t.gen != sv::te_pkg::te_gen_e::TeGenV2;
+    const unsigned kpe = ints ? static_cast<unsigned>(r.below(2)) : fp8_dr ? 1u : 0u;
+    const auto draw_fmt = [&] {
+      return ints     ? kInt8 + static_cast<unsigned>(r.below(2))
+             : fp8_dr ? 4 + static_cast<unsigned>(r.below(4))
+                      : kTypes[r.below(9)];
+    };
+    const unsigned wfmt = draw_fmt(), krows = p.rows << kpe;
+    const bool tr = kpe == 0 && !fp8_dr && r.chance(0.2);  // a transpose program: raw load, then transposing writes
     Command ls{Op::load_stationary};
     ls.tr = tr;
-    ls.mx = !tr && is_mx_elem(wfmt) && r.chance(0.6);
+    ls.mx = !tr && !fp8_dr && is_mx_elem(wfmt) && r.chance(0.6);
     ls.fmt = wfmt;
     ls.bias = bias_of(wfmt);
-    ls.k = static_cast<unsigned>(r.range(1, p.rows));
+    ls.kpe = kpe;
+    ls.k = static_cast<unsigned>(r.range(1, krows));
     ls.m = static_cast<unsigned>(r.range(1, p.cols));
     const unsigned mms = static_cast<unsigned>(r.range(1, 3));
     std::vector<Command> mm(mms, Command{Op::multiply_moving});
     for (auto& c : mm) {
       c.tr = tr;
-      c.fmt = r.chance(0.7) ? wfmt : kTypes[r.below(9)];
-      c.mx = !tr && is_mx_elem(c.fmt) && r.chance(0.6);
+      c.kpe = kpe;
+      c.fmt = r.chance(0.7) ? wfmt : draw_fmt();
+      c.mx = !tr && !fp8_dr && is_mx_elem(c.fmt) && r.chance(0.6);
       c.bias = bias_of(c.fmt);
       c.n = static_cast<unsigned>(r.range(1, tr ? ls.k : p.max_n));
       c.bank = static_cast<unsigned>(r.below(p.banks));
@@ -522,7 +570,7 @@ Task<> random_programs_on(Env& env, TeBench& t) {
       ls.sc_addr = *alloc(ls.m);
       put_mx(t, r, ls, ls.m);
     } else {
-      for (unsigned rr = 0; rr < p.rows; ++rr)
+      for (unsigned rr = 0; rr < krows; ++rr)
         for (unsigned j = 0; j < ls.m; ++j)  // a transposed FP32 tile: any 32 bits, NaN payloads too
           t.put(rr, ls, j, tr && wfmt == 0 ? static_cast<std::uint32_t>(r.next()) : random_code(r, wfmt));
     }
@@ -535,7 +583,7 @@ Task<> random_programs_on(Env& env, TeBench& t) {
         c.sc_addr = *alloc(c.n);
         put_mx(t, r, c, c.n);
       } else {
-        for (unsigned rr = 0; rr < p.rows; ++rr)
+        for (unsigned rr = 0; rr < krows; ++rr)
           for (unsigned j = 0; j < c.n; ++j) t.put(rr, c, j, random_code(r, c.fmt));
       }
       c.tag = issued++ & 15;
@@ -570,8 +618,10 @@ TRN_TEST(outstanding_reads_at_the_limit, .timeout_ns = 1e10) {
 }
 
 TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
-  // Each kind of illegal command is answered on err_* and leaves PSUM untouched.
+  // Each kind of illegal command is answered on err_* and leaves PSUM untouched (on a v2 core: FP8
+  // has no double row there, INT8 has).
   TeBench t(env);
+  t.gen = sv::te_pkg::te_gen_e::TeGenV2;
   co_await t.start();
   const auto& p = t.prm;
   FunctionalReference ref(p);
@@ -615,6 +665,35 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   bad.push_back({c, 3});  // a transpose of MX data
   c.mx = false;
   c.tr = false;
+  c.fmt = 2;
+  c.kpe = 1;
+  bad.push_back({c, 3});  // two rows per PE of BF16
+  c.fmt = 5;
+  bad.push_back({c, 3});  // two rows per PE of FP8 on v2
+  c.fmt = kInt8;
+  c.kpe = 2;
+  bad.push_back({c, 3});  // four rows per PE (MX on v4 only)
+  c.kpe = 1;
+  c.tr = true;
+  bad.push_back({c, 3});  // two rows per PE of a transpose
+  c.tr = false;
+  c.kpe = 0;
+  c.mx = true;
+  bad.push_back({c, 3});  // MX with an integer type
+  c.kpe = 1;
+  c.fmt = 6;
+  bad.push_back({c, 3});  // MX elements two rows per PE
+  c.mx = false;
+  c.fmt = kInt8;
+  c.k = 2 * p.rows + 1;
+  bad.push_back({c, 1});  // K > 2R with two rows per PE
+  c.k = 2 * p.rows;
+  c.addr = 1;
+  bad.push_back({c, 2});  // two rows per PE: a 2-byte element, not aligned
+  c.addr = 0;
+  c.k = 1;
+  c.kpe = 0;
+  c.fmt = 2;
   co_await t.wait_done(1);
   for (auto& [cmd, code] : bad) co_await t.issue(cmd);
   // load legal weights, then bad MultiplyMoving commands
@@ -672,7 +751,27 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   m.n = 2;
   bad.push_back({m, 1});  // transpose of more rows than loaded (N > K)
   co_await t.issue(m);
-  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + 2);
+  m.tr = false;
+  m.n = 1;
+  Command li = load_all(p, kInt8);  // INT8, two rows per PE: legal on v2
+  li.kpe = 1;
+  li.k = 2 * p.rows;
+  co_await t.issue(li);
+  m.fmt = kUint8;
+  bad.push_back({m, 5});  // one row per PE on two-row weights
+  co_await t.issue(m);
+  m.fmt = 2;
+  m.kpe = 1;
+  bad.push_back({m, 3});  // BF16 two rows per PE
+  co_await t.issue(m);
+  m.fmt = 5;
+  bad.push_back({m, 3});  // FP8 two rows per PE on v2
+  co_await t.issue(m);
+  m.fmt = 2;
+  m.kpe = 0;
+  bad.push_back({m, 5});  // an FP multiply on integer weights
+  co_await t.issue(m);
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + 3);
   check(t.err_count == bad.size() + 1, "{} rejections for {} illegal commands", t.err_count, bad.size() + 1);
   check(t.err_codes[0] == 4, "MultiplyMoving without weights: code {}", t.err_codes[0]);
   for (std::size_t i = 0; i < bad.size(); ++i)
@@ -1278,45 +1377,136 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
       issued, pe_accepted, cmd_st.long_ones, cmd_st.longest, pe_st.long_ones, pe_st.longest);
 }
 
+namespace {
+/// One operand type at its rate: the type, K-rows per PE (log2), and its preset rate's name.
+struct RateCase {
+  const char* name;
+  unsigned fmt, kpe;
+  system::DType dtype;
+};
+/// The types of SPEC 5.1's rates on generation `gen`: BF16, FP8 (two rows per PE from v3 on), INT8
+/// (two rows per PE), FP32 (a quarter).
+std::vector<RateCase> rate_cases(sv::te_pkg::te_gen_e gen) {
+  const unsigned fp8_kpe = gen == sv::te_pkg::te_gen_e::TeGenV2 ? 0 : 1;
+  return {{"bf16", 2, 0, system::DType::bf16},
+          {"fp8", 5, fp8_kpe, system::DType::fp8},
+          {"int8", kInt8, 1, system::DType::int8},
+          {"fp32", 0, 0, system::DType::fp32}};
+}
+/// Back-to-back MultiplyMoving with N = Nmax, K = R (x2 with two rows per PE), M = C, each
+/// followed by a LoadStationary of the next weights in the background, SBUF answering every request
+/// the next cycle, until `min_mms` multiplies and `min_cycles` cycles: (multiplies, cycles from the
+/// first one's dispatch to the last result in PSUM). t started, idle.
+struct RateRun {
+  unsigned mms = 0;
+  std::uint64_t cycles = 0;
+  double macs = 0;
+};
+Task<RateRun> rate_run(TeBench& t, Rng& r, const RateCase& rc, unsigned min_mms, std::uint64_t min_cycles) {
+  const auto& p = t.prm;
+  Command ls = load_all(p, rc.fmt);
+  ls.kpe = rc.kpe;
+  ls.k = p.rows << rc.kpe;
+  Command mm{Op::multiply_moving};
+  mm.fmt = rc.fmt;
+  mm.kpe = rc.kpe;
+  mm.n = p.max_n;
+  mm.addr = 4 * p.cols;  // 4 bytes a column: room for any type
+  const unsigned krows = p.rows << rc.kpe;
+  for (unsigned rr = 0; rr < krows; ++rr) {  // moderate values: FP32/TF32 exponents near 1, narrow codes any
+    for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, rc.fmt));
+    for (unsigned j = 0; j < p.max_n; ++j) t.put(rr, mm, j, random_code(r, rc.fmt));
+  }
+  const unsigned base = t.done_count + t.err_count;
+  unsigned issued = 1;
+  co_await t.issue(ls);
+  co_await t.wait_done(base + 1);
+  RateRun run;
+  const std::uint64_t c0 = t.clk.cycle();
+  while (run.mms < min_mms || t.clk.cycle() - c0 < min_cycles) {
+    mm.tag = issued++ & 15;
+    mm.bank = run.mms % p.banks;
+    co_await t.issue(mm);
+    ++run.mms;
+    ls.tag = issued++ & 15;
+    co_await t.issue(ls);
+  }
+  co_await t.wait_done(base + issued);
+  check(t.err_count == 0, "{}: {} commands rejected", rc.name, t.err_count);
+  run.cycles = t.clk.cycle() - c0;
+  run.macs = static_cast<double>(run.mms) * krows * p.cols * p.max_n;
+  co_return run;
+}
+/// The MACs per cycle the core preset of generation `gen` promises for a type: R x C x its rate.
+double rule_macs(const TensorEngine::Params& p, sv::te_pkg::te_gen_e gen, system::DType d) {
+  static const system::Presets presets = system::default_presets();
+  const char* key = gen == sv::te_pkg::te_gen_e::TeGenV2 ? "v2" : gen == sv::te_pkg::te_gen_e::TeGenV3 ? "v3" : "v4";
+  return static_cast<double>(p.rows) * p.cols * presets.core(key).rate[static_cast<unsigned>(d)];
+}
+sv::te_pkg::te_gen_e gen_from_env() {
+  const char* g = std::getenv("TE_GEN");
+  const std::string s = g && *g ? g : "v4";
+  if (s == "v2") return sv::te_pkg::te_gen_e::TeGenV2;
+  if (s == "v3") return sv::te_pkg::te_gen_e::TeGenV3;
+  if (s == "v4") return sv::te_pkg::te_gen_e::TeGenV4;
+  throw HarnessError(fmt::format("TE_GEN={}: want v2, v3 or v4", s));
+}
+}  // namespace
+
+TRN_TEST(rates, .timeout_ns = 1e10) {
+  // SPEC 5.1's per-type rates on every generation: for each type, 8 back-to-back multiplies
+  // (K = R, or 2R with two rows per PE; M = C; N = Nmax) with the next weights loading in the
+  // background. The measured MACs per cycle, fill and drain included, must reach the core preset's
+  // rule (R x C x the type's rate) within the fill: the stream takes at most its ideal cycles
+  // (8 N columns, FP32 4 x 8 N) plus R + C + 8.
+  TeBench t(env);
+  auto r = env.rng("data");
+  co_await t.start();
+  for (auto gen : {sv::te_pkg::te_gen_e::TeGenV2, sv::te_pkg::te_gen_e::TeGenV3, sv::te_pkg::te_gen_e::TeGenV4}) {
+    t.set_gen(gen);  // a strap: changed while the engine is idle
+    for (const RateCase& rc : rate_cases(gen)) {
+      const RateRun run = co_await rate_run(t, r, rc, 8, 0);
+      const double rule = rule_macs(t.prm, gen, rc.dtype);
+      const double ideal = run.macs / rule;
+      check(static_cast<double>(run.cycles) <= ideal + t.prm.rows + t.prm.cols + 8,
+            "gen {} {}: {} cycles for {} MACs; the rule of {} MACs a cycle wants {} plus the fill",
+            static_cast<int>(gen), rc.name, run.cycles, run.macs, rule, ideal);
+      info("gen v{} {}: {:.1f} MACs/cycle, rule {} ({} cycles, ideal {})", static_cast<unsigned>(gen) + 2, rc.name,
+           run.macs / static_cast<double>(run.cycles), rule, run.cycles, ideal);
+    }
+  }
+}
+
 TRN_TEST(throughput) {
   // make bench: back-to-back MultiplyMoving with N = Nmax, K = R, M = C (BF16), each followed by
   // a LoadStationary of the next weights in the background; SBUF answers every request the next
   // cycle. Utilization = useful MACs / (R x C x cycles from the first MultiplyMoving's dispatch
-  // to its last result in PSUM), over at least 8 multiplies and BENCH_CYCLES cycles.
+  // to its last result in PSUM), over at least 8 multiplies and BENCH_CYCLES cycles. Then the
+  // other types at their rates on generation TE_GEN (default v4): a line each with the measured
+  // MACs per cycle against the core preset's rule (R x C x the type's rate).
   TeBench t(env);
+  t.gen = gen_from_env();
   co_await t.start();
   const auto& p = t.prm;
   auto r = env.rng("data");
-  t.fill(2, [&] { return static_cast<std::uint32_t>(r.next()) & 0x3FFF; });  // BF16, moderate
-  Command ls = load_all(p, 2);
-  Command mm{Op::multiply_moving};
-  mm.fmt = 2;
-  mm.n = p.max_n;
-  mm.addr = 2 * p.cols;
-  co_await t.issue(ls);
-  co_await t.wait_done(1);
-  const std::uint64_t want_cycles = bench_cycles(20000);
-  unsigned issued = 1, mms = 0;
+  const auto cases = rate_cases(t.gen);
   BenchTimer timer;
-  const std::uint64_t c0 = t.clk.cycle();
-  while (mms < 8 || t.clk.cycle() - c0 < want_cycles) {
-    mm.tag = issued++ & 15;
-    mm.bank = mms % p.banks;
-    co_await t.issue(mm);
-    ++mms;
-    ls.tag = issued++ & 15;
-    co_await t.issue(ls);
-  }
-  co_await t.wait_done(issued);
-  const std::uint64_t cycles = t.clk.cycle() - c0;
-  timer.report(cycles);
-  const double macs = static_cast<double>(mms) * p.rows * p.cols * p.max_n;
-  const double util = macs / (static_cast<double>(p.rows) * p.cols * static_cast<double>(cycles));
+  const RateRun bf = co_await rate_run(t, r, cases[0], 8, bench_cycles(20000));
+  timer.report(bf.cycles);
+  const double util = bf.macs / (static_cast<double>(p.rows) * p.cols * static_cast<double>(bf.cycles));
   fmt::print(
       "bench: figure tensor_engine {}x{} N={}: {} MultiplyMoving in {} cycles, utilization {:.1f}% "
       "(ideal {} cycles; fill {} and drain {} cycles: R + C - 1 each way plus SBUF latency)\n",
-      p.rows, p.cols, p.max_n, mms, cycles, 100 * util, static_cast<std::uint64_t>(mms) * p.max_n, p.rows + p.cols - 1,
-      p.rows + p.cols - 1);
+      p.rows, p.cols, p.max_n, bf.mms, bf.cycles, 100 * util, static_cast<std::uint64_t>(bf.mms) * p.max_n,
+      p.rows + p.cols - 1, p.rows + p.cols - 1);
+  for (const RateCase& rc : cases) {
+    const RateRun run = rc.fmt == 2 ? bf : co_await rate_run(t, r, rc, 8, bench_cycles(20000));
+    const double got = run.macs / static_cast<double>(run.cycles), rule = rule_macs(p, t.gen, rc.dtype);
+    fmt::print(
+        "bench: figure tensor_engine rate v{} {}: {:.1f} MACs/cycle measured, preset rule {:.0f} ({}x{} x {}), "
+        "ratio {:.3f}\n",
+        static_cast<unsigned>(t.gen) + 2, rc.name, got, rule, p.rows, p.cols, rule / (p.rows * p.cols), got / rule);
+  }
 }
 
 TRN_BENCH_MAIN(Vtensor_engine, "tensor_engine")

@@ -342,10 +342,11 @@ Instr random_instr(Rng& r, const Shape& s) {
       in.mx_neuron = r.chance(0.5);
     }
     // addresses: a random first element of each pattern's type that keeps the pattern inside
-    // operands in PSUM (FP32 only): the evacuation path reads it, and engines may write it
+    // operands in PSUM (FP32, or INT32 for an integer operand: an integer matmul's sums): the
+    // evacuation path reads it, and engines may write it
     auto psum_operand = [&](unsigned& fmt, unsigned& bias) {
       if (!r.chance(0.2) || (in.op == Op::quantize_mx && &fmt == &in.o_fmt)) return false;
-      fmt = 0;
+      fmt = is_int_dtype(fmt) ? kInt32 : 0;
       bias = 0;
       return true;
     };
@@ -593,11 +594,11 @@ TRN_TEST(illegal_instructions, .timeout_ns = 1e9) {
         in.o_space = true;
         in.o_fmt = 2;
       },
-      Err::type);  // PSUM holds FP32 only
+      Err::type);  // PSUM holds FP32 or INT32 only
   add(
       [](Instr& in) {
         in.a_space = true;
-        in.a_fmt = kInt32;
+        in.a_fmt = kInt16;
       },
       Err::type);
   if (!kScalar) {
