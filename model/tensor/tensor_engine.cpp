@@ -33,7 +33,8 @@ std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias, unsign
     const auto lane = [&](std::uint32_t b) -> std::uint32_t {
       return fmt == kInt8 ? static_cast<std::uint16_t>(static_cast<std::int16_t>(static_cast<std::int8_t>(b))) : b;
     };
-    return (kpe != 0 ? lane((code >> 8) & 0xFF) << 16 : 0u) | lane(code & 0xFF);
+    // (one row: the element is one byte, so the high lane is 0, and the PE never reads it)
+    return lane((code >> 8) & 0xFF) << 16 | lane(code & 0xFF);
   }
   const auto f = static_cast<Format>(fmt);
   if (kpe != 0) {  // two FP8 codes as two BF16 lanes (exact: every FP8 value is a BF16 value)
@@ -156,7 +157,8 @@ bool TensorEngine::cmd_ready(const In& in, bool mv_fire) const {
     return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0 && !(mm_q_.busy && mm_q_.wsel == next_ls_bank_q_);
   // the issuer frees at the edge when its last column issues now (read, or a transpose's generated one)
   const bool last = mm_q_.busy && mm_q_.left == 1 && (mm_q_.tr || (mv_fire && !mm_q_.iph));
-  return !ls_q_.busy && (!mm_q_.busy || last) && (!in.cmd_i.tr || pend_q_.empty());
+  // a transpose's generated columns take the array's entry: no moving read in flight or issued now
+  return !ls_q_.busy && (!mm_q_.busy || last) && (!in.cmd_i.tr || (pend_q_.empty() && !mv_fire));
 }
 
 void TensorEngine::eval(const In& in, Out& out) const {

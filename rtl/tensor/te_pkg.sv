@@ -90,12 +90,13 @@ package te_pkg;
 
   // An operand as the array holds it. One row per PE (kpe 0): FP32, narrow codes decoded exactly
   // (FP8 with its bias), TF32 = FP32 rounded to 10 mantissa bits (RNE), FP32 as is (NaN
-  // canonical); an integer in the low 16-bit lane. Two rows per PE (kpe 1): the element's two
+  // canonical); an integer in the low 16-bit lane (the high one unread). Two rows per PE (kpe 1): the element's two
   // codes as two 16-bit lanes, row 2r in the low one: an FP8 code decoded to BF16 (exact: every
   // FP8 value with any bias is a BF16 normal number or zero, Inf, NaN), an integer extended.
   function automatic logic [31:0] te_operand(logic [31:0] code, logic [3:0] fmt, logic [5:0] bias, logic [1:0] kpe);
     fmt_desc_t d;
-    if (te_is_int(fmt)) return {(kpe != 2'd0) ? te_int_lane(code[15:8], fmt) : 16'd0, te_int_lane(code[7:0], fmt)};
+    // (one row: the element is one byte, so the high lane is 0, and the PE never reads it)
+    if (te_is_int(fmt)) return {te_int_lane(code[15:8], fmt), te_int_lane(code[7:0], fmt)};
     if (kpe != 2'd0) begin
       d = fmt_desc(fmt);
       return {16'(decode(d, eff_bias(d, bias), {24'd0, code[15:8]}) >> 16),

@@ -269,7 +269,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       // a LoadStationary's bank: no column in flight and none still to be issued from it
       else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_q.busy && inflight_q[next_ls_bank_q] == '0 &&
                                         !(mm_q.busy && mm_q.wsel == next_ls_bank_q);
-      else cmd_ready_o = !ls_q.busy && (!mm_q.busy || mm_last) && (!cmd_i.tr || !pend_valid);
+      // a transpose's generated columns take the array's entry: no moving read in flight or issued now
+      else cmd_ready_o = !ls_q.busy && (!mm_q.busy || mm_last) && (!cmd_i.tr || (!pend_valid && !mv_fire));
     end
   end
 

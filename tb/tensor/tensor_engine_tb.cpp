@@ -771,14 +771,93 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   m.kpe = 0;
   bad.push_back({m, 5});  // an FP multiply on integer weights
   co_await t.issue(m);
+  // on v4: two rows per PE only for the FP8 variants (E5M2 .. E3M4, both ends loaded) and integers
   co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + 3);
-  check(t.err_count == bad.size() + 1, "{} rejections for {} illegal commands", t.err_count, bad.size() + 1);
+  t.set_gen(sv::te_pkg::te_gen_e::TeGenV4);
+  unsigned legal = 3;
+  for (unsigned f : {0u, 1u, 2u, 3u, 4u, 7u, 8u}) {
+    Command l = load_all(p, f);
+    l.kpe = 1;
+    if (f == 4 || f == 7) {
+      ++legal;
+    } else {
+      bad.push_back({l, 3});  // FP32, TF32, BF16, FP16, E2M1: no double row
+    }
+    co_await t.issue(l);
+  }
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
+  check(t.err_count == bad.size() + 1 && t.done_count == legal,
+        "{} rejections for {} illegal commands, {} of {} legal ones done", t.err_count, bad.size() + 1, t.done_count,
+        legal);
   check(t.err_codes[0] == 4, "MultiplyMoving without weights: code {}", t.err_codes[0]);
   for (std::size_t i = 0; i < bad.size(); ++i)
     check(t.err_codes[i + 1] == bad[i].second, "illegal command {}: code {}, expected {}", i, t.err_codes[i + 1],
           bad[i].second);
   for (int k = 0; k < 20; ++k) co_await t.cycle();
   co_await t.compare_psum(ref.psum);  // all zero: nothing written
+}
+
+TRN_TEST(integer_wrap, .timeout_ns = 1e9) {
+  // INT8 / UINT8 two rows per PE into INT32 PSUM: PSUM bank 0 preset through the engines' write
+  // port to INT32_MAX - 15, then a multiply of all-127 INT8 operands (K = 2R) accumulates onto it
+  // and must wrap to a negative sum; UINT8 255 weights times INT8 -128 moving values overwrite bank
+  // 1 with the exact negative sum. PSUM against the reference, and the wrapped value by hand.
+  TeBench t(env);
+  t.gen = sv::te_pkg::te_gen_e::TeGenV2;  // INT8's two rows per PE run on every generation
+  co_await t.start();
+  const auto& p = t.prm;
+  FunctionalReference ref(p);
+  const unsigned n = std::min(4u, p.max_n);
+  Signal& pe_valid = env.sig("pe_valid_i");
+  for (unsigned off = 0; off < n; ++off) {
+    TensorEngine::In in = t.model.make_in();
+    in.pe_valid_i = true;
+    in.pe_i.bank = 0;
+    in.pe_i.off = static_cast<std::uint16_t>(off);
+    for (unsigned c = 0; c < p.cols; ++c) {
+      in.pe_mask_i.set_bit(c, true);
+      in.pe_data_i.set_slice(32 * c, 32, 0x7FFFFFF0u);
+    }
+    drive_inputs(env, t.model, in, "pe_");
+    co_await t.cycle();  // nothing else writes PSUM: accepted at once
+    ref.engine_write(0, off, in.pe_mask_i, in.pe_data_i);
+  }
+  pe_valid.set(0);
+  unsigned issued = 0;
+  for (const auto& [wf, wcode, xf, xcode, acc] :
+       {std::tuple{kInt8, 0x7Fu, kInt8, 0x7Fu, true}, std::tuple{kUint8, 0xFFu, kInt8, 0x80u, false}}) {
+    co_await t.wait_done(issued);
+    Command ls = load_all(p, wf);
+    ls.kpe = 1;
+    ls.k = 2 * p.rows;
+    Command mm{Op::multiply_moving};
+    mm.fmt = xf;
+    mm.kpe = 1;
+    mm.n = n;
+    mm.addr = 4 * p.cols;
+    mm.bank = acc ? 0 : 1;
+    mm.acc = acc;
+    for (unsigned k = 0; k < 2 * p.rows; ++k) {
+      for (unsigned j = 0; j < p.cols; ++j) t.put(k, ls, j, wcode);
+      for (unsigned j = 0; j < n; ++j) t.put(k, mm, j, xcode);
+    }
+    for (Command* c : {&ls, &mm}) {
+      c->tag = issued++ & 15;
+      co_await t.issue(*c);
+      ref.run(*c, t.sbuf);
+    }
+  }
+  co_await t.wait_done(issued);
+  check(t.err_count == 0, "{} commands rejected", t.err_count);
+  const std::uint32_t wrapped = 0x7FFFFFF0u + 2 * p.rows * 127u * 127u;
+  const auto negative = static_cast<std::uint32_t>(-static_cast<std::int64_t>(2 * p.rows) * 255 * 128);
+  check(ref.psum[0] == wrapped && static_cast<std::int32_t>(wrapped) < 0, "reference: {:#010x}, want {:#010x}",
+        ref.psum[0], wrapped);
+  check(ref.psum[static_cast<std::size_t>(p.cols) * p.depth] == negative, "reference: {:#010x}, want {:#010x}",
+        ref.psum[static_cast<std::size_t>(p.cols) * p.depth], negative);
+  co_await t.compare_psum(ref.psum);
+  info("INT32 PSUM wrapped to {} and took the exact negative sum {}", static_cast<std::int32_t>(wrapped),
+       static_cast<std::int32_t>(negative));
 }
 
 TRN_TEST(transpose_every_type, .timeout_ns = 1e9) {
@@ -1228,13 +1307,12 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
   // FP8 biases). Even rounds: seeded SBUF latency and request stalls, idle cycles before commands,
   // and the moving read port held from the first multiply's dispatch for 20..200 cycles (300 in
   // round 0): the next multiply waits at the command port that long. Odd rounds: back-to-back
-  // multiplies (20..200 columns, at least 300 in round 1) with SBUF answering every read the next
-  // cycle, so the array writes partitions 0 .. M-1 in every cycle but the dispatch cycle between
-  // two multiplies; beside them an engine write (partitions 0 and 1 always in its mask, a bank the
-  // multiplies do not use) is offered every cycle until accepted, and waits out the stream: one
-  // idle cycle never frees partitions 0 and 1 in the same cycle. PSUM against the reference with
-  // the accepted engine writes applied. (cmd's ready_idle is out of reach: cmd_ready_o is only
-  // ever high with cmd_valid_i.)
+  // multiplies (20..200 columns, at least 300 in round 1; a moving type other than FP32, which
+  // streams at a quarter of the rate) with SBUF answering every read the next cycle, so the array
+  // writes partitions 0 .. M-1 in every cycle; beside them an engine write (partitions 0 and 1 always in its mask, a
+  // bank the multiplies do not use) is offered every cycle until accepted, and waits out the stream. PSUM against the
+  // reference with the accepted engine writes applied. (cmd's ready_idle is out of reach: cmd_ready_o is only ever high
+  // with cmd_valid_i.)
   TeBench t(env);
   co_await t.start();
   const auto& p = t.prm;
@@ -1271,7 +1349,8 @@ TRN_TEST(long_stalls, .timeout_ns = 1e10) {
     t.p_ready = stream ? 1.0 : 0.8;
     t.lat_max = stream ? 1 : 4;
     const unsigned wfmt = kTypes[r.below(9)];
-    const unsigned xfmt = r.chance(0.7) ? wfmt : kTypes[r.below(9)];
+    unsigned xfmt = r.chance(0.7) ? wfmt : kTypes[r.below(9)];
+    if (stream && xfmt == 0) xfmt = 1;  // FP32 streams a column every fourth cycle: TF32 keeps the array busy
     Command ls{Op::load_stationary};
     ls.fmt = wfmt;
     ls.bias = bias_of(wfmt);
