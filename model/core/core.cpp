@@ -54,7 +54,7 @@ mem::Sbuf::Params Core::sb_params(const Params& p) {
   s.part_bytes = p.sbuf_bytes;
   s.beat_bytes = p.beat_bytes;
   s.banks = p.sbuf_banks;
-  s.eports = 8;
+  s.eports = kEPorts;
   return s;
 }
 tensor::TensorEngine::Params Core::te_params(const Params& p) {
@@ -159,14 +159,15 @@ bool Core::wire(const In& in) const {
     mem::Sbuf::In s = w.sb_in;
     s.rst_ni = in.rst_ni;
     s.e_valid_i = 0;
-    s.e_mask_i = Bits(8 * P);
-    s.e_wdata_i = Bits(8 * LW);
+    s.e_mask_i = Bits(kEPorts * P);
+    s.e_wdata_i = Bits(kEPorts * LW);
     auto put = [&](unsigned port, bool valid, const mem::Sbuf::e_req_t& r) {
       if (valid) s.e_valid_i |= 1ull << port;
       s.e_i[port] = r;
     };
     put(kTeSt, w.te_out.st_req_valid_o, w.te_out.st_req_o);
     put(kTeMv, w.te_out.mv_req_valid_o, w.te_out.mv_req_o);
+    put(kTeSx, w.te_out.sx_req_valid_o, w.te_out.sx_req_o);
     for (unsigned k = 0; k < 2; ++k) {
       const auto& o = *le_out[k];
       put(rd_port[k][0], o.rd0_req_valid_o && !o.rd0_req_o.space, o.rd0_req_o);
@@ -233,6 +234,9 @@ bool Core::wire(const In& in) const {
     t.mv_req_ready_i = (w.sb_out.e_ready_o >> kTeMv) & 1;
     t.mv_rsp_valid_i = (w.sb_out.e_rvalid_o >> kTeMv) & 1;
     t.mv_rsp_data_i.copy(0, w.sb_out.e_rdata_o, kTeMv * LW, LW);
+    t.sx_req_ready_i = (w.sb_out.e_ready_o >> kTeSx) & 1;
+    t.sx_rsp_valid_i = (w.sb_out.e_rvalid_o >> kTeSx) & 1;
+    t.sx_rsp_data_i.copy(0, w.sb_out.e_rdata_o, kTeSx * LW, LW);
     const std::uint64_t pr_idx = w.prd_out.gnt_data_o.to_u64();
     t.pr_valid_i = w.prd_out.gnt_valid_o;
     t.pr_i.bank = static_cast<std::uint8_t>((pr_idx >> ow_) & 0xF);

@@ -170,7 +170,18 @@ class Core {
   static dma::Write hbm_write(const Out& o, unsigned beat_bytes);
 
   /// SBUF engine port of each requester (docs/core.md).
-  enum Port : unsigned { kTeSt = 0, kTeMv = 1, kVeRd0 = 2, kVeRd1 = 3, kVeWr = 4, kSeRd0 = 5, kSeRd1 = 6, kSeWr = 7 };
+  enum Port : unsigned {
+    kTeSt = 0,
+    kTeMv = 1,
+    kVeRd0 = 2,
+    kVeRd1 = 3,
+    kVeWr = 4,
+    kSeRd0 = 5,
+    kSeRd1 = 6,
+    kSeWr = 7,
+    kTeSx = 8,  ///< the tensor engine's scale words (four-row MX multiplies)
+    kEPorts = 9
+  };
 
  private:
   /// Wire every unit's inputs from the core's inputs and the units' outputs in w_; true if any

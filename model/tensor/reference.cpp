@@ -68,13 +68,19 @@ std::int32_t int_value(std::uint32_t code, unsigned fmt) {
 }  // namespace
 
 void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
-  // K rows per partition: 1, or 2 (double row: a 2-byte element holds rows 2r and 2r + 1)
-  const unsigned per = 1u << c.kpe, es = c.kpe != 0 ? 2 : mem::dtype_esize(c.fmt), bs = block_rows();
+  // K rows per partition: 1, 2 (double row: a 2-byte element holds rows 2r and 2r + 1), or 4 (MX:
+  // rows 4r + j in byte j of a 4-byte element, E2M1 in nibble j of a 2-byte one); an MX block is
+  // 32 rows: 32 partitions (or all R below 32), with four rows per PE 8 (or all R below 8)
+  const bool e2m1 = c.fmt == static_cast<unsigned>(Format::e2m1);
+  const unsigned per = 1u << c.kpe;
+  const unsigned es = c.kpe == 1 ? 2 : c.kpe == 2 ? (e2m1 ? 2 : 3) : mem::dtype_esize(c.fmt);
+  const unsigned bs = c.kpe == 2 ? (p_.rows < 8 ? p_.rows : 8) : block_rows();
   const std::uint64_t base = mem::base_index(c.addr, es);
   // the code of row k, column j of the command's operand
   const auto code = [&](unsigned k, std::uint64_t j) -> std::uint32_t {
     const std::uint32_t e = mem::load_elem(sbuf[k / per], base + j, es);
-    return per == 1 ? e : (e >> (8 * (k % per))) & 0xFF;
+    if (per == 1) return e;
+    return per == 4 && e2m1 ? (e >> (4 * (k % per))) & 0xF : (e >> (8 * (k % per))) & 0xFF;
   };
   // the E8M0 scale of block b for column j (1.0 for a non-MX operand)
   const auto scale = [&](bool mx, unsigned b, std::uint64_t j) -> std::uint32_t {

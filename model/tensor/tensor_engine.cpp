@@ -29,6 +29,7 @@ static_assert(static_cast<unsigned>(Op::load_stationary) == static_cast<unsigned
 bool is_pe_format(std::uint64_t fmt) { return fmt <= static_cast<unsigned>(Format::e2m1) || is_int_format(fmt); }
 
 std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias, unsigned kpe) {
+  if (kpe == 2) return code;  // four MX codes, decoded in the PE
   if (is_int_format(fmt)) {
     const auto lane = [&](std::uint32_t b) -> std::uint32_t {
       return fmt == kInt8 ? static_cast<std::uint16_t>(static_cast<std::int16_t>(static_cast<std::int8_t>(b))) : b;
@@ -61,6 +62,8 @@ TensorEngine::TensorEngine(Params p) : p_(p), off_w_(std::max(1u, clog2(p.depth)
 
 void TensorEngine::reset() {
   mx_sx_q_.assign(p_.rows / block_rows(), 0);
+  sx_q_ = {};
+  sxb_q_.clear();
   psum_.clear();
   for (auto& w : w_q_) w.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
   bank_q_ = {};
@@ -74,7 +77,7 @@ void TensorEngine::reset() {
   x_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, Token{});
   ps_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
   ts_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
-  for (auto& w : ws_q_) w.assign(static_cast<std::size_t>(p_.rows / block_rows()) * p_.cols, 0);
+  for (auto& w : ws_q_) w.assign(static_cast<std::size_t>(p_.rows / block_rows_quad()) * p_.cols, 0);
   ps_valid_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, false);
   bmeta_q_.assign(p_.cols, Meta{});
   ls_done_q_ = mm_done_q_ = err_q_ = false;
@@ -86,6 +89,7 @@ TensorEngine::In TensorEngine::make_in() const {
   In in;
   in.st_rsp_data_i = Bits(32 * p_.rows);
   in.mv_rsp_data_i = Bits(32 * p_.rows);
+  in.sx_rsp_data_i = Bits(32 * p_.rows);
   in.pe_mask_i = Bits(p_.cols);
   in.pe_data_i = Bits(32 * p_.cols);
   return in;
@@ -108,16 +112,19 @@ TensorEngine::e_req_t TensorEngine::read_req(bool scale, std::uint64_t idx, unsi
 }
 
 unsigned TensorEngine::cmd_esize(const In& in) {
-  return in.cmd_i.kpe != 0 ? 2u : mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
+  if (in.cmd_i.kpe == 1) return 2;
+  if (in.cmd_i.kpe == 2) return in.cmd_i.fmt == static_cast<unsigned>(Format::e2m1) ? 2 : 3;  // four MX codes
+  return mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
 }
 
 Err TensorEngine::check_cmd(const In& in) const {
   const auto& c = in.cmd_i;
   const bool ints = is_int_format(c.fmt);
   const bool fp8 = c.fmt >= static_cast<unsigned>(Format::e5m2) && c.fmt <= static_cast<unsigned>(Format::e3m4);
-  // double row: FP8 from v3 on, INT8/UINT8 on every generation
-  const bool kpe_ok =
-      c.kpe == 0 || (c.kpe == 1 && !c.mx && !c.tr && (ints || (fp8 && in.gen_i != sv::te_pkg::te_gen_e::TeGenV2)));
+  // double row: FP8 from v3 on, INT8/UINT8 on every generation; four rows: MX on v4
+  const bool kpe_ok = c.kpe == 0 ||
+                      (c.kpe == 1 && !c.mx && !c.tr && (ints || (fp8 && in.gen_i != sv::te_pkg::te_gen_e::TeGenV2))) ||
+                      (c.kpe == 2 && c.mx && in.gen_i == sv::te_pkg::te_gen_e::TeGenV4);
   if (!is_pe_format(c.fmt) || !kpe_ok) return Err::type;
   if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
   // `count` elements of size e from byte address a: aligned, and inside the partition
@@ -127,19 +134,21 @@ Err TensorEngine::check_cmd(const In& in) const {
   const unsigned es = cmd_esize(in);
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
     if (c.k == 0 || c.k > (p_.rows << c.kpe) || c.m == 0 || c.m > p_.cols) return Err::shape;
-    if (!fits(in.cmd_i.addr, es, in.cmd_i.m) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.m)))
+    if (!fits(in.cmd_i.addr, es, in.cmd_i.m) || (in.cmd_i.mx && c.kpe != 2 && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.m)) ||
+        (in.cmd_i.mx && c.kpe == 2 && !fits(in.cmd_i.sc_addr, 3, (std::uint64_t{in.cmd_i.m} + 3) / 4)))
       return Err::range;
     return Err::none;
   }
   if (in.cmd_i.n == 0 || in.cmd_i.n > p_.max_n) return Err::shape;
   if (in.cmd_i.bank >= p_.banks || in.cmd_i.off + in.cmd_i.n > p_.depth ||
       (!in.cmd_i.tr &&
-       (!fits(in.cmd_i.addr, es, in.cmd_i.n) || (in.cmd_i.mx && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.n)))))
+       (!fits(in.cmd_i.addr, es, in.cmd_i.n) || (in.cmd_i.mx && c.kpe != 2 && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.n)) ||
+        (in.cmd_i.mx && c.kpe == 2 && !fits(in.cmd_i.sc_addr, 3, (std::uint64_t{in.cmd_i.n} + 3) / 4)))))
     return Err::range;
   if (ls_q_.busy) return Err::none;  // the weights' checks wait for the load
   const BankInfo& b = bank_q_[cur_bank_q_];
   if (!b.loaded) return Err::no_weights;
-  if (b.raw != c.tr || (!c.tr && (b.dr != (c.kpe != 0) || b.ints != ints))) return Err::mode;
+  if (b.raw != c.tr || (!c.tr && (b.kpe != c.kpe || b.ints != ints))) return Err::mode;
   if (in.cmd_i.tr && in.cmd_i.n > b.k) return Err::shape;
   return Err::none;
 }
@@ -169,17 +178,25 @@ void TensorEngine::eval(const In& in, Out& out) const {
     fresh.eval(live, out);
     return;
   }
-  out.mv_req_valid_o =
-      mm_q_.busy && !mm_q_.tr && mm_q_.left > 0 && mm_q_.gap == 0 && pend_q_.size() < p_.max_outstanding;
+  // (four rows per PE: the column's scale word must be in)
+  out.mv_req_valid_o = mm_q_.busy && !mm_q_.tr && mm_q_.left > 0 && mm_q_.gap == 0 &&
+                       pend_q_.size() < p_.max_outstanding && (mm_q_.kpe != 2 || !sxb_q_.empty());
   out.cmd_ready_o = cmd_ready(in, out.mv_req_valid_o && in.mv_req_ready_i);
   out.mv_req_o = read_req(mm_q_.iph, mm_q_.iph ? mm_q_.sc : mm_q_.idx, mm_q_.es);
-  out.st_req_o = read_req(ls_q_.iph, ls_q_.iph ? ls_q_.sc : ls_q_.idx, ls_q_.es);
+  // (MX: one scale byte per column; four rows per PE: a 4-byte scale word per four columns)
+  const bool ls_quad = bank_q_[ls_q_.bank].kpe == 2;
+  out.st_req_o = ls_q_.iph && ls_quad ? read_req(false, ls_q_.sc, 3)
+                                      : read_req(ls_q_.iph, ls_q_.iph ? ls_q_.sc : ls_q_.idx, ls_q_.es);
   // the stationary loader yields to the moving stream on a shared SBUF bank
   const auto bank = [&](const e_req_t& r) {
     return mem::elem_bank(r.idx, static_cast<unsigned>(r.esize), p_.sbuf_line_bytes, p_.sbuf_banks);
   };
   const bool yield = p_.st_yield && out.mv_req_valid_o && bank(out.st_req_o) == bank(out.mv_req_o);
   out.st_req_valid_o = ls_q_.busy && ls_q_.req_left > 0 && !yield;
+  // the scale-word reader: at most three words held or in flight; it yields to the moving stream too
+  out.sx_req_o = read_req(false, sx_q_.idx, 3);
+  const bool sx_yield = out.mv_req_valid_o && bank(out.sx_req_o) == bank(out.mv_req_o);
+  out.sx_req_valid_o = sx_q_.left > 0 && sxb_q_.size() + sx_q_.out < 3 && !sx_yield;
   out.cpl_o = te_cpl_t{.ls_done = ls_done_q_,
                        .ls_tag = static_cast<std::uint8_t>(ls_done_tag_q_),
                        .mm_done = mm_done_q_,
@@ -222,6 +239,7 @@ void TensorEngine::tick(const In& in) {
   enter_column(in);
   load_stationary(in, o);
   issue_moving(in, o, inflight);
+  scale_words(in, o);
   inflight_q_ = inflight;
   dispatch(in, o);
 }
@@ -255,7 +273,7 @@ void TensorEngine::step_array() {
   // partial sum, and T, the sum of the finished blocks, each scaled by its weight and moving E8M0
   // scales (1.0 for non-MX operands) at the block's last row: T += (P * Sw) * Sx, then P
   // restarts at -0. Integer sums start at 0 and add in INT32 (T += P).
-  const unsigned R = p_.rows, C = p_.cols, last = R - 1, bs = block_rows();
+  const unsigned R = p_.rows, C = p_.cols, last = R - 1;
   std::vector<std::uint32_t> ps(ps_q_.size()), ts(ts_q_.size());
   std::vector<bool> psv(ps_q_.size());
   for (unsigned r = 0; r < R; ++r)
@@ -274,21 +292,31 @@ void TensorEngine::step_array() {
       }
       const std::uint32_t w = w_q_[x.wsel][idx(r, c)];
       std::uint32_t pv = in_p;
-      // the rows this PE takes: r, or (double row) 2r then 2r + 1, while below K
-      for (unsigned lane = 0; lane < (b.dr ? 2u : 1u); ++lane) {
-        if ((b.dr ? 2 * r + lane : r) >= b.k) break;
+      // the rows this PE takes, (r << kpe) + lane, while below K: r; 2r then 2r + 1 (double row);
+      // 4r .. 4r + 3 (MX, four rows: codes decoded here with their standard bias)
+      for (unsigned lane = 0; lane < (1u << b.kpe); ++lane) {
+        if ((r << b.kpe) + lane >= b.k) break;
         const unsigned sh = 16 * lane;
-        if (b.ints) {
+        if (b.kpe == 2) {
+          const auto code = [](std::uint32_t v, unsigned f, unsigned j) {
+            return f == static_cast<unsigned>(Format::e2m1) ? (v >> 4 * j) & 0xF : (v >> 8 * j) & 0xFF;
+          };
+          const auto dec = [](unsigned f, std::uint32_t cd) { return numerics::decode(static_cast<Format>(f), cd); };
+          pv = numerics::fp32_add(
+              pv, numerics::fp32_mul(dec(b.fmt, code(w, b.fmt, lane)), dec(x.xf, code(x.code, x.xf, lane))));
+        } else if (b.ints) {
           const auto sx16 = [](std::uint32_t v, unsigned s) {
             return static_cast<std::int32_t>(static_cast<std::int16_t>(v >> s));
           };
           pv += static_cast<std::uint32_t>(sx16(w, sh) * sx16(x.code, sh));
         } else {
-          const std::uint32_t wl = b.dr ? (w >> sh) << 16 : w, xl = b.dr ? (x.code >> sh) << 16 : x.code;
+          const bool dr = b.kpe == 1;
+          const std::uint32_t wl = dr ? (w >> sh) << 16 : w, xl = dr ? (x.code >> sh) << 16 : x.code;
           pv = numerics::fp32_add(pv, numerics::fp32_mul(wl, xl));
         }
       }
       std::uint32_t tv = in_t;
+      const unsigned bs = b.kpe == 2 ? block_rows_quad() : block_rows();  // the block's partitions
       if (r % bs == bs - 1 && b.ints) {
         tv = in_t + pv;
         pv = 0;
@@ -310,7 +338,7 @@ void TensorEngine::step_array() {
 void TensorEngine::enter_column(const In& in) {
   // A moving column enters (a read response, or a transpose's generated column): row r through
   // an r-stage delay (the skew); the values in the array move one column right.
-  const unsigned R = p_.rows, C = p_.cols, last = R - 1, bs = block_rows();
+  const unsigned R = p_.rows, C = p_.cols, last = R - 1, bs = block_rows(), bsq = block_rows_quad();
   std::vector<Token> col(R);
   if (mm_q_.busy && mm_q_.tr) {  // a transpose generates one column per cycle
     for (unsigned r = 0; r < R; ++r) {
@@ -332,7 +360,8 @@ void TensorEngine::enter_column(const In& in) {
         col[r].valid = true;
         col[r].wsel = p.wsel;
         col[r].code = pe_operand(static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32)), p.fmt, p.bias, p.kpe);
-        col[r].sx = p.mx ? mx_sx_q_[r / bs] : 127;
+        col[r].sx = !p.mx ? 127 : p.kpe == 2 ? p.sxv[r / bsq] : mx_sx_q_[r / bs];
+        col[r].xf = p.fmt;
         if (r == last) col[r].meta = p.meta;
       }
     }
@@ -352,7 +381,7 @@ void TensorEngine::enter_column(const In& in) {
 }
 
 void TensorEngine::load_stationary(const In& in, const Out& o) {
-  const unsigned R = p_.rows, C = p_.cols, bs = block_rows();
+  const unsigned R = p_.rows, C = p_.cols, bs = block_rows(), bsq = block_rows_quad();
   const bool st_fire = o.st_req_valid_o && in.st_req_ready_i;
   ls_done_q_ = false;
   ls_done_tag_q_ = 0;
@@ -362,23 +391,32 @@ void TensorEngine::load_stationary(const In& in, const Out& o) {
   } else if (st_fire) {
     ++ls_q_.idx;
     --ls_q_.req_left;
-    ls_q_.iph = bank_q_[ls_q_.bank].mx;
+    ls_q_.iph = bank_q_[ls_q_.bank].mx && (bank_q_[ls_q_.bank].kpe != 2 || ls_q_.cj == 3);
+    ls_q_.cj = (ls_q_.cj + 1) & 3;
   }
   const bool ls_rsp = in.st_rsp_valid_i && ls_q_.busy && ls_q_.rsp_idx < ls_q_.m;
-  if (ls_rsp && ls_q_.rph) {  // MX: the column's block scales, one byte in each block's first partition
+  if (ls_rsp && ls_q_.rph && bank_q_[ls_q_.bank].kpe == 2) {
+    // four rows per PE: a word of the scales of columns rsp_idx .. rsp_idx + 3, in each block's first partition
+    for (unsigned blk = 0; blk < R / bsq; ++blk)
+      for (unsigned j = 0; j < 4 && ls_q_.rsp_idx + j < C; ++j)
+        ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx + j] =
+            static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * bsq + 8 * j, 8));
+    ls_q_.rph = false;
+  } else if (ls_rsp && ls_q_.rph) {  // MX: the column's block scales, one byte in each block's first partition
     for (unsigned blk = 0; blk < R / bs; ++blk)
       ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * bs, 8));
     ls_q_.rph = false;
   } else if (ls_rsp) {
     const BankInfo& b = bank_q_[ls_q_.bank];
-    ls_q_.rph = b.mx;
+    ls_q_.rph = b.mx && (b.kpe != 2 || ls_q_.rj == 3);
+    ls_q_.rj = (ls_q_.rj + 1) & 3;
     for (unsigned r = 0; r < R; ++r) {
       const auto code = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32));
       w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] =
-          b.raw ? code : pe_operand(code, b.fmt, b.bias, b.dr ? 1 : 0);
+          b.raw ? code : pe_operand(code, b.fmt, b.bias, b.kpe);
     }
     if (!b.mx)
-      for (unsigned blk = 0; blk < R / bs; ++blk) ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = 127;
+      for (unsigned blk = 0; blk < R / bsq; ++blk) ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = 127;
     if (++ls_q_.rsp_idx == ls_q_.m) {
       ls_q_.busy = false;
       cur_bank_q_ = ls_q_.bank;
@@ -398,10 +436,19 @@ void TensorEngine::issue_moving(const In& in, const Out& o, std::array<unsigned,
   };
   if (mm_q_.busy && mm_q_.tr) next_column();
   const bool col_fire = mv_fire && !mm_q_.iph;
-  if (mv_fire)
+  if (mv_fire) {
+    // four rows per PE: the column's scales, byte sj of each block's head word
+    std::vector<std::uint32_t> sxv(p_.rows / block_rows_quad(), 0);
+    if (!sxb_q_.empty())
+      for (std::size_t b = 0; b < sxv.size(); ++b) sxv[b] = (sxb_q_.front()[b] >> 8 * mm_q_.sj) & 0xFF;
     pend_q_.push_back(
-        Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx, mm_q_.kpe,
+        Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx, mm_q_.kpe, std::move(sxv),
                 Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.ints, mm_q_.wsel}});
+  }
+  if (col_fire && mm_q_.kpe == 2) {  // the word's last column (or the multiply's) takes it
+    if (mm_q_.sj == 3 || mm_q_.left == 1) sxb_q_.pop_front();
+    mm_q_.sj = (mm_q_.sj + 1) & 3;
+  }
   if (col_fire && mm_q_.fmt == static_cast<unsigned>(Format::fp32))
     mm_q_.gap = 3;  // FP32: a column every fourth cycle
   else if (mm_q_.gap != 0)
@@ -411,8 +458,26 @@ void TensorEngine::issue_moving(const In& in, const Out& o, std::array<unsigned,
     mm_q_.iph = false;
   } else if (mv_fire) {
     ++mm_q_.idx;
-    mm_q_.iph = mm_q_.mx;
+    mm_q_.iph = mm_q_.mx && mm_q_.kpe != 2;
     next_column();
+  }
+}
+
+void TensorEngine::scale_words(const In& in, const Out& o) {
+  // a four-row MX multiply's scale words: read, and pushed as they arrive (per block, the word of
+  // the block's first partition)
+  if (o.sx_req_valid_o && in.sx_req_ready_i) {
+    ++sx_q_.idx;
+    --sx_q_.left;
+    ++sx_q_.out;
+  }
+  if (in.sx_rsp_valid_i) {
+    const unsigned bsq = block_rows_quad();
+    std::vector<std::uint32_t> w(p_.rows / bsq);
+    for (std::size_t b = 0; b < w.size(); ++b)
+      w[b] = static_cast<std::uint32_t>(in.sx_rsp_data_i.slice(32 * b * bsq, 32));
+    sxb_q_.push_back(std::move(w));
+    --sx_q_.out;
   }
 }
 
@@ -430,7 +495,7 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     ls_q_ = Ls{};
     ls_q_.busy = true;
     ls_q_.idx = mem::base_index(in.cmd_i.addr, es);
-    ls_q_.sc = in.cmd_i.sc_addr;
+    ls_q_.sc = in.cmd_i.kpe == 2 ? mem::base_index(in.cmd_i.sc_addr, 3) : in.cmd_i.sc_addr;
     ls_q_.iph = ls_q_.rph = in.cmd_i.mx;
     ls_q_.es = es;
     ls_q_.req_left = ls_q_.m = in.cmd_i.m;
@@ -443,7 +508,7 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
                                         false,
                                         in.cmd_i.tr,
                                         in.cmd_i.mx,
-                                        in.cmd_i.kpe != 0,
+                                        in.cmd_i.kpe,
                                         is_int_format(in.cmd_i.fmt)};
     next_ls_bank_q_ ^= 1;
   } else {
@@ -453,7 +518,7 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     mm_q_.busy = true;
     mm_q_.idx = mem::base_index(in.cmd_i.addr, es);
     mm_q_.sc = in.cmd_i.sc_addr;
-    mm_q_.iph = in.cmd_i.mx && !in.cmd_i.tr;
+    mm_q_.iph = in.cmd_i.mx && !in.cmd_i.tr && in.cmd_i.kpe != 2;
     mm_q_.es = es;
     mm_q_.left = mm_q_.n = in.cmd_i.n;
     mm_q_.off = in.cmd_i.off;
@@ -468,6 +533,10 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     mm_q_.mx = in.cmd_i.mx;
     mm_q_.kpe = in.cmd_i.kpe;
     mm_q_.ints = is_int_format(in.cmd_i.fmt);
+    if (in.cmd_i.kpe == 2) {  // its scale words, four columns each (the previous multiply's all taken)
+      sx_q_.idx = mem::base_index(in.cmd_i.sc_addr, 3);
+      sx_q_.left = (std::uint64_t{in.cmd_i.n} + 3) / 4;
+    }
   }
 }
 

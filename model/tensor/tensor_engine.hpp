@@ -46,7 +46,8 @@ bool is_pe_format(std::uint64_t fmt);
 /// An operand as the array holds it, decoded where it enters. One row per PE (kpe 0): FP32 bits
 /// (narrow codes decoded exactly, FP8 with its bias; TF32 rounded RNE to 10 mantissa bits; FP32 as
 /// is, NaN canonical), an integer in the low 16-bit lane. Two rows per PE (kpe 1): the 2-byte
-/// element's codes as two 16-bit lanes, row 2r low: FP8 as BF16 (exact), integers extended.
+/// element's codes as two 16-bit lanes, row 2r low: FP8 as BF16 (exact), integers extended. Four
+/// rows per PE (kpe 2, MX): the element's raw codes (the PE decodes them).
 std::uint32_t pe_operand(std::uint32_t code, unsigned fmt, unsigned bias, unsigned kpe = 0);
 /// One PE product: exact for narrow types; TF32 operands rounded first; FP32 rounded once.
 std::uint32_t pe_product(std::uint32_t w, unsigned wfmt, unsigned wbias, std::uint32_t x, unsigned xfmt,
@@ -75,6 +76,8 @@ class TensorEngine {
     Bits st_rsp_data_i;
     bool mv_req_ready_i = false, mv_rsp_valid_i = false;
     Bits mv_rsp_data_i;
+    bool sx_req_ready_i = false, sx_rsp_valid_i = false;  ///< a four-row MX multiply's scale words
+    Bits sx_rsp_data_i;
     bool pr_valid_i = false;
     psum_addr_t pr_i;  ///< te_pkg::psum_addr_t: bank and element
     /// PSUM write port of the vector and scalar engines: element (bank, off) of the partitions in
@@ -93,6 +96,8 @@ class TensorEngine {
     e_req_t st_req_o;
     bool mv_req_valid_o = false;
     e_req_t mv_req_o;
+    bool sx_req_valid_o = false;
+    e_req_t sx_req_o;
     te_cpl_t cpl_o;   ///< done and refused commands, with their tags (rtl/tensor/te_pkg.sv)
     Bits pw_valid_o;  ///< per column: PSUM written at the next edge
     Bits pw_data_o;   ///< per column: the value written
@@ -141,6 +146,7 @@ class TensorEngine {
     bool tr = false;  ///< transpose: code is the row whose weight the column takes
     std::uint32_t code = 0;
     std::uint32_t sx = 0;  ///< E8M0 scale of this row's block (127: 1.0 for non-MX operands)
+    unsigned xf = 0;       ///< the moving format (four rows per PE: the PE decodes the codes)
     Meta meta;             // used on the last row only
   };
   struct BankInfo {
@@ -148,7 +154,7 @@ class TensorEngine {
     bool loaded = false;
     bool raw = false;   ///< loaded for a transpose: codes kept as they are
     bool mx = false;    ///< MX elements with E8M0 scales
-    bool dr = false;    ///< two K-rows per PE (kpe 1)
+    unsigned kpe = 0;   ///< K-rows per PE, log2
     bool ints = false;  ///< INT8/UINT8
   };
   struct Mm {  // the moving-read issuer
@@ -165,6 +171,12 @@ class TensorEngine {
     unsigned kpe = 0;
     bool ints = false;
     unsigned gap = 0;  ///< FP32: cycles until the next column's read (a quarter of the rate)
+    unsigned sj = 0;   ///< four rows per PE: the next column's byte in its scale word
+  };
+  struct Sx {                // the scale-word reader of a four-row MX multiply
+    std::uint64_t idx = 0;   ///< ESize4 index of the next word
+    std::uint64_t left = 0;  ///< words still to read
+    unsigned out = 0;        ///< reads in flight
   };
   struct Ls {  // the stationary loader
     bool busy = false;
@@ -173,12 +185,14 @@ class TensorEngine {
     unsigned es = 0;
     std::uint64_t req_left = 0, rsp_idx = 0, m = 0, tag = 0;
     unsigned bank = 0;
+    unsigned cj = 0, rj = 0;  ///< four rows per PE: the next read's, the next response's column in its scale word
   };
   struct Pending {  // an issued moving read
     bool sc;        ///< MX: the column's block scales, not its elements
     unsigned wsel, fmt, bias;
     bool mx;
     unsigned kpe;
+    std::vector<std::uint32_t> sxv;  ///< four rows per PE: the column's block scales
     Meta meta;
   };
 
@@ -197,8 +211,10 @@ class TensorEngine {
   /// The SBUF element size of a command's operand: its type's, or 2 bytes for two rows per PE.
   static unsigned cmd_esize(const In& in);
   std::size_t idx(unsigned r, unsigned c) const { return static_cast<std::size_t>(r) * p_.cols + c; }
-  /// Rows of an MX block: 32, or all R rows when R < 32.
+  /// Partitions of an MX block: 32, or all R when R < 32; with four rows per PE 8, or all R below 8.
   unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }
+  unsigned block_rows_quad() const { return p_.rows < 8 ? p_.rows : 8; }
+  void scale_words(const In& in, const Out& o);  ///< the scale-word reader's reads and responses
   void reset();
 
   Params p_;
@@ -212,6 +228,8 @@ class TensorEngine {
   std::array<unsigned, 2> inflight_q_{};  ///< moving columns issued and not yet out, per bank
   Ls ls_q_;
   Mm mm_q_;
+  Sx sx_q_;
+  std::deque<std::vector<std::uint32_t>> sxb_q_;    ///< scale words held (three at most), per block
   std::deque<Pending> pend_q_;                      ///< issued moving reads, in order
   std::vector<std::uint32_t> mx_sx_q_;              ///< MX: the block scales of the moving column next in
   std::vector<std::vector<Token>> skew_q_;          ///< row r: r-stage delay line to column 0

@@ -96,7 +96,7 @@ module core
   output logic [DW-1:0]         hbm_wr_data_o,
   output wr_info_t              hbm_wr_info_o     /// where the write comes from (for checkers)
 );
-  localparam int unsigned NE = 8;  // SBUF engine ports
+  localparam int unsigned NE = 9;  // SBUF engine ports
   // The vector/scalar engines' memory ports, in the order of the PSUM arbiters.
   localparam int unsigned NRd = 4;  // ve rd0, ve rd1, se rd0, se rd1
   localparam int unsigned NWr = 2;  // ve wr, se wr
@@ -116,6 +116,9 @@ module core
   logic               te_mv_req_valid, te_mv_req_ready, te_mv_rsp_valid;
   e_req_t             te_mv_req;
   logic [LW-1:0]      te_mv_rsp_data;
+  logic               te_sx_req_valid, te_sx_req_ready, te_sx_rsp_valid;
+  e_req_t             te_sx_req;
+  logic [LW-1:0]      te_sx_rsp_data;
   logic [Parts-1:0]   te_pw_valid;
   logic [LW-1:0]      te_pw_data;
   logic               te_pr_valid;
@@ -168,6 +171,8 @@ module core
     .st_rsp_valid_i(te_st_rsp_valid), .st_rsp_data_i(te_st_rsp_data),
     .mv_req_valid_o(te_mv_req_valid), .mv_req_ready_i(te_mv_req_ready), .mv_req_o(te_mv_req),
     .mv_rsp_valid_i(te_mv_rsp_valid), .mv_rsp_data_i(te_mv_rsp_data),
+    .sx_req_valid_o(te_sx_req_valid), .sx_req_ready_i(te_sx_req_ready), .sx_req_o(te_sx_req),
+    .sx_rsp_valid_i(te_sx_rsp_valid), .sx_rsp_data_i(te_sx_rsp_data),
     .cpl_o(te_cpl_o),
     .pw_valid_o(te_pw_valid), .pw_data_o(te_pw_data),
     .pr_valid_i(te_pr_valid), .pr_i(te_pr), .pr_data_o(te_pr_data),
@@ -278,6 +283,8 @@ module core
     sb_e[0] = te_st_req;
     sb_e_valid[1] = te_mv_req_valid;
     sb_e[1] = te_mv_req;
+    sb_e_valid[8] = te_sx_req_valid;
+    sb_e[8] = te_sx_req;
     for (int unsigned k = 0; k < 2; k++) begin
       sb_e_valid[RdPort[2*k]] = le_rd0_valid[k] && !le_rd0_req[k].space;
       sb_e[RdPort[2*k]] = le_rd0_req[k];
@@ -295,6 +302,9 @@ module core
   assign te_mv_req_ready = sb_e_ready[1];
   assign te_mv_rsp_valid = sb_e_rvalid[1];
   assign te_mv_rsp_data = sb_e_rdata[1];
+  assign te_sx_req_ready = sb_e_ready[8];
+  assign te_sx_rsp_valid = sb_e_rvalid[8];
+  assign te_sx_rsp_data = sb_e_rdata[8];
 
   // ---- PSUM reads of the vector and scalar engines: round-robin onto the tensor engine's pr_
   logic [NRd-1:0]        prd_valid, prd_ready;

@@ -10,7 +10,8 @@ package te_pkg;
   } te_op_e;
 
   // The NeuronCore generation (gen_i, a strap): which K-rows-per-PE modes a command may ask for
-  // (SPEC 5.1): double row for FP8 on v3 and later (INT8/UINT8 on every generation).
+  // (SPEC 5.1): double row for FP8 on v3 and later (INT8/UINT8 on every generation), four rows for
+  // MX operands on v4.
   typedef enum logic [1:0] {
     TeGenV2 = 2'd0,
     TeGenV3 = 2'd1,
@@ -52,7 +53,9 @@ package te_pkg;
                            // byte sc_addr + j of partition b * 32 (docs/core.md)
     logic [1:0]  kpe;   // log2 of the K-rows each PE takes a cycle: 0 one; 1 two ("double row": FP8 on
                         // v3+, INT8/UINT8; partition r holds rows 2r (low byte) and 2r + 1 of a column
-                        // in one 2-byte element, K <= 2 R); 2, 3 reserved
+                        // in one 2-byte element, K <= 2 R); 2 four (MX on v4: rows 4r + j in byte j of
+                        // a 4-byte element, E2M1 in nibble j of a 2-byte one, K <= 4 R; the multiply's
+                        // scales read beside its elements, 4 columns a read: sc_addr 4-aligned); 3 reserved
   } te_cmd_t;
 
   // What the engine reports of its commands (cpl_o), each a one-cycle pulse with its command's tag:
@@ -83,6 +86,11 @@ package te_pkg;
     return fmt >= FmtE5m2 && fmt <= FmtE3m4;
   endfunction
 
+  // Code j of a four-row MX element (kpe 2): E2M1 nibble j, else byte j.
+  function automatic logic [7:0] te_mx_lane(logic [31:0] code, logic [3:0] fmt, int unsigned j);
+    return (fmt == FmtE2m1) ? {4'd0, code[4*j +: 4]} : code[8*j +: 8];
+  endfunction
+
   // An integer code as a 16-bit lane (INT8 sign-, UINT8 zero-extended).
   function automatic logic [15:0] te_int_lane(logic [7:0] code, logic [3:0] fmt);
     return (fmt == TeInt8) ? {{8{code[7]}}, code} : {8'd0, code};
@@ -92,9 +100,11 @@ package te_pkg;
   // (FP8 with its bias), TF32 = FP32 rounded to 10 mantissa bits (RNE), FP32 as is (NaN
   // canonical); an integer in the low 16-bit lane (the high one unread). Two rows per PE (kpe 1): the element's two
   // codes as two 16-bit lanes, row 2r in the low one: an FP8 code decoded to BF16 (exact: every
-  // FP8 value with any bias is a BF16 normal number or zero, Inf, NaN), an integer extended.
+  // FP8 value with any bias is a BF16 normal number or zero, Inf, NaN), an integer extended. Four
+  // rows per PE (kpe 2, MX): the element's raw codes, decoded in the PE.
   function automatic logic [31:0] te_operand(logic [31:0] code, logic [3:0] fmt, logic [5:0] bias, logic [1:0] kpe);
     fmt_desc_t d;
+    if (kpe == 2'd2) return code;
     // (one row: the element is one byte, so the high lane is 0, and the PE never reads it)
     if (te_is_int(fmt)) return {te_int_lane(code[15:8], fmt), te_int_lane(code[7:0], fmt)};
     if (kpe != 2'd0) begin
@@ -113,22 +123,30 @@ package te_pkg;
     return fmt <= FmtE2m1 || te_is_int(fmt);
   endfunction
 
-  // One PE on operands as te_operand gives them. FP: ps_out = ps_in + w * x (exact product for
-  // narrow types, one rounding for FP32; one IEEE FP32 addition); with two rows (dr), the low
-  // lanes' product is added first, then the high lanes'. Integer (ints): ps_in + w0 * x0 (+ w1 * x1)
-  // in INT32 with wrap. A row at or past K (en0, en1 clear) adds nothing.
-  function automatic logic [31:0] te_pe(logic [31:0] ps_in, logic en0, logic en1, logic dr, logic ints,
-                                        logic [31:0] w, logic [31:0] x);
+  // One PE on operands as te_operand gives them; row j of the PE (K row (r << kpe) + j) adds only
+  // with en[j] (below K). FP: ps_out = ps_in + w * x (exact product for narrow types, one rounding
+  // for FP32; one IEEE FP32 addition); with two rows (kpe 1) the low lanes' product is added
+  // first, then the high lanes'; with four (kpe 2) the MX codes j = 0..3 in order, each decoded
+  // with its format's standard bias (wf, xf) and the product exact. Integer (ints): ps_in + w0 * x0
+  // (+ w1 * x1) in INT32 with wrap.
+  function automatic logic [31:0] te_pe(logic [31:0] ps_in, logic [3:0] en, logic [1:0] kpe, logic ints,
+                                        logic [3:0] wf, logic [3:0] xf, logic [31:0] w, logic [31:0] x);
     logic [31:0] s;
-    if (ints) begin
-      s = ps_in;
-      if (en0) s = s + 32'($signed(w[15:0]) * $signed(x[15:0]));
-      if (en1) s = s + 32'($signed(w[31:16]) * $signed(x[31:16]));
-      return s;
-    end
+    fmt_desc_t dw, dx;
     s = ps_in;
-    if (en0) s = fp32_add_f(s, fp32_mul_f(dr ? {w[15:0], 16'd0} : w, dr ? {x[15:0], 16'd0} : x));
-    if (en1) s = fp32_add_f(s, fp32_mul_f({w[31:16], 16'd0}, {x[31:16], 16'd0}));
+    if (ints) begin
+      if (en[0]) s = s + 32'($signed(w[15:0]) * $signed(x[15:0]));
+      if (en[1]) s = s + 32'($signed(w[31:16]) * $signed(x[31:16]));
+    end else if (kpe == 2'd2) begin
+      dw = fmt_desc(wf);
+      dx = fmt_desc(xf);
+      for (int unsigned j = 0; j < 4; j++)
+        if (en[j]) s = fp32_add_f(s, fp32_mul_f(decode(dw, dw.bias, {24'd0, te_mx_lane(w, wf, j)}),
+                                               decode(dx, dx.bias, {24'd0, te_mx_lane(x, xf, j)})));
+    end else begin
+      if (en[0]) s = fp32_add_f(s, fp32_mul_f(kpe[0] ? {w[15:0], 16'd0} : w, kpe[0] ? {x[15:0], 16'd0} : x));
+      if (en[1]) s = fp32_add_f(s, fp32_mul_f({w[31:16], 16'd0}, {x[31:16], 16'd0}));
+    end
     return s;
   endfunction
 endpackage

@@ -9,7 +9,10 @@
 //   index, from the command's byte address); responses in order, the element zero-extended to 32
 //   bits per partition, always accepted; at most MaxOut moving reads in flight. An MX operand reads
 //   each column's block scales first (one byte per block at sc_addr + j of the block's first
-//   partition), then the column: two reads per column.
+//   partition), then the column: two reads per column. With four rows per PE (kpe 2, MX on v4) a
+//   multiply's scales come through the third read port, sx_, four columns a read (a 4-byte word at
+//   sc_addr + 4t of each block's first partition, blocks of 8 partitions), at most three words ahead
+//   of the moving reads, which wait for their column's word; a LoadStationary keeps its two reads.
 //   Timing: a moving column whose response arrives in cycle t reaches PSUM column c at the edge
 //   ending cycle t + R + c (fill R + C - 1 cycles); one column per cycle at steady state.
 //   Transpose (cmd_i.tr): a LoadStationary keeps the raw codes of a [K, M] tile; the next
@@ -31,13 +34,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   parameter int unsigned SbufBanks = 4,
   parameter int unsigned SbufLineBytes = 16,
   localparam int unsigned Depth = PsumBankBytes / 4,
-  localparam int unsigned KW = $clog2(2 * Rows + 1),  // K: up to 2 R with two rows per PE
+  localparam int unsigned KW = $clog2(4 * Rows + 1),  // K: up to 4 R with four rows per PE
   localparam int unsigned MW = $clog2(Cols + 1),
   localparam int unsigned NW = $clog2(MaxN + 1),
   localparam int unsigned OW = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned CW = (Cols > 1) ? $clog2(Cols) : 1,
   localparam int unsigned BS = (Rows < 32) ? Rows : 32,  // rows of an MX block
-  localparam int unsigned NB = Rows / BS                  // MX blocks per pass
+  localparam int unsigned NB = Rows / BS,                 // MX blocks per pass
+  localparam int unsigned BSQ = (Rows < 8) ? Rows : 8,    // partitions of an MX block, four rows per PE
+  localparam int unsigned NBQ = Rows / BSQ                // MX blocks per pass, four rows per PE (>= NB)
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -58,6 +63,12 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   output e_req_t               mv_req_o,
   input  logic                 mv_rsp_valid_i,
   input  logic [Rows*32-1:0]   mv_rsp_data_i,
+  // SBUF read port for a four-row MX multiply's scale words
+  output logic                 sx_req_valid_o,
+  input  logic                 sx_req_ready_i,
+  output e_req_t               sx_req_o,
+  input  logic                 sx_rsp_valid_i,
+  input  logic [Rows*32-1:0]   sx_rsp_data_i,
   // completions and rejections (one cycle each)
   output te_cpl_t              cpl_o,           /// done and refused commands, with their tags
   // PSUM writes of this cycle (observation) and the PSUM read port
@@ -102,6 +113,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic        tr;    // transpose: code is the row whose weight the column takes
     logic [31:0] code;
     logic [7:0]  sx;    // E8M0 scale of this row's block (127 = 1.0 for non-MX operands)
+    logic [3:0]  xf;    // the moving format (four rows per PE: the PE decodes the codes)
   } tok_t;
   typedef tok_t [Cols-1:0] tok_row_t;   // a row of the array's moving values
   typedef tok_t [Rows-1:0] tok_skew_t;  // a row's skew stages
@@ -114,7 +126,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          loaded;
     logic          raw;   // loaded for a transpose: codes kept as they are
     logic          mx;    // MX elements with E8M0 scales
-    logic          dr;    // two K-rows per PE (kpe 1)
+    logic [1:0]    kpe;   // K-rows per PE, log2
     logic          ints;  // INT8/UINT8
   } bank_t;
 
@@ -125,6 +137,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [5:0] bias;
     logic       mx;
     logic [1:0] kpe;
+    logic [NBQ-1:0][7:0] sxv;  // four rows per PE: the column's block scales
     meta_t      meta;
   } pend_t;
 
@@ -140,6 +153,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [MW-1:0] m;
     logic [3:0]    tag;
     logic          bank;      // the weight bank it fills
+    logic [1:0]    cj, rj;    // four rows per PE: the next read's, the next response's column in its scale word
   } ls_t;
 
   typedef struct packed {  // the moving-read issuer (or a transpose's column generator)
@@ -151,6 +165,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [1:0]    kpe;
     logic          ints;
     logic [1:0]    gap;       // FP32: cycles until the next column's read (a quarter of the rate)
+    logic [1:0]    sj;        // four rows per PE: the next column's byte in its scale word
     logic          iph;       // MX: the next read is a scale read
     logic [NW-1:0] n;
     logic [NW-1:0] left;      // columns still to issue
@@ -165,6 +180,12 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [MW-1:0] m;
   } mm_t;
 
+  typedef struct packed {  // the scale-word reader of a four-row MX multiply
+    logic [23:0]   idx;       // ESize4 index of the next word
+    logic [NW-1:0] left;      // words still to read
+    logic [1:0]    out;       // reads in flight
+  } sx_t;
+
   // ---- state: every register is written once, in the register block, from its _d
   // The array state is an unpacked array of packed rows: a whole-array register update then costs
   // one delayed-assignment temporary per row in the simulator (per element when fully unpacked:
@@ -173,7 +194,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // 128 x 128); the ports, the controller and the PSUM writes (pw_*) are traced.
   /* verilator tracing_off */
   logic [Cols-1:0][31:0] w_q [2][Rows], w_d [2][Rows];   // weights, decoded to FP32 as they load
-  logic [Cols-1:0][7:0]  ws_q [2][NB], ws_d [2][NB];     // weight E8M0 scale per block and column
+  logic [Cols-1:0][7:0]  ws_q [2][NBQ], ws_d [2][NBQ];   // weight E8M0 scale per block and column
   /* verilator tracing_on */
   bank_t       bank_q [2], bank_d [2];
   logic        cur_bank_q, cur_bank_d;          // the bank the next MultiplyMoving uses
@@ -181,6 +202,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic [15:0] inflight_q [2], inflight_d [2];  // per bank: columns issued and not yet out
   ls_t         ls_q, ls_d;
   mm_t         mm_q, mm_d;
+  sx_t         sx_q, sx_d;
   logic [NB-1:0][7:0] mx_sx_q, mx_sx_d;         // MX: the block scales of the moving column next in
   te_cpl_t     cpl_q, cpl_d;
   // array
@@ -200,9 +222,17 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   wire        cmd_int = te_is_int(cmd_i.fmt);
   // the rows-per-PE modes (SPEC 5.1): double row for FP8 on v3 and later, and for INT8/UINT8
   wire        cmd_kpe_ok = cmd_i.kpe == 2'd0 ||
-                           (cmd_i.kpe == 2'd1 && !cmd_i.mx && !cmd_i.tr && (cmd_int || (te_is_fp8(cmd_i.fmt) && gen_i != TeGenV2)));
-  // the element a partition holds per column: one operand, or (double row) two codes in 2 bytes
-  wire [1:0]  cmd_es = (cmd_i.kpe != 2'd0) ? 2'(sbuf_pkg::ESize2) : fmt_esize(cmd_i.fmt);
+                           (cmd_i.kpe == 2'd1 && !cmd_i.mx && !cmd_i.tr && (cmd_int || (te_is_fp8(cmd_i.fmt) && gen_i != TeGenV2))) ||
+                           (cmd_i.kpe == 2'd2 && cmd_i.mx && gen_i == TeGenV4);
+  // the element a partition holds per column: one operand, two codes in 2 bytes (double row), or
+  // four MX codes in 4 bytes (E2M1: 2)
+  wire [1:0]  cmd_es = (cmd_i.kpe == 2'd1 || (cmd_i.kpe == 2'd2 && cmd_i.fmt == FmtE2m1)) ? 2'(sbuf_pkg::ESize2)
+                     : (cmd_i.kpe == 2'd2) ? 2'(sbuf_pkg::ESize4) : fmt_esize(cmd_i.fmt);
+  // a four-row multiply's scale words: 4-byte words, four columns each
+  wire [16:0] cmd_sx_words = (17'(cmd_i.n) + 17'd3) >> 2;
+  wire [16:0] cmd_sx_words_m = (17'(cmd_i.m) + 17'd3) >> 2;  // a four-row load's scale words
+  wire        cmd_sx_fits_m = elems_fit(cmd_i.sc_addr, 2'(sbuf_pkg::ESize4), 40'(cmd_sx_words_m), SbufBytes);
+  wire        cmd_sx_fits = elems_fit(cmd_i.sc_addr, 2'(sbuf_pkg::ESize4), 40'(cmd_sx_words), SbufBytes);
   always_comb begin
     cmd_err = TeErrNone;
     if (!te_is_pe_fmt(cmd_i.fmt) || !cmd_kpe_ok ||
@@ -211,16 +241,18 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     else if (cmd_i.op == TeLoadStationary) begin
       if (cmd_i.k == '0 || 32'(cmd_i.k) > (Rows << cmd_i.kpe) || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
       else if (!elems_fit(cmd_i.addr, cmd_es, 40'(cmd_i.m), SbufBytes) ||
-               (cmd_i.mx && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.m), SbufBytes))) cmd_err = TeErrRange;
+               (cmd_i.mx && cmd_i.kpe != 2'd2 && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.m), SbufBytes)) ||
+               (cmd_i.mx && cmd_i.kpe == 2'd2 && !cmd_sx_fits_m)) cmd_err = TeErrRange;
     end else begin
       if (cmd_i.n == '0 || 32'(cmd_i.n) > MaxN) cmd_err = TeErrShape;
       else if (32'(cmd_i.bank) >= Banks || 32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
                (!cmd_i.tr && (!elems_fit(cmd_i.addr, cmd_es, 40'(cmd_i.n), SbufBytes) ||
-                              (cmd_i.mx && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.n), SbufBytes))))) cmd_err = TeErrRange;
+                              (cmd_i.mx && cmd_i.kpe != 2'd2 && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.n), SbufBytes)) ||
+                              (cmd_i.mx && cmd_i.kpe == 2'd2 && !cmd_sx_fits)))) cmd_err = TeErrRange;
       else if (!ls_q.busy) begin  // the weights' checks wait for the load
         if (!bank_q[cur_bank_q].loaded) cmd_err = TeErrNoWeights;
         else if (bank_q[cur_bank_q].raw != cmd_i.tr ||
-                 (!cmd_i.tr && (bank_q[cur_bank_q].dr != (cmd_i.kpe != 2'd0) || bank_q[cur_bank_q].ints != cmd_int)))
+                 (!cmd_i.tr && (bank_q[cur_bank_q].kpe != cmd_i.kpe || bank_q[cur_bank_q].ints != cmd_int)))
           cmd_err = TeErrKind;
         else if (cmd_i.tr && 32'(cmd_i.n) > 32'(bank_q[cur_bank_q].k)) cmd_err = TeErrShape;
       end
@@ -243,18 +275,46 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic [$clog2(MaxOut+1)-1:0] pend_usage;
   pend_t pend_in, pend_head;
   logic st_yield;
-  assign mv_req_valid_o = mm_q.busy && !mm_q.tr && mm_q.left != '0 && mm_q.gap == '0 && 32'(pend_usage) < MaxOut;
+  // (four rows per PE: the column's scale word must be in)
+  logic sxb_valid;
+  assign mv_req_valid_o = mm_q.busy && !mm_q.tr && mm_q.left != '0 && mm_q.gap == '0 && 32'(pend_usage) < MaxOut &&
+                          (mm_q.kpe != 2'd2 || sxb_valid);
   assign mv_req_o = mm_q.iph ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: mm_q.sc}
                              : '{space: 1'b0, we: 1'b0, esize: esize_e'(mm_q.es), idx: mm_q.idx};
-  assign st_req_o = ls_q.iph ? '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize1, idx: ls_q.sc}
+  // (MX: one scale byte per column; four rows per PE: a 4-byte scale word per four columns)
+  wire ls_quad = bank_q[ls_q.bank].kpe == 2'd2;
+  assign st_req_o = ls_q.iph ? '{space: 1'b0, we: 1'b0, esize: ls_quad ? sbuf_pkg::ESize4 : sbuf_pkg::ESize1, idx: ls_q.sc}
                              : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_q.es), idx: ls_q.idx};
   assign st_yield = mv_req_valid_o &&
                     elem_bank(st_req_o.idx, st_req_o.esize, SbufLineBytes, SbufBanks) ==
                     elem_bank(mv_req_o.idx, mv_req_o.esize, SbufLineBytes, SbufBanks);
   assign st_req_valid_o = ls_q.busy && ls_q.req_left != '0 && !st_yield;
+  // the scale-word reader: at most three words held or in flight (twelve columns: enough to ride
+  // out four cycles of yielding to the moving stream, which it does like the loader, plus the
+  // SBUF's latency)
+  logic [2:0] sxb_usage;
+  logic [NBQ-1:0][31:0] sxb_head;
+  assign sx_req_o = '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize4, idx: sx_q.idx};
+  wire sx_yield = mv_req_valid_o &&
+                  elem_bank(sx_req_o.idx, sx_req_o.esize, SbufLineBytes, SbufBanks) ==
+                  elem_bank(mv_req_o.idx, mv_req_o.esize, SbufLineBytes, SbufBanks);
+  assign sx_req_valid_o = sx_q.left != '0 && 32'(sxb_usage) + 32'(sx_q.out) < 3 && !sx_yield;
+  wire sx_fire = sx_req_valid_o && sx_req_ready_i;
   wire st_fire = st_req_valid_o && st_req_ready_i;
   wire mv_fire = mv_req_valid_o && mv_req_ready_i;
   wire mv_fire_col = mv_fire && !mm_q.iph;  // a column's element read (MX: after its scale read)
+  // four rows per PE: a column's read takes its scales from the head word, the word's last takes it
+  wire sxb_pop = mv_fire_col && mm_q.kpe == 2'd2 && (mm_q.sj == 2'd3 || mm_q.left == NW'(1));
+  logic [NBQ-1:0][31:0] sxb_in;
+  always_comb for (int unsigned b = 0; b < NBQ; b++) sxb_in[b] = sx_rsp_data_i[b * BSQ * 32 +: 32];
+  // (four entries, one spare: a power of two keeps the FIFO's count check meaningful)
+  logic sxb_push_ready;  // three words held or in flight at most: never full when one arrives
+  stream_fifo #(.Width(NBQ * 32), .Depth(4)) u_sxb (
+    .clk_i, .rst_ni,
+    .push_valid_i(sx_rsp_valid_i), .push_ready_o(sxb_push_ready), .push_data_i(sxb_in),
+    .pop_valid_o(sxb_valid), .pop_ready_i(sxb_pop), .pop_data_o(sxb_head),
+    .usage_o(sxb_usage)
+  );
   wire sx_in = mv_rsp_valid_i && pend_valid && pend_head.sc;
   wire col_in = mv_rsp_valid_i && pend_valid && !pend_head.sc;
   wire tr_col = mm_q.busy && mm_q.tr;  // a transpose generates one column per cycle
@@ -282,6 +342,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     pend_in.bias = mm_q.bias;
     pend_in.mx = mm_q.mx;
     pend_in.kpe = mm_q.kpe;
+    for (int unsigned b = 0; b < NBQ; b++) pend_in.sxv[b] = sxb_head[b][8 * mm_q.sj +: 8];
     pend_in.meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: mm_q.acc,
                      ints: mm_q.ints, last: mm_q.left == NW'(1)};
   end
@@ -344,11 +405,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
       col[r] = '0;
-      if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_q.wsel, tr: 1'b1, code: 32'(NW'(mm_q.n - mm_q.left)), sx: 8'd0};
+      if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_q.wsel, tr: 1'b1, code: 32'(NW'(mm_q.n - mm_q.left)), sx: 8'd0,
+                             xf: 4'd0};
       else if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, tr: 1'b0,
                                   code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias,
                                                    pend_head.kpe),
-                                  sx: pend_head.mx ? mx_sx_q[r / BS] : 8'd127};
+                                  sx: !pend_head.mx ? 8'd127 : (pend_head.kpe == 2'd2) ? pend_head.sxv[r / BSQ]
+                                                                                       : mx_sx_q[r / BS],
+                                  xf: pend_head.fmt};
     end
     col_meta = '0;
     if (tr_col) col_meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: 1'b0,
@@ -373,10 +437,18 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       for (int unsigned c = 0; c < Cols; c++) begin
         logic [31:0] in_p, in_t, pv, tv, zero;
         logic [KW-1:0] bk_k;
-        logic bk_dr, bk_ints;
+        logic [1:0] bk_kpe;
+        logic bk_ints, blk_end;
+        logic [3:0] en;
+        logic [7:0] sw;
         bk_k = bank_q[x_q[r][c].wsel].k;
-        bk_dr = bank_q[x_q[r][c].wsel].dr;
+        bk_kpe = bank_q[x_q[r][c].wsel].kpe;
         bk_ints = bank_q[x_q[r][c].wsel].ints;
+        // this PE's K rows (r << kpe) + j below K; the block (32 rows: BS partitions, four rows per
+        // PE BSQ) ends at this row
+        for (int unsigned j = 0; j < 4; j++) en[j] = j < (32'd1 << bk_kpe) && 32'(bk_k) > (r << bk_kpe) + j;
+        blk_end = (bk_kpe == 2'd2) ? (r % BSQ == BSQ - 1) : (r % BS == BS - 1);
+        sw = ws_q[x_q[r][c].wsel][(bk_kpe == 2'd2) ? r / BSQ : r / BS][c];
         zero = bk_ints ? 32'd0 : NegZero;
         in_p = (r == 0) ? zero : ps_q[(r == 0) ? 0 : r - 1][c];
         in_t = (r == 0) ? zero : ts_q[(r == 0) ? 0 : r - 1][c];
@@ -388,15 +460,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
             pv = in_p;
             tv = (x_q[r][c].code == r) ? w_q[x_q[r][c].wsel][r][c] : in_t;
           end else begin
-            pv = te_pe(in_p, 32'(bk_k) > (bk_dr ? 2 * r : r), bk_dr && 32'(bk_k) > 2 * r + 1, bk_dr, bk_ints,
+            pv = te_pe(in_p, en, bk_kpe, bk_ints, bank_q[x_q[r][c].wsel].fmt, x_q[r][c].xf,
                        w_q[x_q[r][c].wsel][r][c], x_q[r][c].code);
             tv = in_t;
-            if (r % BS == BS - 1 && bk_ints) begin
+            if (blk_end && bk_ints) begin
               tv = in_t + pv;
               pv = 32'd0;
-            end else if (r % BS == BS - 1) begin
-              tv = fp32_add_f(in_t, fp32_mul_f(fp32_mul_f(pv, decode(fmt_desc(FmtE8m0), 8'd127,
-                                                                     {24'd0, ws_q[x_q[r][c].wsel][r / BS][c]})),
+            end else if (blk_end) begin
+              tv = fp32_add_f(in_t, fp32_mul_f(fp32_mul_f(pv, decode(fmt_desc(FmtE8m0), 8'd127, {24'd0, sw})),
                                                decode(fmt_desc(FmtE8m0), 8'd127, {24'd0, x_q[r][c].sx})));
               pv = NegZero;
             end
@@ -420,16 +491,22 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     // weights: a stationary response fills one column of the loading bank (and its MX scales)
     w_d = w_q;
     ws_d = ws_q;
-    if (ls_rsp_sc)
+    // (one byte in each block's first partition: blocks of BS partitions, or BSQ with four rows per PE)
+    if (ls_rsp_sc && ls_quad) begin  // a word: the scales of columns rsp_idx .. rsp_idx + 3
+      for (int unsigned b = 0; b < NBQ; b++)
+        for (int unsigned j = 0; j < 4; j++)
+          if (32'(ls_q.rsp_idx) + j < Cols)
+            ws_d[ls_q.bank][b][CW'(32'(ls_q.rsp_idx) + j)] = st_rsp_data_i[b * BSQ * 32 + 8 * j +: 8];
+    end else if (ls_rsp_sc)
       for (int unsigned b = 0; b < NB; b++) ws_d[ls_q.bank][b][CW'(ls_q.rsp_idx)] = st_rsp_data_i[b * BS * 32 +: 8];
     if (ls_rsp_col && !bank_q[ls_q.bank].mx)
-      for (int unsigned b = 0; b < NB; b++) ws_d[ls_q.bank][b][CW'(ls_q.rsp_idx)] = 8'd127;
+      for (int unsigned b = 0; b < NBQ; b++) ws_d[ls_q.bank][b][CW'(ls_q.rsp_idx)] = 8'd127;
     if (ls_rsp_col)
       for (int unsigned r = 0; r < Rows; r++)
         w_d[ls_q.bank][r][CW'(ls_q.rsp_idx)] =
             bank_q[ls_q.bank].raw ? st_rsp_data_i[r*32 +: 32]
                                   : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_q.bank].fmt, bank_q[ls_q.bank].bias,
-                                               {1'b0, bank_q[ls_q.bank].dr});
+                                               bank_q[ls_q.bank].kpe);
   end
 
   // Reset values of the row arrays (Verilator 5.006 takes neither '{default: ...} for them nor
@@ -440,7 +517,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic  [Cols-1:0][31:0] ps_0 [Rows];
   logic  [Cols-1:0]       psv_0 [Rows];
   logic  [Cols-1:0][31:0] w_0 [2][Rows];
-  logic  [Cols-1:0][7:0]  ws_0 [2][NB];
+  logic  [Cols-1:0][7:0]  ws_0 [2][NBQ];
   /* verilator tracing_on */
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
@@ -451,7 +528,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       w_0[0][r] = '0;
       w_0[1][r] = '0;
     end
-    for (int unsigned b = 0; b < NB; b++) begin
+    for (int unsigned b = 0; b < NBQ; b++) begin
       ws_0[0][b] = '0;
       ws_0[1][b] = '0;
     end
@@ -465,6 +542,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     cur_bank_d = cur_bank_q;
     next_ls_bank_d = next_ls_bank_q;
     mx_sx_d = mx_sx_q;
+    sx_d = sx_q;
     cpl_d = '0;
 
     // bottom of the array: the MultiplyMoving finishing, the column releasing its weight bank
@@ -481,11 +559,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end else if (st_fire) begin
       ls_d.idx = ls_q.idx + 24'd1;
       ls_d.req_left = ls_q.req_left - MW'(1);
-      ls_d.iph = bank_q[ls_q.bank].mx;
+      ls_d.iph = bank_q[ls_q.bank].mx && (!ls_quad || ls_q.cj == 2'd3);
+      ls_d.cj = ls_q.cj + 2'd1;
     end
     if (ls_rsp_sc) ls_d.rph = 1'b0;
     if (ls_rsp_col) begin
-      ls_d.rph = bank_q[ls_q.bank].mx;
+      ls_d.rph = bank_q[ls_q.bank].mx && (!ls_quad || ls_q.rj == 2'd3);
+      ls_d.rj = ls_q.rj + 2'd1;
       ls_d.rsp_idx = ls_q.rsp_idx + MW'(1);
       if (ls_q.rsp_idx + MW'(1) == ls_q.m) begin
         ls_d.busy = 1'b0;
@@ -510,8 +590,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
     if (mv_fire_col) begin
       mm_d.idx = mm_q.idx + 24'd1;
-      mm_d.iph = mm_q.mx;
+      mm_d.iph = mm_q.mx && mm_q.kpe != 2'd2;
+      mm_d.sj = mm_q.sj + 2'd1;
     end
+    // the scale-word reader
+    if (sx_fire) begin
+      sx_d.idx = sx_q.idx + 24'd1;
+      sx_d.left = sx_q.left - NW'(1);
+    end
+    sx_d.out = sx_q.out + 2'(sx_fire) - 2'(sx_rsp_valid_i);
     if (mv_fire_col && mm_q.fmt == FmtFp32) mm_d.gap = 2'd3;  // FP32: a column every fourth cycle
     else if (mm_q.gap != '0) mm_d.gap = mm_q.gap - 2'd1;
 
@@ -522,19 +609,25 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         cpl_d.err_tag = cmd_i.tag;
         cpl_d.code = cmd_err;
       end else if (cmd_i.op == TeLoadStationary) begin
-        ls_d = '{busy: 1'b1, idx: 24'(base_idx(cmd_i.addr, cmd_es)), sc: cmd_i.sc_addr, iph: cmd_i.mx,
-                 rph: cmd_i.mx, es: cmd_es, req_left: MW'(cmd_i.m), rsp_idx: '0, m: MW'(cmd_i.m),
-                 tag: cmd_i.tag, bank: next_ls_bank_q};
+        ls_d = '{busy: 1'b1, idx: 24'(base_idx(cmd_i.addr, cmd_es)),
+                 sc: (cmd_i.kpe == 2'd2) ? 24'(base_idx(cmd_i.sc_addr, 2'(sbuf_pkg::ESize4))) : cmd_i.sc_addr,
+                 iph: cmd_i.mx, rph: cmd_i.mx, es: cmd_es, req_left: MW'(cmd_i.m), rsp_idx: '0, m: MW'(cmd_i.m),
+                 tag: cmd_i.tag, bank: next_ls_bank_q, cj: 2'd0, rj: 2'd0};
         bank_d[next_ls_bank_q] = '{k: KW'(cmd_i.k), m: MW'(cmd_i.m), fmt: cmd_i.fmt, bias: op_bias, loaded: 1'b0,
-                                   raw: cmd_i.tr, mx: cmd_i.mx, dr: cmd_i.kpe != 2'd0, ints: cmd_int};
+                                   raw: cmd_i.tr, mx: cmd_i.mx, kpe: cmd_i.kpe, ints: cmd_int};
         next_ls_bank_d = !next_ls_bank_q;
       end else begin
         mm_d = '{busy: 1'b1, wsel: cur_bank_q, acc: cmd_i.acc && !cmd_i.tr, tr: cmd_i.tr, mx: cmd_i.mx,
                  kpe: cmd_i.kpe, ints: cmd_int, gap: mm_d.gap,  // the FP32 spacing carries over
-                 iph: cmd_i.mx && !cmd_i.tr, n: NW'(cmd_i.n), left: NW'(cmd_i.n),
+                 sj: 2'd0, iph: cmd_i.mx && !cmd_i.tr && cmd_i.kpe != 2'd2, n: NW'(cmd_i.n), left: NW'(cmd_i.n),
                  idx: 24'(base_idx(cmd_i.addr, cmd_es)), sc: cmd_i.sc_addr, es: cmd_es,
                  off: OW'(cmd_i.off), bank: cmd_i.bank, tag: cmd_i.tag, fmt: cmd_i.fmt, bias: op_bias,
                  m: bank_q[cur_bank_q].m};
+        // four rows per PE: its scale words, four columns each (the previous multiply's were all read
+        // and taken before its last column issued)
+        if (cmd_i.kpe == 2'd2)
+          sx_d = '{idx: 24'(base_idx(cmd_i.sc_addr, 2'(sbuf_pkg::ESize4))),
+                   left: NW'((32'(cmd_i.n) + 32'd3) / 32'd4), out: sx_d.out};
       end
     end
   end
@@ -560,6 +653,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       inflight_q[1] <= '0;
       ls_q <= '0;
       mm_q <= '0;
+      sx_q <= '0;
       mx_sx_q <= '0;
       cpl_q <= '0;
     end else begin
@@ -579,6 +673,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       inflight_q <= inflight_d;
       ls_q <= ls_d;
       mm_q <= mm_d;
+      sx_q <= sx_d;
       mx_sx_q <= mx_sx_d;
       cpl_q <= cpl_d;
     end

@@ -304,7 +304,10 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   const dma::Geometry g = CoreBench::geo(p);
   const unsigned K = p.parts << k.kpe, M = p.parts, N = p.max_n;
   const bool ints = tensor::is_int_format(k.fmt);
-  const unsigned lf = k.mx ? 2 : k.fmt;  // the type in HBM
+  // MX four rows per PE: E4M3FN codes and E8M0 scales straight from HBM (the vector engine's
+  // quantize_mx writes one row per partition)
+  const bool mx4 = k.mx && k.kpe == 2;
+  const unsigned lf = mx4 ? static_cast<unsigned>(Format::e4m3fn) : k.mx ? 2 : k.fmt;  // the type in HBM
   const unsigned es = ints ? 1 : dma::type_size(lf);
   const unsigned cs = es << k.kpe;  // bytes of a column in a partition
   // SBUF byte addresses (every partition): W, X, bias, Y (BF16), R (FP32 row sums); MX: the
@@ -337,11 +340,19 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   const std::uint32_t hZ = 0x5000 + 16 * N, zlen = aXs + N - aWq;
   check(hZ + zlen <= p.hbm_bytes, "the kernel's tensors do not fit HBM");
   std::fill(img.hbm.begin() + hZ, img.hbm.begin() + hZ + zlen, std::uint8_t{0});
+  if (mx4)  // the scale tensors in those lines, copied to every partition (a block's first among them)
+    for (auto [a, n] : {std::pair{aWs, M}, std::pair{aXs, N}})
+      for (unsigned j = 0; j < n; ++j) img.hbm[hZ + a - aWq + j] = static_cast<std::uint8_t>(r.range(120, 134));
   const std::vector<std::uint8_t> hbm0 = img.hbm;
 
   // ---- the reference: SBUF bytes placed by hand as the DMA layouts say, then the units' references
   Sbuf sb(p.parts, std::vector<std::uint8_t>(p.sbuf_bytes, 0));
-  if (k.kpe) {  // col-2B of byte pairs: W^T (m, k) into partition k / 2 at byte aW + 2m + k % 2; X^T alike
+  if (k.kpe == 2) {  // col-4B of byte quads: W^T (m, k) into partition k / 4 at byte aW + 4m + k % 4; X^T alike
+    for (unsigned kk = 0; kk < K; ++kk) {
+      for (unsigned m = 0; m < M; ++m) sb[kk / 4][aW + 4 * m + kk % 4] = hbm0[hW + m * K + kk];
+      for (unsigned n = 0; n < N; ++n) sb[kk / 4][aX + 4 * n + kk % 4] = hbm0[hX + n * K + kk];
+    }
+  } else if (k.kpe) {  // col-2B of byte pairs: W^T (m, k) into partition k / 2 at byte aW + 2m + k % 2; X^T alike
     for (unsigned kk = 0; kk < K; ++kk) {
       for (unsigned m = 0; m < M; ++m) sb[kk / 2][aW + 2 * m + kk % 2] = hbm0[hW + m * K + kk];
       for (unsigned n = 0; n < N; ++n) sb[kk / 2][aX + 2 * n + kk % 2] = hbm0[hX + n * K + kk];
@@ -360,13 +371,13 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   // MX: SBUF is not reset, and the tensor engine's scale read returns its byte in every partition
   // (the block's first partition is used): the kernel clears the scale tensors' lines first
   for (unsigned q = 0; k.mx && q < p.parts; ++q)
-    for (unsigned b = 0; b < zlen; ++b) sb[q][aWq + b] = 0;
+    for (unsigned b = 0; b < zlen; ++b) sb[q][aWq + b] = hbm0[hZ + b];
 
   const std::uint32_t bank_bytes = p.psum_bank_bytes;
   vector::FunctionalReference sref(t.model.se().shape()), vref(t.model.ve().shape());
   // MX: the vector engine quantizes W and X (BF16) to MXFP8 E4M3FN with their scale tensors
   std::vector<vector::Instr> quant;
-  if (k.mx) {
+  if (k.mx && !mx4) {
     for (auto [a, o, sc, n] :
          {std::array<std::uint32_t, 4>{aW, aWq, aWs, M}, std::array<std::uint32_t, 4>{aX, aXq, aXs, N}}) {
       vector::Instr q = row_instr(vector::Op::quantize_mx, p.parts, a, 2, o, static_cast<unsigned>(Format::e4m3fn), n);
@@ -383,7 +394,7 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   ls.bias = k.bias;
   ls.k = K;
   ls.m = M;
-  ls.addr = k.mx ? aWq : aW;
+  ls.addr = k.mx && !mx4 ? aWq : aW;
   ls.mx = k.mx;
   ls.sc_addr = aWs;
   ls.kpe = k.kpe;
@@ -392,7 +403,7 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   mm.fmt = ls.fmt;
   mm.bias = k.bias;
   mm.n = N;
-  mm.addr = k.mx ? aXq : aX;
+  mm.addr = k.mx && !mx4 ? aXq : aX;
   mm.mx = k.mx;
   mm.sc_addr = aXs;
   mm.kpe = k.kpe;
@@ -434,7 +445,10 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   if (corrupt_reference) want[hR + 1] ^= 0x10;  // the self-test: a checker that compares must fail
 
   // ---- the core: loads on queue 0, stores on queue 1 (after the engines finish)
-  if (k.kpe) {  // byte pairs as 2-byte elements (BF16: a plain copy, no cast)
+  if (k.kpe == 2) {  // byte quads as 4-byte elements (FP32: a plain copy, no cast)
+    t.issue_dma(0, col_desc(hW, g, 0, aW, M, K / 4, 0));
+    t.issue_dma(0, col_desc(hX, g, 0, aX, N, K / 4, 0));
+  } else if (k.kpe) {  // byte pairs as 2-byte elements (BF16: a plain copy, no cast)
     t.issue_dma(0, col_desc(hW, g, 0, aW, M, K / 2, 2));
     t.issue_dma(0, col_desc(hX, g, 0, aX, N, K / 2, 2));
   } else {
@@ -469,7 +483,10 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   for (std::size_t a = 0; a < want.size(); ++a)
     check(img.hbm[a] == want[a], "HBM byte {:#x}: {:#04x}, reference {:#04x}", a, img.hbm[a], want[a]);
   info("kernel ({}{} operands{}, activation {}): HBM image equals the reference; {} HBM writes", k.mx ? "MX" : "",
-       ints ? "int8" : numerics::format_info(static_cast<Format>(ls.fmt)).name, k.kpe ? ", two rows per PE" : "",
+       ints ? "int8" : numerics::format_info(static_cast<Format>(ls.fmt)).name,
+       k.kpe == 2 ? ", four rows per PE"
+       : k.kpe    ? ", two rows per PE"
+                  : "",
        scalar::act_name(k.act), t.port.writes);
 }
 
@@ -514,6 +531,21 @@ TRN_TEST(end_to_end_int8, .timeout_ns = 1e10) {
   co_await run_kernel(t, k, r);
 }
 
+TRN_TEST(end_to_end_mxfp8_four_rows, .timeout_ns = 1e10) {
+  // MXFP8 four K-rows per PE (v4): E4M3FN codes of W^T and X^T loaded col-4B as byte quads (rows
+  // 4r .. 4r + 3 into partition r), their E8M0 scale tensors copied into SBUF; K = 4R in one pass,
+  // the multiply's scales read through the tensor engine's scale port (SBUF e8).
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  Kernel k;
+  k.mx = true;
+  k.kpe = 2;
+  k.act = scalar::Act::relu;
+  k.scale = 1.0f / 64;
+  co_await run_kernel(t, k, r);
+}
+
 TRN_TEST(end_to_end_mxfp8, .timeout_ns = 1e10) {
   // MXFP8: W and X loaded as BF16, quantized to E4M3FN by the vector engine's quantize_mx (scale
   // tensors in SBUF), multiplied by the tensor engine as MX operands (scales read from SBUF).
@@ -532,7 +564,7 @@ namespace {
 struct PortStats {
   Signal &e_valid, &e_ready, &dw_valid, &dw_ready, &dr_valid, &dr_ready;
   std::uint64_t cycles = 0;
-  std::array<std::uint64_t, 8> grants{}, refusals{};
+  std::array<std::uint64_t, CoreModel::kEPorts> grants{}, refusals{};
   std::uint64_t dma_grants = 0, dma_refusals = 0;
   explicit PortStats(Env& env)
       : e_valid(env.sig("core.u_sbuf.e_valid_i")),
@@ -543,7 +575,7 @@ struct PortStats {
         dr_ready(env.sig("core.u_sbuf.dr_ready_o")) {}
   void sample() {
     const std::uint64_t v = e_valid.get(), r = e_ready.get();
-    for (unsigned k = 0; k < 8; ++k) {
+    for (unsigned k = 0; k < CoreModel::kEPorts; ++k) {
       grants[k] += (v >> k) & (r >> k) & 1;
       refusals[k] += (v >> k) & ~(r >> k) & 1;
     }
@@ -879,7 +911,7 @@ struct Mix {
 
   std::string utilization() const {
     std::string u;
-    for (unsigned k = 0; k < 8; ++k)
+    for (unsigned k = 0; k < CoreModel::kEPorts; ++k)
       u += fmt::format(" e{} {:.3f}/{:.3f}", k, static_cast<double>(st.grants[k]) / st.cycles,
                        static_cast<double>(st.refusals[k]) / st.cycles);
     return u + fmt::format(" dma {:.3f}/{:.3f}", static_cast<double>(st.dma_grants) / st.cycles,

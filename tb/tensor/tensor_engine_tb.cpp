@@ -80,7 +80,7 @@ struct TeBench {
   TensorEngine::Params prm;
   TensorEngine model;
   Lockstep<TensorEngine> lockstep;
-  ReadServer st, mv;
+  ReadServer st, mv, sx;  ///< stationary, moving, and a four-row MX multiply's scale words
   Signal &cmd_valid, &cmd_ready, &cpl_sig, &pr_valid, &pr_addr, &pr_data;
   Sbuf sbuf;  // [partition][byte]
   Rng rng;
@@ -110,8 +110,8 @@ struct TeBench {
                   {"fp32", "tf32", "bf16", "fp16", "e5m2", "e4m3", "e4m3fn", "e3m4", "e2m1", "int8", "uint8"});
   /// Per legal MultiplyMoving (not a transpose): the generation x how many K-rows a PE takes a
   /// cycle for which kind of operand (SPEC 5.1's rates).
-  CoverPoint& cov_rows =
-      cover_cross("tensor_engine.rows_per_pe", {{"v2", "v3", "v4"}, {"fp_one", "fp8_double", "int_one", "int_double"}});
+  CoverPoint& cov_rows = cover_cross(
+      "tensor_engine.rows_per_pe", {{"v2", "v3", "v4"}, {"fp_one", "fp8_double", "int_one", "int_double", "mx_quad"}});
   CoverPoint& cov_err = cover_point("tensor_engine.err_code", {"shape", "range", "type", "no_weights", "kind"});
   CoverPoint& cov_k = range_point("tensor_engine.ls.k");               // 1 .. R
   CoverPoint& cov_m = range_point("tensor_engine.ls.m");               // 1 .. C
@@ -182,6 +182,8 @@ struct TeBench {
            e.sig("st_rsp_valid_i"), e.sig("st_rsp_data_i"),  {}},
         mv{e.sig("mv_req_valid_o"), e.sig("mv_req_ready_i"), e.sig("mv_req_o"),
            e.sig("mv_rsp_valid_i"), e.sig("mv_rsp_data_i"),  {}},
+        sx{e.sig("sx_req_valid_o"), e.sig("sx_req_ready_i"), e.sig("sx_req_o"),
+           e.sig("sx_rsp_valid_i"), e.sig("sx_rsp_data_i"),  {}},
         cmd_valid(e.sig("cmd_valid_i")),
         cmd_ready(e.sig("cmd_ready_o")),
         cpl_sig(e.sig("cpl_o")),
@@ -200,7 +202,7 @@ struct TeBench {
     if (!(rst.get() & 1)) return;
     const std::uint64_t now = clk.cycle();
     cover_commands();  // first: a command's reads start the cycle after it was accepted
-    for (ReadServer* s : {&st, &mv}) {
+    for (ReadServer* s : {&st, &mv, &sx}) {
       if ((s->req_valid.get() & 1) && (s->req_ready.get() & 1)) {
         if (s == &mv) {  // at most max_outstanding moving reads in flight (docs/tensor.md)
           const unsigned out = static_cast<unsigned>(s->q.size()) + (s->rsp_valid.get() & 1) + 1;
@@ -210,7 +212,7 @@ struct TeBench {
         }
         s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1),
                           TensorEngine::e_req_t::unpack(s->req.bits()));
-        operands[s == &mv ? 1 : 0].push_back(next_operand(s == &mv ? 1 : 0));
+        if (s != &sx) operands[s == &mv ? 1 : 0].push_back(next_operand(s == &mv ? 1 : 0));
       }
     }
     cover_yield();
@@ -261,11 +263,13 @@ struct TeBench {
     if (c.fmt <= 8 || is_int_format(c.fmt)) cov_moving.hit_index(type_bin(c.fmt, c.mx) * 2 + psum);
     if (weights.fmt <= 8 || is_int_format(weights.fmt))
       cov_stationary.hit_index(type_bin(weights.fmt, weights.mx) * 2 + psum);
-    cov_rows.hit_index(static_cast<std::size_t>(gen) * 4 + (is_int_format(c.fmt) ? 2 : 0) + (c.kpe != 0 ? 1 : 0));
+    cov_rows.hit_index(static_cast<std::size_t>(gen) * 5 +
+                       (c.kpe == 2 ? 4 : (is_int_format(c.fmt) ? 2 : 0) + (c.kpe != 0 ? 1 : 0)));
     hit_range(cov_n, c.n, 1, prm.max_n);
     hit_range(cov_bank, c.bank, 0, prm.banks - 1);
     hit_range(cov_off, c.off, 0, prm.depth - c.n);
-    readers[1].push_back(Reader{seq, c.fmt, weights.k, c.mx ? 2u * c.n : c.n, 0, c.mx, c.kpe});
+    const bool two = c.mx && c.kpe != 2;  // MX: each column's scales, then its elements (four rows: scales on sx)
+    readers[1].push_back(Reader{seq, c.fmt, weights.k, two ? 2u * c.n : c.n, 0, two, c.kpe});
   }
   /// The operand of a read request accepted now on port 0 (stationary) or 1 (moving).
   Operand next_operand(unsigned port) {
@@ -292,14 +296,21 @@ struct TeBench {
   }
   /// The code of partition r in a read response on port 0 (stationary) or 1 (moving).
   void cover_operand(unsigned port, const Operand& o, unsigned r, std::uint32_t code) {
-    if (o.kpe != 0) {  // two codes: rows 2r (low byte) and 2r + 1
+    if (o.kpe == 2 && !o.scale) {  // four MX codes: rows 4r + j, byte j (E2M1: nibble j)
+      const bool nib = o.fmt == static_cast<unsigned>(Format::e2m1);
+      for (unsigned h = 0; h < 4; ++h)
+        cover_operand(port, Operand{false, o.fmt, o.rows, 0}, 4 * r + h,
+                      nib ? (code >> 4 * h) & 0xF : (code >> 8 * h) & 0xFF);
+      return;
+    }
+    if (o.kpe == 1) {  // two codes: rows 2r (low byte) and 2r + 1
       for (unsigned h = 0; h < 2; ++h)
         cover_operand(port, Operand{false, o.fmt, o.rows, 0}, 2 * r + h, (code >> 8 * h) & 0xFF);
       return;
     }
     if (r >= o.rows || is_int_format(o.fmt)) return;
-    if (o.scale) {  // a block's scale is in the block's first partition
-      if (r % (prm.rows < 32 ? prm.rows : 32) != 0) return;
+    if (o.scale) {  // a block's scale is in the block's first partition (blocks of 8 with four rows)
+      if (r % (o.kpe == 2 ? std::min(prm.rows, 8u) : std::min(prm.rows, 32u)) != 0) return;
       if (code == 0x00 || code == 0xFE || code == 0xFF)
         cov_scale.hit_index(3 * port + (code == 0x00 ? 0 : code == 0xFE ? 1 : 2));
       return;
@@ -310,7 +321,7 @@ struct TeBench {
   /// Drive the ports for the next cycle (after the edge).
   void drive() {
     const std::uint64_t now = clk.cycle();
-    for (ReadServer* s : {&st, &mv}) {
+    for (ReadServer* s : {&st, &mv, &sx}) {
       s->req_ready.set(!(s == &mv && mv_blocked) && rng.chance(p_ready));
       const bool v = !s->q.empty() && s->q.front().first <= now;
       s->rsp_valid.set(v);
@@ -319,15 +330,15 @@ struct TeBench {
         const TensorEngine::e_req_t& q = s->q.front().second;
         check(!q.we, "cycle {}: a write request on a read port", now);
         const unsigned port = s == &mv ? 1 : 0;
-        const Operand o = operands[port].empty() ? Operand{} : operands[port].front();
+        const Operand o = s == &sx || operands[port].empty() ? Operand{} : operands[port].front();
         for (unsigned r = 0; r < prm.rows; ++r) {
           const std::uint32_t code = mem::load_elem(sbuf[r], q.idx, static_cast<unsigned>(q.esize));
           d.set_slice(32 * r, 32, code);
-          cover_operand(port, o, r, code);
+          if (s != &sx) cover_operand(port, o, r, code);
         }
         s->rsp_data.set(d);
         s->q.pop_front();
-        if (!operands[port].empty()) operands[port].pop_front();
+        if (s != &sx && !operands[port].empty()) operands[port].pop_front();
       } else {
         // data without valid means nothing: the port carries noise, which a design (or model)
         // that reads it without its valid turns into a wrong result (its own stream, so the
@@ -348,7 +359,7 @@ struct TeBench {
     cmd_valid.set(0);
     pr_valid.set(0);
     env.sig("pe_valid_i").set(0);
-    for (ReadServer* s : {&st, &mv}) {
+    for (ReadServer* s : {&st, &mv, &sx}) {
       s->req_ready.set(0);
       s->rsp_valid.set(0);
     }
@@ -388,8 +399,18 @@ struct TeBench {
   /// partition r; with two rows per partition (c.kpe 1), byte r % 2 of the 2-byte element j in
   /// partition r / 2.
   void put(unsigned r, const Command& c, unsigned j, std::uint32_t code) {
-    if (c.kpe != 0) {
+    if (c.kpe == 1) {
       sbuf[r / 2].at(c.addr + 2 * j + r % 2) = static_cast<std::uint8_t>(code);
+      return;
+    }
+    if (c.kpe == 2 && c.fmt == static_cast<unsigned>(Format::e2m1)) {  // four rows: nibble r % 4 of 2 bytes
+      std::uint8_t& b = sbuf[r / 4].at(c.addr + 2 * j + (r % 4) / 2);
+      const unsigned sh = 4 * (r % 2);
+      b = static_cast<std::uint8_t>((b & ~(0xF << sh)) | ((code & 0xF) << sh));
+      return;
+    }
+    if (c.kpe == 2) {  // four rows: byte r % 4 of 4 bytes
+      sbuf[r / 4].at(c.addr + 4 * j + r % 4) = static_cast<std::uint8_t>(code);
       return;
     }
     put_at(r, c.fmt, mem::base_index(c.addr, mem::dtype_esize(c.fmt)) + j, code);
@@ -400,7 +421,8 @@ struct TeBench {
   }
   /// MX: the E8M0 scale of block b for column j of command c's operand.
   void put_scale(unsigned b, const Command& c, unsigned j, std::uint32_t scale) {
-    sbuf[b * (prm.rows < 32 ? prm.rows : 32)].at(c.sc_addr + j) = static_cast<std::uint8_t>(scale);
+    const unsigned bp = c.kpe == 2 ? std::min(prm.rows, 8u) : std::min(prm.rows, 32u);  // the block's partitions
+    sbuf[b * bp].at(c.sc_addr + j) = static_cast<std::uint8_t>(scale);
   }
   /// Every element of partition r as element type fmt (its bytes filled with that code).
   void fill(unsigned fmt, const std::function<std::uint32_t()>& code) {
@@ -463,8 +485,8 @@ std::uint32_t mx_scale(Rng& r) {
 }
 /// An MX operand: element codes (rows x columns) and a scale per block and column.
 void put_mx(TeBench& t, Rng& r, const Command& c, unsigned cols) {
-  const unsigned bs = t.prm.rows < 32 ? t.prm.rows : 32;
-  for (unsigned rr = 0; rr < t.prm.rows; ++rr)
+  const unsigned bs = c.kpe == 2 ? std::min(t.prm.rows, 8u) : std::min(t.prm.rows, 32u);
+  for (unsigned rr = 0; rr < (t.prm.rows << c.kpe); ++rr)
     for (unsigned j = 0; j < cols; ++j)
       t.put(rr, c, j,
             static_cast<std::uint32_t>(r.next()) &
@@ -515,21 +537,24 @@ Task<> random_programs_on(Env& env, TeBench& t) {
                : 0u;
   };
   for (unsigned g = 0; g < programs; ++g) {
-    // the program's kind: integers (one or two rows per PE), FP8 two rows (v3 and later), or any
-    // FP type one row per PE (moving types mixed within each kind)
-    const unsigned kind = static_cast<unsigned>(r.below(10));
+    // the program's kind: integers (one or two rows per PE), FP8 two rows (v3 and later), MX four
+    // rows (v4), or any FP type one row per PE (moving types mixed within each kind)
+    const unsigned kind = static_cast<unsigned>(r.below(12));
     const bool ints = kind < 2, fp8_dr = kind >= 2 && kind < 4 && t.gen != sv::te_pkg::te_gen_e::TeGenV2;
-    const unsigned kpe = ints ? static_cast<unsigned>(r.below(2)) : fp8_dr ? 1u : 0u;
+    const bool mx4 = kind >= 4 && kind < 6 && t.gen == sv::te_pkg::te_gen_e::TeGenV4;
+    const unsigned kpe = ints ? static_cast<unsigned>(r.below(2)) : fp8_dr ? 1u : mx4 ? 2u : 0u;
     const auto draw_fmt = [&] {
+      static const unsigned mx_elems[] = {6, 4, 8};  // e4m3fn, e5m2, e2m1
       return ints     ? kInt8 + static_cast<unsigned>(r.below(2))
              : fp8_dr ? 4 + static_cast<unsigned>(r.below(4))
+             : mx4    ? mx_elems[r.below(3)]
                       : kTypes[r.below(9)];
     };
     const unsigned wfmt = draw_fmt(), krows = p.rows << kpe;
     const bool tr = kpe == 0 && !fp8_dr && r.chance(0.2);  // a transpose program: raw load, then transposing writes
     Command ls{Op::load_stationary};
     ls.tr = tr;
-    ls.mx = !tr && !fp8_dr && is_mx_elem(wfmt) && r.chance(0.6);
+    ls.mx = mx4 || (!tr && !fp8_dr && is_mx_elem(wfmt) && r.chance(0.6));
     ls.fmt = wfmt;
     ls.bias = bias_of(wfmt);
     ls.kpe = kpe;
@@ -541,7 +566,7 @@ Task<> random_programs_on(Env& env, TeBench& t) {
       c.tr = tr;
       c.kpe = kpe;
       c.fmt = r.chance(0.7) ? wfmt : draw_fmt();
-      c.mx = !tr && !fp8_dr && is_mx_elem(c.fmt) && r.chance(0.6);
+      c.mx = mx4 || (!tr && !fp8_dr && is_mx_elem(c.fmt) && r.chance(0.6));
       c.bias = bias_of(c.fmt);
       c.n = static_cast<unsigned>(r.range(1, tr ? ls.k : p.max_n));
       c.bank = static_cast<unsigned>(r.below(p.banks));
@@ -785,6 +810,76 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
     }
     co_await t.issue(l);
   }
+  // four rows per PE: MX on v4 only
+  Command q = load_all(p, 6);  // E4M3FN
+  q.kpe = 2;
+  q.k = 4 * p.rows;
+  q.mx = true;
+  q.sc_addr = 2;
+  bad.push_back({q, 2});  // a four-row load's scale words not 4-aligned
+  co_await t.issue(q);
+  q.sc_addr = 0;
+  q.mx = false;
+  bad.push_back({q, 3});  // four rows per PE without MX
+  co_await t.issue(q);
+  q.mx = true;
+  q.k = 4 * p.rows + 1;
+  bad.push_back({q, 1});  // K > 4R
+  co_await t.issue(q);
+  q.k = 4 * p.rows;
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
+  t.set_gen(sv::te_pkg::te_gen_e::TeGenV3);
+  bad.push_back({q, 3});  // MX four rows per PE on v3
+  co_await t.issue(q);
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
+  t.set_gen(sv::te_pkg::te_gen_e::TeGenV4);
+  co_await t.issue(q);  // legal: MX E4M3FN, K = 4R
+  ++legal;
+  Command mq{Op::multiply_moving};
+  mq.fmt = 6;
+  mq.mx = true;
+  mq.kpe = 2;
+  mq.n = 1;
+  mq.sc_addr = 2;
+  bad.push_back({mq, 2});  // the scale words not 4-aligned
+  co_await t.issue(mq);
+  mq.sc_addr = p.sbuf_bytes - 4;
+  mq.n = 5;
+  bad.push_back({mq, 2});  // the second scale word past SBUF's end
+  co_await t.issue(mq);
+  mq.sc_addr = 0;
+  mq.n = 1;
+  mq.kpe = 0;
+  bad.push_back({mq, 5});  // MX one row per PE on four-row weights
+  co_await t.issue(mq);
+  // legal: scale addresses a command does not use, and one-row MX scales at an odd byte
+  Command lb = load_all(p, 2);
+  lb.sc_addr = p.sbuf_bytes + 100;  // BF16: no scales
+  co_await t.issue(lb);
+  Command lm = load_all(p, 6);
+  lm.mx = true;
+  lm.sc_addr = 1;  // one row per PE: a byte a column, any byte address
+  co_await t.issue(lm);
+  legal += 2;
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
+  Command mb{Op::multiply_moving};  // on lm's weights, into PSUM (compared below)
+  mb.fmt = 6;
+  mb.mx = true;
+  mb.n = 1;
+  mb.sc_addr = 1;
+  mb.bank = 1;
+  co_await t.issue(mb);
+  Command mn = mb;  // BF16 on the MX weights: no scales read, whatever sc_addr says
+  mn.fmt = 2;
+  mn.mx = false;
+  mn.sc_addr = p.sbuf_bytes + 100;
+  mn.bank = 2;
+  co_await t.issue(mn);
+  legal += 2;
+  ref.run(lb, t.sbuf);
+  ref.run(lm, t.sbuf);
+  ref.run(mb, t.sbuf);
+  ref.run(mn, t.sbuf);
   co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
   check(t.err_count == bad.size() + 1 && t.done_count == legal,
         "{} rejections for {} illegal commands, {} of {} legal ones done", t.err_count, bad.size() + 1, t.done_count,
@@ -794,7 +889,7 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
     check(t.err_codes[i + 1] == bad[i].second, "illegal command {}: code {}, expected {}", i, t.err_codes[i + 1],
           bad[i].second);
   for (int k = 0; k < 20; ++k) co_await t.cycle();
-  co_await t.compare_psum(ref.psum);  // all zero: nothing written
+  co_await t.compare_psum(ref.psum);  // only the legal multiplies' results: no illegal command wrote
 }
 
 TRN_TEST(integer_wrap, .timeout_ns = 1e9) {
@@ -1004,6 +1099,52 @@ TRN_TEST(mx_blocks, .timeout_ns = 1e10) {
   check(t.err_count == 0, "{} MX commands rejected", t.err_count);
   co_await t.compare_psum(ref.psum);
   info("{} MX matmuls over every element pairing match the reference; {} NaN-scale columns", issued / 2, nan_outputs);
+}
+
+TRN_TEST(mx_four_rows, .timeout_ns = 1e10) {
+  // MX four K-rows per PE (v4): every element pairing (E4M3FN, E5M2, E2M1 on each side), K = 4R
+  // and K = 4R - 3 (a PE's lanes partly past K), blocks of 8 partitions with scales from 2^-127
+  // to 2^127 and NaN, the multiply's scales read four columns a word on the sx_ port: PSUM
+  // against the reference.
+  TeBench t(env);
+  t.p_ready = 0.8;
+  t.lat_max = 3;
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("mx4");
+  FunctionalReference ref(p);
+  unsigned issued = 0;
+  for (unsigned wf : {6u, 4u, 8u})
+    for (unsigned xf : {6u, 4u, 8u})
+      for (unsigned k : {4 * p.rows, 4 * p.rows - 3}) {
+        co_await t.wait_done(issued);
+        Command ls = load_all(p, wf);
+        ls.mx = true;
+        ls.kpe = 2;
+        ls.k = k;
+        Command mm{Op::multiply_moving};
+        mm.fmt = xf;
+        mm.mx = true;
+        mm.kpe = 2;
+        mm.n = p.max_n;
+        // byte addresses: weights, their scales, moving data, its scales (4-aligned)
+        ls.sc_addr = 4 * p.cols;
+        mm.addr = 8 * p.cols;
+        mm.sc_addr = 8 * p.cols + 4 * p.max_n;
+        mm.bank = issued / 2 % p.banks;
+        mm.acc = issued % 4 == 2;
+        put_mx(t, r, ls, p.cols);
+        put_mx(t, r, mm, mm.n);
+        for (Command* c : {&ls, &mm}) {
+          c->tag = issued++ & 15;
+          co_await t.issue(*c);
+          ref.run(*c, t.sbuf);
+        }
+      }
+  co_await t.wait_done(issued);
+  check(t.err_count == 0, "{} MX commands rejected", t.err_count);
+  co_await t.compare_psum(ref.psum);
+  info("{} four-row MX matmuls over every element pairing match the reference", issued / 2);
 }
 
 TRN_TEST(bank_reuse_waits_for_issuing_multiply, .timeout_ns = 1e9) {
@@ -1462,26 +1603,33 @@ struct RateCase {
   const char* name;
   unsigned fmt, kpe;
   system::DType dtype;
+  bool mx = false;
 };
 /// The types of SPEC 5.1's rates on generation `gen`: BF16, FP8 (two rows per PE from v3 on), INT8
-/// (two rows per PE), FP32 (a quarter).
+/// (two rows per PE), FP32 (a quarter), and on v4 MXFP8 and MXFP4 (four rows per PE).
 std::vector<RateCase> rate_cases(sv::te_pkg::te_gen_e gen) {
   const unsigned fp8_kpe = gen == sv::te_pkg::te_gen_e::TeGenV2 ? 0 : 1;
-  return {{"bf16", 2, 0, system::DType::bf16},
-          {"fp8", 5, fp8_kpe, system::DType::fp8},
-          {"int8", kInt8, 1, system::DType::int8},
-          {"fp32", 0, 0, system::DType::fp32}};
+  std::vector<RateCase> v = {{"bf16", 2, 0, system::DType::bf16},
+                             {"fp8", 5, fp8_kpe, system::DType::fp8},
+                             {"int8", kInt8, 1, system::DType::int8},
+                             {"fp32", 0, 0, system::DType::fp32}};
+  if (gen == sv::te_pkg::te_gen_e::TeGenV4) {
+    v.push_back({"mxfp8", 6, 2, system::DType::mxfp8, true});
+    v.push_back({"mxfp4", 8, 2, system::DType::mxfp4, true});
+  }
+  return v;
 }
-/// Back-to-back MultiplyMoving with N = Nmax, K = R (x2 with two rows per PE), M = C, each
-/// followed by a LoadStationary of the next weights in the background, SBUF answering every request
-/// the next cycle, until `min_mms` multiplies and `min_cycles` cycles: (multiplies, cycles from the
-/// first one's dispatch to the last result in PSUM). t started, idle.
+/// Back-to-back MultiplyMoving with N = Nmax, K = R (x2, x4 with two, four rows per PE), M = C,
+/// each followed (`reload`) by a LoadStationary of the next weights in the background, SBUF
+/// answering every request the next cycle, until `min_mms` multiplies and `min_cycles` cycles:
+/// (multiplies, cycles from the first one's dispatch to the last result in PSUM). t started, idle.
 struct RateRun {
   unsigned mms = 0;
   std::uint64_t cycles = 0;
   double macs = 0;
 };
-Task<RateRun> rate_run(TeBench& t, Rng& r, const RateCase& rc, unsigned min_mms, std::uint64_t min_cycles) {
+Task<RateRun> rate_run(TeBench& t, Rng& r, const RateCase& rc, unsigned min_mms, std::uint64_t min_cycles,
+                       bool reload = true) {
   const auto& p = t.prm;
   Command ls = load_all(p, rc.fmt);
   ls.kpe = rc.kpe;
@@ -1491,10 +1639,19 @@ Task<RateRun> rate_run(TeBench& t, Rng& r, const RateCase& rc, unsigned min_mms,
   mm.kpe = rc.kpe;
   mm.n = p.max_n;
   mm.addr = 4 * p.cols;  // 4 bytes a column: room for any type
+  // MX: the scale tensors after the data (the multiply's 4-aligned)
+  ls.mx = mm.mx = rc.mx;
+  ls.sc_addr = 4 * p.cols + 4 * p.max_n;
+  mm.sc_addr = ls.sc_addr + 4 * p.cols;
   const unsigned krows = p.rows << rc.kpe;
-  for (unsigned rr = 0; rr < krows; ++rr) {  // moderate values: FP32/TF32 exponents near 1, narrow codes any
-    for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, rc.fmt));
-    for (unsigned j = 0; j < p.max_n; ++j) t.put(rr, mm, j, random_code(r, rc.fmt));
+  if (rc.mx) {
+    put_mx(t, r, ls, p.cols);
+    put_mx(t, r, mm, p.max_n);
+  } else {
+    for (unsigned rr = 0; rr < krows; ++rr) {  // moderate values: FP32/TF32 exponents near 1, narrow codes any
+      for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, rc.fmt));
+      for (unsigned j = 0; j < p.max_n; ++j) t.put(rr, mm, j, random_code(r, rc.fmt));
+    }
   }
   const unsigned base = t.done_count + t.err_count;
   unsigned issued = 1;
@@ -1507,6 +1664,7 @@ Task<RateRun> rate_run(TeBench& t, Rng& r, const RateCase& rc, unsigned min_mms,
     mm.bank = run.mms % p.banks;
     co_await t.issue(mm);
     ++run.mms;
+    if (!reload) continue;
     ls.tag = issued++ & 15;
     co_await t.issue(ls);
   }
@@ -1534,20 +1692,23 @@ sv::te_pkg::te_gen_e gen_from_env() {
 
 TRN_TEST(rates, .timeout_ns = 1e10) {
   // SPEC 5.1's per-type rates on every generation: for each type, 8 back-to-back multiplies
-  // (K = R, or 2R with two rows per PE; M = C; N = Nmax) with the next weights loading in the
-  // background. The measured MACs per cycle, fill and drain included, must reach the core preset's
-  // rule (R x C x the type's rate) within the fill: the stream takes at most its ideal cycles
-  // (8 N columns, FP32 4 x 8 N) plus R + C + 8.
+  // (K = R, 2R or 4R with one, two or four rows per PE; M = C; N = Nmax) on one load of weights
+  // (the array's rate alone; the bench's stream loads new weights behind every multiply). The
+  // measured MACs per cycle, fill and drain included, must reach the core preset's rule (R x C x
+  // the type's rate) within the fill: the stream takes at most its ideal cycles (8 N columns, FP32
+  // 4 x 8 N) plus R + C + 8, and a four-row MX multiply 2 more (its first scale word).
   TeBench t(env);
   auto r = env.rng("data");
   co_await t.start();
   for (auto gen : {sv::te_pkg::te_gen_e::TeGenV2, sv::te_pkg::te_gen_e::TeGenV3, sv::te_pkg::te_gen_e::TeGenV4}) {
     t.set_gen(gen);  // a strap: changed while the engine is idle
     for (const RateCase& rc : rate_cases(gen)) {
-      const RateRun run = co_await rate_run(t, r, rc, 8, 0);
+      const RateRun run = co_await rate_run(t, r, rc, 8, 0, false);
       const double rule = rule_macs(t.prm, gen, rc.dtype);
       const double ideal = run.macs / rule;
-      check(static_cast<double>(run.cycles) <= ideal + t.prm.rows + t.prm.cols + 8,
+      // a four-row MX multiply's first read waits for its first scale word: 2 cycles each
+      const double start = rc.mx ? 2.0 * run.mms : 0.0;
+      check(static_cast<double>(run.cycles) <= ideal + start + t.prm.rows + t.prm.cols + 8,
             "gen {} {}: {} cycles for {} MACs; the rule of {} MACs a cycle wants {} plus the fill",
             static_cast<int>(gen), rc.name, run.cycles, run.macs, rule, ideal);
       info("gen v{} {}: {:.1f} MACs/cycle, rule {} ({} cycles, ideal {})", static_cast<unsigned>(gen) + 2, rc.name,

@@ -40,11 +40,12 @@ ROWS, COLS, MAX_N, BANKS, DEPTH, SBUF_BYTES = 4, 4, 16, 8, 64 // 4, 1024
 
 FMT_BF16 = 2  # numerics_pkg::FmtBf16
 OP_LOAD_STATIONARY, OP_MULTIPLY_MOVING = 0, 1  # te_pkg::te_op_e
+GEN_V4 = 2  # te_pkg::te_gen_e: TeGenV4
 ESIZE_2 = 2  # sbuf_pkg::ESize2: 2-byte elements
 
 # Packed structs as (field, width), first field = most significant bits.
 TE_CMD_T = [("op", 1), ("tag", 4), ("fmt", 4), ("bias", 6), ("addr", 24), ("k", 16), ("m", 16),
-            ("n", 16), ("bank", 4), ("off", 16), ("acc", 1), ("tr", 1), ("mx", 1), ("sc_addr", 24)]
+            ("n", 16), ("bank", 4), ("off", 16), ("acc", 1), ("tr", 1), ("mx", 1), ("sc_addr", 24), ("kpe", 2)]
 E_REQ_T = [("space", 1), ("we", 1), ("esize", 2), ("idx", 24)]
 PSUM_ADDR_T = [("bank", 4), ("off", 16)]
 TE_CPL_T = [("ls_done", 1), ("ls_tag", 4), ("mm_done", 1), ("mm_tag", 4), ("err", 1), ("err_tag", 4), ("code", 3)]
@@ -253,10 +254,12 @@ async def bf16_matmul(dut):
     sbuf.store_bf16(ST_ADDR, st)
     sbuf.store_bf16(MV_ADDR, mv)
 
+    # (the third read port, sx_, carries a four-row MX multiply's scale words: idle for BF16)
     for name in ("cmd_valid_i", "cmd_i", "st_req_ready_i", "st_rsp_valid_i", "st_rsp_data_i",
-                 "mv_req_ready_i", "mv_rsp_valid_i", "mv_rsp_data_i", "pr_valid_i", "pr_i",
-                 "pe_valid_i", "pe_i", "pe_mask_i", "pe_data_i"):
+                 "mv_req_ready_i", "mv_rsp_valid_i", "mv_rsp_data_i", "sx_req_ready_i", "sx_rsp_valid_i",
+                 "sx_rsp_data_i", "pr_valid_i", "pr_i", "pe_valid_i", "pe_i", "pe_mask_i", "pe_data_i"):
         getattr(dut, name).value = 0
+    dut.gen_i.value = GEN_V4
     await start(dut)
     b = Bench(dut, sbuf, r)
     dut._log.info(f"seed {cocotb.RANDOM_SEED}: K {k}, M {m}, N {n} into PSUM bank {bank}, fault {fault()}")
