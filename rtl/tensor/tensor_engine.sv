@@ -293,7 +293,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // out four cycles of yielding to the moving stream, which it does like the loader, plus the
   // SBUF's latency)
   logic [2:0] sxb_usage;
-  logic [NBQ-1:0][31:0] sxb_head;
+  logic [NBQ*32-1:0] sxb_head;  // block b's word at [32b +: 32]
   assign sx_req_o = '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize4, idx: sx_q.idx};
   wire sx_yield = mv_req_valid_o &&
                   elem_bank(sx_req_o.idx, sx_req_o.esize, SbufLineBytes, SbufBanks) ==
@@ -305,8 +305,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   wire mv_fire_col = mv_fire && !mm_q.iph;  // a column's element read (MX: after its scale read)
   // four rows per PE: a column's read takes its scales from the head word, the word's last takes it
   wire sxb_pop = mv_fire_col && mm_q.kpe == 2'd2 && (mm_q.sj == 2'd3 || mm_q.left == NW'(1));
-  logic [NBQ-1:0][31:0] sxb_in;
-  always_comb for (int unsigned b = 0; b < NBQ; b++) sxb_in[b] = sx_rsp_data_i[b * BSQ * 32 +: 32];
+  logic [NBQ*32-1:0] sxb_in;
+  always_comb for (int unsigned b = 0; b < NBQ; b++) sxb_in[b*32 +: 32] = sx_rsp_data_i[b * BSQ * 32 +: 32];
   // (four entries, one spare: a power of two keeps the FIFO's count check meaningful)
   logic sxb_push_ready;  // three words held or in flight at most: never full when one arrives
   stream_fifo #(.Width(NBQ * 32), .Depth(4)) u_sxb (
@@ -342,7 +342,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     pend_in.bias = mm_q.bias;
     pend_in.mx = mm_q.mx;
     pend_in.kpe = mm_q.kpe;
-    for (int unsigned b = 0; b < NBQ; b++) pend_in.sxv[b] = sxb_head[b][8 * mm_q.sj +: 8];
+    for (int unsigned b = 0; b < NBQ; b++) pend_in.sxv[b] = sxb_head[b*32 + 8 * mm_q.sj +: 8];
     pend_in.meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: mm_q.acc,
                      ints: mm_q.ints, last: mm_q.left == NW'(1)};
   end
