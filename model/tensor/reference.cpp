@@ -108,16 +108,12 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
       for (unsigned j = 0; j < m_; ++j) at(c.bank, j, c.off + n) = w_[n * p_.cols + j];
     return;
   }
-  if (is_int_format(c.fmt)) {  // exact products, INT32 sums with wrap, in blocks like the FP sums
+  if (is_int_format(c.fmt)) {  // exact products summed in INT32 with wrap (any order gives the same bits)
     for (unsigned n = 0; n < c.n; ++n)
       for (unsigned j = 0; j < m_; ++j) {
         std::uint32_t t = 0;
-        for (unsigned k0 = 0; k0 < p_.rows * per; k0 += bs * per) {
-          std::uint32_t s = 0;
-          for (unsigned k = k0; k < std::min(k0 + bs * per, k_); ++k)
-            s += static_cast<std::uint32_t>(int_value(w_[k * p_.cols + j], wfmt_) * int_value(code(k, n), c.fmt));
-          t += s;
-        }
+        for (unsigned k = 0; k < k_; ++k)
+          t += static_cast<std::uint32_t>(int_value(w_[k * p_.cols + j], wfmt_) * int_value(code(k, n), c.fmt));
         std::uint32_t& d = at(c.bank, j, c.off + n);
         d = c.acc ? d + t : t;
       }

@@ -7,6 +7,7 @@
 #include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
+#include "vector/ops.hpp"
 
 namespace trn::tensor {
 
@@ -22,6 +23,8 @@ constexpr bool same(Err a, te_err_e b) { return static_cast<unsigned>(a) == stat
 static_assert(same(Err::none, te_err_e::TeErrNone) && same(Err::shape, te_err_e::TeErrShape) &&
               same(Err::range, te_err_e::TeErrRange) && same(Err::type, te_err_e::TeErrType) &&
               same(Err::no_weights, te_err_e::TeErrNoWeights) && same(Err::mode, te_err_e::TeErrKind));
+// the integer operand codes are the vector engine's data types (one definition: model/vector/ops.hpp)
+static_assert(kInt8 == vector::kInt8 && kUint8 == vector::kUint8);
 static_assert(static_cast<unsigned>(Op::load_stationary) == static_cast<unsigned>(te_op_e::TeLoadStationary) &&
               static_cast<unsigned>(Op::multiply_moving) == static_cast<unsigned>(te_op_e::TeMultiplyMoving));
 }  // namespace
