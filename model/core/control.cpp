@@ -106,6 +106,10 @@ Control::te_cmd_t Control::te_cmd(const Bits& w, unsigned tag) {
   c.mx = f(w, tbl::kF_mx) != 0;
   c.sc_addr = static_cast<std::uint32_t>(f(w, tbl::kF_sc_addr));
   c.kpe = static_cast<std::uint8_t>(f(w, tbl::kF_kpe));
+  c.pbf = f(w, tbl::kF_pbf) != 0;
+  c.sr = f(w, tbl::kF_o_sr) != 0;
+  c.seed_ld = f(w, tbl::kF_seed_ld) != 0;
+  c.seed = static_cast<std::uint32_t>(f(w, tbl::kF_imm0));
   return c;
 }
 

@@ -4,6 +4,7 @@
 
 #include "mem/elements.hpp"
 #include "numerics/arith.hpp"
+#include "numerics/sr_rng.hpp"
 
 namespace trn::tensor {
 
@@ -51,6 +52,10 @@ sv::te_pkg::te_cmd_t to_cmd(const Command& c) {
   cmd.mx = c.mx;
   cmd.sc_addr = c.sc_addr;
   cmd.kpe = static_cast<std::uint8_t>(c.kpe);
+  cmd.pbf = c.pbf;
+  cmd.sr = c.sr;
+  cmd.seed_ld = c.seed_ld;
+  cmd.seed = c.seed;
   return cmd;
 }
 
@@ -59,7 +64,9 @@ unsigned op_bias(const Command& c) {
 }
 
 FunctionalReference::FunctionalReference(const TensorEngine::Params& prm)
-    : psum(static_cast<std::size_t>(prm.banks) * prm.cols * prm.depth, 0), p_(prm) {}
+    : psum(static_cast<std::size_t>(prm.banks) * prm.cols * prm.depth, 0), p_(prm), rng_(prm.cols) {
+  for (unsigned j = 0; j < p_.cols; ++j) rng_[j] = numerics::Xorshift32::lane_seed(0, j);
+}
 
 namespace {
 std::int32_t int_value(std::uint32_t code, unsigned fmt) {
@@ -103,6 +110,8 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
       for (unsigned j = 0; j < m_; ++j) ws_[b * p_.cols + j] = scale(wmx_, b, j);
     return;
   }
+  if (c.seed_ld)
+    for (unsigned j = 0; j < p_.cols; ++j) rng_[j] = numerics::Xorshift32::lane_seed(c.seed, j);
   if (c.tr) {  // the [K, M] tile to PSUM as [M, K], bits unchanged
     for (unsigned n = 0; n < c.n; ++n)
       for (unsigned j = 0; j < m_; ++j) at(c.bank, j, c.off + n) = w_[n * p_.cols + j];
@@ -132,6 +141,14 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
       }
       std::uint32_t& d = at(c.bank, j, c.off + n);
       d = c.acc ? numerics::fp32_add(d, t) : t;
+      if (c.pbf) {
+        numerics::Convert cv;
+        if (c.sr) {
+          cv.mode = numerics::Round::sr;
+          cv.rnd = rng_[j] = numerics::Xorshift32::step(rng_[j]);
+        }
+        d = numerics::encode(Format::bf16, d, cv) << 16;
+      }
     }
 }
 

@@ -5,7 +5,9 @@
 // addition each), scales the block sum by the weight and moving E8M0 scales (1.0 for non-MX
 // operands) and adds it to the total; the MultiplyMoving overwrites PSUM with it or adds it.
 // INT8/UINT8: exact integer products and sums in INT32 with wrap. A transpose copies the loaded
-// tile's codes.
+// tile's codes. BF16 PSUM: the FP32 value written (accumulate: entry + sum) rounded to BF16, RNE
+// or stochastically with partition j's generator, which steps once per entry of partition j it
+// rounds, in the order the entries are written (element off, off + 1, .. of each multiply).
 // It reads the same SBUF words as the engine and must agree with it bit for bit.
 #pragma once
 
@@ -25,6 +27,10 @@ struct Command {
   bool mx = false;       ///< MX operand: E8M0 block scales in a scale tensor
   unsigned sc_addr = 0;  ///< MX: column j's scale of block b at byte sc_addr + j of partition 32b
   unsigned kpe = 0;      ///< log2 of K rows per partition (1: double row, rows 2r and 2r + 1 in a 2-byte element)
+  bool pbf = false;      ///< BF16 PSUM entries (v4): the FP32 result rounded once to BF16
+  bool sr = false;       ///< with pbf: stochastic rounding
+  bool seed_ld = false;  ///< load `seed` into every PSUM partition's generator first
+  std::uint32_t seed = 0;
 };
 /// The command port's value (te_pkg::te_cmd_t) of a command.
 sv::te_pkg::te_cmd_t to_cmd(const Command& c);
@@ -59,6 +65,7 @@ class FunctionalReference {
   std::vector<std::uint32_t> ws_;  // [block][m]: their E8M0 scales (127 = 1.0 for non-MX)
   unsigned k_ = 0, m_ = 0, wfmt_ = 0, wbias_ = 0;
   bool wmx_ = false;
+  std::vector<std::uint32_t> rng_;  // per PSUM partition: the stochastic-rounding generator's state
 };
 
 }  // namespace trn::tensor

@@ -7,6 +7,7 @@
 #include "mem/elements.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/mx.hpp"
+#include "numerics/sr_rng.hpp"
 #include "vector/ops.hpp"
 
 namespace trn::tensor {
@@ -86,6 +87,8 @@ void TensorEngine::reset() {
   ls_done_q_ = mm_done_q_ = err_q_ = false;
   ls_done_tag_q_ = mm_done_tag_q_ = err_tag_q_ = err_code_q_ = 0;
   pr_data_q_ = Bits(32 * p_.cols);
+  rng_q_.resize(p_.cols);
+  for (unsigned c = 0; c < p_.cols; ++c) rng_q_[c] = numerics::Xorshift32::lane_seed(0, c);
 }
 
 TensorEngine::In TensorEngine::make_in() const {
@@ -128,7 +131,10 @@ Err TensorEngine::check_cmd(const In& in) const {
   const bool kpe_ok = c.kpe == 0 ||
                       (c.kpe == 1 && !c.mx && !c.tr && (ints || (fp8 && in.gen_i != sv::te_pkg::te_gen_e::TeGenV2))) ||
                       (c.kpe == 2 && c.mx && in.gen_i == sv::te_pkg::te_gen_e::TeGenV4);
-  if (!is_pe_format(c.fmt) || !kpe_ok) return Err::type;
+  // BF16 PSUM: v4, FP sums of a multiply (not a transpose); stochastic rounding only with it
+  const bool psum_ok = c.op == sv::te_pkg::te_op_e::TeLoadStationary ||
+                       ((!c.pbf || (in.gen_i == sv::te_pkg::te_gen_e::TeGenV4 && !ints && !c.tr)) && (!c.sr || c.pbf));
+  if (!is_pe_format(c.fmt) || !kpe_ok || !psum_ok) return Err::type;
   if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
   // `count` elements of size e from byte address a: aligned, and inside the partition
   const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) {
@@ -170,7 +176,9 @@ bool TensorEngine::cmd_ready(const In& in, bool mv_fire) const {
   // the issuer frees at the edge when its last column issues now (read, or a transpose's generated one)
   const bool last = mm_q_.busy && mm_q_.left == 1 && (mm_q_.tr || (mv_fire && !mm_q_.iph));
   // a transpose's generated columns take the array's entry: no moving read in flight or issued now
-  return !ls_q_.busy && (!mm_q_.busy || last) && (!in.cmd_i.tr || (pend_q_.empty() && !mv_fire));
+  return !ls_q_.busy && (!mm_q_.busy || last) && (!in.cmd_i.tr || (pend_q_.empty() && !mv_fire)) &&
+         // a seed load: no column left to issue or in the array
+         (!in.cmd_i.seed_ld || (!mm_q_.busy && inflight_q_[0] == 0 && inflight_q_[1] == 0));
 }
 
 void TensorEngine::eval(const In& in, Out& out) const {
@@ -218,6 +226,11 @@ void TensorEngine::eval(const In& in, Out& out) const {
       const std::uint32_t s = ts_q_[idx(last, c)];
       const std::uint32_t old = m.acc ? psum_.read(static_cast<unsigned>(m.bank), c, static_cast<unsigned>(m.off)) : 0;
       d = !m.acc ? s : m.ints ? old + s : numerics::fp32_add(old, s);
+      if (m.pbf)  // BF16 entry: rounded once, kept as the FP32 word of the BF16 value
+        d = numerics::encode(Format::bf16, d,
+                             {.mode = m.sr ? numerics::Round::sr : numerics::Round::rne,
+                              .rnd = numerics::Xorshift32::step(rng_q_[c])})
+            << 16;
     }
     out.pw_data_o.set_slice(32 * c, 32, d);
   }
@@ -255,6 +268,8 @@ void TensorEngine::psum_ports(const In& in, const Out& o) {
     for (unsigned c = 0; c < C; ++c) pr_data_q_.set_slice(32 * c, 32, psum_.read(in.pr_i.bank, c, in.pr_i.off));
   // each partition's write port: the array's write, else the engines' write when accepted
   const bool pe_in = in.pe_i.bank < p_.banks && in.pe_i.off < p_.depth;
+  for (unsigned c = 0; c < C; ++c)
+    if (o.pw_valid_o.bit(c) && bmeta_q_[c].pbf && bmeta_q_[c].sr) rng_q_[c] = numerics::Xorshift32::step(rng_q_[c]);
   for (unsigned c = 0; c < C; ++c)
     if (o.pw_valid_o.bit(c))
       psum_.write(static_cast<unsigned>(bmeta_q_[c].bank), c, static_cast<unsigned>(bmeta_q_[c].off),
@@ -444,9 +459,9 @@ void TensorEngine::issue_moving(const In& in, const Out& o, std::array<unsigned,
     std::vector<std::uint32_t> sxv(p_.rows / block_rows_quad(), 0);
     if (!sxb_q_.empty())
       for (std::size_t b = 0; b < sxv.size(); ++b) sxv[b] = (sxb_q_.front()[b] >> 8 * mm_q_.sj) & 0xFF;
-    pend_q_.push_back(
-        Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx, mm_q_.kpe, std::move(sxv),
-                Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.ints, mm_q_.wsel}});
+    pend_q_.push_back(Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx, mm_q_.kpe, std::move(sxv),
+                              Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.ints,
+                                   mm_q_.wsel, mm_q_.pbf, mm_q_.sr}});
   }
   if (col_fire && mm_q_.kpe == 2) {  // the word's last column (or the multiply's) takes it
     if (mm_q_.sj == 3 || mm_q_.left == 1) sxb_q_.pop_front();
@@ -536,6 +551,10 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     mm_q_.mx = in.cmd_i.mx;
     mm_q_.kpe = in.cmd_i.kpe;
     mm_q_.ints = is_int_format(in.cmd_i.fmt);
+    mm_q_.pbf = in.cmd_i.pbf;
+    mm_q_.sr = in.cmd_i.sr;
+    if (in.cmd_i.seed_ld)  // (the array is empty: no entry is rounded with the old seed after this)
+      for (unsigned c = 0; c < p_.cols; ++c) rng_q_[c] = numerics::Xorshift32::lane_seed(in.cmd_i.seed, c);
     if (in.cmd_i.kpe == 2) {  // its scale words, four columns each (the previous multiply's all taken)
       sx_q_.idx = mem::base_index(in.cmd_i.sc_addr, 3);
       sx_q_.left = (std::uint64_t{in.cmd_i.n} + 3) / 4;

@@ -12,6 +12,9 @@
 //     cycle (as the read responses arrive; a late response is a bubble) through the array with the
 //     most recently loaded weights; dst[M, N] = stationary^T . moving goes to PSUM bank `bank`,
 //     elements off..off+N-1 of partitions 0..M-1, overwriting or accumulating (PSUM + sum).
+//     BF16 PSUM (pbf, v4): that FP32 value rounded once to BF16 (RNE, or stochastically with sr:
+//     partition c's xorshift32 generator, seeded by a multiply's seed_ld), stored as the FP32 word
+//     of the BF16 value; a multiply with seed_ld waits until the array holds no column.
 // PSUM ports: pr_ reads one element of every partition (the data the next cycle); pe_ writes one
 // element of the masked partitions for the vector and scalar engines, when the array does not.
 // Each PE(r, c) holds w[r][c]; the moving value of row r passes right, the partial sum passes down:
@@ -139,6 +142,8 @@ class TensorEngine {
     bool acc = false, last = false;
     bool ints = false;  ///< INT32 sums: PSUM accumulates in integer
     unsigned wsel = 0;  ///< the weight bank (released when the column leaves)
+    bool pbf = false;   ///< BF16 PSUM entries: the sum rounded to BF16 as it is written
+    bool sr = false;    ///< (pbf) stochastically, with the partition's generator
   };
   struct Token {  // a moving value in the array, decoded to FP32 where it entered
     bool valid = false;
@@ -170,8 +175,9 @@ class TensorEngine {
     bool mx = false;
     unsigned kpe = 0;
     bool ints = false;
-    unsigned gap = 0;  ///< FP32: cycles until the next column's read (a quarter of the rate)
-    unsigned sj = 0;   ///< four rows per PE: the next column's byte in its scale word
+    unsigned gap = 0;              ///< FP32: cycles until the next column's read (a quarter of the rate)
+    unsigned sj = 0;               ///< four rows per PE: the next column's byte in its scale word
+    bool pbf = false, sr = false;  ///< BF16 PSUM entries, stochastically rounded
   };
   struct Sx {                // the scale-word reader of a four-row MX multiply
     std::uint64_t idx = 0;   ///< ESize4 index of the next word
@@ -242,6 +248,8 @@ class TensorEngine {
   bool ls_done_q_ = false, mm_done_q_ = false, err_q_ = false;
   std::uint64_t ls_done_tag_q_ = 0, mm_done_tag_q_ = 0, err_tag_q_ = 0, err_code_q_ = 0;
   Bits pr_data_q_;
+  /// per PSUM partition: the stochastic-rounding generator of BF16 entries (xorshift32 state)
+  std::vector<std::uint32_t> rng_q_;
 };
 
 }  // namespace trn::tensor

@@ -150,6 +150,10 @@ module core_ctl
     c.mx = i.mx;
     c.sc_addr = i.sc_addr;
     c.kpe = i.kpe;
+    c.pbf = i.pbf;
+    c.sr = i.o_sr;
+    c.seed_ld = i.seed_ld;
+    c.seed = i.imm0;
     return c;
   endfunction
 

@@ -27,7 +27,8 @@ package te_pkg;
     TeErrNone      = 3'd0,
     TeErrShape     = 3'd1,  // K, M or N zero or above the array; a transpose wider than the loaded K
     TeErrRange     = 3'd2,  // SBUF or PSUM range outside its memory, PSUM bank outside the banks
-    TeErrType      = 3'd3,  // not a PE format; MX with a non-MX element type or with transpose
+    TeErrType      = 3'd3,  // not a PE format; MX with a non-MX element type or with transpose; BF16
+                            // PSUM before v4, with an integer type or a transpose; sr without BF16 PSUM
     TeErrNoWeights = 3'd4,  // MultiplyMoving with no LoadStationary before it
     TeErrKind      = 3'd5   // transpose on multiply weights, multiply on transpose weights, or a multiply
                             // whose rows per PE or integer-ness differ from the loaded weights'
@@ -56,6 +57,13 @@ package te_pkg;
                         // in one 2-byte element, K <= 2 R); 2 four (MX on v4: rows 4r + j in byte j of
                         // a 4-byte element, E2M1 in nibble j of a 2-byte one, K <= 4 R; the multiply's
                         // scales read beside its elements, 4 columns a read: sc_addr 4-aligned); 3 reserved
+    logic        pbf;   // MultiplyMoving (v4): BF16 PSUM entries: the FP32 sum (accumulate: the stored entry
+                        // + the new sum, one FP32 addition) rounded once to BF16; the entry is the 32-bit
+                        // word of that value (BF16 code in bits 31:16, the low half zero)
+    logic        sr;    // with pbf: stochastic rounding with the PSUM partition's generator, else RNE
+    logic        seed_ld;  // MultiplyMoving: first load `seed` into every partition's generator (the
+                           // command waits until the array holds no column)
+    logic [31:0] seed;
   } te_cmd_t;
 
   // What the engine reports of its commands (cpl_o), each a one-cycle pulse with its command's tag:

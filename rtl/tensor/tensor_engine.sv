@@ -18,6 +18,10 @@
 //   Transpose (cmd_i.tr): a LoadStationary keeps the raw codes of a [K, M] tile; the next
 //   MultiplyMoving with cmd_i.tr writes it to PSUM as [M, K] (N <= K columns, generated here with
 //   no SBUF reads; each column takes one row's weights bit for bit, NaN payloads included).
+//   BF16 PSUM (cmd_i.pbf, v4): the column's FP32 sum (accumulate: stored entry + sum) is rounded
+//   once to BF16 as it is written, RNE or stochastically (cmd_i.sr: a xorshift32 generator per PSUM
+//   partition, seeded by a multiply's seed_ld, stepping once per entry it rounds); the entry holds
+//   the value as an FP32 word (BF16 code in bits 31:16).
 //   Commands are te_pkg::te_cmd_t. Illegal ones are accepted and answered on err_* with a
 //   te_pkg::te_err_e (shape, range, type, no weights, the wrong kind of weights) without touching
 //   anything.
@@ -102,6 +106,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [3:0]    tag;
     logic          acc;
     logic          ints;  // INT32 sums: PSUM accumulates in integer
+    logic          pbf;   // BF16 PSUM entries: the sum rounded to BF16 as it is written
+    logic          sr;    // (pbf) stochastically, with the partition's generator
     logic          last;
   } meta_t;
   typedef meta_t [Cols-1:0] meta_row_t;
@@ -164,6 +170,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          mx;
     logic [1:0]    kpe;
     logic          ints;
+    logic          pbf;       // BF16 PSUM entries
+    logic          sr;
     logic [1:0]    gap;       // FP32: cycles until the next column's read (a quarter of the rate)
     logic [1:0]    sj;        // four rows per PE: the next column's byte in its scale word
     logic          iph;       // MX: the next read is a scale read
@@ -229,6 +237,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   wire [1:0]  cmd_es = (cmd_i.kpe == 2'd1 || (cmd_i.kpe == 2'd2 && cmd_i.fmt == FmtE2m1)) ? 2'(sbuf_pkg::ESize2)
                      : (cmd_i.kpe == 2'd2) ? 2'(sbuf_pkg::ESize4) : fmt_esize(cmd_i.fmt);
   // a four-row multiply's scale words: 4-byte words, four columns each
+  // BF16 PSUM entries on v4, for FP sums written by a multiply; stochastic rounding only with them
+  wire        cmd_psum_ok = (!cmd_i.pbf || (gen_i == TeGenV4 && !cmd_int && !cmd_i.tr)) && (!cmd_i.sr || cmd_i.pbf);
   wire [16:0] cmd_sx_words = (17'(cmd_i.n) + 17'd3) >> 2;
   wire [16:0] cmd_sx_words_m = (17'(cmd_i.m) + 17'd3) >> 2;  // a four-row load's scale words
   wire        cmd_sx_fits_m = elems_fit(cmd_i.sc_addr, 2'(sbuf_pkg::ESize4), 40'(cmd_sx_words_m), SbufBytes);
@@ -236,7 +246,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   always_comb begin
     cmd_err = TeErrNone;
     if (!te_is_pe_fmt(cmd_i.fmt) || !cmd_kpe_ok ||
-        (cmd_i.mx && (cmd_i.tr || !(cmd_i.fmt == FmtE4m3fn || cmd_i.fmt == FmtE5m2 || cmd_i.fmt == FmtE2m1))))
+        (cmd_i.mx && (cmd_i.tr || !(cmd_i.fmt == FmtE4m3fn || cmd_i.fmt == FmtE5m2 || cmd_i.fmt == FmtE2m1))) ||
+        (cmd_i.op == TeMultiplyMoving && !cmd_psum_ok))
       cmd_err = TeErrType;
     else if (cmd_i.op == TeLoadStationary) begin
       if (cmd_i.k == '0 || 32'(cmd_i.k) > (Rows << cmd_i.kpe) || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
@@ -330,7 +341,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_q.busy && inflight_q[next_ls_bank_q] == '0 &&
                                         !(mm_q.busy && mm_q.wsel == next_ls_bank_q);
       // a transpose's generated columns take the array's entry: no moving read in flight or issued now
-      else cmd_ready_o = !ls_q.busy && (!mm_q.busy || mm_last) && (!cmd_i.tr || (!pend_valid && !mv_fire));
+      else cmd_ready_o = !ls_q.busy && (!mm_q.busy || mm_last) && (!cmd_i.tr || (!pend_valid && !mv_fire)) &&
+                         // a seed load: no column left to issue or in the array (none is written with the old seed after it)
+                         (!cmd_i.seed_ld || (!mm_q.busy && inflight_q[0] == '0 && inflight_q[1] == '0));
     end
   end
 
@@ -344,7 +357,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     pend_in.kpe = mm_q.kpe;
     for (int unsigned b = 0; b < NBQ; b++) pend_in.sxv[b] = sxb_head[b*32 + 8 * mm_q.sj +: 8];
     pend_in.meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: mm_q.acc,
-                     ints: mm_q.ints, last: mm_q.left == NW'(1)};
+                     ints: mm_q.ints, pbf: mm_q.pbf, sr: mm_q.sr, last: mm_q.left == NW'(1)};
   end
 
   stream_fifo #(.Width($bits(pend_t)), .Depth(MaxOut)) u_pend (
@@ -381,14 +394,30 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
   end
 
+  // Stochastic rounding of BF16 PSUM entries: a xorshift32 generator per PSUM partition (SPEC 4),
+  // seeded by a multiply's seed_ld (reset: seed 0), stepping once per entry it rounds.
+  logic [Cols-1:0][31:0] rng_q, rng_d, rng_0;  // (rng_0: the reset seeds)
   always_comb begin
     for (int unsigned c = 0; c < Cols; c++) begin
+      logic [31:0] sum;
       pw_valid_o[c] = psv_q[Rows-1][c] && 32'(bmeta_q[c].m) > c;
       pw_data_o[c*32 +: 32] = '0;
+      sum = !bmeta_q[c].acc ? ts_q[Rows-1][c]
+          : bmeta_q[c].ints ? rd_data[c*32 +: 32] + ts_q[Rows-1][c]
+                            : fp32_add_f(rd_data[c*32 +: 32], ts_q[Rows-1][c]);
       if (pw_valid_o[c])
-        pw_data_o[c*32 +: 32] = !bmeta_q[c].acc ? ts_q[Rows-1][c]
-                              : bmeta_q[c].ints ? rd_data[c*32 +: 32] + ts_q[Rows-1][c]
-                                                : fp32_add_f(rd_data[c*32 +: 32], ts_q[Rows-1][c]);
+        pw_data_o[c*32 +: 32] = !bmeta_q[c].pbf ? sum
+                              : {16'(encode(fmt_desc(FmtBf16), 8'd127, sum, bmeta_q[c].sr, xorshift32(rng_q[c]), 1'b0,
+                                            12'sd0)), 16'd0};
+    end
+  end
+  always_comb begin
+    for (int unsigned c = 0; c < Cols; c++) begin
+      rng_0[c] = sr_lane_seed(32'd0, 32'(c));
+      rng_d[c] = rng_q[c];
+      if (cmd_fire && cmd_err == TeErrNone && cmd_i.op == TeMultiplyMoving && cmd_i.seed_ld)
+        rng_d[c] = sr_lane_seed(cmd_i.seed, 32'(c));
+      else if (pw_valid_o[c] && bmeta_q[c].pbf && bmeta_q[c].sr) rng_d[c] = xorshift32(rng_q[c]);
     end
   end
 
@@ -416,7 +445,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
     col_meta = '0;
     if (tr_col) col_meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: 1'b0,
-                             ints: 1'b0, last: mm_q.left == NW'(1)};
+                             ints: 1'b0, pbf: 1'b0, sr: 1'b0, last: mm_q.left == NW'(1)};
     else if (col_in) col_meta = pend_head.meta;
   end
 
@@ -618,7 +647,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         next_ls_bank_d = !next_ls_bank_q;
       end else begin
         mm_d = '{busy: 1'b1, wsel: cur_bank_q, acc: cmd_i.acc && !cmd_i.tr, tr: cmd_i.tr, mx: cmd_i.mx,
-                 kpe: cmd_i.kpe, ints: cmd_int, gap: mm_d.gap,  // the FP32 spacing carries over
+                 kpe: cmd_i.kpe, ints: cmd_int, pbf: cmd_i.pbf, sr: cmd_i.sr, gap: mm_d.gap,  // the FP32 spacing carries over
                  sj: 2'd0, iph: cmd_i.mx && !cmd_i.tr && cmd_i.kpe != 2'd2, n: NW'(cmd_i.n), left: NW'(cmd_i.n),
                  idx: 24'(base_idx(cmd_i.addr, cmd_es)), sc: cmd_i.sc_addr, es: cmd_es,
                  off: OW'(cmd_i.off), bank: cmd_i.bank, tag: cmd_i.tag, fmt: cmd_i.fmt, bias: op_bias,
@@ -656,6 +685,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       sx_q <= '0;
       mx_sx_q <= '0;
       cpl_q <= '0;
+      rng_q <= rng_0;
     end else begin
       w_q <= w_d;
       ws_q <= ws_d;
@@ -676,6 +706,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       sx_q <= sx_d;
       mx_sx_q <= mx_sx_d;
       cpl_q <= cpl_d;
+      rng_q <= rng_d;
     end
   end
 

@@ -113,6 +113,10 @@ struct TeBench {
   CoverPoint& cov_rows = cover_cross(
       "tensor_engine.rows_per_pe", {{"v2", "v3", "v4"}, {"fp_one", "fp8_double", "int_one", "int_double", "mx_quad"}});
   CoverPoint& cov_err = cover_point("tensor_engine.err_code", {"shape", "range", "type", "no_weights", "kind"});
+  /// Per legal MultiplyMoving into BF16 PSUM entries (v4): rounding x overwrite / accumulate; and
+  /// the multiplies that load the stochastic-rounding seed.
+  CoverPoint& cov_bf16_psum = cover_cross("tensor_engine.bf16_psum", {{"rne", "sr"}, {"overwrite", "accumulate"}});
+  CoverPoint& cov_seed = cover_point("tensor_engine.seed_load", {"seed_ld"});
   CoverPoint& cov_k = range_point("tensor_engine.ls.k");               // 1 .. R
   CoverPoint& cov_m = range_point("tensor_engine.ls.m");               // 1 .. C
   CoverPoint& cov_n = range_point("tensor_engine.mm.n");               // 1 .. Nmax
@@ -253,6 +257,8 @@ struct TeBench {
       return;
     }
     mm_active.push_back(seq);
+    if (c.seed_ld) cov_seed.hit_index(0);
+    if (c.pbf) cov_bf16_psum.hit_index((c.sr ? 2 : 0) + (c.acc ? 1 : 0));
     if (c.tr) {
       if (weights.fmt <= 8) cov_transpose.hit_index(weights.fmt);
       if (is_int_format(weights.fmt)) cov_transpose.hit_index(weights.fmt - kInt8 + 9);
@@ -510,8 +516,9 @@ std::uint32_t random_code(Rng& r, unsigned fmt) {
 }  // namespace
 
 /// Random LoadStationary / MultiplyMoving programs: every type (mixed stationary and moving types
-/// too), one and two K-rows per PE (FP8 from v3 on, INT8/UINT8), random K, M, N, banks, offsets,
-/// overwrite and accumulate, FP8 biases, the SBUF's latency and stalls as `t` sets them, a random
+/// too), one, two and four K-rows per PE (FP8 from v3 on, INT8/UINT8, MX on v4), random K, M, N,
+/// banks, offsets, overwrite and accumulate, FP32 or (v4) BF16 PSUM entries with RNE or stochastic
+/// rounding and seed loads, FP8 biases, the SBUF's latency and stalls as `t` sets them, a random
 /// generation; then PSUM against the reference. Commands are issued back to back in batches whose
 /// SBUF data sit at distinct addresses (so loads run behind multiplies); between batches the bench
 /// waits for completion and rewrites the SBUF.
@@ -572,6 +579,11 @@ Task<> random_programs_on(Env& env, TeBench& t) {
       c.bank = static_cast<unsigned>(r.below(p.banks));
       c.off = static_cast<unsigned>(r.below(p.depth - c.n + 1));
       c.acc = r.chance(0.5);
+      // BF16 PSUM entries (v4, FP sums), RNE or stochastic; any multiply may reseed the generators
+      c.pbf = t.gen == sv::te_pkg::te_gen_e::TeGenV4 && !ints && !tr && r.chance(0.3);
+      c.sr = c.pbf && r.chance(0.5);
+      c.seed_ld = r.chance(0.1);
+      c.seed = static_cast<std::uint32_t>(r.next());
     }
     unsigned need = ls.mx ? 2 * ls.m : ls.m;
     for (auto& c : mm) need += c.mx ? 2 * c.n : c.n;
@@ -796,6 +808,10 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   m.kpe = 0;
   bad.push_back({m, 5});  // an FP multiply on integer weights
   co_await t.issue(m);
+  m.pbf = true;
+  bad.push_back({m, 3});  // BF16 PSUM on v2
+  co_await t.issue(m);
+  m.pbf = false;
   // on v4: two rows per PE only for the FP8 variants (E5M2 .. E3M4, both ends loaded) and integers
   co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + 3);
   t.set_gen(sv::te_pkg::te_gen_e::TeGenV4);
@@ -852,6 +868,22 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   mq.kpe = 0;
   bad.push_back({mq, 5});  // MX one row per PE on four-row weights
   co_await t.issue(mq);
+  Command mp{Op::multiply_moving};  // BF16 PSUM: FP sums of a multiply only, stochastic rounding only with it
+  mp.fmt = 2;
+  mp.n = 1;
+  mp.pbf = true;
+  mp.tr = true;
+  bad.push_back({mp, 3});  // BF16 PSUM entries of a transpose
+  co_await t.issue(mp);
+  mp.tr = false;
+  mp.fmt = kInt8;
+  bad.push_back({mp, 3});  // BF16 PSUM entries of integer sums
+  co_await t.issue(mp);
+  mp.fmt = 2;
+  mp.pbf = false;
+  mp.sr = true;
+  bad.push_back({mp, 3});  // stochastic rounding of FP32 entries
+  co_await t.issue(mp);
   // legal: scale addresses a command does not use, and one-row MX scales at an odd byte
   Command lb = load_all(p, 2);
   lb.sc_addr = p.sbuf_bytes + 100;  // BF16: no scales
@@ -869,11 +901,13 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   mb.sc_addr = 1;
   mb.bank = 1;
   co_await t.issue(mb);
-  Command mn = mb;  // BF16 on the MX weights: no scales read, whatever sc_addr says
+  Command mn = mb;  // BF16 on the MX weights: no scales read, whatever sc_addr says; BF16 PSUM, stochastic
   mn.fmt = 2;
   mn.mx = false;
   mn.sc_addr = p.sbuf_bytes + 100;
   mn.bank = 2;
+  mn.pbf = mn.sr = mn.seed_ld = true;
+  mn.seed = 0x2545F491u;
   co_await t.issue(mn);
   legal += 2;
   ref.run(lb, t.sbuf);
@@ -890,6 +924,84 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
           bad[i].second);
   for (int k = 0; k < 20; ++k) co_await t.cycle();
   co_await t.compare_psum(ref.psum);  // only the legal multiplies' results: no illegal command wrote
+}
+
+TRN_TEST(bf16_psum_rounding, .timeout_ns = 1e10) {
+  // BF16 PSUM entries (v4) hold x rounded once, for FP32 moving values x times a weight of 1.0 (K =
+  // 1): x = 1 + f ulp between its BF16 neighbours lo = 1 and hi = 1 + ulp (ulp = 2^-7). RNE entries
+  // must be the nearest (the tie f = 1/2 to even, lo); stochastic ones lo or hi, hi with
+  // probability f: over every entry of f = 1/4 in every bank the count of hi must lie within 5
+  // sigma of a quarter. A reseed with the same seed repeats the entries bit for bit, another seed
+  // changes them. PSUM against the reference throughout.
+  TeBench t(env);
+  t.gen = sv::te_pkg::te_gen_e::TeGenV4;
+  co_await t.start();
+  const auto& p = t.prm;
+  FunctionalReference ref(p);
+  unsigned issued = 0;
+  Command ls = load_all(p, 2);
+  ls.k = 1;
+  for (unsigned j = 0; j < p.cols; ++j) t.put(0, ls, j, 0x3F80);  // 1.0
+  co_await t.issue(ls);
+  ref.run(ls, t.sbuf);
+  ++issued;
+  constexpr std::uint32_t kOne = 0x3F800000u, kLo = 0x3F800000u, kHi = 0x3F810000u;
+  // RNE: one column per fraction (f in 1/65536 ulp), the expected entry beside it
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> rne = {
+      {0x0000, kLo}, {0x0001, kLo}, {0x4000, kLo}, {0x7FFF, kLo}, {0x8000, kLo}, {0x8001, kHi}, {0xC000, kHi}};
+  Command m{Op::multiply_moving};
+  m.fmt = 0;
+  m.addr = 4 * p.cols;
+  m.n = std::min<unsigned>(p.max_n, static_cast<unsigned>(rne.size()));
+  m.pbf = true;
+  for (unsigned j = 0; j < m.n; ++j) t.put(0, m, j, kOne | rne[j].first);
+  m.tag = issued++ & 15;
+  co_await t.issue(m);
+  ref.run(m, t.sbuf);
+  co_await t.wait_done(issued);
+  co_await t.compare_psum(ref.psum);
+  for (unsigned j = 0; j < m.n; ++j)
+    for (unsigned c = 0; c < p.cols; ++c)
+      check(ref.psum[static_cast<std::size_t>(c) * p.depth + j] == rne[j].second,
+            "RNE: 1 + {:#06x}/65536 ulp in partition {}: {:#010x}, expected {:#010x}", rne[j].first, c,
+            ref.psum[static_cast<std::size_t>(c) * p.depth + j], rne[j].second);
+  // stochastic: f = 1/4 in every column of every bank, seeded once
+  Command q = m;
+  q.addr = 4 * (p.cols + p.max_n);
+  q.n = p.max_n;
+  q.sr = true;
+  for (unsigned j = 0; j < q.n; ++j) t.put(0, q, j, kOne | 0x4000);
+  const auto sweep = [&](std::uint32_t seed) -> Task<std::vector<std::uint32_t>> {
+    for (unsigned b = 0; b < p.banks; ++b) {
+      q.bank = b;
+      q.seed_ld = b == 0;
+      q.seed = seed;
+      q.tag = issued++ & 15;
+      co_await t.issue(q);
+      ref.run(q, t.sbuf);
+    }
+    co_await t.wait_done(issued);
+    co_await t.compare_psum(ref.psum);
+    co_return ref.psum;
+  };
+  const std::vector<std::uint32_t> a = co_await sweep(0x1234567u);
+  std::uint64_t hi = 0, all = 0;
+  for (unsigned b = 0; b < p.banks; ++b)
+    for (unsigned c = 0; c < p.cols; ++c)
+      for (unsigned j = 0; j < q.n; ++j) {
+        const std::uint32_t v = a[(static_cast<std::size_t>(b) * p.cols + c) * p.depth + j];
+        check(v == kLo || v == kHi, "SR: bank {} partition {} element {}: {:#010x}, neither neighbour", b, c, j, v);
+        hi += v == kHi;
+        ++all;
+      }
+  const double mean = 0.25 * static_cast<double>(all), sigma = std::sqrt(static_cast<double>(all) * 0.25 * 0.75);
+  check(std::abs(static_cast<double>(hi) - mean) <= 5 * sigma,
+        "SR: {} of {} entries rounded up, expected {:.0f} +- {:.0f}", hi, all, mean, 5 * sigma);
+  const std::vector<std::uint32_t> same = co_await sweep(0x1234567u);
+  check(same == a, "SR: the same seed gave other entries");
+  const std::vector<std::uint32_t> other = co_await sweep(0x89ABCDEu);
+  check(other != a, "SR: another seed gave the same entries");
+  info("RNE entries the nearest; SR: {} of {} entries up (expected {:.0f}), repeatable by seed", hi, all, mean);
 }
 
 TRN_TEST(integer_wrap, .timeout_ns = 1e9) {
