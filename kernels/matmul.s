@@ -13,6 +13,8 @@
 .const HW = 0            ; HBM: W row-major [K][M]
 .const HX = 2 * K * M    ; X^T row-major [N][K]
 .const HY = HX + 2 * N * K
+.const XC = cdiv(2 * N * K, 65536)  ; X in XC descriptors of at most 64 KiB (a descriptor's longest)
+.const XR = N / XC       ; rows of X^T a descriptor (N and XC powers of two)
 .sem w_in, x_in, mm, ev, out
 
 .stream sync
@@ -20,7 +22,9 @@ loads:
 .for k = 0, K
     dma_start queue=0 src=hbm:HW+2*M*k dst=sbuf:sb(k, AW) len=2*M stype=bf16 dtype=bf16 dsem=w_in+=1
 .endfor
-    dma_start queue=1%QUEUES src=hbm:HX dst=sbuf:sb(0, AX) len=2*N*K stype=bf16 dtype=bf16 layout=col2 cols=K dsem=x_in+=1
+.for i = 0, XC
+    dma_start queue=1%QUEUES src=hbm:HX+2*K*XR*i dst=sbuf:sb(0, AX+2*XR*i) len=2*XR*K stype=bf16 dtype=bf16 layout=col2 cols=K dsem=x_in+=1
+.endfor
 stores:
 .for m = 0, M
     dma_start queue=m%QUEUES src=sbuf:sb(m, AY) dst=hbm:HY+2*N*m len=2*N stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=1
@@ -30,7 +34,7 @@ stores:
 
 .stream tensor
     load_stationary t=AW:bf16 k=K m=M wait=w_in>=K
-    multiply_moving t=AX:bf16 n=N bank=2 wait=x_in>=1 post=mm+=1
+    multiply_moving t=AX:bf16 n=N bank=2 wait=x_in>=XC post=mm+=1
     end
 
 .stream scalar

@@ -198,8 +198,9 @@ Case matmul(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
       bd.tol.push_back(2 * (kU16 * std::abs(y) + 1.13 * (K + 1) * kU32 * 0.5 * mag));
     }
   c.bounds.push_back(std::move(bd));
-  // K weight rows, one X, one matmul, one evacuation, M stores
-  c.sems = {{0, K}, {1, 1}, {2, 1}, {3, 1}, {4, M}};
+  // K weight rows, X in descriptors of at most 64 KiB, one matmul, one evacuation, M stores
+  const unsigned xc = (2 * N * K + 65535) / 65536;
+  c.sems = {{0, K}, {1, xc}, {2, 1}, {3, 1}, {4, M}};
   return c;
 }
 

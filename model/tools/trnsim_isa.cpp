@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/program_runner.hpp"
+#include "core/roofline.hpp"
 #include "core/timeline.hpp"
 #include "isa/isa.hpp"
 #include "kernels/kernels.hpp"
@@ -61,6 +62,7 @@ limit, 2 bad input.
 
 constexpr const char* kKernelUsage = R"(usage: trnsim kernel NAME [options]
        trnsim kernel --list
+       trnsim kernel --roofline [--config NAME] [--seed N]
 
 Run a kernel of kernels/ (docs/kernels.md) on the model alone with fresh data from its generator,
 and check it: every output byte against the reference that follows the kernel's order of
@@ -71,6 +73,10 @@ every semaphore at its final count.
   --seed N             seed of the data and of the HBM model's latencies (default 1)
   --trace FILE.json    the engine timeline (Chrome/Perfetto trace-event JSON); also TRACE=FILE.json
   --limit N            stop after N cycles (default 50000000)
+  --roofline           also print the roofline: per resource (TE, VE, ACT, DMA, HBM) its busy
+                       share and the cycles its work needs at its peak, the largest of which is the
+                       bound, and the run against it (docs/kernels.md); with no NAME, every kernel
+                       at its default sizes, one table row each
 Prints the cycles, the tensor engine's utilization (multiply-accumulates over rows x columns x
 cycles), and per stream the instructions issued and the cycles active, waiting on a semaphore,
 waiting for its unit and refused by SBUF. Exit status: 0 pass, 1 a wrong result or a core error,
@@ -102,13 +108,16 @@ struct Observed {
 };
 
 /// Run the loaded program to its end or `limit` cycles; the timeline observes every cycle (and is
-/// finished), and a progress line goes to stderr every two seconds or so.
-Observed run_observed(core::ProgramRunner& run, core::Timeline& tl, const char* who, std::uint64_t limit) {
+/// finished; so is the roofline's when given), and a progress line goes to stderr every two seconds
+/// or so.
+Observed run_observed(core::ProgramRunner& run, core::Timeline& tl, const char* who, std::uint64_t limit,
+                      core::Roofline* roof = nullptr) {
   const auto t0 = std::chrono::steady_clock::now();
   auto last = t0;
-  run.on_cycle = [&tl, last, who](const core::NeuronCore& nc, const core::NeuronCore::Out& o,
-                                  std::uint64_t cyc) mutable {
+  run.on_cycle = [&tl, roof, last, who](const core::NeuronCore& nc, const core::NeuronCore::Out& o,
+                                        std::uint64_t cyc) mutable {
     tl.observe(nc, o, cyc);
+    if (roof) roof->observe(nc, o, cyc);
     if ((cyc & 0xFFFF) == 0) {
       const auto now = std::chrono::steady_clock::now();
       if (now - last > std::chrono::seconds(2)) {
@@ -353,95 +362,147 @@ int cmd_run(int argc, char** argv) {
   }
 }
 
+namespace {
+
+/// One kernel run on the model: the result's checks and figures printed (quiet: none), the exit
+/// status (0 pass, 1 a wrong result or a core error) and the roofline's counts.
+struct KernelRun {
+  int rc = 0;
+  std::uint64_t cycles = 0;
+  core::Roofline roof;
+};
+
+KernelRun run_kernel(const kernels::Kernel& k, const cfg::Config& c, const std::string& config, std::uint64_t seed,
+                     const std::map<std::string, std::int64_t>& defines, std::uint64_t limit, const std::string& trace,
+                     bool quiet) {
+  kernels::Case kc;
+  try {
+    kc = k.make(c.arch, seed, defines);
+  } catch (const std::invalid_argument& e) {
+    throw Usage(e.what());
+  }
+  const isa::Program p = kernels::assemble(k, kc, c.arch);
+  const core::NeuronCore::Params prm = core::NeuronCore::Params::of(c.arch);
+  core::ProgramRunner run(prm, dma::MemSystem::Params{}, seed, true);
+  auto& hbm = run.hbm().image().hbm;
+  for (const auto& in : kc.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
+  run.load(p);
+  core::Timeline tl(p, prm.core.queues);
+  KernelRun kr{0, 0, core::Roofline(prm)};
+  const Observed ob = run_observed(run, tl, "trnsim kernel", limit, &kr.roof);
+  const core::RunResult& r = ob.r;
+  kr.cycles = r.cycles;
+  std::string sz;
+  for (const auto& [n, v] : kc.defines) sz += fmt::format(" {}={}", n, v);
+  const auto say = [&](const std::string& line) {
+    if (!quiet) fmt::print("{}", line);
+  };
+  say(fmt::format("kernel {} ({}{}): {} in {} cycles {}\n", k.name, config, sz, r.ok ? "done" : "stopped", r.cycles,
+                  ob.speed()));
+  if (!r.ok) {
+    fmt::print("{}{}\n", quiet ? fmt::format("kernel {}: ", k.name) : "", r.what);
+    kr.rc = 1;
+  } else {
+    const std::string diff = kernels::compare(kc, hbm);
+    const kernels::Accuracy acc = kernels::accuracy(kc, hbm);
+    std::string sems;
+    for (const auto& [s, v] : kc.sems)
+      if (run.out().sem_o[s] != v) sems += fmt::format(" semaphore {} is {}, expected {};", s, run.out().sem_o[s], v);
+    say(fmt::format("reference (kernel's order): {}\n", diff.empty() ? "bit-exact" : "DIFFERS\n" + diff));
+    if (!kc.bounds.empty())
+      say(fmt::format("double precision: {} (worst error {:.3f} of its bound: {})\n",
+                      acc.fail.empty() ? "within bound" : "OUTSIDE\n" + acc.fail, acc.worst, kc.bounds[0].rule));
+    if (!sems.empty()) say(fmt::format("semaphores:{}\n", sems));
+    kr.rc = diff.empty() && acc.fail.empty() && sems.empty() ? 0 : 1;
+    if (quiet && kr.rc != 0) fmt::print("kernel {}: the result differs from its references\n", k.name);
+  }
+  if (quiet) return kr;
+  if (kc.macs) {
+    const double peak = static_cast<double>(c.arch.partitions) * c.arch.te_cols;
+    fmt::print("tensor engine utilization: {:.1f} % ({} multiply-accumulates, {:.0f} cycles at {} x {})\n",
+               100.0 * static_cast<double>(kc.macs) / peak / static_cast<double>(std::max<std::uint64_t>(r.cycles, 1)),
+               kc.macs, static_cast<double>(kc.macs) / peak, c.arch.partitions, c.arch.te_cols);
+  }
+  // the matmul initiation interval: the median gap between consecutive MultiplyMoving issues of
+  // one N (SPEC 2: max(N, 64) on a NeuronCore)
+  {
+    std::vector<std::uint64_t> starts;
+    unsigned mm_n = 0;
+    bool one_n = true;
+    for (const auto& sl : tl.slices())
+      if (sl.cat == "inst" && sl.stream == 0 && sl.name == "multiply_moving") {
+        const auto n = static_cast<unsigned>(isa::get(p.streams[0][sl.pc], isa::tbl::kF_n));
+        if (!isa::get(p.streams[0][sl.pc], isa::tbl::kF_tr)) {
+          one_n = one_n && (starts.empty() || n == mm_n);
+          mm_n = n;
+          starts.push_back(sl.begin);
+        }
+      }
+    if (starts.size() > 2 && one_n) {
+      std::sort(starts.begin(), starts.end());
+      std::vector<std::uint64_t> gaps;
+      for (std::size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
+      std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
+      fmt::print(
+          "matmul initiation interval: median {} cycles over {} multiplies of N = {} (SPEC 2: max(N, 64) = {})\n",
+          gaps[gaps.size() / 2], starts.size(), mm_n, std::max(mm_n, 64u));
+    }
+  }
+  print_counts(tl);
+  write_trace(tl, trace, fmt::format("NeuronCore ({}) kernel {}", config, k.name));
+  return kr;
+}
+
+}  // namespace
+
 int cmd_kernel(int argc, char** argv) {
   try {
+    bool roofline = false;
     const auto opts =
-        parse_run_options(argc, argv, "kernel", kKernelUsage, "kernel", [](const std::string& s, const auto&) {
+        parse_run_options(argc, argv, "kernel", kKernelUsage, "kernel", [&](const std::string& s, const auto&) {
+          if (s == "--roofline") {
+            roofline = true;
+            return Took::yes;
+          }
           if (s != "--list") return Took::no;
           for (const auto& k : kernels::all()) fmt::print("{:<10} kernels/{:<12} {}\n", k.name, k.file, k.doc);
           return Took::exit;
         });
     if (!opts) return 0;
     const std::string& name = opts->target;
-    const std::string& config = opts->config;
-    const std::string& trace = opts->trace;
     const cfg::Config* c = opts->cfg;
-    const std::uint64_t seed = opts->seed;
+    if (name.empty() && roofline) {  // every kernel at its default sizes: one row each
+      if (!opts->defines.empty()) throw Usage("kernel --roofline: -D needs a kernel named (sizes are per kernel)");
+      fmt::print(
+          "roofline, configuration {}: per resource its busy share of the run; bound: the resource whose\n"
+          "work at its peak takes longest, and those cycles; run / bound: the run's cycles over them\n",
+          opts->config);
+      fmt::print("{:<10} {:>10}  {:>6} {:>6} {:>6} {:>6} {:>6}  {:<5} {:>10}  {:>11}\n", "kernel", "cycles", "TE", "VE",
+                 "ACT", "DMA", "HBM", "bound", "cycles", "run / bound");
+      int rc = 0;
+      for (const auto& k : kernels::all()) {
+        fmt::print(stderr, "trnsim kernel --roofline: {} ...\n", k.name);
+        const KernelRun kr = run_kernel(k, *c, opts->config, opts->seed, {}, opts->limit, "", true);
+        rc = std::max(rc, kr.rc);
+        const auto& f = kr.roof;
+        const double run = static_cast<double>(std::max<std::uint64_t>(f.cycles(), 1));
+        const auto share = [&](core::Roofline::Resource r) { return 100.0 * static_cast<double>(f.busy(r)) / run; };
+        const auto b = f.bound();
+        fmt::print("{:<10} {:>10}  {:5.1f}% {:5.1f}% {:5.1f}% {:5.1f}% {:5.1f}%  {:<5} {:>10.0f}  {:>11.2f}{}\n",
+                   k.name, f.cycles(), share(core::Roofline::kTe), share(core::Roofline::kVe),
+                   share(core::Roofline::kAct), share(core::Roofline::kDma), share(core::Roofline::kHbm),
+                   core::Roofline::kNames[b], f.work(b), run / std::max(f.work(b), 1.0), kr.rc == 0 ? "" : "  FAIL");
+      }
+      fmt::print("{}\n", rc == 0 ? "PASS" : "FAIL");
+      return rc;
+    }
     if (name.empty()) throw Usage("kernel: no kernel named (trnsim kernel --list)");
     const kernels::Kernel* k = kernels::find(name);
     if (!k) throw Usage(fmt::format("kernel: unknown kernel '{}' (trnsim kernel --list)", name));
-    kernels::Case kc;
-    try {
-      kc = k->make(c->arch, seed, opts->defines);
-    } catch (const std::invalid_argument& e) {
-      throw Usage(e.what());
-    }
-    const isa::Program p = kernels::assemble(*k, kc, c->arch);
-    const core::NeuronCore::Params prm = core::NeuronCore::Params::of(c->arch);
-    core::ProgramRunner run(prm, dma::MemSystem::Params{}, seed, true);
-    auto& hbm = run.hbm().image().hbm;
-    for (const auto& in : kc.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
-    run.load(p);
-    core::Timeline tl(p, prm.core.queues);
-    const Observed ob = run_observed(run, tl, "trnsim kernel", opts->limit);
-    const core::RunResult& r = ob.r;
-    std::string sz;
-    for (const auto& [n, v] : kc.defines) sz += fmt::format(" {}={}", n, v);
-    fmt::print("kernel {} ({}{}): {} in {} cycles {}\n", name, config, sz, r.ok ? "done" : "stopped", r.cycles,
-               ob.speed());
-    int rc = 0;
-    if (!r.ok) {
-      fmt::print("{}\n", r.what);
-      rc = 1;
-    } else {
-      const std::string diff = kernels::compare(kc, hbm);
-      const kernels::Accuracy acc = kernels::accuracy(kc, hbm);
-      std::string sems;
-      for (const auto& [s, v] : kc.sems)
-        if (run.out().sem_o[s] != v) sems += fmt::format(" semaphore {} is {}, expected {};", s, run.out().sem_o[s], v);
-      fmt::print("reference (kernel's order): {}\n", diff.empty() ? "bit-exact" : "DIFFERS\n" + diff);
-      if (!kc.bounds.empty())
-        fmt::print("double precision: {} (worst error {:.3f} of its bound: {})\n",
-                   acc.fail.empty() ? "within bound" : "OUTSIDE\n" + acc.fail, acc.worst, kc.bounds[0].rule);
-      if (!sems.empty()) fmt::print("semaphores:{}\n", sems);
-      rc = diff.empty() && acc.fail.empty() && sems.empty() ? 0 : 1;
-    }
-    if (kc.macs) {
-      const double peak = static_cast<double>(c->arch.partitions) * c->arch.te_cols;
-      fmt::print(
-          "tensor engine utilization: {:.1f} % ({} multiply-accumulates, {:.0f} cycles at {} x {})\n",
-          100.0 * static_cast<double>(kc.macs) / peak / static_cast<double>(std::max<std::uint64_t>(r.cycles, 1)),
-          kc.macs, static_cast<double>(kc.macs) / peak, c->arch.partitions, c->arch.te_cols);
-    }
-    // the matmul initiation interval: the median gap between consecutive MultiplyMoving issues of
-    // one N (SPEC 2: max(N, 64) on a NeuronCore)
-    {
-      std::vector<std::uint64_t> starts;
-      unsigned mm_n = 0;
-      bool one_n = true;
-      for (const auto& sl : tl.slices())
-        if (sl.cat == "inst" && sl.stream == 0 && sl.name == "multiply_moving") {
-          const auto n = static_cast<unsigned>(isa::get(p.streams[0][sl.pc], isa::tbl::kF_n));
-          if (!isa::get(p.streams[0][sl.pc], isa::tbl::kF_tr)) {
-            one_n = one_n && (starts.empty() || n == mm_n);
-            mm_n = n;
-            starts.push_back(sl.begin);
-          }
-        }
-      if (starts.size() > 2 && one_n) {
-        std::sort(starts.begin(), starts.end());
-        std::vector<std::uint64_t> gaps;
-        for (std::size_t i = 1; i < starts.size(); ++i) gaps.push_back(starts[i] - starts[i - 1]);
-        std::nth_element(gaps.begin(), gaps.begin() + static_cast<std::ptrdiff_t>(gaps.size() / 2), gaps.end());
-        fmt::print(
-            "matmul initiation interval: median {} cycles over {} multiplies of N = {} (SPEC 2: max(N, 64) = {})\n",
-            gaps[gaps.size() / 2], starts.size(), mm_n, std::max(mm_n, 64u));
-      }
-    }
-    print_counts(tl);
-    write_trace(tl, trace, fmt::format("NeuronCore ({}) kernel {}", config, name));
-    fmt::print("{}\n", rc == 0 ? "PASS" : "FAIL");
-    return rc;
+    const KernelRun kr = run_kernel(*k, *c, opts->config, opts->seed, opts->defines, opts->limit, opts->trace, false);
+    if (roofline) fmt::print("{}", kr.roof.report());
+    fmt::print("{}\n", kr.rc == 0 ? "PASS" : "FAIL");
+    return kr.rc;
   } catch (const Usage& e) {
     fmt::print(stderr, "trnsim: error: {}\n", e.what());
     return 2;

@@ -16,6 +16,7 @@ Usage: test_trnsim_isa.py [--trnsim PATH]
 import json
 import os
 import random
+import re
 import struct
 import subprocess
 import sys
@@ -116,6 +117,27 @@ def main():
         check(rc == 0 and "bit-exact" in out and "within bound" in out and out.rstrip().endswith("PASS"),
               f"trnsim kernel gemm passes its checks (exit {rc}: {out.strip()[-300:]} {err.strip()})")
         check("tensor engine utilization" in out and "initiation interval" in out, "the kernel's figures are printed")
+        # --roofline: the tensor engine's work at peak, from the commands the engine took, must be the
+        # kernel case's own count of multiply-accumulates over the array's (an independent count)
+        rc, out, _ = run("kernel", "gemm", "--config", "tiny", "--roofline")
+        macs = re.search(r"tensor engine utilization: [\d.]+ % \((\d+) multiply-accumulates, (\d+) cycles", out)
+        te = re.search(r"^  TE\s+([\d.]+) %\s+(\d+)\s+\((\d+) multiply-accumulates", out, re.M)
+        bound = re.search(r"bound: (\w+) \((\d+) cycles\); the run took (\d+) cycles, ([\d.]+) x the bound", out)
+        check(rc == 0 and macs and te and bound, f"--roofline prints the table and its bound ({out.strip()[-400:]})")
+        check(te.group(3) == macs.group(1) and te.group(2) == macs.group(2),
+              f"the roofline's TE work ({te.group(3)} MACs, {te.group(2)} cycles) is the kernel's "
+              f"({macs.group(1)}, {macs.group(2)})")
+        works = {m.group(1): float(m.group(2)) for m in re.finditer(r"^  (\w+)\s+[\d.]+ %\s+(\d+)", out, re.M)}
+        check(set(works) == {"TE", "VE", "ACT", "DMA", "HBM"} and works[bound.group(1)] == max(works.values())
+              and int(bound.group(3)) >= int(bound.group(2)),
+              f"the bound is the largest work at peak and no run beats it ({works}, {bound.group(0)})")
+        rc, out, _ = run("kernel", "--roofline", "--config", "tiny")
+        rows = [l.split()[0] for l in out.splitlines()[3:] if l and not l.startswith("PASS")]
+        check(rc == 0 and out.rstrip().endswith("PASS")
+              and rows == ["matmul", "gemm", "softmax", "layernorm", "attention", "mlp"],
+              f"--roofline with no kernel: a row per kernel, every kernel passing ({out.strip()[-400:]})")
+        rc, _, err = run("kernel", "--roofline", "-D", "KT=2")
+        check(rc == 2 and "-D needs a kernel" in err, "--roofline over every kernel refuses a size")
         rc, out, _ = run("kernel", "--list")
         check(rc == 0 and all(k in out for k in ("gemm", "softmax", "layernorm", "attention", "mlp")),
               "--list names every kernel")

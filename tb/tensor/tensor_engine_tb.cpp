@@ -1001,6 +1001,30 @@ TRN_TEST(bf16_psum_rounding, .timeout_ns = 1e10) {
   check(same == a, "SR: the same seed gave other entries");
   const std::vector<std::uint32_t> other = co_await sweep(0x89ABCDEu);
   check(other != a, "SR: another seed gave the same entries");
+  // A generator steps only for the entries it rounds: weights of M = C - 1 leave the last partition
+  // unwritten (its generator must not step), a multiply on all C partitions then uses it. A seed
+  // load issued right behind that multiply waits for the array to drain, its seed taking effect
+  // after the last entry before it.
+  Command narrow = ls;
+  narrow.m = p.cols - 1;
+  for (const Command& c : {narrow, ls}) {
+    co_await t.issue(c);
+    ref.run(c, t.sbuf);
+    ++issued;
+    q.bank = 1;
+    q.seed_ld = false;
+    q.tag = issued++ & 15;
+    co_await t.issue(q);
+    ref.run(q, t.sbuf);
+  }
+  q.bank = 2;
+  q.seed_ld = true;
+  q.seed = 0x5EED;
+  q.tag = issued++ & 15;
+  co_await t.issue(q);
+  ref.run(q, t.sbuf);
+  co_await t.wait_done(issued);
+  co_await t.compare_psum(ref.psum);
   info("RNE entries the nearest; SR: {} of {} entries up (expected {:.0f}), repeatable by seed", hi, all, mean);
 }
 

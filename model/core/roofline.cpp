@@ -1,0 +1,84 @@
+#include "core/roofline.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "numerics/format.hpp"
+
+namespace trn::core {
+
+Roofline::Roofline(const NeuronCore::Params& p) : rows_(p.core.parts), cols_(p.core.parts) {}
+
+void Roofline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint64_t) {
+  if (!nc.ctl_out().running_o) return;
+  ++cycles_;
+  const Core::Wires& w = nc.core().wires();
+  const Core::In& ki = nc.core_in();
+  const Core::Out& ko = nc.core_out();
+  busy_[kTe] += w.te_out.pw_valid_o.bit(0);
+  busy_[kVe] += o.ve_busy_o;
+  busy_[kAct] += o.se_busy_o;
+  const bool in = w.sb_in.dw_valid_i && w.sb_out.dw_ready_o, out = w.sb_in.dr_valid_i && w.sb_out.dr_ready_o;
+  dma_in_ += in;
+  dma_out_ += out;
+  busy_[kDma] += in || out;
+  const bool rd = ki.hbm_r_valid_i && ko.hbm_r_ready_o, wr = ko.hbm_wr_valid_o && ki.hbm_wr_ready_i;
+  hbm_rd_ += rd;
+  hbm_wr_ += wr;
+  busy_[kHbm] += rd || wr;
+  // the tensor engine's commands as it takes them: a multiply uses the last load's K x M weights
+  if (ki.te_cmd_valid_i && ko.te_cmd_ready_o) {
+    const auto& c = ki.te_cmd_i;
+    if (c.op == sv::te_pkg::te_op_e::TeLoadStationary) {
+      ls_k_ = c.k;
+      ls_m_ = c.m;
+    } else if (!c.tr) {
+      const std::uint64_t macs = std::uint64_t{ls_k_} * ls_m_ * c.n;
+      // K-rows a PE takes a cycle: 1 << kpe; FP32 a column every fourth cycle
+      const double rate = c.fmt == static_cast<unsigned>(numerics::Format::fp32) ? 0.25 : double(1u << c.kpe);
+      macs_ += macs;
+      te_peak_cycles_ += static_cast<double>(macs) / (static_cast<double>(rows_) * cols_ * rate);
+    }
+  }
+}
+
+double Roofline::work(Resource r) const {
+  switch (r) {
+    case kTe:
+      return te_peak_cycles_;
+    case kDma:
+      return static_cast<double>(std::max(dma_in_, dma_out_));
+    case kHbm:
+      return static_cast<double>(std::max(hbm_rd_, hbm_wr_));
+    default:
+      return static_cast<double>(busy_[r]);
+  }
+}
+
+Roofline::Resource Roofline::bound() const {
+  Resource b = kTe;
+  for (unsigned r = 0; r < kResources; ++r)
+    if (work(static_cast<Resource>(r)) > work(b)) b = static_cast<Resource>(r);
+  return b;
+}
+
+std::string Roofline::report() const {
+  const double run = static_cast<double>(std::max<std::uint64_t>(cycles_, 1));
+  std::string s = "roofline: resource, busy share of the run, its work at peak (cycles)\n";
+  for (unsigned r = 0; r < kResources; ++r) {
+    const auto res = static_cast<Resource>(r);
+    std::string what;
+    if (res == kTe) what = fmt::format("  ({} multiply-accumulates at {} x {} x the type's rate)", macs_, rows_, cols_);
+    if (res == kDma) what = fmt::format("  (SBUF DMA ports: {} beats in, {} out)", dma_in_, dma_out_);
+    if (res == kHbm) what = fmt::format("  ({} read beats, {} write beats)", hbm_rd_, hbm_wr_);
+    s += fmt::format("  {:<4} {:5.1f} %  {:>12.0f}{}\n", kNames[r], 100.0 * static_cast<double>(busy_[r]) / run,
+                     work(res), what);
+  }
+  const Resource b = bound();
+  s += fmt::format("  bound: {} ({:.0f} cycles); the run took {} cycles, {:.2f} x the bound ({:.1f} % of it)\n",
+                   kNames[b], work(b), cycles_, run / std::max(work(b), 1.0), 100.0 * work(b) / run);
+  return s;
+}
+
+}  // namespace trn::core
