@@ -110,6 +110,8 @@ Control::te_cmd_t Control::te_cmd(const Bits& w, unsigned tag) {
   c.sr = f(w, tbl::kF_o_sr) != 0;
   c.seed_ld = f(w, tbl::kF_seed_ld) != 0;
   c.seed = static_cast<std::uint32_t>(f(w, tbl::kF_imm0));
+  c.spm = static_cast<std::uint8_t>(f(w, tbl::kF_spm));
+  c.spq = static_cast<std::uint8_t>(f(w, tbl::kF_spq));
   return c;
 }
 

@@ -56,6 +56,8 @@ sv::te_pkg::te_cmd_t to_cmd(const Command& c) {
   cmd.sr = c.sr;
   cmd.seed_ld = c.seed_ld;
   cmd.seed = c.seed;
+  cmd.spm = static_cast<std::uint8_t>(c.spm);
+  cmd.spq = static_cast<std::uint8_t>(c.spq);
   return cmd;
 }
 
@@ -80,11 +82,17 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
   // 32 rows: 32 partitions (or all R below 32), with four rows per PE 8 (or all R below 8)
   const bool e2m1 = c.fmt == static_cast<unsigned>(Format::e2m1);
   const unsigned per = 1u << c.kpe;
-  const unsigned es = c.kpe == 1 ? 2 : c.kpe == 2 ? (e2m1 ? 2 : 3) : mem::dtype_esize(c.fmt);
+  const bool sparse_mm = c.op == Op::multiply_moving && wspm_ != 0;
+  const unsigned es = c.kpe == 1 ? 2 : c.kpe == 2 ? (e2m1 ? 2 : 3) : mem::dtype_esize(c.fmt) + (sparse_mm ? wspq_ : 0);
   const unsigned bs = c.kpe == 2 ? (p_.rows < 8 ? p_.rows : 8) : block_rows();
   const std::uint64_t base = mem::base_index(c.addr, es);
   // the code of row k, column j of the command's operand
   const auto code = [&](unsigned k, std::uint64_t j) -> std::uint32_t {
+    if (sparse_mm) {  // PE row k keeps row o of the operand: lane o % q of partition o / q
+      const unsigned o = ((k >> (wspm_ - wspq_)) << wspm_) + widx_[k], lw = 4u << mem::dtype_esize(c.fmt);
+      const std::uint32_t e = mem::load_elem(sbuf[o >> wspq_], base + j, es);
+      return (e >> (lw * (o & ((1u << wspq_) - 1)))) & ((1u << lw) - 1);
+    }
     const std::uint32_t e = mem::load_elem(sbuf[k / per], base + j, es);
     if (per == 1) return e;
     return per == 4 && e2m1 ? (e >> (4 * (k % per))) & 0xF : (e >> (8 * (k % per))) & 0xFF;
@@ -102,6 +110,11 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
     wfmt_ = c.fmt;
     wbias_ = op_bias(c);
     wmx_ = c.mx;
+    wspm_ = c.spm;
+    wspq_ = c.spq;
+    widx_.assign(p_.rows, 0);
+    if (c.spm != 0)
+      for (unsigned r = 0; r < p_.rows; ++r) widx_[r] = sbuf[r].at(c.sc_addr) & 0xF;
     w_.assign(static_cast<std::size_t>(p_.rows) * per * p_.cols, 0);
     ws_.assign(static_cast<std::size_t>(p_.rows / bs) * p_.cols, 127);
     for (unsigned k = 0; k < p_.rows * per; ++k)

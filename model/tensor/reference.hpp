@@ -8,6 +8,8 @@
 // tile's codes. BF16 PSUM: the FP32 value written (accumulate: entry + sum) rounded to BF16, RNE
 // or stochastically with partition j's generator, which steps once per entry of partition j it
 // rounds, in the order the entries are written (element off, off + 1, .. of each multiply).
+// Sparse weights: PE row r (group g = r / N) multiplies row g M + idx[r] of the moving operand; the
+// kept rows are summed as the dense rows are (their blocks, their order), a pruned row adds nothing.
 // It reads the same SBUF words as the engine and must agree with it bit for bit.
 #pragma once
 
@@ -31,6 +33,8 @@ struct Command {
   bool sr = false;       ///< with pbf: stochastic rounding
   bool seed_ld = false;  ///< load `seed` into every PSUM partition's generator first
   std::uint32_t seed = 0;
+  unsigned spm = 0;  ///< sparse (v3+): log2 M, 0 dense; a load's K counts kept rows, its metadata at sc_addr
+  unsigned spq = 0;  ///< sparse: log2 (M / N): a multiply's element holds 1 << spq rows
 };
 /// The command port's value (te_pkg::te_cmd_t) of a command.
 sv::te_pkg::te_cmd_t to_cmd(const Command& c);
@@ -65,6 +69,8 @@ class FunctionalReference {
   std::vector<std::uint32_t> ws_;  // [block][m]: their E8M0 scales (127 = 1.0 for non-MX)
   unsigned k_ = 0, m_ = 0, wfmt_ = 0, wbias_ = 0;
   bool wmx_ = false;
+  unsigned wspm_ = 0, wspq_ = 0;    // the weights' sparsity
+  std::vector<unsigned> widx_;      // sparse: row r's index in its group
   std::vector<std::uint32_t> rng_;  // per PSUM partition: the stochastic-rounding generator's state
 };
 

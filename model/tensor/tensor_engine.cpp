@@ -23,7 +23,8 @@ using sv::te_pkg::te_op_e;
 constexpr bool same(Err a, te_err_e b) { return static_cast<unsigned>(a) == static_cast<unsigned>(b); }
 static_assert(same(Err::none, te_err_e::TeErrNone) && same(Err::shape, te_err_e::TeErrShape) &&
               same(Err::range, te_err_e::TeErrRange) && same(Err::type, te_err_e::TeErrType) &&
-              same(Err::no_weights, te_err_e::TeErrNoWeights) && same(Err::mode, te_err_e::TeErrKind));
+              same(Err::no_weights, te_err_e::TeErrNoWeights) && same(Err::mode, te_err_e::TeErrKind) &&
+              same(Err::meta, te_err_e::TeErrMeta));
 // the integer operand codes are the vector engine's data types (one definition: model/vector/ops.hpp)
 static_assert(kInt8 == vector::kInt8 && kUint8 == vector::kUint8);
 static_assert(static_cast<unsigned>(Op::load_stationary) == static_cast<unsigned>(te_op_e::TeLoadStationary) &&
@@ -71,6 +72,7 @@ void TensorEngine::reset() {
   psum_.clear();
   for (auto& w : w_q_) w.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
   bank_q_ = {};
+  for (auto& v : sidx_q_) v.assign(p_.rows, 0);
   cur_bank_q_ = next_ls_bank_q_ = 0;
   inflight_q_ = {};
   ls_q_ = {};
@@ -119,6 +121,8 @@ TensorEngine::e_req_t TensorEngine::read_req(bool scale, std::uint64_t idx, unsi
 
 unsigned TensorEngine::cmd_esize(const In& in) {
   if (in.cmd_i.kpe == 1) return 2;
+  if (in.cmd_i.spm != 0 && in.cmd_i.op == sv::te_pkg::te_op_e::TeMultiplyMoving)  // 1 << spq rows an element
+    return mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt)) + in.cmd_i.spq;
   if (in.cmd_i.kpe == 2) return in.cmd_i.fmt == static_cast<unsigned>(Format::e2m1) ? 2 : 3;  // four MX codes
   return mem::dtype_esize(static_cast<unsigned>(in.cmd_i.fmt));
 }
@@ -134,7 +138,14 @@ Err TensorEngine::check_cmd(const In& in) const {
   // BF16 PSUM: v4, FP sums of a multiply (not a transpose); stochastic rounding only with it
   const bool psum_ok = c.op == sv::te_pkg::te_op_e::TeLoadStationary ||
                        ((!c.pbf || (in.gen_i == sv::te_pkg::te_gen_e::TeGenV4 && !ints && !c.tr)) && (!c.sr || c.pbf));
-  if (!is_pe_format(c.fmt) || !kpe_ok || !psum_ok) return Err::type;
+  // structured sparsity (v3+): M = 2 .. 16, N = M / 2 or M / 4; one row per PE, no MX or transpose;
+  // a multiply's element (its type's size << spq) at most 4 bytes
+  const bool sp_ok = c.spm == 0 ? c.spq == 0
+                                : in.gen_i != sv::te_pkg::te_gen_e::TeGenV2 && c.spm <= 4 && c.spq >= 1 && c.spq <= 2 &&
+                                      c.spq <= c.spm && !c.mx && !c.tr && c.kpe == 0 &&
+                                      (c.op == sv::te_pkg::te_op_e::TeLoadStationary ||
+                                       mem::dtype_esize(static_cast<unsigned>(c.fmt)) + c.spq <= 3);
+  if (!is_pe_format(c.fmt) || !kpe_ok || !psum_ok || !sp_ok) return Err::type;
   if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
   // `count` elements of size e from byte address a: aligned, and inside the partition
   const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) {
@@ -144,7 +155,8 @@ Err TensorEngine::check_cmd(const In& in) const {
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
     if (c.k == 0 || c.k > (p_.rows << c.kpe) || c.m == 0 || c.m > p_.cols) return Err::shape;
     if (!fits(in.cmd_i.addr, es, in.cmd_i.m) || (in.cmd_i.mx && c.kpe != 2 && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.m)) ||
-        (in.cmd_i.mx && c.kpe == 2 && !fits(in.cmd_i.sc_addr, 3, (std::uint64_t{in.cmd_i.m} + 3) / 4)))
+        (in.cmd_i.mx && c.kpe == 2 && !fits(in.cmd_i.sc_addr, 3, (std::uint64_t{in.cmd_i.m} + 3) / 4)) ||
+        (c.spm != 0 && !fits(in.cmd_i.sc_addr, 1, 1)))
       return Err::range;
     return Err::none;
   }
@@ -157,7 +169,8 @@ Err TensorEngine::check_cmd(const In& in) const {
   if (ls_q_.busy) return Err::none;  // the weights' checks wait for the load
   const BankInfo& b = bank_q_[cur_bank_q_];
   if (!b.loaded) return Err::no_weights;
-  if (b.raw != c.tr || (!c.tr && (b.kpe != c.kpe || b.ints != ints))) return Err::mode;
+  if (b.raw != c.tr || (!c.tr && (b.kpe != c.kpe || b.ints != ints || b.spm != c.spm || b.spq != c.spq)))
+    return Err::mode;
   if (in.cmd_i.tr && in.cmd_i.n > b.k) return Err::shape;
   return Err::none;
 }
@@ -169,7 +182,8 @@ unsigned TensorEngine::op_bias(const In& in) {
 }
 
 bool TensorEngine::cmd_ready(const In& in, bool mv_fire) const {
-  if (!in.cmd_valid_i) return false;
+  // (while a sparse load's metadata is checked no command is taken: its verdict uses the error port)
+  if (!in.cmd_valid_i || ls_q_.mrph) return false;
   if (check_cmd(in) != Err::none) return true;
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary)  // its bank: no column in flight, none to issue
     return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0 && !(mm_q_.busy && mm_q_.wsel == next_ls_bank_q_);
@@ -196,14 +210,16 @@ void TensorEngine::eval(const In& in, Out& out) const {
   out.mv_req_o = read_req(mm_q_.iph, mm_q_.iph ? mm_q_.sc : mm_q_.idx, mm_q_.es);
   // (MX: one scale byte per column; four rows per PE: a 4-byte scale word per four columns)
   const bool ls_quad = bank_q_[ls_q_.bank].kpe == 2;
+  // (sparse: the index metadata first, a byte a partition at sc_addr)
   out.st_req_o = ls_q_.iph && ls_quad ? read_req(false, ls_q_.sc, 3)
+                 : ls_q_.mph          ? read_req(true, ls_q_.sc, 0)
                                       : read_req(ls_q_.iph, ls_q_.iph ? ls_q_.sc : ls_q_.idx, ls_q_.es);
   // the stationary loader yields to the moving stream on a shared SBUF bank
   const auto bank = [&](const e_req_t& r) {
     return mem::elem_bank(r.idx, static_cast<unsigned>(r.esize), p_.sbuf_line_bytes, p_.sbuf_banks);
   };
   const bool yield = p_.st_yield && out.mv_req_valid_o && bank(out.st_req_o) == bank(out.mv_req_o);
-  out.st_req_valid_o = ls_q_.busy && ls_q_.req_left > 0 && !yield;
+  out.st_req_valid_o = ls_q_.busy && (ls_q_.mph || (!ls_q_.mrph && ls_q_.req_left > 0)) && !yield;
   // the scale-word reader: at most three words held or in flight; it yields to the moving stream too
   out.sx_req_o = read_req(false, sx_q_.idx, 3);
   const bool sx_yield = out.mv_req_valid_o && bank(out.sx_req_o) == bank(out.mv_req_o);
@@ -377,7 +393,16 @@ void TensorEngine::enter_column(const In& in) {
       for (unsigned r = 0; r < R; ++r) {
         col[r].valid = true;
         col[r].wsel = p.wsel;
-        col[r].code = pe_operand(static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32)), p.fmt, p.bias, p.kpe);
+        auto code = static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * r, 32));
+        if (p.spm != 0) {
+          // sparse: row r (group g = r / N, index idx) takes original row o = g M + idx, lane o % (M / N)
+          // of partition o / (M / N), lanes of 4 << esize bits
+          const unsigned o = ((r >> (p.spm - p.spq)) << p.spm) + sidx_q_[p.wsel][r], part = o >> p.spq;
+          const unsigned lw = 4u << mem::dtype_esize(p.fmt);
+          const auto word = part < R ? static_cast<std::uint32_t>(in.mv_rsp_data_i.slice(32 * part, 32)) : 0u;
+          code = (word >> (lw * (o & ((1u << p.spq) - 1)))) & ((1u << lw) - 1);
+        }
+        col[r].code = pe_operand(code, p.fmt, p.bias, p.kpe);
         col[r].sx = !p.mx ? 127 : p.kpe == 2 ? p.sxv[r / bsq] : mx_sx_q_[r / bs];
         col[r].xf = p.fmt;
         if (r == last) col[r].meta = p.meta;
@@ -403,7 +428,11 @@ void TensorEngine::load_stationary(const In& in, const Out& o) {
   const bool st_fire = o.st_req_valid_o && in.st_req_ready_i;
   ls_done_q_ = false;
   ls_done_tag_q_ = 0;
-  if (st_fire && ls_q_.iph) {  // MX: a column's scale read, its element read next
+  err_q_ = false;  // this edge's refusal: a sparse load's metadata here, a command's in dispatch
+  err_tag_q_ = err_code_q_ = 0;
+  if (st_fire && ls_q_.mph) {  // sparse: the metadata read; the columns' once it is checked
+    ls_q_.mph = false;
+  } else if (st_fire && ls_q_.iph) {  // MX: a column's scale read, its element read next
     ++ls_q_.sc;
     ls_q_.iph = false;
   } else if (st_fire) {
@@ -413,7 +442,32 @@ void TensorEngine::load_stationary(const In& in, const Out& o) {
     ls_q_.cj = (ls_q_.cj + 1) & 3;
   }
   const bool ls_rsp = in.st_rsp_valid_i && ls_q_.busy && ls_q_.rsp_idx < ls_q_.m;
-  if (ls_rsp && ls_q_.rph && bank_q_[ls_q_.bank].kpe == 2) {
+  if (ls_rsp && ls_q_.mrph) {
+    // Sparse metadata, a byte in each of the load's K partitions: row r of group g = r / N keeps row
+    // g M + idx; idx below M, above its predecessor's in the group, its partition below R.
+    const BankInfo& b = bank_q_[ls_q_.bank];
+    const unsigned nlog = b.spm - b.spq;
+    bool bad = false;
+    std::vector<unsigned> idx(R);
+    for (unsigned r = 0; r < R; ++r) {
+      idx[r] = static_cast<unsigned>(in.st_rsp_data_i.slice(32 * r, 8));
+      if (r >= b.k) continue;
+      const bool first = r % (1u << nlog) == 0;
+      if (idx[r] >= (1u << b.spm) || (!first && idx[r] <= idx[r - 1]) ||
+          ((((r >> nlog) << b.spm) + idx[r]) >> b.spq) >= R)
+        bad = true;
+    }
+    ls_q_.mrph = false;
+    if (bad) {  // dropped: its bank stays unloaded (the next load fills it), the weights in use stay
+      ls_q_.busy = false;
+      next_ls_bank_q_ = ls_q_.bank;
+      err_q_ = true;
+      err_tag_q_ = ls_q_.tag;
+      err_code_q_ = static_cast<unsigned>(Err::meta);
+    } else {
+      for (unsigned r = 0; r < R; ++r) sidx_q_[ls_q_.bank][r] = idx[r] & 0xF;
+    }
+  } else if (ls_rsp && ls_q_.rph && bank_q_[ls_q_.bank].kpe == 2) {
     // four rows per PE: a word of the scales of columns rsp_idx .. rsp_idx + 3, in each block's first partition
     for (unsigned blk = 0; blk < R / bsq; ++blk)
       for (unsigned j = 0; j < 4 && ls_q_.rsp_idx + j < C; ++j)
@@ -460,6 +514,7 @@ void TensorEngine::issue_moving(const In& in, const Out& o, std::array<unsigned,
     if (!sxb_q_.empty())
       for (std::size_t b = 0; b < sxv.size(); ++b) sxv[b] = (sxb_q_.front()[b] >> 8 * mm_q_.sj) & 0xFF;
     pend_q_.push_back(Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx, mm_q_.kpe, std::move(sxv),
+                              mm_q_.spm, mm_q_.spq,
                               Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.ints,
                                    mm_q_.wsel, mm_q_.pbf, mm_q_.sr}});
   }
@@ -500,8 +555,7 @@ void TensorEngine::scale_words(const In& in, const Out& o) {
 }
 
 void TensorEngine::dispatch(const In& in, const Out& o) {
-  err_q_ = false;
-  err_tag_q_ = err_code_q_ = 0;
+  // (err_q_ was cleared by load_stationary, which may report a sparse load's metadata)
   if (!(in.cmd_valid_i && o.cmd_ready_o)) return;
   const Err e = check_cmd(in);
   const unsigned es = cmd_esize(in);
@@ -515,6 +569,7 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     ls_q_.idx = mem::base_index(in.cmd_i.addr, es);
     ls_q_.sc = in.cmd_i.kpe == 2 ? mem::base_index(in.cmd_i.sc_addr, 3) : in.cmd_i.sc_addr;
     ls_q_.iph = ls_q_.rph = in.cmd_i.mx;
+    ls_q_.mph = ls_q_.mrph = in.cmd_i.spm != 0;
     ls_q_.es = es;
     ls_q_.req_left = ls_q_.m = in.cmd_i.m;
     ls_q_.tag = in.cmd_i.tag;
@@ -527,7 +582,9 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
                                         in.cmd_i.tr,
                                         in.cmd_i.mx,
                                         in.cmd_i.kpe,
-                                        is_int_format(in.cmd_i.fmt)};
+                                        is_int_format(in.cmd_i.fmt),
+                                        in.cmd_i.spm,
+                                        in.cmd_i.spq};
     next_ls_bank_q_ ^= 1;
   } else {
     const unsigned gap = mm_q_.gap;  // the FP32 spacing carries over
@@ -551,6 +608,8 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     mm_q_.mx = in.cmd_i.mx;
     mm_q_.kpe = in.cmd_i.kpe;
     mm_q_.ints = is_int_format(in.cmd_i.fmt);
+    mm_q_.spm = in.cmd_i.spm;
+    mm_q_.spq = in.cmd_i.spq;
     mm_q_.pbf = in.cmd_i.pbf;
     mm_q_.sr = in.cmd_i.sr;
     if (in.cmd_i.seed_ld)  // (the array is empty: no entry is rounded with the old seed after this)

@@ -15,6 +15,11 @@
 //     BF16 PSUM (pbf, v4): that FP32 value rounded once to BF16 (RNE, or stochastically with sr:
 //     partition c's xorshift32 generator, seeded by a multiply's seed_ld), stored as the FP32 word
 //     of the BF16 value; a multiply with seed_ld waits until the array holds no column.
+//   Structured sparsity (spm, spq; v3+): a LoadStationary of K kept rows reads a byte of index
+//     metadata in each partition first (row r of group g = r / N keeps row g M + idx of its group);
+//     bad metadata (idx >= M, not increasing within the group, a row past the array's) drops the
+//     load with Err::meta when it arrives, and no command is taken while it is checked. A multiply
+//     on sparse weights reads 1 << spq rows an element, and row r takes row g M + idx's value.
 // PSUM ports: pr_ reads one element of every partition (the data the next cycle); pe_ writes one
 // element of the masked partitions for the vector and scalar engines, when the array does not.
 // Each PE(r, c) holds w[r][c]; the moving value of row r passes right, the partial sum passes down:
@@ -39,7 +44,7 @@
 namespace trn::tensor {
 
 enum class Op : std::uint8_t { load_stationary = 0, multiply_moving = 1 };
-enum class Err : std::uint8_t { none = 0, shape = 1, range = 2, type = 3, no_weights = 4, mode = 5 };
+enum class Err : std::uint8_t { none = 0, shape = 1, range = 2, type = 3, no_weights = 4, mode = 5, meta = 6 };
 
 /// The integer operand types (the vector engine's data-type codes: vector::kInt8, kUint8).
 inline constexpr unsigned kInt8 = 12, kUint8 = 13;
@@ -157,10 +162,11 @@ class TensorEngine {
   struct BankInfo {
     unsigned k = 0, m = 0, fmt = 0, bias = 0;
     bool loaded = false;
-    bool raw = false;   ///< loaded for a transpose: codes kept as they are
-    bool mx = false;    ///< MX elements with E8M0 scales
-    unsigned kpe = 0;   ///< K-rows per PE, log2
-    bool ints = false;  ///< INT8/UINT8
+    bool raw = false;           ///< loaded for a transpose: codes kept as they are
+    bool mx = false;            ///< MX elements with E8M0 scales
+    unsigned kpe = 0;           ///< K-rows per PE, log2
+    bool ints = false;          ///< INT8/UINT8
+    unsigned spm = 0, spq = 0;  ///< sparse: log2 M (0 dense), log2 (M / N)
   };
   struct Mm {  // the moving-read issuer
     bool busy = false;
@@ -178,6 +184,7 @@ class TensorEngine {
     unsigned gap = 0;              ///< FP32: cycles until the next column's read (a quarter of the rate)
     unsigned sj = 0;               ///< four rows per PE: the next column's byte in its scale word
     bool pbf = false, sr = false;  ///< BF16 PSUM entries, stochastically rounded
+    unsigned spm = 0, spq = 0;     ///< sparse weights
   };
   struct Sx {                // the scale-word reader of a four-row MX multiply
     std::uint64_t idx = 0;   ///< ESize4 index of the next word
@@ -192,6 +199,8 @@ class TensorEngine {
     std::uint64_t req_left = 0, rsp_idx = 0, m = 0, tag = 0;
     unsigned bank = 0;
     unsigned cj = 0, rj = 0;  ///< four rows per PE: the next read's, the next response's column in its scale word
+    bool mph = false;         ///< sparse: the next read is the index metadata's
+    bool mrph = false;        ///< sparse: the metadata's response is awaited (no column read before it)
   };
   struct Pending {  // an issued moving read
     bool sc;        ///< MX: the column's block scales, not its elements
@@ -199,6 +208,7 @@ class TensorEngine {
     bool mx;
     unsigned kpe;
     std::vector<std::uint32_t> sxv;  ///< four rows per PE: the column's block scales
+    unsigned spm = 0, spq = 0;       ///< sparse weights: each row takes its kept row's value
     Meta meta;
   };
 
@@ -229,9 +239,10 @@ class TensorEngine {
   // weights: two banks of R x C operands, decoded to FP32 as they load
   std::array<std::vector<std::uint32_t>, 2> w_q_;
   std::array<BankInfo, 2> bank_q_;
-  unsigned cur_bank_q_ = 0;               ///< the bank the next MultiplyMoving uses
-  unsigned next_ls_bank_q_ = 0;           ///< the bank the next LoadStationary writes
-  std::array<unsigned, 2> inflight_q_{};  ///< moving columns issued and not yet out, per bank
+  std::array<std::vector<unsigned>, 2> sidx_q_;  ///< sparse weights: row r's index in its group of M rows
+  unsigned cur_bank_q_ = 0;                      ///< the bank the next MultiplyMoving uses
+  unsigned next_ls_bank_q_ = 0;                  ///< the bank the next LoadStationary writes
+  std::array<unsigned, 2> inflight_q_{};         ///< moving columns issued and not yet out, per bank
   Ls ls_q_;
   Mm mm_q_;
   Sx sx_q_;

@@ -154,6 +154,8 @@ module core_ctl
     c.sr = i.o_sr;
     c.seed_ld = i.seed_ld;
     c.seed = i.imm0;
+    c.spm = i.spm;
+    c.spq = i.spq;
     return c;
   endfunction
 

@@ -30,8 +30,11 @@ package te_pkg;
     TeErrType      = 3'd3,  // not a PE format; MX with a non-MX element type or with transpose; BF16
                             // PSUM before v4, with an integer type or a transpose; sr without BF16 PSUM
     TeErrNoWeights = 3'd4,  // MultiplyMoving with no LoadStationary before it
-    TeErrKind      = 3'd5   // transpose on multiply weights, multiply on transpose weights, or a multiply
-                            // whose rows per PE or integer-ness differ from the loaded weights'
+    TeErrKind      = 3'd5,  // transpose on multiply weights, multiply on transpose weights, or a multiply
+                            // whose rows per PE, integer-ness or sparsity differ from the loaded weights'
+    TeErrMeta      = 3'd6   // a sparse LoadStationary's index metadata: an index not below M, not strictly
+                            // increasing within its group, or naming a row past the array's (reported when
+                            // the metadata arrives; the load is dropped)
   } te_err_e;
 
   // A command (cmd_i). Fields are wide enough for every configuration; a value beyond this
@@ -64,6 +67,11 @@ package te_pkg;
     logic        seed_ld;  // MultiplyMoving: first load `seed` into every partition's generator (the
                            // command waits until the array holds no column)
     logic [31:0] seed;
+    logic [2:0]  spm;   // structured sparsity (v3+): log2 M, the group of K rows (1..4: M = 2..16); 0 dense
+    logic [1:0]  spq;   // log2 (M / N), N rows kept of every M (1 or 2: half or a quarter; <= spm). A load's
+                        // K is its kept rows (one a PE; sc_addr: byte of partition r = row r's index in its
+                        // group, the same for every column); the multiply's element holds 1 << spq rows
+                        // (row (r << spq) + j in lane j: 2-byte types 2 rows, 1-byte types 2 or 4)
   } te_cmd_t;
 
   // What the engine reports of its commands (cpl_o), each a one-cycle pulse with its command's tag:

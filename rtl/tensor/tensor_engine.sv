@@ -134,6 +134,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          mx;    // MX elements with E8M0 scales
     logic [1:0]    kpe;   // K-rows per PE, log2
     logic          ints;  // INT8/UINT8
+    logic [2:0]    spm;   // sparse: log2 M (0 dense)
+    logic [1:0]    spq;   // sparse: log2 (M / N)
   } bank_t;
 
   typedef struct packed {
@@ -144,6 +146,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic       mx;
     logic [1:0] kpe;
     logic [NBQ-1:0][7:0] sxv;  // four rows per PE: the column's block scales
+    logic [2:0] spm;   // sparse weights: each row takes its kept row's value from the column
+    logic [1:0] spq;
     meta_t      meta;
   } pend_t;
 
@@ -160,6 +164,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [3:0]    tag;
     logic          bank;      // the weight bank it fills
     logic [1:0]    cj, rj;    // four rows per PE: the next read's, the next response's column in its scale word
+    logic          mph;       // sparse: the next read is the index metadata's
+    logic          mrph;      // sparse: the metadata's response is awaited (no column read before it)
   } ls_t;
 
   typedef struct packed {  // the moving-read issuer (or a transpose's column generator)
@@ -172,6 +178,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          ints;
     logic          pbf;       // BF16 PSUM entries
     logic          sr;
+    logic [2:0]    spm;       // sparse weights
+    logic [1:0]    spq;
     logic [1:0]    gap;       // FP32: cycles until the next column's read (a quarter of the rate)
     logic [1:0]    sj;        // four rows per PE: the next column's byte in its scale word
     logic          iph;       // MX: the next read is a scale read
@@ -205,6 +213,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic [Cols-1:0][7:0]  ws_q [2][NBQ], ws_d [2][NBQ];   // weight E8M0 scale per block and column
   /* verilator tracing_on */
   bank_t       bank_q [2], bank_d [2];
+  logic [Rows-1:0][3:0] sidx_q [2], sidx_d [2];  // sparse weights: row r's index in its group of M rows
   logic        cur_bank_q, cur_bank_d;          // the bank the next MultiplyMoving uses
   logic        next_ls_bank_q, next_ls_bank_d;  // the bank the next LoadStationary fills
   logic [15:0] inflight_q [2], inflight_d [2];  // per bank: columns issued and not yet out
@@ -234,10 +243,20 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                            (cmd_i.kpe == 2'd2 && cmd_i.mx && gen_i == TeGenV4);
   // the element a partition holds per column: one operand, two codes in 2 bytes (double row), or
   // four MX codes in 4 bytes (E2M1: 2)
+  // (a sparse multiply: 1 << spq rows in an element)
   wire [1:0]  cmd_es = (cmd_i.kpe == 2'd1 || (cmd_i.kpe == 2'd2 && cmd_i.fmt == FmtE2m1)) ? 2'(sbuf_pkg::ESize2)
-                     : (cmd_i.kpe == 2'd2) ? 2'(sbuf_pkg::ESize4) : fmt_esize(cmd_i.fmt);
+                     : (cmd_i.kpe == 2'd2) ? 2'(sbuf_pkg::ESize4)
+                     : (cmd_sp && cmd_i.op == TeMultiplyMoving) ? 2'(fmt_esize(cmd_i.fmt) + cmd_i.spq)
+                     : fmt_esize(cmd_i.fmt);
   // a four-row multiply's scale words: 4-byte words, four columns each
   // BF16 PSUM entries on v4, for FP sums written by a multiply; stochastic rounding only with them
+  // structured sparsity (v3+): M = 2 .. 16 rows a group, N = M / 2 or M / 4 kept; one row per PE, no
+  // MX or transpose; a multiply's element (its type's size << spq) at most 4 bytes
+  wire        cmd_sp = cmd_i.spm != '0;
+  wire        cmd_sp_ok = !cmd_sp ? cmd_i.spq == '0
+                        : gen_i != TeGenV2 && cmd_i.spm <= 3'd4 && cmd_i.spq != '0 && cmd_i.spq <= 2'd2 &&
+                          3'(cmd_i.spq) <= cmd_i.spm && !cmd_i.mx && !cmd_i.tr && cmd_i.kpe == '0 &&
+                          (cmd_i.op == TeLoadStationary || 3'(fmt_esize(cmd_i.fmt)) + 3'(cmd_i.spq) <= 3'd3);
   wire        cmd_psum_ok = (!cmd_i.pbf || (gen_i == TeGenV4 && !cmd_int && !cmd_i.tr)) && (!cmd_i.sr || cmd_i.pbf);
   wire [16:0] cmd_sx_words = (17'(cmd_i.n) + 17'd3) >> 2;
   wire [16:0] cmd_sx_words_m = (17'(cmd_i.m) + 17'd3) >> 2;  // a four-row load's scale words
@@ -247,13 +266,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     cmd_err = TeErrNone;
     if (!te_is_pe_fmt(cmd_i.fmt) || !cmd_kpe_ok ||
         (cmd_i.mx && (cmd_i.tr || !(cmd_i.fmt == FmtE4m3fn || cmd_i.fmt == FmtE5m2 || cmd_i.fmt == FmtE2m1))) ||
-        (cmd_i.op == TeMultiplyMoving && !cmd_psum_ok))
+        (cmd_i.op == TeMultiplyMoving && !cmd_psum_ok) || !cmd_sp_ok)
       cmd_err = TeErrType;
     else if (cmd_i.op == TeLoadStationary) begin
       if (cmd_i.k == '0 || 32'(cmd_i.k) > (Rows << cmd_i.kpe) || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
       else if (!elems_fit(cmd_i.addr, cmd_es, 40'(cmd_i.m), SbufBytes) ||
                (cmd_i.mx && cmd_i.kpe != 2'd2 && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.m), SbufBytes)) ||
-               (cmd_i.mx && cmd_i.kpe == 2'd2 && !cmd_sx_fits_m)) cmd_err = TeErrRange;
+               (cmd_i.mx && cmd_i.kpe == 2'd2 && !cmd_sx_fits_m) ||
+               (cmd_sp && !elems_fit(cmd_i.sc_addr, 2'(sbuf_pkg::ESize1), 40'd1, SbufBytes))) cmd_err = TeErrRange;
     end else begin
       if (cmd_i.n == '0 || 32'(cmd_i.n) > MaxN) cmd_err = TeErrShape;
       else if (32'(cmd_i.bank) >= Banks || 32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
@@ -263,7 +283,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       else if (!ls_q.busy) begin  // the weights' checks wait for the load
         if (!bank_q[cur_bank_q].loaded) cmd_err = TeErrNoWeights;
         else if (bank_q[cur_bank_q].raw != cmd_i.tr ||
-                 (!cmd_i.tr && (bank_q[cur_bank_q].kpe != cmd_i.kpe || bank_q[cur_bank_q].ints != cmd_int)))
+                 (!cmd_i.tr && (bank_q[cur_bank_q].kpe != cmd_i.kpe || bank_q[cur_bank_q].ints != cmd_int ||
+                                bank_q[cur_bank_q].spm != cmd_i.spm || bank_q[cur_bank_q].spq != cmd_i.spq)))
           cmd_err = TeErrKind;
         else if (cmd_i.tr && 32'(cmd_i.n) > 32'(bank_q[cur_bank_q].k)) cmd_err = TeErrShape;
       end
@@ -294,12 +315,14 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                              : '{space: 1'b0, we: 1'b0, esize: esize_e'(mm_q.es), idx: mm_q.idx};
   // (MX: one scale byte per column; four rows per PE: a 4-byte scale word per four columns)
   wire ls_quad = bank_q[ls_q.bank].kpe == 2'd2;
-  assign st_req_o = ls_q.iph ? '{space: 1'b0, we: 1'b0, esize: ls_quad ? sbuf_pkg::ESize4 : sbuf_pkg::ESize1, idx: ls_q.sc}
-                             : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_q.es), idx: ls_q.idx};
+  // (sparse: the index metadata first, a byte a partition at sc_addr)
+  assign st_req_o = (ls_q.iph || ls_q.mph) ? '{space: 1'b0, we: 1'b0, esize: ls_quad ? sbuf_pkg::ESize4 : sbuf_pkg::ESize1,
+                                               idx: ls_q.sc}
+                                           : '{space: 1'b0, we: 1'b0, esize: esize_e'(ls_q.es), idx: ls_q.idx};
   assign st_yield = mv_req_valid_o &&
                     elem_bank(st_req_o.idx, st_req_o.esize, SbufLineBytes, SbufBanks) ==
                     elem_bank(mv_req_o.idx, mv_req_o.esize, SbufLineBytes, SbufBanks);
-  assign st_req_valid_o = ls_q.busy && ls_q.req_left != '0 && !st_yield;
+  assign st_req_valid_o = ls_q.busy && (ls_q.mph || (!ls_q.mrph && ls_q.req_left != '0)) && !st_yield;
   // the scale-word reader: at most three words held or in flight (twelve columns: enough to ride
   // out four cycles of yielding to the moving stream, which it does like the loader, plus the
   // SBUF's latency)
@@ -335,7 +358,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
 
   always_comb begin
     cmd_ready_o = 1'b0;
-    if (cmd_valid_i) begin
+    // (while a sparse load's metadata is checked no command is taken: its verdict uses cpl_o.err)
+    if (cmd_valid_i && !ls_q.mrph) begin
       if (cmd_err != TeErrNone) cmd_ready_o = 1'b1;
       // a LoadStationary's bank: no column in flight and none still to be issued from it
       else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_q.busy && inflight_q[next_ls_bank_q] == '0 &&
@@ -355,6 +379,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     pend_in.bias = mm_q.bias;
     pend_in.mx = mm_q.mx;
     pend_in.kpe = mm_q.kpe;
+    pend_in.spm = mm_q.spm;
+    pend_in.spq = mm_q.spq;
     for (int unsigned b = 0; b < NBQ; b++) pend_in.sxv[b] = sxb_head[b*32 + 8 * mm_q.sj +: 8];
     pend_in.meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: mm_q.acc,
                      ints: mm_q.ints, pbf: mm_q.pbf, sr: mm_q.sr, last: mm_q.left == NW'(1)};
@@ -429,6 +455,24 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   );
 
   // ---- the array (next state)
+  // A sparse multiply: row r (group g = r / N, index idx) takes original row o = g M + idx of the
+  // column, lane o % (M / N) of partition o / (M / N) (lanes of 4 << fmt_esize bits).
+  logic [31:0] sp_code [Rows];
+  always_comb begin
+    logic [2:0] nlog;
+    logic [4:0] lw;
+    nlog = pend_head.spm - 3'(pend_head.spq);
+    lw = 5'd4 << fmt_esize(pend_head.fmt);
+    for (int unsigned r = 0; r < Rows; r++) begin
+      int unsigned o, p;
+      logic [31:0] word;
+      o = ((r >> nlog) << pend_head.spm) + 32'(sidx_q[pend_head.wsel][r]);
+      p = o >> pend_head.spq;
+      word = (p < Rows) ? mv_rsp_data_i[((p < Rows) ? p : 0)*32 +: 32] : 32'd0;
+      sp_code[r] = (word >> (32'(lw) * (o % (32'd1 << pend_head.spq)))) & ((32'd1 << lw) - 32'd1);
+    end
+  end
+
   tok_t col [Rows];
   meta_t col_meta;
   always_comb begin
@@ -437,8 +481,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_q.wsel, tr: 1'b1, code: 32'(NW'(mm_q.n - mm_q.left)), sx: 8'd0,
                              xf: 4'd0};
       else if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, tr: 1'b0,
-                                  code: te_operand(mv_rsp_data_i[r*32 +: 32], pend_head.fmt, pend_head.bias,
-                                                   pend_head.kpe),
+                                  code: te_operand(pend_head.spm != '0 ? sp_code[r] : mv_rsp_data_i[r*32 +: 32],
+                                                   pend_head.fmt, pend_head.bias, pend_head.kpe),
                                   sx: !pend_head.mx ? 8'd127 : (pend_head.kpe == 2'd2) ? pend_head.sxv[r / BSQ]
                                                                                        : mx_sx_q[r / BS],
                                   xf: pend_head.fmt};
@@ -451,8 +495,33 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
 
   // ---- array and weights: next state
   wire ls_rsp = st_rsp_valid_i && ls_q.busy && ls_q.rsp_idx < ls_q.m;
-  wire ls_rsp_sc = ls_rsp && ls_q.rph;   // MX: the column's block scales
-  wire ls_rsp_col = ls_rsp && !ls_q.rph;  // the column's elements
+  wire ls_rsp_meta = ls_rsp && ls_q.mrph;             // sparse: the index metadata
+  wire ls_rsp_sc = ls_rsp && !ls_q.mrph && ls_q.rph;   // MX: the column's block scales
+  wire ls_rsp_col = ls_rsp && !ls_q.mrph && !ls_q.rph;  // the column's elements
+
+  // Sparse metadata (a byte in each of the load's K partitions): row r of group g = r / N keeps row
+  // g M + idx of its group; idx must be below M, above the index of the row before it in its group,
+  // and name a row the array reads (its partition (g M + idx) / (M / N) below R).
+  logic meta_bad;
+  logic [Rows-1:0][3:0] meta_idx;
+  always_comb begin
+    logic [2:0] spm, nlog;
+    logic [1:0] spq;
+    spm = bank_q[ls_q.bank].spm;
+    spq = bank_q[ls_q.bank].spq;
+    nlog = spm - 3'(spq);
+    meta_bad = 1'b0;
+    for (int unsigned r = 0; r < Rows; r++) begin
+      logic [7:0] idx, prev;
+      idx = st_rsp_data_i[r*32 +: 8];
+      prev = (r == 0) ? 8'd0 : st_rsp_data_i[((r == 0) ? 0 : r - 1)*32 +: 8];
+      meta_idx[r] = idx[3:0];
+      if (32'(r) < 32'(bank_q[ls_q.bank].k) &&
+          (32'(idx) >= (32'd1 << spm) || (r % (32'd1 << nlog) != 0 && idx <= prev) ||
+           ((((r >> nlog) << spm) + 32'(idx)) >> spq) >= Rows))
+        meta_bad = 1'b1;
+    end
+  end
 
   // The PEs read registers only: kept apart from the logic that reads the module's inputs, this
   // block is evaluated once per clock edge, not at every change of an input (in Verilator, a
@@ -582,7 +651,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                                     + 16'((mv_fire_col || tr_col) && mm_q.wsel == 1'(b));
 
     // stationary loader
-    if (st_fire && ls_q.iph) begin  // MX: a column's scale read, its element read next
+    sidx_d = sidx_q;
+    if (st_fire && ls_q.mph) begin  // sparse: the metadata read, the columns' once it is checked
+      ls_d.mph = 1'b0;
+    end else if (st_fire && ls_q.iph) begin  // MX: a column's scale read, its element read next
       ls_d.sc = ls_q.sc + 24'd1;
       ls_d.iph = 1'b0;
     end else if (st_fire) begin
@@ -590,6 +662,17 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       ls_d.req_left = ls_q.req_left - MW'(1);
       ls_d.iph = bank_q[ls_q.bank].mx && (!ls_quad || ls_q.cj == 2'd3);
       ls_d.cj = ls_q.cj + 2'd1;
+    end
+    if (ls_rsp_meta && meta_bad) begin  // dropped: its bank stays unloaded (the next load fills it), the
+      ls_d.busy = 1'b0;                 // weights in use stay
+      next_ls_bank_d = ls_q.bank;
+      ls_d.mrph = 1'b0;
+      cpl_d.err = 1'b1;
+      cpl_d.err_tag = ls_q.tag;
+      cpl_d.code = TeErrMeta;
+    end else if (ls_rsp_meta) begin
+      ls_d.mrph = 1'b0;
+      sidx_d[ls_q.bank] = meta_idx;
     end
     if (ls_rsp_sc) ls_d.rph = 1'b0;
     if (ls_rsp_col) begin
@@ -641,13 +724,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         ls_d = '{busy: 1'b1, idx: 24'(base_idx(cmd_i.addr, cmd_es)),
                  sc: (cmd_i.kpe == 2'd2) ? 24'(base_idx(cmd_i.sc_addr, 2'(sbuf_pkg::ESize4))) : cmd_i.sc_addr,
                  iph: cmd_i.mx, rph: cmd_i.mx, es: cmd_es, req_left: MW'(cmd_i.m), rsp_idx: '0, m: MW'(cmd_i.m),
-                 tag: cmd_i.tag, bank: next_ls_bank_q, cj: 2'd0, rj: 2'd0};
+                 tag: cmd_i.tag, bank: next_ls_bank_q, cj: 2'd0, rj: 2'd0, mph: cmd_sp, mrph: cmd_sp};
         bank_d[next_ls_bank_q] = '{k: KW'(cmd_i.k), m: MW'(cmd_i.m), fmt: cmd_i.fmt, bias: op_bias, loaded: 1'b0,
-                                   raw: cmd_i.tr, mx: cmd_i.mx, kpe: cmd_i.kpe, ints: cmd_int};
+                                   raw: cmd_i.tr, mx: cmd_i.mx, kpe: cmd_i.kpe, ints: cmd_int, spm: cmd_i.spm,
+                                   spq: cmd_i.spq};
         next_ls_bank_d = !next_ls_bank_q;
       end else begin
         mm_d = '{busy: 1'b1, wsel: cur_bank_q, acc: cmd_i.acc && !cmd_i.tr, tr: cmd_i.tr, mx: cmd_i.mx,
-                 kpe: cmd_i.kpe, ints: cmd_int, pbf: cmd_i.pbf, sr: cmd_i.sr, gap: mm_d.gap,  // the FP32 spacing carries over
+                 kpe: cmd_i.kpe, ints: cmd_int, pbf: cmd_i.pbf, sr: cmd_i.sr, spm: cmd_i.spm, spq: cmd_i.spq,
+                 gap: mm_d.gap,  // the FP32 spacing carries over
                  sj: 2'd0, iph: cmd_i.mx && !cmd_i.tr && cmd_i.kpe != 2'd2, n: NW'(cmd_i.n), left: NW'(cmd_i.n),
                  idx: 24'(base_idx(cmd_i.addr, cmd_es)), sc: cmd_i.sc_addr, es: cmd_es,
                  off: OW'(cmd_i.off), bank: cmd_i.bank, tag: cmd_i.tag, fmt: cmd_i.fmt, bias: op_bias,
@@ -676,6 +761,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       bmeta_q <= '0;
       bank_q[0] <= '0;
       bank_q[1] <= '0;
+      sidx_q[0] <= '0;
+      sidx_q[1] <= '0;
       cur_bank_q <= 1'b0;
       next_ls_bank_q <= 1'b0;
       inflight_q[0] <= '0;
@@ -698,6 +785,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       psv_q <= psv_d;
       bmeta_q <= bmeta_d;
       bank_q <= bank_d;
+      sidx_q <= sidx_d;
       cur_bank_q <= cur_bank_d;
       next_ls_bank_q <= next_ls_bank_d;
       inflight_q <= inflight_d;

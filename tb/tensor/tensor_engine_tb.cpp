@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "harness/bench_util.hpp"
@@ -112,7 +113,10 @@ struct TeBench {
   /// cycle for which kind of operand (SPEC 5.1's rates).
   CoverPoint& cov_rows = cover_cross(
       "tensor_engine.rows_per_pe", {{"v2", "v3", "v4"}, {"fp_one", "fp8_double", "int_one", "int_double", "mx_quad"}});
-  CoverPoint& cov_err = cover_point("tensor_engine.err_code", {"shape", "range", "type", "no_weights", "kind"});
+  CoverPoint& cov_err = cover_point("tensor_engine.err_code", {"shape", "range", "type", "no_weights", "kind", "meta"});
+  /// Per legal sparse MultiplyMoving (v3+): N:M, and whether its type is an integer.
+  CoverPoint& cov_sparse =
+      cover_cross("tensor_engine.sparsity", {{"1:2", "2:4", "4:8", "8:16", "1:4", "2:8", "4:16"}, {"fp", "int"}});
   /// Per legal MultiplyMoving into BF16 PSUM entries (v4): rounding x overwrite / accumulate; and
   /// the multiplies that load the stochastic-rounding seed.
   CoverPoint& cov_bf16_psum = cover_cross("tensor_engine.bf16_psum", {{"rne", "sr"}, {"overwrite", "accumulate"}});
@@ -146,6 +150,7 @@ struct TeBench {
     unsigned fmt = 0, rows = 0, total = 0, issued = 0;
     bool mx = false;
     unsigned kpe = 0;
+    bool meta = false;  ///< a sparse load: its first read is the index metadata
   };
   /// What one accepted read request carries: an MX scale or elements of `fmt` (sampled in K rows
   /// below `rows`; 0: not sampled), 1 << kpe rows per partition.
@@ -227,7 +232,9 @@ struct TeBench {
       ++err_count;
       const auto code = static_cast<unsigned>(cpl.code);
       err_codes.push_back(code);
-      if (code >= 1 && code <= 5) cov_err.hit_index(code - 1);
+      if (code >= 1 && code <= 6) cov_err.hit_index(code - 1);
+      // a sparse load dropped for its metadata: its reads ended with the metadata's
+      if (code == 6 && !readers[0].empty() && readers[0].front().meta) readers[0].pop_front();
     }
     if ((cmd_valid.get() & 1) && (cmd_ready.get() & 1)) {
       cmd_pending = sv::te_pkg::te_cmd_t::unpack(cmd_in.bits());
@@ -253,7 +260,9 @@ struct TeBench {
       hit_range(cov_m, c.m, 1, prm.cols);
       weights = Weights{c.fmt, c.k, c.mx};
       // a load for a transpose keeps raw codes: its data is not sampled for special values
-      readers[0].push_back(Reader{seq, c.fmt, c.tr ? 0u : c.k, c.mx ? 2u * c.m : c.m, 0, c.mx, c.kpe});
+      const bool sp = c.spm != 0;
+      readers[0].push_back(
+          Reader{seq, c.fmt, c.tr ? 0u : c.k, (c.mx ? 2u * c.m : c.m) + (sp ? 1 : 0), 0, c.mx, c.kpe, sp});
       return;
     }
     mm_active.push_back(seq);
@@ -274,14 +283,20 @@ struct TeBench {
     hit_range(cov_n, c.n, 1, prm.max_n);
     hit_range(cov_bank, c.bank, 0, prm.banks - 1);
     hit_range(cov_off, c.off, 0, prm.depth - c.n);
+    if (c.spm != 0) {  // N:M as spm, spq name it; a sparse column's data is not sampled for special values
+      static const int bin[5][3] = {{-1, -1, -1}, {-1, 0, -1}, {-1, 1, 4}, {-1, 2, 5}, {-1, 3, 6}};
+      if (c.spm <= 4 && c.spq <= 2 && bin[c.spm][c.spq] >= 0)
+        cov_sparse.hit_index(static_cast<std::size_t>(bin[c.spm][c.spq]) * 2 + (is_int_format(c.fmt) ? 1 : 0));
+    }
     const bool two = c.mx && c.kpe != 2;  // MX: each column's scales, then its elements (four rows: scales on sx)
-    readers[1].push_back(Reader{seq, c.fmt, weights.k, two ? 2u * c.n : c.n, 0, two, c.kpe});
+    readers[1].push_back(Reader{seq, c.fmt, c.spm != 0 ? 0u : weights.k, two ? 2u * c.n : c.n, 0, two, c.kpe});
   }
   /// The operand of a read request accepted now on port 0 (stationary) or 1 (moving).
   Operand next_operand(unsigned port) {
     if (readers[port].empty()) return {};
     Reader& r = readers[port].front();
-    const Operand o{r.mx && r.issued % 2 == 0, r.fmt, r.rows, r.kpe};
+    // (a sparse load's first read, its index metadata, is not sampled: rows 0)
+    const Operand o = r.meta && r.issued == 0 ? Operand{} : Operand{r.mx && r.issued % 2 == 0, r.fmt, r.rows, r.kpe};
     if (port == 0) {
       const bool behind = !mm_active.empty() && mm_active.front() < r.seq;
       const bool beside = (mv.req_valid.get() & 1) && (mv.req_ready.get() & 1);
@@ -518,9 +533,9 @@ std::uint32_t random_code(Rng& r, unsigned fmt) {
 /// Random LoadStationary / MultiplyMoving programs: every type (mixed stationary and moving types
 /// too), one, two and four K-rows per PE (FP8 from v3 on, INT8/UINT8, MX on v4), random K, M, N,
 /// banks, offsets, overwrite and accumulate, FP32 or (v4) BF16 PSUM entries with RNE or stochastic
-/// rounding and seed loads, FP8 biases, the SBUF's latency and stalls as `t` sets them, a random
-/// generation; then PSUM against the reference. Commands are issued back to back in batches whose
-/// SBUF data sit at distinct addresses (so loads run behind multiplies); between batches the bench
+/// rounding and seed loads, structured-sparse weights (v3+: every N:M, FP and integer), FP8 biases, the SBUF's latency
+/// and stalls as `t` sets them, a random generation; then PSUM against the reference. Commands are issued back to back
+/// in batches whose SBUF data sit at distinct addresses (so loads run behind multiplies); between batches the bench
 /// waits for completion and rewrites the SBUF.
 Task<> random_programs_on(Env& env, TeBench& t) {
   t.gen = static_cast<sv::te_pkg::te_gen_e>(env.rng("gen").below(3));
@@ -547,6 +562,78 @@ Task<> random_programs_on(Env& env, TeBench& t) {
     // the program's kind: integers (one or two rows per PE), FP8 two rows (v3 and later), MX four
     // rows (v4), or any FP type one row per PE (moving types mixed within each kind)
     const unsigned kind = static_cast<unsigned>(r.below(12));
+    if (kind >= 6 && kind < 8 && t.gen != sv::te_pkg::te_gen_e::TeGenV2) {
+      // Structured sparsity (v3+): N:M weights (K kept rows and their index metadata), then
+      // multiplies that read 1 << spq rows an element; FP or integer, BF16 PSUM sometimes on v4.
+      const auto spm = static_cast<unsigned>(r.range(1, 4));
+      const auto spq = static_cast<unsigned>(r.range(1, std::min(2u, spm)));
+      const unsigned keep = 1u << (spm - spq), q = 1u << spq;
+      const bool sint = r.chance(0.3);
+      const auto mv_fmt = [&]() -> unsigned {
+        static const unsigned two[] = {2, 3, 4, 5, 6, 7, 8}, one[] = {4, 5, 6, 7, 8};
+        if (sint) return kInt8 + static_cast<unsigned>(r.below(2));
+        return spq == 1 ? two[r.below(7)] : one[r.below(5)];  // (the element holds q rows: at most 4 bytes)
+      };
+      Command ls{Op::load_stationary};
+      ls.fmt = sint ? kInt8 + static_cast<unsigned>(r.below(2)) : kTypes[r.below(9)];
+      ls.bias = bias_of(ls.fmt);
+      ls.spm = spm;
+      ls.spq = spq;
+      ls.k = static_cast<unsigned>(r.range(1, p.rows));
+      ls.m = static_cast<unsigned>(r.range(1, p.cols));
+      std::vector<Command> mm(static_cast<std::size_t>(r.range(1, 3)), Command{Op::multiply_moving});
+      unsigned need = ls.m + 1;
+      for (auto& c : mm) {
+        c.fmt = mv_fmt();
+        c.bias = bias_of(c.fmt);
+        c.spm = spm;
+        c.spq = spq;
+        c.n = static_cast<unsigned>(r.range(1, p.max_n));
+        c.bank = static_cast<unsigned>(r.below(p.banks));
+        c.off = static_cast<unsigned>(r.below(p.depth - c.n + 1));
+        c.acc = r.chance(0.5);
+        c.pbf = t.gen == sv::te_pkg::te_gen_e::TeGenV4 && !sint && r.chance(0.3);
+        c.sr = c.pbf && r.chance(0.5);
+        need += c.n;
+      }
+      if (next_addr + need > slots) {
+        co_await t.wait_done(issued);
+        next_addr = 0;
+      }
+      ls.addr = *alloc(ls.m);
+      ls.sc_addr = *alloc(1);
+      for (unsigned rr = 0; rr < p.rows; ++rr)
+        for (unsigned j = 0; j < ls.m; ++j) t.put(rr, ls, j, random_code(r, ls.fmt));
+      // the metadata: in group g, the rows inside the array keep distinct rows of the group, in
+      // order, among those the array reads (partition (g M + idx) / q below R); past K, any byte
+      for (unsigned g0 = 0; g0 < p.rows; g0 += keep) {
+        const unsigned rows = std::min(keep, p.rows - g0);
+        std::vector<unsigned> pick(rows * q);
+        for (unsigned i = 0; i < pick.size(); ++i) pick[i] = i;
+        for (unsigned i = 0; i < rows; ++i) std::swap(pick[i], pick[i + r.below(pick.size() - i)]);
+        std::sort(pick.begin(), pick.begin() + rows);
+        for (unsigned i = 0; i < rows; ++i)
+          t.sbuf[g0 + i].at(ls.sc_addr) =
+              static_cast<std::uint8_t>(g0 + i < ls.k ? pick[i] : static_cast<unsigned>(r.below(256)));
+      }
+      ls.tag = issued++ & 15;
+      co_await t.issue(ls);
+      ref.run(ls, t.sbuf);
+      for (auto& c : mm) {
+        c.addr = *alloc(c.n);
+        const unsigned es = mem::dtype_esize(c.fmt) + spq, lw = 4u << mem::dtype_esize(c.fmt);
+        for (unsigned pp = 0; pp < p.rows; ++pp)
+          for (unsigned j = 0; j < c.n; ++j) {
+            std::uint32_t word = 0;
+            for (unsigned l = 0; l < q; ++l) word |= random_code(r, c.fmt) << (lw * l);
+            mem::store_elem(t.sbuf[pp], mem::base_index(c.addr, es) + j, es, word);
+          }
+        c.tag = issued++ & 15;
+        co_await t.issue(c);
+        ref.run(c, t.sbuf);
+      }
+      continue;
+    }
     const bool ints = kind < 2, fp8_dr = kind >= 2 && kind < 4 && t.gen != sv::te_pkg::te_gen_e::TeGenV2;
     const bool mx4 = kind >= 4 && kind < 6 && t.gen == sv::te_pkg::te_gen_e::TeGenV4;
     const unsigned kpe = ints ? static_cast<unsigned>(r.below(2)) : fp8_dr ? 1u : mx4 ? 2u : 0u;
@@ -728,6 +815,13 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   c.addr = 1;
   bad.push_back({c, 2});  // two rows per PE: a 2-byte element, not aligned
   c.addr = 0;
+  c.kpe = 0;
+  c.fmt = 2;
+  c.k = 1;
+  c.spm = 2;
+  c.spq = 1;
+  bad.push_back({c, 3});  // structured sparsity on v2
+  c.spm = c.spq = 0;
   c.k = 1;
   c.kpe = 0;
   c.fmt = 2;
@@ -915,6 +1009,101 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   ref.run(mb, t.sbuf);
   ref.run(mn, t.sbuf);
   co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
+  // structured sparsity (v4): refused shapes of N:M, types and modes; metadata past SBUF's end;
+  // then loads dropped for their metadata when it arrives (code 6), after which a multiply still
+  // uses the weights before them; a dense multiply on sparse weights
+  Command sl = load_all(p, 2);
+  sl.spm = 2;
+  const unsigned meta = p.sbuf_bytes - 4;  // the metadata bytes of these loads
+  sl.sc_addr = meta;
+  for (const auto& [spm, spq, why] :
+       std::vector<std::tuple<unsigned, unsigned, const char*>>{{2, 0, "M without N"},
+                                                                {2, 3, "spq 3"},
+                                                                {5, 1, "M = 32"},
+                                                                {1, 2, "N below 1 (M 2, a quarter)"},
+                                                                {0, 1, "spq without M"}}) {
+    sl.spm = spm;
+    sl.spq = spq;
+    bad.push_back({sl, 3});
+    co_await t.issue(sl);
+  }
+  sl.spm = 2;
+  sl.spq = 1;
+  sl.fmt = 6;
+  sl.mx = true;
+  bad.push_back({sl, 3});  // sparse MX weights
+  co_await t.issue(sl);
+  sl.mx = false;
+  sl.fmt = 2;
+  sl.tr = true;
+  bad.push_back({sl, 3});  // a sparse transpose
+  co_await t.issue(sl);
+  sl.tr = false;
+  sl.fmt = kInt8;
+  sl.kpe = 1;
+  bad.push_back({sl, 3});  // sparse with two rows per PE
+  co_await t.issue(sl);
+  sl.kpe = 0;
+  sl.fmt = 2;
+  sl.sc_addr = p.sbuf_bytes;
+  bad.push_back({sl, 2});  // the metadata past SBUF's end
+  co_await t.issue(sl);
+  sl.sc_addr = meta;
+  Command sm{Op::multiply_moving};
+  sm.fmt = 2;
+  sm.n = 1;
+  sm.spm = 2;
+  sm.spq = 2;
+  bad.push_back({sm, 3});  // BF16 four rows an element: 8 bytes
+  co_await t.issue(sm);
+  sm.fmt = 0;
+  sm.spq = 1;
+  bad.push_back({sm, 3});  // FP32 two rows an element: 8 bytes
+  co_await t.issue(sm);
+  // metadata (2:4: groups of two rows): each of these drops its load
+  std::vector<std::vector<unsigned>> metas = {{1, 1, 0, 1}, {0, 4, 0, 1}, {2, 1, 0, 1}};
+  if (p.rows < 8) metas.push_back({0, 1, 2, 9});  // 8:16 in 4 rows: row 9 is in partition 4, past R
+  for (const auto& mi : metas) {
+    for (unsigned rr = 0; rr < p.rows; ++rr) t.sbuf[rr].at(meta) = static_cast<std::uint8_t>(mi[rr % 4]);
+    sl.spm = mi[3] == 9 ? 4 : 2;
+    sl.k = std::min(p.rows, 4u);
+    bad.push_back({sl, 6});
+    co_await t.issue(sl);
+    co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);  // (before the bytes change)
+  }
+  Command md = mb;  // the MX weights of lm are still the ones in use
+  md.bank = 3;
+  co_await t.issue(md);
+  ref.run(md, t.sbuf);
+  ++legal;
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
+  // legal sparse weights (2:4: rows 1 and 2 of each group of four), a dense multiply on them
+  // refused, a sparse one into bank 4
+  for (unsigned rr = 0; rr < p.rows; ++rr) t.sbuf[rr].at(meta) = static_cast<std::uint8_t>(rr % 2 == 0 ? 1 : 2);
+  sl.spm = 2;
+  sl.k = p.rows;
+  for (unsigned rr = 0; rr < p.rows; ++rr)
+    for (unsigned j = 0; j < p.cols; ++j) t.put(rr, sl, j, 0x3F80 + rr + 16 * j);
+  co_await t.issue(sl);
+  ref.run(sl, t.sbuf);
+  Command dn{Op::multiply_moving};
+  dn.fmt = 2;
+  dn.n = 1;
+  bad.push_back({dn, 5});  // a dense multiply on sparse weights
+  co_await t.issue(dn);
+  Command sp{Op::multiply_moving};
+  sp.fmt = 2;
+  sp.n = 2;
+  sp.spm = 2;
+  sp.spq = 1;
+  sp.addr = 64;
+  sp.bank = 4;
+  for (unsigned rr = 0; rr < p.rows; ++rr)
+    for (unsigned j = 0; j < 2; ++j) mem::store_elem(t.sbuf[rr], 16 + j, 3, 0x3F803F80u + 0x10001u * (rr + j));
+  co_await t.issue(sp);
+  ref.run(sp, t.sbuf);
+  legal += 2;
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
   check(t.err_count == bad.size() + 1 && t.done_count == legal,
         "{} rejections for {} illegal commands, {} of {} legal ones done", t.err_count, bad.size() + 1, t.done_count,
         legal);
@@ -924,6 +1113,89 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
           bad[i].second);
   for (int k = 0; k < 20; ++k) co_await t.cycle();
   co_await t.compare_psum(ref.psum);  // only the legal multiplies' results: no illegal command wrote
+}
+
+TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
+  // Structured sparsity (v3): every N:M (1:2 .. 8:16 at half, 1:4 .. 4:16 at a quarter), FP and
+  // integer, K = R kept rows with random valid metadata, N = Nmax columns; PSUM against the
+  // reference (the dense matmul of the kept rows in K order). Each sparse multiply covers K = (M / N)
+  // R rows of the moving operand in the cycles a dense multiply of K = R takes: its time from
+  // dispatch to done must be the dense multiply's within 2 cycles.
+  TeBench t(env);
+  t.gen = sv::te_pkg::te_gen_e::TeGenV3;
+  co_await t.start();
+  const auto& p = t.prm;
+  FunctionalReference ref(p);
+  auto r = env.rng("data");
+  unsigned issued = 0;
+  // one multiply alone: its cycles from accept to done
+  const auto timed = [&](Command c) -> Task<std::uint64_t> {
+    c.tag = issued++ & 15;
+    co_await t.issue(c);
+    const std::uint64_t t0 = t.clk.cycle();
+    ref.run(c, t.sbuf);
+    co_await t.wait_done(issued);
+    co_return t.clk.cycle() - t0;
+  };
+  Command dl = load_all(p, 2);
+  for (unsigned rr = 0; rr < p.rows; ++rr)
+    for (unsigned j = 0; j < p.cols; ++j) t.put(rr, dl, j, random_code(r, 2));
+  dl.tag = issued++ & 15;
+  co_await t.issue(dl);
+  ref.run(dl, t.sbuf);
+  Command dm{Op::multiply_moving};
+  dm.fmt = 2;
+  dm.n = p.max_n;
+  dm.addr = 4 * p.cols;
+  for (unsigned rr = 0; rr < p.rows; ++rr)
+    for (unsigned j = 0; j < dm.n; ++j) t.put(rr, dm, j, random_code(r, 2));
+  const std::uint64_t dense = co_await timed(dm);
+  unsigned bank = 1;
+  for (unsigned spm = 1; spm <= 4; ++spm)
+    for (unsigned spq = 1; spq <= std::min(2u, spm); ++spq)
+      for (const bool ints : {false, true}) {
+        const unsigned keep = 1u << (spm - spq), q = 1u << spq;
+        const unsigned wfmt = ints ? kInt8 : 2, xfmt = ints ? kUint8 : spq == 1 ? 2u : 5u;  // BF16 / E4M3
+        Command ls = load_all(p, wfmt);
+        ls.spm = spm;
+        ls.spq = spq;
+        ls.sc_addr = p.sbuf_bytes - 4;
+        for (unsigned rr = 0; rr < p.rows; ++rr)
+          for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, wfmt));
+        for (unsigned g0 = 0; g0 < p.rows; g0 += keep) {  // distinct rows of each group, in order
+          const unsigned rows = std::min(keep, p.rows - g0);
+          std::vector<unsigned> pick(rows * q);
+          for (unsigned i = 0; i < pick.size(); ++i) pick[i] = i;
+          for (unsigned i = 0; i < rows; ++i) std::swap(pick[i], pick[i + r.below(pick.size() - i)]);
+          std::sort(pick.begin(), pick.begin() + rows);
+          for (unsigned i = 0; i < rows; ++i) t.sbuf[g0 + i].at(ls.sc_addr) = static_cast<std::uint8_t>(pick[i]);
+        }
+        ls.tag = issued++ & 15;
+        co_await t.issue(ls);
+        ref.run(ls, t.sbuf);
+        Command mm{Op::multiply_moving};
+        mm.fmt = xfmt;
+        mm.spm = spm;
+        mm.spq = spq;
+        mm.n = p.max_n;
+        mm.addr = 4 * (p.cols + p.max_n);
+        mm.bank = bank++ % p.banks;
+        mm.bias = ints ? 0 : 7;
+        const unsigned es = mem::dtype_esize(xfmt) + spq, lw = 4u << mem::dtype_esize(xfmt);
+        for (unsigned pp = 0; pp < p.rows; ++pp)
+          for (unsigned j = 0; j < mm.n; ++j) {
+            std::uint32_t word = 0;
+            for (unsigned l = 0; l < q; ++l) word |= random_code(r, xfmt) << (lw * l);
+            mem::store_elem(t.sbuf[pp], mem::base_index(mm.addr, es) + j, es, word);
+          }
+        const std::uint64_t cyc = co_await timed(mm);
+        check(cyc <= dense + 2 && cyc + 2 >= dense, "{}:{} {}: {} cycles for K = {} rows, the dense K = {}: {}", keep,
+              1u << spm, ints ? "int" : "fp", cyc, q * p.rows, p.rows, dense);
+        co_await t.compare_psum(ref.psum, mm.bank, mm.bank + 1);
+        info("{}:{} {}: K = {} rows in {} cycles (dense K = {}: {}), PSUM matches the reference", keep, 1u << spm,
+             ints ? "int" : "fp", q * p.rows, cyc, p.rows, dense);
+      }
+  check(t.err_count == 0, "{} legal commands were rejected", t.err_count);
 }
 
 TRN_TEST(bf16_psum_rounding, .timeout_ns = 1e10) {
