@@ -243,6 +243,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                            (cmd_i.kpe == 2'd2 && cmd_i.mx && gen_i == TeGenV4);
   // the element a partition holds per column: one operand, two codes in 2 bytes (double row), or
   // four MX codes in 4 bytes (E2M1: 2)
+  wire        cmd_sp = cmd_i.spm != '0;  // structured sparsity (below)
   // (a sparse multiply: 1 << spq rows in an element)
   wire [1:0]  cmd_es = (cmd_i.kpe == 2'd1 || (cmd_i.kpe == 2'd2 && cmd_i.fmt == FmtE2m1)) ? 2'(sbuf_pkg::ESize2)
                      : (cmd_i.kpe == 2'd2) ? 2'(sbuf_pkg::ESize4)
@@ -252,7 +253,6 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // BF16 PSUM entries on v4, for FP sums written by a multiply; stochastic rounding only with them
   // structured sparsity (v3+): M = 2 .. 16 rows a group, N = M / 2 or M / 4 kept; one row per PE, no
   // MX or transpose; a multiply's element (its type's size << spq) at most 4 bytes
-  wire        cmd_sp = cmd_i.spm != '0;
   wire        cmd_sp_ok = !cmd_sp ? cmd_i.spq == '0
                         : gen_i != TeGenV2 && cmd_i.spm <= 3'd4 && cmd_i.spq != '0 && cmd_i.spq <= 2'd2 &&
                           3'(cmd_i.spq) <= cmd_i.spm && !cmd_i.mx && !cmd_i.tr && cmd_i.kpe == '0 &&
