@@ -297,24 +297,29 @@ struct Kernel {
   /// Two K-rows per PE (FP8, INT8): K = 2R; W^T [M][K] and X^T [N][K] in HBM, each loaded col-2B
   /// (a pair of 1-byte elements is one 2-byte element: rows 2r and 2r + 1 into partition r)
   unsigned kpe = 0;
+  bool pbf = false, sr = false;  ///< BF16 PSUM entries (v4), stochastically rounded (after a seed load)
+  /// Structured sparsity 2:4 (v3+, BF16): W's R kept rows and a byte of index metadata a partition,
+  /// K = 2R; X^T [N][K] loaded col-4B as BF16 pairs (rows 2p, 2p + 1 into partition p)
+  bool sparse = false;
 };
 
 Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference = false) {
   const CoreModel::Params& p = t.prm;
   const dma::Geometry g = CoreBench::geo(p);
-  const unsigned K = p.parts << k.kpe, M = p.parts, N = p.max_n;
+  const unsigned K = p.parts << (k.kpe + (k.sparse ? 1 : 0)), M = p.parts, N = p.max_n;
+  const unsigned Kw = k.sparse ? p.parts : K;  // W's rows (sparse: the kept ones)
   const bool ints = tensor::is_int_format(k.fmt);
   // MX four rows per PE: E4M3FN codes and E8M0 scales straight from HBM (the vector engine's
   // quantize_mx writes one row per partition)
   const bool mx4 = k.mx && k.kpe == 2;
   const unsigned lf = mx4 ? static_cast<unsigned>(Format::e4m3fn) : k.mx ? 2 : k.fmt;  // the type in HBM
   const unsigned es = ints ? 1 : dma::type_size(lf);
-  const unsigned cs = es << k.kpe;  // bytes of a column in a partition
+  const unsigned cs = es << (k.kpe + (k.sparse ? 1 : 0));  // bytes of a column of X in a partition
   // SBUF byte addresses (every partition): W, X, bias, Y (BF16), R (FP32 row sums); MX: the
   // quantized W and X and their scale tensors
   const std::uint32_t aW = 0, aX = std::max(64u, M * cs), aB = aX + N * cs + 64, aY = aB + 64, aR = aY + 2 * N + 64;
-  const std::uint32_t aWq = aR + 64, aWs = aWq + 64, aXq = aWs + 64, aXs = aXq + N + 64;
-  check(aXs + N <= p.sbuf_bytes, "the kernel's tensors do not fit SBUF ({} bytes per partition)", p.sbuf_bytes);
+  const std::uint32_t aWq = aR + 64, aWs = aWq + 64, aXq = aWs + 64, aXs = aXq + N + 64, aM = aXs + N + 64;
+  check(aM + 1 <= p.sbuf_bytes, "the kernel's tensors do not fit SBUF ({} bytes per partition)", p.sbuf_bytes);
   // HBM: W [K][M], X^T [N][K], bias [M] FP32, results Y [M][N] BF16 and R [M] FP32
   const std::uint32_t hW = 0x0000, hX = 0x1000, hB = 0x2000 + 0 * N, hY = 0x3000, hR = 0x4000 + 16 * N;
   check(hR + 4 * M <= p.hbm_bytes, "the kernel's tensors do not fit HBM");
@@ -331,14 +336,20 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   const auto put = [&](std::uint32_t a, unsigned size, std::uint32_t c) {
     for (unsigned b = 0; b < size; ++b) img.hbm.at(a + b) = static_cast<std::uint8_t>(c >> (8 * b));
   };
-  for (unsigned kk = 0; kk < K; ++kk)  // W [K][M], or W^T [M][K] for two rows per PE
+  for (unsigned kk = 0; kk < Kw; ++kk)  // W [K][M], or W^T [M][K] for two rows per PE
     for (unsigned m = 0; m < M; ++m) put(hW + (k.kpe ? m * K + kk : kk * M + m) * es, es, code(value(2.0f)));
   for (unsigned n = 0; n < N; ++n)
     for (unsigned kk = 0; kk < K; ++kk) put(hX + (n * K + kk) * es, es, code(value(2.0f)));
   for (unsigned m = 0; m < M; ++m) put(hB + 4 * m, 4, f32(value(1.0f)));
   // zeros for the MX scale tensors' lines (below)
-  const std::uint32_t hZ = 0x5000 + 16 * N, zlen = aXs + N - aWq;
-  check(hZ + zlen <= p.hbm_bytes, "the kernel's tensors do not fit HBM");
+  const std::uint32_t hZ = 0x5000 + 16 * N, zlen = aXs + N - aWq, hM = hZ + zlen + 64;
+  check(hM + p.parts <= p.hbm_bytes, "the kernel's tensors do not fit HBM");
+  if (k.sparse)  // 2:4 metadata: two of each group's four rows, in order
+    for (unsigned g0 = 0; g0 < p.parts; g0 += 2) {
+      const unsigned a = static_cast<unsigned>(r.below(3)), b = a + 1 + static_cast<unsigned>(r.below(3 - a));
+      img.hbm[hM + g0] = static_cast<std::uint8_t>(a);
+      img.hbm[hM + g0 + 1] = static_cast<std::uint8_t>(b);
+    }
   std::fill(img.hbm.begin() + hZ, img.hbm.begin() + hZ + zlen, std::uint8_t{0});
   if (mx4)  // the scale tensors in those lines, copied to every partition (a block's first among them)
     for (auto [a, n] : {std::pair{aWs, M}, std::pair{aXs, N}})
@@ -347,7 +358,14 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
 
   // ---- the reference: SBUF bytes placed by hand as the DMA layouts say, then the units' references
   Sbuf sb(p.parts, std::vector<std::uint8_t>(p.sbuf_bytes, 0));
-  if (k.kpe == 2) {  // col-4B of byte quads: W^T (m, k) into partition k / 4 at byte aW + 4m + k % 4; X^T alike
+  if (k.sparse) {  // W rows into their partitions; X^T (n, k) into partition k / 2 at byte aX + 4n + 2 (k % 2)
+    for (unsigned kk = 0; kk < Kw; ++kk)
+      for (unsigned b = 0; b < M * es; ++b) sb[kk][aW + b] = hbm0[hW + kk * M * es + b];
+    for (unsigned n = 0; n < N; ++n)
+      for (unsigned kk = 0; kk < K; ++kk)
+        for (unsigned b = 0; b < es; ++b) sb[kk / 2][aX + 4 * n + es * (kk % 2) + b] = hbm0[hX + (n * K + kk) * es + b];
+    for (unsigned q = 0; q < p.parts; ++q) sb[q][aM] = hbm0[hM + q];
+  } else if (k.kpe == 2) {  // col-4B of byte quads: W^T (m, k) into partition k / 4 at byte aW + 4m + k % 4; X^T alike
     for (unsigned kk = 0; kk < K; ++kk) {
       for (unsigned m = 0; m < M; ++m) sb[kk / 4][aW + 4 * m + kk % 4] = hbm0[hW + m * K + kk];
       for (unsigned n = 0; n < N; ++n) sb[kk / 4][aX + 4 * n + kk % 4] = hbm0[hX + n * K + kk];
@@ -392,12 +410,14 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   tensor::Command ls{tensor::Op::load_stationary};
   ls.fmt = k.mx ? static_cast<unsigned>(Format::e4m3fn) : k.fmt;
   ls.bias = k.bias;
-  ls.k = K;
+  ls.k = Kw;
   ls.m = M;
   ls.addr = k.mx && !mx4 ? aWq : aW;
   ls.mx = k.mx;
-  ls.sc_addr = aWs;
+  ls.sc_addr = k.sparse ? aM : aWs;
   ls.kpe = k.kpe;
+  ls.spm = k.sparse ? 2 : 0;
+  ls.spq = k.sparse ? 1 : 0;
   ls.tag = 1;
   tensor::Command mm{tensor::Op::multiply_moving};
   mm.fmt = ls.fmt;
@@ -407,6 +427,12 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   mm.mx = k.mx;
   mm.sc_addr = aXs;
   mm.kpe = k.kpe;
+  mm.spm = ls.spm;
+  mm.spq = ls.spq;
+  mm.pbf = k.pbf;
+  mm.sr = k.sr;
+  mm.seed_ld = k.sr;
+  mm.seed = 0xC0FFEEu;
   mm.bank = 1;
   mm.off = 0;
   mm.tag = 2;
@@ -445,7 +471,13 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   if (corrupt_reference) want[hR + 1] ^= 0x10;  // the self-test: a checker that compares must fail
 
   // ---- the core: loads on queue 0, stores on queue 1 (after the engines finish)
-  if (k.kpe == 2) {  // byte quads as 4-byte elements (FP32: a plain copy, no cast)
+  if (k.sparse) {  // W's kept rows, X^T's BF16 pairs as 4-byte elements, the metadata a byte a partition
+    for (unsigned kk = 0; kk < Kw; ++kk)
+      t.issue_dma(0, dma::copy_desc(Space::hbm, hW + kk * M * es, Space::sbuf, g.sbuf_addr(kk, aW), M * es));
+    t.issue_dma(0, col_desc(hX, g, 0, aX, N, K / 2, 0));
+    for (unsigned q = 0; q < p.parts; ++q)
+      t.issue_dma(0, dma::copy_desc(Space::hbm, hM + q, Space::sbuf, g.sbuf_addr(q, aM), 1));
+  } else if (k.kpe == 2) {  // byte quads as 4-byte elements (FP32: a plain copy, no cast)
     t.issue_dma(0, col_desc(hW, g, 0, aW, M, K / 4, 0));
     t.issue_dma(0, col_desc(hX, g, 0, aX, N, K / 4, 0));
   } else if (k.kpe) {  // byte pairs as 2-byte elements (BF16: a plain copy, no cast)
@@ -482,12 +514,13 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
   co_await t.drain();
   for (std::size_t a = 0; a < want.size(); ++a)
     check(img.hbm[a] == want[a], "HBM byte {:#x}: {:#04x}, reference {:#04x}", a, img.hbm[a], want[a]);
-  info("kernel ({}{} operands{}, activation {}): HBM image equals the reference; {} HBM writes", k.mx ? "MX" : "",
+  info("kernel ({}{} operands{}{}, activation {}): HBM image equals the reference; {} HBM writes", k.mx ? "MX" : "",
        ints ? "int8" : numerics::format_info(static_cast<Format>(ls.fmt)).name,
-       k.kpe == 2 ? ", four rows per PE"
-       : k.kpe    ? ", two rows per PE"
-                  : "",
-       scalar::act_name(k.act), t.port.writes);
+       k.sparse     ? ", 2:4 sparse weights"
+       : k.kpe == 2 ? ", four rows per PE"
+       : k.kpe      ? ", two rows per PE"
+                    : "",
+       k.pbf ? (k.sr ? ", BF16 PSUM (stochastic)" : ", BF16 PSUM") : "", scalar::act_name(k.act), t.port.writes);
 }
 
 }  // namespace
@@ -543,6 +576,30 @@ TRN_TEST(end_to_end_mxfp8_four_rows, .timeout_ns = 1e10) {
   k.kpe = 2;
   k.act = scalar::Act::relu;
   k.scale = 1.0f / 64;
+  co_await run_kernel(t, k, r);
+}
+
+TRN_TEST(end_to_end_sparse_2_4, .timeout_ns = 1e10) {
+  // BF16 weights 2:4 sparse (v3+): W's R kept rows and their index metadata loaded a byte a
+  // partition, X^T [N][2R] loaded col-4B as BF16 pairs; K = 2R in one pass, each row taking its
+  // kept row's value of the column.
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  Kernel k;
+  k.sparse = true;
+  k.act = scalar::Act::relu;
+  co_await run_kernel(t, k, r);
+}
+
+TRN_TEST(end_to_end_bf16_psum, .timeout_ns = 1e10) {
+  // BF16 PSUM entries (v4): the multiply seeds the generators and rounds its sums to BF16
+  // stochastically; the scalar engine evacuates them as FP32.
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  Kernel k;
+  k.pbf = k.sr = true;
   co_await run_kernel(t, k, r);
 }
 
