@@ -528,6 +528,33 @@ std::uint32_t random_code(Rng& r, unsigned fmt) {
   return static_cast<std::uint32_t>(r.next()) & numerics::code_mask(d);
 }
 
+/// A sparse load's index metadata (a byte of partition r at c.sc_addr): in each group of N rows,
+/// the rows inside the array keep distinct rows of the group, in order, among those the array reads
+/// (partition (g M + idx) / q below R); rows at or past `k` get any byte (they are not checked).
+void put_sparse_meta(TeBench& t, Rng& r, const Command& c, unsigned k) {
+  const unsigned keep = 1u << (c.spm - c.spq), q = 1u << c.spq, R = t.prm.rows;
+  for (unsigned g0 = 0; g0 < R; g0 += keep) {
+    const unsigned rows = std::min(keep, R - g0);
+    std::vector<unsigned> pick(rows * q);
+    for (unsigned i = 0; i < pick.size(); ++i) pick[i] = i;
+    for (unsigned i = 0; i < rows; ++i) std::swap(pick[i], pick[i + r.below(pick.size() - i)]);
+    std::sort(pick.begin(), pick.begin() + rows);
+    for (unsigned i = 0; i < rows; ++i)
+      t.sbuf[g0 + i].at(c.sc_addr) = static_cast<std::uint8_t>(g0 + i < k ? pick[i] : r.below(256));
+  }
+}
+/// A sparse multiply's moving operand: in every partition, element j holds 1 << spq random codes
+/// (lane l: row (p << spq) + l).
+void put_sparse_moving(TeBench& t, Rng& r, const Command& c) {
+  const unsigned es = mem::dtype_esize(c.fmt) + c.spq, lw = 4u << mem::dtype_esize(c.fmt);
+  for (unsigned pp = 0; pp < t.prm.rows; ++pp)
+    for (unsigned j = 0; j < c.n; ++j) {
+      std::uint32_t word = 0;
+      for (unsigned l = 0; l < (1u << c.spq); ++l) word |= random_code(r, c.fmt) << (lw * l);
+      mem::store_elem(t.sbuf[pp], mem::base_index(c.addr, es) + j, es, word);
+    }
+}
+
 }  // namespace
 
 /// Random LoadStationary / MultiplyMoving programs: every type (mixed stationary and moving types
@@ -567,7 +594,6 @@ Task<> random_programs_on(Env& env, TeBench& t) {
       // multiplies that read 1 << spq rows an element; FP or integer, BF16 PSUM sometimes on v4.
       const auto spm = static_cast<unsigned>(r.range(1, 4));
       const auto spq = static_cast<unsigned>(r.range(1, std::min(2u, spm)));
-      const unsigned keep = 1u << (spm - spq), q = 1u << spq;
       const bool sint = r.chance(0.3);
       const auto mv_fmt = [&]() -> unsigned {
         static const unsigned two[] = {2, 3, 4, 5, 6, 7, 8}, one[] = {4, 5, 6, 7, 8};
@@ -604,30 +630,13 @@ Task<> random_programs_on(Env& env, TeBench& t) {
       ls.sc_addr = *alloc(1);
       for (unsigned rr = 0; rr < p.rows; ++rr)
         for (unsigned j = 0; j < ls.m; ++j) t.put(rr, ls, j, random_code(r, ls.fmt));
-      // the metadata: in group g, the rows inside the array keep distinct rows of the group, in
-      // order, among those the array reads (partition (g M + idx) / q below R); past K, any byte
-      for (unsigned g0 = 0; g0 < p.rows; g0 += keep) {
-        const unsigned rows = std::min(keep, p.rows - g0);
-        std::vector<unsigned> pick(rows * q);
-        for (unsigned i = 0; i < pick.size(); ++i) pick[i] = i;
-        for (unsigned i = 0; i < rows; ++i) std::swap(pick[i], pick[i + r.below(pick.size() - i)]);
-        std::sort(pick.begin(), pick.begin() + rows);
-        for (unsigned i = 0; i < rows; ++i)
-          t.sbuf[g0 + i].at(ls.sc_addr) =
-              static_cast<std::uint8_t>(g0 + i < ls.k ? pick[i] : static_cast<unsigned>(r.below(256)));
-      }
+      put_sparse_meta(t, r, ls, ls.k);
       ls.tag = issued++ & 15;
       co_await t.issue(ls);
       ref.run(ls, t.sbuf);
       for (auto& c : mm) {
         c.addr = *alloc(c.n);
-        const unsigned es = mem::dtype_esize(c.fmt) + spq, lw = 4u << mem::dtype_esize(c.fmt);
-        for (unsigned pp = 0; pp < p.rows; ++pp)
-          for (unsigned j = 0; j < c.n; ++j) {
-            std::uint32_t word = 0;
-            for (unsigned l = 0; l < q; ++l) word |= random_code(r, c.fmt) << (lw * l);
-            mem::store_elem(t.sbuf[pp], mem::base_index(c.addr, es) + j, es, word);
-          }
+        put_sparse_moving(t, r, c);
         c.tag = issued++ & 15;
         co_await t.issue(c);
         ref.run(c, t.sbuf);
@@ -1162,14 +1171,7 @@ TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
         ls.sc_addr = p.sbuf_bytes - 4;
         for (unsigned rr = 0; rr < p.rows; ++rr)
           for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, wfmt));
-        for (unsigned g0 = 0; g0 < p.rows; g0 += keep) {  // distinct rows of each group, in order
-          const unsigned rows = std::min(keep, p.rows - g0);
-          std::vector<unsigned> pick(rows * q);
-          for (unsigned i = 0; i < pick.size(); ++i) pick[i] = i;
-          for (unsigned i = 0; i < rows; ++i) std::swap(pick[i], pick[i + r.below(pick.size() - i)]);
-          std::sort(pick.begin(), pick.begin() + rows);
-          for (unsigned i = 0; i < rows; ++i) t.sbuf[g0 + i].at(ls.sc_addr) = static_cast<std::uint8_t>(pick[i]);
-        }
+        put_sparse_meta(t, r, ls, p.rows);
         ls.tag = issued++ & 15;
         co_await t.issue(ls);
         ref.run(ls, t.sbuf);
@@ -1181,13 +1183,7 @@ TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
         mm.addr = 4 * (p.cols + p.max_n);
         mm.bank = bank++ % p.banks;
         mm.bias = ints ? 0 : 7;
-        const unsigned es = mem::dtype_esize(xfmt) + spq, lw = 4u << mem::dtype_esize(xfmt);
-        for (unsigned pp = 0; pp < p.rows; ++pp)
-          for (unsigned j = 0; j < mm.n; ++j) {
-            std::uint32_t word = 0;
-            for (unsigned l = 0; l < q; ++l) word |= random_code(r, xfmt) << (lw * l);
-            mem::store_elem(t.sbuf[pp], mem::base_index(mm.addr, es) + j, es, word);
-          }
+        put_sparse_moving(t, r, mm);
         const std::uint64_t cyc = co_await timed(mm);
         check(cyc <= dense + 2 && cyc + 2 >= dense, "{}:{} {}: {} cycles for K = {} rows, the dense K = {}: {}", keep,
               1u << spm, ints ? "int" : "fp", cyc, q * p.rows, p.rows, dense);
