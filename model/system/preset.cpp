@@ -12,7 +12,7 @@
 namespace trn::system {
 
 const char* dtype_name(DType t) {
-  static constexpr const char* kNames[] = {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "mxfp4", "int8"};
+  static constexpr const char* kNames[] = {"fp32", "tf32", "bf16", "fp16", "fp8", "mxfp8", "mxfp4", "int8", "sparse"};
   return kNames[static_cast<unsigned>(t)];
 }
 

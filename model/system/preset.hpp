@@ -14,10 +14,11 @@
 
 namespace trn::system {
 
-/// Operand types with a peak tensor-engine rate (SPEC 2).
-enum class DType : unsigned { fp32, tf32, bf16, fp16, fp8, mxfp8, mxfp4, int8 };
-inline constexpr std::array<DType, 8> kDTypes = {DType::fp32, DType::tf32,  DType::bf16,  DType::fp16,
-                                                 DType::fp8,  DType::mxfp8, DType::mxfp4, DType::int8};
+/// Operand types with a peak tensor-engine rate (SPEC 2); `sparse`: structured-sparse matmuls,
+/// counted as the dense matmul they stand for (SPEC 5.1: FP8 4:16 weights, four K-rows a PE a cycle).
+enum class DType : unsigned { fp32, tf32, bf16, fp16, fp8, mxfp8, mxfp4, int8, sparse };
+inline constexpr std::array<DType, 9> kDTypes = {DType::fp32,  DType::tf32,  DType::bf16, DType::fp16,  DType::fp8,
+                                                 DType::mxfp8, DType::mxfp4, DType::int8, DType::sparse};
 const char* dtype_name(DType t);
 
 /// A user's error in a preset file or a --set: one line, naming where.

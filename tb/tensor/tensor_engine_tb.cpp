@@ -2008,9 +2008,11 @@ struct RateCase {
   unsigned fmt, kpe;
   system::DType dtype;
   bool mx = false;
+  unsigned spm = 0, spq = 0;  ///< structured sparsity (counted as the dense matmul it stands for)
 };
 /// The types of SPEC 5.1's rates on generation `gen`: BF16, FP8 (two rows per PE from v3 on), INT8
-/// (two rows per PE), FP32 (a quarter), and on v4 MXFP8 and MXFP4 (four rows per PE).
+/// (two rows per PE), FP32 (a quarter), on v4 MXFP8 and MXFP4 (four rows per PE), and from v3 on
+/// FP8 weights 1:4 sparse (four rows of the moving operand a PE).
 std::vector<RateCase> rate_cases(sv::te_pkg::te_gen_e gen) {
   const unsigned fp8_kpe = gen == sv::te_pkg::te_gen_e::TeGenV2 ? 0 : 1;
   std::vector<RateCase> v = {{"bf16", 2, 0, system::DType::bf16},
@@ -2021,6 +2023,7 @@ std::vector<RateCase> rate_cases(sv::te_pkg::te_gen_e gen) {
     v.push_back({"mxfp8", 6, 2, system::DType::mxfp8, true});
     v.push_back({"mxfp4", 8, 2, system::DType::mxfp4, true});
   }
+  if (gen != sv::te_pkg::te_gen_e::TeGenV2) v.push_back({"sparse", 5, 0, system::DType::sparse, false, 2, 2});
   return v;
 }
 /// Back-to-back MultiplyMoving with N = Nmax, K = R (x2, x4 with two, four rows per PE), M = C,
@@ -2037,7 +2040,7 @@ Task<RateRun> rate_run(TeBench& t, Rng& r, const RateCase& rc, unsigned min_mms,
   const auto& p = t.prm;
   Command ls = load_all(p, rc.fmt);
   ls.kpe = rc.kpe;
-  ls.k = p.rows << rc.kpe;
+  ls.k = p.rows << rc.kpe;  // (sparse: the kept rows, one a PE)
   Command mm{Op::multiply_moving};
   mm.fmt = rc.fmt;
   mm.kpe = rc.kpe;
@@ -2047,8 +2050,16 @@ Task<RateRun> rate_run(TeBench& t, Rng& r, const RateCase& rc, unsigned min_mms,
   ls.mx = mm.mx = rc.mx;
   ls.sc_addr = 4 * p.cols + 4 * p.max_n;
   mm.sc_addr = ls.sc_addr + 4 * p.cols;
-  const unsigned krows = p.rows << rc.kpe;
-  if (rc.mx) {
+  const unsigned krows = p.rows << (rc.kpe + rc.spq);  // (sparse: the rows of the dense matmul)
+  ls.spm = mm.spm = rc.spm;
+  ls.spq = mm.spq = rc.spq;
+  if (rc.spm != 0) {  // kept weights, their metadata after the scale tensors' room, the moving rows
+    ls.sc_addr = mm.sc_addr + 4 * p.max_n;
+    for (unsigned rr = 0; rr < p.rows; ++rr)
+      for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, rc.fmt));
+    put_sparse_meta(t, r, ls, p.rows);
+    put_sparse_moving(t, r, mm);
+  } else if (rc.mx) {
     put_mx(t, r, ls, p.cols);
     put_mx(t, r, mm, p.max_n);
   } else {
