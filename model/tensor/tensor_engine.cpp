@@ -220,10 +220,10 @@ void TensorEngine::eval(const In& in, Out& out) const {
   };
   const bool yield = p_.st_yield && out.mv_req_valid_o && bank(out.st_req_o) == bank(out.mv_req_o);
   out.st_req_valid_o = ls_q_.busy && (ls_q_.mph || (!ls_q_.mrph && ls_q_.req_left > 0)) && !yield;
-  // the scale-word reader: at most three words held or in flight; it yields to the moving stream too
+  // the scale-word reader: at most sx_max() words held or in flight; it yields to the moving stream too
   out.sx_req_o = read_req(false, sx_q_.idx, 3);
   const bool sx_yield = out.mv_req_valid_o && bank(out.sx_req_o) == bank(out.mv_req_o);
-  out.sx_req_valid_o = sx_q_.left > 0 && sxb_q_.size() + sx_q_.out < 3 && !sx_yield;
+  out.sx_req_valid_o = sx_q_.left > 0 && sxb_q_.size() + sx_q_.out < sx_max() && !sx_yield;
   out.cpl_o = te_cpl_t{.ls_done = ls_done_q_,
                        .ls_tag = static_cast<std::uint8_t>(ls_done_tag_q_),
                        .mm_done = mm_done_q_,

@@ -229,6 +229,10 @@ class TensorEngine {
   std::size_t idx(unsigned r, unsigned c) const { return static_cast<std::size_t>(r) * p_.cols + c; }
   /// Partitions of an MX block: 32, or all R when R < 32; with four rows per PE 8, or all R below 8.
   unsigned block_rows() const { return p_.rows < 32 ? p_.rows : 32; }
+  /// Four rows per PE: scale words held or in flight. The reader yields to the moving stream's bank
+  /// for at most a line of moving elements (line / 2 columns of 2-byte E2M1 quads: line / 8 words),
+  /// and a word arrives 2 cycles after its read.
+  unsigned sx_max() const { return p_.sbuf_line_bytes / 8 + 2; }
   unsigned block_rows_quad() const { return p_.rows < 8 ? p_.rows : 8; }
   void scale_words(const In& in, const Out& o);  ///< the scale-word reader's reads and responses
   void reset();
@@ -246,7 +250,7 @@ class TensorEngine {
   Ls ls_q_;
   Mm mm_q_;
   Sx sx_q_;
-  std::deque<std::vector<std::uint32_t>> sxb_q_;    ///< scale words held (three at most), per block
+  std::deque<std::vector<std::uint32_t>> sxb_q_;    ///< scale words held (sx_max() at most), per block
   std::deque<Pending> pend_q_;                      ///< issued moving reads, in order
   std::vector<std::uint32_t> mx_sx_q_;              ///< MX: the block scales of the moving column next in
   std::vector<std::vector<Token>> skew_q_;          ///< row r: r-stage delay line to column 0

@@ -11,7 +11,7 @@
 //   each column's block scales first (one byte per block at sc_addr + j of the block's first
 //   partition), then the column: two reads per column. With four rows per PE (kpe 2, MX on v4) a
 //   multiply's scales come through the third read port, sx_, four columns a read (a 4-byte word at
-//   sc_addr + 4t of each block's first partition, blocks of 8 partitions), at most three words ahead
+//   sc_addr + 4t of each block's first partition, blocks of 8 partitions), at most SxMax words ahead
 //   of the moving reads, which wait for their column's word; a LoadStationary keeps its two reads.
 //   Timing: a moving column whose response arrives in cycle t reaches PSUM column c at the edge
 //   ending cycle t + R + c (fill R + C - 1 cycles); one column per cycle at steady state.
@@ -46,7 +46,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   localparam int unsigned BS = (Rows < 32) ? Rows : 32,  // rows of an MX block
   localparam int unsigned NB = Rows / BS,                 // MX blocks per pass
   localparam int unsigned BSQ = (Rows < 8) ? Rows : 8,    // partitions of an MX block, four rows per PE
-  localparam int unsigned NBQ = Rows / BSQ                // MX blocks per pass, four rows per PE (>= NB)
+  localparam int unsigned NBQ = Rows / BSQ,               // MX blocks per pass, four rows per PE (>= NB)
+  // four rows per PE: scale words held or in flight. The reader yields to the moving stream's bank
+  // for at most one SBUF line of moving elements (SbufLineBytes / 2 columns of 2-byte E2M1
+  // quads: SbufLineBytes / 8 words), and a word arrives 2 cycles after its read.
+  localparam int unsigned SxMax = SbufLineBytes / 8 + 2,
+  localparam int unsigned SxDepth = 1 << $clog2(SxMax + 1),  // (a power of two above SxMax)
+  localparam int unsigned SxW = $clog2(SxMax + 1)
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -199,7 +205,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   typedef struct packed {  // the scale-word reader of a four-row MX multiply
     logic [23:0]   idx;       // ESize4 index of the next word
     logic [NW-1:0] left;      // words still to read
-    logic [1:0]    out;       // reads in flight
+    logic [SxW-1:0] out;      // reads in flight
   } sx_t;
 
   // ---- state: every register is written once, in the register block, from its _d
@@ -323,16 +329,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                     elem_bank(st_req_o.idx, st_req_o.esize, SbufLineBytes, SbufBanks) ==
                     elem_bank(mv_req_o.idx, mv_req_o.esize, SbufLineBytes, SbufBanks);
   assign st_req_valid_o = ls_q.busy && (ls_q.mph || (!ls_q.mrph && ls_q.req_left != '0)) && !st_yield;
-  // the scale-word reader: at most three words held or in flight (twelve columns: enough to ride
-  // out four cycles of yielding to the moving stream, which it does like the loader, plus the
-  // SBUF's latency)
-  logic [2:0] sxb_usage;
+  // the scale-word reader: at most SxMax words held or in flight (enough to ride out a line of
+  // yielding to the moving stream, which it does like the loader, plus the SBUF's latency)
+  logic [$clog2(SxDepth+1)-1:0] sxb_usage;
   logic [NBQ*32-1:0] sxb_head;  // block b's word at [32b +: 32]
   assign sx_req_o = '{space: 1'b0, we: 1'b0, esize: sbuf_pkg::ESize4, idx: sx_q.idx};
   wire sx_yield = mv_req_valid_o &&
                   elem_bank(sx_req_o.idx, sx_req_o.esize, SbufLineBytes, SbufBanks) ==
                   elem_bank(mv_req_o.idx, mv_req_o.esize, SbufLineBytes, SbufBanks);
-  assign sx_req_valid_o = sx_q.left != '0 && 32'(sxb_usage) + 32'(sx_q.out) < 3 && !sx_yield;
+  assign sx_req_valid_o = sx_q.left != '0 && 32'(sxb_usage) + 32'(sx_q.out) < SxMax && !sx_yield;
   wire sx_fire = sx_req_valid_o && sx_req_ready_i;
   wire st_fire = st_req_valid_o && st_req_ready_i;
   wire mv_fire = mv_req_valid_o && mv_req_ready_i;
@@ -342,8 +347,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic [NBQ*32-1:0] sxb_in;
   always_comb for (int unsigned b = 0; b < NBQ; b++) sxb_in[b*32 +: 32] = sx_rsp_data_i[b * BSQ * 32 +: 32];
   // (four entries, one spare: a power of two keeps the FIFO's count check meaningful)
-  logic sxb_push_ready;  // three words held or in flight at most: never full when one arrives
-  stream_fifo #(.Width(NBQ * 32), .Depth(4)) u_sxb (
+  logic sxb_push_ready;  // SxMax words held or in flight at most: never full when one arrives
+  stream_fifo #(.Width(NBQ * 32), .Depth(SxDepth)) u_sxb (
     .clk_i, .rst_ni,
     .push_valid_i(sx_rsp_valid_i), .push_ready_o(sxb_push_ready), .push_data_i(sxb_in),
     .pop_valid_o(sxb_valid), .pop_ready_i(sxb_pop), .pop_data_o(sxb_head),
@@ -710,7 +715,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       sx_d.idx = sx_q.idx + 24'd1;
       sx_d.left = sx_q.left - NW'(1);
     end
-    sx_d.out = sx_q.out + 2'(sx_fire) - 2'(sx_rsp_valid_i);
+    sx_d.out = sx_q.out + SxW'(sx_fire) - SxW'(sx_rsp_valid_i);
     if (mv_fire_col && mm_q.fmt == FmtFp32) mm_d.gap = 2'd3;  // FP32: a column every fourth cycle
     else if (mm_q.gap != '0) mm_d.gap = mm_q.gap - 2'd1;
 

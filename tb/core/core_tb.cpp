@@ -523,96 +523,81 @@ Task<> run_kernel(CoreBench& t, const Kernel& k, Rng& r, bool corrupt_reference 
        k.pbf ? (k.sr ? ", BF16 PSUM (stochastic)" : ", BF16 PSUM") : "", scalar::act_name(k.act), t.port.writes);
 }
 
+/// Kernel k on a fresh core bench (HBM latency 2..12 cycles, SBUF 2, the HBM ready 80 % of cycles),
+/// its data from the test's "data" stream.
+Task<> end_to_end(Env& env, const Kernel& k) {
+  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
+  co_await t.start();
+  auto r = env.rng("data");
+  co_await run_kernel(t, k, r);
+}
+
 }  // namespace
 
 TRN_TEST(end_to_end_bf16, .timeout_ns = 1e10) {
   // HBM -> SBUF (row, col-2B, col-4B) -> tensor engine (BF16) -> PSUM -> scalar engine (scale,
   // per-partition bias, gelu, cast to BF16) -> SBUF -> vector engine (row sums) -> HBM.
-  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
-  co_await t.start();
-  auto r = env.rng("data");
-  co_await run_kernel(t, Kernel{}, r);
+  co_await end_to_end(env, Kernel{});
 }
 
 TRN_TEST(end_to_end_fp8_bias, .timeout_ns = 1e10) {
   // The same kernel with E4M3 operands under an FP8 bias of 10 and a silu evacuation.
-  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
-  co_await t.start();
-  auto r = env.rng("data");
   check(numerics::format_info(Format::e4m3).adjustable_bias, "E4M3 takes a bias register");
-  co_await run_kernel(t, Kernel{static_cast<unsigned>(Format::e4m3), 10, scalar::Act::silu, 0.25f}, r);
+  co_await end_to_end(env, Kernel{static_cast<unsigned>(Format::e4m3), 10, scalar::Act::silu, 0.25f});
 }
 
 TRN_TEST(end_to_end_fp8_double_row, .timeout_ns = 1e10) {
   // The kernel with E4M3 operands (bias 10) two K-rows per PE: K = 2R, W^T and X^T loaded col-2B
   // as byte pairs, one pass over the array.
-  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
-  co_await t.start();
-  auto r = env.rng("data");
   Kernel k{static_cast<unsigned>(Format::e4m3), 10, scalar::Act::silu, 0.25f};
   k.kpe = 1;
-  co_await run_kernel(t, k, r);
+  co_await end_to_end(env, k);
 }
 
 TRN_TEST(end_to_end_int8, .timeout_ns = 1e10) {
   // INT8 operands two K-rows per PE into INT32 PSUM, evacuated by the scalar engine reading int32.
-  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
-  co_await t.start();
-  auto r = env.rng("data");
   Kernel k{tensor::kInt8, 0, scalar::Act::relu, 1.0f / 1024};
   k.kpe = 1;
-  co_await run_kernel(t, k, r);
+  co_await end_to_end(env, k);
 }
 
 TRN_TEST(end_to_end_mxfp8_four_rows, .timeout_ns = 1e10) {
   // MXFP8 four K-rows per PE (v4): E4M3FN codes of W^T and X^T loaded col-4B as byte quads (rows
   // 4r .. 4r + 3 into partition r), their E8M0 scale tensors copied into SBUF; K = 4R in one pass,
   // the multiply's scales read through the tensor engine's scale port (SBUF e8).
-  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
-  co_await t.start();
-  auto r = env.rng("data");
   Kernel k;
   k.mx = true;
   k.kpe = 2;
   k.act = scalar::Act::relu;
   k.scale = 1.0f / 64;
-  co_await run_kernel(t, k, r);
+  co_await end_to_end(env, k);
 }
 
 TRN_TEST(end_to_end_sparse_2_4, .timeout_ns = 1e10) {
   // BF16 weights 2:4 sparse (v3+): W's R kept rows and their index metadata loaded a byte a
   // partition, X^T [N][2R] loaded col-4B as BF16 pairs; K = 2R in one pass, each row taking its
   // kept row's value of the column.
-  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
-  co_await t.start();
-  auto r = env.rng("data");
   Kernel k;
   k.sparse = true;
   k.act = scalar::Act::relu;
-  co_await run_kernel(t, k, r);
+  co_await end_to_end(env, k);
 }
 
 TRN_TEST(end_to_end_bf16_psum, .timeout_ns = 1e10) {
   // BF16 PSUM entries (v4): the multiply seeds the generators and rounds its sums to BF16
   // stochastically; the scalar engine evacuates them as FP32.
-  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
-  co_await t.start();
-  auto r = env.rng("data");
   Kernel k;
   k.pbf = k.sr = true;
-  co_await run_kernel(t, k, r);
+  co_await end_to_end(env, k);
 }
 
 TRN_TEST(end_to_end_mxfp8, .timeout_ns = 1e10) {
   // MXFP8: W and X loaded as BF16, quantized to E4M3FN by the vector engine's quantize_mx (scale
   // tensors in SBUF), multiplied by the tensor engine as MX operands (scales read from SBUF).
-  CoreBench t(env, dma::MemSystem::Params{2, 12, 2, 0.8, 0.8, 0});
-  co_await t.start();
-  auto r = env.rng("data");
   Kernel k;
   k.mx = true;
   k.act = scalar::Act::relu;
-  co_await run_kernel(t, k, r);
+  co_await end_to_end(env, k);
 }
 
 namespace {
