@@ -35,8 +35,11 @@ void Roofline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
       ls_m_ = c.m;
     } else if (!c.tr) {
       const std::uint64_t macs = std::uint64_t{ls_k_} * ls_m_ * c.n;
-      // K-rows a PE takes a cycle: 1 << kpe; FP32 a column every fourth cycle
-      const double rate = c.fmt == static_cast<unsigned>(numerics::Format::fp32) ? 0.25 : double(1u << c.kpe);
+      // the type's rate (docs/tensor.md, Rates): K-rows a PE a cycle, 1 << kpe; FP32 a column every
+      // fourth cycle; MX with one row per PE two reads a column (its scales, then its elements)
+      const double rate = c.fmt == static_cast<unsigned>(numerics::Format::fp32) ? 0.25
+                          : c.mx && c.kpe != 2                                   ? 0.5
+                                                                                 : double(1u << c.kpe);
       macs_ += macs;
       te_peak_cycles_ += static_cast<double>(macs) / (static_cast<double>(rows_) * cols_ * rate);
     }

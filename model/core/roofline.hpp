@@ -4,8 +4,8 @@
 //
 //   TE   busy: cycles a moving column reaches PSUM (partition 0 is written by every column); work at
 //        peak: every multiply's K x M x N multiply-accumulates at R x C x its rate a cycle (SPEC 5.1:
-//        1 << kpe K-rows a PE a cycle, FP32 a quarter), so a tile that leaves rows or columns of the
-//        array empty needs more cycles than its work at peak;
+//        1 << kpe K-rows a PE a cycle, FP32 a quarter, one-row MX a half), so a tile that leaves rows
+//        or columns of the array empty needs more cycles than its work at peak;
 //   VE, ACT  busy: cycles the vector / scalar engine holds an instruction (ve_busy_o, se_busy_o);
 //        their work at peak is that busy time (a lane engine runs at its rate while it is busy);
 //   DMA  the SBUF DMA ports: cycles a beat is written into SBUF or read out of it, whichever port
