@@ -54,9 +54,9 @@
 .endfor
 .for i = 0, Lq
 .if i >= Lq - QUEUES
-    dma_start queue=i%QUEUES src=sbuf:sb(i, AO) dst=hbm:HO+2*e*i len=2*e stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=1
+    dma_start engine=DMA_ENGINES-1 queue=i%QUEUES src=sbuf:sb(i, AO) dst=hbm:HO+2*e*i len=2*e stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=1
 .else
-    dma_start queue=i%QUEUES src=sbuf:sb(i, AO) dst=hbm:HO+2*e*i len=2*e stype=bf16 dtype=bf16 wait=ev>=1
+    dma_start engine=DMA_ENGINES-1 queue=i%QUEUES src=sbuf:sb(i, AO) dst=hbm:HO+2*e*i len=2*e stype=bf16 dtype=bf16 wait=ev>=1
 .endif
 .endfor
     end

@@ -8,7 +8,9 @@
 ;   nt + 2 into a buffer waits until every matmul of tile nt, which read that buffer, is done, so
 ;   the DMA fills one buffer while the tensor engine reads the other. Each output tile is stored as
 ;   soon as it is evacuated. Every transfer lands in one partition (the row layout writes a beat
-;   per cycle; a column layout, an element), and the descriptors spread over every queue.
+;   per cycle; a column layout, an element), and the descriptors spread over every queue. Loads
+;   go to DMA engine 0 and stores to engine DMA_ENGINES - 1, so that the core's HBM -> SBUF and
+;   SBUF -> HBM paths move a beat each in the same cycle (an engine issues one read a cycle).
 ; - tensor: per output tile (nt, mt), KT LoadStationary / MultiplyMoving pairs accumulating over K
 ;   in one PSUM bank (the first overwrites, the rest accumulate). The output tiles take the PSUM
 ;   banks in turn; a bank is reused once the scalar engine has evacuated it.
@@ -75,9 +77,9 @@
 .for mt = 0, MT
 .for p = 0, COLS
 .if p >= COLS - QUEUES
-    dma_start queue=p%QUEUES src=sbuf:sb(p, AC+2*N*mt+2*TN*(nt-1)) dst=hbm:HC+2*N*(mt*COLS+p)+2*TN*(nt-1) len=2*TN stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=(nt-1)*MT+mt+1
+    dma_start engine=DMA_ENGINES-1 queue=p%QUEUES src=sbuf:sb(p, AC+2*N*mt+2*TN*(nt-1)) dst=hbm:HC+2*N*(mt*COLS+p)+2*TN*(nt-1) len=2*TN stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=(nt-1)*MT+mt+1
 .else
-    dma_start queue=p%QUEUES src=sbuf:sb(p, AC+2*N*mt+2*TN*(nt-1)) dst=hbm:HC+2*N*(mt*COLS+p)+2*TN*(nt-1) len=2*TN stype=bf16 dtype=bf16 wait=ev>=(nt-1)*MT+mt+1
+    dma_start engine=DMA_ENGINES-1 queue=p%QUEUES src=sbuf:sb(p, AC+2*N*mt+2*TN*(nt-1)) dst=hbm:HC+2*N*(mt*COLS+p)+2*TN*(nt-1) len=2*TN stype=bf16 dtype=bf16 wait=ev>=(nt-1)*MT+mt+1
 .endif
 .endfor
 .endfor

@@ -27,7 +27,7 @@ loads:
 .endfor
 stores:
 .for m = 0, M
-    dma_start queue=m%QUEUES src=sbuf:sb(m, AY) dst=hbm:HY+2*N*m len=2*N stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=1
+    dma_start engine=DMA_ENGINES-1 queue=m%QUEUES src=sbuf:sb(m, AY) dst=hbm:HY+2*N*m len=2*N stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=1
 .endfor
     sem_wait wait=out>=M
     end

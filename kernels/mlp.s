@@ -53,9 +53,9 @@
 .endfor
 .for m = 0, E
 .if m >= E - QUEUES
-    dma_start queue=m%QUEUES src=sbuf:sb(m, AY) dst=hbm:HY+2*N*m len=2*N stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=1
+    dma_start engine=DMA_ENGINES-1 queue=m%QUEUES src=sbuf:sb(m, AY) dst=hbm:HY+2*N*m len=2*N stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=1
 .else
-    dma_start queue=m%QUEUES src=sbuf:sb(m, AY) dst=hbm:HY+2*N*m len=2*N stype=bf16 dtype=bf16 wait=ev>=1
+    dma_start engine=DMA_ENGINES-1 queue=m%QUEUES src=sbuf:sb(m, AY) dst=hbm:HY+2*N*m len=2*N stype=bf16 dtype=bf16 wait=ev>=1
 .endif
 .endfor
     end

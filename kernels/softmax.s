@@ -37,9 +37,9 @@
 .for b = 0, RB
 .for p = 0, PARTS
 .if p >= PARTS - QUEUES
-    dma_start queue=p%QUEUES src=sbuf:sb(p, RS*b+OY) dst=hbm:HY+4*n*(b*PARTS+p) len=4*n stype=fp32 dtype=fp32 dsem=out+=1 wait=mul>=b+1
+    dma_start engine=DMA_ENGINES-1 queue=p%QUEUES src=sbuf:sb(p, RS*b+OY) dst=hbm:HY+4*n*(b*PARTS+p) len=4*n stype=fp32 dtype=fp32 dsem=out+=1 wait=mul>=b+1
 .else
-    dma_start queue=p%QUEUES src=sbuf:sb(p, RS*b+OY) dst=hbm:HY+4*n*(b*PARTS+p) len=4*n stype=fp32 dtype=fp32 wait=mul>=b+1
+    dma_start engine=DMA_ENGINES-1 queue=p%QUEUES src=sbuf:sb(p, RS*b+OY) dst=hbm:HY+4*n*(b*PARTS+p) len=4*n stype=fp32 dtype=fp32 wait=mul>=b+1
 .endif
 .endfor
 .endfor

@@ -330,6 +330,7 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   // the chip's HBM port reads a beat and writes a beat a cycle; a packet carries a write of a beat
   f.hbm_gbps = 2 * beat_gbps;
   f.pkt_bytes = beat;
+  f.body_bytes = (cs.prm.chip.w - 2) / 8;  // the chips' body flits (nic.sv's body_bytes(W))
   f.desc_bytes = std::max(c.desc_bytes / f.pkt_bytes * f.pkt_bytes, f.pkt_bytes);
   f.inflight = 64;               // the programs issue every instance's round before the next round's waits
   f.flag_reads = true;           // a collective core sends a ready flag as a 4-byte DMA write from its HBM
@@ -375,7 +376,9 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   //    HBM port's beat a cycle; the chip's channels run one core each: the flow level's DMA
   //    bandwidth of a chip.
   const unsigned window = (1u << dma::kReadIdBits) * beat;
-  const unsigned longest = std::min(4 * window, cs.prm.chip.core.core.hbm_bytes / 2) / beat * beat;
+  // (one descriptor each: at most a descriptor's longest length, two windows of 128-byte beats)
+  const unsigned longest =
+      std::min({4 * window, cs.prm.chip.core.core.hbm_bytes / 2, dma::Geometry{}.max_len}) / beat * beat;
   const unsigned shorter = std::max(beat, longest / 2 / beat * beat);
   auto stream_rate = [&](const dma::MemSystem::Params& mem, unsigned to) {
     const double t_long = static_cast<double>(probe_cycles(cs, mem, to, longest));
@@ -386,7 +389,7 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   quick.hbm_lat_min = quick.hbm_lat_max = 8;
   const double nic_rate = stream_rate(quick, b1);
   const double core_rate = stream_rate(cs.mem, 0);
-  const double wf = static_cast<double>(wire_bytes(beat, beat)) / beat;
+  const double wf = static_cast<double>(wire_bytes(beat, beat, f.body_bytes)) / beat;
   f.nic_gbps = std::min(cs.prm.chip.w / 8.0, nic_rate * wf) / cs.cycle_ns;
   f.dma_gbps = std::min(static_cast<double>(beat) * cs.channels, core_rate * cs.channels) / cs.cycle_ns;
   // a hop's cycles beyond its wire, from the two probes (0 where every chip is as far: one switch)

@@ -18,11 +18,11 @@
 
 namespace trn::collective {
 
-std::uint64_t wire_bytes(std::uint64_t payload, unsigned pkt_bytes) {
+std::uint64_t wire_bytes(std::uint64_t payload, unsigned pkt_bytes, unsigned body) {
   const std::uint64_t full = payload / pkt_bytes, rest = payload % pkt_bytes;
-  const std::uint64_t per_full = 1 + (pkt_bytes + kBodyBytes - 1) / kBodyBytes;
+  const std::uint64_t per_full = 1 + (pkt_bytes + body - 1) / body;
   std::uint64_t flits = full * per_full;
-  if (rest) flits += 1 + (rest + kBodyBytes - 1) / kBodyBytes;
+  if (rest) flits += 1 + (rest + body - 1) / body;
   return flits * kFlitBytes;
 }
 
@@ -178,6 +178,8 @@ Run::Run(const system::System& s, Config c) : s_(s), c_(std::move(c)) {
   check_elements("chunk", c_.chunk, c_.elem, true);
   if (c_.pkt_bytes < 16 || c_.pkt_bytes > 1024 || c_.pkt_bytes % 4)
     throw Error(fmt::format("packet size {} B: a multiple of 4 from 16 to 1024", c_.pkt_bytes));
+  if (c_.body_bytes < 1 || c_.body_bytes > 1024)
+    throw Error(fmt::format("body flit payload {} B: from 1 to 1024", c_.body_bytes));
   if (c_.inflight < 1 || c_.inflight > 64) throw Error(fmt::format("in flight {}: from 1 to 64", c_.inflight));
   if (c_.dma_queues < 1 || c_.dma_queues > 64) throw Error(fmt::format("DMA queues {}: from 1 to 64", c_.dma_queues));
   if (c_.routes > 1024) throw Error(fmt::format("routes {}: from 0 (every route key) to 1024", c_.routes));
@@ -615,7 +617,7 @@ class Run::Engine : public Sink {
     std::uint64_t total = 0, wire = 0, ndesc = 0;
     for (const Desc& run : runs_) {
       total += run.bytes;
-      wire += wire_bytes(run.bytes, c_.pkt_bytes);
+      wire += wire_bytes(run.bytes, c_.pkt_bytes, c_.body_bytes);
       ndesc += (run.bytes + c_.desc_bytes - 1) / c_.desc_bytes;
       descs_.push_back(run);
     }

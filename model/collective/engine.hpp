@@ -38,8 +38,9 @@ namespace trn::collective {
 /// pkt_bytes is a head flit and ceil(bytes / 14) body flits of 128 bits; a semaphore write is one
 /// flit. (The cycle level's chips send their own packets: rtl/chip/nic.sv.)
 inline constexpr unsigned kFlitBytes = 16, kBodyBytes = 14;
-/// Bytes on the wire for a run of `payload` bytes cut into packets of pkt_bytes (heads included).
-std::uint64_t wire_bytes(std::uint64_t payload, unsigned pkt_bytes);
+/// Bytes on the wire for a run of `payload` bytes cut into packets of pkt_bytes (heads included),
+/// a body flit carrying `body` payload bytes.
+std::uint64_t wire_bytes(std::uint64_t payload, unsigned pkt_bytes, unsigned body = kBodyBytes);
 
 struct Config {
   Op op = Op::all_reduce;
@@ -62,8 +63,11 @@ struct Config {
   /// bytes of each rank's share per pipelined instance (0: whole segments); a striped schedule's
   /// share is its stripes' segments, each instance chunk / stripes of each (chunk_bytes())
   std::uint64_t chunk = 1 << 20;
-  unsigned inflight = 4;             ///< instances in flight per rank
-  unsigned pkt_bytes = 256;          ///< payload of a DMA write packet (a multiple of 4, at most 1024)
+  unsigned inflight = 4;     ///< instances in flight per rank
+  unsigned pkt_bytes = 256;  ///< payload of a DMA write packet (a multiple of 4, at most 1024)
+  /// payload bytes a body flit carries (the cycle level's cross-check: its chips' flits, nic.sv's
+  /// body_bytes(W))
+  unsigned body_bytes = kBodyBytes;
   std::uint32_t desc_bytes = 65536;  ///< longest DMA descriptor
   bool strong = true;                ///< strong-order-write DMA queues (false: write-after-write)
   bool barrier = false;              ///< the barrier flag on each transfer's last (semaphore) descriptor

@@ -34,7 +34,7 @@ class FlowBackend : public Backend {
     std::uint64_t payload = 0, wire = 0;
     for (const Desc& x : d) {
       payload += x.bytes;
-      wire += wire_bytes(x.bytes, c_.pkt_bytes);
+      wire += wire_bytes(x.bytes, c_.pkt_bytes, c_.body_bytes);
     }
     if (a.src_chip != a.dst_chip) wire += kFlitBytes;  // the semaphore write
     f.remaining = static_cast<double>(payload);

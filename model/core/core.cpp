@@ -12,6 +12,7 @@ namespace trn::core {
 namespace {
 constexpr unsigned kPwrIdx = 24;  // the PSUM write arbiter's payload: {idx, mask, data}, idx on top
 constexpr unsigned kMaxPasses = 8;
+constexpr unsigned kHbm = 0, kSbuf = 1;  // the DMA channels by space (dma_pkg's SpaceHbm, SpaceSbuf)
 
 // The write arbiter's payload, as core.sv's dwr_t: {wr (top), data, info (bottom)}.
 unsigned dwr_width(unsigned beat_bytes) {
@@ -86,8 +87,8 @@ Core::Core(Params p)
       sb_(sb_params(p)),
       prd_(common::RrArbiter::Params{4, 24}),
       pwr_(common::RrArbiter::Params{2, kPwrIdx + p.parts + 32 * p.parts}),
-      ar_arb_(common::RrArbiter::Params{p.dma_engines, sv::dma_pkg::rd_req_t::kWidth}),
-      wr_arb_(common::RrArbiter::Params{p.dma_engines, dwr_width(p.beat_bytes)}),
+      ar_arb_(2, common::RrArbiter(common::RrArbiter::Params{p.dma_engines, sv::dma_pkg::rd_req_t::kWidth})),
+      wr_arb_(2, common::RrArbiter(common::RrArbiter::Params{p.dma_engines, dwr_width(p.beat_bytes)})),
       esw_(0) {
   if (depth_ < 2 || (1u << ow_) != depth_)
     throw std::invalid_argument(fmt::format("core: PSUM bank depth ({}) must be a power of two", depth_));
@@ -108,10 +109,12 @@ Core::Core(Params p)
     w_.dma_in.push_back(d.make_in());
     w_.dma_out.push_back(d.make_out());
   }
-  w_.ar_in = ar_arb_.make_in();
-  w_.ar_out = ar_arb_.make_out();
-  w_.wr_in = wr_arb_.make_in();
-  w_.wr_out = wr_arb_.make_out();
+  for (unsigned sp = 0; sp < 2; ++sp) {
+    w_.ar_in.push_back(ar_arb_[sp].make_in());
+    w_.ar_out.push_back(ar_arb_[sp].make_out());
+    w_.wr_in.push_back(wr_arb_[sp].make_in());
+    w_.wr_out.push_back(wr_arb_[sp].make_out());
+  }
   w_.sb_in = sb_.make_in();
   w_.sb_out = sb_.make_out();
   w_.prd_in = prd_.make_in();
@@ -176,14 +179,14 @@ bool Core::wire(const In& in) const {
       s.e_mask_i.copy(wr_port[k] * P, o.wr_mask_o, 0, P);
       s.e_wdata_i.copy(wr_port[k] * LW, o.wr_data_o, 0, LW);
     }
-    // the core's DMA read and write channels (the engines' arbiters' grants), by space
-    const auto ar = sv::dma_pkg::rd_req_t::unpack(w.ar_out.gnt_data_o);
-    const auto wr = sv::dma_pkg::wr_req_t::unpack(w.wr_out.gnt_data_o, dwr_wr_lsb());
-    s.dw_valid_i = w.wr_out.gnt_valid_o && wr.space;
-    s.dw_i = wr;
-    s.dw_data_i.copy(0, w.wr_out.gnt_data_o, sv::dma_pkg::wr_info_t::kWidth, 8 * p_.beat_bytes);
-    s.dr_valid_i = w.ar_out.gnt_valid_o && ar.space;
-    s.dr_i = ar;
+    // SBUF's DMA ports: the grants of the engines' SBUF arbiters
+    const auto& ao = w.ar_out[kSbuf];
+    const auto& wo = w.wr_out[kSbuf];
+    s.dw_valid_i = wo.gnt_valid_o;
+    s.dw_i = sv::dma_pkg::wr_req_t::unpack(wo.gnt_data_o, dwr_wr_lsb());
+    s.dw_data_i.copy(0, wo.gnt_data_o, sv::dma_pkg::wr_info_t::kWidth, 8 * p_.beat_bytes);
+    s.dr_valid_i = ao.gnt_valid_o;
+    s.dr_i = sv::dma_pkg::rd_req_t::unpack(ao.gnt_data_o);
     set(w.sb_in, s);
   }
 
@@ -280,41 +283,40 @@ bool Core::wire(const In& in) const {
   // space), the read responses merged (SBUF's first) and returned to the engine of their id
   const unsigned E = p_.dma_engines, Q = p_.queues, DW = 8 * p_.beat_bytes;
   const unsigned info_w = sv::dma_pkg::wr_info_t::kWidth, dwr_w = dwr_width(p_.beat_bytes);
-  {
-    common::RrArbiter::In a = w.ar_in;
+  for (unsigned sp = 0; sp < 2; ++sp) {
+    common::RrArbiter::In a = w.ar_in[sp];
     a.rst_ni = in.rst_ni;
     a.req_valid_i = 0;
     for (unsigned e = 0; e < E; ++e) {
       const auto& o = w.dma_out[e];
-      if (o.ar_valid_o) a.req_valid_i |= 1ull << e;
+      if (o.ar_valid_o && o.ar_o.space == (sp == kSbuf)) a.req_valid_i |= 1ull << e;
       auto r = o.ar_o;
       r.id = static_cast<std::uint8_t>((e << esw_) | r.id);
       r.pack(a.req_data_i, e * sv::dma_pkg::rd_req_t::kWidth);
     }
-    const bool space = sv::dma_pkg::rd_req_t::unpack(w.ar_out.gnt_data_o).space;
-    a.gnt_ready_i = space ? w.sb_out.dr_ready_o : in.hbm_ar_ready_i;
-    set(w.ar_in, a);
+    a.gnt_ready_i = sp == kSbuf ? w.sb_out.dr_ready_o : in.hbm_ar_ready_i;
+    set(w.ar_in[sp], a);
   }
-  {
-    common::RrArbiter::In a = w.wr_in;
+  for (unsigned sp = 0; sp < 2; ++sp) {
+    common::RrArbiter::In a = w.wr_in[sp];
     a.rst_ni = in.rst_ni;
     a.req_valid_i = 0;
     for (unsigned e = 0; e < E; ++e) {
       const auto& o = w.dma_out[e];
-      if (o.wr_valid_o) a.req_valid_i |= 1ull << e;
+      if (o.wr_valid_o && o.wr_o.space == (sp == kSbuf)) a.req_valid_i |= 1ull << e;
       auto info = o.wr_info_o;
       info.qid = static_cast<std::uint8_t>(e * Q + info.qid);
       info.pack(a.req_data_i, e * dwr_w);
       a.req_data_i.copy(e * dwr_w + info_w, o.wr_data_o, 0, DW);
       o.wr_o.pack(a.req_data_i, e * dwr_w + dwr_wr_lsb());
     }
-    const bool space = sv::dma_pkg::wr_req_t::unpack(w.wr_out.gnt_data_o, dwr_wr_lsb()).space;
-    a.gnt_ready_i = space ? w.sb_out.dw_ready_o : in.hbm_wr_ready_i;
-    set(w.wr_in, a);
+    a.gnt_ready_i = sp == kSbuf ? w.sb_out.dw_ready_o : in.hbm_wr_ready_i;
+    set(w.wr_in[sp], a);
   }
+  // read responses to the engine of their id: SBUF's first where both name one engine
+  const std::uint64_t id_mask = (1ull << clog2(p_.slots)) - 1;
   const bool sr = w.sb_out.dr_rvalid_o;
-  const bool r_valid = sr || in.hbm_r_valid_i;
-  const std::uint64_t r_id = sr ? (w.sb_out.dr_rid_o & ((1ull << clog2(p_.slots)) - 1)) : in.hbm_r_id_i;
+  const std::uint64_t s_id = w.sb_out.dr_rid_o & id_mask, h_id = in.hbm_r_id_i;
   for (unsigned e = 0; e < E; ++e) {
     dma::DmaEngine::In d = w.dma_in[e];
     d.rst_ni = in.rst_ni;
@@ -324,11 +326,12 @@ bool Core::wire(const In& in) const {
     d.cfg_strong_i = in.dma_cfg_strong_i.slice(e * Q, Q);
     d.cfg_max_outst_i = in.dma_cfg_max_outst_i;
     d.q_clr_i = in.dma_q_clr_i.slice(e * Q, Q);
-    d.ar_ready_i = ((w.ar_out.req_ready_o >> e) & 1) != 0;
-    d.wr_ready_i = ((w.wr_out.req_ready_o >> e) & 1) != 0;
-    d.r_valid_i = r_valid && (r_id >> esw_) == e;
-    d.r_id_i = r_id & ((1ull << esw_) - 1);
-    d.r_data_i = sr ? w.sb_out.dr_rdata_o : in.hbm_r_data_i;
+    d.ar_ready_i = (((w.ar_out[0].req_ready_o | w.ar_out[1].req_ready_o) >> e) & 1) != 0;
+    d.wr_ready_i = (((w.wr_out[0].req_ready_o | w.wr_out[1].req_ready_o) >> e) & 1) != 0;
+    const bool r_sb = sr && (s_id >> esw_) == e;
+    d.r_valid_i = r_sb || (in.hbm_r_valid_i && (h_id >> esw_) == e);
+    d.r_id_i = (r_sb ? s_id : h_id) & ((1ull << esw_) - 1);
+    d.r_data_i = r_sb ? w.sb_out.dr_rdata_o : in.hbm_r_data_i;
     set(w.dma_in[e], d);
   }
   return changed;
@@ -343,8 +346,10 @@ void Core::settle(const In& in) const {
     ve_.eval(w.ve_in, w.ve_out);
     se_.eval(w.se_in, w.se_out);
     for (unsigned e = 0; e < p_.dma_engines; ++e) dma_[e].eval(w.dma_in[e], w.dma_out[e]);
-    ar_arb_.eval(w.ar_in, w.ar_out);
-    wr_arb_.eval(w.wr_in, w.wr_out);
+    for (unsigned sp = 0; sp < 2; ++sp) {
+      ar_arb_[sp].eval(w.ar_in[sp], w.ar_out[sp]);
+      wr_arb_[sp].eval(w.wr_in[sp], w.wr_out[sp]);
+    }
     sb_.eval(w.sb_in, w.sb_out);
     prd_.eval(w.prd_in, w.prd_out);
     pwr_.eval(w.pwr_in, w.pwr_out);
@@ -377,15 +382,16 @@ void Core::eval(const In& in, Out& out) const {
     out.dma_q_code_o.copy(e * Q * cw, o.q_code_o, 0, Q * cw);
     out.dma_q_done_o.copy(e * Q * 16, o.q_done_o, 0, Q * 16);
   }
-  const auto ar = sv::dma_pkg::rd_req_t::unpack(w.ar_out.gnt_data_o);
-  const auto wr = sv::dma_pkg::wr_req_t::unpack(w.wr_out.gnt_data_o, dwr_wr_lsb());
-  out.hbm_ar_valid_o = w.ar_out.gnt_valid_o && !ar.space;
-  out.hbm_ar_o = ar;
-  out.hbm_r_ready_o = !w.sb_out.dr_rvalid_o;
-  out.hbm_wr_valid_o = w.wr_out.gnt_valid_o && !wr.space;
-  out.hbm_wr_o = wr;
-  out.hbm_wr_data_o.copy(0, w.wr_out.gnt_data_o, sv::dma_pkg::wr_info_t::kWidth, 8 * p_.beat_bytes);
-  out.hbm_wr_info_o = sv::dma_pkg::wr_info_t::unpack(w.wr_out.gnt_data_o);
+  const auto& ao = w.ar_out[kHbm];
+  const auto& wo = w.wr_out[kHbm];
+  out.hbm_ar_valid_o = ao.gnt_valid_o;
+  out.hbm_ar_o = sv::dma_pkg::rd_req_t::unpack(ao.gnt_data_o);
+  const std::uint64_t id_mask = (1ull << clog2(p_.slots)) - 1;
+  out.hbm_r_ready_o = !(w.sb_out.dr_rvalid_o && ((w.sb_out.dr_rid_o & id_mask) >> esw_) == (in.hbm_r_id_i >> esw_));
+  out.hbm_wr_valid_o = wo.gnt_valid_o;
+  out.hbm_wr_o = sv::dma_pkg::wr_req_t::unpack(wo.gnt_data_o, dwr_wr_lsb());
+  out.hbm_wr_data_o.copy(0, wo.gnt_data_o, sv::dma_pkg::wr_info_t::kWidth, 8 * p_.beat_bytes);
+  out.hbm_wr_info_o = sv::dma_pkg::wr_info_t::unpack(wo.gnt_data_o);
 }
 
 dma::Write Core::hbm_write(const Out& o, unsigned beat_bytes) {
@@ -405,8 +411,10 @@ void Core::tick(const In& in) {
   ve_.tick(s.ve_in);
   se_.tick(s.se_in);
   for (unsigned e = 0; e < p_.dma_engines; ++e) dma_[e].tick(s.dma_in[e]);
-  ar_arb_.tick(s.ar_in);
-  wr_arb_.tick(s.wr_in);
+  for (unsigned sp = 0; sp < 2; ++sp) {
+    ar_arb_[sp].tick(s.ar_in[sp]);
+    wr_arb_[sp].tick(s.wr_in[sp]);
+  }
   sb_.tick(s.sb_in);
   prd_.tick(s.prd_in);
   pwr_.tick(s.pwr_in);

@@ -10,11 +10,12 @@
 //     pe_); PSUM element idx is bank idx / depth, element idx % depth; the read's data returns the
 //     next cycle on the port that asked.
 //   - The DMA engines (dma_engines of them, slots / dma_engines read slots each): a descriptor goes
-//     to the engine it names; their reads and writes go round-robin (common::RrArbiter: u_ar_arb,
-//     u_wr_arb) onto the core's DMA channels, a read's id {engine, slot} and a write's qid the
-//     engine's queue index engine * queues + queue; those channels go to SBUF's DMA ports or the
-//     HBM port by space; SBUF's read response has priority on the merged r_ channel and the HBM
-//     port's r_ready is low in its cycle.
+//     to the engine it names; a read's id is {engine, slot} and a write's qid the engine's queue
+//     index engine * queues + queue. Their reads and writes go round-robin (common::RrArbiter) by
+//     space onto two channels: the HBM port (u_hbm_ar_arb, u_hbm_wr_arb) and SBUF's DMA ports
+//     (u_sb_ar_arb, u_sb_wr_arb), a beat a cycle on each of the four. A read response goes to the
+//     engine of its id; SBUF's and the HBM port's reach two engines in one cycle, and for one engine
+//     SBUF's has priority and the HBM port's r_ready is low in its cycle.
 // Evaluation: every unit's inputs are wired from the units' outputs and the core's inputs, the
 // units evaluated, and the wiring repeated until no unit input changes (combinational paths
 // between units, e.g. SBUF's grants from the engines' requests, settle in two or three passes).
@@ -119,8 +120,10 @@ class Core {
     vector::LaneEngine::Out ve_out, se_out;
     std::vector<dma::DmaEngine::In> dma_in;  ///< per engine
     std::vector<dma::DmaEngine::Out> dma_out;
-    common::RrArbiter::In ar_in, wr_in;  ///< the engines' reads and writes onto the core's channels
-    common::RrArbiter::Out ar_out, wr_out;
+    /// the engines' reads and writes onto the core's channels, by space (index: dma_pkg's
+    /// SpaceHbm 0, SpaceSbuf 1)
+    std::vector<common::RrArbiter::In> ar_in, wr_in;
+    std::vector<common::RrArbiter::Out> ar_out, wr_out;
     mem::Sbuf::In sb_in;
     mem::Sbuf::Out sb_out;
     common::RrArbiter::In prd_in, pwr_in;
@@ -140,8 +143,10 @@ class Core {
   const vector::LaneEngine& ve() const { return ve_; }
   const vector::LaneEngine& se() const { return se_; }
   const dma::DmaEngine& dma(unsigned e = 0) const { return dma_.at(e); }  ///< g_dma[e].u_dma
-  const common::RrArbiter& dma_rd_arb() const { return ar_arb_; }         ///< u_ar_arb
-  const common::RrArbiter& dma_wr_arb() const { return wr_arb_; }         ///< u_wr_arb
+  /// The engines' read and write arbiters onto a space's channel (0 HBM: u_hbm_ar_arb,
+  /// u_hbm_wr_arb; 1 SBUF: u_sb_ar_arb, u_sb_wr_arb).
+  const common::RrArbiter& dma_rd_arb(unsigned space) const { return ar_arb_.at(space); }
+  const common::RrArbiter& dma_wr_arb(unsigned space) const { return wr_arb_.at(space); }
   const mem::Sbuf& sbuf() const { return sb_; }
   const common::RrArbiter& psum_rd_arb() const { return prd_; }  ///< u_prd_arb
   const common::RrArbiter& psum_wr_arb() const { return pwr_; }  ///< u_pwr_arb
@@ -198,8 +203,8 @@ class Core {
   std::vector<dma::DmaEngine> dma_;
   mem::Sbuf sb_;
   common::RrArbiter prd_, pwr_;
-  common::RrArbiter ar_arb_, wr_arb_;
-  unsigned esw_;  ///< bits of an engine's slot
+  std::vector<common::RrArbiter> ar_arb_, wr_arb_;  ///< by space
+  unsigned esw_;                                    ///< bits of an engine's slot
   // the PSUM read whose data arrives this cycle, and the port that asked (0..3)
   bool prv_q_ = false;
   unsigned prp_q_ = 0;

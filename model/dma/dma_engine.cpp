@@ -35,8 +35,8 @@ DmaEngine::DmaEngine(Params p)
   if (p_.qdepth < 2 || (p_.qdepth & (p_.qdepth - 1)) != 0)
     throw std::invalid_argument("DmaEngine: qdepth must be a power of two >= 2");
   const unsigned w = p_.geo.beat_bytes;
-  if (w < 4 || w > 64 || (w & (w - 1)) != 0)
-    throw std::invalid_argument("DmaEngine: beat_bytes must be 4..64, a power of two");
+  if (w < 4 || w > 128 || (w & (w - 1)) != 0)
+    throw std::invalid_argument("DmaEngine: beat_bytes must be 4..128, a power of two");
   qw_ = p_.queues > 1 ? clog2(p_.queues) : 1;
   sw_ = clog2(p_.slots);
   nb_ = clog2(w) + 1;

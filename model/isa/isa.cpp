@@ -219,7 +219,7 @@ std::map<std::string, std::int64_t> config_defines(const cfg::Arch& a) {
   return {{"PARTS", a.partitions},      {"COLS", a.te_cols},          {"SBUF_BYTES", a.sbuf_bytes_per_partition},
           {"SBUF_BANKS", a.sbuf_banks}, {"PSUM_BANKS", a.psum_banks}, {"PSUM_BANK_BYTES", a.psum_bank_bytes},
           {"MAX_N", a.max_moving_n},    {"QUEUES", a.dma_queues},     {"HBM_BYTES", a.hbm_bytes},
-          {"IMEM_DEPTH", a.imem_depth}, {"SEMS", tbl::kSems}};
+          {"IMEM_DEPTH", a.imem_depth}, {"SEMS", tbl::kSems},         {"DMA_ENGINES", a.dma_engines}};
 }
 
 std::vector<std::uint8_t> read_file(const std::string& path) {

@@ -73,7 +73,7 @@ void write_file(const std::string& path, const std::vector<std::uint8_t>& bytes)
 Program assemble(const std::string& text, const std::string& file,
                  const std::map<std::string, std::int64_t>& defines = {});
 /// The constants a kernel sees for a configuration: PARTS, COLS, SBUF_BYTES, SBUF_BANKS,
-/// PSUM_BANKS, PSUM_BANK_BYTES, MAX_N, QUEUES, HBM_BYTES, SEMS.
+/// PSUM_BANKS, PSUM_BANK_BYTES, MAX_N, QUEUES, HBM_BYTES, IMEM_DEPTH, SEMS, DMA_ENGINES.
 std::map<std::string, std::int64_t> config_defines(const cfg::Arch& a);
 
 /// The program as assembly text that assembles back to the same program.

@@ -38,7 +38,8 @@ asm      assemble a NeuronCore program (docs/isa.md): four instruction streams (
          vector, scalar, sync), labels, named semaphores (.sem), constants (.const, .set), loops
          (.for VAR = FIRST, LIMIT [, STEP] ... .endfor) and conditions (.if ... .else ... .endif).
          --config NAME  predefine the configuration's constants (PARTS, COLS, SBUF_BYTES, SBUF_BANKS,
-                        PSUM_BANKS, PSUM_BANK_BYTES, MAX_N, QUEUES, HBM_BYTES, SEMS); default tiny
+                        PSUM_BANKS, PSUM_BANK_BYTES, MAX_N, QUEUES, HBM_BYTES, IMEM_DEPTH,
+                        SEMS, DMA_ENGINES); default tiny
          -D NAME=VALUE  define a constant (repeatable)
          Errors: FILE:LINE:COLUMN: error: what was expected; exit status 2.
 disasm   print a program as assembly that assembles back to the same binary (-o: to a file).

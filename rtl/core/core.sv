@@ -7,13 +7,17 @@
 //     pr_ port (the four vector/scalar read ports round-robin), writes to its pe_ port (the two
 //     output ports round-robin). Element idx of a PSUM partition is bank idx / Depth, element
 //     idx % Depth. The data of a read comes back the next cycle on the port that asked, as SBUF's.
-//   - DmaEngines DMA engines (g_dma[e].u_dma): a descriptor goes to engine dma_desc_engine_i; their
-//     reads and writes round-robin (u_ar_arb, u_wr_arb) onto the core's DMA channels, a read's id
-//     {engine, slot}, a write's qid e * Queues + q; the per-queue ports are arrays of
+//   - DmaEngines DMA engines (g_dma[e].u_dma): a descriptor goes to engine dma_desc_engine_i; a
+//     read's id is {engine, slot}, a write's qid e * Queues + q; the per-queue ports are arrays of
 //     DmaEngines * Queues, queue q of engine e at e * Queues + q.
-//   - The DMA channels' reads and writes go to SBUF's DMA ports or to the core's HBM port by their
-//     space. Read responses merge into the r_ channel; SBUF's (the cycle after its request) has
-//     priority and the HBM port's r_ready is low in that cycle (the memory offers it again).
+//   - Two DMA channels, one per space, each with a read and a write path: the engines' reads
+//     round-robin by their space onto the HBM port (u_hbm_ar_arb) or SBUF's DMA read port
+//     (u_sb_ar_arb), their writes onto the HBM port (u_hbm_wr_arb) or SBUF's DMA write port
+//     (u_sb_wr_arb). So a cycle can move a beat on each of the four paths (an HBM -> SBUF copy's
+//     read and write beside an SBUF -> HBM copy's).
+//   - Read responses go to the engine of their id. SBUF's (the cycle after its request) and the HBM
+//     port's reach different engines in one cycle; for the same engine SBUF's has priority and the
+//     HBM port's r_ready is low in that cycle (the memory offers it again).
 // Commands come from the testbench, one port per engine and the DMA's descriptor port; the
 // instruction streams and semaphores are the next step (docs/core.md).
 module core
@@ -145,14 +149,13 @@ module core
   wr_req_t [DmaEngines-1:0]       e_wr;
   logic [DmaEngines-1:0][DW-1:0]  e_wr_data;
   wr_info_t [DmaEngines-1:0]      e_wr_info;
-  logic                           dma_ar_valid, dma_ar_ready, dma_r_valid;
-  rd_req_t                        dma_ar;
-  logic [SW-1:0]                  dma_r_id;
-  logic [DW-1:0]                  dma_r_data;
-  logic                           dma_wr_valid, dma_wr_ready;
-  wr_req_t                        dma_wr;
-  logic [DW-1:0]                  dma_wr_data;
-  wr_info_t                       dma_wr_info;
+  logic [DmaEngines-1:0]          e_ar_hbm, e_ar_sb, e_wr_hbm, e_wr_sb;  // valid, by the request's space
+  logic [DmaEngines-1:0]          hbm_ar_ready, sb_ar_ready, hbm_wr_ready, sb_wr_ready;
+  rd_req_t                        sb_dr;
+  logic [SW-1:0]                  sb_r_id;
+  wr_req_t                        sb_dw;
+  logic [DW-1:0]                  sb_dw_data;
+  wr_info_t                       sb_dw_info_unused;
   // SBUF
   logic               sb_dw_valid, sb_dw_ready, sb_dr_valid, sb_dr_ready, sb_dr_rvalid, sb_acc_busy;
   logic [7:0]         sb_dr_rid;
@@ -211,12 +214,16 @@ module core
   // e * Queues + q.
   for (genvar e = 0; e < DmaEngines; e++) begin : g_dma
     logic [ESW-1:0] r_id;
+    logic [DW-1:0]  r_data;
+    logic           r_sb;  // this cycle's SBUF response is for this engine
     rd_req_t        ar, ar_id;
     wr_info_t       info;
     logic [ESW:0]   rob_unused, inflight_unused;  // (observed by the probes)
     assign e_desc_valid[e] = dma_desc_valid_i && 32'(dma_desc_engine_i) == e;
-    assign r_id = ESW'(dma_r_id);
-    assign e_r_valid[e] = dma_r_valid && (32'(dma_r_id) >> ESW) == e;
+    assign r_sb = sb_dr_rvalid && (32'(sb_r_id) >> ESW) == e;
+    assign e_r_valid[e] = r_sb || (hbm_r_valid_i && (32'(hbm_r_id_i) >> ESW) == e);
+    assign r_id = r_sb ? ESW'(sb_r_id) : ESW'(hbm_r_id_i);
+    assign r_data = r_sb ? sb_dr_rdata : hbm_r_data_i;
     dma_engine #(.Queues(Queues), .Slots(Slots / DmaEngines), .BeatBytes(BeatBytes), .Parts(Parts),
                  .PartBytes(SbufBytes), .HbmBytes(HbmBytes), .Chips(Chips)) u_dma (
       .clk_i, .rst_ni,
@@ -224,7 +231,7 @@ module core
       .desc_i(dma_desc_i), .cfg_strong_i(dma_cfg_strong_i[e*Queues +: Queues]),
       .cfg_max_outst_i(dma_cfg_max_outst_i), .q_clr_i(dma_q_clr_i[e*Queues +: Queues]),
       .ar_valid_o(e_ar_valid[e]), .ar_ready_i(e_ar_ready[e]), .ar_o(ar),
-      .r_valid_i(e_r_valid[e]), .r_id_i(r_id), .r_data_i(dma_r_data),
+      .r_valid_i(e_r_valid[e]), .r_id_i(r_id), .r_data_i(r_data),
       .wr_valid_o(e_wr_valid[e]), .wr_ready_i(e_wr_ready[e]), .wr_o(e_wr[e]), .wr_data_o(e_wr_data[e]),
       .wr_info_o(info),
       .q_idle_o(dma_q_idle_o[e*Queues +: Queues]), .q_err_o(dma_q_err_o[e*Queues +: Queues]),
@@ -238,35 +245,54 @@ module core
       e_wr_info[e] = info;
       e_wr_info[e].qid = 8'(e * Queues) + info.qid;
     end
+    assign e_ar_hbm[e] = e_ar_valid[e] && ar.space == SpaceHbm;
+    assign e_ar_sb[e] = e_ar_valid[e] && ar.space == SpaceSbuf;
+    assign e_ar_ready[e] = hbm_ar_ready[e] || sb_ar_ready[e];
+    assign e_wr_hbm[e] = e_wr_valid[e] && e_wr[e].space == SpaceHbm;
+    assign e_wr_sb[e] = e_wr_valid[e] && e_wr[e].space == SpaceSbuf;
+    assign e_wr_ready[e] = hbm_wr_ready[e] || sb_wr_ready[e];
   end
   assign dma_desc_ready_o = e_desc_ready[dma_desc_engine_i];
 
-  // the engines' reads and writes, round-robin onto the core's DMA channels
-  logic [EW-1:0] ar_gnt_unused, wr_gnt_unused;
+  // the engines' reads and writes, round-robin by space onto the HBM port and SBUF's DMA ports
+  logic [EW-1:0] hbm_ar_gnt_unused, sb_ar_gnt_unused, hbm_wr_gnt_unused, sb_wr_gnt_unused;
   typedef struct packed {
     wr_req_t       wr;
     logic [DW-1:0] data;
     wr_info_t      info;
   } dwr_t;
   logic [DmaEngines-1:0][$bits(dwr_t)-1:0] e_dwr;  // the write arbiter's request words
-  dwr_t                                    dwr;
+  dwr_t                                    hbm_dwr, sb_dwr;
   for (genvar e = 0; e < DmaEngines; e++) begin : g_dwr
     assign e_dwr[e] = dwr_t'{wr: e_wr[e], data: e_wr_data[e], info: e_wr_info[e]};
   end
-  rr_arbiter #(.N(DmaEngines), .Width($bits(rd_req_t))) u_ar_arb (
-    .clk_i, .rst_ni, .req_valid_i(e_ar_valid), .req_ready_o(e_ar_ready), .req_data_i(e_ar),
-    .gnt_valid_o(dma_ar_valid), .gnt_ready_i(dma_ar_ready), .gnt_data_o(dma_ar), .gnt_idx_o(ar_gnt_unused));
-  rr_arbiter #(.N(DmaEngines), .Width($bits(dwr_t))) u_wr_arb (
-    .clk_i, .rst_ni, .req_valid_i(e_wr_valid), .req_ready_o(e_wr_ready), .req_data_i(e_dwr),
-    .gnt_valid_o(dma_wr_valid), .gnt_ready_i(dma_wr_ready), .gnt_data_o(dwr), .gnt_idx_o(wr_gnt_unused));
-  assign dma_wr = dwr.wr;
-  assign dma_wr_data = dwr.data;
-  assign dma_wr_info = dwr.info;
+  rr_arbiter #(.N(DmaEngines), .Width($bits(rd_req_t))) u_hbm_ar_arb (
+    .clk_i, .rst_ni, .req_valid_i(e_ar_hbm), .req_ready_o(hbm_ar_ready), .req_data_i(e_ar),
+    .gnt_valid_o(hbm_ar_valid_o), .gnt_ready_i(hbm_ar_ready_i), .gnt_data_o(hbm_ar_o),
+    .gnt_idx_o(hbm_ar_gnt_unused));
+  rr_arbiter #(.N(DmaEngines), .Width($bits(rd_req_t))) u_sb_ar_arb (
+    .clk_i, .rst_ni, .req_valid_i(e_ar_sb), .req_ready_o(sb_ar_ready), .req_data_i(e_ar),
+    .gnt_valid_o(sb_dr_valid), .gnt_ready_i(sb_dr_ready), .gnt_data_o(sb_dr), .gnt_idx_o(sb_ar_gnt_unused));
+  rr_arbiter #(.N(DmaEngines), .Width($bits(dwr_t))) u_hbm_wr_arb (
+    .clk_i, .rst_ni, .req_valid_i(e_wr_hbm), .req_ready_o(hbm_wr_ready), .req_data_i(e_dwr),
+    .gnt_valid_o(hbm_wr_valid_o), .gnt_ready_i(hbm_wr_ready_i), .gnt_data_o(hbm_dwr),
+    .gnt_idx_o(hbm_wr_gnt_unused));
+  rr_arbiter #(.N(DmaEngines), .Width($bits(dwr_t))) u_sb_wr_arb (
+    .clk_i, .rst_ni, .req_valid_i(e_wr_sb), .req_ready_o(sb_wr_ready), .req_data_i(e_dwr),
+    .gnt_valid_o(sb_dw_valid), .gnt_ready_i(sb_dw_ready), .gnt_data_o(sb_dwr), .gnt_idx_o(sb_wr_gnt_unused));
+  assign hbm_wr_o = hbm_dwr.wr;
+  assign hbm_wr_data_o = hbm_dwr.data;
+  assign hbm_wr_info_o = hbm_dwr.info;
+  assign sb_dw = sb_dwr.wr;
+  assign sb_dw_data = sb_dwr.data;
+  assign sb_dw_info_unused = sb_dwr.info;
+  assign sb_r_id = sb_dr_rid[SW-1:0];
+  assign hbm_r_ready_o = !(sb_dr_rvalid && (32'(sb_r_id) >> ESW) == (32'(hbm_r_id_i) >> ESW));
 
   sbuf #(.Parts(Parts), .PartBytes(SbufBytes), .BeatBytes(BeatBytes), .Banks(SbufBanks), .EPorts(NE)) u_sbuf (
     .clk_i, .rst_ni,
-    .dw_valid_i(sb_dw_valid), .dw_ready_o(sb_dw_ready), .dw_i(dma_wr), .dw_data_i(dma_wr_data),
-    .dr_valid_i(sb_dr_valid), .dr_ready_o(sb_dr_ready), .dr_i(dma_ar),
+    .dw_valid_i(sb_dw_valid), .dw_ready_o(sb_dw_ready), .dw_i(sb_dw), .dw_data_i(sb_dw_data),
+    .dr_valid_i(sb_dr_valid), .dr_ready_o(sb_dr_ready), .dr_i(sb_dr),
     .dr_rvalid_o(sb_dr_rvalid), .dr_rid_o(sb_dr_rid), .dr_rdata_o(sb_dr_rdata),
     .e_valid_i(sb_e_valid), .e_ready_o(sb_e_ready), .e_i(sb_e), .e_mask_i(sb_e_mask), .e_wdata_i(sb_e_wdata),
     .e_rvalid_o(sb_e_rvalid), .e_rdata_o(sb_e_rdata),
@@ -386,21 +412,4 @@ module core
       le_rd1_rsp_data[k] = (prv_q && prp_q == 2'(2*k+1)) ? te_pr_data : sb_e_rdata[RdPort[2*k+1]];
     end
   end
-
-  // ---- DMA: reads and writes to SBUF or the HBM port by space; read responses merged
-  assign sb_dr_valid = dma_ar_valid && dma_ar.space == SpaceSbuf;
-  assign hbm_ar_valid_o = dma_ar_valid && dma_ar.space == SpaceHbm;
-  assign hbm_ar_o = dma_ar;
-  assign dma_ar_ready = dma_ar.space == SpaceSbuf ? sb_dr_ready : hbm_ar_ready_i;
-  assign hbm_r_ready_o = !sb_dr_rvalid;
-  assign dma_r_valid = sb_dr_rvalid || hbm_r_valid_i;
-  assign dma_r_id = sb_dr_rvalid ? sb_dr_rid[SW-1:0] : hbm_r_id_i;
-  assign dma_r_data = sb_dr_rvalid ? sb_dr_rdata : hbm_r_data_i;
-
-  assign sb_dw_valid = dma_wr_valid && dma_wr.space == SpaceSbuf;
-  assign hbm_wr_valid_o = dma_wr_valid && dma_wr.space == SpaceHbm;
-  assign hbm_wr_o = dma_wr;
-  assign hbm_wr_data_o = dma_wr_data;
-  assign hbm_wr_info_o = dma_wr_info;
-  assign dma_wr_ready = dma_wr.space == SpaceSbuf ? sb_dw_ready : hbm_wr_ready_i;
 endmodule

@@ -67,7 +67,7 @@ struct CoreBench {
   Probe<vector::LaneEngine> p_ve, p_se;
   std::vector<std::unique_ptr<Probe<dma::DmaEngine>>> p_dma;  ///< core.g_dma[e].u_dma
   Probe<mem::Sbuf> p_sb;
-  Probe<common::RrArbiter> p_prd, p_pwr, p_ar, p_wr;
+  Probe<common::RrArbiter> p_prd, p_pwr, p_ar_hbm, p_ar_sb, p_wr_hbm, p_wr_sb;
   HbmPort port;
   dma::MemSystem& hbm;
   CmdPort te, ve, se;
@@ -111,8 +111,10 @@ struct CoreBench {
         p_sb(e, clk, model.sbuf(), "core.u_sbuf."),
         p_prd(e, clk, model.psum_rd_arb(), "core.u_prd_arb."),
         p_pwr(e, clk, model.psum_wr_arb(), "core.u_pwr_arb."),
-        p_ar(e, clk, model.dma_rd_arb(), "core.u_ar_arb."),
-        p_wr(e, clk, model.dma_wr_arb(), "core.u_wr_arb."),
+        p_ar_hbm(e, clk, model.dma_rd_arb(0), "core.u_hbm_ar_arb."),
+        p_ar_sb(e, clk, model.dma_rd_arb(1), "core.u_sb_ar_arb."),
+        p_wr_hbm(e, clk, model.dma_wr_arb(0), "core.u_hbm_wr_arb."),
+        p_wr_sb(e, clk, model.dma_wr_arb(1), "core.u_sb_wr_arb."),
         port(e, geo(prm), mp, e.rng("hbm").next(), prm.beat_bytes),
         hbm(port.mem),
         te{"tensor engine", e.sig("te_cmd_valid_i"), e.sig("te_cmd_ready_o"), e.sig("te_cmd_i"), {}},
@@ -140,8 +142,10 @@ struct CoreBench {
       p_ve.compare(w.ve_in, w.ve_out);
       p_se.compare(w.se_in, w.se_out);
       for (unsigned d = 0; d < prm.dma_engines; ++d) p_dma[d]->compare(w.dma_in[d], w.dma_out[d]);
-      p_ar.compare(w.ar_in, w.ar_out);
-      p_wr.compare(w.wr_in, w.wr_out);
+      p_ar_hbm.compare(w.ar_in[0], w.ar_out[0]);
+      p_ar_sb.compare(w.ar_in[1], w.ar_out[1]);
+      p_wr_hbm.compare(w.wr_in[0], w.wr_out[0]);
+      p_wr_sb.compare(w.wr_in[1], w.wr_out[1]);
       p_sb.compare(w.sb_in, w.sb_out);
       p_prd.compare(w.prd_in, w.prd_out);
       p_pwr.compare(w.pwr_in, w.pwr_out);
@@ -1195,7 +1199,7 @@ TRN_TEST(selftest_probe_catches_wrong_dma_address, .timeout_ns = 1e10, .expect_f
 }
 TRN_TEST(selftest_probe_catches_wrong_dma_write_grant, .timeout_ns = 1e10, .expect_fail = true) {
   // the arbiter of the DMA engines' writes (the kernel stores through engine 1 where there is one)
-  co_await probe_selftest(env, "core.u_wr_arb.gnt_idx_o", 60, 0);
+  co_await probe_selftest(env, "core.u_hbm_wr_arb.gnt_idx_o", 60, 0);
 }
 TRN_TEST(selftest_probe_catches_wrong_engine_input, .timeout_ns = 1e10, .expect_fail = true) {
   // an input of a unit: the wiring of the composed model, not the unit, is what is wrong here
