@@ -211,6 +211,7 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const auto KT = static_cast<unsigned>(sz.get("KT", 4, 1, 64));
   const auto MT = static_cast<unsigned>(sz.get("MT", 2, 1, 64));
   const auto NT = static_cast<unsigned>(sz.get("NT", 4, 1, 256));
+  const auto ST = static_cast<unsigned>(sz.get("ST", 1, 1, 256));
   const unsigned K = KT * P, M = MT * COLS, N = NT * TN;
   const std::uint32_t XB = KT * 2 * TN, AW = 0, AX = AW + (KT * 2 * M + 63) / 64 * 64, AC = AX + 2 * XB,
                       AB = AC + MT * 2 * N;
@@ -285,10 +286,13 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     }
   c.bounds.push_back(std::move(bd));
   // each k-tile of W and X tile 0, each later X tile and each output tile: one completion per
-  // queue; the bias: one per tile
-  const unsigned q = a.dma_queues;
-  c.sems = {{0, KT * q},  {1, MT},      {2, ((NT + 1) / 2 - 1) * q},     {3, NT / 2 * q},
-            {4, NT * MT}, {5, NT * MT}, {6, MT * NT * std::min(COLS, q)}};
+  // (engine, queue) its descriptors use, loads on half the DMA engines and stores (of ST X tiles
+  // each) on the other half (one engine for both where there is one); the bias: one per tile
+  const unsigned q = a.dma_queues, le = std::max(a.dma_engines / 2, 1u);
+  const unsigned se = std::max(a.dma_engines - std::min(le, a.dma_engines - 1), 1u);
+  const unsigned lg = std::min(P, q * le), sg = std::min(COLS, q * se);
+  c.sems = {{0, KT * lg}, {1, MT},      {2, ((NT + 1) / 2 - 1) * lg},       {3, NT / 2 * lg},
+            {4, NT * MT}, {5, NT * MT}, {6, MT * ((NT + ST - 1) / ST) * sg}};
   return c;
 }
 
