@@ -35,6 +35,13 @@ constexpr bool elems_fit(std::uint64_t a, unsigned es, std::uint64_t count, std:
 constexpr unsigned elem_bank(std::uint64_t idx, unsigned es, unsigned line_bytes, unsigned banks) {
   return static_cast<unsigned>(((idx << es) / (2 * std::uint64_t{line_bytes})) % banks);
 }
+/// The SBUF banks (bit b: bank b) that a row of `bytes` bytes from byte offset `off` of a partition
+/// touches: one line of line_bytes bytes, or two consecutive ones (0 bytes count as 1); line l in
+/// bank l % banks (rtl/mem/sbuf_pkg.sv row_banks).
+constexpr std::uint64_t row_banks(std::uint32_t off, std::uint32_t bytes, unsigned line_bytes, unsigned banks) {
+  const std::uint32_t l0 = off / line_bytes, l1 = bytes == 0 ? l0 : (off + bytes - 1) / line_bytes;
+  return (std::uint64_t{1} << (l0 % banks)) | (std::uint64_t{1} << (l1 % banks));
+}
 /// The byte address of element idx of size es (idx even for 4-bit elements).
 constexpr std::uint32_t byte_address(std::uint64_t idx, unsigned es) {
   return static_cast<std::uint32_t>((idx << es) / 2);

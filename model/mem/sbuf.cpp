@@ -49,10 +49,7 @@ Sbuf::Out Sbuf::make_out() const {
 }
 
 std::uint64_t Sbuf::banks_of(std::uint32_t first, std::uint32_t last) const {
-  std::uint64_t s = 0;
-  for (std::uint32_t line = first / p_.beat_bytes; line <= last / p_.beat_bytes; ++line)
-    s |= std::uint64_t{1} << (line % p_.banks);
-  return s;
+  return row_banks(first, last - first + 1, p_.beat_bytes, p_.banks);
 }
 
 std::uint64_t Sbuf::dw_banks(const In& in) const {
@@ -121,7 +118,9 @@ Sbuf::Grants Sbuf::grants(const In& in) const {
   }
   const std::uint32_t roff = static_cast<std::uint32_t>(in.dr_i.addr) & ((1u << off_bits_) - 1);
   const std::uint64_t dr = banks_of(roff, roff + (in.dr_i.bytes ? static_cast<std::uint32_t>(in.dr_i.bytes) - 1 : 0));
-  g.dr_ready = in.rst_ni && (dr & (s2 | (acc_go ? g.dw_banks : 0) | er_banks | claim)) == 0;
+  // the banks refusing a DMA read, whatever the read asks (the core chooses its read with them)
+  g.dr_busy = in.rst_ni ? s2 | (acc_go ? g.dw_banks : 0) | er_banks | claim : (std::uint64_t{1} << p_.banks) - 1;
+  g.dr_ready = (dr & g.dr_busy) == 0;
   g.dr_go = in.dr_valid_i && g.dr_ready;
   return g;
 }
@@ -131,6 +130,7 @@ void Sbuf::eval(const In& in, Out& out) const {
   out.dw_ready_o = g.dw_ready;
   out.e_ready_o = g.e_rd | g.e_wr;
   out.dr_ready_o = g.dr_ready;
+  out.dr_busy_o = g.dr_busy;
   out.dr_rvalid_o = dr_v_;
   out.dr_rid_o = dr_id_;
   out.dr_rdata_o = dr_q_;

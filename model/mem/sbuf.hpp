@@ -52,6 +52,7 @@ class Sbuf {
   };
   struct Out {
     bool dw_ready_o = false, dr_ready_o = false, dr_rvalid_o = false;
+    std::uint64_t dr_busy_o = 0;  ///< the banks that refuse a DMA read this cycle
     std::uint64_t dr_rid_o = 0;
     Bits dr_rdata_o;
     std::uint64_t e_ready_o = 0, e_rvalid_o = 0;
@@ -84,7 +85,7 @@ class Sbuf {
 
  private:
   struct Grants {
-    std::uint64_t dw_banks = 0;
+    std::uint64_t dw_banks = 0, dr_busy = 0;
     bool dw_ready = false, dw_go = false, dr_ready = false, dr_go = false;
     std::uint64_t e_rd = 0, e_wr = 0;  ///< the engine ports granted a read, a write
   };

@@ -14,7 +14,9 @@
 //     round-robin by their space onto the HBM port (u_hbm_ar_arb) or SBUF's DMA read port
 //     (u_sb_ar_arb), their writes onto the HBM port (u_hbm_wr_arb) or SBUF's DMA write port
 //     (u_sb_wr_arb). So a cycle can move a beat on each of the four paths (an HBM -> SBUF copy's
-//     read and write beside an SBUF -> HBM copy's).
+//     read and write beside an SBUF -> HBM copy's). An SBUF read takes part in u_sb_ar_arb only in
+//     a cycle its banks are free for it (SBUF's dr_busy_o), so a read waiting for a bank that an
+//     engine holds does not hold the grant, and the other engines' reads go on.
 //   - Read responses go to the engine of their id. SBUF's (the cycle after its request) and the HBM
 //     port's reach different engines in one cycle; for the same engine SBUF's has priority and the
 //     HBM port's r_ready is low in that cycle (the memory offers it again).
@@ -107,6 +109,7 @@ module core
   localparam int unsigned RdPort [NRd] = '{2, 3, 5, 6};  // their SBUF engine ports
   localparam int unsigned WrPort [NWr] = '{4, 7};
 
+  localparam logic [31:0] SbOffMask = (32'd1 << $clog2(SbufBytes)) - 32'd1;  // an SBUF address's offset
   if (Depth < 2 || (1 << OW) != Depth) $error("core: PSUM bank depth (%0d) must be a power of two", Depth);
   if (Slots > 256) $error("core: at most 256 DMA read slots (SBUF's read id is 8 bits)");
   if (DmaEngines < 1 || (1 << EW) < DmaEngines || Slots % DmaEngines != 0 || (1 << ESW) != Slots / DmaEngines)
@@ -158,6 +161,7 @@ module core
   wr_info_t                       sb_dw_info_unused;
   // SBUF
   logic               sb_dw_valid, sb_dw_ready, sb_dr_valid, sb_dr_ready, sb_dr_rvalid, sb_acc_busy;
+  logic [SbufBanks-1:0] sb_dr_busy;
   logic [7:0]         sb_dr_rid;
   logic [DW-1:0]      sb_dr_rdata;
   logic [NE-1:0]      sb_e_valid, sb_e_ready, sb_e_rvalid;
@@ -246,7 +250,9 @@ module core
       e_wr_info[e].qid = 8'(e * Queues) + info.qid;
     end
     assign e_ar_hbm[e] = e_ar_valid[e] && ar.space == SpaceHbm;
-    assign e_ar_sb[e] = e_ar_valid[e] && ar.space == SpaceSbuf;
+    assign e_ar_sb[e] = e_ar_valid[e] && ar.space == SpaceSbuf &&
+                        (SbufBanks'(sbuf_pkg::row_banks(32'(ar.addr) & SbOffMask, 32'(ar.bytes), BeatBytes, SbufBanks)) &
+                         sb_dr_busy) == '0;
     assign e_ar_ready[e] = hbm_ar_ready[e] || sb_ar_ready[e];
     assign e_wr_hbm[e] = e_wr_valid[e] && e_wr[e].space == SpaceHbm;
     assign e_wr_sb[e] = e_wr_valid[e] && e_wr[e].space == SpaceSbuf;
@@ -292,7 +298,7 @@ module core
   sbuf #(.Parts(Parts), .PartBytes(SbufBytes), .BeatBytes(BeatBytes), .Banks(SbufBanks), .EPorts(NE)) u_sbuf (
     .clk_i, .rst_ni,
     .dw_valid_i(sb_dw_valid), .dw_ready_o(sb_dw_ready), .dw_i(sb_dw), .dw_data_i(sb_dw_data),
-    .dr_valid_i(sb_dr_valid), .dr_ready_o(sb_dr_ready), .dr_i(sb_dr),
+    .dr_valid_i(sb_dr_valid), .dr_ready_o(sb_dr_ready), .dr_busy_o(sb_dr_busy), .dr_i(sb_dr),
     .dr_rvalid_o(sb_dr_rvalid), .dr_rid_o(sb_dr_rid), .dr_rdata_o(sb_dr_rdata),
     .e_valid_i(sb_e_valid), .e_ready_o(sb_e_ready), .e_i(sb_e), .e_mask_i(sb_e_mask), .e_wdata_i(sb_e_wdata),
     .e_rvalid_o(sb_e_rvalid), .e_rdata_o(sb_e_rdata),

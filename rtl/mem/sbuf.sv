@@ -11,7 +11,9 @@
 //         bytes, element k into partition part(addr) + k at offset off(addr); a copy, or an
 //         accumulate (BF16 or FP32 add). The space field is the core's to decode (ignored here).
 //   dr_*  DMA read (dma_pkg::rd_req_t): up to BeatBytes bytes inside one partition; the data
-//         returns the next cycle with the request's id.
+//         returns the next cycle with the request's id. dr_busy_o: the banks that refuse a DMA
+//         read this cycle (dr_ready_o is high iff the read's banks are all outside it); it does not
+//         depend on the DMA read port's inputs, so a requester can choose a read that will go.
 //   e_*   EPorts engine ports (sbuf_pkg::e_req_t each): one element of 4 bits, 1, 2 or 4 bytes at
 //         element index idx in every partition, written in the partitions of its mask or read in
 //         all, zero-extended to 32 bits; the read data returns the next cycle.
@@ -61,6 +63,7 @@ module sbuf
   // DMA read port
   input  logic                          dr_valid_i,
   output logic                          dr_ready_o,
+  output logic [Banks-1:0]              dr_busy_o,   /// banks refusing a DMA read this cycle
   input  rd_req_t                       dr_i,
   output logic                          dr_rvalid_o,
   output logic [7:0]                    dr_rid_o,
@@ -120,14 +123,7 @@ module sbuf
 
   // The banks an access touches: a row of n bytes (one or two lines), or one line (a column).
   function automatic logic [Banks-1:0] banks_of(logic col, logic [AddrBits-1:0] a, logic [NB-1:0] n);
-    logic [31:0] l0, l1;
-    logic [Banks-1:0] s;
-    l0 = off_of(a) >> LW;
-    l1 = (col || n == '0) ? l0 : (off_of(a) + 32'(n) - 32'd1) >> LW;
-    s = '0;
-    s[bank_of(l0)] = 1'b1;
-    s[bank_of(l1)] = 1'b1;
-    return s;
+    return Banks'(row_banks(off_of(a), col ? 32'd1 : 32'(n), BeatBytes, Banks));
   endfunction
 
   // The line of bank b among the (at most two) lines an access starting at line l0 touches.
@@ -237,10 +233,8 @@ module sbuf
   always_comb begin
     dw = '{col: dwi_col, esize: dwi_esize, addr: dwi_addr, n: dwi_n, data: dw_data_i};
     dw_l0 = off_of(dwi_addr) >> LW;
-    dr_l0 = off_of(dri_addr) >> LW;
     s2_banks = s2_v_q ? banks_of(s2_q.col, s2_q.addr, s2_q.n) : '0;
     dw_banks = banks_of(dwi_col, dwi_addr, dwi_n);
-    dr_banks = banks_of(1'b0, dri_addr, dri_bytes);
     claim = '0;
     for (int unsigned i = 0; i < EPorts; i++) begin
       e_line[i] = e_nib(e_i[i].idx, e_i[i].esize) >> (LW + 1);
@@ -289,10 +283,14 @@ module sbuf
   always_comb begin
     e_ready_o = '0;
     for (int unsigned b = 0; b < Banks; b++) e_ready_o |= rgnt[b] | wgnt[b];
-    // the DMA read: banks free of stage 2, an accumulate, an engine read (rgo) and a claim
-    dr_ready_o = rst_ni && (dr_banks & (s2_banks | (dwa_go ? dw_banks : '0) | rgo | claim)) == '0;
-    dr_go = dr_valid_i && dr_ready_o;
   end
+  // the DMA read: banks free of stage 2, an accumulate, an engine read (rgo) and a claim (dr_busy_o
+  // apart from the read's own inputs: the core chooses its read with it)
+  assign dr_busy_o = rst_ni ? s2_banks | (dwa_go ? dw_banks : '0) | rgo | claim : '1;
+  assign dr_l0 = off_of(dri_addr) >> LW;
+  assign dr_banks = banks_of(1'b0, dri_addr, dri_bytes);
+  assign dr_ready_o = (dr_banks & dr_busy_o) == '0;
+  assign dr_go = dr_valid_i && dr_ready_o;
 
   // ---- banks ----
   for (genvar b = 0; b < Banks; b++) begin : g_bank

@@ -40,5 +40,20 @@ package sbuf_pkg;
                                             int unsigned banks);
     return int'(((32'(idx) << es) / (32'd2 * line_bytes)) % banks);
   endfunction
+  // The banks (bit b: bank b) that a row of `bytes` bytes from byte offset `off` of a partition
+  // touches, with lines of line_bytes bytes and line l in bank l % banks: one line, or two
+  // consecutive ones for a row that crosses a line (0 bytes count as 1). SBUF decodes its DMA
+  // requests with it; the core matches the DMA engines' SBUF reads against SBUF's dr_busy_o.
+  function automatic logic [63:0] row_banks(logic [31:0] off, logic [31:0] bytes, int unsigned line_bytes,
+                                            int unsigned banks);
+    logic [31:0] l0, l1;
+    logic [63:0] s;
+    l0 = off / line_bytes;
+    l1 = bytes == '0 ? l0 : (off + bytes - 32'd1) / line_bytes;
+    s = '0;
+    s[l0 % banks] = 1'b1;
+    s[l1 % banks] = 1'b1;
+    return s;
+  endfunction
 
 endpackage

@@ -143,7 +143,8 @@ struct SbufBench {
   std::vector<std::optional<std::vector<std::uint32_t>>> e_due;  ///< per engine port
   struct Readies {
     bool dw, dr;
-    std::uint64_t e;  ///< bit i: engine port i
+    std::uint64_t e;        ///< bit i: engine port i
+    std::uint64_t dr_busy;  ///< dr_busy_o: the banks refusing a DMA read
     bool e0() const { return e & 1; }
   };
   std::vector<Readies> log;  ///< every cycle's ready outputs, for the directed arbitration test
@@ -241,7 +242,7 @@ struct SbufBench {
                 "cycle {}: engine port {} read partition {}: {:#010x}, reference {:#010x}", clk.cycle(), i, p,
                 ed.slice(32 * (i * prm.parts + p), 32), (*e_due[i])[p]);
     }
-    const Readies rd{sig("dw_ready_o"), sig("dr_ready_o"), env.sig("e_ready_o").get()};
+    const Readies rd{sig("dw_ready_o"), sig("dr_ready_o"), env.sig("e_ready_o").get(), env.sig("dr_busy_o").get()};
     log.push_back(rd);
     dw_took = dw && rd.dw;
     dr_took = dr && rd.dr;
@@ -697,12 +698,15 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
   struct Case {
     const char* what;
     int dw, dr, e;  // the ready expected of each offered request (-1: not offered)
+    int busy = -1;  // dr_busy_o expected (the banks refusing a DMA read; -1: not checked)
   };
   auto expect = [&](const Case& c, const SbufBench::Readies& rd) {
     auto ok = [](int want, bool got) { return want < 0 || (want != 0) == got; };
     check(ok(c.dw, rd.dw) && ok(c.dr, rd.dr) && ok(c.e, rd.e0()),
           "{}: readies dw/dr/e0 {}/{}/{}, expected {}/{}/{} (-1: none)", c.what, rd.dw, rd.dr, rd.e0(), c.dw, c.dr,
           c.e);
+    check(c.busy < 0 || rd.dr_busy == static_cast<std::uint64_t>(c.busy), "{}: dr_busy_o {:#x}, expected {:#x}", c.what,
+          rd.dr_busy, c.busy);
     info("{}: ok", c.what);
   };
   co_await t.preload();
@@ -725,7 +729,7 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
     co_await t.cycle();
     co_await t.cycle();
     if (same)
-      expect({"stage 2 holds its bank against a copy, an engine read and a DMA read", 0, 0, 0}, rd);
+      expect({"stage 2 holds its bank against a copy, an engine read and a DMA read", 0, 0, 0, 0b1}, rd);
     else
       expect({"stage 2 leaves other banks to a copy and an engine read (which takes the read port from the DMA read)",
               1, 0, 1},
@@ -753,20 +757,20 @@ TRN_TEST(arbitration, .timeout_ns = 1e10) {
   t.dr = DrReq{t.addr(3, nb * B + 4), 4};
   t.e[0] = eng(false, 0);
   r = co_await t.once();
-  expect({"an engine read takes the read port from a DMA read", -1, 0, 1}, r);
+  expect({"an engine read takes the read port from a DMA read", -1, 0, 1, 0b1}, r);
   t.dr = DrReq{t.addr(3, nb * B + 4), 4};
   t.e[0] = eng(true, 0);
   r = co_await t.once();
-  expect({"an engine write leaves the read port to a DMA read", -1, 1, 1}, r);
+  expect({"an engine write leaves the read port to a DMA read", -1, 1, 1, 0}, r);
   t.dr = DrReq{t.addr(0, B - 2), 4};
   t.e[0] = eng(false, 1);
   r = co_await t.once();
-  expect({"a row across two lines needs both banks", -1, 0, 1}, r);
+  expect({"a row across two lines needs both banks", -1, 0, 1, 0b10}, r);
   t.dw = row(true, 0);
   t.dr = DrReq{t.addr(0, 2 * B), B};
   t.e[0] = eng(true, 1);
   r = co_await t.once();
-  expect({"different banks: everything at once", 1, 1, 1}, r);
+  expect({"different banks: everything at once (the accumulate's bank refuses DMA reads)", 1, 1, 1, 0b1}, r);
   co_await t.read_back();
 }
 
