@@ -10,8 +10,13 @@ namespace trn::core {
 
 namespace tbl = isa::tbl;
 
-Timeline::Timeline(const isa::Program& p, unsigned queues)
-    : p_(p), words_(imem_words(p, ~0u)), queues_(queues), dq_(queues), done_q_(queues, 0) {
+Timeline::Timeline(const isa::Program& p, unsigned queues, unsigned engines)
+    : p_(p),
+      words_(imem_words(p, ~0u)),
+      queues_(queues * engines),
+      per_engine_(queues),
+      dq_(queues * engines),
+      done_q_(queues * engines, 0) {
   wait_from_.fill(-1);
 }
 
@@ -80,7 +85,8 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
     } else {
       slices_.push_back({s, inst_name(s, pc), "inst", cycle, cycle + 1, s, pc});
     }
-    if (s == 3 && unit) dq_[co.dma_desc_queue_o % queues_].emplace_back(pc, cycle);
+    if (s == 3 && unit)
+      dq_[(co.dma_desc_engine_o * per_engine_ + co.dma_desc_queue_o % per_engine_) % queues_].emplace_back(pc, cycle);
   }
   // descriptors completed: the DMA's per-queue done counters
   const Bits& qd = nc.core_out().dma_q_done_o;
@@ -112,7 +118,9 @@ std::string Timeline::json(const std::string& title) const {
   std::vector<std::vector<std::uint64_t>> lanes(4 + queues_);
   std::string ev;
   auto track_name = [&](unsigned t) {
-    return t < 4 ? std::string(tbl::kStreamNames[t]) : fmt::format("dma queue {}", t - 4);
+    if (t < 4) return std::string(tbl::kStreamNames[t]);
+    const unsigned e = (t - 4) / per_engine_, q = (t - 4) % per_engine_;
+    return e == 0 ? fmt::format("dma queue {}", q) : fmt::format("dma engine {} queue {}", e, q);
   };
   std::vector<std::string> meta;
   for (const auto& s : order) {

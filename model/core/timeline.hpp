@@ -37,7 +37,9 @@ class Timeline {
     std::uint64_t issued = 0;  ///< instructions issued
   };
 
-  Timeline(const isa::Program& p, unsigned queues);
+  /// `queues` a DMA engine, `engines` engines: a track per queue of every engine (engine e's queue q
+  /// at e * queues + q, as the core's per-queue ports).
+  Timeline(const isa::Program& p, unsigned queues, unsigned engines = 1);
   /// Observe one cycle (ProgramRunner::on_cycle).
   void observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint64_t cycle);
   /// Close the open waits at the end of the run.
@@ -52,7 +54,8 @@ class Timeline {
   std::string inst_name(unsigned s, std::uint32_t pc) const;
   const isa::Program& p_;
   std::array<std::vector<Bits>, Control::kStreams> words_;  ///< as loaded (a lone end for an empty stream)
-  unsigned queues_;
+  unsigned queues_;                                         ///< every engine's queues
+  unsigned per_engine_;
   std::vector<Slice> slices_;
   std::array<Counts, Control::kStreams> counts_{};
   // instructions in flight per engine stream: tag -> (pc, issue cycle)

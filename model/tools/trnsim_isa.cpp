@@ -337,7 +337,7 @@ int cmd_run(int argc, char** argv) {
       if (static_cast<std::uint64_t>(addr) + len > hbm.size())
         throw Usage(fmt::format("--dump {:#x}:{}: outside HBM ({} bytes)", addr, len, hbm.size()));
     run.load(p);
-    core::Timeline tl(p, prm.core.queues);
+    core::Timeline tl(p, prm.core.queues, prm.core.dma_engines);
     const Observed ob = run_observed(run, tl, "trnsim run", opts->limit);
     const core::RunResult& r = ob.r;
     fmt::print("{}: {} in {} cycles {}, configuration {}\n", in, r.ok ? "done" : "stopped", r.cycles, ob.speed(),
@@ -388,7 +388,7 @@ KernelRun run_kernel(const kernels::Kernel& k, const cfg::Config& c, const std::
   auto& hbm = run.hbm().image().hbm;
   for (const auto& in : kc.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
   run.load(p);
-  core::Timeline tl(p, prm.core.queues);
+  core::Timeline tl(p, prm.core.queues, prm.core.dma_engines);
   KernelRun kr{0, 0, core::Roofline(prm)};
   const Observed ob = run_observed(run, tl, "trnsim kernel", limit, &kr.roof);
   const core::RunResult& r = ob.r;
