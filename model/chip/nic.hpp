@@ -66,7 +66,9 @@ class Nic {
   explicit Nic(Params p);
   const Params& params() const { return p_; }
   /// Payload bytes of a body flit, and the flits of a packet carrying n bytes.
-  unsigned body_bytes() const { return (p_.w - 2) / 8; }
+  /// Payload bytes of a body flit of w bits (its top two bits are the flit kind: chip_pkg::body_bytes).
+  static constexpr unsigned body_bytes(unsigned w) { return (w - 2) / 8; }
+  unsigned body_bytes() const { return body_bytes(p_.w); }
   unsigned packet_flits(unsigned n) const { return 1 + (n + body_bytes() - 1) / body_bytes(); }
   In make_in() const;
   Out make_out() const;

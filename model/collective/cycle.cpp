@@ -23,6 +23,7 @@
 #include <map>
 #include <tuple>
 
+#include "chip/nic.hpp"
 #include "collective/engine.hpp"
 #include "collective/program.hpp"
 #include "common/clog2.hpp"
@@ -134,7 +135,7 @@ CycleSystem cycle_system(const system::System& s, const Config& c, std::uint64_t
   if (c.channels > most)
     throw Error(fmt::format("--channels {}: a chip of {} has {} collective cores", c.channels, s.preset().key, most));
   const double window = double{1u << dma::kReadIdBits} * p.core.core.beat_bytes;
-  const unsigned body = (p.w - 2) / 8, beat = p.core.core.beat_bytes;
+  const unsigned body = chip::Nic::body_bytes(p.w), beat = p.core.core.beat_bytes;
   const double payload = static_cast<double>(beat) / (1 + (beat + body - 1) / body);  // bytes a cycle
   const auto need = static_cast<unsigned>(std::ceil(payload * cs.mem.hbm_lat_max / window));
   cs.channels = c.channels ? c.channels : std::clamp(need, 1u, std::max(1u, most));
@@ -330,7 +331,7 @@ Config cycle_equivalent(const system::System& s, const Config& c, const CycleSys
   // the chip's HBM port reads a beat and writes a beat a cycle; a packet carries a write of a beat
   f.hbm_gbps = 2 * beat_gbps;
   f.pkt_bytes = beat;
-  f.body_bytes = (cs.prm.chip.w - 2) / 8;  // the chips' body flits (nic.sv's body_bytes(W))
+  f.body_bytes = chip::Nic::body_bytes(cs.prm.chip.w);  // the chips' body flits
   f.desc_bytes = std::max(c.desc_bytes / f.pkt_bytes * f.pkt_bytes, f.pkt_bytes);
   f.inflight = 64;               // the programs issue every instance's round before the next round's waits
   f.flag_reads = true;           // a collective core sends a ready flag as a 4-byte DMA write from its HBM

@@ -284,7 +284,6 @@ bool Core::wire(const In& in) const {
   // space), the read responses merged (SBUF's first) and returned to the engine of their id
   const unsigned E = p_.dma_engines, Q = p_.queues, DW = 8 * p_.beat_bytes;
   const unsigned info_w = sv::dma_pkg::wr_info_t::kWidth, dwr_w = dwr_width(p_.beat_bytes);
-  const std::uint32_t sb_off_mask = (1u << clog2(p_.sbuf_bytes)) - 1;  // an SBUF address's offset
   for (unsigned sp = 0; sp < 2; ++sp) {
     common::RrArbiter::In a = w.ar_in[sp];
     a.rst_ni = in.rst_ni;
@@ -292,9 +291,10 @@ bool Core::wire(const In& in) const {
     for (unsigned e = 0; e < E; ++e) {
       const auto& o = w.dma_out[e];
       // an SBUF read takes part only while its banks are free for it (SBUF's dr_busy_o)
-      const bool free = sp != kSbuf || (mem::row_banks(static_cast<std::uint32_t>(o.ar_o.addr) & sb_off_mask,
-                                                       o.ar_o.bytes, p_.beat_bytes, p_.sbuf_banks) &
-                                        w.sb_out.dr_busy_o) == 0;
+      const bool free =
+          sp != kSbuf || (mem::row_banks(dma_[e].params().geo.off_of(static_cast<std::uint32_t>(o.ar_o.addr)),
+                                         o.ar_o.bytes, p_.beat_bytes, p_.sbuf_banks) &
+                          w.sb_out.dr_busy_o) == 0;
       if (o.ar_valid_o && o.ar_o.space == (sp == kSbuf) && free) a.req_valid_i |= 1ull << e;
       auto r = o.ar_o;
       r.id = static_cast<std::uint8_t>((e << esw_) | r.id);
