@@ -99,6 +99,7 @@ Core::Core(Params p)
     throw std::invalid_argument(fmt::format(
         "core: {} DMA engines do not divide {} read slots into a power of two per engine", p.dma_engines, p.slots));
   esw_ = clog2(p.slots / p.dma_engines);
+  id_mask_ = (1ull << clog2(p.slots)) - 1;
   for (unsigned e = 0; e < p.dma_engines; ++e) dma_.emplace_back(dma_params(p));
   w_.te_in = te_.make_in();
   w_.te_out = te_.make_out();
@@ -320,9 +321,8 @@ bool Core::wire(const In& in) const {
     set(w.wr_in[sp], a);
   }
   // read responses to the engine of their id: SBUF's first where both name one engine
-  const std::uint64_t id_mask = (1ull << clog2(p_.slots)) - 1;
   const bool sr = w.sb_out.dr_rvalid_o;
-  const std::uint64_t s_id = w.sb_out.dr_rid_o & id_mask, h_id = in.hbm_r_id_i;
+  const std::uint64_t s_id = w.sb_out.dr_rid_o & id_mask_, h_id = in.hbm_r_id_i;
   for (unsigned e = 0; e < E; ++e) {
     dma::DmaEngine::In d = w.dma_in[e];
     d.rst_ni = in.rst_ni;
@@ -392,8 +392,7 @@ void Core::eval(const In& in, Out& out) const {
   const auto& wo = w.wr_out[kHbm];
   out.hbm_ar_valid_o = ao.gnt_valid_o;
   out.hbm_ar_o = sv::dma_pkg::rd_req_t::unpack(ao.gnt_data_o);
-  const std::uint64_t id_mask = (1ull << clog2(p_.slots)) - 1;
-  out.hbm_r_ready_o = !(w.sb_out.dr_rvalid_o && ((w.sb_out.dr_rid_o & id_mask) >> esw_) == (in.hbm_r_id_i >> esw_));
+  out.hbm_r_ready_o = !(w.sb_out.dr_rvalid_o && ((w.sb_out.dr_rid_o & id_mask_) >> esw_) == (in.hbm_r_id_i >> esw_));
   out.hbm_wr_valid_o = wo.gnt_valid_o;
   out.hbm_wr_o = sv::dma_pkg::wr_req_t::unpack(wo.gnt_data_o, dwr_wr_lsb());
   out.hbm_wr_data_o.copy(0, wo.gnt_data_o, sv::dma_pkg::wr_info_t::kWidth, 8 * p_.beat_bytes);

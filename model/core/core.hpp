@@ -205,6 +205,7 @@ class Core {
   common::RrArbiter prd_, pwr_;
   std::vector<common::RrArbiter> ar_arb_, wr_arb_;  ///< by space
   unsigned esw_;                                    ///< bits of an engine's slot
+  std::uint64_t id_mask_ = 0;                       ///< a read id's bits (the slot; above: the SBUF tag)
   // the PSUM read whose data arrives this cycle, and the port that asked (0..3)
   bool prv_q_ = false;
   unsigned prp_q_ = 0;

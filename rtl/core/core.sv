@@ -109,7 +109,6 @@ module core
   localparam int unsigned RdPort [NRd] = '{2, 3, 5, 6};  // their SBUF engine ports
   localparam int unsigned WrPort [NWr] = '{4, 7};
 
-  localparam logic [31:0] SbOffMask = (32'd1 << $clog2(SbufBytes)) - 32'd1;  // an SBUF address's offset
   if (Depth < 2 || (1 << OW) != Depth) $error("core: PSUM bank depth (%0d) must be a power of two", Depth);
   if (Slots > 256) $error("core: at most 256 DMA read slots (SBUF's read id is 8 bits)");
   if (DmaEngines < 1 || (1 << EW) < DmaEngines || Slots % DmaEngines != 0 || (1 << ESW) != Slots / DmaEngines)
@@ -251,8 +250,8 @@ module core
     end
     assign e_ar_hbm[e] = e_ar_valid[e] && ar.space == SpaceHbm;
     assign e_ar_sb[e] = e_ar_valid[e] && ar.space == SpaceSbuf &&
-                        (SbufBanks'(sbuf_pkg::row_banks(32'(ar.addr) & SbOffMask, 32'(ar.bytes), BeatBytes, SbufBanks)) &
-                         sb_dr_busy) == '0;
+                        (SbufBanks'(sbuf_pkg::row_banks(sbuf_pkg::dma_off(32'(ar.addr), $clog2(SbufBytes)),
+                                                        32'(ar.bytes), BeatBytes, SbufBanks)) & sb_dr_busy) == '0;
     assign e_ar_ready[e] = hbm_ar_ready[e] || sb_ar_ready[e];
     assign e_wr_hbm[e] = e_wr_valid[e] && e_wr[e].space == SpaceHbm;
     assign e_wr_sb[e] = e_wr_valid[e] && e_wr[e].space == SpaceSbuf;

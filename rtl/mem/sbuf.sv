@@ -86,7 +86,6 @@ module sbuf
   localparam int unsigned IW = NI > 1 ? $clog2(NI) : 1;
   localparam int unsigned PW = Parts * DW;                 // one bank row: a line of every partition
   localparam int unsigned NE = BeatBytes / 2;              // elements of an accumulate, at most
-  localparam logic [31:0] OffMask = (32'd1 << OffBits) - 32'd1;
 
   if (Banks < 2) $error("sbuf: Banks must be at least 2 (a row write may span two lines)");
   if ((1 << LW) != BeatBytes || (1 << OffBits) < PartBytes || PartBytes % BeatBytes != 0 || BeatBytes < 4)
@@ -109,7 +108,7 @@ module sbuf
   } bop_t;
 
   function automatic logic [31:0] off_of(logic [AddrBits-1:0] a);
-    return 32'(a) & OffMask;
+    return dma_off(32'(a), OffBits);
   endfunction
   function automatic logic [31:0] part_of(logic [AddrBits-1:0] a);
     return 32'(a >> OffBits);

@@ -40,6 +40,11 @@ package sbuf_pkg;
                                             int unsigned banks);
     return int'(((32'(idx) << es) / (32'd2 * line_bytes)) % banks);
   endfunction
+  // The byte offset within its partition of a DMA's SBUF address: the partition's index sits
+  // above off_bits = $clog2(bytes a partition) (docs/dma.md). SBUF and the core decode with it.
+  function automatic logic [31:0] dma_off(logic [31:0] a, int unsigned off_bits);
+    return a & ((32'd1 << off_bits) - 32'd1);
+  endfunction
   // The banks (bit b: bank b) that a row of `bytes` bytes from byte offset `off` of a partition
   // touches, with lines of line_bytes bytes and line l in bank l % banks: one line, or two
   // consecutive ones for a row that crosses a line (0 bytes count as 1). SBUF decodes its DMA
