@@ -624,6 +624,23 @@ class Assembler {
       x.at = b + 1;
       return u;
     }
+    if (name == "dtype") {
+      // dtype(NAME): the code of an element type (a constant a kernel's operands share)
+      std::size_t b = x.s.find(')', x.at);
+      if (b == std::string::npos || b > x.end) fail(x.at, "expected ')'");
+      std::size_t u = x.s.find_first_not_of(" \t", x.at), v = x.s.find_last_not_of(" \t", b - 1);
+      const std::string word = u < b ? x.s.substr(u, v + 1 - u) : std::string{};
+      const auto& e = *std::find_if(std::begin(tbl::kEnums), std::end(tbl::kEnums),
+                                    [](const tbl::Enum& en) { return std::string_view(en.name) == "dtype"; });
+      for (unsigned i = 0; i < e.count; ++i)
+        if (word == e.items[i].name) {
+          x.at = b + 1;
+          return e.items[i].value;
+        }
+      std::string names;
+      for (unsigned i = 0; i < e.count; ++i) names += std::string(i ? ", " : "") + e.items[i].name;
+      fail(x.at, fmt::format("dtype() takes an element type ({}), got '{}'", names, word));
+    }
     std::vector<std::int64_t> args;
     if (!eat(x, ")")) {
       do args.push_back(e_lor(x));
@@ -673,7 +690,7 @@ class Assembler {
       while ((std::int64_t{1} << bits) < it->second) ++bits;
       return (args[0] << bits) | args[1];
     }
-    fail(at, fmt::format("unknown function '{}' (min max cdiv log2 sb f32 f32div f32rsqrt)", name));
+    fail(at, fmt::format("unknown function '{}' (min max cdiv log2 sb f32 f32div f32rsqrt dtype)", name));
   }
 
   std::string file_;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -204,7 +205,8 @@ Case matmul(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   return c;
 }
 
-// ---- gemm.s: C[M, N] = gelu(W[K, M]^T X[K, N] + bias) in BF16, tiled (KT x MT x NT tiles)
+// ---- gemm.s: C[M, N] = gelu(W[K, M]^T X[K, N] + bias) in BF16, tiled (KT x MT x NT tiles), the
+// operands BF16 (R = 1), FP8 E4M3 two rows a PE (R = 2) or MXFP8 four rows a PE (R = 4)
 Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   Sizes sz("gemm", over);
   const unsigned P = a.partitions, COLS = a.te_cols, TN = a.max_moving_n;
@@ -212,46 +214,138 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const auto MT = static_cast<unsigned>(sz.get("MT", 2, 1, 64));
   const auto NT = static_cast<unsigned>(sz.get("NT", 4, 1, 256));
   const auto ST = static_cast<unsigned>(sz.get("ST", 1, 1, 256));
-  const unsigned K = KT * P, M = MT * COLS, N = NT * TN;
-  const std::uint32_t XB = KT * 2 * TN, AW = 0, AX = AW + (KT * 2 * M + 63) / 64 * 64, AC = AX + 2 * XB,
-                      AB = AC + MT * 2 * N;
-  const std::uint32_t HX = 2 * K * M, HB = HX + 2 * K * N, HC = HB + 4 * M;
-  if (AB + 4 * MT > a.sbuf_bytes_per_partition || std::uint64_t{HC} + 2ull * M * N > a.hbm_bytes)
-    throw std::invalid_argument(fmt::format("kernel gemm: K={} M={} N={} does not fit in SBUF or HBM", K, M, N));
+  const auto XC = static_cast<unsigned>(sz.get("XC", 4, 1, 64));
+  const auto R = static_cast<unsigned>(sz.get("R", 1, 1, 4));
+  if (R == 3) throw std::invalid_argument("kernel gemm: R=3: the K-rows a PE are 1 (BF16), 2 (FP8) or 4 (MXFP8)");
+  const bool mx = R == 4;
+  const numerics::Format ef = R == 1 ? numerics::Format::bf16 : mx ? numerics::Format::e4m3fn : numerics::Format::e4m3;
+  // an element: a partition's R rows of one column, EB bytes; a k-tile: KP rows; SP MX blocks of
+  // 32 rows (8 partitions) a k-tile
+  const unsigned EB = std::max(R, 2u), KP = R * P, SP = (P + 7) / 8;
+  const unsigned K = KT * KP, M = MT * COLS, N = NT * TN;
+  const std::uint32_t XB = KT * EB * TN, AW = 0, AX = AW + (KT * EB * M + 63) / 64 * 64, AC = AX + 2 * XB,
+                      AB = AC + MT * 2 * N, AWS = AB + (4 * MT + 63) / 64 * 64, AXS = AWS + (mx ? KT * M : 0);
+  const std::uint32_t HX = EB * P * KT * M, HB = HX + EB * P * KT * N, HC = HB + 4 * M, HWS = HC + 2 * M * N,
+                      HXS = HWS + (mx ? SP * KT * M : 0), HEND = HXS + (mx ? NT * SP * KT * TN : 0);
+  if (AXS + (mx ? 2 * KT * TN : 0) > a.sbuf_bytes_per_partition || HEND > a.hbm_bytes)
+    throw std::invalid_argument(
+        fmt::format("kernel gemm: K={} M={} N={} R={} does not fit in SBUF or HBM", K, M, N, R));
   std::mt19937_64 rng(seed);
   Case c;
   c.defines = sz.done();
   c.macs = std::uint64_t{K} * M * N;
-  const float ws = 1.5f / std::sqrt(static_cast<float>(K));  // outputs of about unit spread at every K
-  const std::vector<std::uint8_t> w = bf16_data(rng, std::size_t{K} * M, -ws, ws);      // W [K][M]
-  const std::vector<std::uint8_t> x = bf16_data(rng, std::size_t{K} * N, -1.0f, 1.0f);  // X [K][N]
-  // HBM layouts that let a descriptor fill one partition: W as [P][KT][M], X as [NT][P][KT][TN]
-  Block wh{"W", 0, std::vector<std::uint8_t>(w.size())}, xh{"X", HX, std::vector<std::uint8_t>(x.size())};
-  for (unsigned k = 0; k < K; ++k) {
-    const unsigned p = k % P, kt = k / P;
-    std::copy_n(&w[2 * M * k], 2 * M, &wh.bytes[2 * M * (KT * p + kt)]);
-    for (unsigned nt = 0; nt < NT; ++nt)
-      std::copy_n(&x[2 * (N * k + TN * nt)], 2 * TN, &xh.bytes[2 * TN * (KT * (P * nt + p) + kt)]);
+  c.te_rate = R;
+  // element codes, W [K][M] and X [K][N]; the W values about 1.5 / sqrt(K) so that the outputs
+  // have about unit spread at every K; MX: the elements within [-1, 1] and a scale of 2^-2 .. 2^1
+  // (X) or near the same spread (W) per block of 32 rows and column
+  const float ws = 1.5f / std::sqrt(static_cast<float>(K));
+  const auto codes = [&](std::size_t n, float lo, float hi) {
+    std::vector<std::uint32_t> v(n);
+    for (auto& x : v)
+      x = numerics::encode(ef, numerics::f32_bits(lo + (hi - lo) * static_cast<float>(rng() % 1001) / 1000.0f));
+    return v;
+  };
+  const std::vector<std::uint32_t> w = mx ? codes(std::size_t{K} * M, -1.0f, 1.0f) : codes(std::size_t{K} * M, -ws, ws);
+  const std::vector<std::uint32_t> x = codes(std::size_t{K} * N, -1.0f, 1.0f);
+  const int wexp = static_cast<int>(std::floor(std::log2(ws)));
+  std::vector<std::uint8_t> wsc, xsc;  // E8M0 codes: W's [KT][SP][M], X's [KT][SP][N]
+  if (mx) {
+    for (std::size_t i = 0; i < std::size_t{KT} * SP * M; ++i)
+      wsc.push_back(static_cast<std::uint8_t>(127 + wexp - rng() % 2));
+    for (std::size_t i = 0; i < std::size_t{KT} * SP * N; ++i)
+      xsc.push_back(static_cast<std::uint8_t>(125 + rng() % 4));
   }
+  // row k of K: k-tile k / KP, partition (k % KP) / R, byte (k % KP) % R of the element (R >= 2)
+  const auto value = [&](const std::vector<std::uint32_t>& v, const std::vector<std::uint8_t>& sc, unsigned cols,
+                         unsigned k, unsigned j) {
+    double d = numerics::f32_from(numerics::decode(ef, v[std::size_t{cols} * k + j]));
+    if (mx) d = std::ldexp(d, sc[(std::size_t{k / KP} * SP + (k % KP) / R / 8) * cols + j] - 127);
+    return d;
+  };
+  // partition p's row of k-tile kt (EB bytes a column) from the codes, columns j0 .. j0 + n - 1
+  const auto row = [&](const std::vector<std::uint32_t>& v, unsigned cols, unsigned kt, unsigned p, unsigned j0,
+                       unsigned n) {
+    std::vector<std::uint8_t> r(std::size_t{EB} * n);
+    for (unsigned j = 0; j < n; ++j)
+      for (unsigned i = 0; i < R; ++i) {
+        const std::uint32_t code = v[std::size_t{cols} * (kt * KP + R * p + i) + j0 + j];
+        if (R == 1) {
+          r[2 * j] = static_cast<std::uint8_t>(code);
+          r[2 * j + 1] = static_cast<std::uint8_t>(code >> 8);
+        } else {
+          r[EB * j + i] = static_cast<std::uint8_t>(code);
+        }
+      }
+    return r;
+  };
+  // HBM layouts that let a descriptor fill one partition: W as [P][KT][M], X as [NT][P][KT][TN];
+  // the MX scales as [SP][KT][M] and [NT][SP][KT][TN]
+  Block wh{"W", 0, std::vector<std::uint8_t>(std::size_t{EB} * P * KT * M)};
+  Block xh{"X", HX, std::vector<std::uint8_t>(std::size_t{EB} * P * KT * N)};
+  for (unsigned p = 0; p < P; ++p)
+    for (unsigned kt = 0; kt < KT; ++kt) {
+      const auto wr = row(w, M, kt, p, 0, M);
+      std::copy(wr.begin(), wr.end(), wh.bytes.begin() + std::ptrdiff_t{EB} * M * (KT * p + kt));
+      for (unsigned nt = 0; nt < NT; ++nt) {
+        const auto xr = row(x, N, kt, p, nt * TN, TN);
+        std::copy(xr.begin(), xr.end(), xh.bytes.begin() + std::ptrdiff_t{EB} * TN * (KT * (P * nt + p) + kt));
+      }
+    }
   c.inputs.push_back(std::move(wh));
   c.inputs.push_back(std::move(xh));
   c.inputs.push_back({"bias", HB, f32_data(rng, M, -1.0f, 1.0f)});
+  if (mx) {
+    Block whs{"W scales", HWS, std::vector<std::uint8_t>(std::size_t{SP} * KT * M)};
+    Block xhs{"X scales", HXS, std::vector<std::uint8_t>(std::size_t{NT} * SP * KT * TN)};
+    for (unsigned b = 0; b < SP; ++b)
+      for (unsigned kt = 0; kt < KT; ++kt) {
+        std::copy_n(&wsc[(std::size_t{kt} * SP + b) * M], M, &whs.bytes[std::size_t{M} * (KT * b + kt)]);
+        for (unsigned nt = 0; nt < NT; ++nt)
+          std::copy_n(&xsc[(std::size_t{kt} * SP + b) * N + nt * TN], TN,
+                      &xhs.bytes[std::size_t{TN} * (KT * (SP * nt + b) + kt)]);
+      }
+    c.inputs.push_back(std::move(whs));
+    c.inputs.push_back(std::move(xhs));
+  }
   const auto& b = c.inputs[2].bytes;
   // in the program's order: W and the bias, then per X tile its buffer, KT matmuls per output
   // tile accumulating in its bank, and the evacuation
   tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
-  for (unsigned k = 0; k < K; ++k) put(sb, k % P, AW + (k / P) * 2 * M, &w[2 * M * k], 2 * M);
+  for (unsigned kt = 0; kt < KT; ++kt)
+    for (unsigned p = 0; p < P; ++p) {
+      const auto wr = row(w, M, kt, p, 0, M);
+      put(sb, p, AW + kt * EB * M, wr.data(), wr.size());
+    }
+  if (mx)
+    for (unsigned kt = 0; kt < KT; ++kt)
+      for (unsigned blk = 0; blk < SP; ++blk) put(sb, 8 * blk, AWS + kt * M, &wsc[(std::size_t{kt} * SP + blk) * M], M);
   for (unsigned m = 0; m < M; ++m) put(sb, m % COLS, AB + 4 * (m / COLS), &b[4 * m], 4);
   tensor::FunctionalReference tref(te_params(a));
   vector::FunctionalReference sref(shape(a, vector::Engine::scalar));
+  const auto typed = [&](tensor::Command cmd, std::uint32_t sc) {
+    cmd.fmt = static_cast<unsigned>(ef);
+    cmd.bias = R == 2 ? static_cast<unsigned>(numerics::format_info(ef).bias) : 0;  // FB: E4M3's standard bias
+    cmd.kpe = static_cast<unsigned>(std::countr_zero(R));
+    cmd.mx = mx;
+    cmd.sc_addr = mx ? sc : 0;
+    return cmd;
+  };
   for (unsigned nt = 0; nt < NT; ++nt) {
-    const std::uint32_t buf = AX + (nt % 2) * XB;
-    for (unsigned k = 0; k < K; ++k) put(sb, k % P, buf + (k / P) * 2 * TN, &x[2 * (N * k + TN * nt)], 2 * TN);
+    const std::uint32_t buf = AX + (nt % 2) * XB, sbuf = AXS + (nt % 2) * KT * TN;
+    for (unsigned kt = 0; kt < KT; ++kt)
+      for (unsigned p = 0; p < P; ++p) {
+        const auto xr = row(x, N, kt, p, nt * TN, TN);
+        put(sb, p, buf + kt * EB * TN, xr.data(), xr.size());
+      }
+    if (mx)
+      for (unsigned kt = 0; kt < KT; ++kt)
+        for (unsigned blk = 0; blk < SP; ++blk)
+          put(sb, 8 * blk, sbuf + kt * TN, &xsc[(std::size_t{kt} * SP + blk) * N + nt * TN], TN);
     for (unsigned mt = 0; mt < MT; ++mt) {
       const unsigned bank = (nt * MT + mt) % a.psum_banks;
       for (unsigned kt = 0; kt < KT; ++kt) {
-        tref.run(ls_cmd(AW + kt * 2 * M + mt * 2 * COLS, P, COLS), sb);
-        tref.run(mm_cmd(buf + kt * 2 * TN, TN, bank, kt > 0), sb);
+        tref.run(typed(ls_cmd(AW + kt * EB * M + mt * EB * COLS, KP, COLS), AWS + kt * M + mt * COLS), sb);
+        tref.run(typed(mm_cmd(buf + kt * EB * TN, TN, bank, kt > 0), sbuf + kt * TN), sb);
       }
       vector::Instr act = lane(vector::Op::activate, COLS, TN);
       act.a_stride = act.o_stride = kUnit;
@@ -272,11 +366,16 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   // at most (K + 1) u sum|terms|; gelu's slope is at most 1.13; gelu's FP32 error and the BF16
   // rounding are at most one BF16 unit roundoff of the result; twice over.
   Bound bd{"C", 2, {}, {}, "2 (2^-8 |y| + 1.13 (K + 1) 2^-24 (sum |w x| + |b|))"};
+  std::vector<double> wv(std::size_t{K} * M), xv(std::size_t{K} * N);  // [m][k], [n][k]
+  for (unsigned k = 0; k < K; ++k) {
+    for (unsigned m = 0; m < M; ++m) wv[std::size_t{K} * m + k] = value(w, wsc, M, k, m);
+    for (unsigned n = 0; n < N; ++n) xv[std::size_t{K} * n + k] = value(x, xsc, N, k, n);
+  }
   for (unsigned m = 0; m < M; ++m)
     for (unsigned n = 0; n < N; ++n) {
       double s = f32_at(b, m), mag = std::abs(s);
       for (unsigned k = 0; k < K; ++k) {
-        const double t = bf16_at(w, std::size_t{M} * k + m) * bf16_at(x, std::size_t{N} * k + n);
+        const double t = wv[std::size_t{K} * m + k] * xv[std::size_t{K} * n + k];
         s += t;
         mag += std::abs(t);
       }
@@ -285,14 +384,16 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
       bd.tol.push_back(2 * (kU16 * std::abs(y) + 1.13 * (K + 1) * kU32 * mag));
     }
   c.bounds.push_back(std::move(bd));
-  // each k-tile of W and X tile 0, each later X tile and each output tile: one completion per
-  // (engine, queue) its descriptors use, loads on half the DMA engines and stores (of ST X tiles
-  // each) on the other half (one engine for both where there is one); the bias: one per tile
+  // each k-tile of W and X tile 0, each chunk of X tile 1 (XC of them, of whole k-tiles), each
+  // later X tile and each output tile: one completion per (engine, queue) its descriptors use,
+  // loads on half the DMA engines and stores (of ST X tiles each) on the other half (one engine
+  // for both where there is one); the bias: one per tile
   const unsigned q = a.dma_queues, le = std::max(a.dma_engines / 2, 1u);
   const unsigned se = std::max(a.dma_engines - std::min(le, a.dma_engines - 1), 1u);
   const unsigned lg = std::min(P, q * le), sg = std::min(COLS, q * se);
-  c.sems = {{0, KT * lg}, {1, MT},      {2, ((NT + 1) / 2 - 1) * lg},       {3, NT / 2 * lg},
-            {4, NT * MT}, {5, NT * MT}, {6, MT * ((NT + ST - 1) / ST) * sg}};
+  const unsigned xk = (KT + std::min(XC, KT) - 1) / std::min(XC, KT), xn = (KT + xk - 1) / xk;
+  c.sems = {{0, KT * lg}, {1, MT},      {2, ((NT + 1) / 2 - 1) * lg},        {3, (std::max(NT / 2, 1u) - 1) * lg},
+            {4, NT * MT}, {5, NT * MT}, {6, MT * ((NT + ST - 1) / ST) * sg}, {7, NT > 1 ? xn * lg : 0}};
   return c;
 }
 

@@ -44,6 +44,7 @@ struct Case {
   std::map<unsigned, std::uint32_t> sems;  ///< semaphores' final values
   std::vector<Bound> bounds;               ///< outputs against double precision
   std::uint64_t macs = 0;                  ///< tensor-engine multiply-accumulates (figures)
+  unsigned te_rate = 1;  ///< K-rows a PE takes a cycle in the kernel's matmuls (its type's rate, docs/tensor.md)
 };
 
 struct Kernel {

@@ -56,15 +56,21 @@ void load_and_start(core::Control& c, core::Control::In& in, const isa::Program&
 
 BOOST_AUTO_TEST_SUITE(control)
 
-/// Every kernel of kernels/ in tiny and small: the HBM outputs bit for bit against the reference
-/// that follows the kernel's order, within the stated bound of double precision, every semaphore at
-/// its count, and no completion write in HBM.
+/// Every kernel of kernels/ in tiny and small (and the GEMM in FP8 and MXFP8): the HBM outputs bit
+/// for bit against the reference that follows the kernel's order, within the stated bound of double
+/// precision, every semaphore at its count, and no completion write in HBM.
 BOOST_AUTO_TEST_CASE(every_kernel_matches_its_references) {
+  std::vector<std::pair<const kernels::Kernel*, kernels::Defines>> runs;
+  for (const auto& k : kernels::all()) runs.emplace_back(&k, kernels::Defines{});
+  runs.emplace_back(kernels::find("gemm"), kernels::Defines{{"R", 2}});
+  runs.emplace_back(kernels::find("gemm"), kernels::Defines{{"R", 4}, {"KT", 2}});
   for (const char* cfg : {"tiny", "small"}) {
     const auto& arch = cfg::find(cfg)->arch;
-    for (const auto& k : kernels::all()) {
-      BOOST_TEST_CONTEXT(k.name << " (" << cfg << ")") {
-        const kernels::Case c = k.make(arch, 9, {});
+    for (const auto& [kp, sizes] : runs) {
+      const kernels::Kernel& k = *kp;
+      BOOST_TEST_CONTEXT(k.name << " (" << cfg << (sizes.count("R") ? " R=" + std::to_string(sizes.at("R")) : "")
+                                << ")") {
+        const kernels::Case c = k.make(arch, 9, sizes);
         core::ProgramRunner r(params(cfg), dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 3);
         auto& hbm = r.hbm().image().hbm;
         for (const auto& in : c.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
@@ -98,6 +104,7 @@ BOOST_AUTO_TEST_CASE(kernel_accuracy_catches_an_output_off_its_bound) {
   BOOST_TEST(a.worst > 1.0);
   BOOST_CHECK_THROW(kernels::find("gemm")->make(arch, 9, {{"NT", 0}}), std::invalid_argument);
   BOOST_CHECK_THROW(kernels::find("gemm")->make(arch, 9, {{"NQ", 2}}), std::invalid_argument);
+  BOOST_CHECK_THROW(kernels::find("gemm")->make(arch, 9, {{"R", 3}}), std::invalid_argument);
   const kernels::Case big = kernels::find("gemm")->make(arch, 9, {{"NT", 6}});
   BOOST_TEST(big.defines.at("NT") == 6);
   BOOST_TEST(kernels::assemble(*kernels::find("gemm"), big, arch).streams[3].size() >

@@ -181,6 +181,12 @@ top:
   BOOST_TEST(isa::get(isa::assemble(".stream vector\n memset imm0=f32rsqrt(16)\n", "r.s").streams[1][0],
                       tbl::kF_imm0) == 0x3E800000u);
   BOOST_TEST(isa::get(f.streams[1][1], tbl::kF_imm0) == 0x3E800000u);
+  // dtype(NAME): an element type's code, usable wherever a type is
+  const isa::Program t =
+      isa::assemble(".const ET = dtype(e4m3)\n.stream vector\n copy a=sbuf:0:ET o=sbuf:0:bf16\n", "t.s");
+  BOOST_TEST(isa::get(t.streams[1][0], tbl::kF_a_fmt) == 5u);
+  BOOST_TEST(error_of(".stream vector\n  copy pc=dtype(fp12)\n")
+                 .find("k.s:2:17: error: dtype() takes an element type (fp32, ") == 0);
 }
 
 BOOST_AUTO_TEST_CASE(errors_name_the_place_and_what_was_expected) {

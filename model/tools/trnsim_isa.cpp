@@ -419,10 +419,12 @@ KernelRun run_kernel(const kernels::Kernel& k, const cfg::Config& c, const std::
   }
   if (quiet) return kr;
   if (kc.macs) {
-    const double peak = static_cast<double>(c.arch.partitions) * c.arch.te_cols;
-    fmt::print("tensor engine utilization: {:.1f} % ({} multiply-accumulates, {:.0f} cycles at {} x {})\n",
+    // at the kernel's type's rate: K-rows a PE a cycle (docs/tensor.md, Rates)
+    const double peak = static_cast<double>(c.arch.partitions) * c.arch.te_cols * kc.te_rate;
+    fmt::print("tensor engine utilization: {:.1f} % ({} multiply-accumulates, {:.0f} cycles at {} x {}{})\n",
                100.0 * static_cast<double>(kc.macs) / peak / static_cast<double>(std::max<std::uint64_t>(r.cycles, 1)),
-               kc.macs, static_cast<double>(kc.macs) / peak, c.arch.partitions, c.arch.te_cols);
+               kc.macs, static_cast<double>(kc.macs) / peak, c.arch.partitions, c.arch.te_cols,
+               kc.te_rate > 1 ? fmt::format(" x {} rows a PE", kc.te_rate) : std::string{});
   }
   // the matmul initiation interval: the median gap between consecutive MultiplyMoving issues of
   // one N (SPEC 2: max(N, 64) on a NeuronCore)

@@ -151,10 +151,10 @@ isa::Program assemble(Env& env, const std::string& text, const std::string& file
 }
 
 /// Run kernel `name` on fresh data; `spoil` changes one expected byte (the self-test).
-Task<> run_kernel(Env& env, const char* name, bool spoil = false) {
+Task<> run_kernel(Env& env, const char* name, bool spoil = false, const kernels::Defines& sizes = {}) {
   const kernels::Kernel* k = kernels::find(name);
   check(k != nullptr, "no kernel {}", name);
-  kernels::Case c = k->make(env.cfg().arch, env.rng("data").next(), {});
+  kernels::Case c = k->make(env.cfg().arch, env.rng("data").next(), sizes);
   if (spoil) c.outputs.at(0).bytes.at(1) ^= 0x01;
   NcBench t(env);
   for (const auto& in : c.inputs) std::copy(in.bytes.begin(), in.bytes.end(), t.hbm.mem.image().hbm.begin() + in.addr);
@@ -226,6 +226,15 @@ Task<> run_back_to_back(Env& env) {
 
 TRN_TEST(kernel_matmul, .timeout_ns = 1e10) { co_await run_kernel(env, "matmul"); }
 TRN_TEST(kernel_gemm, .timeout_ns = 1e11) { co_await run_kernel(env, "gemm"); }
+// the GEMM in FP8 (E4M3, two rows a PE) and MXFP8 (four rows a PE, E8M0 scales beside them)
+TRN_TEST(kernel_gemm_fp8, .timeout_ns = 1e11) {
+  const kernels::Defines sizes{{"R", 2}};
+  co_await run_kernel(env, "gemm", false, sizes);
+}
+TRN_TEST(kernel_gemm_mxfp8, .timeout_ns = 1e11) {
+  const kernels::Defines sizes{{"R", 4}, {"KT", 2}};
+  co_await run_kernel(env, "gemm", false, sizes);
+}
 TRN_TEST(kernel_softmax, .timeout_ns = 1e11) { co_await run_kernel(env, "softmax"); }
 TRN_TEST(kernel_layernorm, .timeout_ns = 1e11) { co_await run_kernel(env, "layernorm"); }
 TRN_TEST(kernel_attention, .timeout_ns = 1e11) { co_await run_kernel(env, "attention"); }
