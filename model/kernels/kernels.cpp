@@ -590,11 +590,15 @@ Case layernorm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
 // ---- attention.s: O = softmax(Q K^T / sqrt(d)) V, one head, BF16 in and out
 Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   Sizes sz("attention", over);
-  const unsigned P = a.partitions, COLS = a.te_cols, d = P, e = P, Lq = COLS, Lk = a.max_moving_n, JT = Lk / COLS;
+  const auto QT = static_cast<unsigned>(sz.get("QT", 1, 1, 64));
+  const unsigned P = a.partitions, COLS = a.te_cols, d = P, e = P, Lq = QT * COLS, Lk = a.max_moving_n, JT = Lk / COLS;
   auto al = [](std::uint32_t b) { return 64 * ((b + 63) / 64); };
-  const std::uint32_t AQ = 0, AK = AQ + al(2 * Lq), AV = AK + al(2 * Lk), AE = AV + al(JT * 2 * e), AP = AE + 4 * Lk,
-                      APT = AP + 4 * Lk, AO = APT + al(JT * 2 * Lq), AW = AO + al(2 * e);
+  const std::uint32_t TB = al(JT * 2 * COLS), AQ = 0, AK = AQ + al(2 * Lq), AV = AK + al(2 * Lk),
+                      AE = AV + al(JT * 2 * e), AP = AE + 8 * Lk, APT = AP + 8 * Lk, AO = APT + 2 * TB,
+                      AW = AO + al(QT * 2 * e);
   const std::uint32_t HK = 2 * d * Lq, HV = HK + 2 * d * Lk, HO = HV + 2 * Lk * e;
+  if (AW + 16 * QT > a.sbuf_bytes_per_partition || std::uint64_t{HO} + 2ull * Lq * e > a.hbm_bytes)
+    throw std::invalid_argument(fmt::format("kernel attention: QT={} does not fit in SBUF or HBM", QT));
   std::mt19937_64 rng(seed);
   Case c;
   c.defines = sz.done();
@@ -614,59 +618,69 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   tensor::FunctionalReference tref(te_params(a));
   vector::FunctionalReference vref(shape(a, vector::Engine::vector)), sref(shape(a, vector::Engine::scalar));
   const std::uint32_t scale = numerics::f32_bits(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))));
-  // S = Q K^T
-  tref.run(ls_cmd(AQ, d, Lq), sb);
-  tref.run(mm_cmd(AK, Lk, 0, false), sb);
-  vector::Memory ps = tref.psum_rows();
-  // softmax of scale S
-  vector::Instr mx = lane(vector::Op::tensor_reduce, Lq, Lk);
-  mx.a_space = true, mx.a_stride = kUnit, mx.o_addr = AW, mx.alu0 = vector::Alu::max;
-  exec(vref, mx, sb, &ps, "attention's max");
-  vector::Instr nm = lane(vector::Op::tensor_scalar, Lq, 1);
-  nm.a_addr = AW, nm.o_addr = AW + 4, nm.alu0 = vector::Alu::mul, nm.imm0 = scale ^ 0x80000000u;
-  nm.alu1 = vector::Alu::bypass;
-  exec(vref, nm, sb, nullptr, "attention's -scale max");
-  vector::Instr ex = lane(vector::Op::activate, Lq, Lk);
-  ex.a_space = true, ex.a_stride = ex.o_stride = kUnit, ex.o_addr = AE;
-  ex.func = static_cast<unsigned>(scalar::Act::exp), ex.imm0 = scale, ex.s1_vec = true, ex.s1_addr = AW + 4;
-  ex.acc = ex.acc_clr = true;
-  exec(sref, ex, sb, &ps, "attention's exp");
-  vector::Instr st = lane(vector::Op::acc_store, Lq, 1);
-  st.o_addr = AW + 8;
-  exec(sref, st, sb, nullptr, "attention's acc_store");
-  vector::Instr rc = lane(vector::Op::activate, Lq, 1);
-  rc.a_addr = AW + 8, rc.o_addr = AW + 12;
-  rc.func = static_cast<unsigned>(scalar::Act::reciprocal), rc.imm0 = numerics::f32_bits(1.0f);
-  exec(sref, rc, sb, nullptr, "attention's reciprocal");
-  vector::Instr pm = lane(vector::Op::tensor_scalar, Lq, Lk);
-  pm.a_addr = AE, pm.o_addr = AP, pm.a_stride = pm.o_stride = kUnit;
-  pm.alu0 = vector::Alu::mul, pm.alu1 = vector::Alu::bypass, pm.s0_vec = true, pm.s0_addr = AW + 12;
-  exec(vref, pm, sb, nullptr, "attention's P");
-  // P^T tiles: a transpose through the tensor engine, a copy to BF16
-  for (unsigned jt = 0; jt < JT; ++jt) {
-    tensor::Command lt = ls_cmd(AP + 4 * COLS * jt, Lq, COLS);
-    lt.fmt = 0, lt.tr = true;
-    tensor::Command mt = mm_cmd(0, Lq, 1 + jt % 6, false);
-    mt.tr = true;
-    tref.run(lt, sb);
-    tref.run(mt, sb);
+  // per query tile q, with its buffers: S in bank q % 2, exp / P / P^T buffer q % 2, the transposes
+  // in banks 2 .. 5 in turn, O in bank 6 + q % 2
+  for (unsigned q = 0; q < QT; ++q) {
+    const std::uint32_t w = AW + 16 * q, ae = AE + (q % 2) * 4 * Lk, ap = AP + (q % 2) * 4 * Lk,
+                        apt = APT + (q % 2) * TB;
+    const unsigned sbank = q % 2, obank = 6 + q % 2;
+    // S = Q K^T
+    tref.run(ls_cmd(AQ + 2 * COLS * q, d, COLS), sb);
+    tref.run(mm_cmd(AK, Lk, sbank, false), sb);
+    vector::Memory ps = tref.psum_rows();
+    // softmax of scale S
+    vector::Instr mx = lane(vector::Op::tensor_reduce, COLS, Lk);
+    mx.a_space = true, mx.a_addr = sbank * a.psum_bank_bytes, mx.a_stride = kUnit, mx.o_addr = w;
+    mx.alu0 = vector::Alu::max;
+    exec(vref, mx, sb, &ps, "attention's max");
+    vector::Instr nm = lane(vector::Op::tensor_scalar, COLS, 1);
+    nm.a_addr = w, nm.o_addr = w + 4, nm.alu0 = vector::Alu::mul, nm.imm0 = scale ^ 0x80000000u;
+    nm.alu1 = vector::Alu::bypass;
+    exec(vref, nm, sb, nullptr, "attention's -scale max");
+    vector::Instr ex = lane(vector::Op::activate, COLS, Lk);
+    ex.a_space = true, ex.a_addr = sbank * a.psum_bank_bytes, ex.a_stride = ex.o_stride = kUnit, ex.o_addr = ae;
+    ex.func = static_cast<unsigned>(scalar::Act::exp), ex.imm0 = scale, ex.s1_vec = true, ex.s1_addr = w + 4;
+    ex.acc = ex.acc_clr = true;
+    exec(sref, ex, sb, &ps, "attention's exp");
+    vector::Instr st = lane(vector::Op::acc_store, COLS, 1);
+    st.o_addr = w + 8;
+    exec(sref, st, sb, nullptr, "attention's acc_store");
+    vector::Instr rc = lane(vector::Op::activate, COLS, 1);
+    rc.a_addr = w + 8, rc.o_addr = w + 12;
+    rc.func = static_cast<unsigned>(scalar::Act::reciprocal), rc.imm0 = numerics::f32_bits(1.0f);
+    exec(sref, rc, sb, nullptr, "attention's reciprocal");
+    vector::Instr pm = lane(vector::Op::tensor_scalar, COLS, Lk);
+    pm.a_addr = ae, pm.o_addr = ap, pm.a_stride = pm.o_stride = kUnit;
+    pm.alu0 = vector::Alu::mul, pm.alu1 = vector::Alu::bypass, pm.s0_vec = true, pm.s0_addr = w + 12;
+    exec(vref, pm, sb, nullptr, "attention's P");
+    // P^T tiles: a transpose through the tensor engine, a copy to BF16
+    for (unsigned jt = 0; jt < JT; ++jt) {
+      const unsigned tbank = 2 + (q * JT + jt) % 4;
+      tensor::Command lt = ls_cmd(ap + 4 * COLS * jt, COLS, COLS);
+      lt.fmt = 0, lt.tr = true;
+      tensor::Command mt = mm_cmd(0, COLS, tbank, false);
+      mt.tr = true;
+      tref.run(lt, sb);
+      tref.run(mt, sb);
+      ps = tref.psum_rows();
+      vector::Instr cp = lane(vector::Op::copy, COLS, COLS);
+      cp.a_space = true, cp.a_addr = tbank * a.psum_bank_bytes, cp.a_stride = cp.o_stride = kUnit;
+      cp.o_addr = apt + 2 * COLS * jt, cp.o_fmt = 2;
+      exec(vref, cp, sb, &ps, "attention's P^T copy");
+    }
+    // O = P V over the key tiles, accumulating in bank obank
+    for (unsigned jt = 0; jt < JT; ++jt) {
+      tref.run(ls_cmd(apt + 2 * COLS * jt, COLS, COLS), sb);
+      tref.run(mm_cmd(AV + 2 * e * jt, e, obank, jt > 0), sb);
+    }
     ps = tref.psum_rows();
-    vector::Instr cp = lane(vector::Op::copy, COLS, Lq);
-    cp.a_space = true, cp.a_addr = (1 + jt % 6) * a.psum_bank_bytes, cp.a_stride = cp.o_stride = kUnit;
-    cp.o_addr = APT + 2 * Lq * jt, cp.o_fmt = 2;
-    exec(vref, cp, sb, &ps, "attention's P^T copy");
+    vector::Instr ev = lane(vector::Op::activate, COLS, e);
+    ev.a_space = true, ev.a_addr = obank * a.psum_bank_bytes, ev.a_stride = ev.o_stride = kUnit;
+    ev.o_addr = AO + q * 2 * e, ev.o_fmt = 2;
+    ev.func = static_cast<unsigned>(scalar::Act::identity), ev.imm0 = numerics::f32_bits(1.0f);
+    exec(sref, ev, sb, &ps, "attention's evacuation");
   }
-  // O = P V over the key tiles, accumulating in bank 7
-  for (unsigned jt = 0; jt < JT; ++jt) {
-    tref.run(ls_cmd(APT + 2 * Lq * jt, COLS, Lq), sb);
-    tref.run(mm_cmd(AV + 2 * e * jt, e, 7, jt > 0), sb);
-  }
-  ps = tref.psum_rows();
-  vector::Instr ev = lane(vector::Op::activate, Lq, e);
-  ev.a_space = true, ev.a_addr = 7 * a.psum_bank_bytes, ev.a_stride = ev.o_stride = kUnit, ev.o_addr = AO, ev.o_fmt = 2;
-  ev.func = static_cast<unsigned>(scalar::Act::identity), ev.imm0 = numerics::f32_bits(1.0f);
-  exec(sref, ev, sb, &ps, "attention's evacuation");
-  c.outputs.push_back(gather("O", HO, sb, Lq, P, 2 * e, [&](unsigned) { return AO; }));
+  c.outputs.push_back(gather("O", HO, sb, Lq, COLS, 2 * e, [&](unsigned i) { return AO + (i / COLS) * 2 * e; }));
   // double precision from the same BF16 inputs. The logits' FP32 error (the sum over d, the scale)
   // and softmax's FP32 steps give P a relative error eps_p (the softmax bound with the logits' error
   // doubled); P's BF16 rounding adds 2^-9, the FP32 sum over Lk keys (Lk + 1) u, and O's BF16
@@ -705,9 +719,19 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     }
   }
   c.bounds.push_back(std::move(bd));
-  const unsigned q = std::min(P, a.dma_queues);
-  // ld, s, nm, rcp, p, tr, pt, o, ev, out
-  c.sems = {{0, 2 * q}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {5, JT}, {6, JT}, {7, 1}, {8, 1}, {9, std::min(Lq, q)}};
+  // ld, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl
+  c.sems = {{0, std::min(P, a.dma_queues)},
+            {1, QT},
+            {2, QT},
+            {3, QT},
+            {4, QT},
+            {5, QT * JT},
+            {6, QT * JT},
+            {7, QT},
+            {8, QT},
+            {9, QT * std::min(COLS, a.dma_queues)},
+            {10, QT},
+            {11, std::min(Lk, a.dma_queues)}};
   return c;
 }
 

@@ -238,6 +238,11 @@ TRN_TEST(kernel_gemm_mxfp8, .timeout_ns = 1e11) {
 TRN_TEST(kernel_softmax, .timeout_ns = 1e11) { co_await run_kernel(env, "softmax"); }
 TRN_TEST(kernel_layernorm, .timeout_ns = 1e11) { co_await run_kernel(env, "layernorm"); }
 TRN_TEST(kernel_attention, .timeout_ns = 1e11) { co_await run_kernel(env, "attention"); }
+// three query tiles: the streams' two-deep overlap and the paired buffers
+TRN_TEST(kernel_attention_tiles, .timeout_ns = 1e11) {
+  const kernels::Defines sizes{{"QT", 3}};
+  co_await run_kernel(env, "attention", false, sizes);
+}
 TRN_TEST(kernel_mlp, .timeout_ns = 1e11) { co_await run_kernel(env, "mlp"); }
 
 TRN_TEST(control_programs, .timeout_ns = 1e11) { co_await run_programs(env); }
