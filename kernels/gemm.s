@@ -94,7 +94,7 @@
 .const SE = max(DMA_ENGINES - SE0, 1)
 .const LG = min(PARTS, QUEUES * LE)
 .const SG = min(COLS, QUEUES * SE)
-.sem w_in, b_in, x0, x1, mm, ev, out, xc
+.sem w_in, b_in, x0, x1, mm, ev, out, xc, w_in1, xc1
 
 .stream sync
 ; A descriptor's completion waits until every earlier write of its queue is visible (docs/dma.md),
@@ -104,8 +104,17 @@
     dma_start queue=mt%QUEUES src=hbm:HB+4*COLS*mt dst=sbuf:sb(0, AB+4*mt) len=4*COLS stype=fp32 dtype=fp32 layout=col4 cols=COLS dsem=b_in+=1
 .endfor
 ; W and X tile 0 by k-tile, so the first matmuls start after the first k-tile. MX scales go on
-; their partition's queue ahead of its elements, whose completion then covers them.
+; their partition's queue ahead of its elements, whose completion then covers them. Even k-tiles
+; count on w_in, odd ones on w_in1, and k-tile kt + 2 starts only once k-tile kt has completed on
+; every queue: then a count reaches (kt / 2 + 1) LG only when every queue has posted k-tile kt (a
+; queue running ahead cannot make up another's missing post).
 .for kt = 0, KT
+.if kt >= 2 && kt % 2 == 0
+    sem_wait wait=w_in>=kt/2*LG
+.endif
+.if kt >= 2 && kt % 2 == 1
+    sem_wait wait=w_in1>=kt/2*LG
+.endif
 .if MX
 .for b = 0, SP
     dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HWS+M*(KT*b+kt) dst=sbuf:sb(8*b, AWS+kt*M) len=M stype=bytes dtype=bytes
@@ -114,25 +123,40 @@
 .endif
 .for p = 0, PARTS
     dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HW+EB*M*(KT*p+kt) dst=sbuf:sb(p, AW+kt*EB*M) len=EB*M stype=DT dtype=DT
-.if p >= PARTS - LG
+.if p >= PARTS - LG && kt % 2 == 0
     dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*p+kt) dst=sbuf:sb(p, AX+kt*EB*TN) len=EB*TN stype=DT dtype=DT dsem=w_in+=1
-.else
+.endif
+.if p >= PARTS - LG && kt % 2 == 1
+    dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*p+kt) dst=sbuf:sb(p, AX+kt*EB*TN) len=EB*TN stype=DT dtype=DT dsem=w_in1+=1
+.endif
+.if p < PARTS - LG
     dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*p+kt) dst=sbuf:sb(p, AX+kt*EB*TN) len=EB*TN stype=DT dtype=DT
 .endif
 .endfor
 .endfor
 .if NT > 1
-; X tile 1 into buffer 1 in XN chunks of XK k-tiles (chunk c complete: xc >= (c + 1) LG)
+; X tile 1 into buffer 1 in XN chunks of XK k-tiles, even chunks counting on xc and odd ones on
+; xc1 as the k-tiles above (chunk c complete: xc or xc1 >= (c / 2 + 1) LG)
 .for c = 0, XN
+.if c >= 2 && c % 2 == 0
+    sem_wait wait=xc>=c/2*LG
+.endif
+.if c >= 2 && c % 2 == 1
+    sem_wait wait=xc1>=c/2*LG
+.endif
 .if MX
 .for b = 0, SP
     dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HXS+TN*(KT*(SP+b)+c*XK) dst=sbuf:sb(8*b, AXS+KT*TN+c*XK*TN) len=TN*(min((c+1)*XK,KT)-c*XK) stype=bytes dtype=bytes
 .endfor
 .endif
 .for p = 0, PARTS
-.if p >= PARTS - LG
+.if p >= PARTS - LG && c % 2 == 0
     dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*(PARTS+p)+c*XK) dst=sbuf:sb(p, AX+XB+c*XK*EB*TN) len=EB*TN*(min((c+1)*XK,KT)-c*XK) stype=DT dtype=DT dsem=xc+=1
-.else
+.endif
+.if p >= PARTS - LG && c % 2 == 1
+    dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*(PARTS+p)+c*XK) dst=sbuf:sb(p, AX+XB+c*XK*EB*TN) len=EB*TN*(min((c+1)*XK,KT)-c*XK) stype=DT dtype=DT dsem=xc1+=1
+.endif
+.if p < PARTS - LG
     dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*(PARTS+p)+c*XK) dst=sbuf:sb(p, AX+XB+c*XK*EB*TN) len=EB*TN*(min((c+1)*XK,KT)-c*XK) stype=DT dtype=DT
 .endif
 .endfor
@@ -182,11 +206,17 @@
 ; output tile accumulating in its own bank, so the tensor engine works while the tile loads
 .for kt = 0, KT
 .for mt = 0, MT
-.if mt == 0 && nt == 0
-    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=w_in>=(kt+1)*LG
+.if mt == 0 && nt == 0 && kt % 2 == 0
+    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=w_in>=(kt/2+1)*LG
 .endif
-.if mt == 0 && nt == 1 && kt % XK == 0
-    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=xc>=(kt/XK+1)*LG
+.if mt == 0 && nt == 0 && kt % 2 == 1
+    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=w_in1>=(kt/2+1)*LG
+.endif
+.if mt == 0 && nt == 1 && kt % XK == 0 && kt / XK % 2 == 0
+    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=xc>=(kt/XK/2+1)*LG
+.endif
+.if mt == 0 && nt == 1 && kt % XK == 0 && kt / XK % 2 == 1
+    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=xc1>=(kt/XK/2+1)*LG
 .endif
 .if mt > 0 || (nt == 1 && kt % XK > 0)
     load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS)
@@ -208,14 +238,20 @@
 .else
 .for mt = 0, MT
 .for kt = 0, KT
-.if nt == 0 && mt == 0
-    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=w_in>=(kt+1)*LG
+.if nt == 0 && mt == 0 && kt % 2 == 0
+    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=w_in>=(kt/2+1)*LG
+.endif
+.if nt == 0 && mt == 0 && kt % 2 == 1
+    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=w_in1>=(kt/2+1)*LG
 .endif
 .if nt > 0 && mt == 0 && kt == 0 && nt % 2 == 0
     load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=x0>=nt/2*LG
 .endif
-.if nt == 1 && mt == 0 && kt == 0
-    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=xc>=XN*LG
+.if nt == 1 && mt == 0 && kt == 0 && (XN - 1) % 2 == 0
+    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=xc>=((XN-1)/2+1)*LG
+.endif
+.if nt == 1 && mt == 0 && kt == 0 && (XN - 1) % 2 == 1
+    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=xc1>=((XN-1)/2+1)*LG
 .endif
 .if nt > 1 && mt == 0 && kt == 0 && nt % 2 == 1
     load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=x1>=((nt+1)/2-1)*LG

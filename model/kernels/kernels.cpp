@@ -392,8 +392,17 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const unsigned se = std::max(a.dma_engines - std::min(le, a.dma_engines - 1), 1u);
   const unsigned lg = std::min(P, q * le), sg = std::min(COLS, q * se);
   const unsigned xk = (KT + std::min(XC, KT) - 1) / std::min(XC, KT), xn = (KT + xk - 1) / xk;
-  c.sems = {{0, KT * lg}, {1, MT},      {2, ((NT + 1) / 2 - 1) * lg},        {3, (std::max(NT / 2, 1u) - 1) * lg},
-            {4, NT * MT}, {5, NT * MT}, {6, MT * ((NT + ST - 1) / ST) * sg}, {7, NT > 1 ? xn * lg : 0}};
+  // (the even k-tiles and chunks on one semaphore, the odd ones on another)
+  c.sems = {{0, (KT + 1) / 2 * lg},
+            {1, MT},
+            {2, ((NT + 1) / 2 - 1) * lg},
+            {3, (std::max(NT / 2, 1u) - 1) * lg},
+            {4, NT * MT},
+            {5, NT * MT},
+            {6, MT * ((NT + ST - 1) / ST) * sg},
+            {7, NT > 1 ? (xn + 1) / 2 * lg : 0},
+            {8, KT / 2 * lg},
+            {9, NT > 1 ? xn / 2 * lg : 0}};
   return c;
 }
 
@@ -738,17 +747,22 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
 // ---- mlp.s: Y = W2^T gelu(W1^T X) with both matmuls on MXFP8 (E4M3FN) operands
 Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   Sizes sz("mlp", over);
-  const unsigned P = a.partitions, D = P, F = a.te_cols, E = a.te_cols, N = a.max_moving_n;
+  const auto NT = static_cast<unsigned>(sz.get("NT", 1, 1, 64));
+  sz.get("XA", 4, 1, 64);  // X tiles the loads run ahead of the stores (the program's order only)
+  const unsigned P = a.partitions, D = P, F = a.te_cols, E = a.te_cols, N = a.max_moving_n, NN = NT * N;
   auto al = [](std::uint32_t b) { return 64 * ((b + 63) / 64); };
-  const std::uint32_t AX = 0, AW1 = AX + al(2 * N), AW2 = AW1 + al(2 * F), AH = AW2 + al(2 * E), AY = AH + al(2 * N),
-                      AXq = AY + al(2 * N), AW1q = AXq + al(N), AW2q = AW1q + al(F), AHq = AW2q + al(E),
-                      ASC = AHq + al(N), AXs = ASC, AW1s = AXs + N, AW2s = AW1s + F, AHs = AW2s + E;
-  const std::uint32_t HW1 = 2 * D * N, HW2 = HW1 + 2 * D * F, HY = HW2 + 2 * F * E;
+  // X's and H's codes and scales, H in BF16: pairs (buffer b at + b times the size)
+  const std::uint32_t AX = 0, AW1 = AX + al(2 * NN), AW2 = AW1 + al(2 * F), AH = AW2 + al(2 * E), AY = AH + al(4 * N),
+                      AXq = AY + al(2 * NN), AW1q = AXq + al(2 * N), AW2q = AW1q + al(F), AHq = AW2q + al(E),
+                      ASC = AHq + al(2 * N), AXs = ASC, AW1s = AXs + 2 * N, AW2s = AW1s + F, AHs = AW2s + E;
+  const std::uint32_t HW1 = 2 * D * NN, HW2 = HW1 + 2 * D * F, HY = HW2 + 2 * F * E;
+  if (AHs + 2 * N > a.sbuf_bytes_per_partition || std::uint64_t{HY} + 2ull * E * NN > a.hbm_bytes)
+    throw std::invalid_argument(fmt::format("kernel mlp: NT={} does not fit in SBUF or HBM", NT));
   std::mt19937_64 rng(seed);
   Case c;
   c.defines = sz.done();
-  c.macs = std::uint64_t{D} * F * N + std::uint64_t{F} * E * N;
-  c.inputs.push_back({"X", 0, bf16_data(rng, std::size_t{D} * N, -2.0f, 2.0f)});
+  c.macs = (std::uint64_t{D} * F + std::uint64_t{F} * E) * NN;
+  c.inputs.push_back({"X", 0, bf16_data(rng, std::size_t{D} * NN, -2.0f, 2.0f)});
   const float w1s = 2.0f / std::sqrt(static_cast<float>(D)), w2s = 2.0f / std::sqrt(static_cast<float>(F));
   c.inputs.push_back({"W1", HW1, bf16_data(rng, std::size_t{D} * F, -w1s, w1s)});
   c.inputs.push_back({"W2", HW2, bf16_data(rng, std::size_t{F} * E, -w2s, w2s)});
@@ -757,15 +771,15 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const auto& w2 = c.inputs[2].bytes;
   tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
   for (unsigned p = 0; p < D; ++p) {
-    put(sb, p, AX, &x[2 * N * p], 2 * N);
+    put(sb, p, AX, &x[2 * NN * p], 2 * NN);
     put(sb, p, AW1, &w1[2 * F * p], 2 * F);
   }
   for (unsigned f = 0; f < F; ++f) put(sb, f, AW2, &w2[2 * E * f], 2 * E);
   vector::FunctionalReference vref(shape(a, vector::Engine::vector)), sref(shape(a, vector::Engine::scalar));
   tensor::FunctionalReference tref(te_params(a));
   const unsigned e4 = static_cast<unsigned>(numerics::Format::e4m3fn);
-  vector::Instr clr = lane(vector::Op::memset, P, 2 * N + F + E);
-  clr.o_addr = ASC, clr.o_fmt = 13, clr.o_stride = kUnit;  // uint8 (isa dtype)
+  vector::Instr clr = lane(vector::Op::memset, P, (4 * N + F + E) / 4);
+  clr.o_addr = ASC, clr.o_fmt = 0, clr.o_stride = kUnit;  // FP32 zero words (4N + F + E bytes, 4-aligned)
   exec(vref, clr, sb, nullptr, "mlp's memset");
   auto quant = [&](unsigned pc, unsigned n, std::uint32_t src, std::uint32_t dst, std::uint32_t sc) {
     vector::Instr q = lane(vector::Op::quantize_mx, pc, n);
@@ -790,14 +804,17 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     exec(sref, in, sb, &ps, "mlp's activate");
   };
   quant(D, F, AW1, AW1q, AW1s);
-  quant(D, N, AX, AXq, AXs);
   quant(F, E, AW2, AW2q, AW2s);
-  mx_mm(AW1q, AW1s, D, F, AXq, AXs, 0);
-  act(F, 0, AH, scalar::Act::gelu);
-  quant(F, N, AH, AHq, AHs);
-  mx_mm(AW2q, AW2s, F, E, AHq, AHs, 1);
-  act(E, 1, AY, scalar::Act::identity);
-  c.outputs.push_back(gather("Y", HY, sb, E, P, 2 * N, [&](unsigned) { return AY; }));
+  for (unsigned t = 0; t < NT; ++t) {  // token tile t in buffers t % 2, PSUM banks t % 2 and 2 + t % 2
+    const unsigned b = t % 2;
+    quant(D, N, AX + 2 * N * t, AXq + b * N, AXs + b * N);
+    mx_mm(AW1q, AW1s, D, F, AXq + b * N, AXs + b * N, b);
+    act(F, b, AH + b * 2 * N, scalar::Act::gelu);
+    quant(F, N, AH + b * 2 * N, AHq + b * N, AHs + b * N);
+    mx_mm(AW2q, AW2s, F, E, AHq + b * N, AHs + b * N, 2 + b);
+    act(E, 2 + b, AY + 2 * N * t, scalar::Act::identity);
+  }
+  c.outputs.push_back(gather("Y", HY, sb, E, P, 2 * NN, [&](unsigned) { return AY; }));
   // double precision from the BF16 inputs, without quantization. An MXFP8 (E4M3FN) element is
   // v (1 + d) + h, |d| <= 2^-4, |h| <= 2^-17 max|block| (subnormals); so a product of two has error
   // at most |a b| (2^-3 + 2^-8) + 1.07 2^-17 (|a| Mb + |b| Ma) + 2^-34 Ma Mb, plus the FP32 sum's
@@ -829,9 +846,9 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     for (unsigned r = 0; r < rows; ++r) v[r] = bf16_at(bytes, std::size_t{cols} * r + j);
     return v;
   };
-  std::vector<std::vector<double>> hd(N, std::vector<double>(F)), he(N, std::vector<double>(F));
-  for (unsigned n = 0; n < N; ++n) {
-    const auto xv = col(x, D, N, n), xm = block_max(xv);
+  std::vector<std::vector<double>> hd(NN, std::vector<double>(F)), he(NN, std::vector<double>(F));
+  for (unsigned n = 0; n < NN; ++n) {
+    const auto xv = col(x, D, NN, n), xm = block_max(xv);
     for (unsigned f = 0; f < F; ++f) {
       const auto wv = col(w1, D, F, f), wm = block_max(wv);
       double s = 0;
@@ -844,7 +861,7 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   Bound bd{"Y", 2, {}, {}, "2 (|W2| e_H + e_mx(W2, |H| + e_H) + 2^-8 |Y|), e_mx: MXFP8 products (docs/kernels.md)"};
   for (unsigned m = 0; m < E; ++m) {
     const auto wv = col(w2, F, E, m), wm = block_max(wv);
-    for (unsigned n = 0; n < N; ++n) {
+    for (unsigned n = 0; n < NN; ++n) {
       std::vector<double> hb(F);
       double yv = 0, carry = 0;
       for (unsigned f = 0; f < F; ++f) {
@@ -858,8 +875,18 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   }
   c.bounds.push_back(std::move(bd));
   const unsigned q = a.dma_queues;
-  // ld, q, mm1, h, mm2, ev, out
-  c.sems = {{0, std::min(D, q) + std::min(F, q)}, {1, 4}, {2, 1}, {3, 1}, {4, 1}, {5, 1}, {6, std::min(E, q)}};
+  // xl, w, qw, qx, qh, mm1, h, mm2, ev, out, xl1 (X's even tiles on xl, odd ones on xl1)
+  c.sems = {{0, (NT + 1) / 2 * std::min(D, q)},
+            {1, std::min(D, q) + std::min(F, q)},
+            {2, 2},
+            {3, NT},
+            {4, NT},
+            {5, NT},
+            {6, NT},
+            {7, NT},
+            {8, NT},
+            {9, NT * std::min(E, q)},
+            {10, NT / 2 * std::min(D, q)}};
   return c;
 }
 

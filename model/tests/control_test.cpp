@@ -56,7 +56,8 @@ void load_and_start(core::Control& c, core::Control::In& in, const isa::Program&
 
 BOOST_AUTO_TEST_SUITE(control)
 
-/// Every kernel of kernels/ in tiny and small (and the GEMM in FP8 and MXFP8): the HBM outputs bit
+/// Every kernel of kernels/ in tiny and small (and the GEMM in FP8 and MXFP8, attention and the MLP
+/// with several tiles): the HBM outputs bit
 /// for bit against the reference that follows the kernel's order, within the stated bound of double
 /// precision, every semaphore at its count, and no completion write in HBM.
 BOOST_AUTO_TEST_CASE(every_kernel_matches_its_references) {
@@ -64,12 +65,15 @@ BOOST_AUTO_TEST_CASE(every_kernel_matches_its_references) {
   for (const auto& k : kernels::all()) runs.emplace_back(&k, kernels::Defines{});
   runs.emplace_back(kernels::find("gemm"), kernels::Defines{{"R", 2}});
   runs.emplace_back(kernels::find("gemm"), kernels::Defines{{"R", 4}, {"KT", 2}});
+  runs.emplace_back(kernels::find("attention"), kernels::Defines{{"QT", 3}});
+  runs.emplace_back(kernels::find("mlp"), kernels::Defines{{"NT", 3}});
   for (const char* cfg : {"tiny", "small"}) {
     const auto& arch = cfg::find(cfg)->arch;
     for (const auto& [kp, sizes] : runs) {
       const kernels::Kernel& k = *kp;
-      BOOST_TEST_CONTEXT(k.name << " (" << cfg << (sizes.count("R") ? " R=" + std::to_string(sizes.at("R")) : "")
-                                << ")") {
+      std::string sz;
+      for (const auto& [n, v] : sizes) sz += " " + n + "=" + std::to_string(v);
+      BOOST_TEST_CONTEXT(k.name << " (" << cfg << sz << ")") {
         const kernels::Case c = k.make(arch, 9, sizes);
         core::ProgramRunner r(params(cfg), dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 3);
         auto& hbm = r.hbm().image().hbm;

@@ -244,6 +244,11 @@ TRN_TEST(kernel_attention_tiles, .timeout_ns = 1e11) {
   co_await run_kernel(env, "attention", false, sizes);
 }
 TRN_TEST(kernel_mlp, .timeout_ns = 1e11) { co_await run_kernel(env, "mlp"); }
+// three token tiles: the streams' two-deep overlap, the paired buffers, loads ahead of stores
+TRN_TEST(kernel_mlp_tiles, .timeout_ns = 1e11) {
+  const kernels::Defines sizes{{"NT", 3}};
+  co_await run_kernel(env, "mlp", false, sizes);
+}
 
 TRN_TEST(control_programs, .timeout_ns = 1e11) { co_await run_programs(env); }
 
