@@ -24,7 +24,8 @@
 ; - S bank q % 2: the exponentials of q - 2 have read it (ex);
 ; - exp and P buffers q % 2: the vector engine's -scale max of q follows P of q - 1 and q - 2, and
 ;   P of q follows the P^T copies of q - 2, which followed their transposes (the readers of P);
-; - P^T buffer q % 2: the transposes of q follow the P V multiplies of q - 1;
+; - P^T buffer q % 2: the copies of q follow the transposes of q, which follow the P V multiplies
+;   of q - 1 and so of q - 2 (the readers of the buffer);
 ; - transpose bank g % 4 (g: the key tile's index over every query tile): its copy g - 4 (pt);
 ; - O bank 6 + q % 2: the evacuation of q - 2 (ev).
 ; S waits for Q and K (ld), the first P V multiply for V (vl).

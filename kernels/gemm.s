@@ -42,7 +42,7 @@
 .default MT = 2
 .default NT = 4
 .default ST = 1                    ; X tiles a store descriptor covers (fewer descriptors a row of C)
-.default XC = 4                    ; chunks X tile 1 loads in
+.default XC = 4                    ; chunks X tile 1 loads in (cdiv(KT, XC) k-tiles each, so fewer where XC does not divide KT)
 .default R = 1                     ; K-rows a PE a cycle: 1 BF16, 2 FP8 (E4M3), 4 MXFP8 (E4M3FN)
 .const KPE = log2(R)
 .const MX = R == 4
@@ -77,7 +77,8 @@
 .const AC = AX + 2 * XB            ; C row mt COLS + p in partition p at AC + 2N mt
 .const AB = AC + MT * 2 * N        ; bias of row mt COLS + p in partition p at AB + 4 mt
 .const AWS = AB + cdiv(4 * MT, 64) * 64 ; MX: W's scales of k-tile kt at AWS + kt M + m (partition 8b)
-.const AXS = AWS + MX * KT * M     ; MX: X buffer b's scales of k-tile kt at AXS + b KT TN + kt TN + n
+.const AXS = AWS + cdiv(MX * KT * M, 64) * 64 ; MX: X buffer b's scales of k-tile kt at AXS + b KT TN + kt TN + n
+.const SCB = AXS + 2 * MX * KT * TN - AWS ; MX: bytes of the scale tensors (a multiple of 4)
 .const HW = 0
 .const HX = HW + EB * PARTS * KT * M
 .const HB = HX + EB * PARTS * KT * N
@@ -94,7 +95,7 @@
 .const SE = max(DMA_ENGINES - SE0, 1)
 .const LG = min(PARTS, QUEUES * LE)
 .const SG = min(COLS, QUEUES * SE)
-.sem w_in, b_in, x0, x1, mm, ev, out, xc, w_in1, xc1
+.sem w_in, b_in, x0, x1, mm, ev, out, xc, w_in1, xc1, clr
 
 .stream sync
 ; A descriptor's completion waits until every earlier write of its queue is visible (docs/dma.md),
@@ -107,7 +108,9 @@
 ; their partition's queue ahead of its elements, whose completion then covers them. Even k-tiles
 ; count on w_in, odd ones on w_in1, and k-tile kt + 2 starts only once k-tile kt has completed on
 ; every queue: then a count reaches (kt / 2 + 1) LG only when every queue has posted k-tile kt (a
-; queue running ahead cannot make up another's missing post).
+; queue running ahead cannot make up another's missing post). The first MX scales wait until the
+; vector engine has cleared the scale tensors' lines in every partition (clr: the tensor engine's
+; scale read returns its byte in every partition, and SBUF is not reset, docs/core.md).
 .for kt = 0, KT
 .if kt >= 2 && kt % 2 == 0
     sem_wait wait=w_in>=kt/2*LG
@@ -117,7 +120,11 @@
 .endif
 .if MX
 .for b = 0, SP
+.if kt == 0 && b == 0
+    dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HWS+M*(KT*b+kt) dst=sbuf:sb(8*b, AWS+kt*M) len=M stype=bytes dtype=bytes wait=clr>=1
+.else
     dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HWS+M*(KT*b+kt) dst=sbuf:sb(8*b, AWS+kt*M) len=M stype=bytes dtype=bytes
+.endif
     dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HXS+TN*(KT*b+kt) dst=sbuf:sb(8*b, AXS+kt*TN) len=TN stype=bytes dtype=bytes
 .endfor
 .endif
@@ -275,6 +282,12 @@
 .endfor
 .endif
 .endfor
+    end
+
+.stream vector
+.if MX
+    memset pc=PARTS size=SCB/4 o=sbuf:AWS:fp32 o.stride=1 post=clr+=1
+.endif
     end
 
 .stream scalar

@@ -630,8 +630,10 @@ class Assembler {
       if (b == std::string::npos || b > x.end) fail(x.at, "expected ')'");
       std::size_t u = x.s.find_first_not_of(" \t", x.at), v = x.s.find_last_not_of(" \t", b - 1);
       const std::string word = u < b ? x.s.substr(u, v + 1 - u) : std::string{};
-      const auto& e = *std::find_if(std::begin(tbl::kEnums), std::end(tbl::kEnums),
+      const auto* it = std::find_if(std::begin(tbl::kEnums), std::end(tbl::kEnums),
                                     [](const tbl::Enum& en) { return std::string_view(en.name) == "dtype"; });
+      if (it == std::end(tbl::kEnums)) fail(at, "dtype(): the ISA table has no dtype enum");
+      const auto& e = *it;
       for (unsigned i = 0; i < e.count; ++i)
         if (word == e.items[i].name) {
           x.at = b + 1;

@@ -224,7 +224,8 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const unsigned EB = std::max(R, 2u), KP = R * P, SP = (P + 7) / 8;
   const unsigned K = KT * KP, M = MT * COLS, N = NT * TN;
   const std::uint32_t XB = KT * EB * TN, AW = 0, AX = AW + (KT * EB * M + 63) / 64 * 64, AC = AX + 2 * XB,
-                      AB = AC + MT * 2 * N, AWS = AB + (4 * MT + 63) / 64 * 64, AXS = AWS + (mx ? KT * M : 0);
+                      AB = AC + MT * 2 * N, AWS = AB + (4 * MT + 63) / 64 * 64,
+                      AXS = AWS + (mx ? (KT * M + 63) / 64 * 64 : 0);
   const std::uint32_t HX = EB * P * KT * M, HB = HX + EB * P * KT * N, HC = HB + 4 * M, HWS = HC + 2 * M * N,
                       HXS = HWS + (mx ? SP * KT * M : 0), HEND = HXS + (mx ? NT * SP * KT * TN : 0);
   if (AXS + (mx ? 2 * KT * TN : 0) > a.sbuf_bytes_per_partition || HEND > a.hbm_bytes)
@@ -402,7 +403,8 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
             {6, MT * ((NT + ST - 1) / ST) * sg},
             {7, NT > 1 ? (xn + 1) / 2 * lg : 0},
             {8, KT / 2 * lg},
-            {9, NT > 1 ? xn / 2 * lg : 0}};
+            {9, NT > 1 ? xn / 2 * lg : 0},
+            {10, mx ? 1u : 0u}};  // the scale tensors cleared
   return c;
 }
 

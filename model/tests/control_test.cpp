@@ -65,8 +65,12 @@ BOOST_AUTO_TEST_CASE(every_kernel_matches_its_references) {
   for (const auto& k : kernels::all()) runs.emplace_back(&k, kernels::Defines{});
   runs.emplace_back(kernels::find("gemm"), kernels::Defines{{"R", 2}});
   runs.emplace_back(kernels::find("gemm"), kernels::Defines{{"R", 4}, {"KT", 2}});
+  // MX scales with the semaphore pairs (odd KT, three chunks); more output tiles than PSUM banks
+  runs.emplace_back(kernels::find("gemm"), kernels::Defines{{"R", 4}, {"KT", 3}, {"XC", 3}});
+  runs.emplace_back(kernels::find("gemm"), kernels::Defines{{"MT", 9}, {"NT", 2}, {"KT", 1}});
   runs.emplace_back(kernels::find("attention"), kernels::Defines{{"QT", 3}});
-  runs.emplace_back(kernels::find("mlp"), kernels::Defines{{"NT", 3}});
+  // the steady state of the loads: X tiles loaded XA ahead, between the stores
+  runs.emplace_back(kernels::find("mlp"), kernels::Defines{{"NT", 6}, {"XA", 2}});
   for (const char* cfg : {"tiny", "small"}) {
     const auto& arch = cfg::find(cfg)->arch;
     for (const auto& [kp, sizes] : runs) {

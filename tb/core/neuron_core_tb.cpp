@@ -232,7 +232,7 @@ TRN_TEST(kernel_gemm_fp8, .timeout_ns = 1e11) {
   co_await run_kernel(env, "gemm", false, sizes);
 }
 TRN_TEST(kernel_gemm_mxfp8, .timeout_ns = 1e11) {
-  const kernels::Defines sizes{{"R", 4}, {"KT", 2}};
+  const kernels::Defines sizes{{"R", 4}, {"KT", 3}, {"XC", 3}};  // odd KT: both semaphores of a pair
   co_await run_kernel(env, "gemm", false, sizes);
 }
 TRN_TEST(kernel_softmax, .timeout_ns = 1e11) { co_await run_kernel(env, "softmax"); }
@@ -244,9 +244,9 @@ TRN_TEST(kernel_attention_tiles, .timeout_ns = 1e11) {
   co_await run_kernel(env, "attention", false, sizes);
 }
 TRN_TEST(kernel_mlp, .timeout_ns = 1e11) { co_await run_kernel(env, "mlp"); }
-// three token tiles: the streams' two-deep overlap, the paired buffers, loads ahead of stores
+// six token tiles: the streams' two-deep overlap, the paired buffers, loads two tiles ahead of stores
 TRN_TEST(kernel_mlp_tiles, .timeout_ns = 1e11) {
-  const kernels::Defines sizes{{"NT", 3}};
+  const kernels::Defines sizes{{"NT", 6}, {"XA", 2}};
   co_await run_kernel(env, "mlp", false, sizes);
 }
 
