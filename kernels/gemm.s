@@ -95,7 +95,7 @@
 .const SE = max(DMA_ENGINES - SE0, 1)
 .const LG = min(PARTS, QUEUES * LE)
 .const SG = min(COLS, QUEUES * SE)
-.sem w_in, b_in, x0, x1, mm, ev, out, xc, w_in1, xc1, clr
+.sem w_in, w_in1, b_in, x0, x1, mm, ev, out, xc, xc1, clr ; w_in + 1 and xc + 1: pairs
 
 .stream sync
 ; A descriptor's completion waits until every earlier write of its queue is visible (docs/dma.md),
@@ -112,31 +112,20 @@
 ; vector engine has cleared the scale tensors' lines in every partition (clr: the tensor engine's
 ; scale read returns its byte in every partition, and SBUF is not reset, docs/core.md).
 .for kt = 0, KT
-.if kt >= 2 && kt % 2 == 0
-    sem_wait wait=w_in>=kt/2*LG
-.endif
-.if kt >= 2 && kt % 2 == 1
-    sem_wait wait=w_in1>=kt/2*LG
+.if kt >= 2
+    sem_wait wait=w_in+kt%2>=kt/2*LG
 .endif
 .if MX
 .for b = 0, SP
-.if kt == 0 && b == 0
-    dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HWS+M*(KT*b+kt) dst=sbuf:sb(8*b, AWS+kt*M) len=M stype=bytes dtype=bytes wait=clr>=1
-.else
-    dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HWS+M*(KT*b+kt) dst=sbuf:sb(8*b, AWS+kt*M) len=M stype=bytes dtype=bytes
-.endif
+    dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HWS+M*(KT*b+kt) dst=sbuf:sb(8*b, AWS+kt*M) len=M stype=bytes dtype=bytes wait=clr>=(kt==0&&b==0)
     dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HXS+TN*(KT*b+kt) dst=sbuf:sb(8*b, AXS+kt*TN) len=TN stype=bytes dtype=bytes
 .endfor
 .endif
 .for p = 0, PARTS
     dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HW+EB*M*(KT*p+kt) dst=sbuf:sb(p, AW+kt*EB*M) len=EB*M stype=DT dtype=DT
-.if p >= PARTS - LG && kt % 2 == 0
-    dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*p+kt) dst=sbuf:sb(p, AX+kt*EB*TN) len=EB*TN stype=DT dtype=DT dsem=w_in+=1
-.endif
-.if p >= PARTS - LG && kt % 2 == 1
-    dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*p+kt) dst=sbuf:sb(p, AX+kt*EB*TN) len=EB*TN stype=DT dtype=DT dsem=w_in1+=1
-.endif
-.if p < PARTS - LG
+.if p >= PARTS - LG
+    dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*p+kt) dst=sbuf:sb(p, AX+kt*EB*TN) len=EB*TN stype=DT dtype=DT dsem=w_in+kt%2+=1
+.else
     dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*p+kt) dst=sbuf:sb(p, AX+kt*EB*TN) len=EB*TN stype=DT dtype=DT
 .endif
 .endfor
@@ -145,11 +134,8 @@
 ; X tile 1 into buffer 1 in XN chunks of XK k-tiles, even chunks counting on xc and odd ones on
 ; xc1 as the k-tiles above (chunk c complete: xc or xc1 >= (c / 2 + 1) LG)
 .for c = 0, XN
-.if c >= 2 && c % 2 == 0
-    sem_wait wait=xc>=c/2*LG
-.endif
-.if c >= 2 && c % 2 == 1
-    sem_wait wait=xc1>=c/2*LG
+.if c >= 2
+    sem_wait wait=xc+c%2>=c/2*LG
 .endif
 .if MX
 .for b = 0, SP
@@ -157,13 +143,9 @@
 .endfor
 .endif
 .for p = 0, PARTS
-.if p >= PARTS - LG && c % 2 == 0
-    dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*(PARTS+p)+c*XK) dst=sbuf:sb(p, AX+XB+c*XK*EB*TN) len=EB*TN*(min((c+1)*XK,KT)-c*XK) stype=DT dtype=DT dsem=xc+=1
-.endif
-.if p >= PARTS - LG && c % 2 == 1
-    dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*(PARTS+p)+c*XK) dst=sbuf:sb(p, AX+XB+c*XK*EB*TN) len=EB*TN*(min((c+1)*XK,KT)-c*XK) stype=DT dtype=DT dsem=xc1+=1
-.endif
-.if p < PARTS - LG
+.if p >= PARTS - LG
+    dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*(PARTS+p)+c*XK) dst=sbuf:sb(p, AX+XB+c*XK*EB*TN) len=EB*TN*(min((c+1)*XK,KT)-c*XK) stype=DT dtype=DT dsem=xc+c%2+=1
+.else
     dma_start engine=(p/QUEUES)%LE queue=p%QUEUES src=hbm:HX+EB*TN*(KT*(PARTS+p)+c*XK) dst=sbuf:sb(p, AX+XB+c*XK*EB*TN) len=EB*TN*(min((c+1)*XK,KT)-c*XK) stype=DT dtype=DT
 .endif
 .endfor
@@ -213,17 +195,11 @@
 ; output tile accumulating in its own bank, so the tensor engine works while the tile loads
 .for kt = 0, KT
 .for mt = 0, MT
-.if mt == 0 && nt == 0 && kt % 2 == 0
-    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=w_in>=(kt/2+1)*LG
+.if mt == 0 && nt == 0
+    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=w_in+kt%2>=(kt/2+1)*LG
 .endif
-.if mt == 0 && nt == 0 && kt % 2 == 1
-    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=w_in1>=(kt/2+1)*LG
-.endif
-.if mt == 0 && nt == 1 && kt % XK == 0 && kt / XK % 2 == 0
-    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=xc>=(kt/XK/2+1)*LG
-.endif
-.if mt == 0 && nt == 1 && kt % XK == 0 && kt / XK % 2 == 1
-    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=xc1>=(kt/XK/2+1)*LG
+.if mt == 0 && nt == 1 && kt % XK == 0
+    load_stationary t=AW+kt*EB*M:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M) wait=xc+kt/XK%2>=(kt/XK/2+1)*LG
 .endif
 .if mt > 0 || (nt == 1 && kt % XK > 0)
     load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS)
@@ -245,20 +221,14 @@
 .else
 .for mt = 0, MT
 .for kt = 0, KT
-.if nt == 0 && mt == 0 && kt % 2 == 0
-    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=w_in>=(kt/2+1)*LG
-.endif
-.if nt == 0 && mt == 0 && kt % 2 == 1
-    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=w_in1>=(kt/2+1)*LG
+.if nt == 0 && mt == 0
+    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=w_in+kt%2>=(kt/2+1)*LG
 .endif
 .if nt > 0 && mt == 0 && kt == 0 && nt % 2 == 0
     load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=x0>=nt/2*LG
 .endif
-.if nt == 1 && mt == 0 && kt == 0 && (XN - 1) % 2 == 0
-    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=xc>=((XN-1)/2+1)*LG
-.endif
-.if nt == 1 && mt == 0 && kt == 0 && (XN - 1) % 2 == 1
-    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=xc1>=((XN-1)/2+1)*LG
+.if nt == 1 && mt == 0 && kt == 0
+    load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=xc+(XN-1)%2>=((XN-1)/2+1)*LG
 .endif
 .if nt > 1 && mt == 0 && kt == 0 && nt % 2 == 1
     load_stationary t=AW+kt*EB*M+mt*EB*COLS:ET t.bias=FB k=KP m=COLS kpe=KPE mx=MX sc=MX*(AWS+kt*M+mt*COLS) wait=x1>=((nt+1)/2-1)*LG

@@ -51,7 +51,7 @@
 .const HY = HW2 + 2 * F * E
 .const XQ = min(D, QUEUES)           ; completions a tile of X posts (one a queue)
 .default XA = 4                      ; X tiles the loads run ahead of the stores
-.sem xl, w, qw, qx, qh, mm1, h, mm2, ev, out, xl1
+.sem xl, xl1, w, qw, qx, qh, mm1, h, mm2, ev, out ; xl + 1: a pair
 
 .stream sync
 ; X tiles 0 .. XA - 1 with the weights, then per tile t: X tile t + XA (once tile t + XA - 2 has
@@ -62,20 +62,13 @@
 .if t < 0 || t + XA < NT
 .set XT = (t < 0) * u + (t >= 0) * (t + XA)    ; the X tile this group loads
 .if XT < NT
-.if XT >= 2 && XT % 2 == 0
-    sem_wait wait=xl>=XT/2*XQ
-.endif
-.if XT >= 2 && XT % 2 == 1
-    sem_wait wait=xl1>=XT/2*XQ
+.if XT >= 2
+    sem_wait wait=xl+XT%2>=XT/2*XQ
 .endif
 .for p = 0, PARTS
-.if p >= PARTS - QUEUES && XT % 2 == 0
-    dma_start queue=p%QUEUES src=hbm:HX+2*NN*p+2*N*XT dst=sbuf:sb(p, AX+2*N*XT) len=2*N stype=bf16 dtype=bf16 dsem=xl+=1
-.endif
-.if p >= PARTS - QUEUES && XT % 2 == 1
-    dma_start queue=p%QUEUES src=hbm:HX+2*NN*p+2*N*XT dst=sbuf:sb(p, AX+2*N*XT) len=2*N stype=bf16 dtype=bf16 dsem=xl1+=1
-.endif
-.if p < PARTS - QUEUES
+.if p >= PARTS - QUEUES
+    dma_start queue=p%QUEUES src=hbm:HX+2*NN*p+2*N*XT dst=sbuf:sb(p, AX+2*N*XT) len=2*N stype=bf16 dtype=bf16 dsem=xl+XT%2+=1
+.else
     dma_start queue=p%QUEUES src=hbm:HX+2*NN*p+2*N*XT dst=sbuf:sb(p, AX+2*N*XT) len=2*N stype=bf16 dtype=bf16
 .endif
 .if XT == 0 && p >= PARTS - QUEUES
@@ -115,11 +108,8 @@
     quantize_mx pc=D size=F a=sbuf:AW1:bf16 a.stride=1 o=sbuf:AW1q:e4m3fn o.stride=1 o.mx sc=AW1s wait=w>=min(D,QUEUES)+min(F,QUEUES) post=qw+=1
     quantize_mx pc=F size=E a=sbuf:AW2:bf16 a.stride=1 o=sbuf:AW2q:e4m3fn o.stride=1 o.mx sc=AW2s post=qw+=1
 .for t = 0, NT
-.if t + 1 < NT && (t + 1) % 2 == 0
-    quantize_mx pc=D size=N a=sbuf:AX+2*N*(t+1):bf16 a.stride=1 o=sbuf:AXq+((t+1)%2)*N:e4m3fn o.stride=1 o.mx sc=AXs+((t+1)%2)*N wait=xl>=((t+1)/2+1)*XQ post=qx+=1
-.endif
-.if t + 1 < NT && (t + 1) % 2 == 1
-    quantize_mx pc=D size=N a=sbuf:AX+2*N*(t+1):bf16 a.stride=1 o=sbuf:AXq+((t+1)%2)*N:e4m3fn o.stride=1 o.mx sc=AXs+((t+1)%2)*N wait=xl1>=((t+1)/2+1)*XQ post=qx+=1
+.if t + 1 < NT
+    quantize_mx pc=D size=N a=sbuf:AX+2*N*(t+1):bf16 a.stride=1 o=sbuf:AXq+((t+1)%2)*N:e4m3fn o.stride=1 o.mx sc=AXs+((t+1)%2)*N wait=xl+(t+1)%2>=((t+1)/2+1)*XQ post=qx+=1
 .endif
     quantize_mx pc=F size=N a=sbuf:AH+(t%2)*2*N:bf16 a.stride=1 o=sbuf:AHq+(t%2)*N:e4m3fn o.stride=1 o.mx sc=AHs+(t%2)*N wait=h>=t+1 post=qh+=1
 .endfor

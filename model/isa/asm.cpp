@@ -357,6 +357,17 @@ class Assembler {
     if (x >= b) fail(a, "expected a semaphore");
     const std::string word = code.substr(x, y + 1 - x);
     if (auto it = sems_.find(word); it != sems_.end()) return it->second;
+    // NAME + EXPR: the semaphore EXPR indices after NAME, which must be declared too (a pair or a
+    // row of semaphores declared together, chosen by a loop variable: .sem w0, w1 ... w0+kt%2)
+    std::size_t n = x;
+    while (n < b && ident_char(code[n])) ++n;
+    const std::size_t plus = code.find_first_not_of(" \t", n);
+    if (auto it = sems_.find(code.substr(x, n - x)); it != sems_.end() && plus < b && code[plus] == '+') {
+      const std::int64_t v = static_cast<std::int64_t>(it->second) + eval(code, plus + 1, b);
+      if (v < 0 || v >= static_cast<std::int64_t>(tbl::kSems) || !used_sems_.count(static_cast<unsigned>(v)))
+        fail(x, fmt::format("'{}' is semaphore {}, which no .sem declares", word, v));
+      return v;
+    }
     if (ident_start(word[0]) && !consts_.count(word))
       fail(x, fmt::format("unknown semaphore '{}' (declare it with .sem)", word));
     const std::int64_t v = eval(code, a, b);

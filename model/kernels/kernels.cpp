@@ -394,17 +394,18 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const unsigned lg = std::min(P, q * le), sg = std::min(COLS, q * se);
   const unsigned xk = (KT + std::min(XC, KT) - 1) / std::min(XC, KT), xn = (KT + xk - 1) / xk;
   // (the even k-tiles and chunks on one semaphore, the odd ones on another)
+  // w_in, w_in1, b_in, x0, x1, mm, ev, out, xc, xc1, clr (the scale tensors cleared)
   c.sems = {{0, (KT + 1) / 2 * lg},
-            {1, MT},
-            {2, ((NT + 1) / 2 - 1) * lg},
-            {3, (std::max(NT / 2, 1u) - 1) * lg},
-            {4, NT * MT},
+            {1, KT / 2 * lg},
+            {2, MT},
+            {3, ((NT + 1) / 2 - 1) * lg},
+            {4, (std::max(NT / 2, 1u) - 1) * lg},
             {5, NT * MT},
-            {6, MT * ((NT + ST - 1) / ST) * sg},
-            {7, NT > 1 ? (xn + 1) / 2 * lg : 0},
-            {8, KT / 2 * lg},
+            {6, NT * MT},
+            {7, MT * ((NT + ST - 1) / ST) * sg},
+            {8, NT > 1 ? (xn + 1) / 2 * lg : 0},
             {9, NT > 1 ? xn / 2 * lg : 0},
-            {10, mx ? 1u : 0u}};  // the scale tensors cleared
+            {10, mx ? 1u : 0u}};
   return c;
 }
 
@@ -877,18 +878,18 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   }
   c.bounds.push_back(std::move(bd));
   const unsigned q = a.dma_queues;
-  // xl, w, qw, qx, qh, mm1, h, mm2, ev, out, xl1 (X's even tiles on xl, odd ones on xl1)
+  // xl, xl1, w, qw, qx, qh, mm1, h, mm2, ev, out (X's even tiles on xl, odd ones on xl1)
   c.sems = {{0, (NT + 1) / 2 * std::min(D, q)},
-            {1, std::min(D, q) + std::min(F, q)},
-            {2, 2},
-            {3, NT},
+            {1, NT / 2 * std::min(D, q)},
+            {2, std::min(D, q) + std::min(F, q)},
+            {3, 2},
             {4, NT},
             {5, NT},
             {6, NT},
             {7, NT},
             {8, NT},
-            {9, NT * std::min(E, q)},
-            {10, NT / 2 * std::min(D, q)}};
+            {9, NT},
+            {10, NT * std::min(E, q)}};
   return c;
 }
 

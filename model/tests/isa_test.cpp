@@ -181,6 +181,15 @@ top:
   BOOST_TEST(isa::get(isa::assemble(".stream vector\n memset imm0=f32rsqrt(16)\n", "r.s").streams[1][0],
                       tbl::kF_imm0) == 0x3E800000u);
   BOOST_TEST(isa::get(f.streams[1][1], tbl::kF_imm0) == 0x3E800000u);
+  // NAME + EXPR: the semaphore EXPR after NAME, in a wait and in a post
+  const isa::Program sp = isa::assemble(
+      ".sem a, b, c\n.stream vector\n.for k = 0, 2\n sem_add post=a+k+1+=1\n sem_wait wait=a+k>=3\n.endfor\n", "s.s");
+  BOOST_TEST(isa::get(sp.streams[1][0], tbl::kF_post_sem) == 1u);
+  BOOST_TEST(isa::get(sp.streams[1][2], tbl::kF_post_sem) == 2u);
+  BOOST_TEST(isa::get(sp.streams[1][1], tbl::kF_wait_sem) == 0u);
+  BOOST_TEST(isa::get(sp.streams[1][3], tbl::kF_wait_sem) == 1u);
+  BOOST_TEST(error_of(".sem a, b\n.stream vector\n  sem_add post=a+2+=1\n") ==
+             "k.s:3:16: error: 'a+2' is semaphore 2, which no .sem declares");
   // dtype(NAME): an element type's code, usable wherever a type is
   const isa::Program t =
       isa::assemble(".const ET = dtype(e4m3)\n.stream vector\n copy a=sbuf:0:ET o=sbuf:0:bf16\n", "t.s");
