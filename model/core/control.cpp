@@ -112,6 +112,7 @@ Control::te_cmd_t Control::te_cmd(const Bits& w, unsigned tag) {
   c.seed = static_cast<std::uint32_t>(f(w, tbl::kF_imm0));
   c.spm = static_cast<std::uint8_t>(f(w, tbl::kF_spm));
   c.spq = static_cast<std::uint8_t>(f(w, tbl::kF_spq));
+  c.rg = static_cast<std::uint8_t>(f(w, tbl::kF_rg));
   return c;
 }
 

@@ -58,6 +58,7 @@ sv::te_pkg::te_cmd_t to_cmd(const Command& c) {
   cmd.seed = c.seed;
   cmd.spm = static_cast<std::uint8_t>(c.spm);
   cmd.spq = static_cast<std::uint8_t>(c.spq);
+  cmd.rg = static_cast<std::uint8_t>(c.rg);
   return cmd;
 }
 
@@ -112,6 +113,7 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
     wmx_ = c.mx;
     wspm_ = c.spm;
     wspq_ = c.spq;
+    wrg_ = c.rg;
     widx_.assign(p_.rows, 0);
     if (c.spm != 0)
       for (unsigned r = 0; r < p_.rows; ++r) widx_[r] = sbuf[r].at(c.sc_addr) & 0xF;
@@ -130,39 +132,44 @@ void FunctionalReference::run(const Command& c, const Sbuf& sbuf) {
       for (unsigned j = 0; j < m_; ++j) at(c.bank, j, c.off + n) = w_[n * p_.cols + j];
     return;
   }
+  // row groups: group g's rows are g * gk .. g * gk + K - 1 of the operand (gk = its partitions' rows),
+  // its blocks those of the array within the group, its result in bank + g
+  const unsigned groups = 1u << wrg_, gk = p_.rows * per / groups, blk = std::min(bs * per, gk);
   if (is_int_format(c.fmt)) {  // exact products summed in INT32 with wrap (any order gives the same bits)
-    for (unsigned n = 0; n < c.n; ++n)
-      for (unsigned j = 0; j < m_; ++j) {
-        std::uint32_t t = 0;
-        for (unsigned k = 0; k < k_; ++k)
-          t += static_cast<std::uint32_t>(int_value(w_[k * p_.cols + j], wfmt_) * int_value(code(k, n), c.fmt));
-        std::uint32_t& d = at(c.bank, j, c.off + n);
-        d = c.acc ? d + t : t;
-      }
+    for (unsigned g = 0; g < groups; ++g)
+      for (unsigned n = 0; n < c.n; ++n)
+        for (unsigned j = 0; j < m_; ++j) {
+          std::uint32_t t = 0;
+          for (unsigned k = g * gk; k < g * gk + k_; ++k)
+            t += static_cast<std::uint32_t>(int_value(w_[k * p_.cols + j], wfmt_) * int_value(code(k, n), c.fmt));
+          std::uint32_t& d = at(c.bank + g, j, c.off + n);
+          d = c.acc ? d + t : t;
+        }
     return;
   }
-  for (unsigned n = 0; n < c.n; ++n)
-    for (unsigned j = 0; j < m_; ++j) {
-      std::uint32_t t = 0x80000000u;  // -0
-      for (unsigned k0 = 0; k0 < p_.rows * per; k0 += bs * per) {
-        std::uint32_t s = 0x80000000u;
-        for (unsigned k = k0; k < std::min(k0 + bs * per, k_); ++k)
-          s = numerics::fp32_add(s, pe_product(w_[k * p_.cols + j], wfmt_, wbias_, code(k, n), c.fmt, op_bias(c)));
-        const std::uint32_t sw = numerics::decode(Format::e8m0, ws_[(k0 / (bs * per)) * p_.cols + j]);
-        const std::uint32_t sx = numerics::decode(Format::e8m0, scale(c.mx, k0 / (bs * per), n));
-        t = numerics::fp32_add(t, numerics::fp32_mul(numerics::fp32_mul(s, sw), sx));
-      }
-      std::uint32_t& d = at(c.bank, j, c.off + n);
-      d = c.acc ? numerics::fp32_add(d, t) : t;
-      if (c.pbf) {
-        numerics::Convert cv;
-        if (c.sr) {
-          cv.mode = numerics::Round::sr;
-          cv.rnd = rng_[j] = numerics::Xorshift32::step(rng_[j]);
+  for (unsigned g = 0; g < groups; ++g)
+    for (unsigned n = 0; n < c.n; ++n)
+      for (unsigned j = 0; j < m_; ++j) {
+        std::uint32_t t = 0x80000000u;  // -0
+        for (unsigned k0 = g * gk; k0 < (g + 1) * gk; k0 += blk) {
+          std::uint32_t s = 0x80000000u;
+          for (unsigned k = k0; k < std::min(k0 + blk, g * gk + k_); ++k)
+            s = numerics::fp32_add(s, pe_product(w_[k * p_.cols + j], wfmt_, wbias_, code(k, n), c.fmt, op_bias(c)));
+          const std::uint32_t sw = numerics::decode(Format::e8m0, ws_[(k0 / (bs * per)) * p_.cols + j]);
+          const std::uint32_t sx = numerics::decode(Format::e8m0, scale(c.mx, k0 / (bs * per), n));
+          t = numerics::fp32_add(t, numerics::fp32_mul(numerics::fp32_mul(s, sw), sx));
         }
-        d = numerics::encode(Format::bf16, d, cv) << 16;
+        std::uint32_t& d = at(c.bank + g, j, c.off + n);
+        d = c.acc ? numerics::fp32_add(d, t) : t;
+        if (c.pbf) {
+          numerics::Convert cv;
+          if (c.sr) {
+            cv.mode = numerics::Round::sr;
+            cv.rnd = rng_[j] = numerics::Xorshift32::step(rng_[j]);
+          }
+          d = numerics::encode(Format::bf16, d, cv) << 16;
+        }
       }
-    }
 }
 
 }  // namespace trn::tensor

@@ -10,6 +10,8 @@
 // rounds, in the order the entries are written (element off, off + 1, .. of each multiply).
 // Sparse weights: PE row r (group g = r / N) multiplies row g M + idx[r] of the moving operand; the
 // kept rows are summed as the dense rows are (their blocks, their order), a pruned row adds nothing.
+// Row groups (rg): G = 1 << rg matmuls, group g of K rows from partition g R / G (its blocks those
+// of the array cut at the group's ends), written to bank + g.
 // It reads the same SBUF words as the engine and must agree with it bit for bit.
 #pragma once
 
@@ -35,6 +37,7 @@ struct Command {
   std::uint32_t seed = 0;
   unsigned spm = 0;  ///< sparse (v3+): log2 M, 0 dense; a load's K counts kept rows, its metadata at sc_addr
   unsigned spq = 0;  ///< sparse: log2 (M / N): a multiply's element holds 1 << spq rows
+  unsigned rg = 0;   ///< row groups, log2: 1 << rg matmuls of K rows, group g on partitions g R / G .., bank + g
 };
 /// The command port's value (te_pkg::te_cmd_t) of a command.
 sv::te_pkg::te_cmd_t to_cmd(const Command& c);
@@ -70,6 +73,7 @@ class FunctionalReference {
   unsigned k_ = 0, m_ = 0, wfmt_ = 0, wbias_ = 0;
   bool wmx_ = false;
   unsigned wspm_ = 0, wspq_ = 0;    // the weights' sparsity
+  unsigned wrg_ = 0;                // the weights' row groups
   std::vector<unsigned> widx_;      // sparse: row r's index in its group
   std::vector<std::uint32_t> rng_;  // per PSUM partition: the stochastic-rounding generator's state
 };

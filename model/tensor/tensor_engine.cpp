@@ -86,6 +86,8 @@ void TensorEngine::reset() {
   for (auto& w : ws_q_) w.assign(static_cast<std::size_t>(p_.rows / block_rows_quad()) * p_.cols, 0);
   ps_valid_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, false);
   bmeta_q_.assign(p_.cols, Meta{});
+  for (auto& t : tmeta_q_) t.assign(p_.cols, Meta{});
+  arr_rg_q_ = 0;
   ls_done_q_ = mm_done_q_ = err_q_ = false;
   ls_done_tag_q_ = mm_done_tag_q_ = err_tag_q_ = err_code_q_ = 0;
   pr_data_q_ = Bits(32 * p_.cols);
@@ -145,15 +147,20 @@ Err TensorEngine::check_cmd(const In& in) const {
                                       c.spq <= c.spm && !c.mx && !c.tr && c.kpe == 0 &&
                                       (c.op == sv::te_pkg::te_op_e::TeLoadStationary ||
                                        mem::dtype_esize(static_cast<unsigned>(c.fmt)) + c.spq <= 3);
-  if (!is_pe_format(c.fmt) || !kpe_ok || !psum_ok || !sp_ok) return Err::type;
+  // row groups: two on every generation, four from v3 on; dense, not MX, RNE PSUM only
+  const bool rg_ok = c.rg == 0 || (c.rg <= 2 && (c.rg == 1 || in.gen_i != sv::te_pkg::te_gen_e::TeGenV2) && !c.mx &&
+                                   c.spm == 0 && !c.tr && !c.sr);
+  if (!is_pe_format(c.fmt) || !kpe_ok || !psum_ok || !sp_ok || !rg_ok) return Err::type;
   if (in.cmd_i.mx && (in.cmd_i.tr || !numerics::is_mx_element(static_cast<Format>(in.cmd_i.fmt)))) return Err::type;
   // `count` elements of size e from byte address a: aligned, and inside the partition
   const auto fits = [&](std::uint64_t a, unsigned e, std::uint64_t count) {
     return mem::elems_fit(a, e, count, p_.sbuf_bytes);
   };
   const unsigned es = cmd_esize(in);
+  const unsigned groups = 1u << c.rg;
+  if (p_.rows % groups != 0) return Err::shape;  // the groups must divide the rows
   if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary) {
-    if (c.k == 0 || c.k > (p_.rows << c.kpe) || c.m == 0 || c.m > p_.cols) return Err::shape;
+    if (c.k == 0 || c.k > ((p_.rows / groups) << c.kpe) || c.m == 0 || c.m > p_.cols) return Err::shape;
     if (!fits(in.cmd_i.addr, es, in.cmd_i.m) || (in.cmd_i.mx && c.kpe != 2 && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.m)) ||
         (in.cmd_i.mx && c.kpe == 2 && !fits(in.cmd_i.sc_addr, 3, (std::uint64_t{in.cmd_i.m} + 3) / 4)) ||
         (c.spm != 0 && !fits(in.cmd_i.sc_addr, 1, 1)))
@@ -161,7 +168,8 @@ Err TensorEngine::check_cmd(const In& in) const {
     return Err::none;
   }
   if (in.cmd_i.n == 0 || in.cmd_i.n > p_.max_n) return Err::shape;
-  if (in.cmd_i.bank >= p_.banks || in.cmd_i.off + in.cmd_i.n > p_.depth ||
+  // group g writes bank + g: every group's bank inside PSUM, the first a multiple of the groups
+  if (in.cmd_i.bank + groups > p_.banks || in.cmd_i.bank % groups != 0 || in.cmd_i.off + in.cmd_i.n > p_.depth ||
       (!in.cmd_i.tr &&
        (!fits(in.cmd_i.addr, es, in.cmd_i.n) || (in.cmd_i.mx && c.kpe != 2 && !fits(in.cmd_i.sc_addr, 1, in.cmd_i.n)) ||
         (in.cmd_i.mx && c.kpe == 2 && !fits(in.cmd_i.sc_addr, 3, (std::uint64_t{in.cmd_i.n} + 3) / 4)))))
@@ -169,7 +177,8 @@ Err TensorEngine::check_cmd(const In& in) const {
   if (ls_q_.busy) return Err::none;  // the weights' checks wait for the load
   const BankInfo& b = bank_q_[cur_bank_q_];
   if (!b.loaded) return Err::no_weights;
-  if (b.raw != c.tr || (!c.tr && (b.kpe != c.kpe || b.ints != ints || b.spm != c.spm || b.spq != c.spq)))
+  if (b.raw != c.tr ||
+      (!c.tr && (b.kpe != c.kpe || b.ints != ints || b.spm != c.spm || b.spq != c.spq || b.rg != c.rg)))
     return Err::mode;
   if (in.cmd_i.tr && in.cmd_i.n > b.k) return Err::shape;
   return Err::none;
@@ -190,9 +199,12 @@ bool TensorEngine::cmd_ready(const In& in, bool mv_fire) const {
   // the issuer frees at the edge when its last column issues now (read, or a transpose's generated one)
   const bool last = mm_q_.busy && mm_q_.left == 1 && (mm_q_.tr || (mv_fire && !mm_q_.iph));
   // a transpose's generated columns take the array's entry: no moving read in flight or issued now
+  const bool drained = !mm_q_.busy && inflight_q_[0] == 0 && inflight_q_[1] == 0;
   return !ls_q_.busy && (!mm_q_.busy || last) && (!in.cmd_i.tr || (pend_q_.empty() && !mv_fire)) &&
          // a seed load: no column left to issue or in the array
-         (!in.cmd_i.seed_ld || (!mm_q_.busy && inflight_q_[0] == 0 && inflight_q_[1] == 0));
+         (!in.cmd_i.seed_ld || drained) &&
+         // other row groups than the last multiply's: a later group's write would overtake an earlier column's
+         (in.cmd_i.rg == arr_rg_q_ || drained);
 }
 
 void TensorEngine::eval(const In& in, Out& out) const {
@@ -238,21 +250,38 @@ void TensorEngine::eval(const In& in, Out& out) const {
     const bool v = ps_valid_q_[idx(last, c)] && c < m.m;
     out.pw_valid_o.set_bit(c, v);
     std::uint32_t d = 0;
-    if (v) {
-      const std::uint32_t s = ts_q_[idx(last, c)];
-      const std::uint32_t old = m.acc ? psum_.read(static_cast<unsigned>(m.bank), c, static_cast<unsigned>(m.off)) : 0;
-      d = !m.acc ? s : m.ints ? old + s : numerics::fp32_add(old, s);
-      if (m.pbf)  // BF16 entry: rounded once, kept as the FP32 word of the BF16 value
-        d = numerics::encode(Format::bf16, d,
-                             {.mode = m.sr ? numerics::Round::sr : numerics::Round::rne,
-                              .rnd = numerics::Xorshift32::step(rng_q_[c])})
-            << 16;
+    if (v) {  // the last group's bank (bank itself without row groups)
+      const auto bank = static_cast<unsigned>(m.bank) + (1u << m.rg) - 1;
+      d = psum_value(psum_.read(bank, c, static_cast<unsigned>(m.off)), ts_q_[idx(last, c)], m,
+                     numerics::Xorshift32::step(rng_q_[c]));
     }
     out.pw_data_o.set_slice(32 * c, 32, d);
   }
   out.pe_ready_o = true;
-  for (unsigned c = 0; c < p_.cols; ++c)
-    if (out.pw_valid_o.bit(c) && in.pe_mask_i.bit(c)) out.pe_ready_o = false;
+  for (unsigned c = 0; c < p_.cols; ++c) {
+    bool w = out.pw_valid_o.bit(c);
+    for (unsigned q = 1; q <= 3; ++q) w = w || tap_write(q, c).valid;
+    if (w && in.pe_mask_i.bit(c)) out.pe_ready_o = false;
+  }
+}
+
+std::uint32_t TensorEngine::psum_value(std::uint32_t old, std::uint32_t t, const Meta& m, std::uint32_t rnd) {
+  std::uint32_t d = !m.acc ? t : m.ints ? old + t : numerics::fp32_add(old, t);
+  if (m.pbf)  // BF16 entry: rounded once, kept as the FP32 word of the BF16 value
+    d = numerics::encode(Format::bf16, d, {.mode = m.sr ? numerics::Round::sr : numerics::Round::rne, .rnd = rnd})
+        << 16;
+  return d;
+}
+
+TensorEngine::PsumWrite TensorEngine::tap_write(unsigned q, unsigned c) const {
+  if (!tap_ok(q)) return {};
+  const unsigned r = tap_row(q);
+  const Meta& m = tmeta_q_[q - 1][c];
+  const int g = tap_group(q, m.rg);
+  if (!ps_valid_q_[idx(r, c)] || g < 0 || c >= m.m) return {};
+  PsumWrite w{true, static_cast<unsigned>(m.bank) + static_cast<unsigned>(g), c, static_cast<unsigned>(m.off), 0};
+  w.data = psum_value(psum_.read(w.bank, c, w.off), ts_q_[idx(r, c)], m, 0);  // (row groups round to nearest)
+  return w;
 }
 
 void TensorEngine::tick(const In& in) {
@@ -286,12 +315,18 @@ void TensorEngine::psum_ports(const In& in, const Out& o) {
   const bool pe_in = in.pe_i.bank < p_.banks && in.pe_i.off < p_.depth;
   for (unsigned c = 0; c < C; ++c)
     if (o.pw_valid_o.bit(c) && bmeta_q_[c].pbf && bmeta_q_[c].sr) rng_q_[c] = numerics::Xorshift32::step(rng_q_[c]);
+  // (the taps' writes, read before any write of this edge: they go to other banks than the bottom's)
+  std::vector<PsumWrite> taps;
+  for (unsigned q = 1; q <= 3; ++q)
+    for (unsigned c = 0; c < C; ++c)
+      if (auto w = tap_write(q, c); w.valid) taps.push_back(w);
   for (unsigned c = 0; c < C; ++c)
     if (o.pw_valid_o.bit(c))
-      psum_.write(static_cast<unsigned>(bmeta_q_[c].bank), c, static_cast<unsigned>(bmeta_q_[c].off),
-                  static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
+      psum_.write(static_cast<unsigned>(bmeta_q_[c].bank) + (1u << bmeta_q_[c].rg) - 1, c,
+                  static_cast<unsigned>(bmeta_q_[c].off), static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
     else if (in.pe_valid_i && o.pe_ready_o && pe_in && in.pe_mask_i.bit(c))
       psum_.write(in.pe_i.bank, c, in.pe_i.off, static_cast<std::uint32_t>(in.pe_data_i.slice(32 * c, 32)));
+  for (const auto& w : taps) psum_.write(w.bank, w.part, w.off, w.data);
 }
 
 void TensorEngine::retire_column(std::array<unsigned, 2>& inflight) {
@@ -306,7 +341,8 @@ void TensorEngine::step_array() {
   // Partial sums down, with the weights of this cycle. Two sums flow down: P, the current block's
   // partial sum, and T, the sum of the finished blocks, each scaled by its weight and moving E8M0
   // scales (1.0 for non-MX operands) at the block's last row: T += (P * Sw) * Sx, then P
-  // restarts at -0. Integer sums start at 0 and add in INT32 (T += P).
+  // restarts at -0. Integer sums start at 0 and add in INT32 (T += P). With row groups each group
+  // is an array of its own: both sums start again at its first row, and its last row ends a block.
   const unsigned R = p_.rows, C = p_.cols, last = R - 1;
   std::vector<std::uint32_t> ps(ps_q_.size()), ts(ts_q_.size());
   std::vector<bool> psv(ps_q_.size());
@@ -317,8 +353,10 @@ void TensorEngine::step_array() {
       if (!x.valid) continue;
       const BankInfo& b = bank_q_[x.wsel];
       const std::uint32_t zero = b.ints ? 0 : kNegZero;
-      const std::uint32_t in_p = r == 0 ? zero : ps_q_[idx(r - 1, c)];
-      const std::uint32_t in_t = r == 0 ? zero : ts_q_[idx(r - 1, c)];
+      const unsigned grows = R >> b.rg, lr = r % grows;  // the group's rows, this row's place in it
+      const bool top = r == 0 || lr == 0;
+      const std::uint32_t in_p = top ? zero : ps_q_[idx(r - 1, c)];
+      const std::uint32_t in_t = top ? zero : ts_q_[idx(r - 1, c)];
       if (x.tr) {  // transpose: the column takes row `code`'s weight, bits unchanged
         ps[idx(r, c)] = in_p;
         ts[idx(r, c)] = r == x.code ? w_q_[x.wsel][idx(r, c)] : in_t;
@@ -329,7 +367,7 @@ void TensorEngine::step_array() {
       // the rows this PE takes, (r << kpe) + lane, while below K: r; 2r then 2r + 1 (double row);
       // 4r .. 4r + 3 (MX, four rows: codes decoded here with their standard bias)
       for (unsigned lane = 0; lane < (1u << b.kpe); ++lane) {
-        if ((r << b.kpe) + lane >= b.k) break;
+        if ((lr << b.kpe) + lane >= b.k) break;
         const unsigned sh = 16 * lane;
         if (b.kpe == 2) {
           const auto code = [](std::uint32_t v, unsigned f, unsigned j) {
@@ -351,10 +389,11 @@ void TensorEngine::step_array() {
       }
       std::uint32_t tv = in_t;
       const unsigned bs = b.kpe == 2 ? block_rows_quad() : block_rows();  // the block's partitions
-      if (r % bs == bs - 1 && b.ints) {
+      const bool block_end = r % bs == bs - 1 || lr == grows - 1;
+      if (block_end && b.ints) {
         tv = in_t + pv;
         pv = 0;
-      } else if (r % bs == bs - 1) {
+      } else if (block_end) {
         const std::uint32_t sw = numerics::decode(Format::e8m0, ws_q_[x.wsel][(r / bs) * C + c]);
         const std::uint32_t sx = numerics::decode(Format::e8m0, x.sx);
         tv = numerics::fp32_add(in_t, numerics::fp32_mul(numerics::fp32_mul(pv, sw), sx));
@@ -364,6 +403,9 @@ void TensorEngine::step_array() {
       ts[idx(r, c)] = tv;
     }
   for (unsigned c = 0; c < C; ++c) bmeta_q_[c] = x_q_[idx(last, c)].meta;
+  for (unsigned q = 1; q <= 3; ++q)
+    if (tap_ok(q))
+      for (unsigned c = 0; c < C; ++c) tmeta_q_[q - 1][c] = x_q_[idx(tap_row(q), c)].meta;
   ps_q_ = std::move(ps);
   ts_q_ = std::move(ts);
   ps_valid_q_ = std::move(psv);
@@ -382,6 +424,8 @@ void TensorEngine::enter_column(const In& in) {
       col[r].code = static_cast<std::uint32_t>(mm_q_.n - mm_q_.left);
     }
     col[last].meta = Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, false, mm_q_.left == 1, false, mm_q_.wsel};
+    for (unsigned q = 1; q <= 3; ++q)
+      if (tap_ok(q)) col[tap_row(q)].meta = col[last].meta;
   } else if (in.mv_rsp_valid_i && !pend_q_.empty()) {
     const Pending p = pend_q_.front();
     pend_q_.pop_front();
@@ -405,7 +449,7 @@ void TensorEngine::enter_column(const In& in) {
         col[r].code = pe_operand(code, p.fmt, p.bias, p.kpe);
         col[r].sx = !p.mx ? 127 : p.kpe == 2 ? p.sxv[r / bsq] : mx_sx_q_[r / bs];
         col[r].xf = p.fmt;
-        if (r == last) col[r].meta = p.meta;
+        col[r].meta = p.meta;  // (read on the last row and the taps' rows)
       }
     }
   }
@@ -516,7 +560,7 @@ void TensorEngine::issue_moving(const In& in, const Out& o, std::array<unsigned,
     pend_q_.push_back(Pending{mm_q_.iph, mm_q_.wsel, mm_q_.fmt, mm_q_.bias, mm_q_.mx, mm_q_.kpe, std::move(sxv),
                               mm_q_.spm, mm_q_.spq,
                               Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, mm_q_.acc, mm_q_.left == 1, mm_q_.ints,
-                                   mm_q_.wsel, mm_q_.pbf, mm_q_.sr}});
+                                   mm_q_.wsel, mm_q_.pbf, mm_q_.sr, mm_q_.rg}});
   }
   if (col_fire && mm_q_.kpe == 2) {  // the word's last column (or the multiply's) takes it
     if (mm_q_.sj == 3 || mm_q_.left == 1) sxb_q_.pop_front();
@@ -584,7 +628,8 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
                                         in.cmd_i.kpe,
                                         is_int_format(in.cmd_i.fmt),
                                         in.cmd_i.spm,
-                                        in.cmd_i.spq};
+                                        in.cmd_i.spq,
+                                        in.cmd_i.rg};
     next_ls_bank_q_ ^= 1;
   } else {
     const unsigned gap = mm_q_.gap;  // the FP32 spacing carries over
@@ -612,6 +657,7 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     mm_q_.spq = in.cmd_i.spq;
     mm_q_.pbf = in.cmd_i.pbf;
     mm_q_.sr = in.cmd_i.sr;
+    mm_q_.rg = arr_rg_q_ = in.cmd_i.rg;
     if (in.cmd_i.seed_ld)  // (the array is empty: no entry is rounded with the old seed after this)
       for (unsigned c = 0; c < p_.cols; ++c) rng_q_[c] = numerics::Xorshift32::lane_seed(in.cmd_i.seed, c);
     if (in.cmd_i.kpe == 2) {  // its scale words, four columns each (the previous multiply's all taken)

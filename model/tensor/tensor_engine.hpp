@@ -20,6 +20,10 @@
 //     bad metadata (idx >= M, not increasing within the group, a row past the array's) drops the
 //     load with Err::meta when it arrives, and no command is taken while it is checked. A multiply
 //     on sparse weights reads 1 << spq rows an element, and row r takes row g M + idx's value.
+//   Row groups (rg, log2 G): G independent matmuls of K <= R / G rows, group g on partitions
+//     [g R / G, (g + 1) R / G) with its own weights, its sums starting again at its first row and
+//     written to PSUM bank bank + g from its last row (bank a multiple of G), in one multiply's
+//     cycles; a multiply whose rg differs from the last one's waits until the array holds no column.
 // PSUM ports: pr_ reads one element of every partition (the data the next cycle); pe_ writes one
 // element of the masked partitions for the vector and scalar engines, when the array does not.
 // Each PE(r, c) holds w[r][c]; the moving value of row r passes right, the partial sum passes down:
@@ -149,6 +153,7 @@ class TensorEngine {
     unsigned wsel = 0;  ///< the weight bank (released when the column leaves)
     bool pbf = false;   ///< BF16 PSUM entries: the sum rounded to BF16 as it is written
     bool sr = false;    ///< (pbf) stochastically, with the partition's generator
+    unsigned rg = 0;    ///< row groups, log2: group g writes bank + g
   };
   struct Token {  // a moving value in the array, decoded to FP32 where it entered
     bool valid = false;
@@ -157,7 +162,7 @@ class TensorEngine {
     std::uint32_t code = 0;
     std::uint32_t sx = 0;  ///< E8M0 scale of this row's block (127: 1.0 for non-MX operands)
     unsigned xf = 0;       ///< the moving format (four rows per PE: the PE decodes the codes)
-    Meta meta;             // used on the last row only
+    Meta meta;             // used on the last row and the taps' rows only
   };
   struct BankInfo {
     unsigned k = 0, m = 0, fmt = 0, bias = 0;
@@ -167,6 +172,7 @@ class TensorEngine {
     unsigned kpe = 0;           ///< K-rows per PE, log2
     bool ints = false;          ///< INT8/UINT8
     unsigned spm = 0, spq = 0;  ///< sparse: log2 M (0 dense), log2 (M / N)
+    unsigned rg = 0;            ///< row groups, log2
   };
   struct Mm {  // the moving-read issuer
     bool busy = false;
@@ -185,6 +191,7 @@ class TensorEngine {
     unsigned sj = 0;               ///< four rows per PE: the next column's byte in its scale word
     bool pbf = false, sr = false;  ///< BF16 PSUM entries, stochastically rounded
     unsigned spm = 0, spq = 0;     ///< sparse weights
+    unsigned rg = 0;               ///< row groups, log2
   };
   struct Sx {                // the scale-word reader of a four-row MX multiply
     std::uint64_t idx = 0;   ///< ESize4 index of the next word
@@ -235,6 +242,24 @@ class TensorEngine {
   unsigned sx_max() const { return p_.sbuf_line_bytes / 8 + 2; }
   unsigned block_rows_quad() const { return p_.rows < 8 ? p_.rows : 8; }
   void scale_words(const In& in, const Out& o);  ///< the scale-word reader's reads and responses
+  // Row groups: tap q (1..3) is row q R / 4 - 1 (when R / 4 divides it), the last row of group
+  // q - 1 of four; tap 2 is also the last row of group 0 of two. The last group ends at the bottom.
+  bool tap_ok(unsigned q) const { return (q * p_.rows) % 4 == 0 && q * p_.rows >= 4; }
+  unsigned tap_row(unsigned q) const { return (q * p_.rows) / 4 - 1; }
+  /// The group tap q ends for a column of 1 << rg groups, or -1 when it ends none.
+  static int tap_group(unsigned q, unsigned rg) {
+    return rg == 2 ? static_cast<int>(q) - 1 : rg == 1 && q == 2 ? 0 : -1;
+  }
+  struct PsumWrite {
+    bool valid = false;
+    unsigned bank = 0, part = 0, off = 0;
+    std::uint32_t data = 0;
+  };
+  /// Tap q's write to partition c this cycle (from the state before the edge).
+  PsumWrite tap_write(unsigned q, unsigned c) const;
+  /// A path's value: the column's sum t (accumulate: the entry + t), a BF16 entry rounded once
+  /// (stochastically with the random word rnd).
+  static std::uint32_t psum_value(std::uint32_t old, std::uint32_t t, const Meta& m, std::uint32_t rnd);
   void reset();
 
   Params p_;
@@ -259,7 +284,9 @@ class TensorEngine {
   std::vector<std::uint32_t> ts_q_;                 ///< R x C: the sum of the scaled blocks above
   std::array<std::vector<std::uint32_t>, 2> ws_q_;  ///< per bank: E8M0 scale per (block, column)
   std::vector<bool> ps_valid_q_;
-  std::vector<Meta> bmeta_q_;  ///< per column: meta of the bottom partial sum
+  std::vector<Meta> bmeta_q_;                 ///< per column: meta of the bottom partial sum
+  std::array<std::vector<Meta>, 3> tmeta_q_;  ///< taps 1..3, per column: meta of the tap row's sum
+  unsigned arr_rg_q_ = 0;                     ///< the row groups of the last multiply dispatched
   bool ls_done_q_ = false, mm_done_q_ = false, err_q_ = false;
   std::uint64_t ls_done_tag_q_ = 0, mm_done_tag_q_ = 0, err_tag_q_ = 0, err_code_q_ = 0;
   Bits pr_data_q_;

@@ -156,6 +156,7 @@ module core_ctl
     c.seed = i.imm0;
     c.spm = i.spm;
     c.spq = i.spq;
+    c.rg = i.rg;
     return c;
   endfunction
 

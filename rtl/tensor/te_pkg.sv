@@ -72,6 +72,11 @@ package te_pkg;
                         // K is its kept rows (one a PE; sc_addr: byte of partition r = row r's index in its
                         // group, the same for every column); the multiply's element holds 1 << spq rows
                         // (row (r << spq) + j in lane j: 2-byte types 2 rows, 1-byte types 2 or 4)
+    logic [1:0]  rg;    // row groups, log2 (v2: 1; v3+: 1 or 2): the array as 1 << rg groups of R >> rg rows,
+                        // each an independent matmul of K <= its rows on its own partitions (a load's
+                        // column fills every group; K rows from each group's first partition), writing
+                        // PSUM bank `bank` + g (bank a multiple of the groups); no MX, sparsity,
+                        // transpose or stochastic rounding; a multiply's rg is its weights'
   } te_cmd_t;
 
   // What the engine reports of its commands (cpl_o), each a one-cycle pulse with its command's tag:

@@ -22,6 +22,13 @@
 //   once to BF16 as it is written, RNE or stochastically (cmd_i.sr: a xorshift32 generator per PSUM
 //   partition, seeded by a multiply's seed_ld, stepping once per entry it rounds); the entry holds
 //   the value as an FP32 word (BF16 code in bits 31:16).
+//   Row groups (cmd_i.rg, log2 G): the array as G groups of R / G rows, each an independent matmul
+//   of K <= R / G rows on its own partitions (the weights and moving column of every group come in
+//   one read); group g's sums restart at its first row, and its last row writes PSUM bank bank + g
+//   through a PSUM port of its own (the taps below; the last group's is the array's bottom), so G
+//   matmuls take one multiply's cycles. The bank is a multiple of G, so in any cycle the ports write
+//   different banks; a multiply whose rg differs from the columns' in the array waits for them to
+//   leave (a later group's tap would otherwise overtake an earlier column's write).
 //   Commands are te_pkg::te_cmd_t. Illegal ones are accepted and answered on err_* with a
 //   te_pkg::te_err_e (shape, range, type, no weights, the wrong kind of weights) without touching
 //   anything.
@@ -52,7 +59,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // quads: SbufLineBytes / 8 words), and a word arrives 2 cycles after its read.
   localparam int unsigned SxMax = SbufLineBytes / 8 + 2,
   localparam int unsigned SxDepth = 1 << $clog2(SxMax + 1),  // (a power of two above SxMax)
-  localparam int unsigned SxW = $clog2(SxMax + 1)
+  localparam int unsigned SxW = $clog2(SxMax + 1),
+  // row groups: the rows of a group of two and of four (rg 1, 2; commands refuse a split that does
+  // not divide the rows), and the group taps: tap q (1..3) is row q R / 4 - 1, the last row of
+  // group q - 1 of four; tap 2 (row R / 2 - 1) is also the last row of group 0 of two
+  localparam int unsigned GR1 = Rows / 2,
+  localparam int unsigned GR2 = (Rows >= 4) ? Rows / 4 : 1,
+  localparam int unsigned PsumPorts = 4  // the array's bottom (or the engines' write), taps 1..3
 ) (
   input  logic                 clk_i,
   input  logic                 rst_ni,
@@ -114,6 +127,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          ints;  // INT32 sums: PSUM accumulates in integer
     logic          pbf;   // BF16 PSUM entries: the sum rounded to BF16 as it is written
     logic          sr;    // (pbf) stochastically, with the partition's generator
+    logic [1:0]    rg;    // row groups, log2: group g writes bank + g
     logic          last;
   } meta_t;
   typedef meta_t [Cols-1:0] meta_row_t;
@@ -142,6 +156,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          ints;  // INT8/UINT8
     logic [2:0]    spm;   // sparse: log2 M (0 dense)
     logic [1:0]    spq;   // sparse: log2 (M / N)
+    logic [1:0]    rg;    // row groups, log2
   } bank_t;
 
   typedef struct packed {
@@ -186,6 +201,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          sr;
     logic [2:0]    spm;       // sparse weights
     logic [1:0]    spq;
+    logic [1:0]    rg;        // row groups, log2
     logic [1:0]    gap;       // FP32: cycles until the next column's read (a quarter of the rate)
     logic [1:0]    sj;        // four rows per PE: the next column's byte in its scale word
     logic          iph;       // MX: the next read is a scale read
@@ -223,6 +239,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic        cur_bank_q, cur_bank_d;          // the bank the next MultiplyMoving uses
   logic        next_ls_bank_q, next_ls_bank_d;  // the bank the next LoadStationary fills
   logic [15:0] inflight_q [2], inflight_d [2];  // per bank: columns issued and not yet out
+  logic [1:0]  arr_rg_q, arr_rg_d;              // the row groups of the last multiply dispatched
   ls_t         ls_q, ls_d;
   mm_t         mm_q, mm_d;
   sx_t         sx_q, sx_d;
@@ -238,6 +255,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic  [Cols-1:0][31:0] ts_q [Rows], ts_d [Rows];  // the sum of the scaled blocks above
   logic  [Cols-1:0]       psv_q [Rows], psv_d [Rows];
   meta_t [Cols-1:0]       bmeta_q, bmeta_d;
+  meta_t [Cols-1:0]       xmt_q [1:3], xmt_d [1:3];    // taps: meta of the tap row's tokens
+  meta_t [Cols-1:0]       bmt_q [1:3], bmt_d [1:3];    // taps: meta of the tap row's sums
   /* verilator tracing_on */
 
   // ---- command check and dispatch
@@ -264,6 +283,12 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                           3'(cmd_i.spq) <= cmd_i.spm && !cmd_i.mx && !cmd_i.tr && cmd_i.kpe == '0 &&
                           (cmd_i.op == TeLoadStationary || 3'(fmt_esize(cmd_i.fmt)) + 3'(cmd_i.spq) <= 3'd3);
   wire        cmd_psum_ok = (!cmd_i.pbf || (gen_i == TeGenV4 && !cmd_int && !cmd_i.tr)) && (!cmd_i.sr || cmd_i.pbf);
+  // row groups: two on every generation, four on v3+; plain dense matmuls with RNE PSUM only
+  wire        cmd_rg_ok = cmd_i.rg == '0 ||
+                          (cmd_i.rg != 2'd3 && (cmd_i.rg == 2'd1 || gen_i != TeGenV2) && !cmd_i.mx && !cmd_sp &&
+                           !cmd_i.tr && !cmd_i.sr);
+  wire [4:0]  cmd_groups = 5'd1 << cmd_i.rg;
+  wire        cmd_rg_split = (Rows % (32'd1 << cmd_i.rg)) == 0;  // the groups divide the rows
   wire [16:0] cmd_sx_words = (17'(cmd_i.n) + 17'd3) >> 2;
   wire [16:0] cmd_sx_words_m = (17'(cmd_i.m) + 17'd3) >> 2;  // a four-row load's scale words
   wire        cmd_sx_fits_m = elems_fit(cmd_i.sc_addr, 2'(sbuf_pkg::ESize4), 40'(cmd_sx_words_m), SbufBytes);
@@ -272,17 +297,20 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     cmd_err = TeErrNone;
     if (!te_is_pe_fmt(cmd_i.fmt) || !cmd_kpe_ok ||
         (cmd_i.mx && (cmd_i.tr || !(cmd_i.fmt == FmtE4m3fn || cmd_i.fmt == FmtE5m2 || cmd_i.fmt == FmtE2m1))) ||
-        (cmd_i.op == TeMultiplyMoving && !cmd_psum_ok) || !cmd_sp_ok)
+        (cmd_i.op == TeMultiplyMoving && !cmd_psum_ok) || !cmd_sp_ok || !cmd_rg_ok)
       cmd_err = TeErrType;
+    else if (!cmd_rg_split) cmd_err = TeErrShape;
     else if (cmd_i.op == TeLoadStationary) begin
-      if (cmd_i.k == '0 || 32'(cmd_i.k) > (Rows << cmd_i.kpe) || cmd_i.m == '0 || 32'(cmd_i.m) > Cols) cmd_err = TeErrShape;
+      if (cmd_i.k == '0 || 32'(cmd_i.k) > ((Rows >> cmd_i.rg) << cmd_i.kpe) || cmd_i.m == '0 || 32'(cmd_i.m) > Cols)
+        cmd_err = TeErrShape;
       else if (!elems_fit(cmd_i.addr, cmd_es, 40'(cmd_i.m), SbufBytes) ||
                (cmd_i.mx && cmd_i.kpe != 2'd2 && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.m), SbufBytes)) ||
                (cmd_i.mx && cmd_i.kpe == 2'd2 && !cmd_sx_fits_m) ||
                (cmd_sp && !elems_fit(cmd_i.sc_addr, 2'(sbuf_pkg::ESize1), 40'd1, SbufBytes))) cmd_err = TeErrRange;
     end else begin
       if (cmd_i.n == '0 || 32'(cmd_i.n) > MaxN) cmd_err = TeErrShape;
-      else if (32'(cmd_i.bank) >= Banks || 32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
+      else if (32'(cmd_i.bank) + 32'(cmd_groups) > Banks || (32'(cmd_i.bank) % 32'(cmd_groups)) != 0 ||
+               32'(cmd_i.off) + 32'(cmd_i.n) > Depth ||
                (!cmd_i.tr && (!elems_fit(cmd_i.addr, cmd_es, 40'(cmd_i.n), SbufBytes) ||
                               (cmd_i.mx && cmd_i.kpe != 2'd2 && !elems_fit(cmd_i.sc_addr, 2'd1, 40'(cmd_i.n), SbufBytes)) ||
                               (cmd_i.mx && cmd_i.kpe == 2'd2 && !cmd_sx_fits)))) cmd_err = TeErrRange;
@@ -290,7 +318,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         if (!bank_q[cur_bank_q].loaded) cmd_err = TeErrNoWeights;
         else if (bank_q[cur_bank_q].raw != cmd_i.tr ||
                  (!cmd_i.tr && (bank_q[cur_bank_q].kpe != cmd_i.kpe || bank_q[cur_bank_q].ints != cmd_int ||
-                                bank_q[cur_bank_q].spm != cmd_i.spm || bank_q[cur_bank_q].spq != cmd_i.spq)))
+                                bank_q[cur_bank_q].spm != cmd_i.spm || bank_q[cur_bank_q].spq != cmd_i.spq ||
+                                bank_q[cur_bank_q].rg != cmd_i.rg)))
           cmd_err = TeErrKind;
         else if (cmd_i.tr && 32'(cmd_i.n) > 32'(bank_q[cur_bank_q].k)) cmd_err = TeErrShape;
       end
@@ -372,7 +401,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       // a transpose's generated columns take the array's entry: no moving read in flight or issued now
       else cmd_ready_o = !ls_q.busy && (!mm_q.busy || mm_last) && (!cmd_i.tr || (!pend_valid && !mv_fire)) &&
                          // a seed load: no column left to issue or in the array (none is written with the old seed after it)
-                         (!cmd_i.seed_ld || (!mm_q.busy && inflight_q[0] == '0 && inflight_q[1] == '0));
+                         (!cmd_i.seed_ld || (!mm_q.busy && inflight_q[0] == '0 && inflight_q[1] == '0)) &&
+                         // other row groups than the columns in the array: none left to issue or in the array
+                         (cmd_i.rg == arr_rg_q || (!mm_q.busy && inflight_q[0] == '0 && inflight_q[1] == '0));
     end
   end
 
@@ -388,7 +419,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     pend_in.spq = mm_q.spq;
     for (int unsigned b = 0; b < NBQ; b++) pend_in.sxv[b] = sxb_head[b*32 + 8 * mm_q.sj +: 8];
     pend_in.meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: mm_q.acc,
-                     ints: mm_q.ints, pbf: mm_q.pbf, sr: mm_q.sr, last: mm_q.left == NW'(1)};
+                     ints: mm_q.ints, pbf: mm_q.pbf, sr: mm_q.sr, rg: mm_q.rg, last: mm_q.left == NW'(1)};
   end
 
   stream_fifo #(.Width($bits(pend_t)), .Depth(MaxOut)) u_pend (
@@ -398,20 +429,59 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     .usage_o(pend_usage)
   );
 
-  // ---- PSUM
-  logic [Cols*4-1:0]  rd_bank, wr_bank;
-  logic [Cols*OW-1:0] rd_off, wr_off;
-  logic [Cols*32-1:0] rd_data;
+  // ---- PSUM: port 0 takes the array's bottom row (else the engines' write), ports 1..3 the taps
+  // Tap q (1..3) is row q R / 4 - 1 (when R / 4 divides it): the last row of group q - 1 of four,
+  // and tap 2 also of group 0 of two. A column's group g writes bank + g at its group's last row.
+  function automatic logic tap_ok(int unsigned q);
+    return (q * Rows) % 4 == 0 && q * Rows >= 4;
+  endfunction
+  function automatic int unsigned tap_row(int unsigned q);
+    return tap_ok(q) ? (q * Rows) / 4 - 1 : 0;
+  endfunction
+  // the group a tap ends for a column of rg row groups (none: 4)
+  function automatic logic [2:0] tap_group(int unsigned q, logic [1:0] rg);
+    return (rg == 2'd2) ? 3'(q - 1) : (rg == 2'd1 && q == 2) ? 3'd0 : 3'd4;
+  endfunction
+  // the value a path writes: the column's sum (accumulate: entry + sum, one FP32 or INT32 addition),
+  // BF16 entries rounded once (stochastically with the partition's next random word `rnd`)
+  function automatic logic [31:0] psum_value(logic [31:0] old, logic [31:0] t, logic acc, logic ints, logic pbf,
+                                             logic sr, logic [31:0] rnd);
+    logic [31:0] sum;
+    sum = !acc ? t : ints ? old + t : fp32_add_f(old, t);
+    return !pbf ? sum : {16'(encode(fmt_desc(FmtBf16), 8'd127, sum, sr, rnd, 1'b0, 12'sd0)), 16'd0};
+  endfunction
+
+  localparam int unsigned PC = PsumPorts * Cols;
+  logic [PC*4-1:0]  rd_bank, wr_bank;
+  logic [PC*OW-1:0] rd_off, wr_off;
+  logic [PC*32-1:0] rd_data, wr_data;
+  logic [PC-1:0]    we;
   always_comb begin
-    for (int unsigned c = 0; c < Cols; c++) begin
-      rd_bank[c*4 +: 4] = bmeta_q[c].bank;
+    for (int unsigned c = 0; c < Cols; c++) begin  // the bottom row: the last group's bank
+      rd_bank[c*4 +: 4] = bmeta_q[c].bank + 4'((4'd1 << bmeta_q[c].rg) - 4'd1);
       rd_off[c*OW +: OW] = bmeta_q[c].off;
     end
+    for (int unsigned q = 1; q <= 3; q++)
+      for (int unsigned c = 0; c < Cols; c++) begin
+        rd_bank[(q * Cols + c)*4 +: 4] = bmt_q[q][c].bank + 4'(tap_group(q, bmt_q[q][c].rg));
+        rd_off[(q * Cols + c)*OW +: OW] = bmt_q[q][c].off;
+      end
   end
-  // Each partition's write port: the array's write, else the engines' write when accepted.
-  logic [Cols-1:0]    we;
-  logic [Cols*32-1:0] wr_data;
-  assign pe_ready_o = (pw_valid_o & pe_mask_i) == '0;
+  // the taps' writes of this cycle
+  logic [Cols-1:0] tw_valid [1:3];
+  logic [Cols-1:0][31:0] tw_data [1:3];
+  always_comb begin
+    for (int unsigned q = 1; q <= 3; q++)
+      for (int unsigned c = 0; c < Cols; c++) begin
+        tw_valid[q][c] = tap_ok(q) && psv_q[tap_row(q)][c] && tap_group(q, bmt_q[q][c].rg) != 3'd4 &&
+                         32'(bmt_q[q][c].m) > c;
+        tw_data[q][c] = psum_value(rd_data[(q * Cols + c)*32 +: 32], ts_q[tap_row(q)][c], bmt_q[q][c].acc,
+                                   bmt_q[q][c].ints, bmt_q[q][c].pbf, 1'b0, 32'd0);
+      end
+  end
+  // Each partition's port 0: the array's write, else the engines' write when accepted (when no
+  // port writes the partition).
+  assign pe_ready_o = ((pw_valid_o | tw_valid[1] | tw_valid[2] | tw_valid[3]) & pe_mask_i) == '0;
   // the PSUM ports' elements inside this configuration's PSUM
   logic pr_in, pe_in;
   assign pr_in = 32'(pr_i.bank) < Banks && 32'(pr_i.off) < Depth;
@@ -423,23 +493,26 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       wr_off[c*OW +: OW] = pw_valid_o[c] ? rd_off[c*OW +: OW] : pe_i.off[OW-1:0];
       wr_data[c*32 +: 32] = pw_valid_o[c] ? pw_data_o[c*32 +: 32] : pe_data_i[c*32 +: 32];
     end
+    for (int unsigned q = 1; q <= 3; q++)
+      for (int unsigned c = 0; c < Cols; c++) begin
+        we[q * Cols + c] = tw_valid[q][c];
+        wr_bank[(q * Cols + c)*4 +: 4] = rd_bank[(q * Cols + c)*4 +: 4];
+        wr_off[(q * Cols + c)*OW +: OW] = rd_off[(q * Cols + c)*OW +: OW];
+        wr_data[(q * Cols + c)*32 +: 32] = tw_data[q][c];
+      end
   end
 
   // Stochastic rounding of BF16 PSUM entries: a xorshift32 generator per PSUM partition (SPEC 4),
-  // seeded by a multiply's seed_ld (reset: seed 0), stepping once per entry it rounds.
+  // seeded by a multiply's seed_ld (reset: seed 0), stepping once per entry it rounds (row-grouped
+  // multiplies, which write through the taps too, round to nearest only).
   logic [Cols-1:0][31:0] rng_q, rng_d, rng_0;  // (rng_0: the reset seeds)
   always_comb begin
     for (int unsigned c = 0; c < Cols; c++) begin
-      logic [31:0] sum;
       pw_valid_o[c] = psv_q[Rows-1][c] && 32'(bmeta_q[c].m) > c;
-      pw_data_o[c*32 +: 32] = '0;
-      sum = !bmeta_q[c].acc ? ts_q[Rows-1][c]
-          : bmeta_q[c].ints ? rd_data[c*32 +: 32] + ts_q[Rows-1][c]
-                            : fp32_add_f(rd_data[c*32 +: 32], ts_q[Rows-1][c]);
-      if (pw_valid_o[c])
-        pw_data_o[c*32 +: 32] = !bmeta_q[c].pbf ? sum
-                              : {16'(encode(fmt_desc(FmtBf16), 8'd127, sum, bmeta_q[c].sr, xorshift32(rng_q[c]), 1'b0,
-                                            12'sd0)), 16'd0};
+      pw_data_o[c*32 +: 32] = pw_valid_o[c] ? psum_value(rd_data[c*32 +: 32], ts_q[Rows-1][c], bmeta_q[c].acc,
+                                                         bmeta_q[c].ints, bmeta_q[c].pbf, bmeta_q[c].sr,
+                                                         xorshift32(rng_q[c]))
+                                            : '0;
     end
   end
   always_comb begin
@@ -452,7 +525,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
   end
 
-  psum #(.Banks(Banks), .Parts(Cols), .Depth(Depth)) u_psum (
+  psum #(.Banks(Banks), .Parts(Cols), .Depth(Depth), .Ports(PsumPorts)) u_psum (
     .clk_i, .rst_ni,
     .rd_bank_i(rd_bank), .rd_off_i(rd_off), .rd_data_o(rd_data),
     .we_i(we), .wr_bank_i(wr_bank), .wr_off_i(wr_off), .wr_data_i(wr_data),
@@ -494,7 +567,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
     col_meta = '0;
     if (tr_col) col_meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: 1'b0,
-                             ints: 1'b0, pbf: 1'b0, sr: 1'b0, last: mm_q.left == NW'(1)};
+                             ints: 1'b0, pbf: 1'b0, sr: 1'b0, rg: 2'd0, last: mm_q.left == NW'(1)};
     else if (col_in) col_meta = pend_head.meta;
   end
 
@@ -535,26 +608,32 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     // PEs: two sums flow down (row 0 starts both at -0, integers at 0): P, the current block's
     // partial sum, and T, the sum of the finished blocks, each scaled by its weight and moving E8M0
     // scales (1.0 for non-MX operands) at the block's last row: T += (P * Sw) * Sx, then P
-    // restarts (integers: T += P).
+    // restarts (integers: T += P). Row groups: a group's first row starts both again, and its last
+    // row ends a block too (its T is the group's result, written through the group's tap).
     for (int unsigned r = 0; r < Rows; r++)
       for (int unsigned c = 0; c < Cols; c++) begin
         logic [31:0] in_p, in_t, pv, tv, zero;
         logic [KW-1:0] bk_k;
-        logic [1:0] bk_kpe;
-        logic bk_ints, blk_end;
+        logic [1:0] bk_kpe, bk_rg;
+        logic bk_ints, blk_end, grp_top, grp_end;
+        int unsigned lr;  // the row in its group
         logic [3:0] en;
         logic [7:0] sw;
         bk_k = bank_q[x_q[r][c].wsel].k;
         bk_kpe = bank_q[x_q[r][c].wsel].kpe;
         bk_ints = bank_q[x_q[r][c].wsel].ints;
-        // this PE's K rows (r << kpe) + j below K; the block (32 rows: BS partitions, four rows per
-        // PE BSQ) ends at this row
-        for (int unsigned j = 0; j < 4; j++) en[j] = j < (32'd1 << bk_kpe) && 32'(bk_k) > (r << bk_kpe) + j;
-        blk_end = (bk_kpe == 2'd2) ? (r % BSQ == BSQ - 1) : (r % BS == BS - 1);
+        bk_rg = bank_q[x_q[r][c].wsel].rg;
+        lr = (bk_rg == 2'd2) ? r % GR2 : (bk_rg == 2'd1) ? r % GR1 : r;
+        grp_top = bk_rg != '0 && lr == 0;
+        grp_end = (bk_rg == 2'd2 && lr == GR2 - 1) || (bk_rg == 2'd1 && lr == GR1 - 1);
+        // this PE's K rows (lr << kpe) + j of its group below K; the block (32 rows: BS partitions,
+        // four rows per PE BSQ) ends at this row, as does a group
+        for (int unsigned j = 0; j < 4; j++) en[j] = j < (32'd1 << bk_kpe) && 32'(bk_k) > (lr << bk_kpe) + j;
+        blk_end = ((bk_kpe == 2'd2) ? (r % BSQ == BSQ - 1) : (r % BS == BS - 1)) || grp_end;
         sw = ws_q[x_q[r][c].wsel][(bk_kpe == 2'd2) ? r / BSQ : r / BS][c];
         zero = bk_ints ? 32'd0 : NegZero;
-        in_p = (r == 0) ? zero : ps_q[(r == 0) ? 0 : r - 1][c];
-        in_t = (r == 0) ? zero : ts_q[(r == 0) ? 0 : r - 1][c];
+        in_p = (r == 0 || grp_top) ? zero : ps_q[(r == 0) ? 0 : r - 1][c];
+        in_t = (r == 0 || grp_top) ? zero : ts_q[(r == 0) ? 0 : r - 1][c];
         psv_d[r][c] = x_q[r][c].valid;
         pv = 32'd0;
         tv = 32'd0;
@@ -580,6 +659,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         ts_d[r][c] = tv;
       end
     for (int unsigned c = 0; c < Cols; c++) bmeta_d[c] = xm_q[c];
+    for (int unsigned q = 1; q <= 3; q++) bmt_d[q] = xmt_q[q];
   end
 
   always_comb begin
@@ -591,6 +671,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
     xm_d = meta_row_t'({xm_q[Cols-2:0], skm_q[Rows-2]});
     skm_d = meta_skew_t'({skm_q[Rows-2:0], col_meta});
+    // the taps' meta: tap row tr's tokens entered column 0 tr + 1 cycles after their column
+    for (int unsigned q = 1; q <= 3; q++)
+      xmt_d[q] = meta_row_t'({xmt_q[q][Cols-2:0], (tap_row(q) == 0) ? col_meta : skm_q[(tap_row(q) == 0) ? 0 : tap_row(q) - 1]});
     // weights: a stationary response fills one column of the loading bank (and its MX scales)
     w_d = w_q;
     ws_d = ws_q;
@@ -647,6 +730,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     mx_sx_d = mx_sx_q;
     sx_d = sx_q;
     cpl_d = '0;
+    arr_rg_d = arr_rg_q;
 
     // bottom of the array: the MultiplyMoving finishing, the column releasing its weight bank
     cpl_d.mm_done = psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last;
@@ -732,16 +816,17 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                  tag: cmd_i.tag, bank: next_ls_bank_q, cj: 2'd0, rj: 2'd0, mph: cmd_sp, mrph: cmd_sp};
         bank_d[next_ls_bank_q] = '{k: KW'(cmd_i.k), m: MW'(cmd_i.m), fmt: cmd_i.fmt, bias: op_bias, loaded: 1'b0,
                                    raw: cmd_i.tr, mx: cmd_i.mx, kpe: cmd_i.kpe, ints: cmd_int, spm: cmd_i.spm,
-                                   spq: cmd_i.spq};
+                                   spq: cmd_i.spq, rg: cmd_i.rg};
         next_ls_bank_d = !next_ls_bank_q;
       end else begin
         mm_d = '{busy: 1'b1, wsel: cur_bank_q, acc: cmd_i.acc && !cmd_i.tr, tr: cmd_i.tr, mx: cmd_i.mx,
                  kpe: cmd_i.kpe, ints: cmd_int, pbf: cmd_i.pbf, sr: cmd_i.sr, spm: cmd_i.spm, spq: cmd_i.spq,
-                 gap: mm_d.gap,  // the FP32 spacing carries over
+                 rg: cmd_i.rg, gap: mm_d.gap,  // the FP32 spacing carries over
                  sj: 2'd0, iph: cmd_i.mx && !cmd_i.tr && cmd_i.kpe != 2'd2, n: NW'(cmd_i.n), left: NW'(cmd_i.n),
                  idx: 24'(base_idx(cmd_i.addr, cmd_es)), sc: cmd_i.sc_addr, es: cmd_es,
                  off: OW'(cmd_i.off), bank: cmd_i.bank, tag: cmd_i.tag, fmt: cmd_i.fmt, bias: op_bias,
                  m: bank_q[cur_bank_q].m};
+        arr_rg_d = cmd_i.rg;
         // four rows per PE: its scale words, four columns each (the previous multiply's were all read
         // and taken before its last column issued)
         if (cmd_i.kpe == 2'd2)
@@ -764,6 +849,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       ts_q <= ps_0;  // the same zero rows as ps_q
       psv_q <= psv_0;
       bmeta_q <= '0;
+      xmt_q[1] <= '0;
+      xmt_q[2] <= '0;
+      xmt_q[3] <= '0;
+      bmt_q[1] <= '0;
+      bmt_q[2] <= '0;
+      bmt_q[3] <= '0;
+      arr_rg_q <= '0;
       bank_q[0] <= '0;
       bank_q[1] <= '0;
       sidx_q[0] <= '0;
@@ -789,6 +881,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       ts_q <= ts_d;
       psv_q <= psv_d;
       bmeta_q <= bmeta_d;
+      xmt_q <= xmt_d;
+      bmt_q <= bmt_d;
+      arr_rg_q <= arr_rg_d;
       bank_q <= bank_d;
       sidx_q <= sidx_d;
       cur_bank_q <= cur_bank_d;

@@ -560,7 +560,8 @@ void put_sparse_moving(TeBench& t, Rng& r, const Command& c) {
 /// Random LoadStationary / MultiplyMoving programs: every type (mixed stationary and moving types
 /// too), one, two and four K-rows per PE (FP8 from v3 on, INT8/UINT8, MX on v4), random K, M, N,
 /// banks, offsets, overwrite and accumulate, FP32 or (v4) BF16 PSUM entries with RNE or stochastic
-/// rounding and seed loads, structured-sparse weights (v3+: every N:M, FP and integer), FP8 biases, the SBUF's latency
+/// rounding and seed loads, structured-sparse weights (v3+: every N:M, FP and integer), row groups
+/// (two, or four from v3 on: any K of a group, group banks), FP8 biases, the SBUF's latency
 /// and stalls as `t` sets them, a random generation; then PSUM against the reference. Commands are issued back to back
 /// in batches whose SBUF data sit at distinct addresses (so loads run behind multiplies); between batches the bench
 /// waits for completion and rewrites the SBUF.
@@ -654,14 +655,19 @@ Task<> random_programs_on(Env& env, TeBench& t) {
                       : kTypes[r.below(9)];
     };
     const unsigned wfmt = draw_fmt(), krows = p.rows << kpe;
-    const bool tr = kpe == 0 && !fp8_dr && r.chance(0.2);  // a transpose program: raw load, then transposing writes
+    // row groups (two on every generation, four from v3 on): independent matmuls of K <= R / G rows
+    // each, with no MX, transpose or stochastic rounding, group 0's bank a multiple of G
+    const unsigned rg = !mx4 && r.chance(0.25) ? (t.gen == sv::te_pkg::te_gen_e::TeGenV2 ? 1u : r.range(1, 2)) : 0u;
+    const bool tr =
+        rg == 0 && kpe == 0 && !fp8_dr && r.chance(0.2);  // a transpose program: raw load, then transposing writes
     Command ls{Op::load_stationary};
     ls.tr = tr;
-    ls.mx = mx4 || (!tr && !fp8_dr && is_mx_elem(wfmt) && r.chance(0.6));
+    ls.mx = mx4 || (rg == 0 && !tr && !fp8_dr && is_mx_elem(wfmt) && r.chance(0.6));
     ls.fmt = wfmt;
     ls.bias = bias_of(wfmt);
     ls.kpe = kpe;
-    ls.k = static_cast<unsigned>(r.range(1, krows));
+    ls.rg = rg;
+    ls.k = static_cast<unsigned>(r.range(1, krows >> rg));
     ls.m = static_cast<unsigned>(r.range(1, p.cols));
     const unsigned mms = static_cast<unsigned>(r.range(1, 3));
     std::vector<Command> mm(mms, Command{Op::multiply_moving});
@@ -669,15 +675,16 @@ Task<> random_programs_on(Env& env, TeBench& t) {
       c.tr = tr;
       c.kpe = kpe;
       c.fmt = r.chance(0.7) ? wfmt : draw_fmt();
-      c.mx = mx4 || (!tr && !fp8_dr && is_mx_elem(c.fmt) && r.chance(0.6));
+      c.mx = mx4 || (rg == 0 && !tr && !fp8_dr && is_mx_elem(c.fmt) && r.chance(0.6));
       c.bias = bias_of(c.fmt);
+      c.rg = rg;
       c.n = static_cast<unsigned>(r.range(1, tr ? ls.k : p.max_n));
-      c.bank = static_cast<unsigned>(r.below(p.banks));
+      c.bank = static_cast<unsigned>(r.below(p.banks >> rg)) << rg;
       c.off = static_cast<unsigned>(r.below(p.depth - c.n + 1));
       c.acc = r.chance(0.5);
       // BF16 PSUM entries (v4, FP sums), RNE or stochastic; any multiply may reseed the generators
       c.pbf = t.gen == sv::te_pkg::te_gen_e::TeGenV4 && !ints && !tr && r.chance(0.3);
-      c.sr = c.pbf && r.chance(0.5);
+      c.sr = c.pbf && rg == 0 && r.chance(0.5);
       c.seed_ld = r.chance(0.1);
       c.seed = static_cast<std::uint32_t>(r.next());
     }
@@ -1113,6 +1120,62 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   ref.run(sp, t.sbuf);
   legal += 2;
   co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
+  // row groups: refused kinds, shapes and banks; then a multiply whose groups differ from its weights'
+  Command gl = load_all(p, 2);
+  gl.rg = 3;
+  bad.push_back({gl, 3});  // rg 3 is reserved
+  gl.rg = 1;
+  gl.k = p.rows / 2 + 1;
+  bad.push_back({gl, 1});  // K past its group of R / 2
+  gl.k = p.rows / 2;
+  gl.fmt = 6;
+  gl.mx = true;
+  bad.push_back({gl, 3});  // MX in row groups
+  gl.mx = false;
+  gl.fmt = 2;
+  gl.spm = 2;
+  gl.spq = 1;
+  gl.sc_addr = meta;
+  bad.push_back({gl, 3});  // sparse in row groups
+  gl.spm = gl.spq = 0;
+  gl.tr = true;
+  bad.push_back({gl, 3});  // a transpose in row groups
+  gl.tr = false;
+  for (std::size_t i = bad.size() - 5; i < bad.size(); ++i) co_await t.issue(bad[i].first);
+  t.set_gen(sv::te_pkg::te_gen_e::TeGenV2);
+  gl.rg = 2;
+  gl.k = 1;
+  bad.push_back({gl, 3});  // four groups on v2
+  co_await t.issue(gl);
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
+  t.set_gen(sv::te_pkg::te_gen_e::TeGenV4);
+  gl.rg = 1;
+  gl.k = p.rows / 2;
+  for (unsigned rr = 0; rr < p.rows; ++rr)
+    for (unsigned j = 0; j < p.cols; ++j) t.put(rr, gl, j, 0x3F80 + 3 * rr + j);
+  co_await t.issue(gl);  // legal: two groups of R / 2 rows
+  ref.run(gl, t.sbuf);
+  Command gm{Op::multiply_moving};
+  gm.fmt = 2;
+  gm.n = 2;
+  gm.addr = 64;
+  gm.rg = 1;
+  gm.bank = 1;
+  bad.push_back({gm, 2});  // group 0's bank not a multiple of two
+  gm.bank = p.banks;
+  bad.push_back({gm, 2});  // past PSUM's banks
+  gm.bank = p.banks - 2;
+  gm.rg = 0;
+  bad.push_back({gm, 5});  // a multiply of the whole array on weights in two groups
+  gm.rg = 1;
+  gm.sr = gm.pbf = true;
+  bad.push_back({gm, 3});  // stochastic rounding in row groups
+  gm.sr = gm.pbf = false;
+  for (std::size_t i = bad.size() - 4; i < bad.size(); ++i) co_await t.issue(bad[i].first);
+  co_await t.issue(gm);  // legal: the last two banks
+  ref.run(gm, t.sbuf);
+  legal += 2;
+  co_await t.wait_done(1 + static_cast<unsigned>(bad.size()) + legal);
   check(t.err_count == bad.size() + 1 && t.done_count == legal,
         "{} rejections for {} illegal commands, {} of {} legal ones done", t.err_count, bad.size() + 1, t.done_count,
         legal);
@@ -1191,6 +1254,95 @@ TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
         info("{}:{} {}: K = {} rows in {} cycles (dense K = {}: {}), PSUM matches the reference", keep, 1u << spm,
              ints ? "int" : "fp", q * p.rows, cyc, p.rows, dense);
       }
+  check(t.err_count == 0, "{} legal commands were rejected", t.err_count);
+}
+
+TRN_TEST(row_groups, .timeout_ns = 1e10) {
+  // Row groups (v3): G = 2 and 4 independent matmuls of K = R / G rows each (BF16 one row a PE,
+  // FP8 and INT8 two), each group on its own partitions with its own weights, in one multiply: its
+  // cycles from dispatch to done must be a dense multiply's within 2 (G matmuls in the time of one),
+  // the G results (banks 0 .. G - 1) bit-exact against the reference's G separate matmuls. Then a
+  // dense multiply and row-grouped ones accumulating into the same PSUM entries back to back: a
+  // later group's tap would overtake an earlier column's write unless a multiply of other groups
+  // waits for the array to drain; the reference applies them in program order. (Each pair: a long
+  // multiply, then a short one whose first column accumulates onto its last column's entry, in
+  // a bank the earlier writes from a lower row: without the wait the later write lands first.)
+  TeBench t(env);
+  t.gen = sv::te_pkg::te_gen_e::TeGenV3;
+  co_await t.start();
+  const auto& p = t.prm;
+  FunctionalReference ref(p);
+  auto r = env.rng("data");
+  unsigned issued = 0;
+  const auto issue = [&](Command c) -> Task<> {
+    c.tag = issued++ & 15;
+    co_await t.issue(c);
+    ref.run(c, t.sbuf);
+  };
+  const auto timed = [&](Command c) -> Task<std::uint64_t> {  // one multiply alone: accept to done
+    co_await issue(c);
+    const std::uint64_t t0 = t.clk.cycle();
+    co_await t.wait_done(issued);
+    co_return t.clk.cycle() - t0;
+  };
+  // weights of K rows (one or two a PE) in every group, and a moving operand of N columns, in
+  // SBUF region `at` (each command of a back-to-back stream has its own)
+  const unsigned region = 4 * (p.cols + p.max_n);
+  const auto weights = [&](unsigned fmt, unsigned kpe, unsigned rg, unsigned at = 0) {
+    Command ls = load_all(p, fmt, at * region);
+    ls.kpe = kpe;
+    ls.rg = rg;
+    ls.k = (p.rows >> rg) << kpe;
+    for (unsigned rr = 0; rr < p.rows << kpe; ++rr)
+      for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, fmt));
+    return ls;
+  };
+  const auto moving = [&](unsigned fmt, unsigned kpe, unsigned rg, unsigned bank, bool acc, unsigned at = 0) {
+    Command mm{Op::multiply_moving};
+    mm.fmt = fmt;
+    mm.kpe = kpe;
+    mm.rg = rg;
+    mm.n = p.max_n;
+    mm.addr = at * region + 4 * p.cols;
+    mm.bank = bank;
+    mm.acc = acc;
+    for (unsigned rr = 0; rr < p.rows << kpe; ++rr)
+      for (unsigned j = 0; j < mm.n; ++j) t.put(rr, mm, j, random_code(r, fmt));
+    return mm;
+  };
+  co_await issue(weights(2, 0, 0));
+  const std::uint64_t dense = co_await timed(moving(2, 0, 0, 0, false));
+  struct Kind {
+    const char* name;
+    unsigned wfmt, xfmt, kpe;
+  };
+  for (unsigned rg = 1; rg <= 2; ++rg)
+    for (const Kind& k : {Kind{"bf16", 2, 2, 0}, Kind{"fp8", 5, 4, 1}, Kind{"int8", kInt8, kUint8, 1}}) {
+      const unsigned groups = 1u << rg, krows = (p.rows >> rg) << k.kpe;
+      co_await issue(weights(k.wfmt, k.kpe, rg));
+      const std::uint64_t cyc = co_await timed(moving(k.xfmt, k.kpe, rg, 0, false));
+      check(cyc <= dense + 2 && cyc + 2 >= dense, "{} groups {}: {} cycles, a dense multiply {}", groups, k.name, cyc,
+            dense);
+      co_await t.compare_psum(ref.psum, 0, groups);
+      const double macs = static_cast<double>(groups) * krows * p.cols * p.max_n;
+      info("{} groups of K = {} {}: {} matmuls in {} cycles (a dense multiply: {}), {:.1f} MACs/cycle; PSUM matches",
+           groups, krows, k.name, groups, cyc, dense, macs / static_cast<double>(cyc));
+    }
+  // program order across groupings: pairs (earlier, later) of row groups (log2), issued back to back
+  for (const auto& [g0, g1] : std::vector<std::pair<unsigned, unsigned>>{{0, 1}, {1, 2}, {0, 2}, {2, 1}, {2, 0}}) {
+    co_await issue(weights(2, 0, g0, 0));
+    Command first = moving(2, 0, g0, 0, false, 0);
+    first.n = p.max_n - 1;  // entries 0 .. Nmax - 2
+    co_await issue(first);
+    co_await issue(weights(2, 0, g1, 1));
+    Command second = moving(2, 0, g1, 0, true, 1);
+    second.n = 2;
+    second.off = p.max_n - 2;  // its first column onto the first multiply's last entry
+    co_await issue(second);
+    co_await t.wait_done(issued);
+    co_await t.compare_psum(ref.psum);
+    info("{} then {} groups, the second's first column onto the first's last entry: PSUM matches", 1u << g0, 1u << g1);
+  }
   check(t.err_count == 0, "{} legal commands were rejected", t.err_count);
 }
 

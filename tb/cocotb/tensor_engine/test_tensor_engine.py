@@ -47,7 +47,7 @@ ESIZE_2 = 2  # sbuf_pkg::ESize2: 2-byte elements
 TE_CMD_T = [("op", 1), ("tag", 4), ("fmt", 4), ("bias", 6), ("addr", 24), ("k", 16), ("m", 16),
             ("n", 16), ("bank", 4), ("off", 16), ("acc", 1), ("tr", 1), ("mx", 1), ("sc_addr", 24), ("kpe", 2),
             ("pbf", 1), ("sr", 1), ("seed_ld", 1), ("seed", 32),
-            ("spm", 3), ("spq", 2)]
+            ("spm", 3), ("spq", 2), ("rg", 2)]
 E_REQ_T = [("space", 1), ("we", 1), ("esize", 2), ("idx", 24)]
 PSUM_ADDR_T = [("bank", 4), ("off", 16)]
 TE_CPL_T = [("ls_done", 1), ("ls_tag", 4), ("mm_done", 1), ("mm_tag", 4), ("err", 1), ("err_tag", 4), ("code", 3)]
