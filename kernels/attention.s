@@ -28,7 +28,9 @@
 ;   of q - 1 and so of q - 2 (the readers of the buffer);
 ; - transpose bank g % 4 (g: the key tile's index over every query tile): its copy g - 4 (pt);
 ; - O bank 6 + q % 2: the evacuation of q - 2 (ev).
-; S waits for Q and K (ld), the first P V multiply for V (vl).
+; The loads come in the order they are needed, each group with a semaphore of its own (a group's
+; last descriptor on each queue posts it once): K and Q's tile 0 (ld: S of tile 0), Q's tile 1
+; (q1: S of tile 1), V (vl: the first P V multiply), Q's other tiles (qr: S of tile 2).
 ; HBM in: Q^T row-major [d][Lq] at HQ, K^T row-major [d][Lk] at HK, V row-major [Lk][e] at HV.
 ; HBM out: O row-major [Lq][e] at HO.
 .default QT = 1
@@ -51,17 +53,27 @@
 .const HK = HQ + 2 * d * Lq
 .const HV = HK + 2 * d * Lk
 .const HO = HV + 2 * Lk * e
-.sem ld, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl
+.sem ld, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl, q1, qr
 
 .stream sync
+; (Q^T's row t holds every query tile's 2 COLS bytes in turn)
 .for t = 0, PARTS
-    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t dst=sbuf:sb(t, AQ) len=2*Lq stype=bf16 dtype=bf16
+    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t dst=sbuf:sb(t, AQ) len=2*COLS stype=bf16 dtype=bf16
 .if t >= PARTS - QUEUES
     dma_start queue=t%QUEUES src=hbm:HK+2*Lk*t dst=sbuf:sb(t, AK) len=2*Lk stype=bf16 dtype=bf16 dsem=ld+=1
 .else
     dma_start queue=t%QUEUES src=hbm:HK+2*Lk*t dst=sbuf:sb(t, AK) len=2*Lk stype=bf16 dtype=bf16
 .endif
 .endfor
+.if QT > 1
+.for t = 0, PARTS
+.if t >= PARTS - QUEUES
+    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t+2*COLS dst=sbuf:sb(t, AQ+2*COLS) len=2*COLS stype=bf16 dtype=bf16 dsem=q1+=1
+.else
+    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t+2*COLS dst=sbuf:sb(t, AQ+2*COLS) len=2*COLS stype=bf16 dtype=bf16
+.endif
+.endfor
+.endif
 .for j = 0, Lk
 .if j >= Lk - QUEUES
     dma_start queue=j%QUEUES src=hbm:HV+2*e*j dst=sbuf:sb(j%COLS, AV+(j/COLS)*2*e) len=2*e stype=bf16 dtype=bf16 dsem=vl+=1
@@ -69,6 +81,15 @@
     dma_start queue=j%QUEUES src=hbm:HV+2*e*j dst=sbuf:sb(j%COLS, AV+(j/COLS)*2*e) len=2*e stype=bf16 dtype=bf16
 .endif
 .endfor
+.if QT > 2
+.for t = 0, PARTS
+.if t >= PARTS - QUEUES
+    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t+4*COLS dst=sbuf:sb(t, AQ+4*COLS) len=2*COLS*(QT-2) stype=bf16 dtype=bf16 dsem=qr+=1
+.else
+    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t+4*COLS dst=sbuf:sb(t, AQ+4*COLS) len=2*COLS*(QT-2) stype=bf16 dtype=bf16
+.endif
+.endfor
+.endif
 ; O of each query tile once it is evacuated: a row a descriptor
 .for q = 0, QT
 .for i = 0, COLS
@@ -87,7 +108,14 @@
 .if q + 1 < QT
 .if q + 1 == 0
     load_stationary t=AQ:bf16 k=d m=COLS wait=ld>=min(PARTS,QUEUES)
-.else
+.endif
+.if q + 1 == 1
+    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS wait=q1>=min(PARTS,QUEUES)
+.endif
+.if q + 1 == 2
+    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS wait=qr>=min(PARTS,QUEUES)
+.endif
+.if q + 1 > 2
     load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS
 .endif
     multiply_moving t=AK:bf16 n=Lk bank=(q+1)%2 post=s+=1 wait=ex>=max(q,0)

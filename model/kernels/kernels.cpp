@@ -731,7 +731,7 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     }
   }
   c.bounds.push_back(std::move(bd));
-  // ld, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl
+  // ld, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl, q1, qr
   c.sems = {{0, std::min(P, a.dma_queues)},
             {1, QT},
             {2, QT},
@@ -743,7 +743,9 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
             {8, QT},
             {9, QT * std::min(COLS, a.dma_queues)},
             {10, QT},
-            {11, std::min(Lk, a.dma_queues)}};
+            {11, std::min(Lk, a.dma_queues)},
+            {12, QT > 1 ? std::min(P, a.dma_queues) : 0},
+            {13, QT > 2 ? std::min(P, a.dma_queues) : 0}};
   return c;
 }
 

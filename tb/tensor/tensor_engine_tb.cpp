@@ -1187,6 +1187,28 @@ TRN_TEST(illegal_commands, .timeout_ns = 1e9) {
   co_await t.compare_psum(ref.psum);  // only the legal multiplies' results: no illegal command wrote
 }
 
+namespace {
+/// Commands issued to the bench and applied to the functional reference beside it.
+struct RefRun {
+  TeBench& t;
+  FunctionalReference ref;
+  unsigned issued = 0;
+  explicit RefRun(TeBench& tb) : t(tb), ref(tb.prm) {}
+  Task<> issue(Command c) {
+    c.tag = issued++ & 15;
+    co_await t.issue(c);
+    ref.run(c, t.sbuf);
+  }
+  /// One command alone: its cycles from accept to done (everything issued before it done first).
+  Task<std::uint64_t> timed(Command c) {
+    co_await issue(c);
+    const std::uint64_t t0 = t.clk.cycle();
+    co_await t.wait_done(issued);
+    co_return t.clk.cycle() - t0;
+  }
+};
+}  // namespace
+
 TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
   // Structured sparsity (v3): every N:M (1:2 .. 8:16 at half, 1:4 .. 4:16 at a quarter), FP and
   // integer, K = R kept rows with random valid metadata, N = Nmax columns; PSUM against the
@@ -1197,31 +1219,19 @@ TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
   t.gen = sv::te_pkg::te_gen_e::TeGenV3;
   co_await t.start();
   const auto& p = t.prm;
-  FunctionalReference ref(p);
+  RefRun run(t);
   auto r = env.rng("data");
-  unsigned issued = 0;
-  // one multiply alone: its cycles from accept to done
-  const auto timed = [&](Command c) -> Task<std::uint64_t> {
-    c.tag = issued++ & 15;
-    co_await t.issue(c);
-    const std::uint64_t t0 = t.clk.cycle();
-    ref.run(c, t.sbuf);
-    co_await t.wait_done(issued);
-    co_return t.clk.cycle() - t0;
-  };
   Command dl = load_all(p, 2);
   for (unsigned rr = 0; rr < p.rows; ++rr)
     for (unsigned j = 0; j < p.cols; ++j) t.put(rr, dl, j, random_code(r, 2));
-  dl.tag = issued++ & 15;
-  co_await t.issue(dl);
-  ref.run(dl, t.sbuf);
+  co_await run.issue(dl);
   Command dm{Op::multiply_moving};
   dm.fmt = 2;
   dm.n = p.max_n;
   dm.addr = 4 * p.cols;
   for (unsigned rr = 0; rr < p.rows; ++rr)
     for (unsigned j = 0; j < dm.n; ++j) t.put(rr, dm, j, random_code(r, 2));
-  const std::uint64_t dense = co_await timed(dm);
+  const std::uint64_t dense = co_await run.timed(dm);
   unsigned bank = 1;
   for (unsigned spm = 1; spm <= 4; ++spm)
     for (unsigned spq = 1; spq <= std::min(2u, spm); ++spq)
@@ -1235,9 +1245,7 @@ TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
         for (unsigned rr = 0; rr < p.rows; ++rr)
           for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, wfmt));
         put_sparse_meta(t, r, ls, p.rows);
-        ls.tag = issued++ & 15;
-        co_await t.issue(ls);
-        ref.run(ls, t.sbuf);
+        co_await run.issue(ls);
         Command mm{Op::multiply_moving};
         mm.fmt = xfmt;
         mm.spm = spm;
@@ -1247,10 +1255,10 @@ TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
         mm.bank = bank++ % p.banks;
         mm.bias = ints ? 0 : 7;
         put_sparse_moving(t, r, mm);
-        const std::uint64_t cyc = co_await timed(mm);
+        const std::uint64_t cyc = co_await run.timed(mm);
         check(cyc <= dense + 2 && cyc + 2 >= dense, "{}:{} {}: {} cycles for K = {} rows, the dense K = {}: {}", keep,
               1u << spm, ints ? "int" : "fp", cyc, q * p.rows, p.rows, dense);
-        co_await t.compare_psum(ref.psum, mm.bank, mm.bank + 1);
+        co_await t.compare_psum(run.ref.psum, mm.bank, mm.bank + 1);
         info("{}:{} {}: K = {} rows in {} cycles (dense K = {}: {}), PSUM matches the reference", keep, 1u << spm,
              ints ? "int" : "fp", q * p.rows, cyc, p.rows, dense);
       }
@@ -1271,20 +1279,8 @@ TRN_TEST(row_groups, .timeout_ns = 1e10) {
   t.gen = sv::te_pkg::te_gen_e::TeGenV3;
   co_await t.start();
   const auto& p = t.prm;
-  FunctionalReference ref(p);
+  RefRun run(t);
   auto r = env.rng("data");
-  unsigned issued = 0;
-  const auto issue = [&](Command c) -> Task<> {
-    c.tag = issued++ & 15;
-    co_await t.issue(c);
-    ref.run(c, t.sbuf);
-  };
-  const auto timed = [&](Command c) -> Task<std::uint64_t> {  // one multiply alone: accept to done
-    co_await issue(c);
-    const std::uint64_t t0 = t.clk.cycle();
-    co_await t.wait_done(issued);
-    co_return t.clk.cycle() - t0;
-  };
   // weights of K rows (one or two a PE) in every group, and a moving operand of N columns, in
   // SBUF region `at` (each command of a back-to-back stream has its own)
   const unsigned region = 4 * (p.cols + p.max_n);
@@ -1310,8 +1306,8 @@ TRN_TEST(row_groups, .timeout_ns = 1e10) {
       for (unsigned j = 0; j < mm.n; ++j) t.put(rr, mm, j, random_code(r, fmt));
     return mm;
   };
-  co_await issue(weights(2, 0, 0));
-  const std::uint64_t dense = co_await timed(moving(2, 0, 0, 0, false));
+  co_await run.issue(weights(2, 0, 0));
+  const std::uint64_t dense = co_await run.timed(moving(2, 0, 0, 0, false));
   struct Kind {
     const char* name;
     unsigned wfmt, xfmt, kpe;
@@ -1319,28 +1315,28 @@ TRN_TEST(row_groups, .timeout_ns = 1e10) {
   for (unsigned rg = 1; rg <= 2; ++rg)
     for (const Kind& k : {Kind{"bf16", 2, 2, 0}, Kind{"fp8", 5, 4, 1}, Kind{"int8", kInt8, kUint8, 1}}) {
       const unsigned groups = 1u << rg, krows = (p.rows >> rg) << k.kpe;
-      co_await issue(weights(k.wfmt, k.kpe, rg));
-      const std::uint64_t cyc = co_await timed(moving(k.xfmt, k.kpe, rg, 0, false));
+      co_await run.issue(weights(k.wfmt, k.kpe, rg));
+      const std::uint64_t cyc = co_await run.timed(moving(k.xfmt, k.kpe, rg, 0, false));
       check(cyc <= dense + 2 && cyc + 2 >= dense, "{} groups {}: {} cycles, a dense multiply {}", groups, k.name, cyc,
             dense);
-      co_await t.compare_psum(ref.psum, 0, groups);
+      co_await t.compare_psum(run.ref.psum, 0, groups);
       const double macs = static_cast<double>(groups) * krows * p.cols * p.max_n;
       info("{} groups of K = {} {}: {} matmuls in {} cycles (a dense multiply: {}), {:.1f} MACs/cycle; PSUM matches",
            groups, krows, k.name, groups, cyc, dense, macs / static_cast<double>(cyc));
     }
   // program order across groupings: pairs (earlier, later) of row groups (log2), issued back to back
   for (const auto& [g0, g1] : std::vector<std::pair<unsigned, unsigned>>{{0, 1}, {1, 2}, {0, 2}, {2, 1}, {2, 0}}) {
-    co_await issue(weights(2, 0, g0, 0));
+    co_await run.issue(weights(2, 0, g0, 0));
     Command first = moving(2, 0, g0, 0, false, 0);
     first.n = p.max_n - 1;  // entries 0 .. Nmax - 2
-    co_await issue(first);
-    co_await issue(weights(2, 0, g1, 1));
+    co_await run.issue(first);
+    co_await run.issue(weights(2, 0, g1, 1));
     Command second = moving(2, 0, g1, 0, true, 1);
     second.n = 2;
     second.off = p.max_n - 2;  // its first column onto the first multiply's last entry
-    co_await issue(second);
-    co_await t.wait_done(issued);
-    co_await t.compare_psum(ref.psum);
+    co_await run.issue(second);
+    co_await t.wait_done(run.issued);
+    co_await t.compare_psum(run.ref.psum);
     info("{} then {} groups, the second's first column onto the first's last entry: PSUM matches", 1u << g0, 1u << g1);
   }
   check(t.err_count == 0, "{} legal commands were rejected", t.err_count);
