@@ -34,7 +34,8 @@ void Roofline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
       ls_k_ = c.k;
       ls_m_ = c.m;
     } else if (!c.tr) {
-      const std::uint64_t macs = std::uint64_t{ls_k_} * ls_m_ * c.n;
+      // (row groups: 1 << rg matmuls of K rows each in one multiply)
+      const std::uint64_t macs = (std::uint64_t{ls_k_} << c.rg) * ls_m_ * c.n;
       // the type's rate (docs/tensor.md, Rates): K-rows a PE a cycle, 1 << kpe; FP32 a column every
       // fourth cycle; MX with one row per PE two reads a column (its scales, then its elements)
       const double rate = c.fmt == static_cast<unsigned>(numerics::Format::fp32) ? 0.25
