@@ -16,8 +16,9 @@
 ; - tensor: O += P^T tile^T V tile over the key tiles, accumulating in PSUM bank 6 + q % 2; the
 ;   scalar engine evacuates O to BF16; the sync stream stores it.
 ; The query tiles overlap two deep: each stream takes tile q + 1's first steps between tile q's
-; (tensor: S of q + 1 before the transposes of q; vector: the maximum of q + 1 after P of q and
-; before its P^T copies; scalar: the exponentials of q + 1 before the evacuation of q), and the
+; (tensor: S of q + 1, then P V of q - 1, then the transposes of q; vector: the maximum of q + 1
+; after P of q and before its P^T copies; scalar: the exponentials of q + 1 before the evacuation
+; of q), and the
 ; buffers a step of tile q writes while tile q - 1 may still read them come in pairs (S and O in
 ; PSUM; exp, P and P^T in SBUF). The waits that free a buffer for reuse follow from each stream's
 ; order:
@@ -103,8 +104,10 @@
     end
 
 .stream tensor
-; S of query tile qq for qq = 0, 1, then per tile q: the transposes and P V of q, S of q + 2
-.for q = -1, QT
+; S of query tile qq for qq = 0, 1, then per step q: S of q + 1, P V of q - 1, the transposes of q
+; (P V of a tile after the next tile's S: the vector engine's maximum of q + 1 waits for that S,
+; which would otherwise queue behind P V's loads, each waiting for a P^T copy)
+.for q = -1, QT + 1
 .if q + 1 < QT
 .if q + 1 == 0
     load_stationary t=AQ:bf16 k=d m=COLS wait=ld>=min(PARTS,QUEUES)
@@ -120,7 +123,31 @@
 .endif
     multiply_moving t=AK:bf16 n=Lk bank=(q+1)%2 post=s+=1 wait=ex>=max(q,0)
 .endif
-.if q >= 0
+.if q >= 1
+.set pq = q - 1
+.for jt = 0, JT
+    load_stationary t=APT+(pq%2)*TB+2*COLS*jt:bf16 k=COLS m=COLS wait=pt>=pq*JT+jt+1
+.if jt == 0 && JT == 1 && pq == 0
+    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+pq%2 post=o+=1 wait=vl>=min(Lk,QUEUES)
+.endif
+.if jt == 0 && JT == 1 && pq > 0
+    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+pq%2 post=o+=1 wait=ev>=max(pq-1,0)
+.endif
+.if jt == 0 && JT > 1 && pq == 0
+    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+pq%2 wait=vl>=min(Lk,QUEUES)
+.endif
+.if jt == 0 && JT > 1 && pq > 0
+    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+pq%2 wait=ev>=max(pq-1,0)
+.endif
+.if jt > 0 && jt < JT - 1
+    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+pq%2 acc
+.endif
+.if jt > 0 && jt == JT - 1
+    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+pq%2 acc post=o+=1
+.endif
+.endfor
+.endif
+.if q >= 0 && q < QT
 .for jt = 0, JT
 .if jt == 0
     load_stationary t=AP+(q%2)*4*Lk:fp32 k=COLS m=COLS tr wait=p>=q+1
@@ -128,27 +155,6 @@
     load_stationary t=AP+(q%2)*4*Lk+4*COLS*jt:fp32 k=COLS m=COLS tr
 .endif
     multiply_moving n=COLS bank=2+(q*JT+jt)%4 tr post=tr+=1 wait=pt>=max(q*JT+jt-3,0)
-.endfor
-.for jt = 0, JT
-    load_stationary t=APT+(q%2)*TB+2*COLS*jt:bf16 k=COLS m=COLS wait=pt>=q*JT+jt+1
-.if jt == 0 && JT == 1 && q == 0
-    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+q%2 post=o+=1 wait=vl>=min(Lk,QUEUES)
-.endif
-.if jt == 0 && JT == 1 && q > 0
-    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+q%2 post=o+=1 wait=ev>=max(q-1,0)
-.endif
-.if jt == 0 && JT > 1 && q == 0
-    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+q%2 wait=vl>=min(Lk,QUEUES)
-.endif
-.if jt == 0 && JT > 1 && q > 0
-    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+q%2 wait=ev>=max(q-1,0)
-.endif
-.if jt > 0 && jt < JT - 1
-    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+q%2 acc
-.endif
-.if jt > 0 && jt == JT - 1
-    multiply_moving t=AV+2*e*jt:bf16 n=e bank=6+q%2 acc post=o+=1
-.endif
 .endfor
 .endif
 .endfor
