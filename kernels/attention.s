@@ -31,7 +31,9 @@
 ; - O bank 6 + q % 2: the evacuation of q - 2 (ev).
 ; The loads come in the order they are needed, each group with a semaphore of its own (a group's
 ; last descriptor on each queue posts it once): K and Q's tile 0 (ld: S of tile 0), Q's tile 1
-; (q1: S of tile 1), V (vl: the first P V multiply), Q's other tiles (qr: S of tile 2).
+; (q1: S of tile 1), V (vl: the first P V multiply), Q's other tiles (qr: S of tile 2). The three Q
+; groups' semaphores are declared in a row: S of tile t waits for ld+min(t,2) (from tile 3 on, qr
+; again, long since reached).
 ; HBM in: Q^T row-major [d][Lq] at HQ, K^T row-major [d][Lk] at HK, V row-major [Lk][e] at HV.
 ; HBM out: O row-major [Lq][e] at HO.
 .default QT = 1
@@ -54,7 +56,7 @@
 .const HK = HQ + 2 * d * Lq
 .const HV = HK + 2 * d * Lk
 .const HO = HV + 2 * Lk * e
-.sem ld, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl, q1, qr
+.sem ld, q1, qr, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl
 
 .stream sync
 ; (Q^T's row t holds every query tile's 2 COLS bytes in turn)
@@ -109,18 +111,7 @@
 ; which would otherwise queue behind P V's loads, each waiting for a P^T copy)
 .for q = -1, QT + 1
 .if q + 1 < QT
-.if q + 1 == 0
-    load_stationary t=AQ:bf16 k=d m=COLS wait=ld>=min(PARTS,QUEUES)
-.endif
-.if q + 1 == 1
-    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS wait=q1>=min(PARTS,QUEUES)
-.endif
-.if q + 1 == 2
-    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS wait=qr>=min(PARTS,QUEUES)
-.endif
-.if q + 1 > 2
-    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS
-.endif
+    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS wait=ld+min(q+1,2)>=min(PARTS,QUEUES)
     multiply_moving t=AK:bf16 n=Lk bank=(q+1)%2 post=s+=1 wait=ex>=max(q,0)
 .endif
 .if q >= 1

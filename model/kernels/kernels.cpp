@@ -731,21 +731,21 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     }
   }
   c.bounds.push_back(std::move(bd));
-  // ld, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl, q1, qr
+  // ld, q1, qr, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl
   c.sems = {{0, std::min(P, a.dma_queues)},
-            {1, QT},
-            {2, QT},
+            {1, QT > 1 ? std::min(P, a.dma_queues) : 0},
+            {2, QT > 2 ? std::min(P, a.dma_queues) : 0},
             {3, QT},
             {4, QT},
-            {5, QT * JT},
-            {6, QT * JT},
-            {7, QT},
-            {8, QT},
-            {9, QT * std::min(COLS, a.dma_queues)},
+            {5, QT},
+            {6, QT},
+            {7, QT * JT},
+            {8, QT * JT},
+            {9, QT},
             {10, QT},
-            {11, std::min(Lk, a.dma_queues)},
-            {12, QT > 1 ? std::min(P, a.dma_queues) : 0},
-            {13, QT > 2 ? std::min(P, a.dma_queues) : 0}};
+            {11, QT * std::min(COLS, a.dma_queues)},
+            {12, QT},
+            {13, std::min(Lk, a.dma_queues)}};
   return c;
 }
 

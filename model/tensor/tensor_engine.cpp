@@ -250,11 +250,9 @@ void TensorEngine::eval(const In& in, Out& out) const {
     const bool v = ps_valid_q_[idx(last, c)] && c < m.m;
     out.pw_valid_o.set_bit(c, v);
     std::uint32_t d = 0;
-    if (v) {  // the last group's bank (bank itself without row groups)
-      const auto bank = static_cast<unsigned>(m.bank) + (1u << m.rg) - 1;
-      d = psum_value(psum_.read(bank, c, static_cast<unsigned>(m.off)), ts_q_[idx(last, c)], m,
+    if (v)
+      d = psum_value(psum_.read(bottom_bank(m), c, static_cast<unsigned>(m.off)), ts_q_[idx(last, c)], m,
                      numerics::Xorshift32::step(rng_q_[c]));
-    }
     out.pw_data_o.set_slice(32 * c, 32, d);
   }
   out.pe_ready_o = true;
@@ -322,8 +320,8 @@ void TensorEngine::psum_ports(const In& in, const Out& o) {
       if (auto w = tap_write(q, c); w.valid) taps.push_back(w);
   for (unsigned c = 0; c < C; ++c)
     if (o.pw_valid_o.bit(c))
-      psum_.write(static_cast<unsigned>(bmeta_q_[c].bank) + (1u << bmeta_q_[c].rg) - 1, c,
-                  static_cast<unsigned>(bmeta_q_[c].off), static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
+      psum_.write(bottom_bank(bmeta_q_[c]), c, static_cast<unsigned>(bmeta_q_[c].off),
+                  static_cast<std::uint32_t>(o.pw_data_o.slice(32 * c, 32)));
     else if (in.pe_valid_i && o.pe_ready_o && pe_in && in.pe_mask_i.bit(c))
       psum_.write(in.pe_i.bank, c, in.pe_i.off, static_cast<std::uint32_t>(in.pe_data_i.slice(32 * c, 32)));
   for (const auto& w : taps) psum_.write(w.bank, w.part, w.off, w.data);

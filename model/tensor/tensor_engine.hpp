@@ -255,6 +255,8 @@ class TensorEngine {
     unsigned bank = 0, part = 0, off = 0;
     std::uint32_t data = 0;
   };
+  /// The bank the array's bottom row writes for a column: its last group's (bank + G - 1).
+  static unsigned bottom_bank(const Meta& m) { return static_cast<unsigned>(m.bank) + (1u << m.rg) - 1; }
   /// Tap q's write to partition c this cycle (from the state before the edge).
   PsumWrite tap_write(unsigned q, unsigned c) const;
   /// A path's value: the column's sum t (accumulate: the entry + t), a BF16 entry rounded once

@@ -1206,6 +1206,22 @@ struct RefRun {
     co_await t.wait_done(issued);
     co_return t.clk.cycle() - t0;
   }
+  /// The cycles of a dense BF16 multiply of K = R, M = C, N = Nmax on random data (weights at byte 0,
+  /// the moving operand after them), the yardstick other multiplies are timed against.
+  Task<std::uint64_t> dense(Rng& r) {
+    const auto& p = t.prm;
+    Command ls = load_all(p, 2);
+    Command mm{Op::multiply_moving};
+    mm.fmt = 2;
+    mm.n = p.max_n;
+    mm.addr = 4 * p.cols;
+    for (unsigned rr = 0; rr < p.rows; ++rr) {
+      for (unsigned j = 0; j < p.cols; ++j) t.put(rr, ls, j, random_code(r, 2));
+      for (unsigned j = 0; j < mm.n; ++j) t.put(rr, mm, j, random_code(r, 2));
+    }
+    co_await issue(ls);
+    co_return co_await timed(mm);
+  }
 };
 }  // namespace
 
@@ -1221,17 +1237,7 @@ TRN_TEST(sparse_matmul, .timeout_ns = 1e10) {
   const auto& p = t.prm;
   RefRun run(t);
   auto r = env.rng("data");
-  Command dl = load_all(p, 2);
-  for (unsigned rr = 0; rr < p.rows; ++rr)
-    for (unsigned j = 0; j < p.cols; ++j) t.put(rr, dl, j, random_code(r, 2));
-  co_await run.issue(dl);
-  Command dm{Op::multiply_moving};
-  dm.fmt = 2;
-  dm.n = p.max_n;
-  dm.addr = 4 * p.cols;
-  for (unsigned rr = 0; rr < p.rows; ++rr)
-    for (unsigned j = 0; j < dm.n; ++j) t.put(rr, dm, j, random_code(r, 2));
-  const std::uint64_t dense = co_await run.timed(dm);
+  const std::uint64_t dense = co_await run.dense(r);
   unsigned bank = 1;
   for (unsigned spm = 1; spm <= 4; ++spm)
     for (unsigned spq = 1; spq <= std::min(2u, spm); ++spq)
@@ -1306,8 +1312,7 @@ TRN_TEST(row_groups, .timeout_ns = 1e10) {
       for (unsigned j = 0; j < mm.n; ++j) t.put(rr, mm, j, random_code(r, fmt));
     return mm;
   };
-  co_await run.issue(weights(2, 0, 0));
-  const std::uint64_t dense = co_await run.timed(moving(2, 0, 0, 0, false));
+  const std::uint64_t dense = co_await run.dense(r);
   struct Kind {
     const char* name;
     unsigned wfmt, xfmt, kpe;
