@@ -19,6 +19,9 @@ void Roofline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
   busy_[kTe] += w.te_out.pw_valid_o.bit(0);
   busy_[kVe] += o.ve_busy_o;
   busy_[kAct] += o.se_busy_o;
+  ve_.observe(w.ve_in, w.ve_out);
+  act_.observe(w.se_in, w.se_out);
+  busy_[kPsum] += w.prd_out.gnt_valid_o;
   const bool in = w.sb_in.dw_valid_i && w.sb_out.dw_ready_o, out = w.sb_in.dr_valid_i && w.sb_out.dr_ready_o;
   dma_in_ += in;
   dma_out_ += out;
@@ -47,10 +50,29 @@ void Roofline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
   }
 }
 
+void Roofline::Lane::observe(const vector::LaneEngine::In& i, const vector::LaneEngine::Out& o) {
+  if (i.cmd_valid_i && o.cmd_ready_o) {  // an instruction taken: the last one's work is closed
+    work = total();
+    rd0 = rd1 = wr = 0;
+    open = true;
+  }
+  rd0 += o.rd0_req_valid_o && i.rd0_req_ready_i;
+  rd1 += o.rd1_req_valid_o && i.rd1_req_ready_i;
+  wr += o.wr_valid_o && i.wr_ready_i;
+}
+
+std::uint64_t Roofline::Lane::total() const {
+  return work + (open ? std::max({rd0, rd1, wr}) + kLaneOverhead : 0);
+}
+
 double Roofline::work(Resource r) const {
   switch (r) {
     case kTe:
       return te_peak_cycles_;
+    case kVe:
+      return static_cast<double>(ve_.total());
+    case kAct:
+      return static_cast<double>(act_.total());
     case kDma:
       return static_cast<double>(std::max(dma_in_, dma_out_));
     case kHbm:
@@ -76,6 +98,8 @@ std::string Roofline::report() const {
     if (res == kTe) what = fmt::format("  ({} multiply-accumulates at {} x {} x the type's rate)", macs_, rows_, cols_);
     if (res == kDma) what = fmt::format("  (SBUF DMA ports: {} beats in, {} out)", dma_in_, dma_out_);
     if (res == kHbm) what = fmt::format("  ({} read beats, {} write beats)", hbm_rd_, hbm_wr_);
+    if (res == kPsum) what = "  (the vector and scalar engines' shared read port: reads)";
+    if (res == kVe || res == kAct) what = "  (each instruction's busiest port, a cycle an access, + 6)";
     s += fmt::format("  {:<4} {:5.1f} %  {:>12.0f}{}\n", kNames[r], 100.0 * static_cast<double>(busy_[r]) / run,
                      work(res), what);
   }

@@ -7,7 +7,11 @@
 //        1 << kpe K-rows a PE a cycle, FP32 a quarter, one-row MX a half), so a tile that leaves rows
 //        or columns of the array empty needs more cycles than its work at peak;
 //   VE, ACT  busy: cycles the vector / scalar engine holds an instruction (ve_busy_o, se_busy_o);
-//        their work at peak is that busy time (a lane engine runs at its rate while it is busy);
+//        work at peak: per instruction, the accesses of its busiest port (two reads, a write: one
+//        a cycle each at the engine's rate, docs/vector.md) plus the fixed overhead of a streaming
+//        instruction (kLaneOverhead), so the cycles an engine waits for a port it shares (SBUF
+//        banks, PSUM's read port) count as busy but not as work;
+//   PSUM the tensor engine's PSUM read port, which the vector and scalar engines share: reads;
 //   DMA  the SBUF DMA ports: cycles a beat is written into SBUF or read out of it, whichever port
 //        is busier; one beat a cycle each is the peak, so the work is the busier port's beats;
 //   HBM  the core's HBM channels: read beats received and write beats taken, the busier channel.
@@ -24,8 +28,10 @@ namespace trn::core {
 
 class Roofline {
  public:
-  enum Resource : unsigned { kTe, kVe, kAct, kDma, kHbm, kResources };
-  static constexpr std::array<const char*, kResources> kNames{"TE", "VE", "ACT", "DMA", "HBM"};
+  enum Resource : unsigned { kTe, kVe, kAct, kPsum, kDma, kHbm, kResources };
+  static constexpr std::array<const char*, kResources> kNames{"TE", "VE", "ACT", "PSUM", "DMA", "HBM"};
+  /// A streaming lane-engine instruction's fixed cycles (docs/vector.md, Timing: 6).
+  static constexpr unsigned kLaneOverhead = 6;
 
   explicit Roofline(const NeuronCore::Params& p);
   /// Observe one cycle.
@@ -49,6 +55,13 @@ class Roofline {
   std::uint64_t dma_in_ = 0, dma_out_ = 0, hbm_rd_ = 0, hbm_wr_ = 0;
   std::uint64_t macs_ = 0;
   double te_peak_cycles_ = 0;     ///< sum over multiplies of their MACs over the array's MACs a cycle
+  struct Lane {                   ///< a lane engine's work at peak: closed instructions, the open one's accesses
+    std::uint64_t work = 0, rd0 = 0, rd1 = 0, wr = 0;
+    bool open = false;
+    void observe(const vector::LaneEngine::In& i, const vector::LaneEngine::Out& o);
+    std::uint64_t total() const;
+  };
+  Lane ve_, act_;
   unsigned ls_k_ = 0, ls_m_ = 0;  ///< the weights the next multiply uses (the last LoadStationary taken)
 };
 

@@ -84,6 +84,7 @@ void TensorEngine::reset() {
   ps_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
   ts_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, 0);
   for (auto& w : ws_q_) w.assign(static_cast<std::size_t>(p_.rows / block_rows_quad()) * p_.cols, 0);
+  wev_q_.assign(p_.rows - 1, WEvent{});
   ps_valid_q_.assign(static_cast<std::size_t>(p_.rows) * p_.cols, false);
   bmeta_q_.assign(p_.cols, Meta{});
   for (auto& t : tmeta_q_) t.assign(p_.cols, Meta{});
@@ -194,8 +195,11 @@ bool TensorEngine::cmd_ready(const In& in, bool mv_fire) const {
   // (while a sparse load's metadata is checked no command is taken: its verdict uses the error port)
   if (!in.cmd_valid_i || ls_q_.mrph) return false;
   if (check_cmd(in) != Err::none) return true;
-  if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary)  // its bank: no column in flight, none to issue
-    return !ls_q_.busy && inflight_q_[next_ls_bank_q_] == 0 && !(mm_q_.busy && mm_q_.wsel == next_ls_bank_q_);
+  // its bank: no column still to issue from it and no read of one outstanding (the columns in the
+  // array keep their weights: the load's rows are written in the skew behind them)
+  if (in.cmd_i.op == sv::te_pkg::te_op_e::TeLoadStationary)
+    return !ls_q_.busy && !(mm_q_.busy && mm_q_.wsel == next_ls_bank_q_) &&
+           std::none_of(pend_q_.begin(), pend_q_.end(), [&](const Pending& p) { return p.wsel == next_ls_bank_q_; });
   // the issuer frees at the edge when its last column issues now (read, or a transpose's generated one)
   const bool last = mm_q_.busy && mm_q_.left == 1 && (mm_q_.tr || (mv_fire && !mm_q_.iph));
   // a transpose's generated columns take the array's entry: no moving read in flight or issued now
@@ -349,7 +353,7 @@ void TensorEngine::step_array() {
       const Token& x = x_q_[idx(r, c)];
       psv[idx(r, c)] = x.valid;
       if (!x.valid) continue;
-      const BankInfo& b = bank_q_[x.wsel];
+      const WRec& b = x.w;
       const std::uint32_t zero = b.ints ? 0 : kNegZero;
       const unsigned grows = R >> b.rg, lr = r % grows;  // the group's rows, this row's place in it
       const bool top = r == 0 || lr == 0;
@@ -392,7 +396,7 @@ void TensorEngine::step_array() {
         tv = in_t + pv;
         pv = 0;
       } else if (block_end) {
-        const std::uint32_t sw = numerics::decode(Format::e8m0, ws_q_[x.wsel][(r / bs) * C + c]);
+        const std::uint32_t sw = numerics::decode(Format::e8m0, b.mx ? ws_q_[x.wsel][(r / bs) * C + c] : 127);
         const std::uint32_t sx = numerics::decode(Format::e8m0, x.sx);
         tv = numerics::fp32_add(in_t, numerics::fp32_mul(numerics::fp32_mul(pv, sw), sx));
         pv = kNegZero;
@@ -420,6 +424,7 @@ void TensorEngine::enter_column(const In& in) {
       col[r].wsel = mm_q_.wsel;
       col[r].tr = true;
       col[r].code = static_cast<std::uint32_t>(mm_q_.n - mm_q_.left);
+      col[r].w = wrec(bank_q_[mm_q_.wsel]);
     }
     col[last].meta = Meta{mm_q_.bank, mm_q_.off, mm_q_.m, mm_q_.tag, false, mm_q_.left == 1, false, mm_q_.wsel};
     for (unsigned q = 1; q <= 3; ++q)
@@ -447,6 +452,7 @@ void TensorEngine::enter_column(const In& in) {
         col[r].code = pe_operand(code, p.fmt, p.bias, p.kpe);
         col[r].sx = !p.mx ? 127 : p.kpe == 2 ? p.sxv[r / bsq] : mx_sx_q_[r / bs];
         col[r].xf = p.fmt;
+        col[r].w = wrec(bank_q_[p.wsel]);
         col[r].meta = p.meta;  // (read on the last row and the taps' rows)
       }
     }
@@ -466,7 +472,8 @@ void TensorEngine::enter_column(const In& in) {
 }
 
 void TensorEngine::load_stationary(const In& in, const Out& o) {
-  const unsigned R = p_.rows, C = p_.cols, bs = block_rows(), bsq = block_rows_quad();
+  const unsigned R = p_.rows, bs = block_rows(), bsq = block_rows_quad();
+  WEvent ev;  // a column's elements arriving
   const bool st_fire = o.st_req_valid_o && in.st_req_ready_i;
   ls_done_q_ = false;
   ls_done_tag_q_ = 0;
@@ -509,28 +516,32 @@ void TensorEngine::load_stationary(const In& in, const Out& o) {
     } else {
       for (unsigned r = 0; r < R; ++r) sidx_q_[ls_q_.bank][r] = idx[r] & 0xF;
     }
-  } else if (ls_rsp && ls_q_.rph && bank_q_[ls_q_.bank].kpe == 2) {
-    // four rows per PE: a word of the scales of columns rsp_idx .. rsp_idx + 3, in each block's first partition
-    for (unsigned blk = 0; blk < R / bsq; ++blk)
-      for (unsigned j = 0; j < 4 && ls_q_.rsp_idx + j < C; ++j)
-        ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx + j] =
-            static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * bsq + 8 * j, 8));
-    ls_q_.rph = false;
-  } else if (ls_rsp && ls_q_.rph) {  // MX: the column's block scales, one byte in each block's first partition
-    for (unsigned blk = 0; blk < R / bs; ++blk)
-      ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * bs, 8));
+  } else if (ls_rsp && ls_q_.rph) {
+    // MX: the scales, held for the column's elements, in each block's first partition: four rows per
+    // PE a word of the scales of columns rsp_idx .. rsp_idx + 3, else the column's byte
+    const bool quad = bank_q_[ls_q_.bank].kpe == 2;
+    for (unsigned blk = 0; blk < R / (quad ? bsq : bs); ++blk)
+      ls_q_.sch[blk] = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * blk * (quad ? bsq : bs), quad ? 32 : 8));
     ls_q_.rph = false;
   } else if (ls_rsp) {
     const BankInfo& b = bank_q_[ls_q_.bank];
-    ls_q_.rph = b.mx && (b.kpe != 2 || ls_q_.rj == 3);
-    ls_q_.rj = (ls_q_.rj + 1) & 3;
+    ev.valid = true;
+    ev.bank = ls_q_.bank;
+    ev.col = static_cast<unsigned>(ls_q_.rsp_idx);
+    ev.quad = b.kpe == 2;
+    ev.mx = b.mx;
+    ev.data.resize(R);
     for (unsigned r = 0; r < R; ++r) {
       const auto code = static_cast<std::uint32_t>(in.st_rsp_data_i.slice(32 * r, 32));
-      w_q_[ls_q_.bank][idx(r, static_cast<unsigned>(ls_q_.rsp_idx))] =
-          b.raw ? code : pe_operand(code, b.fmt, b.bias, b.kpe);
+      ev.data[r] = b.raw ? code : pe_operand(code, b.fmt, b.bias, b.kpe);
     }
-    if (!b.mx)
-      for (unsigned blk = 0; blk < R / bsq; ++blk) ws_q_[ls_q_.bank][blk * C + ls_q_.rsp_idx] = 127;
+    if (b.mx) {
+      ev.sc.resize(R / bsq);
+      for (unsigned blk = 0; blk < R / (ev.quad ? bsq : bs); ++blk)
+        ev.sc[blk] = ev.quad ? (ls_q_.sch[blk] >> 8 * ls_q_.rj) & 0xFF : ls_q_.sch[blk];
+    }
+    ls_q_.rph = b.mx && (b.kpe != 2 || ls_q_.rj == 3);
+    ls_q_.rj = (ls_q_.rj + 1) & 3;
     if (++ls_q_.rsp_idx == ls_q_.m) {
       ls_q_.busy = false;
       cur_bank_q_ = ls_q_.bank;
@@ -538,6 +549,26 @@ void TensorEngine::load_stationary(const In& in, const Out& o) {
       ls_done_q_ = true;
       ls_done_tag_q_ = ls_q_.tag;
     }
+  }
+  write_weights(std::move(ev));
+}
+
+void TensorEngine::write_weights(WEvent in) {
+  // Row r of a loaded column is written r cycles after its response, as the moving values' skew
+  // delays row r: a column still in the array passes each row with the weights it entered with,
+  // and the next multiply's first column reaches each row after its weight. An MX column's block
+  // scale is written with its block's last row, the one row that reads it.
+  const unsigned R = p_.rows, C = p_.cols;
+  for (unsigned r = 0; r < R; ++r) {
+    const WEvent& e = r == 0 ? in : wev_q_[r - 1];
+    if (!e.valid) continue;
+    w_q_[e.bank][idx(r, e.col)] = e.data[r];
+    const unsigned bs = e.quad ? block_rows_quad() : block_rows();
+    if (e.mx && r % bs == bs - 1) ws_q_[e.bank][(r / bs) * C + e.col] = e.sc[r / bs];
+  }
+  if (R > 1) {
+    for (std::size_t s = wev_q_.size(); s-- > 1;) wev_q_[s] = std::move(wev_q_[s - 1]);
+    wev_q_[0] = std::move(in);
   }
 }
 
@@ -613,6 +644,7 @@ void TensorEngine::dispatch(const In& in, const Out& o) {
     ls_q_.iph = ls_q_.rph = in.cmd_i.mx;
     ls_q_.mph = ls_q_.mrph = in.cmd_i.spm != 0;
     ls_q_.es = es;
+    ls_q_.sch.assign(p_.rows / block_rows_quad(), 0);
     ls_q_.req_left = ls_q_.m = in.cmd_i.m;
     ls_q_.tag = in.cmd_i.tag;
     ls_q_.bank = next_ls_bank_q_;

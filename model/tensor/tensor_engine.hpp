@@ -155,6 +155,10 @@ class TensorEngine {
     bool sr = false;    ///< (pbf) stochastically, with the partition's generator
     unsigned rg = 0;    ///< row groups, log2: group g writes bank + g
   };
+  struct WRec {  // what a PE needs of its weights' record (the bank's BankInfo when the column entered)
+    unsigned k = 0, fmt = 0, kpe = 0, rg = 0;
+    bool ints = false, mx = false;
+  };
   struct Token {  // a moving value in the array, decoded to FP32 where it entered
     bool valid = false;
     unsigned wsel = 0;
@@ -162,6 +166,7 @@ class TensorEngine {
     std::uint32_t code = 0;
     std::uint32_t sx = 0;  ///< E8M0 scale of this row's block (127: 1.0 for non-MX operands)
     unsigned xf = 0;       ///< the moving format (four rows per PE: the PE decodes the codes)
+    WRec w;                ///< its weights' record, taken as it entered (a load may refill the bank behind it)
     Meta meta;             // used on the last row and the taps' rows only
   };
   struct BankInfo {
@@ -174,6 +179,7 @@ class TensorEngine {
     unsigned spm = 0, spq = 0;  ///< sparse: log2 M (0 dense), log2 (M / N)
     unsigned rg = 0;            ///< row groups, log2
   };
+  static WRec wrec(const BankInfo& b) { return {b.k, b.fmt, b.kpe, b.rg, b.ints, b.mx}; }
   struct Mm {  // the moving-read issuer
     bool busy = false;
     std::uint64_t idx = 0, sc = 0;  ///< the next column's element index and (MX) scale byte
@@ -208,6 +214,14 @@ class TensorEngine {
     unsigned cj = 0, rj = 0;  ///< four rows per PE: the next read's, the next response's column in its scale word
     bool mph = false;         ///< sparse: the next read is the index metadata's
     bool mrph = false;        ///< sparse: the metadata's response is awaited (no column read before it)
+    std::vector<std::uint32_t> sch;  ///< MX: the scale response held for its columns, a word per block
+  };
+  struct WEvent {  // a loaded column on its way down: row r is written r cycles after its response
+    bool valid = false;
+    unsigned bank = 0, col = 0;
+    bool quad = false, mx = false;    ///< four rows per PE (blocks of block_rows_quad()); MX scales
+    std::vector<std::uint32_t> data;  ///< per row: the weight, decoded (or raw for a transpose)
+    std::vector<std::uint32_t> sc;    ///< MX: per block, the column's E8M0 scale
   };
   struct Pending {  // an issued moving read
     bool sc;        ///< MX: the column's block scales, not its elements
@@ -226,6 +240,7 @@ class TensorEngine {
   void step_array();                                      ///< the PEs: partial sums one row down
   void enter_column(const In& in);                   ///< a moving column enters through the skew; values move right
   void load_stationary(const In& in, const Out& o);  ///< the stationary loader's reads and responses
+  void write_weights(WEvent in);  ///< each loaded column's rows, in the skew; the chain one stage down
   void issue_moving(const In& in, const Out& o, std::array<unsigned, 2>& inflight);  ///< moving reads
   void dispatch(const In& in, const Out& o);  ///< a command accepted: refused, or started
   /// A read request: a column's scale byte (MX) or its element index of size es.
@@ -285,6 +300,7 @@ class TensorEngine {
   std::vector<std::uint32_t> ps_q_;                 ///< R x C: the block's partial sum each PE produced
   std::vector<std::uint32_t> ts_q_;                 ///< R x C: the sum of the scaled blocks above
   std::array<std::vector<std::uint32_t>, 2> ws_q_;  ///< per bank: E8M0 scale per (block, column)
+  std::vector<WEvent> wev_q_;                       ///< stage s: the loaded column of s + 1 cycles ago
   std::vector<bool> ps_valid_q_;
   std::vector<Meta> bmeta_q_;                 ///< per column: meta of the bottom partial sum
   std::array<std::vector<Meta>, 3> tmeta_q_;  ///< taps 1..3, per column: meta of the tap row's sum

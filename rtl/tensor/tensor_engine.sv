@@ -140,6 +140,13 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic [31:0] code;
     logic [7:0]  sx;    // E8M0 scale of this row's block (127 = 1.0 for non-MX operands)
     logic [3:0]  xf;    // the moving format (four rows per PE: the PE decodes the codes)
+    // its weights' record as it entered (a load may refill the bank behind the column)
+    logic [KW-1:0] wk;
+    logic [3:0]  wf;    // the weights' format
+    logic [1:0]  wkpe;
+    logic [1:0]  wrg;
+    logic        wints;
+    logic        wmx;
   } tok_t;
   typedef tok_t [Cols-1:0] tok_row_t;   // a row of the array's moving values
   typedef tok_t [Rows-1:0] tok_skew_t;  // a row's skew stages
@@ -188,6 +195,16 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     logic          mph;       // sparse: the next read is the index metadata's
     logic          mrph;      // sparse: the metadata's response is awaited (no column read before it)
   } ls_t;
+
+  typedef struct packed {  // a loaded column on its way down: row r is written r cycles after its response
+    logic          valid;
+    logic          bank;
+    logic [CW-1:0] col;
+    logic          quad;   // four rows per PE: MX blocks of BSQ partitions (else BS)
+    logic          mx;
+    logic [NBQ-1:0][7:0]  sc;    // MX: the column's scale per block
+    logic [Rows-1:0][31:0] data;  // per row: the weight, decoded (raw for a transpose)
+  } wev_t;
 
   typedef struct packed {  // the moving-read issuer (or a transpose's column generator)
     logic          busy;
@@ -239,6 +256,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic        cur_bank_q, cur_bank_d;          // the bank the next MultiplyMoving uses
   logic        next_ls_bank_q, next_ls_bank_d;  // the bank the next LoadStationary fills
   logic [15:0] inflight_q [2], inflight_d [2];  // per bank: columns issued and not yet out
+  logic [$clog2(MaxOut+1)-1:0] pnd_q [2], pnd_d [2];  // per bank: moving reads issued, not answered
+  logic [NBQ-1:0][31:0] lsh_q, lsh_d;           // MX: the load's scale response, held for its columns
   logic [1:0]  arr_rg_q, arr_rg_d;              // the row groups of the last multiply dispatched
   ls_t         ls_q, ls_d;
   mm_t         mm_q, mm_d;
@@ -257,6 +276,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   meta_t [Cols-1:0]       bmeta_q, bmeta_d;
   meta_t [Cols-1:0]       xmt_q [1:3], xmt_d [1:3];    // taps: meta of the tap row's tokens
   meta_t [Cols-1:0]       bmt_q [1:3], bmt_d [1:3];    // taps: meta of the tap row's sums
+  wev_t                   wev_q [Rows-1], wev_d [Rows-1];  // stage s: the loaded column of s + 1 cycles ago
   /* verilator tracing_on */
 
   // ---- command check and dispatch
@@ -395,8 +415,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     // (while a sparse load's metadata is checked no command is taken: its verdict uses cpl_o.err)
     if (cmd_valid_i && !ls_q.mrph) begin
       if (cmd_err != TeErrNone) cmd_ready_o = 1'b1;
-      // a LoadStationary's bank: no column in flight and none still to be issued from it
-      else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_q.busy && inflight_q[next_ls_bank_q] == '0 &&
+      // a LoadStationary's bank: no column still to issue from it and no read of one unanswered (the
+      // columns in the array keep their weights: the load's rows are written in the skew behind them)
+      else if (cmd_i.op == TeLoadStationary) cmd_ready_o = !ls_q.busy && pnd_q[next_ls_bank_q] == '0 &&
                                         !(mm_q.busy && mm_q.wsel == next_ls_bank_q);
       // a transpose's generated columns take the array's entry: no moving read in flight or issued now
       else cmd_ready_o = !ls_q.busy && (!mm_q.busy || mm_last) && (!cmd_i.tr || (!pend_valid && !mv_fire)) &&
@@ -557,13 +578,17 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     for (int unsigned r = 0; r < Rows; r++) begin
       col[r] = '0;
       if (tr_col) col[r] = '{valid: 1'b1, wsel: mm_q.wsel, tr: 1'b1, code: 32'(NW'(mm_q.n - mm_q.left)), sx: 8'd0,
-                             xf: 4'd0};
+                             xf: 4'd0, wk: bank_q[mm_q.wsel].k, wf: bank_q[mm_q.wsel].fmt,
+                             wkpe: bank_q[mm_q.wsel].kpe, wrg: bank_q[mm_q.wsel].rg, wints: bank_q[mm_q.wsel].ints,
+                             wmx: bank_q[mm_q.wsel].mx};
       else if (col_in) col[r] = '{valid: 1'b1, wsel: pend_head.wsel, tr: 1'b0,
                                   code: te_operand(pend_head.spm != '0 ? sp_code[r] : mv_rsp_data_i[r*32 +: 32],
                                                    pend_head.fmt, pend_head.bias, pend_head.kpe),
                                   sx: !pend_head.mx ? 8'd127 : (pend_head.kpe == 2'd2) ? pend_head.sxv[r / BSQ]
                                                                                        : mx_sx_q[r / BS],
-                                  xf: pend_head.fmt};
+                                  xf: pend_head.fmt, wk: bank_q[pend_head.wsel].k, wf: bank_q[pend_head.wsel].fmt,
+                                  wkpe: bank_q[pend_head.wsel].kpe, wrg: bank_q[pend_head.wsel].rg,
+                                  wints: bank_q[pend_head.wsel].ints, wmx: bank_q[pend_head.wsel].mx};
     end
     col_meta = '0;
     if (tr_col) col_meta = '{wsel: mm_q.wsel, bank: mm_q.bank, off: mm_q.off, m: mm_q.m, tag: mm_q.tag, acc: 1'b0,
@@ -601,6 +626,23 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     end
   end
 
+  // a column's elements arriving: its weights decoded (raw for a transpose) and, MX, its block
+  // scales from the held scale response (four rows per PE: byte rj of each block's word)
+  wev_t wev_in;
+  always_comb begin
+    wev_in = '0;
+    wev_in.valid = ls_rsp_col;
+    wev_in.bank = ls_q.bank;
+    wev_in.col = CW'(ls_q.rsp_idx);
+    wev_in.quad = ls_quad;
+    wev_in.mx = bank_q[ls_q.bank].mx;
+    for (int unsigned b = 0; b < NBQ; b++) wev_in.sc[b] = ls_quad ? lsh_q[b][8 * ls_q.rj +: 8] : lsh_q[b][7:0];
+    for (int unsigned r = 0; r < Rows; r++)
+      wev_in.data[r] = bank_q[ls_q.bank].raw ? st_rsp_data_i[r*32 +: 32]
+                                             : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_q.bank].fmt,
+                                                          bank_q[ls_q.bank].bias, bank_q[ls_q.bank].kpe);
+  end
+
   // The PEs read registers only: kept apart from the logic that reads the module's inputs, this
   // block is evaluated once per clock edge, not at every change of an input (in Verilator, a
   // process that reads an input is evaluated whenever an input changes).
@@ -619,10 +661,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         int unsigned lr;  // the row in its group
         logic [3:0] en;
         logic [7:0] sw;
-        bk_k = bank_q[x_q[r][c].wsel].k;
-        bk_kpe = bank_q[x_q[r][c].wsel].kpe;
-        bk_ints = bank_q[x_q[r][c].wsel].ints;
-        bk_rg = bank_q[x_q[r][c].wsel].rg;
+        bk_k = x_q[r][c].wk;
+        bk_kpe = x_q[r][c].wkpe;
+        bk_ints = x_q[r][c].wints;
+        bk_rg = x_q[r][c].wrg;
         lr = (bk_rg == 2'd2) ? r % GR2 : (bk_rg == 2'd1) ? r % GR1 : r;
         grp_top = bk_rg != '0 && lr == 0;
         grp_end = (bk_rg == 2'd2 && lr == GR2 - 1) || (bk_rg == 2'd1 && lr == GR1 - 1);
@@ -630,7 +672,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         // four rows per PE BSQ) ends at this row, as does a group
         for (int unsigned j = 0; j < 4; j++) en[j] = j < (32'd1 << bk_kpe) && 32'(bk_k) > (lr << bk_kpe) + j;
         blk_end = ((bk_kpe == 2'd2) ? (r % BSQ == BSQ - 1) : (r % BS == BS - 1)) || grp_end;
-        sw = ws_q[x_q[r][c].wsel][(bk_kpe == 2'd2) ? r / BSQ : r / BS][c];
+        sw = x_q[r][c].wmx ? ws_q[x_q[r][c].wsel][(bk_kpe == 2'd2) ? r / BSQ : r / BS][c] : 8'd127;
         zero = bk_ints ? 32'd0 : NegZero;
         in_p = (r == 0 || grp_top) ? zero : ps_q[(r == 0) ? 0 : r - 1][c];
         in_t = (r == 0 || grp_top) ? zero : ts_q[(r == 0) ? 0 : r - 1][c];
@@ -642,7 +684,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
             pv = in_p;
             tv = (x_q[r][c].code == r) ? w_q[x_q[r][c].wsel][r][c] : in_t;
           end else begin
-            pv = te_pe(in_p, en, bk_kpe, bk_ints, bank_q[x_q[r][c].wsel].fmt, x_q[r][c].xf,
+            pv = te_pe(in_p, en, bk_kpe, bk_ints, x_q[r][c].wf, x_q[r][c].xf,
                        w_q[x_q[r][c].wsel][r][c], x_q[r][c].code);
             tv = in_t;
             if (blk_end && bk_ints) begin
@@ -674,25 +716,22 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     // the taps' meta: tap row tr's tokens entered column 0 tr + 1 cycles after their column
     for (int unsigned q = 1; q <= 3; q++)
       xmt_d[q] = meta_row_t'({xmt_q[q][Cols-2:0], (tap_row(q) == 0) ? col_meta : skm_q[(tap_row(q) == 0) ? 0 : tap_row(q) - 1]});
-    // weights: a stationary response fills one column of the loading bank (and its MX scales)
+    // weights: row r of a loaded column is written r cycles after its response, as the moving
+    // values' skew delays row r: a column still in the array passes each row with the weights it
+    // entered with, and the next multiply's first column reaches each row after its weight. An MX
+    // column's block scale is written with its block's last row, the one row that reads it.
     w_d = w_q;
     ws_d = ws_q;
-    // (one byte in each block's first partition: blocks of BS partitions, or BSQ with four rows per PE)
-    if (ls_rsp_sc && ls_quad) begin  // a word: the scales of columns rsp_idx .. rsp_idx + 3
-      for (int unsigned b = 0; b < NBQ; b++)
-        for (int unsigned j = 0; j < 4; j++)
-          if (32'(ls_q.rsp_idx) + j < Cols)
-            ws_d[ls_q.bank][b][CW'(32'(ls_q.rsp_idx) + j)] = st_rsp_data_i[b * BSQ * 32 + 8 * j +: 8];
-    end else if (ls_rsp_sc)
-      for (int unsigned b = 0; b < NB; b++) ws_d[ls_q.bank][b][CW'(ls_q.rsp_idx)] = st_rsp_data_i[b * BS * 32 +: 8];
-    if (ls_rsp_col && !bank_q[ls_q.bank].mx)
-      for (int unsigned b = 0; b < NBQ; b++) ws_d[ls_q.bank][b][CW'(ls_q.rsp_idx)] = 8'd127;
-    if (ls_rsp_col)
-      for (int unsigned r = 0; r < Rows; r++)
-        w_d[ls_q.bank][r][CW'(ls_q.rsp_idx)] =
-            bank_q[ls_q.bank].raw ? st_rsp_data_i[r*32 +: 32]
-                                  : te_operand(st_rsp_data_i[r*32 +: 32], bank_q[ls_q.bank].fmt, bank_q[ls_q.bank].bias,
-                                               bank_q[ls_q.bank].kpe);
+    for (int unsigned r = 0; r < Rows; r++) begin
+      wev_t e;
+      e = (r == 0) ? wev_in : wev_q[(r == 0) ? 0 : r - 1];
+      if (e.valid) begin
+        w_d[e.bank][r][e.col] = e.data[r];
+        if (e.mx && e.quad && r % BSQ == BSQ - 1) ws_d[e.bank][r / BSQ][e.col] = e.sc[r / BSQ];
+        if (e.mx && !e.quad && r % BS == BS - 1) ws_d[e.bank][r / BS][e.col] = e.sc[r / BS];
+      end
+    end
+    for (int unsigned s = 0; s + 1 < Rows; s++) wev_d[s] = (s == 0) ? wev_in : wev_q[(s == 0) ? 0 : s - 1];
   end
 
   // Reset values of the row arrays (Verilator 5.006 takes neither '{default: ...} for them nor
@@ -704,6 +743,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic  [Cols-1:0]       psv_0 [Rows];
   logic  [Cols-1:0][31:0] w_0 [2][Rows];
   logic  [Cols-1:0][7:0]  ws_0 [2][NBQ];
+  wev_t                   wev_0 [Rows-1];
   /* verilator tracing_on */
   always_comb begin
     for (int unsigned r = 0; r < Rows; r++) begin
@@ -718,6 +758,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       ws_0[0][b] = '0;
       ws_0[1][b] = '0;
     end
+    for (int unsigned s = 0; s + 1 < Rows; s++) wev_0[s] = '0;
   end
 
   // ---- control: next state (the loader, the issuer, the weight banks' records, completions)
@@ -738,6 +779,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     for (int unsigned b = 0; b < 2; b++)
       inflight_d[b] = inflight_q[b] - 16'(psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].wsel == 1'(b))
                                     + 16'((mv_fire_col || tr_col) && mm_q.wsel == 1'(b));
+    for (int unsigned b = 0; b < 2; b++)
+      pnd_d[b] = pnd_q[b] + $bits(pnd_q[b])'(mv_fire && mm_q.wsel == 1'(b))
+                          - $bits(pnd_q[b])'(mv_rsp_valid_i && pend_valid && pend_head.wsel == 1'(b));
 
     // stationary loader
     sidx_d = sidx_q;
@@ -763,7 +807,15 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       ls_d.mrph = 1'b0;
       sidx_d[ls_q.bank] = meta_idx;
     end
-    if (ls_rsp_sc) ls_d.rph = 1'b0;
+    // MX: the scales, held for the column's elements, from each block's first partition: four rows
+    // per PE a word of the scales of columns rsp_idx .. rsp_idx + 3, else the column's byte
+    lsh_d = lsh_q;
+    if (ls_rsp_sc) begin
+      ls_d.rph = 1'b0;
+      for (int unsigned b = 0; b < NBQ; b++)
+        if (ls_quad) lsh_d[b] = st_rsp_data_i[b * BSQ * 32 +: 32];
+        else if (b < NB) lsh_d[b] = {24'd0, st_rsp_data_i[((b < NB) ? b : 0) * BS * 32 +: 8]};
+    end
     if (ls_rsp_col) begin
       ls_d.rph = bank_q[ls_q.bank].mx && (!ls_quad || ls_q.rj == 2'd3);
       ls_d.rj = ls_q.rj + 2'd1;
@@ -864,6 +916,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       next_ls_bank_q <= 1'b0;
       inflight_q[0] <= '0;
       inflight_q[1] <= '0;
+      pnd_q[0] <= '0;
+      pnd_q[1] <= '0;
+      lsh_q <= '0;
+      wev_q <= wev_0;
       ls_q <= '0;
       mm_q <= '0;
       sx_q <= '0;
@@ -889,6 +945,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       cur_bank_q <= cur_bank_d;
       next_ls_bank_q <= next_ls_bank_d;
       inflight_q <= inflight_d;
+      pnd_q <= pnd_d;
+      lsh_q <= lsh_d;
+      wev_q <= wev_d;
       ls_q <= ls_d;
       mm_q <= mm_d;
       sx_q <= sx_d;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <deque>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -92,6 +93,8 @@ struct TeBench {
   /// the most moving reads the engine had outstanding (accepted, response not yet taken)
   unsigned mv_outstanding_max = 0;
   unsigned done_count = 0, err_count = 0;
+  std::map<unsigned, std::uint64_t> ls_done_at, mm_done_at;  ///< per tag: the cycle of its last completion
+  std::vector<std::uint64_t> st_reads;                       ///< the cycles of the stationary reads
   std::vector<unsigned> err_codes;
 
   // ---- functional coverage (docs/tensor.md), sampled from the command port (cmd_i at each
@@ -222,12 +225,19 @@ struct TeBench {
         s->q.emplace_back(now + lat_min + rng.below(lat_max - lat_min + 1),
                           TensorEngine::e_req_t::unpack(s->req.bits()));
         if (s != &sx) operands[s == &mv ? 1 : 0].push_back(next_operand(s == &mv ? 1 : 0));
+        if (s == &st) st_reads.push_back(now);
       }
     }
     cover_yield();
     const auto cpl = cpl_now();
-    if (cpl.ls_done) ++done_count;
-    if (cpl.mm_done) ++done_count;
+    if (cpl.ls_done) {
+      ++done_count;
+      ls_done_at[cpl.ls_tag] = now;
+    }
+    if (cpl.mm_done) {
+      ++done_count;
+      mm_done_at[cpl.mm_tag] = now;
+    }
     if (cpl.err) {
       ++err_count;
       const auto code = static_cast<unsigned>(cpl.code);
@@ -1745,6 +1755,72 @@ TRN_TEST(bank_reuse_waits_for_issuing_multiply, .timeout_ns = 1e9) {
   ref.run(ls2, t.sbuf);
   co_await t.wait_done(4);
   co_await t.compare_psum(ref.psum, 0, 1, 0, p.max_n);
+}
+
+TRN_TEST(load_behind_columns_in_the_array, .timeout_ns = 1e10) {
+  // A load may refill a bank whose columns are still in the array (docs/tensor.md): MM_A (bank 0,
+  // Nmax columns), LS_B and a one-column MM_B on bank 1, then LS_C into bank 0 with another type,
+  // K and rows per PE. LS_C must start reading before MM_A's last column leaves the array, and MM_A's
+  // columns must still multiply with LS_A's weights in every row (the load's rows are written in
+  // the skew behind them), MM_C with LS_C's. Rounds over BF16, FP8 two rows per PE and INT8, with
+  // random SBUF latency; PSUM against the reference.
+  TeBench t(env);
+  t.lat_max = 3;
+  co_await t.start();
+  const auto& p = t.prm;
+  auto r = env.rng("data");
+  t.fill(2, [&] { return random_code(r, 2); });
+  FunctionalReference ref(p);
+  struct Type {
+    unsigned fmt, kpe;
+  };
+  const std::vector<Type> types{{2, 0}, {5, 1}, {kInt8, 1}};
+  unsigned issued = 0, early = 0;
+  for (unsigned round = 0; round < 6; ++round) {
+    const Type ta = types[round % types.size()], tc = types[(round + 1) % types.size()];
+    const auto load = [&](Type ty, unsigned addr, unsigned k) {
+      Command c = load_all(p, ty.fmt, addr);
+      c.kpe = ty.kpe;
+      c.k = k << ty.kpe;
+      return c;
+    };
+    const auto mult = [&](Type ty, unsigned addr, unsigned n, unsigned bank) {
+      Command c{Op::multiply_moving};
+      c.fmt = ty.fmt;
+      c.kpe = ty.kpe;
+      c.n = n;
+      c.addr = addr;
+      c.bank = bank;
+      c.acc = round % 2 == 1;
+      return c;
+    };
+    // (2-byte elements from byte 64 on, the loads' from 0: aligned for every type)
+    // (A uses every row: the rows a load reaches last are where an early write would show)
+    const unsigned k_a = p.rows, k_c = 1 + r.below(p.rows);
+    std::vector<Command> cmds{load(ta, 0, k_a),
+                              mult(ta, 64, p.max_n, 0),
+                              load(tc, 2 * p.cols, p.rows),
+                              mult(tc, 64 + 2 * p.max_n, 1, 1),
+                              load(tc, 4 * p.cols, k_c),
+                              mult(tc, 64, p.max_n, 2)};
+    std::uint64_t c_at = 0;  // the cycle LS_C was accepted in
+    for (std::size_t i = 0; i < cmds.size(); ++i) {
+      cmds[i].tag = issued++ & 15;
+      co_await t.issue(cmds[i]);
+      if (i == 4) c_at = t.clk.cycle() - 1;
+      ref.run(cmds[i], t.sbuf);
+    }
+    co_await t.wait_done(issued);
+    const std::uint64_t a_done = t.mm_done_at.at(cmds[1].tag);
+    const auto first = std::find_if(t.st_reads.begin(), t.st_reads.end(), [&](std::uint64_t c) { return c > c_at; });
+    check(first != t.st_reads.end(), "round {}: LS_C made no stationary read", round);
+    if (first != t.st_reads.end() && *first < a_done) ++early;
+    info("round {}: LS_C accepted in cycle {}, its first read in {}, MM_A's last column out in {}", round, c_at,
+         first != t.st_reads.end() ? *first : 0, a_done);
+  }
+  check(t.err_count == 0, "{} commands rejected", t.err_count);
+  check(early == 6, "LS_C read before MM_A's last column left the array in {} of 6 rounds", early);
+  co_await t.compare_psum(ref.psum, 0, 3);
 }
 
 TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
