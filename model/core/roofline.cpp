@@ -61,9 +61,7 @@ void Roofline::Lane::observe(const vector::LaneEngine::In& i, const vector::Lane
   wr += o.wr_valid_o && i.wr_ready_i;
 }
 
-std::uint64_t Roofline::Lane::total() const {
-  return work + (open ? std::max({rd0, rd1, wr}) + kLaneOverhead : 0);
-}
+std::uint64_t Roofline::Lane::total() const { return work + (open ? std::max({rd0, rd1, wr}) + kLaneOverhead : 0); }
 
 double Roofline::work(Resource r) const {
   switch (r) {

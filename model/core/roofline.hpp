@@ -54,8 +54,8 @@ class Roofline {
   std::array<std::uint64_t, kResources> busy_{};
   std::uint64_t dma_in_ = 0, dma_out_ = 0, hbm_rd_ = 0, hbm_wr_ = 0;
   std::uint64_t macs_ = 0;
-  double te_peak_cycles_ = 0;     ///< sum over multiplies of their MACs over the array's MACs a cycle
-  struct Lane {                   ///< a lane engine's work at peak: closed instructions, the open one's accesses
+  double te_peak_cycles_ = 0;  ///< sum over multiplies of their MACs over the array's MACs a cycle
+  struct Lane {                ///< a lane engine's work at peak: closed instructions, the open one's accesses
     std::uint64_t work = 0, rd0 = 0, rd1 = 0, wr = 0;
     bool open = false;
     void observe(const vector::LaneEngine::In& i, const vector::LaneEngine::Out& o);

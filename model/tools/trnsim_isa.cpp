@@ -491,11 +491,11 @@ int cmd_kernel(int argc, char** argv) {
         const double run = static_cast<double>(std::max<std::uint64_t>(f.cycles(), 1));
         const auto share = [&](core::Roofline::Resource r) { return 100.0 * static_cast<double>(f.busy(r)) / run; };
         const auto b = f.bound();
-        fmt::print("{:<10} {:>10}  {:5.1f}% {:5.1f}% {:5.1f}% {:5.1f}% {:5.1f}% {:5.1f}%  {:<5} {:>10.0f}  {:>11.2f}{}\n",
-                   k.name, f.cycles(), share(core::Roofline::kTe), share(core::Roofline::kVe),
-                   share(core::Roofline::kAct), share(core::Roofline::kPsum), share(core::Roofline::kDma),
-                   share(core::Roofline::kHbm),
-                   core::Roofline::kNames[b], f.work(b), run / std::max(f.work(b), 1.0), kr.rc == 0 ? "" : "  FAIL");
+        fmt::print(
+            "{:<10} {:>10}  {:5.1f}% {:5.1f}% {:5.1f}% {:5.1f}% {:5.1f}% {:5.1f}%  {:<5} {:>10.0f}  {:>11.2f}{}\n",
+            k.name, f.cycles(), share(core::Roofline::kTe), share(core::Roofline::kVe), share(core::Roofline::kAct),
+            share(core::Roofline::kPsum), share(core::Roofline::kDma), share(core::Roofline::kHbm),
+            core::Roofline::kNames[b], f.work(b), run / std::max(f.work(b), 1.0), kr.rc == 0 ? "" : "  FAIL");
       }
       fmt::print("{}\n", rc == 0 ? "PASS" : "FAIL");
       return rc;
