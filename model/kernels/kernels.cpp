@@ -606,7 +606,7 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const unsigned P = a.partitions, COLS = a.te_cols, d = P, e = P, Lq = QT * COLS, Lk = a.max_moving_n, JT = Lk / COLS;
   auto al = [](std::uint32_t b) { return 64 * ((b + 63) / 64); };
   const std::uint32_t TB = al(JT * 2 * COLS), AQ = 0, AK = AQ + al(2 * Lq), AV = AK + al(2 * Lk),
-                      AE = AV + al(JT * 2 * e), AP = AE + 8 * Lk, APT = AP + 8 * Lk, AO = APT + 2 * TB,
+                      AE = AV + al(JT * 2 * e), APT = AE + 8 * Lk, AO = APT + 2 * TB,
                       AW = AO + al(QT * 2 * e);
   const std::uint32_t HK = 2 * d * Lq, HV = HK + 2 * d * Lk, HO = HV + 2 * Lk * e;
   if (AW + 16 * QT > a.sbuf_bytes_per_partition || std::uint64_t{HO} + 2ull * Lq * e > a.hbm_bytes)
@@ -630,11 +630,10 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   tensor::FunctionalReference tref(te_params(a));
   vector::FunctionalReference vref(shape(a, vector::Engine::vector)), sref(shape(a, vector::Engine::scalar));
   const std::uint32_t scale = numerics::f32_bits(static_cast<float>(1.0 / std::sqrt(static_cast<double>(d))));
-  // per query tile q, with its buffers: S in bank q % 2, exp / P / P^T buffer q % 2, the transposes
-  // in banks 2 .. 5 in turn, O in bank 6 + q % 2
+  // per query tile q, with its buffers: S in bank q % 2, E / E^T buffer q % 2, the transposes in
+  // banks 2 .. 5 in turn, O in bank 6 + q % 2
   for (unsigned q = 0; q < QT; ++q) {
-    const std::uint32_t w = AW + 16 * q, ae = AE + (q % 2) * 4 * Lk, ap = AP + (q % 2) * 4 * Lk,
-                        apt = APT + (q % 2) * TB;
+    const std::uint32_t w = AW + 16 * q, ae = AE + (q % 2) * 4 * Lk, apt = APT + (q % 2) * TB;
     const unsigned sbank = q % 2, obank = 6 + q % 2;
     // S = Q K^T
     tref.run(ls_cmd(AQ + 2 * COLS * q, d, COLS), sb);
@@ -649,11 +648,14 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     nm.a_addr = w, nm.o_addr = w + 4, nm.alu0 = vector::Alu::mul, nm.imm0 = scale ^ 0x80000000u;
     nm.alu1 = vector::Alu::bypass;
     exec(vref, nm, sb, nullptr, "attention's -scale max");
-    vector::Instr ex = lane(vector::Op::activate, COLS, Lk);
-    ex.a_space = true, ex.a_addr = sbank * a.psum_bank_bytes, ex.a_stride = ex.o_stride = kUnit, ex.o_addr = ae;
-    ex.func = static_cast<unsigned>(scalar::Act::exp), ex.imm0 = scale, ex.s1_vec = true, ex.s1_addr = w + 4;
-    ex.acc = ex.acc_clr = true;
-    exec(sref, ex, sb, &ps, "attention's exp");
+    for (unsigned jt = 0; jt < JT; ++jt) {  // a key tile at a time, the accumulators summing all
+      vector::Instr ex = lane(vector::Op::activate, COLS, COLS);
+      ex.a_space = true, ex.a_addr = sbank * a.psum_bank_bytes + 4 * COLS * jt, ex.a_stride = ex.o_stride = kUnit;
+      ex.o_addr = ae + 4 * COLS * jt;
+      ex.func = static_cast<unsigned>(scalar::Act::exp), ex.imm0 = scale, ex.s1_vec = true, ex.s1_addr = w + 4;
+      ex.acc = true, ex.acc_clr = jt == 0;
+      exec(sref, ex, sb, &ps, "attention's exp");
+    }
     vector::Instr st = lane(vector::Op::acc_store, COLS, 1);
     st.o_addr = w + 8;
     exec(sref, st, sb, nullptr, "attention's acc_store");
@@ -661,14 +663,11 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     rc.a_addr = w + 8, rc.o_addr = w + 12;
     rc.func = static_cast<unsigned>(scalar::Act::reciprocal), rc.imm0 = numerics::f32_bits(1.0f);
     exec(sref, rc, sb, nullptr, "attention's reciprocal");
-    vector::Instr pm = lane(vector::Op::tensor_scalar, COLS, Lk);
-    pm.a_addr = ae, pm.o_addr = ap, pm.a_stride = pm.o_stride = kUnit;
-    pm.alu0 = vector::Alu::mul, pm.alu1 = vector::Alu::bypass, pm.s0_vec = true, pm.s0_addr = w + 12;
-    exec(vref, pm, sb, nullptr, "attention's P");
-    // P^T tiles: a transpose through the tensor engine, a copy to BF16
+    // E^T tiles: a transpose through the tensor engine, a copy to BF16 (E = exp(scale S - scale
+    // max), not yet divided by its row's sum: the evacuation of O divides)
     for (unsigned jt = 0; jt < JT; ++jt) {
       const unsigned tbank = 2 + (q * JT + jt) % 4;
-      tensor::Command lt = ls_cmd(ap + 4 * COLS * jt, COLS, COLS);
+      tensor::Command lt = ls_cmd(ae + 4 * COLS * jt, COLS, COLS);
       lt.fmt = 0, lt.tr = true;
       tensor::Command mt = mm_cmd(0, COLS, tbank, false);
       mt.tr = true;
@@ -678,9 +677,9 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
       vector::Instr cp = lane(vector::Op::copy, COLS, COLS);
       cp.a_space = true, cp.a_addr = tbank * a.psum_bank_bytes, cp.a_stride = cp.o_stride = kUnit;
       cp.o_addr = apt + 2 * COLS * jt, cp.o_fmt = 2;
-      exec(vref, cp, sb, &ps, "attention's P^T copy");
+      exec(vref, cp, sb, &ps, "attention's E^T copy");
     }
-    // O = P V over the key tiles, accumulating in bank obank
+    // O' = E V over the key tiles, accumulating in bank obank; O = O' times the reciprocal sum
     for (unsigned jt = 0; jt < JT; ++jt) {
       tref.run(ls_cmd(apt + 2 * COLS * jt, COLS, COLS), sb);
       tref.run(mm_cmd(AV + 2 * e * jt, e, obank, jt > 0), sb);
@@ -689,13 +688,14 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     vector::Instr ev = lane(vector::Op::activate, COLS, e);
     ev.a_space = true, ev.a_addr = obank * a.psum_bank_bytes, ev.a_stride = ev.o_stride = kUnit;
     ev.o_addr = AO + q * 2 * e, ev.o_fmt = 2;
-    ev.func = static_cast<unsigned>(scalar::Act::identity), ev.imm0 = numerics::f32_bits(1.0f);
+    ev.func = static_cast<unsigned>(scalar::Act::identity), ev.s0_vec = true, ev.s0_addr = w + 12;
     exec(sref, ev, sb, &ps, "attention's evacuation");
   }
   c.outputs.push_back(gather("O", HO, sb, Lq, COLS, 2 * e, [&](unsigned i) { return AO + (i / COLS) * 2 * e; }));
   // double precision from the same BF16 inputs. The logits' FP32 error (the sum over d, the scale)
-  // and softmax's FP32 steps give P a relative error eps_p (the softmax bound with the logits' error
-  // doubled); P's BF16 rounding adds 2^-9, the FP32 sum over Lk keys (Lk + 1) u, and O's BF16
+  // and softmax's FP32 steps give p = E / sum a relative error eps_p (the softmax bound with the
+  // logits' error doubled; the division, here the evacuation's product with the reciprocal, is one
+  // of its steps); E's BF16 rounding adds 2^-9, the FP32 sum over Lk keys (Lk + 1) u, and O's BF16
   // rounding 2^-9 |O|; twice over.
   Bound bd{"O", 2, {}, {}, "2 (2^-9 |O| + sum_j p |v| (2^-9 + eps_p + (Lk + 1) u))"};
   const double sc = 1.0 / std::sqrt(static_cast<double>(d));
@@ -731,21 +731,20 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     }
   }
   c.bounds.push_back(std::move(bd));
-  // ld, q1, qr, s, nm, rcp, p, tr, pt, o, ev, out, ex, vl
-  c.sems = {{0, std::min(P, a.dma_queues)},
-            {1, QT > 1 ? std::min(P, a.dma_queues) : 0},
-            {2, QT > 2 ? std::min(P, a.dma_queues) : 0},
-            {3, QT},
+  // k0, k1 (K's chunks in turn), q1, qr, s, nm, tr, pt, o, ev, out, ex, vl
+  c.sems = {{0, (JT + 1) / 2 * std::min(P, a.dma_queues)},
+            {1, JT / 2 * std::min(P, a.dma_queues)},
+            {2, QT > 1 ? std::min(P, a.dma_queues) : 0},
+            {3, QT > 2 ? std::min(P, a.dma_queues) : 0},
             {4, QT},
             {5, QT},
-            {6, QT},
+            {6, QT * JT},
             {7, QT * JT},
-            {8, QT * JT},
+            {8, QT},
             {9, QT},
-            {10, QT},
-            {11, QT * std::min(COLS, a.dma_queues)},
-            {12, QT},
-            {13, std::min(Lk, a.dma_queues)}};
+            {10, QT * std::min(COLS, a.dma_queues)},
+            {11, QT * JT},
+            {12, std::min(Lk, a.dma_queues)}};
   return c;
 }
 
