@@ -606,8 +606,7 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const unsigned P = a.partitions, COLS = a.te_cols, d = P, e = P, Lq = QT * COLS, Lk = a.max_moving_n, JT = Lk / COLS;
   auto al = [](std::uint32_t b) { return 64 * ((b + 63) / 64); };
   const std::uint32_t TB = al(JT * 2 * COLS), AQ = 0, AK = AQ + al(2 * Lq), AV = AK + al(2 * Lk),
-                      AE = AV + al(JT * 2 * e), APT = AE + 8 * Lk, AO = APT + 2 * TB,
-                      AW = AO + al(QT * 2 * e);
+                      AE = AV + al(JT * 2 * e), APT = AE + 8 * Lk, AO = APT + 2 * TB, AW = AO + al(QT * 2 * e);
   const std::uint32_t HK = 2 * d * Lq, HV = HK + 2 * d * Lk, HO = HV + 2 * Lk * e;
   if (AW + 16 * QT > a.sbuf_bytes_per_partition || std::uint64_t{HO} + 2ull * Lq * e > a.hbm_bytes)
     throw std::invalid_argument(fmt::format("kernel attention: QT={} does not fit in SBUF or HBM", QT));
