@@ -262,7 +262,7 @@ void TensorEngine::eval(const In& in, Out& out) const {
   out.pe_ready_o = true;
   for (unsigned c = 0; c < p_.cols; ++c) {
     bool w = out.pw_valid_o.bit(c);
-    for (unsigned q = 1; q <= 3; ++q) w = w || tap_write(q, c).valid;
+    for (unsigned q = 1; q <= 3; ++q) w = w || tap_writes(q, c);
     if (w && in.pe_mask_i.bit(c)) out.pe_ready_o = false;
   }
 }
@@ -275,12 +275,17 @@ std::uint32_t TensorEngine::psum_value(std::uint32_t old, std::uint32_t t, const
   return d;
 }
 
+bool TensorEngine::tap_writes(unsigned q, unsigned c) const {
+  if (!tap_ok(q)) return false;
+  const Meta& m = tmeta_q_[q - 1][c];
+  return ps_valid_q_[idx(tap_row(q), c)] && tap_group(q, m.rg) >= 0 && c < m.m;
+}
+
 TensorEngine::PsumWrite TensorEngine::tap_write(unsigned q, unsigned c) const {
-  if (!tap_ok(q)) return {};
+  if (!tap_writes(q, c)) return {};
   const unsigned r = tap_row(q);
   const Meta& m = tmeta_q_[q - 1][c];
   const int g = tap_group(q, m.rg);
-  if (!ps_valid_q_[idx(r, c)] || g < 0 || c >= m.m) return {};
   PsumWrite w{true, static_cast<unsigned>(m.bank) + static_cast<unsigned>(g), c, static_cast<unsigned>(m.off), 0};
   w.data = psum_value(psum_.read(w.bank, c, w.off), ts_q_[idx(r, c)], m, 0);  // (row groups round to nearest)
   return w;

@@ -273,7 +273,8 @@ class TensorEngine {
   /// The bank the array's bottom row writes for a column: its last group's (bank + G - 1).
   static unsigned bottom_bank(const Meta& m) { return static_cast<unsigned>(m.bank) + (1u << m.rg) - 1; }
   /// Tap q's write to partition c this cycle (from the state before the edge).
-  PsumWrite tap_write(unsigned q, unsigned c) const;
+  bool tap_writes(unsigned q, unsigned c) const;      ///< tap q writes partition c at the next edge
+  PsumWrite tap_write(unsigned q, unsigned c) const;  ///< that write (its data read from PSUM)
   /// A path's value: the column's sum t (accumulate: the entry + t), a BF16 entry rounded once
   /// (stochastically with the random word rnd).
   static std::uint32_t psum_value(std::uint32_t old, std::uint32_t t, const Meta& m, std::uint32_t rnd);

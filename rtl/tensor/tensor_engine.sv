@@ -410,6 +410,8 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // cycle, and its first read goes out in the next: no idle cycle between back-to-back multiplies)
   wire mm_last = mm_q.left == NW'(1) && (tr_col || mv_fire_col);
 
+  // no column left to issue or in the array
+  wire arr_drained = !mm_q.busy && inflight_q[0] == '0 && inflight_q[1] == '0;
   always_comb begin
     cmd_ready_o = 1'b0;
     // (while a sparse load's metadata is checked no command is taken: its verdict uses cpl_o.err)
@@ -421,10 +423,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
                                         !(mm_q.busy && mm_q.wsel == next_ls_bank_q);
       // a transpose's generated columns take the array's entry: no moving read in flight or issued now
       else cmd_ready_o = !ls_q.busy && (!mm_q.busy || mm_last) && (!cmd_i.tr || (!pend_valid && !mv_fire)) &&
-                         // a seed load: no column left to issue or in the array (none is written with the old seed after it)
-                         (!cmd_i.seed_ld || (!mm_q.busy && inflight_q[0] == '0 && inflight_q[1] == '0)) &&
-                         // other row groups than the columns in the array: none left to issue or in the array
-                         (cmd_i.rg == arr_rg_q || (!mm_q.busy && inflight_q[0] == '0 && inflight_q[1] == '0));
+                         // a seed load: the array drained (none is written with the old seed after it)
+                         (!cmd_i.seed_ld || arr_drained) &&
+                         // other row groups than the columns in the array: the array drained
+                         (cmd_i.rg == arr_rg_q || arr_drained);
     end
   end
 
