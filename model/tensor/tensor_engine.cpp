@@ -401,7 +401,8 @@ void TensorEngine::step_array() {
         tv = in_t + pv;
         pv = 0;
       } else if (block_end) {
-        const std::uint32_t sw = numerics::decode(Format::e8m0, b.mx ? ws_q_[x.wsel][(r / bs) * C + c] : 127);
+        const std::uint32_t sw =
+            numerics::decode(Format::e8m0, b.mx ? ws_q_[x.wsel][(r / block_rows_quad()) * C + c] : 127);
         const std::uint32_t sx = numerics::decode(Format::e8m0, x.sx);
         tv = numerics::fp32_add(in_t, numerics::fp32_mul(numerics::fp32_mul(pv, sw), sx));
         pv = kNegZero;
@@ -562,14 +563,16 @@ void TensorEngine::write_weights(WEvent in) {
   // Row r of a loaded column is written r cycles after its response, as the moving values' skew
   // delays row r: a column still in the array passes each row with the weights it entered with,
   // and the next multiply's first column reaches each row after its weight. An MX column's block
-  // scale is written with its block's last row, the one row that reads it.
+  // scale is written with its block's last row, the one row that reads it, and kept by that row
+  // (a slot per 8 rows): a one-row MX load's 32-row block and a four-row load's 8-partition blocks
+  // end on different rows, and neither may change the scale a row below still reads.
   const unsigned R = p_.rows, C = p_.cols;
   for (unsigned r = 0; r < R; ++r) {
     const WEvent& e = r == 0 ? in : wev_q_[r - 1];
     if (!e.valid) continue;
     w_q_[e.bank][idx(r, e.col)] = e.data[r];
     const unsigned bs = e.quad ? block_rows_quad() : block_rows();
-    if (e.mx && r % bs == bs - 1) ws_q_[e.bank][(r / bs) * C + e.col] = e.sc[r / bs];
+    if (e.mx && r % bs == bs - 1) ws_q_[e.bank][(r / block_rows_quad()) * C + e.col] = e.sc[r / bs];
   }
   if (R > 1) {
     for (std::size_t s = wev_q_.size(); s-- > 1;) wev_q_[s] = std::move(wev_q_[s - 1]);

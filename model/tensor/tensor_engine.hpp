@@ -300,7 +300,7 @@ class TensorEngine {
   std::vector<Token> x_q_;                          ///< R x C: the moving value at each PE
   std::vector<std::uint32_t> ps_q_;                 ///< R x C: the block's partial sum each PE produced
   std::vector<std::uint32_t> ts_q_;                 ///< R x C: the sum of the scaled blocks above
-  std::array<std::vector<std::uint32_t>, 2> ws_q_;  ///< per bank: E8M0 scale per (block, column)
+  std::array<std::vector<std::uint32_t>, 2> ws_q_;  ///< per bank: E8M0 scale per (block-end row / 8, column)
   std::vector<WEvent> wev_q_;                       ///< stage s: the loaded column of s + 1 cycles ago
   std::vector<bool> ps_valid_q_;
   std::vector<Meta> bmeta_q_;                 ///< per column: meta of the bottom partial sum

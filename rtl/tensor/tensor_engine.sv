@@ -249,7 +249,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   // 128 x 128); the ports, the controller and the PSUM writes (pw_*) are traced.
   /* verilator tracing_off */
   logic [Cols-1:0][31:0] w_q [2][Rows], w_d [2][Rows];   // weights, decoded to FP32 as they load
-  logic [Cols-1:0][7:0]  ws_q [2][NBQ], ws_d [2][NBQ];   // weight E8M0 scale per block and column
+  logic [Cols-1:0][7:0]  ws_q [2][NBQ], ws_d [2][NBQ];   // weight E8M0 scale per column and block-end row / BSQ
   /* verilator tracing_on */
   bank_t       bank_q [2], bank_d [2];
   logic [Rows-1:0][3:0] sidx_q [2], sidx_d [2];  // sparse weights: row r's index in its group of M rows
@@ -674,7 +674,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
         // four rows per PE BSQ) ends at this row, as does a group
         for (int unsigned j = 0; j < 4; j++) en[j] = j < (32'd1 << bk_kpe) && 32'(bk_k) > (lr << bk_kpe) + j;
         blk_end = ((bk_kpe == 2'd2) ? (r % BSQ == BSQ - 1) : (r % BS == BS - 1)) || grp_end;
-        sw = x_q[r][c].wmx ? ws_q[x_q[r][c].wsel][(bk_kpe == 2'd2) ? r / BSQ : r / BS][c] : 8'd127;
+        sw = x_q[r][c].wmx ? ws_q[x_q[r][c].wsel][r / BSQ][c] : 8'd127;
         zero = bk_ints ? 32'd0 : NegZero;
         in_p = (r == 0 || grp_top) ? zero : ps_q[(r == 0) ? 0 : r - 1][c];
         in_t = (r == 0 || grp_top) ? zero : ts_q[(r == 0) ? 0 : r - 1][c];
@@ -721,7 +721,9 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     // weights: row r of a loaded column is written r cycles after its response, as the moving
     // values' skew delays row r: a column still in the array passes each row with the weights it
     // entered with, and the next multiply's first column reaches each row after its weight. An MX
-    // column's block scale is written with its block's last row, the one row that reads it.
+    // column's block scale is written with its block's last row, the one row that reads it, into
+    // the slot of that row (r / BSQ: one slot per 8 rows, whatever the block size), so a load of
+    // one block size never rewrites a scale the other's rows below still read.
     w_d = w_q;
     ws_d = ws_q;
     for (int unsigned r = 0; r < Rows; r++) begin
@@ -730,7 +732,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       if (e.valid) begin
         w_d[e.bank][r][e.col] = e.data[r];
         if (e.mx && e.quad && r % BSQ == BSQ - 1) ws_d[e.bank][r / BSQ][e.col] = e.sc[r / BSQ];
-        if (e.mx && !e.quad && r % BS == BS - 1) ws_d[e.bank][r / BS][e.col] = e.sc[r / BS];
+        if (e.mx && !e.quad && r % BS == BS - 1) ws_d[e.bank][r / BSQ][e.col] = e.sc[r / BS];
       end
     end
     for (int unsigned s = 0; s + 1 < Rows; s++) wev_d[s] = (s == 0) ? wev_in : wev_q[(s == 0) ? 0 : s - 1];

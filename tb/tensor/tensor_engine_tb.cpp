@@ -1758,9 +1758,13 @@ TRN_TEST(load_behind_columns_in_the_array, .timeout_ns = 1e10) {
   // A load may refill a bank whose columns are still in the array (docs/tensor.md): MM_A (bank 0,
   // Nmax columns), LS_B and a one-column MM_B on bank 1, then LS_C into bank 0 with another type,
   // K and rows per PE. LS_C must start reading before MM_A's last column leaves the array, and MM_A's
-  // columns must still multiply with LS_A's weights in every row (the load's rows are written in
-  // the skew behind them), MM_C with LS_C's. Rounds over BF16, FP8 two rows per PE and INT8, with
-  // random SBUF latency; PSUM against the reference.
+  // columns must still multiply with LS_A's weights and block scales in every row (the load's rows,
+  // and an MX block's scale with the block's last row, are written in the skew behind them), MM_C
+  // with LS_C's. Rounds over BF16, FP8 two rows per PE, INT8, MXFP8 one row and MXFP4 four rows per
+  // PE (v4), LS_C's block scales differing from LS_A's in every column, with random SBUF latency;
+  // PSUM against the reference, every round. (A scale written with the block's first row shows in
+  // small: in tiny an MX load's scale read ahead of its elements keeps its first element R - 1 = 3
+  // cycles behind MM_A's last column, so the last row, which reads the scale, is passed before.)
   TeBench t(env);
   t.lat_max = 3;
   co_await t.start();
@@ -1770,36 +1774,61 @@ TRN_TEST(load_behind_columns_in_the_array, .timeout_ns = 1e10) {
   FunctionalReference ref(p);
   struct Type {
     unsigned fmt, kpe;
+    bool mx;
   };
-  const std::vector<Type> types{{2, 0}, {5, 1}, {kInt8, 1}};
-  unsigned issued = 0, early = 0;
-  for (unsigned round = 0; round < 6; ++round) {
-    const Type ta = types[round % types.size()], tc = types[(round + 1) % types.size()];
-    const auto load = [&](Type ty, unsigned addr, unsigned k) {
+  const Type bf16{2, 0, false}, fp8{5, 1, false}, int8{kInt8, 1, false}, mx8{6, 0, true}, mx8b{4, 0, true},
+      mx4{8, 2, true}, mx4b{6, 2, true};
+  const std::vector<std::pair<Type, Type>> rounds{{bf16, fp8}, {fp8, int8}, {int8, bf16}, {int8, mx8}, {mx8, mx4},
+                                                  {mx4, mx8b}, {mx8, mx8b}, {mx4, mx4b},  {mx4b, bf16}};
+  // byte addresses: the loads' elements from 0 (4 bytes per column at most), the moving elements
+  // from 64, then the block scales: LS_A's, LS_B's, LS_C's, the multiplies' (MM_B's after MM_A's)
+  const unsigned sc = 64 + 4 * p.max_n + 64, sc_a = sc, sc_b = sc + p.cols, sc_c = sc + 2 * p.cols,
+                 sc_m = sc + 3 * p.cols;
+  unsigned issued = 0, early = 0, round = 0;
+  for (const auto& [ta, tc] : rounds) {
+    const auto load = [&](Type ty, unsigned addr, unsigned k, unsigned sc_addr) {
       Command c = load_all(p, ty.fmt, addr);
       c.kpe = ty.kpe;
       c.k = k << ty.kpe;
+      c.mx = ty.mx;
+      c.sc_addr = sc_addr;
       return c;
     };
-    const auto mult = [&](Type ty, unsigned addr, unsigned n, unsigned bank) {
+    const auto mult = [&](Type ty, unsigned addr, unsigned n, unsigned bank, unsigned sc_addr) {
       Command c{Op::multiply_moving};
       c.fmt = ty.fmt;
       c.kpe = ty.kpe;
+      c.mx = ty.mx;
+      c.sc_addr = sc_addr;
       c.n = n;
       c.addr = addr;
       c.bank = bank;
       c.acc = round % 2 == 1;
       return c;
     };
-    // (2-byte elements from byte 64 on, the loads' from 0: aligned for every type)
     // (A uses every row: the rows a load reaches last are where an early write would show)
     const unsigned k_a = p.rows, k_c = 1 + r.below(p.rows);
-    std::vector<Command> cmds{load(ta, 0, k_a),
-                              mult(ta, 64, p.max_n, 0),
-                              load(tc, 2 * p.cols, p.rows),
-                              mult(tc, 64 + 2 * p.max_n, 1, 1),
-                              load(tc, 4 * p.cols, k_c),
-                              mult(tc, 64, p.max_n, 2)};
+    std::vector<Command> cmds{load(ta, 0, k_a, sc_a),
+                              mult(ta, 64, p.max_n, 0, sc_m),
+                              load(tc, 2 * p.cols, p.rows, sc_b),
+                              mult(tc, 64 + 2 * p.max_n, 1, 1, sc_m + p.max_n),
+                              load(tc, 4 * p.cols, k_c, sc_c),
+                              mult(tc, 64, p.max_n, 2, sc_m)};
+    // block scales near 1 (no overflow to hide a difference), LS_C's never LS_A's in the same block
+    // and column
+    const unsigned blocks = p.rows / std::min(p.rows, 8u);  // the most blocks a load has (four rows)
+    for (unsigned b = 0; b < blocks; ++b) {
+      auto& part = t.sbuf[b * std::min(p.rows, 8u)];  // a block's scales are in its first partition
+      for (unsigned j = 0; j < p.cols; ++j) {
+        const auto sa = static_cast<std::uint8_t>(r.range(118, 136)), sb = static_cast<std::uint8_t>(r.range(118, 136));
+        auto sc_j = static_cast<std::uint8_t>(r.range(118, 136));
+        if (sc_j == sa) ++sc_j;
+        part.at(sc_a + j) = sa;
+        part.at(sc_b + j) = sb;
+        part.at(sc_c + j) = sc_j;
+      }
+      for (unsigned j = 0; j < p.max_n + 1; ++j) part.at(sc_m + j) = static_cast<std::uint8_t>(r.range(118, 136));
+    }
     std::uint64_t c_at = 0;  // the cycle LS_C was accepted in
     for (std::size_t i = 0; i < cmds.size(); ++i) {
       cmds[i].tag = issued++ & 15;
@@ -1812,12 +1841,14 @@ TRN_TEST(load_behind_columns_in_the_array, .timeout_ns = 1e10) {
     const auto first = std::find_if(t.st_reads.begin(), t.st_reads.end(), [&](std::uint64_t c) { return c > c_at; });
     check(first != t.st_reads.end(), "round {}: LS_C made no stationary read", round);
     if (first != t.st_reads.end() && *first < a_done) ++early;
-    info("round {}: LS_C accepted in cycle {}, its first read in {}, MM_A's last column out in {}", round, c_at,
-         first != t.st_reads.end() ? *first : 0, a_done);
+    info("round {} ({} -> {}): LS_C accepted in cycle {}, its first read in {}, MM_A's last column out in {}", round,
+         ta.fmt, tc.fmt, c_at, first != t.st_reads.end() ? *first : 0, a_done);
+    co_await t.compare_psum(ref.psum, 0, 3);  // every round's (the next may overwrite them)
+    ++round;
   }
   check(t.err_count == 0, "{} commands rejected", t.err_count);
-  check(early == 6, "LS_C read before MM_A's last column left the array in {} of 6 rounds", early);
-  co_await t.compare_psum(ref.psum, 0, 3);
+  check(early == rounds.size(), "LS_C read before MM_A's last column left the array in {} of {} rounds", early,
+        rounds.size());
 }
 
 TRN_TEST(gemm_tiled, .timeout_ns = 1e10) {
