@@ -54,6 +54,9 @@ void Roofline::Lane::observe(const vector::LaneEngine::In& i, const vector::Lane
   if (i.cmd_valid_i && o.cmd_ready_o) {  // an instruction taken: the last one's work is closed
     work = total();
     rd0 = rd1 = wr = 0;
+    const vector::Instr ins = vector::LaneEngine::decode(i.cmd_i);
+    fixed = overhead(ins);
+    serial = ins.op == vector::Op::transpose;
     open = true;
   }
   rd0 += o.rd0_req_valid_o && i.rd0_req_ready_i;
@@ -61,7 +64,25 @@ void Roofline::Lane::observe(const vector::LaneEngine::In& i, const vector::Lane
   wr += o.wr_valid_o && i.wr_ready_i;
 }
 
-std::uint64_t Roofline::Lane::total() const { return work + (open ? std::max({rd0, rd1, wr}) + kLaneOverhead : 0); }
+std::uint64_t Roofline::Lane::total() const {
+  if (!open) return work;
+  return work + (serial ? rd0 + wr : std::max({rd0, rd1, wr})) + fixed;
+}
+
+unsigned Roofline::overhead(const vector::Instr& in) {
+  switch (in.op) {
+    case vector::Op::set_seed:  // answered the next cycle
+      return 1;
+    case vector::Op::iota:  // no reads: dispatch, the output register, the write, done
+    case vector::Op::memset:
+      return 3;
+    default: {  // dispatch, the read's latency, the FIFO, the output register, done; the prologue
+                // (per-partition operands) reads each operand, then waits for the last to arrive
+      const unsigned pro = vector::prologue_reads(in);
+      return 5 + (pro > 0 ? pro + 1 : 0);
+    }
+  }
+}
 
 double Roofline::work(Resource r) const {
   switch (r) {
@@ -97,7 +118,7 @@ std::string Roofline::report() const {
     if (res == kDma) what = fmt::format("  (SBUF DMA ports: {} beats in, {} out)", dma_in_, dma_out_);
     if (res == kHbm) what = fmt::format("  ({} read beats, {} write beats)", hbm_rd_, hbm_wr_);
     if (res == kPsum) what = "  (the vector and scalar engines' shared read port: reads)";
-    if (res == kVe || res == kAct) what = "  (each instruction's busiest port, a cycle an access, + 6)";
+    if (res == kVe || res == kAct) what = "  (each instruction's busiest port, a cycle an access, + its fixed cycles)";
     s += fmt::format("  {:<4} {:5.1f} %  {:>12.0f}{}\n", kNames[r], 100.0 * static_cast<double>(busy_[r]) / run,
                      work(res), what);
   }

@@ -8,9 +8,9 @@
 //        or columns of the array empty needs more cycles than its work at peak;
 //   VE, ACT  busy: cycles the vector / scalar engine holds an instruction (ve_busy_o, se_busy_o);
 //        work at peak: per instruction, the accesses of its busiest port (two reads, a write: one
-//        a cycle each at the engine's rate, docs/vector.md) plus the fixed overhead of a streaming
-//        instruction (kLaneOverhead), so the cycles an engine waits for a port it shares (SBUF
-//        banks, PSUM's read port) count as busy but not as work;
+//        a cycle each at the engine's rate, docs/vector.md; a transpose's reads and writes one
+//        after the other) plus the instruction's fixed cycles (overhead()), so the cycles an engine
+//        waits for a port it shares (SBUF banks, PSUM's read port) count as busy but not as work;
 //   PSUM the tensor engine's PSUM read port, which the vector and scalar engines share: reads;
 //   DMA  the SBUF DMA ports: cycles a beat is written into SBUF or read out of it, whichever port
 //        is busier; one beat a cycle each is the peak, so the work is the busier port's beats;
@@ -30,8 +30,12 @@ class Roofline {
  public:
   enum Resource : unsigned { kTe, kVe, kAct, kPsum, kDma, kHbm, kResources };
   static constexpr std::array<const char*, kResources> kNames{"TE", "VE", "ACT", "PSUM", "DMA", "HBM"};
-  /// A streaming lane-engine instruction's fixed cycles (docs/vector.md, Timing: 6).
-  static constexpr unsigned kLaneOverhead = 6;
+  /// A lane-engine instruction's fixed cycles in the core, from its acceptance to the cycle the
+  /// next can be accepted, beyond one access a cycle on its busiest port (docs/vector.md, Timing):
+  /// 5 for a streaming instruction, 3 without reads (iota, memset), the per-partition operands'
+  /// reads + 1 more (tensor_scalar, activate), 1 for set_seed. control_test pins them to the
+  /// engines' busy cycles.
+  static unsigned overhead(const vector::Instr& in);
 
   explicit Roofline(const NeuronCore::Params& p);
   /// Observe one cycle.
@@ -57,6 +61,8 @@ class Roofline {
   double te_peak_cycles_ = 0;  ///< sum over multiplies of their MACs over the array's MACs a cycle
   struct Lane {                ///< a lane engine's work at peak: closed instructions, the open one's accesses
     std::uint64_t work = 0, rd0 = 0, rd1 = 0, wr = 0;
+    unsigned fixed = 0;   ///< the open instruction's fixed cycles
+    bool serial = false;  ///< the open instruction reads, then writes (transpose)
     bool open = false;
     void observe(const vector::LaneEngine::In& i, const vector::LaneEngine::Out& o);
     std::uint64_t total() const;

@@ -235,14 +235,14 @@ class TensorEngine {
 
   bool cmd_ready(const In& in, bool mv_fire) const;
   // tick's stages, in order (each at the clock edge, from this cycle's outputs `o`):
-  void psum_ports(const In& in, const Out& o);            ///< PSUM: the read port, then this cycle's writes
-  void retire_column(std::array<unsigned, 2>& inflight);  ///< bottom: done, the column's bank released
-  void step_array();                                      ///< the PEs: partial sums one row down
+  void psum_ports(const In& in, const Out& o);       ///< PSUM: the read port, then this cycle's writes
+  void retire_column(unsigned& inflight);            ///< bottom: the multiply's done, a column out of the array
+  void step_array();                                 ///< the PEs: partial sums one row down
   void enter_column(const In& in);                   ///< a moving column enters through the skew; values move right
   void load_stationary(const In& in, const Out& o);  ///< the stationary loader's reads and responses
   void write_weights(WEvent in);  ///< each loaded column's rows, in the skew; the chain one stage down
-  void issue_moving(const In& in, const Out& o, std::array<unsigned, 2>& inflight);  ///< moving reads
-  void dispatch(const In& in, const Out& o);  ///< a command accepted: refused, or started
+  void issue_moving(const In& in, const Out& o, unsigned& inflight);  ///< moving reads
+  void dispatch(const In& in, const Out& o);                          ///< a command accepted: refused, or started
   /// A read request: a column's scale byte (MX) or its element index of size es.
   static e_req_t read_req(bool scale, std::uint64_t idx, unsigned es);
   static unsigned op_bias(const In& in);
@@ -289,7 +289,7 @@ class TensorEngine {
   std::array<std::vector<unsigned>, 2> sidx_q_;  ///< sparse weights: row r's index in its group of M rows
   unsigned cur_bank_q_ = 0;                      ///< the bank the next MultiplyMoving uses
   unsigned next_ls_bank_q_ = 0;                  ///< the bank the next LoadStationary writes
-  std::array<unsigned, 2> inflight_q_{};         ///< moving columns issued and not yet out, per bank
+  unsigned inflight_q_ = 0;                      ///< moving columns issued and not yet out of the array
   Ls ls_q_;
   Mm mm_q_;
   Sx sx_q_;

@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/program_runner.hpp"
+#include "core/roofline.hpp"
 #include "kernels/kernels.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/format.hpp"
@@ -330,6 +331,61 @@ BOOST_AUTO_TEST_CASE(deadlock_is_detected_and_names_the_waits) {
   };
   r.run(1000);
   BOOST_TEST(seen);
+}
+
+/// The roofline's lane-engine work at peak: each instruction's busiest port, an access a cycle,
+/// plus its fixed cycles (Roofline::overhead). One instruction run alone on a core waits for no
+/// port, so its work must be its busy cycles + 1 (accepted in a cycle the engine is idle): a fixed
+/// cost off by one either way fails. A tensor_tensor whose two reads meet in an SBUF bank is busy
+/// longer than its work (a wait is not work).
+BOOST_AUTO_TEST_CASE(roofline_lane_work_is_the_busiest_port_and_the_fixed_cycles) {
+  struct One {
+    const char* what;
+    const char* stream;
+    std::string ins;
+    std::uint64_t work;
+    bool waits;  ///< meets a bank conflict: busy longer than the work
+  };
+  const unsigned n = 24;
+  const std::string sz = " pc=PARTS size=" + std::to_string(n), a = " a=sbuf:0:fp32 a.stride=1",
+                    o = " o=sbuf:256:fp32 o.stride=1";
+  const std::vector<One> cases{
+      {"memset", "vector", "memset" + sz + o, n + 3, false},
+      {"iota", "vector", "iota" + sz + " o=sbuf:256:int32 o.stride=1", n + 3, false},
+      {"copy", "vector", "copy" + sz + a + o, n + 5, false},
+      {"tensor_reduce", "vector", "tensor_reduce" + sz + a + " o=sbuf:256:fp32 alu0=max", n + 5, false},
+      {"tensor_tensor", "vector", "tensor_tensor" + sz + a + " b=sbuf:128:fp32 b.stride=1" + o + " alu0=add", n + 5,
+       true},
+      {"tensor_scalar, immediates", "vector", "tensor_scalar" + sz + a + o + " alu0=mul imm0=f32(2) alu1=bypass", n + 5,
+       false},
+      {"tensor_scalar, a per-partition operand", "vector",
+       "tensor_scalar" + sz + a + o + " alu0=sub alu1=bypass s0=384", n + 7, false},
+      {"tensor_scalar, two per-partition operands", "vector",
+       "tensor_scalar" + sz + a + o + " alu0=sub alu1=mul s0=384 s1=388", n + 8, false},
+      {"activate", "scalar", "activate" + sz + a + o + " func=exp imm0=f32(1)", n + 5, false},
+      {"activate, a per-partition scale", "scalar", "activate" + sz + a + o + " func=identity s0=384", n + 7, false},
+  };
+  for (const auto& c : cases) {
+    BOOST_TEST_CONTEXT(c.what) {
+      const core::NeuronCore::Params prm = params("tiny");
+      core::ProgramRunner r(prm, dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 5);
+      r.load(assemble(std::string(".stream ") + c.stream + "\n " + c.ins + "\n end\n", "tiny"));
+      core::Roofline roof(prm);
+      r.on_cycle = [&roof](const core::NeuronCore& nc, const core::NeuronCore::Out& out, std::uint64_t cyc) {
+        roof.observe(nc, out, cyc);
+      };
+      const core::RunResult res = r.run(10000);
+      BOOST_TEST_REQUIRE(res.ok, res.what);
+      const auto e = std::string(c.stream) == "vector" ? core::Roofline::kVe : core::Roofline::kAct;
+      const double work = roof.work(e), busy = static_cast<double>(roof.busy(e));
+      BOOST_TEST(work == static_cast<double>(c.work));
+      if (c.waits)
+        BOOST_TEST(work < busy + 1);
+      else
+        BOOST_TEST(work == busy + 1);
+      BOOST_TEST_MESSAGE(c.what << ": work " << work << ", busy " << busy);
+    }
+  }
 }
 
 BOOST_AUTO_TEST_SUITE_END()

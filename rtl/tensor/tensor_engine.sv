@@ -255,7 +255,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   logic [Rows-1:0][3:0] sidx_q [2], sidx_d [2];  // sparse weights: row r's index in its group of M rows
   logic        cur_bank_q, cur_bank_d;          // the bank the next MultiplyMoving uses
   logic        next_ls_bank_q, next_ls_bank_d;  // the bank the next LoadStationary fills
-  logic [15:0] inflight_q [2], inflight_d [2];  // per bank: columns issued and not yet out
+  logic [15:0] inflight_q, inflight_d;  // moving columns issued and not yet out of the array
   logic [$clog2(MaxOut+1)-1:0] pnd_q [2], pnd_d [2];  // per bank: moving reads issued, not answered
   logic [NBQ-1:0][31:0] lsh_q, lsh_d;           // MX: the load's scale response, held for its columns
   logic [1:0]  arr_rg_q, arr_rg_d;              // the row groups of the last multiply dispatched
@@ -411,7 +411,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
   wire mm_last = mm_q.left == NW'(1) && (tr_col || mv_fire_col);
 
   // no column left to issue or in the array
-  wire arr_drained = !mm_q.busy && inflight_q[0] == '0 && inflight_q[1] == '0;
+  wire arr_drained = !mm_q.busy && inflight_q == '0;
   always_comb begin
     cmd_ready_o = 1'b0;
     // (while a sparse load's metadata is checked no command is taken: its verdict uses cpl_o.err)
@@ -777,12 +777,10 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
     cpl_d = '0;
     arr_rg_d = arr_rg_q;
 
-    // bottom of the array: the MultiplyMoving finishing, the column releasing its weight bank
+    // bottom of the array: the MultiplyMoving finishing, a column leaving the array
     cpl_d.mm_done = psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].last;
     cpl_d.mm_tag = cpl_d.mm_done ? bmeta_q[Cols-1].tag : 4'd0;
-    for (int unsigned b = 0; b < 2; b++)
-      inflight_d[b] = inflight_q[b] - 16'(psv_q[Rows-1][Cols-1] && bmeta_q[Cols-1].wsel == 1'(b))
-                                    + 16'((mv_fire_col || tr_col) && mm_q.wsel == 1'(b));
+    inflight_d = inflight_q - 16'(psv_q[Rows-1][Cols-1]) + 16'(mv_fire_col || tr_col);
     for (int unsigned b = 0; b < 2; b++)
       pnd_d[b] = pnd_q[b] + $bits(pnd_q[b])'(mv_fire && mm_q.wsel == 1'(b))
                           - $bits(pnd_q[b])'(mv_rsp_valid_i && pend_valid && pend_head.wsel == 1'(b));
@@ -918,8 +916,7 @@ module tensor_engine import numerics_pkg::*; import te_pkg::*; import sbuf_pkg::
       sidx_q[1] <= '0;
       cur_bank_q <= 1'b0;
       next_ls_bank_q <= 1'b0;
-      inflight_q[0] <= '0;
-      inflight_q[1] <= '0;
+      inflight_q <= '0;
       pnd_q[0] <= '0;
       pnd_q[1] <= '0;
       lsh_q <= '0;
