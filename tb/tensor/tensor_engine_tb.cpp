@@ -2025,7 +2025,9 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
   // its partitions (pe_ready_o low otherwise, whatever the bank); every accepted write lands
   // exactly once and the array's results are untouched: PSUM against the reference with the
   // accepted writes applied in order. A tenth of the writes name an element outside PSUM: they
-  // are accepted and write nothing.
+  // are accepted and write nothing. Every other multiply is in row groups (two or four, after a
+  // load in groups), whose taps write PSUM from rows above the bottom: the engines' writes wait for
+  // them too. (The engines write banks 4.., the multiplies banks 0 .. 3.)
   TeBench t(env);
   co_await t.start();
   const auto& p = t.prm;
@@ -2042,7 +2044,7 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
   auto next_write = [&] {
     TensorEngine::In in = t.model.make_in();
     in.pe_valid_i = true;
-    in.pe_i.bank = static_cast<std::uint8_t>(1 + r.below(p.banks - 1));
+    in.pe_i.bank = static_cast<std::uint8_t>(4 + r.below(p.banks - 4));
     in.pe_i.off = static_cast<std::uint16_t>(r.below(p.depth));
     if (r.chance(0.2)) {  // outside PSUM: accepted and not written
       // half of them just past the end (the first bank or element outside), the bound's edge
@@ -2058,24 +2060,45 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
     return in;
   };
   TensorEngine::In w = next_write();
-  const auto mms = static_cast<unsigned>(scaled(6));
+  const auto mms = static_cast<unsigned>(scaled(12));
   const std::uint64_t limit = scaled(100000);
-  unsigned issued = 0, accepted = 0, refused = 0;
+  unsigned issued = 0, accepted = 0, refused = 0, multiplies = 0, grouped = 0;
+  std::deque<Command> todo;
+  for (unsigned i = 0; i < mms; ++i) {  // back-to-back multiplies into bank 0 (accumulating), or in groups
+    const unsigned rg = i % 2 == 1 ? 1 + (i / 2) % 2 : 0;
+    if (i > 0) {  // the weights for this multiply: in groups, or dense again
+      Command l = load_all(p, fmt);
+      l.rg = rg;
+      l.k = p.rows >> rg;
+      todo.push_back(l);
+    }
+    Command mm{Op::multiply_moving};
+    mm.fmt = fmt;
+    mm.rg = rg;
+    // (in groups, often no more columns than a group has rows: the lowest tap then writes in
+    // cycles where the others and the bottom row write nothing)
+    mm.n = static_cast<unsigned>(rg != 0 && r.chance(0.5) ? r.range(1, std::max(1u, p.rows >> (2 * rg)))
+                                                          : r.range(1, p.max_n));
+    mm.off = static_cast<unsigned>(r.below(p.depth - mm.n + 1));
+    mm.acc = rg == 0 && i > 0;  // (groups write banks 0 .. G - 1, overwriting)
+    mm.addr = byte_of(p.cols, fmt);
+    todo.push_back(mm);
+    grouped += rg != 0;
+  }
+  const auto commands = static_cast<unsigned>(todo.size());
   std::optional<Command> cmd;
-  for (unsigned k = 0; issued < mms || t.done_count < 1 + mms; ++k) {
+  for (unsigned k = 0; issued < commands || t.done_count < 1 + commands; ++k) {
     check(k < limit, "multiplies not done after {} cycles", k);
-    if (!cmd && issued < mms) {  // back-to-back accumulating multiplies into bank 0
-      Command mm{Op::multiply_moving};
-      mm.fmt = fmt;
-      mm.n = static_cast<unsigned>(r.range(1, p.max_n));
-      mm.off = static_cast<unsigned>(r.below(p.depth - mm.n + 1));
-      mm.acc = issued > 0;
-      mm.addr = byte_of(p.cols, fmt);
+    if (!cmd && !todo.empty()) {
+      Command c = todo.front();
+      todo.pop_front();
+      c.tag = (1 + issued) & 15;
       TensorEngine::In in = t.model.make_in();
-      in.cmd_i = to_cmd(mm);
+      in.cmd_i = to_cmd(c);
       drive_inputs(env, t.model, in, "cmd_i");
       t.cmd_valid.set(1);
-      cmd = mm;
+      cmd = c;
+      multiplies += c.op == Op::multiply_moving;
     }
     t.drive();
     co_await ReadOnly();
@@ -2097,7 +2120,11 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
     }
   }
   pe_valid.set(0);
-  info("engine PSUM writes: {} accepted, {} refused while the array wrote their partitions", accepted, refused);
+  info(
+      "engine PSUM writes: {} accepted, {} refused while the array wrote their partitions ({} multiplies, {} in row "
+      "groups)",
+      accepted, refused, multiplies, grouped);
+  check(t.err_count == 0, "{} commands rejected", t.err_count);
   check(accepted > 0 && refused > 0, "the test must see writes accepted ({}) and refused ({})", accepted, refused);
   co_await t.compare_psum(ref.psum);
 }
