@@ -2053,6 +2053,8 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
       else
         in.pe_i.bank = static_cast<std::uint8_t>(p.banks + (r.chance(0.5) ? 0 : r.below(16 - p.banks)));
     }
+    if (r.chance(0.5))  // one partition: refused only by a write to that partition (say, one tap's alone)
+      in.pe_mask_i.set_bit(static_cast<unsigned>(r.below(p.cols)), true);
     while (in.pe_mask_i.to_u64() == 0)
       for (unsigned c = 0; c < p.cols; ++c) in.pe_mask_i.set_bit(c, r.chance(0.5));
     for (unsigned c = 0; c < p.cols; ++c) in.pe_data_i.set_slice(32 * c, 32, static_cast<std::uint32_t>(r.next()));
@@ -2075,10 +2077,10 @@ TRN_TEST(engine_psum_writes, .timeout_ns = 1e10) {
     Command mm{Op::multiply_moving};
     mm.fmt = fmt;
     mm.rg = rg;
-    // (in groups, often no more columns than a group has rows: the lowest tap then writes in
-    // cycles where the others and the bottom row write nothing)
-    mm.n = static_cast<unsigned>(rg != 0 && r.chance(0.5) ? r.range(1, std::max(1u, p.rows >> (2 * rg)))
-                                                          : r.range(1, p.max_n));
+    // (in groups, every other one of a kind a single column: its one token writes a partition
+    // through one tap, or the bottom row, at a time, so a one-partition engine write waiting on it
+    // is refused by each of them in turn)
+    mm.n = static_cast<unsigned>(rg != 0 && (i / 4) % 2 == 0 ? 1 : r.range(1, p.max_n));
     mm.off = static_cast<unsigned>(r.below(p.depth - mm.n + 1));
     mm.acc = rg == 0 && i > 0;  // (groups write banks 0 .. G - 1, overwriting)
     mm.addr = byte_of(p.cols, fmt);
