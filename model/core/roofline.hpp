@@ -5,7 +5,8 @@
 //   TE   busy: cycles a moving column reaches PSUM (partition 0 is written by every column); work at
 //        peak: every multiply's K x M x N multiply-accumulates at R x C x its rate a cycle (SPEC 5.1:
 //        1 << kpe K-rows a PE a cycle, FP32 a quarter, one-row MX a half), so a tile that leaves rows
-//        or columns of the array empty needs more cycles than its work at peak;
+//        or columns of the array empty needs more cycles than its work at peak; a command the
+//        engine refuses (cpl_o.err) counts nothing;
 //   VE, ACT  busy: cycles the vector / scalar engine holds an instruction (ve_busy_o, se_busy_o);
 //        work at peak: per instruction, the accesses of its busiest port (two reads, a write: one
 //        a cycle each at the engine's rate, docs/vector.md; a transpose's reads and writes one
@@ -69,6 +70,10 @@ class Roofline {
   };
   Lane ve_, act_;
   unsigned ls_k_ = 0, ls_m_ = 0;  ///< the weights the next multiply uses (the last LoadStationary taken)
+  unsigned prev_k_ = 0, prev_m_ = 0, ls_tag_ = ~0u;  ///< the weights before it, and its tag
+  sv::te_pkg::te_cmd_t pend_{};  ///< the command the engine took last cycle (counted unless refused)
+  bool pend_valid_ = false;
+  void take(const sv::te_pkg::te_cmd_t& c);
 };
 
 }  // namespace trn::core

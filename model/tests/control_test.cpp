@@ -388,4 +388,24 @@ BOOST_AUTO_TEST_CASE(roofline_lane_work_is_the_busiest_port_and_the_fixed_cycles
   }
 }
 
+/// The roofline counts a tensor command when the engine has not refused it (cpl_o.err, the cycle
+/// after it is taken): a multiply into a PSUM bank past the end, taken and refused, adds no
+/// multiply-accumulates to the TE's work (the run stops on it).
+BOOST_AUTO_TEST_CASE(roofline_counts_no_refused_multiply) {
+  const core::NeuronCore::Params prm = params("tiny");
+  const auto& arch = cfg::find("tiny")->arch;
+  core::ProgramRunner r(prm, dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 5);
+  r.load(
+      assemble(".stream tensor\n load_stationary t=0:bf16 k=PARTS m=COLS\n"
+               " multiply_moving t=64:bf16 n=MAX_N bank=0\n multiply_moving t=64:bf16 n=MAX_N bank=15\n end\n",
+               "tiny"));
+  core::Roofline roof(prm);
+  r.on_cycle = [&roof](const core::NeuronCore& nc, const core::NeuronCore::Out& out, std::uint64_t cyc) {
+    roof.observe(nc, out, cyc);
+  };
+  const core::RunResult res = r.run(10000);
+  BOOST_TEST(!res.ok);  // stopped on the refused multiply
+  BOOST_TEST(roof.macs() == std::uint64_t{arch.partitions} * arch.te_cols * arch.max_moving_n);
+}
+
 BOOST_AUTO_TEST_SUITE_END()
