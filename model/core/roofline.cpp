@@ -31,14 +31,11 @@ void Roofline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
   hbm_wr_ += wr;
   busy_[kHbm] += rd || wr;
   // the tensor engine's commands as it takes them, each counted the cycle after, when a refusal
-  // would show (cpl_o.err): a refused command multiplies nothing and loads no weights; a sparse
-  // load dropped later for its metadata leaves the weights it would have replaced
+  // would show (cpl_o.err): a refused command multiplies nothing and loads no weights (a refusal
+  // stops the core, so nothing is counted after it; a sparse load dropped later for its
+  // metadata stops it too)
   const auto& cpl = w.te_out.cpl_o;
   if (pend_valid_ && !(cpl.err && cpl.err_tag == pend_.tag)) take(pend_);
-  if (cpl.err && cpl.code == sv::te_pkg::te_err_e::TeErrMeta && cpl.err_tag == ls_tag_) {
-    ls_k_ = prev_k_;
-    ls_m_ = prev_m_;
-  }
   pend_valid_ = ki.te_cmd_valid_i && ko.te_cmd_ready_o;
   if (pend_valid_) pend_ = ki.te_cmd_i;
 }
@@ -46,11 +43,8 @@ void Roofline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
 void Roofline::take(const sv::te_pkg::te_cmd_t& c) {
   // a multiply uses the last load's K x M weights
   if (c.op == sv::te_pkg::te_op_e::TeLoadStationary) {
-    prev_k_ = ls_k_;
-    prev_m_ = ls_m_;
     ls_k_ = c.k;
     ls_m_ = c.m;
-    ls_tag_ = c.tag;
   } else if (!c.tr) {
     // (row groups: 1 << rg matmuls of K rows each in one multiply)
     const std::uint64_t macs = (std::uint64_t{ls_k_} << c.rg) * ls_m_ * c.n;

@@ -70,8 +70,7 @@ class Roofline {
   };
   Lane ve_, act_;
   unsigned ls_k_ = 0, ls_m_ = 0;  ///< the weights the next multiply uses (the last LoadStationary taken)
-  unsigned prev_k_ = 0, prev_m_ = 0, ls_tag_ = ~0u;  ///< the weights before it, and its tag
-  sv::te_pkg::te_cmd_t pend_{};  ///< the command the engine took last cycle (counted unless refused)
+  sv::te_pkg::te_cmd_t pend_{};   ///< the command the engine took last cycle (counted unless refused)
   bool pend_valid_ = false;
   void take(const sv::te_pkg::te_cmd_t& c);
 };
