@@ -364,6 +364,9 @@ BOOST_AUTO_TEST_CASE(roofline_lane_work_is_the_busiest_port_and_the_fixed_cycles
        "tensor_scalar" + sz + a + o + " alu0=sub alu1=mul s0=384 s1=388", n + 8, false},
       {"activate", "scalar", "activate" + sz + a + o + " func=exp imm0=f32(1)", n + 5, false},
       {"activate, a per-partition scale", "scalar", "activate" + sz + a + o + " func=identity s0=384", n + 7, false},
+      // (a G x G transpose of tiny's four lanes: its G reads, then its G writes, one after the other)
+      {"transpose", "vector", "transpose pc=PARTS size=4" + a + o, 4 + 4 + 5, false},
+      {"set_seed", "scalar", "set_seed imm0=7", 1, false},
   };
   for (const auto& c : cases) {
     BOOST_TEST_CONTEXT(c.what) {
