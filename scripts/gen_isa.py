@@ -18,15 +18,16 @@ import sys
 import tomllib
 from pathlib import Path
 
-KINDS = ("int", "flag", "dims", "sem")
-SYNTAXES = ("field", "wait", "post", "operand", "tile", "mem", "vecaddr")
-GROUP_ARITY = {"wait": 3, "post": 3, "operand": 3, "tile": 2, "mem": 2, "vecaddr": 2, "field": 1}
+KINDS = ("int", "flag", "dims", "sem", "reg", "target")
+SYNTAXES = ("field", "wait", "post", "operand", "tile", "mem", "vecaddr", "regimm")
+GROUP_ARITY = {"wait": 3, "post": 3, "operand": 3, "tile": 2, "mem": 2, "vecaddr": 2, "regimm": 2, "field": 1}
 UNITS = ("ctl", "tensor", "lane", "dma")
 # group keys whose first field enables the rest: with it zero, the rest must be zero too
 ENABLED = ("wait", "post", "vecaddr")
 # the control's stream states (the status st_o[s].state, docs/isa.md)
 STATES = ("idle", "run", "wait", "busy", "end", "halt")
 PC_BITS = 16
+REGS = 16  # a stream's registers r0 .. r15 (r0 reads 0)
 BEGIN, END = "<!-- isa-table:begin -->", "<!-- isa-table:end -->"
 
 
@@ -77,17 +78,43 @@ class Isa:
                 fail(f"{where}: a flag is one bit")
             if kind == "sem" and (1 << bits) < self.sems:
                 fail(f"{where}: {bits} bits cannot name {self.sems} semaphores")
+            if kind == "reg" and (1 << bits) != REGS:
+                fail(f"{where}: a register field names {REGS} registers")
+            if kind == "target" and bits != PC_BITS:
+                fail(f"{where}: a target is a pc of {PC_BITS} bits")
             default = int(f.get("default", 0))
             if default >> bits:
                 fail(f"{where}: default does not fit")
             seen.add(name)
             self.fields.append({"name": name, "bits": bits, "lsb": lsb, "kind": kind, "default": default,
-                                "doc": f.get("doc", "")})
+                                "doc": f.get("doc", ""), "reg": f.get("reg", ""), "reg_dim": f.get("reg_dim", "")})
             lsb += bits
         if lsb > self.bits:
             fail(f"{path}: the fields take {lsb} bits, more than inst_bits = {self.bits}")
         self.used_bits = lsb
         self.fidx = {f["name"]: i for i, f in enumerate(self.fields)}
+        # register companions: a reg field each, a dims field also an int field naming its dimension
+        self.comp = {}
+        for f in self.fields:
+            where = f"{path}: field {f['name']}"
+            if not f["reg"]:
+                if f["reg_dim"]:
+                    fail(f"{where}: reg_dim without reg")
+                continue
+            r = self.fidx.get(f["reg"])
+            if r is None or self.fields[r]["kind"] != "reg":
+                fail(f"{where}: reg '{f['reg']}' is not a field of kind reg")
+            if f["kind"] not in ("int", "dims") or (f["kind"] == "int" and f["bits"] > 32):
+                fail(f"{where}: only an int field of at most 32 bits or a dims field takes a register")
+            comp = [f["reg"]]
+            if f["kind"] == "dims":
+                d = self.fidx.get(f["reg_dim"])
+                if d is None or self.fields[d]["kind"] != "int" or self.fields[d]["bits"] != 2:
+                    fail(f"{where}: a dims field's reg_dim must name a 2-bit int field")
+                comp.append(f["reg_dim"])
+            elif f["reg_dim"]:
+                fail(f"{where}: reg_dim is for a dims field")
+            self.comp[f["name"]] = comp
         for req in ("op", "wait_en", "wait_sem", "wait_val", "post_en", "post_sem", "post_val"):
             if req not in self.fidx:
                 fail(f"{path}: the control needs a field '{req}'")
@@ -134,9 +161,15 @@ class Isa:
             used = {"op", "wait_en", "wait_sem", "wait_val", "post_en", "post_sem", "post_val"}
             for k in keys:
                 used.update(self.keys[k]["fields"])
+                for fn in self.keys[k]["fields"]:
+                    used.update(self.comp.get(fn, []))
+            args = list(o.get("args", []))
+            if any(a not in keys for a in args) or len(args) > 4:
+                fail(f"{where}: args {args} must be at most 4 of its keys")
             self.ops.append({"name": name, "code": code, "streams": streams, "unit": unit,
                              "lane_op": int(o.get("lane_op", -1)), "issue": o["done"] == "issue",
-                             "keys": keys, "used": used, "needs": needs, "doc": o.get("doc", "")})
+                             "keys": keys, "args": args, "used": used, "needs": needs,
+                             "doc": o.get("doc", "")})
         self.errors = [(e["name"], int(e["code"]), e.get("doc", "")) for e in t.get("error", [])]
 
     def mask(self, used: set) -> int:
@@ -252,13 +285,17 @@ def emit_sv(isa: Isa) -> str:
     out.append("    endcase")
     out.append("  endfunction")
     out.append("")
-    out.append("  // Are the enabled groups consistent: a group's other fields zero while its enable is off?")
+    out.append("  // Are the enabled groups consistent: a group's other fields zero while its enable is off (and a")
+    out.append("  // register's dimension zero while it names no register)?")
     out.append("  function automatic logic groups_ok(inst_t i);")
     conds = []
     for n, k in isa.keys.items():
         if k["syntax"] in ENABLED:
             en, rest = k["fields"][0], k["fields"][1:]
             conds.append(f"(i.{en} || (" + " && ".join(f"i.{r} == '0" for r in rest) + "))")
+    for name, comp in isa.comp.items():
+        if len(comp) > 1:  # a dimension named with no register
+            conds.append(f"(i.{comp[0]} != '0 || i.{comp[1]} == '0)")
     out.append("    return " + "\n        && ".join(conds) + ";")
     out.append("  endfunction")
     out.append("")
@@ -279,9 +316,46 @@ def emit_sv(isa: Isa) -> str:
     out.append("      default: return 1'b1;")
     out.append("    endcase")
     out.append("  endfunction")
+    out.append("")
+    out += emit_sv_subst(isa)
     out.append("endpackage")
     out.append("")
     return "\n".join(out)
+
+
+def emit_sv_subst(isa: Isa) -> list:
+    """The register substitution of an instruction (docs/isa.md, "Registers"): subst, subst_ok."""
+    out = [f"  localparam int unsigned Regs = {REGS};",
+           "  typedef logic [Regs-1:0][31:0] regs_t;  // a stream's registers (r[0] is 0)",
+           "",
+           "  // The instruction as it issues: each field with a register companion plus that register",
+           "  // (a dims field: its dimension named by the companion's dimension field), truncated.",
+           "  function automatic inst_t subst(inst_t i, regs_t r);",
+           "    inst_t o;",
+           "    o = i;"]
+    for name, comp in isa.comp.items():
+        f = isa.fields[isa.fidx[name]]
+        if f["kind"] == "dims":
+            out.append(f"    o.{name}[16 * i.{comp[1]} +: 16] = i.{name}[16 * i.{comp[1]} +: 16] + 16'(r[i.{comp[0]}]);")
+        else:
+            out.append(f"    o.{name} = i.{name} + {f['bits']}'(r[i.{comp[0]}]);")
+    out += ["    return o;", "  endfunction", "",
+            "  // Does every sum of subst fit its field?",
+            "  function automatic logic subst_ok(inst_t i, regs_t r);",
+            "    logic ok;",
+            "    logic [32:0] sum;",
+            "    ok = 1'b1;"]
+    for name, comp in isa.comp.items():
+        f = isa.fields[isa.fidx[name]]
+        if f["kind"] == "dims":
+            out.append(f"    sum = {{17'b0, i.{name}[16 * i.{comp[1]} +: 16]}} + {{1'b0, r[i.{comp[0]}]}};")
+            bits = 16
+        else:
+            out.append(f"    sum = 33'(i.{name}) + {{1'b0, r[i.{comp[0]}]}};")
+            bits = f["bits"]
+        out.append(f"    ok &= (sum >> {bits}) == 33'd0;")
+    out += ["    return ok;", "  endfunction"]
+    return out
 
 
 def cstr(s: str) -> str:
@@ -300,8 +374,9 @@ def emit_hpp(isa: Isa) -> str:
            f"inline constexpr unsigned kStreams = {len(isa.streams)};",
            "inline constexpr const char* kStreamNames[] = {" + ", ".join(cstr(s) for s in isa.streams) + "};",
            "",
-           "enum class Kind : std::uint8_t { int_, flag, dims, sem, enum_ };",
-           "enum class Syntax : std::uint8_t { field, wait, post, operand, tile, mem, vecaddr };",
+           "enum class Kind : std::uint8_t { int_, flag, dims, sem, reg, target, enum_ };",
+           "enum class Syntax : std::uint8_t { field, wait, post, operand, tile, mem, vecaddr, regimm };",
+           f"inline constexpr unsigned kRegs = {REGS};",
            "enum class Unit : std::uint8_t { ctl, tensor, lane, dma };",
            "",
            "struct EnumItem { const char* name; unsigned value; };",
@@ -321,13 +396,18 @@ def emit_hpp(isa: Isa) -> str:
     out.append("  int enum_id;  ///< kEnums index for Kind::enum_, else -1")
     out.append("  std::uint64_t def;  ///< value of an absent field")
     out.append("  const char* doc;")
+    out.append("  int reg;      ///< its register companion (a reg field), or -1")
+    out.append("  int reg_dim;  ///< a dims field's: the field naming the dimension, or -1")
     out.append("};")
     out.append("inline constexpr Field kFields[] = {")
     for f in isa.fields:
         k = f["kind"]
         kind, eid = ("enum_", enum_ids[k[5:]]) if k.startswith("enum:") else (k + ("_" if k == "int" else ""), -1)
+        comp = isa.comp.get(f["name"], [])
+        reg = isa.fidx[comp[0]] if comp else -1
+        rdim = isa.fidx[comp[1]] if len(comp) > 1 else -1
         out.append(f"  {{{cstr(f['name'])}, {f['lsb']}, {f['bits']}, Kind::{kind}, {eid}, {f['default']:#x}ull, "
-                   f"{cstr(f['doc'])}}},")
+                   f"{cstr(f['doc'])}, {reg}, {rdim}}},")
     out.append("};")
     out.append(f"inline constexpr unsigned kFieldCount = {len(isa.fields)};")
     for f in isa.fields:
@@ -358,6 +438,8 @@ def emit_hpp(isa: Isa) -> str:
     out.append("  int needs;          ///< kKeys index of the group whose enable must be set, or -1")
     out.append("  unsigned nkeys;")
     out.append("  int keys[20];       ///< kKeys indices, in the order the disassembler prints them")
+    out.append("  unsigned nargs;")
+    out.append("  int args[4];        ///< kKeys indices written as positional operands, in order")
     out.append("  const char* doc;")
     out.append("};")
     out.append("inline constexpr Op kOps[] = {")
@@ -366,8 +448,11 @@ def emit_hpp(isa: Isa) -> str:
         ks = [key_ids[k] for k in o["keys"]]
         if len(ks) > 20:
             fail(f"op {o['name']}: more than 20 keys")
+        ar = [key_ids[k] for k in o["args"]] + [-1] * (4 - len(o["args"]))
         out.append(f"  {{{cstr(o['name'])}, {o['code']:#x}, {sm:#x}, Unit::{o['unit']}, {o['lane_op']}, "
-                   f"{'true' if o['issue'] else 'false'}, {key_ids[o['needs']] if o['needs'] else -1}, {len(ks)}, {{{', '.join(map(str, ks))}}}, {cstr(o['doc'])}}},")
+                   f"{'true' if o['issue'] else 'false'}, {key_ids[o['needs']] if o['needs'] else -1}, {len(ks)}, "
+                   f"{{{', '.join(map(str, ks))}}}, {len(o['args'])}, {{{', '.join(map(str, ar))}}}, "
+                   f"{cstr(o['doc'])}}},")
     out.append("};")
     out.append(f"inline constexpr unsigned kOpCount = {len(isa.ops)};")
     out.append("")
@@ -395,17 +480,22 @@ def emit_doc(isa: Isa) -> str:
         asm = k.replace("enum:", "") if k.startswith("enum:") else k
         if f["default"]:
             asm += f" (default {f['default']:#x})"
+        if f["name"] in isa.comp:
+            asm += f", or + `rN` (`{'`, `'.join(isa.comp[f['name']])}`)"
         out.append(f"| {rng} | `{f['name']}` | {asm} | {f['doc']} |")
     out += ["", "**Operations** (every op also takes `wait=` and `post=`):", "",
             "| op | code | streams | unit | post added at | keys | meaning |", "|---|---|---|---|---|---|---|"]
     for o in isa.ops:
-        keys = " ".join(f"`{k}`" for k in o["keys"]) or "—"
+        keys = " ".join(f"`{k}`" for k in o["keys"] if k not in o["args"]) or "—"
+        if o["args"]:
+            keys = ", ".join(f"*{k}*" for k in o["args"]) + ("" if keys == "—" else f"; {keys}")
         out.append(f"| `{o['name']}` | {o['code']:#04x} | {', '.join(o['streams'])} | {o['unit']} | "
                    f"{'issue' if o['issue'] else 'unit done'} | {keys} | {o['doc']} |")
     out += ["", "**Assembler keys** that set a group of fields:", "",
             "| key | syntax | fields |", "|---|---|---|"]
     forms = {"wait": "`SEM>=VALUE`", "post": "`SEM+=VALUE`", "operand": "`SPACE:ADDR:TYPE`",
-             "tile": "`ADDR:TYPE`", "mem": "`SPACE:ADDR`", "vecaddr": "`ADDR` (sets the flag)"}
+             "tile": "`ADDR:TYPE`", "mem": "`SPACE:ADDR`", "vecaddr": "`ADDR` (sets the flag)",
+             "regimm": "`rN`, `EXPR` or `rN+EXPR`"}
     for n, k in isa.keys.items():
         if k["syntax"] != "field" or k["fields"][0] != n:
             out.append(f"| `{n}` | {forms.get(k['syntax'], 'the field')} | {', '.join(k['fields'])} |")

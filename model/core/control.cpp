@@ -18,7 +18,7 @@ constexpr unsigned kInstBits = tbl::kInstBits;
 
 // control error codes (rtl/core/isa.toml [[error]])
 constexpr unsigned kErrIllegal = 1, kErrTensor = 2, kErrVector = 3, kErrScalar = 4, kErrDma = 5, kErrDeadlock = 6,
-                   kErrImem = 7;
+                   kErrImem = 7, kErrRange = 8, kErrLoop = 9;
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrIllegal) == kErrIllegal);
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrTensor) == kErrTensor);
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrVector) == kErrVector);
@@ -26,6 +26,8 @@ static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrScalar) == kEr
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrDma) == kErrDma);
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrDeadlock) == kErrDeadlock);
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrImem) == kErrImem);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrRange) == kErrRange);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrLoop) == kErrLoop);
 static_assert(sv::isa_pkg::inst_t::kWidth == kInstBits);
 static_assert(sv::isa_pkg::Sems == Control::kSems);
 
@@ -82,6 +84,8 @@ void Control::reset() {
   for (auto& s : slot_q_) s.fill(Slot{});
   tag_q_.fill(0);
   sem_q_.fill(0);
+  for (auto& r : reg_q_) r.fill(0);
+  stale_q_.fill(false);
   running_q_ = err_q_ = false;
   err_code_q_ = err_detail_q_ = err_stream_q_ = 0;
   err_pc_q_ = 0;
@@ -183,12 +187,28 @@ const Control::Decoded& Control::decoded(unsigned s, const Bits& word, unsigned 
   d.word = word;
   d.tag = tag;
   d.detail = 0;
-  d.code = isa::illegal(word, s).empty() ? 0 : kErrIllegal;
-  if (!d.code) d.code = unit_check(s, word, d.detail);
+  d.illegal = !isa::illegal(word, s).empty();
+  d.code = d.illegal ? kErrIllegal : unit_check(s, word, d.detail);
   d.wait_en = f(word, tbl::kF_wait_en);
   d.wait_sem = static_cast<unsigned>(f(word, tbl::kF_wait_sem));
   d.wait_val = f(word, tbl::kF_wait_val);
   d.op = op_of(word);
+  d.ctl = Ctl::none;
+  if (d.op && d.op->unit == tbl::Unit::ctl) {
+    static constexpr std::pair<const char*, Ctl> kCtl[] = {{"reg_set", Ctl::reg_set},
+                                                           {"reg_add", Ctl::reg_add},
+                                                           {"reg_mul", Ctl::reg_mul},
+                                                           {"branch", Ctl::branch},
+                                                           {"loop", Ctl::loop}};
+    for (const auto& [name, c] : kCtl)
+      if (std::strcmp(d.op->name, name) == 0) d.ctl = c;
+  }
+  d.rd = static_cast<unsigned>(f(word, tbl::kF_rd));
+  d.ra = static_cast<unsigned>(f(word, tbl::kF_ra));
+  d.rb = static_cast<unsigned>(f(word, tbl::kF_rb));
+  d.cond = static_cast<unsigned>(f(word, tbl::kF_cond));
+  d.imm0 = static_cast<std::uint32_t>(f(word, tbl::kF_imm0));
+  d.target = static_cast<std::uint32_t>(f(word, tbl::kF_target));
   if (s == tensor) d.te = te_cmd(word, tag);
   if (s == vector || s == scalar) d.lane = lane_cmd(word, tag);
   if (s == sync) {
@@ -205,7 +225,8 @@ Control::Step& Control::fresh_step() const {
     h.valid = false;
     h.pc = 0;
   }
-  st.fetch = st.issue = st.valid = st.wait_ok = {};
+  st.fetch = st.issue = st.valid = st.wait_ok = st.pop = st.redirect = st.stale = st.reg_we = {};
+  st.reg_wv = {};
   st.err_now = false;
   st.err_code = st.err_detail = st.err_stream = 0;
   st.err_pc = 0;
@@ -234,9 +255,19 @@ void Control::decide(const In& in, Step& st, Out* out) const {
     h.word.copy(0, qo[s].pop_data_o, 0, kInstBits);
     h.pc = static_cast<std::uint32_t>(qo[s].pop_data_o.slice(kInstBits, kPcBits));
   }
-  // every head decoded once (its tag's; an invalid head's word is decoded too, and never used)
+  // every head decoded once as it would issue (its registers added: isa::substitute; its tag's; an
+  // invalid head's word is decoded too, and never used)
   std::array<const Decoded*, kStreams> dec;
-  for (unsigned s = 0; s < kStreams; ++s) dec[s] = &decoded(s, st.head[s].word, s < 3 ? tag_q_[s] : 0);
+  std::array<bool, kStreams> fits{};
+  for (unsigned s = 0; s < kStreams; ++s) {
+    const Bits* w = &st.head[s].word;
+    fits[s] = true;
+    if (isa::names_register(*w)) {
+      fits[s] = isa::substitute(*w, reg_q_[s], eff_[s]);
+      w = &eff_[s];
+    }
+    dec[s] = &decoded(s, *w, s < 3 ? tag_q_[s] : 0);
+  }
   const bool live = in.rst_ni && running_q_ && !err_q_;
   bool dma_idle = true;
   for (unsigned q = 0; q < p_.nq(); ++q) dma_idle = dma_idle && in.dma_q_idle_i.bit(q);
@@ -258,9 +289,14 @@ void Control::decide(const In& in, Step& st, Out* out) const {
         st.err_detail = unit_code[s];
         st.err_stream = s;
         st.err_pc = slot_q_[s][unit_tag[s] % kTags].pc;
-      } else if (h.valid) {
+      } else if (h.valid && !stale_q_[s]) {
+        // illegal, then range, then loop, then the unit's check
         const Decoded& ck = *dec[s];
-        const unsigned code = ck.code, detail = ck.detail;
+        unsigned code = ck.code, detail = ck.detail;
+        if (!ck.illegal && (!fits[s] || (ck.ctl == Ctl::loop && reg_q_[s][ck.rd % tbl::kRegs] == 0))) {
+          code = fits[s] ? kErrLoop : kErrRange;
+          detail = 0;
+        }
         if (code) {
           st.err_now = true;
           st.err_code = code;
@@ -284,14 +320,44 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   std::array<bool, kStreams> unit_op{}, tag_free{};
   for (unsigned s = 0; s < kStreams; ++s) {
     const Head& h = st.head[s];
-    st.fetch[s] = go && !fetched_end_q_[s] && qo[s].push_ready_o && pc_q_[s] < p_.imem_depth;
     const Decoded& dh = *dec[s];
     st.wait_ok[s] = !dh.wait_en || sem_q_[dh.wait_sem % kSems] >= dh.wait_val;
     const tbl::Op* o = dh.op;
     unit_op[s] = o && o->unit != tbl::Unit::ctl;
     tag_free[s] = !(s < 3 && unit_op[s]) || !slot_q_[s][tag_q_[s]].busy;
-    st.valid[s] = go && h.valid && st.wait_ok[s] && tag_free[s];
+    st.valid[s] = go && h.valid && !stale_q_[s] && st.wait_ok[s] && tag_free[s];
     st.issue[s] = st.valid[s] && (!unit_op[s] || ready[s]);
+    // the control's own operations: operands ra and rb + imm0
+    const isa::Regs& r = reg_q_[s];
+    const std::uint32_t a = r[dh.ra % tbl::kRegs], b = r[dh.rb % tbl::kRegs] + dh.imm0;
+    bool taken = false;
+    switch (dh.ctl) {
+      case Ctl::reg_set:
+        st.reg_we[s] = true, st.reg_wv[s] = b;
+        break;
+      case Ctl::reg_add:
+        st.reg_we[s] = true, st.reg_wv[s] = a + b;
+        break;
+      case Ctl::reg_mul:
+        st.reg_we[s] = true, st.reg_wv[s] = a * b;
+        break;
+      case Ctl::branch: {
+        const auto sa = static_cast<std::int32_t>(a), sb = static_cast<std::int32_t>(b);
+        const bool c[6] = {a == b, a != b, sa < sb, sa >= sb, a < b, a >= b};
+        taken = dh.cond < 6 && c[dh.cond];
+        break;
+      }
+      case Ctl::loop:
+        st.reg_we[s] = true, st.reg_wv[s] = r[dh.rd % tbl::kRegs] - 1;
+        taken = st.reg_wv[s] != 0;
+        break;
+      case Ctl::none:
+        break;
+    }
+    st.redirect[s] = st.issue[s] && taken;
+    st.stale[s] = st.redirect[s] && qo[s].usage_o == 2;  // the word behind the branch
+    st.pop[s] = st.issue[s] || (go && h.valid && stale_q_[s]);
+    st.fetch[s] = go && !fetched_end_q_[s] && qo[s].push_ready_o && pc_q_[s] < p_.imem_depth && !st.redirect[s];
   }
 
   // semaphore additions
@@ -326,7 +392,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
     unsigned first = 0;
     for (unsigned s = 0; s < kStreams; ++s) {
       if (ended_q_[s]) continue;
-      const bool waits = st.head[s].valid && !st.wait_ok[s];
+      const bool waits = st.head[s].valid && !stale_q_[s] && !st.wait_ok[s];
       if (waits && !some) first = s;
       some |= waits;
       all &= waits;
@@ -365,6 +431,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   o.err_pc_o = err_pc_q_;
   for (unsigned s = 0; s < kStreams; ++s) {
     const Head& h = st.head[s];
+    const bool hv = h.valid && !stale_q_[s];  // a stale head is not the stream's
     StreamStatus& ss = o.st_o[s];
     if (err_q_)
       ss.state = State::StHalt;
@@ -372,15 +439,15 @@ void Control::decide(const In& in, Step& st, Out* out) const {
       ss.state = State::StEnd;
     else if (!running_q_)
       ss.state = State::StIdle;
-    else if (h.valid && !st.wait_ok[s])
+    else if (hv && !st.wait_ok[s])
       ss.state = State::StWait;
-    else if (h.valid && unit_op[s] && !(ready[s] && tag_free[s]))
+    else if (hv && unit_op[s] && !(ready[s] && tag_free[s]))
       ss.state = State::StBusy;
     else
       ss.state = State::StRun;
-    ss.pc = static_cast<std::uint16_t>(h.valid ? h.pc : pc_q_[s]);
+    ss.pc = static_cast<std::uint16_t>(hv ? h.pc : pc_q_[s]);
     const Decoded& dh = *dec[s];
-    const bool w = h.valid && dh.wait_en;
+    const bool w = hv && dh.wait_en;
     ss.wait_sem = static_cast<std::uint8_t>(w ? dh.wait_sem : 0);
     ss.wait_val = static_cast<std::uint32_t>(w ? dh.wait_val : 0);
     o.issue[s] = st.issue[s];
@@ -408,7 +475,7 @@ void Control::eval(const In& in, Out& out) const {
 bool Control::quiet() const {
   const Step& st = step_;
   for (unsigned s = 0; s < kStreams; ++s)
-    if (st.fetch[s] || st.issue[s]) return false;
+    if (st.fetch[s] || st.pop[s]) return false;
   return !st.any_add && !st.err_now && !st.done;
 }
 
@@ -466,7 +533,7 @@ bool Control::tick(const In& in) {
       qi.push_data_i.copy(0, imem_[s][pc_q_[s]], 0, kInstBits);
       qi.push_data_i.set_slice(kInstBits, kPcBits, pc_q_[s]);
     }
-    qi.pop_ready_i = st.issue[s];
+    qi.pop_ready_i = st.pop[s];
     q_[s].tick(qi);
   }
   if (in.start_i && !running_q_ && !err_q_) {
@@ -476,6 +543,8 @@ bool Control::tick(const In& in) {
     for (auto& e : slot_q_) e.fill(Slot{});
     tag_q_.fill(0);
     sem_q_.fill(0);
+    for (auto& r : reg_q_) r.fill(0);
+    stale_q_.fill(false);
     running_q_ = true;
     return true;
   }
@@ -484,6 +553,17 @@ bool Control::tick(const In& in) {
       const tbl::Op* o = op_of(imem_[s][pc_q_[s]]);
       fetched_end_q_[s] = fetched_end_q_[s] || (o && std::strcmp(o->name, "end") == 0);
       ++pc_q_[s];
+    }
+    // the registers and the pc of a taken branch (its word is the head, not substituted)
+    if (st.pop[s]) stale_q_[s] = false;
+    if (st.issue[s] && st.reg_we[s]) {
+      const unsigned rd = static_cast<unsigned>(f(st.head[s].word, tbl::kF_rd));
+      if (rd) reg_q_[s][rd % tbl::kRegs] = st.reg_wv[s];
+    }
+    if (st.redirect[s]) {
+      pc_q_[s] = static_cast<std::uint32_t>(f(st.head[s].word, tbl::kF_target));
+      fetched_end_q_[s] = false;
+      stale_q_[s] = st.stale[s];
     }
   }
   // completions free their slots, issues take one

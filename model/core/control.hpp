@@ -1,9 +1,9 @@
 // trn::core::Control — cycle-exact model of rtl/core/core_ctl.sv, the NeuronCore's control
 // (docs/isa.md): four instruction streams (tensor, vector, scalar, sync), each with its instruction
 // memory, a two-entry instruction queue (common::StreamFifo, as the RTL's stream_fifo), decode and
-// in-order issue; 32 hardware semaphores with every addition of a cycle counted; 16 tags per engine
-// holding each issued instruction's pc and post until its unit reports it done; the first error
-// kept with its code, detail, stream and pc; a deadlock detector.
+// in-order issue; 16 registers per stream with branches and loops; 32 hardware semaphores with every addition of a
+// cycle counted; 16 tags per engine holding each issued instruction's pc and post until its unit reports it done; the
+// first error kept with its code, detail, stream and pc; a deadlock detector.
 //
 // Its ports face the core datapath (trn::core::Core): the engines' command ports and done/err
 // reports, the DMA's descriptor port and queue idle flags, and the DMA's completion writes that
@@ -18,6 +18,7 @@
 #include "common/ports.hpp"
 #include "common/stream_fifo.hpp"
 #include "dma/desc.hpp"
+#include "isa/isa.hpp"
 #include "isa_table.hpp"
 #include "sv/dma_pkg.hpp"
 #include "sv/isa_pkg.hpp"
@@ -181,6 +182,11 @@ class Control {
   struct Step {
     std::array<Head, kStreams> head;
     std::array<bool, kStreams> fetch{}, issue{}, valid{}, wait_ok{};
+    std::array<bool, kStreams> pop{};       ///< the head leaves the queue: issued, or stale and dropped
+    std::array<bool, kStreams> redirect{};  ///< a taken branch or loop issues
+    std::array<bool, kStreams> stale{};     ///< ... with a word behind it in the queue
+    std::array<bool, kStreams> reg_we{};    ///< the issuing instruction writes register rd
+    std::array<std::uint32_t, kStreams> reg_wv{};
     bool err_now = false;
     unsigned err_code = 0, err_detail = 0, err_stream = 0;
     std::uint32_t err_pc = 0;
@@ -208,10 +214,16 @@ class Control {
   /// What decide() reads from a stream's head word (the decode check: illegal, then unit_check;
   /// the wait key; the op; the command it would issue with `tag`) is a function of the word, the
   /// tag and the constant parameters: remembered per stream for the last word and tag.
+  /// The control's own operations (the registers and control flow).
+  enum class Ctl : std::uint8_t { none, reg_set, reg_add, reg_mul, branch, loop };
   struct Decoded {
     Bits word;
     unsigned tag = ~0u;
+    bool illegal = false;
     unsigned code = 0, detail = 0;
+    Ctl ctl = Ctl::none;
+    unsigned rd = 0, ra = 0, rb = 0, cond = 0;
+    std::uint32_t imm0 = 0, target = 0;
     bool wait_en = false;
     unsigned wait_sem = 0;
     std::uint64_t wait_val = 0;
@@ -223,6 +235,7 @@ class Control {
   };
   const Decoded& decoded(unsigned s, const Bits& word, unsigned tag) const;
   mutable std::array<Decoded, kStreams> decoded_;
+  mutable std::array<Bits, kStreams> eff_;  // the heads as they issue (isa::substitute), when they name a register
   void reset();
 
   Params p_;
@@ -233,6 +246,8 @@ class Control {
   std::array<std::array<Slot, kTags>, 3> slot_q_{};  ///< tensor, vector, scalar
   std::array<unsigned, 3> tag_q_{};
   std::array<std::uint32_t, kSems> sem_q_{};
+  std::array<isa::Regs, kStreams> reg_q_{};
+  std::array<bool, kStreams> stale_q_{};  ///< the queue's head was fetched behind a taken branch
   bool running_q_ = false, err_q_ = false;
   unsigned err_code_q_ = 0, err_detail_q_ = 0, err_stream_q_ = 0;
   std::uint32_t err_pc_q_ = 0;

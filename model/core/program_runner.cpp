@@ -51,7 +51,7 @@ std::string describe(const isa::Program& p, bool err, unsigned code, unsigned de
   std::string s;
   if (err) {
     const std::string d = detail_name(code, detail);
-    s = fmt::format("error {}{} on the {} stream at {}", code < 8 ? tbl::kErrors[code].name : "?",
+    s = fmt::format("error {}{} on the {} stream at {}", code < std::size(tbl::kErrors) ? tbl::kErrors[code].name : "?",
                     d.empty() ? "" : " (" + d + ")", tbl::kStreamNames[stream % 4], p.where(stream, pc));
     if (code == 1 && stream < 4 && pc < p.streams[stream].size())
       s += ": " + isa::illegal(p.streams[stream][pc], stream);

@@ -19,6 +19,18 @@ namespace {
 bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+/// The register a name is (r0 .. r15), or -1.
+int reg_name(std::string_view name) {
+  if (name.size() < 2 || name.size() > 3 || name[0] != 'r') return -1;
+  unsigned v = 0;
+  for (char c : name.substr(1)) {
+    if (!std::isdigit(static_cast<unsigned char>(c))) return -1;
+    v = 10 * v + static_cast<unsigned>(c - '0');
+  }
+  if (name.size() == 3 && name[1] == '0') return -1;
+  return v < tbl::kRegs ? static_cast<int>(v) : -1;
+}
+
 const tbl::Key* find_key(std::string_view name) {
   for (const auto& k : tbl::kKeys)
     if (name == k.name) return &k;
@@ -43,6 +55,14 @@ class Assembler {
 
   Program run() {
     exec(0, lines_.size());
+    // branch and loop targets named before their label
+    for (const Fixup& x : fixups_) {
+      line_ = x.line;
+      const auto it = labels_.find(x.name);
+      if (it == labels_.end()) fail(x.col, fmt::format("unknown label '{}'", x.name));
+      same_stream(x.name, x.stream, x.col);
+      set(prog_.streams[x.stream][x.index], static_cast<unsigned>(x.field), it->second);
+    }
     std::stable_sort(prog_.labels.begin(), prog_.labels.end(), [](const auto& a, const auto& b) {
       return a.stream != b.stream ? a.stream < b.stream : a.pc < b.pc;
     });
@@ -147,6 +167,7 @@ class Assembler {
     std::size_t b = a;
     while (b < code.size() && ident_char(code[b])) ++b;
     const std::string var = code.substr(a, b - a);
+    not_register(var, a);
     std::size_t eq = code.find_first_not_of(" \t", b);
     if (eq == std::string::npos || code[eq] != '=') fail(b, "expected '=' after the loop variable");
     auto parts = split(code, eq + 1, code.size(), ',');
@@ -178,6 +199,7 @@ class Assembler {
       std::size_t e = n;
       while (e < code.size() && ident_char(code[e])) ++e;
       const std::string name = code.substr(n, e - n);
+      not_register(name, n);
       std::size_t eq = code.find_first_not_of(" \t", e);
       if (eq == std::string::npos || code[eq] != '=') fail(e, "expected '='");
       const std::int64_t v = eval_all(code, eq + 1);
@@ -195,6 +217,7 @@ class Assembler {
         std::size_t e = n;
         while (e < y && ident_char(code[e])) ++e;
         const std::string name = code.substr(n, e - n);
+        not_register(name, n);
         std::size_t eq = code.find_first_not_of(" \t", e);
         std::int64_t idx;
         if (eq < y && code[eq] == '=') {
@@ -255,12 +278,19 @@ class Assembler {
     if (stream_ < 0) fail(col, "an instruction before the first .stream directive");
   }
 
+  void not_register(const std::string& name, std::size_t col) const {
+    if (reg_name(name) >= 0)
+      fail(col, fmt::format("'{}' is a register (r0 .. r{} are reserved)", name, tbl::kRegs - 1));
+  }
+
   void define_label(const std::string& name, std::size_t col) {
     need_stream(col);
+    not_register(name, col);
     if (labels_.count(name)) fail(col, fmt::format("label '{}' is already defined", name));
     if (consts_.count(name)) fail(col, fmt::format("'{}' is already a constant", name));
     const unsigned pc = static_cast<unsigned>(prog_.streams[stream_].size());
     labels_[name] = pc;
+    label_stream_[name] = static_cast<unsigned>(stream_);
     prog_.labels.push_back({static_cast<unsigned>(stream_), pc, name});
   }
 
@@ -289,6 +319,38 @@ class Assembler {
     }
     std::set<std::string> seen;
     std::size_t at = b;
+    // positional operands (the op's args), when the first operand is not key=value
+    if (op->nargs) {
+      std::size_t x = code.find_first_not_of(" \t", at);
+      std::size_t y = x;
+      while (y < code.size() && ident_char(code[y])) ++y;
+      if (x != std::string::npos &&
+          !(y < code.size() && code[y] == '=' && (y + 1 >= code.size() || code[y + 1] != '='))) {
+        std::string form;
+        for (unsigned i = 0; i < op->nargs; ++i) form += std::string(i ? ", " : " ") + tbl::kKeys[op->args[i]].name;
+        for (unsigned i = 0; i < op->nargs; ++i) {
+          const std::size_t vs = code.find_first_not_of(" \t", at);
+          std::size_t ve = vs;
+          int depth = 0;
+          while (ve < code.size() && (depth > 0 || (code[ve] != ',' && code[ve] != ' ' && code[ve] != '\t'))) {
+            depth += code[ve] == '(' ? 1 : code[ve] == ')' ? -1 : 0;
+            ++ve;
+          }
+          if (vs == std::string::npos || ve == vs)
+            fail(vs == std::string::npos ? code.size() : vs, fmt::format("expected {}{}", mn, form));
+          const tbl::Key& k = tbl::kKeys[op->args[i]];
+          seen.insert(k.name);
+          key_value(w, k, code, vs, ve);
+          at = code.find_first_not_of(" \t", ve);
+          if (i + 1 < op->nargs) {
+            if (at == std::string::npos || code[at] != ',')
+              fail(at == std::string::npos ? code.size() : at, fmt::format("expected {}{}", mn, form));
+            ++at;
+          }
+          if (at == std::string::npos) at = code.size();
+        }
+      }
+    }
     for (;;) {
       at = code.find_first_not_of(" \t", at);
       if (at == std::string::npos) break;
@@ -376,8 +438,78 @@ class Assembler {
     return v;
   }
 
-  void field_value(Bits& w, int f, const std::string& code, std::size_t a, std::size_t b) const {
+  /// A register at the start of [a, b) (`rN`, then the end or '+'): its number, and `rest` the
+  /// position after the '+' (or b); -1 if [a, b) does not start with a register.
+  int reg_prefix(const std::string& code, std::size_t a, std::size_t b, std::size_t& rest) const {
+    const std::size_t x = code.find_first_not_of(" \t", a);
+    if (x >= b) return -1;
+    std::size_t y = x;
+    while (y < b && ident_char(code[y])) ++y;
+    const int r = reg_name(std::string_view(code).substr(x, y - x));
+    if (r < 0) return -1;
+    const std::size_t z = code.find_first_not_of(" \t", y);
+    if (z >= b) {
+      rest = b;
+      return r;
+    }
+    if (code[z] != '+') fail(z, fmt::format("expected '+' after register r{} (rN or rN+EXPR)", r));
+    rest = z + 1;
+    if (code.find_first_not_of(" \t", rest) >= b) fail(z, "expected an expression after '+'");
+    return r;
+  }
+  std::int64_t reg_value(const std::string& code, std::size_t a, std::size_t b) const {
+    std::size_t rest = b;
+    const int r = reg_prefix(code, a, b, rest);
+    if (r < 0 || rest != b) {
+      const std::size_t x = code.find_first_not_of(" \t", a);
+      fail(x < b ? x : a, fmt::format("expected a register r0 .. r{}", tbl::kRegs - 1));
+    }
+    return r;
+  }
+  void same_stream(const std::string& name, unsigned stream, std::size_t col) const {
+    const unsigned ls = label_stream_.at(name);
+    if (ls != stream)
+      fail(col, fmt::format("label '{}' is in the {} stream, not the {}", name, tbl::kStreamNames[ls],
+                            tbl::kStreamNames[stream]));
+  }
+  /// A branch target: a label of this stream (before or after), or an expression.
+  void target_value(Bits& w, int f, const std::string& code, std::size_t a, std::size_t b) {
+    const std::size_t x = code.find_first_not_of(" \t", a), y = code.find_last_not_of(" \t", b - 1);
+    if (x >= b) fail(a, "expected a label");
+    const std::string word = code.substr(x, y + 1 - x);
+    bool ident = ident_start(word[0]);
+    for (char c : word) ident = ident && ident_char(c);
+    if (ident && !consts_.count(word)) {
+      if (labels_.count(word)) {
+        same_stream(word, static_cast<unsigned>(stream_), x);
+        put(w, f, labels_.at(word), x);
+      } else {
+        fixups_.push_back({static_cast<unsigned>(stream_), prog_.streams[stream_].size(), f, word, line_, x});
+      }
+      return;
+    }
+    put(w, f, eval(code, a, b), a);
+  }
+
+  void field_value(Bits& w, int f, const std::string& code, std::size_t a, std::size_t b) {
     const auto& fd = tbl::kFields[f];
+    std::size_t rest = b;
+    if (fd.kind == tbl::Kind::reg) {
+      put(w, f, reg_value(code, a, b), a);
+      return;
+    }
+    if (fd.kind == tbl::Kind::target) {
+      target_value(w, f, code, a, b);
+      return;
+    }
+    if (fd.reg >= 0 && fd.kind != tbl::Kind::dims) {
+      // rN or rN+EXPR: the register added at issue, and the field the rest (0)
+      if (const int r = reg_prefix(code, a, b, rest); r >= 0) {
+        put(w, fd.reg, r, a);
+        put(w, f, rest < b ? eval(code, rest, b) : 0, rest);
+        return;
+      }
+    }
     switch (fd.kind) {
       case tbl::Kind::enum_:
         put(w, f, enum_value(f, code, a, b), a);
@@ -390,7 +522,17 @@ class Assembler {
         if (parts.size() > 4) fail(a, fmt::format("{} has at most 4 dimensions", fd.name));
         std::uint64_t v = fd.def;
         for (std::size_t d = 0; d < parts.size(); ++d) {
-          const std::int64_t x = eval(code, parts[d].first, parts[d].second);
+          std::int64_t x;
+          if (const int r = fd.reg >= 0 ? reg_prefix(code, parts[d].first, parts[d].second, rest) : -1; r >= 0) {
+            // one dimension's size may add a register
+            if (get(w, static_cast<unsigned>(fd.reg)))
+              fail(parts[d].first, fmt::format("only one dimension of {} may name a register", fd.name));
+            put(w, fd.reg, r, parts[d].first);
+            put(w, fd.reg_dim, static_cast<std::int64_t>(d), parts[d].first);
+            x = rest < parts[d].second ? eval(code, rest, parts[d].second) : 0;
+          } else {
+            x = eval(code, parts[d].first, parts[d].second);
+          }
           if (x < 0 || x > 0xFFFF)
             fail(parts[d].first, fmt::format("{} dim {} = {} does not fit in 16 bits", fd.name, d, x));
           v = (v & ~(0xFFFFull << (16 * d))) | (static_cast<std::uint64_t>(x) << (16 * d));
@@ -435,6 +577,17 @@ class Assembler {
         put(w, k.fields[0], 1, a);
         field_value(w, k.fields[1], code, a, b);
         break;
+      case tbl::Syntax::regimm: {
+        // rN, EXPR or rN+EXPR: the register and the immediate added to it
+        std::size_t rest = b;
+        if (const int r = reg_prefix(code, a, b, rest); r >= 0) {
+          put(w, k.fields[0], r, a);
+          if (rest < b) put(w, k.fields[1], eval(code, rest, b), rest);
+        } else {
+          put(w, k.fields[1], eval(code, a, b), a);
+        }
+        break;
+      }
     }
   }
 
@@ -615,6 +768,7 @@ class Assembler {
       if (x.at < x.end && x.s[x.at] == '(') return call(x, name, at);
       if (auto it = consts_.find(name); it != consts_.end()) return it->second;
       if (auto it = labels_.find(name); it != labels_.end()) return it->second;
+      if (reg_name(name) >= 0) fail(at, fmt::format("'{}' is a register, where this value takes a number", name));
       fail(at, fmt::format("unknown name '{}'", name));
     }
     fail(x.at, fmt::format("expected a value, got '{}'", c));
@@ -714,16 +868,43 @@ class Assembler {
   std::map<std::string, unsigned> sems_;
   std::set<unsigned> used_sems_;
   std::map<std::string, unsigned> labels_;
+  std::map<std::string, unsigned> label_stream_;
+  /// A target whose label comes later: patched when the file is read.
+  struct Fixup {
+    unsigned stream;
+    std::size_t index;
+    int field;
+    std::string name;
+    std::size_t line, col;
+  };
+  std::vector<Fixup> fixups_;
   int stream_ = -1;
   Program prog_;
 };
 
 std::string num(std::uint64_t v) { return v < 4096 ? fmt::format("{}", v) : fmt::format("{:#x}", v); }
 
-std::string field_text(const Bits& w, int f, const std::map<unsigned, std::string>& sem_names) {
+/// The names of a program that a word's text uses: semaphores, and the labels of its stream.
+struct Names {
+  const std::map<unsigned, std::string>& sems;
+  const std::vector<Program::Label>* labels;
+  unsigned stream;
+};
+
+std::string field_text(const Bits& w, int f, const Names& nm) {
+  const auto& sem_names = nm.sems;
   const auto& fd = tbl::kFields[f];
   const std::uint64_t v = get(w, static_cast<unsigned>(f));
+  const unsigned r = fd.reg >= 0 ? static_cast<unsigned>(get(w, static_cast<unsigned>(fd.reg))) : 0;
+  if (r && fd.kind != tbl::Kind::dims) return v ? fmt::format("r{}+{}", r, num(v)) : fmt::format("r{}", r);
   switch (fd.kind) {
+    case tbl::Kind::reg:
+      return fmt::format("r{}", v);
+    case tbl::Kind::target:
+      if (nm.labels)
+        for (const auto& l : *nm.labels)
+          if (l.stream == nm.stream && l.pc == v) return l.name;
+      return num(v);
     case tbl::Kind::enum_: {
       const auto& e = tbl::kEnums[fd.enum_id];
       for (unsigned i = 0; i < e.count; ++i)
@@ -734,11 +915,16 @@ std::string field_text(const Bits& w, int f, const std::map<unsigned, std::strin
       if (auto it = sem_names.find(static_cast<unsigned>(v)); it != sem_names.end()) return it->second;
       return num(v);
     case tbl::Kind::dims: {
-      unsigned last = 0;
+      const unsigned rd = r ? static_cast<unsigned>(get(w, static_cast<unsigned>(fd.reg_dim))) : 4;
+      unsigned last = rd < 4 ? rd : 0;
       for (unsigned d = 0; d < 4; ++d)
-        if (((v >> (16 * d)) & 0xFFFF) != ((fd.def >> (16 * d)) & 0xFFFF)) last = d;
+        if (((v >> (16 * d)) & 0xFFFF) != ((fd.def >> (16 * d)) & 0xFFFF)) last = std::max(last, d);
       std::string s;
-      for (unsigned d = 0; d <= last; ++d) s += (d ? "," : "") + num((v >> (16 * d)) & 0xFFFF);
+      for (unsigned d = 0; d <= last; ++d) {
+        const std::uint64_t x = (v >> (16 * d)) & 0xFFFF;
+        s += d ? "," : "";
+        s += d != rd ? num(x) : x ? fmt::format("r{}+{}", r, num(x)) : fmt::format("r{}", r);
+      }
       return s;
     }
     default:
@@ -753,7 +939,9 @@ Program assemble(const std::string& text, const std::string& file, const std::ma
   return Assembler(text, file, defines).run();
 }
 
-std::string disassemble(const Bits& w, unsigned stream, const std::map<unsigned, std::string>& sem_names) {
+std::string disassemble(const Bits& w, unsigned stream, const std::map<unsigned, std::string>& sem_names,
+                        const std::vector<Program::Label>* labels) {
+  const Names nm{sem_names, labels, stream};
   if (!illegal(w, stream).empty()) {
     std::string hex;
     for (unsigned i = tbl::kInstBits / 4; i-- > 0;) hex += "0123456789abcdef"[w.slice(4 * i, 4)];
@@ -763,33 +951,48 @@ std::string disassemble(const Bits& w, unsigned stream, const std::map<unsigned,
   const tbl::Op* op = find_op(static_cast<unsigned>(get(w, tbl::kF_op)));
   std::string s = op->name;
   auto is_default = [&](const tbl::Key& k) {
-    for (unsigned i = 0; i < k.count; ++i)
-      if (get(w, static_cast<unsigned>(k.fields[i])) != tbl::kFields[k.fields[i]].def) return false;
+    for (unsigned i = 0; i < k.count; ++i) {
+      const auto& fd = tbl::kFields[k.fields[i]];
+      if (get(w, static_cast<unsigned>(k.fields[i])) != fd.def) return false;
+      if (fd.reg >= 0 && get(w, static_cast<unsigned>(fd.reg))) return false;
+    }
     return true;
   };
-  auto key_text = [&](const tbl::Key& k) -> std::string {
+  // the value of a key (without "key=")
+  auto value_text = [&](const tbl::Key& k) -> std::string {
     switch (k.syntax) {
       case tbl::Syntax::field:
-        if (tbl::kFields[k.fields[0]].kind == tbl::Kind::flag && get(w, static_cast<unsigned>(k.fields[0])) == 1)
-          return k.name;
-        return fmt::format("{}={}", k.name, field_text(w, k.fields[0], sem_names));
+        return field_text(w, k.fields[0], nm);
       case tbl::Syntax::wait:
-        return fmt::format("{}={}>={}", k.name, field_text(w, k.fields[1], sem_names),
-                           field_text(w, k.fields[2], sem_names));
+        return fmt::format("{}>={}", field_text(w, k.fields[1], nm), field_text(w, k.fields[2], nm));
       case tbl::Syntax::post:
-        return fmt::format("{}={}+={}", k.name, field_text(w, k.fields[1], sem_names),
-                           field_text(w, k.fields[2], sem_names));
+        return fmt::format("{}+={}", field_text(w, k.fields[1], nm), field_text(w, k.fields[2], nm));
       case tbl::Syntax::vecaddr:
-        return fmt::format("{}={}", k.name, field_text(w, k.fields[1], sem_names));
+        return field_text(w, k.fields[1], nm);
+      case tbl::Syntax::regimm: {
+        const auto imm = static_cast<std::int32_t>(get(w, static_cast<unsigned>(k.fields[1])));
+        const auto rb = get(w, static_cast<unsigned>(k.fields[0]));
+        const std::string i = imm < 0 ? fmt::format("{}", imm) : num(static_cast<std::uint64_t>(imm));
+        if (!rb) return i;
+        return imm ? fmt::format("r{}+{}", rb, i) : fmt::format("r{}", rb);
+      }
       default: {
         std::string v;
-        for (unsigned i = 0; i < k.count; ++i) v += (i ? ":" : "") + field_text(w, k.fields[i], sem_names);
-        return fmt::format("{}={}", k.name, v);
+        for (unsigned i = 0; i < k.count; ++i) v += (i ? ":" : "") + field_text(w, k.fields[i], nm);
+        return v;
       }
     }
   };
+  auto key_text = [&](const tbl::Key& k) -> std::string {
+    if (k.syntax == tbl::Syntax::field && tbl::kFields[k.fields[0]].kind == tbl::Kind::flag &&
+        get(w, static_cast<unsigned>(k.fields[0])) == 1)
+      return k.name;
+    return fmt::format("{}={}", k.name, value_text(k));
+  };
+  for (unsigned i = 0; i < op->nargs; ++i) s += (i ? ", " : " ") + value_text(tbl::kKeys[op->args[i]]);
   for (unsigned i = 0; i < op->nkeys; ++i) {
     const auto& k = tbl::kKeys[op->keys[i]];
+    if (std::find(op->args, op->args + op->nargs, op->keys[i]) != op->args + op->nargs) continue;
     if (!is_default(k)) s += " " + key_text(k);
   }
   for (const char* name : {"wait", "post"}) {
@@ -814,7 +1017,7 @@ std::string disassemble(const Program& p) {
     for (std::size_t pc = 0; pc <= ins.size(); ++pc) {
       for (const auto& l : p.labels)
         if (l.stream == s && l.pc == pc) out += l.name + ":\n";
-      if (pc < ins.size()) out += "    " + disassemble(ins[pc], s, p.sem_names) + "\n";
+      if (pc < ins.size()) out += "    " + disassemble(ins[pc], s, p.sem_names, &p.labels) + "\n";
     }
   }
   return out;

@@ -26,7 +26,11 @@ Bits used_mask(const tbl::Op& o) {
     mark(static_cast<int>(f));
   for (unsigned k = 0; k < o.nkeys; ++k) {
     const auto& key = tbl::kKeys[o.keys[k]];
-    for (unsigned i = 0; i < key.count; ++i) mark(key.fields[i]);
+    for (unsigned i = 0; i < key.count; ++i) {
+      mark(key.fields[i]);
+      mark(tbl::kFields[key.fields[i]].reg);  // its register companion, and a dims field's dimension
+      mark(tbl::kFields[key.fields[i]].reg_dim);
+    }
   }
   return m;
 }
@@ -129,9 +133,43 @@ std::string illegal(const Bits& w, unsigned s) {
       if (get(w, static_cast<unsigned>(key.fields[i])))
         return fmt::format("{} is set without {}", tbl::kFields[key.fields[i]].name, tbl::kFields[key.fields[0]].name);
   }
+  for (const auto& f : tbl::kFields)
+    if (f.reg_dim >= 0 && !get(w, static_cast<unsigned>(f.reg)) && get(w, static_cast<unsigned>(f.reg_dim)))
+      return fmt::format("{} is set without {}", tbl::kFields[f.reg_dim].name, tbl::kFields[f.reg].name);
   if (o->needs >= 0 && !get(w, static_cast<unsigned>(tbl::kKeys[o->needs].fields[0])))
     return fmt::format("{} without a {}", o->name, tbl::kKeys[o->needs].name);
+  if (std::strcmp(o->name, "branch") == 0 &&
+      get(w, tbl::kF_cond) >= tbl::kEnums[tbl::kFields[tbl::kF_cond].enum_id].count)
+    return fmt::format("branch condition {} is not one of the {}", get(w, tbl::kF_cond),
+                       tbl::kEnums[tbl::kFields[tbl::kF_cond].enum_id].count);
   return "";
+}
+
+bool names_register(const Bits& w) {
+  for (const auto& f : tbl::kFields)
+    if (f.reg >= 0 && get(w, static_cast<unsigned>(f.reg))) return true;
+  return false;
+}
+
+bool substitute(const Bits& w, const Regs& r, Bits& out) {
+  out = w;
+  bool ok = true;
+  for (unsigned i = 0; i < tbl::kFieldCount; ++i) {
+    const auto& f = tbl::kFields[i];
+    if (f.reg < 0) continue;
+    const std::uint64_t add = r[get(w, static_cast<unsigned>(f.reg)) % tbl::kRegs];
+    if (f.kind == tbl::Kind::dims) {
+      const unsigned d = static_cast<unsigned>(get(w, static_cast<unsigned>(f.reg_dim)));
+      const std::uint64_t v = get(w, i), dim = ((v >> (16 * d)) & 0xFFFF) + add;
+      ok = ok && dim <= 0xFFFF;
+      set(out, i, (v & ~(0xFFFFull << (16 * d))) | ((dim & 0xFFFF) << (16 * d)));
+    } else {
+      const std::uint64_t sum = get(w, i) + add;
+      ok = ok && (sum >> f.bits) == 0;
+      set(out, i, sum & ((1ull << f.bits) - 1));
+    }
+  }
+  return ok;
 }
 
 std::string Program::where(unsigned stream, unsigned pc) const {

@@ -58,6 +58,15 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A stream's registers r0 .. r15 (r0 is 0).
+using Regs = std::array<std::uint32_t, tbl::kRegs>;
+/// Does `w` name a register in a field's register companion (a_addr_r, size_r, n_r, ...)?
+bool names_register(const Bits& w);
+/// The instruction as it issues (docs/isa.md, "Registers and control flow"): `w` with every field
+/// that has a register companion plus that register of `r`, truncated to the field (a dims field:
+/// the dimension its reg_dim names). False if a sum does not fit its field (the error range).
+bool substitute(const Bits& w, const Regs& r, Bits& out);
+
 /// The binary file (docs/isa.md): "TRNI", version, instruction size, the four streams'
 /// instructions, the semaphore names and the labels.
 std::vector<std::uint8_t> to_binary(const Program& p);
@@ -78,7 +87,9 @@ std::map<std::string, std::int64_t> config_defines(const cfg::Arch& a);
 
 /// The program as assembly text that assembles back to the same program.
 std::string disassemble(const Program& p);
-/// One instruction as assembly (its mnemonic and keys; `.word 0x...` if it is not legal on the stream).
-std::string disassemble(const Bits& w, unsigned stream, const std::map<unsigned, std::string>& sem_names = {});
+/// One instruction as assembly (its mnemonic, positional operands and keys; `.word 0x...` if it is
+/// not legal on the stream); a branch target as the name of a label of `labels` in the stream.
+std::string disassemble(const Bits& w, unsigned stream, const std::map<unsigned, std::string>& sem_names = {},
+                        const std::vector<Program::Label>* labels = nullptr);
 
 }  // namespace trn::isa

@@ -308,6 +308,56 @@ BOOST_AUTO_TEST_CASE(illegal_instruction_stops_the_core_with_its_pc) {
   BOOST_TEST(r.out().sem_o[0] == 1u);  // the add before it issued
 }
 
+/// A taken branch or loop costs one cycle more than a word that falls through: the target is
+/// fetched the cycle after the branch issues and issues the cycle after that (a word in a line was
+/// fetched while the one before it issued), and the word fetched behind the branch is dropped
+/// meanwhile. N passes of a two-instruction loop body (N - 1 taken loops) against the same 2N + 2
+/// instructions in a line.
+BOOST_AUTO_TEST_CASE(a_taken_branch_costs_one_cycle) {
+  constexpr unsigned kN = 9;
+  std::string line = ".sem s\n.stream vector\n reg_set r1, 9\n";
+  for (unsigned i = 0; i < kN; ++i) line += " sem_add post=s+=1\n reg_add r1, r1, -1\n";
+  line += " end\n";
+  const std::string loop = ".sem s\n.stream vector\n reg_set r1, 9\ntop:\n sem_add post=s+=1\n loop r1, top\n end\n";
+  Run a(line), b(loop);
+  BOOST_TEST_REQUIRE(a.res.ok);
+  BOOST_TEST_REQUIRE(b.res.ok);
+  BOOST_TEST(a.r.out().sem_o[0] == kN);
+  BOOST_TEST(b.r.out().sem_o[0] == kN);
+  BOOST_TEST(b.res.cycles - a.res.cycles == kN - 1);
+}
+
+/// Registers are per stream and cleared by start; a field plus a register reaches the unit as
+/// their sum (the DMA's source and length here), read as the instruction issues.
+BOOST_AUTO_TEST_CASE(registers_are_per_stream_and_reach_the_units) {
+  // the sync stream copies 16 bytes from hbm:0x40 + r1 to SBUF partition 0 with r2 + 8 = 16
+  // bytes; the vector stream's r1 is its own (a loop of 3 there leaves sync's r1 alone)
+  const std::string text = R"(
+.sem s, d
+.stream vector
+    reg_set r1, 3
+v:  sem_add post=s+=1
+    loop r1, v
+    end
+.stream sync
+    reg_set r1, 0x40
+    reg_set r2, 8
+    dma_start src=hbm:r1 dst=sbuf:0 len=r2+8 stype=bytes dtype=bytes dsem=d+=1
+    sem_wait wait=d>=1
+    end
+)";
+  core::ProgramRunner r(params("tiny"), dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 5);
+  for (unsigned i = 0; i < 64; ++i) r.hbm().image().hbm[0x40 + i] = static_cast<std::uint8_t>(i + 1);
+  r.load(assemble(text, "tiny"));
+  const core::RunResult res = r.run(100000);
+  BOOST_TEST_REQUIRE(res.ok, res.what);
+  BOOST_TEST(r.out().sem_o[0] == 3u);
+  BOOST_TEST(r.out().sem_o[1] == 1u);
+  const auto& sb = r.nc().core().sbuf();
+  for (unsigned i = 0; i < 16; ++i) BOOST_TEST(sb.byte(0, i) == i + 1);
+  BOOST_TEST(sb.byte(0, 16) == 0u);  // 16 bytes, not more
+}
+
 BOOST_AUTO_TEST_CASE(deadlock_is_detected_and_names_the_waits) {
   std::string text;
   for (const auto& pc : kernels::programs(cfg::find("tiny")->arch))

@@ -26,7 +26,12 @@ Bits random_inst(const tbl::Op& op, std::mt19937_64& rng) {
       std::uint64_t v = rng();
       if (fd.bits < 64) v &= (1ull << fd.bits) - 1;
       if (fd.kind == tbl::Kind::sem) v %= tbl::kSems;
+      if (k.fields[i] == static_cast<int>(tbl::kF_cond)) v %= tbl::kEnums[fd.enum_id].count;  // (else illegal)
       isa::set(w, static_cast<unsigned>(k.fields[i]), v);
+      if (fd.reg >= 0 && (rng() & 1)) {  // a register added at issue
+        isa::set(w, static_cast<unsigned>(fd.reg), 1 + rng() % (tbl::kRegs - 1));
+        if (fd.reg_dim >= 0) isa::set(w, static_cast<unsigned>(fd.reg_dim), rng() % 4);
+      }
     }
     if (k.syntax == tbl::Syntax::wait || k.syntax == tbl::Syntax::post || k.syntax == tbl::Syntax::vecaddr)
       isa::set(w, static_cast<unsigned>(k.fields[0]), 1);
@@ -131,6 +136,101 @@ BOOST_AUTO_TEST_CASE(every_op_round_trips_through_text_and_binary) {
   BOOST_TEST(text.find("dsem=") != std::string::npos);
   BOOST_TEST(text.find("a.stride=") != std::string::npos);
   BOOST_TEST(text.find(".word 0x") != std::string::npos);
+  BOOST_TEST(text.find("loop r") != std::string::npos);
+  BOOST_TEST(text.find("size=r") != std::string::npos);
+}
+
+BOOST_AUTO_TEST_CASE(registers_branches_and_loops) {
+  const std::string src = R"(
+.const N = 3
+.stream vector
+    reg_set r1, N
+top:
+    reg_add r2, r2, r1+4
+    branch ltu, r2, -1, fwd        ; forward
+    reg_mul rd=r3 ra=r2 rhs=r1     ; the same op with keys
+fwd:
+    copy pc=1 size=8,r4+2 a=sbuf:r2+64:fp32 o=sbuf:r3:fp32
+    loop r1, top post=s+=1
+    end
+.stream sync
+    dma_start src=hbm:r5 dst=sbuf:0 len=r6+4 stype=bytes dtype=bytes
+    end
+)";
+  const isa::Program p = isa::assemble(".sem s\n" + src, "c.s");
+  const auto& v = p.streams[1];
+  BOOST_TEST(isa::get(v[0], tbl::kF_rd) == 1u);
+  BOOST_TEST(isa::get(v[0], tbl::kF_imm0) == 3u);
+  BOOST_TEST(isa::get(v[1], tbl::kF_ra) == 2u);
+  BOOST_TEST(isa::get(v[1], tbl::kF_rb) == 1u);
+  BOOST_TEST(isa::get(v[1], tbl::kF_imm0) == 4u);
+  BOOST_TEST(isa::get(v[2], tbl::kF_cond) == 4u);  // ltu
+  BOOST_TEST(isa::get(v[2], tbl::kF_imm0) == 0xFFFFFFFFu);
+  BOOST_TEST(isa::get(v[2], tbl::kF_target) == 4u);  // fwd, named before it is defined
+  BOOST_TEST(isa::get(v[3], tbl::kF_rd) == 3u);
+  BOOST_TEST(isa::get(v[3], tbl::kF_rb) == 1u);
+  BOOST_TEST(isa::get(v[4], tbl::kF_size) == 0x0001000100020008ull);  // dim 1: 2 + r4
+  BOOST_TEST(isa::get(v[4], tbl::kF_size_r) == 4u);
+  BOOST_TEST(isa::get(v[4], tbl::kF_size_rd) == 1u);
+  BOOST_TEST(isa::get(v[4], tbl::kF_a_addr) == 64u);
+  BOOST_TEST(isa::get(v[4], tbl::kF_a_addr_r) == 2u);
+  BOOST_TEST(isa::get(v[4], tbl::kF_o_addr) == 0u);
+  BOOST_TEST(isa::get(v[4], tbl::kF_o_addr_r) == 3u);
+  BOOST_TEST(isa::get(v[5], tbl::kF_target) == 1u);  // top
+  BOOST_TEST(isa::get(p.streams[3][0], tbl::kF_src_r) == 5u);
+  BOOST_TEST(isa::get(p.streams[3][0], tbl::kF_len_r) == 6u);
+  BOOST_TEST(isa::get(p.streams[3][0], tbl::kF_len) == 4u);
+  for (const auto& s : p.streams)
+    for (const auto& w : s) BOOST_TEST(isa::illegal(w, static_cast<unsigned>(&s - &p.streams[0])) == "");
+  // the text names the labels and registers again, and assembles back to the same program
+  const std::string text = isa::disassemble(p);
+  BOOST_TEST(text.find("branch ltu, r2, -1, fwd") != std::string::npos, text);
+  BOOST_TEST(text.find("size=8,r4+2 a=sbuf:r2+64:fp32 o=sbuf:r3:fp32") != std::string::npos, text);
+  BOOST_TEST((isa::assemble(text, "c2.s") == p));
+  // the substitution: fields plus registers, truncated; false when a sum does not fit
+  isa::Regs r{};
+  r[2] = 100, r[3] = 8, r[4] = 5;
+  Bits e;
+  BOOST_TEST(isa::substitute(v[4], r, e));
+  BOOST_TEST(isa::get(e, tbl::kF_a_addr) == 164u);
+  BOOST_TEST(isa::get(e, tbl::kF_o_addr) == 8u);
+  BOOST_TEST(isa::get(e, tbl::kF_size) == 0x0001000100070008ull);
+  r[4] = 0xFFFE;  // 2 + 0xFFFE = 0x10000: dim 1 does not fit
+  BOOST_TEST(!isa::substitute(v[4], r, e));
+  r[4] = 0, r[2] = 0xFFFFC0;  // 64 + 0xFFFFC0 = 2^24: a_addr does not fit
+  BOOST_TEST(!isa::substitute(v[4], r, e));
+  BOOST_TEST(isa::names_register(v[4]));
+  BOOST_TEST(!isa::names_register(v[0]));
+  // a branch condition past the six is illegal
+  Bits b = v[2];
+  isa::set(b, tbl::kF_cond, 6);
+  BOOST_TEST(isa::illegal(b, 1) == "branch condition 6 is not one of the 6");
+  Bits d = isa::blank();  // a size dimension named with no register
+  isa::set(d, tbl::kF_op, isa::find_op(std::string("copy"))->code);
+  isa::set(d, tbl::kF_size_rd, 2);
+  BOOST_TEST(isa::illegal(d, 1) == "size_rd is set without size_r");
+}
+
+BOOST_AUTO_TEST_CASE(control_flow_errors_name_the_place) {
+  BOOST_TEST(error_of(".stream vector\n  loop r1, nowhere\n") == "k.s:2:12: error: unknown label 'nowhere'");
+  BOOST_TEST(error_of(".stream vector\nx:\n  end\n.stream scalar\n  loop r1, x\n") ==
+             "k.s:5:12: error: label 'x' is in the vector stream, not the scalar");
+  BOOST_TEST(error_of(".stream vector\n  loop r1, y\n.stream sync\ny:\n  end\n") ==
+             "k.s:2:12: error: label 'y' is in the sync stream, not the vector");
+  BOOST_TEST(error_of(".stream vector\n  loop r16, x\nx:\n") == "k.s:2:8: error: expected a register r0 .. r15");
+  BOOST_TEST(error_of(".stream vector\n  reg_add r1, r2\n") == "k.s:2:17: error: expected reg_add rd, ra, rhs");
+  BOOST_TEST(error_of(".stream vector\n  reg_add r1, r2, r3+\n") ==
+             "k.s:2:21: error: expected an expression after '+'");
+  BOOST_TEST(error_of(".stream vector\n  reg_add r1, r2, r3*2\n") ==
+             "k.s:2:21: error: expected '+' after register r3 (rN or rN+EXPR)");
+  BOOST_TEST(error_of(".stream vector\n  copy size=r1,r2\n") ==
+             "k.s:2:16: error: only one dimension of size may name a register");
+  BOOST_TEST(error_of(".const r3 = 1\n") == "k.s:1:8: error: 'r3' is a register (r0 .. r15 are reserved)");
+  BOOST_TEST(error_of(".stream vector\nr2:\n") == "k.s:2:1: error: 'r2' is a register (r0 .. r15 are reserved)");
+  BOOST_TEST(error_of(".stream vector\n  branch lt, r1, 0, x\nx:\n  branch lz, r1, 0, x\n")
+                 .find("k.s:4:10: error: expected a cond (eq, ne, lt, ge, ltu, geu), got 'lz'") == 0);
+  BOOST_TEST(error_of(".stream vector\n  copy pc=r1\n") ==
+             "k.s:2:11: error: 'r1' is a register, where this value takes a number");
 }
 
 BOOST_AUTO_TEST_CASE(assembly_features) {

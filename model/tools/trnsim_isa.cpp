@@ -36,7 +36,9 @@ constexpr const char* kAsmUsage = R"(usage: trnsim asm FILE.s -o FILE.bin [--con
 
 asm      assemble a NeuronCore program (docs/isa.md): four instruction streams (.stream tensor,
          vector, scalar, sync), labels, named semaphores (.sem), constants (.const, .set), loops
-         (.for VAR = FIRST, LIMIT [, STEP] ... .endfor) and conditions (.if ... .else ... .endif).
+         (.for VAR = FIRST, LIMIT [, STEP] ... .endfor) and conditions (.if ... .else ... .endif)
+         unrolled as it assembles, and run-time ones on each stream's registers r0-r15
+         (reg_set, reg_add, reg_mul, branch, loop; fields such as a=sbuf:r2+64:bf16 add one).
          --config NAME  predefine the configuration's constants (PARTS, COLS, SBUF_BYTES, SBUF_BANKS,
                         PSUM_BANKS, PSUM_BANK_BYTES, MAX_N, QUEUES, HBM_BYTES, IMEM_DEPTH,
                         SEMS, DMA_ENGINES); default tiny

@@ -11,9 +11,17 @@
 //     stream, unused fields zero, enables, needs), the lane engine's check (le_pkg::check) on the
 //     vector and scalar streams, the DMA engine and queue numbers and the descriptor check
 //     (dma_pkg::check) on the sync stream. A failing head stops the core; it never issues.
+//     The head is checked as it issues: with each field that names a register plus that register
+//     (isa_pkg::subst; a sum that does not fit is the error range), and a loop whose counter is 0
+//     is the error loop.
 //   - issue: when the head's wait holds (semaphore >= value, at the start of the cycle) and, for a
 //     unit op, a tag is free and the unit is ready. A unit op takes the engine's next tag (16 per
 //     engine); its pc and post wait in the tag's slot until the unit reports the tag done.
+//   - control flow (docs/isa.md, "Registers and control flow"): 16 registers per stream (r0 reads
+//     0), written by reg_set, reg_add, reg_mul and loop as they issue and read by the next
+//     instruction. A branch or loop that is taken sets the pc to its target and clears the fetched
+//     end; the word fetched behind it (the queue's second entry, if any) is stale and dropped the
+//     next cycle without a check, while the target is fetched: a taken branch costs one cycle.
 // Semaphores: every addition of a cycle counts (issue-time posts of the four streams, the tensor
 // engine's two completions, the vector and scalar completions (te_cpl_i, ve_cpl_i, se_cpl_i), the
 // unit's own DMA completion write on sem_add_*, and one from outside the unit on sem_ext_*: another
@@ -42,6 +50,7 @@ module core_ctl
   import isa_pkg::ctl_err_e;
   import isa_pkg::ctl_state_e;
   import isa_pkg::stream_status_t;
+  import isa_pkg::regs_t;
   import te_pkg::te_cmd_t;
   import te_pkg::te_cpl_t;
   import le_pkg::instr_t;
@@ -233,16 +242,18 @@ module core_ctl
   logic [2:0]          err_detail_q, err_detail_d;
   stream_e             err_stream_q, err_stream_d;
   logic [PcBits-1:0]   err_pc_q, err_pc_d;
+  regs_t [Streams-1:0] reg_q, reg_d;
+  logic [Streams-1:0]  stale_q, stale_d;  // the queue's head was fetched behind a taken branch
 
   // ---- stages: instruction memories (a write port for the loader, a read port per stream; a
   // stream not built has none: it fetches nothing and has ended from the start) and fetch queues
-  logic [Streams-1:0]          fetch, issue, q_push_ready, head_valid;
+  logic [Streams-1:0]          fetch, issue, pop, q_push_ready, head_valid;
   logic [Streams-1:0][QW-1:0]  q_push_data, q_pop_data;
-  inst_t [Streams-1:0]         head, fetch_word;
+  inst_t [Streams-1:0]         head, eff, fetch_word;
   logic [Streams-1:0][PcBits-1:0] head_pc;
 
+  logic [Streams-1:0][1:0]     q_usage;
   for (genvar s = 0; s < Streams; s++) begin : g_stream
-    logic [1:0] usage_unused;  // (fetch asks push_ready)
     if (StreamsOn[s]) begin : g_imem
       logic [InstBits-1:0] imem_q [ImemDepth];
       always_ff @(posedge clk_i) begin
@@ -257,9 +268,10 @@ module core_ctl
     stream_fifo #(.Width(QW), .Depth(2)) u_queue (
       .clk_i, .rst_ni,
       .push_valid_i(fetch[s]), .push_ready_o(q_push_ready[s]), .push_data_i(q_push_data[s]),
-      .pop_valid_o(head_valid[s]), .pop_ready_i(issue[s]), .pop_data_o(q_pop_data[s]), .usage_o(usage_unused)
+      .pop_valid_o(head_valid[s]), .pop_ready_i(pop[s]), .pop_data_o(q_pop_data[s]), .usage_o(q_usage[s])
     );
     assign head[s] = inst_t'(q_pop_data[s][InstBits-1:0]);
+    assign eff[s] = isa_pkg::subst(head[s], reg_q[s]);
     assign head_pc[s] = q_pop_data[s][InstBits +: PcBits];
   end
 
@@ -272,9 +284,9 @@ module core_ctl
   desc_t                    dma_head_desc;
   logic                     lane, dma;  // (decode's loop: the head's unit)
 
-  assign ve_head_cmd = lane_cmd(head[StreamVector], tag_q[1]);
-  assign se_head_cmd = lane_cmd(head[StreamScalar], tag_q[2]);
-  assign dma_head_desc = dma_desc(head[StreamSync]);
+  assign ve_head_cmd = lane_cmd(eff[StreamVector], tag_q[1]);
+  assign se_head_cmd = lane_cmd(eff[StreamScalar], tag_q[2]);
+  assign dma_head_desc = dma_desc(eff[StreamSync]);
   assign ve_chk = le_pkg::check(ve_head_cmd, 1'b0, Parts, SbufBytes, PsumBytes, Group);
   assign se_chk = le_pkg::check(se_head_cmd, 1'b1, Parts, SbufBytes, PsumBytes, Group);
   assign dma_chk = dma_pkg::check(dma_head_desc, HbmBytes, DmaParts, OffBits, SbufBytes, DmaMaxLen, Chips);
@@ -287,8 +299,12 @@ module core_ctl
       dec_detail[s] = '0;
       if (!isa_pkg::op_known(head[s].op) || !isa_pkg::op_on_stream(head[s].op, stream_e'(s)) ||
           (head[s] & ~inst_t'(isa_pkg::used_mask(head[s].op))) != '0 || !isa_pkg::groups_ok(head[s]) ||
-          !isa_pkg::needs_ok(head[s])) begin
+          !isa_pkg::needs_ok(head[s]) || (head[s].op == isa_pkg::OpBranch && head[s].cond > 3'd5)) begin
         dec_code[s] = isa_pkg::CtlErrIllegal;
+      end else if (!isa_pkg::subst_ok(head[s], reg_q[s])) begin
+        dec_code[s] = isa_pkg::CtlErrRange;
+      end else if (head[s].op == isa_pkg::OpLoop && reg_q[s][head[s].rd] == '0) begin
+        dec_code[s] = isa_pkg::CtlErrLoop;
       end else if (s == 32'(StreamVector) && lane && ve_chk != le_pkg::LeErrNone) begin
         dec_code[s] = isa_pkg::CtlErrVector;
         dec_detail[s] = ve_chk;
@@ -348,7 +364,7 @@ module core_ctl
             err_now_detail = unit_err_code[s];
             err_now_stream = stream_e'(s);
             err_now_pc = unit_err_pc[s];
-          end else if (head_valid[s] && dec_code[s] != isa_pkg::CtlErrNone) begin
+          end else if (head_valid[s] && !stale_q[s] && dec_code[s] != isa_pkg::CtlErrNone) begin
             err_now = 1'b1;
             err_now_code = dec_code[s];
             err_now_detail = dec_detail[s];
@@ -367,18 +383,67 @@ module core_ctl
   end
   assign go = live && !err_now;
 
+  // control flow: the register an instruction writes, and whether a branch or loop is taken
+  logic [Streams-1:0]       taken, redirect, reg_we;
+  logic [Streams-1:0][31:0] reg_wv, opa, opb;
   always_comb begin
     for (int unsigned s = 0; s < Streams; s++) begin
-      fetch[s] = go && !fetched_end_q[s] && q_push_ready[s] && {1'b0, pc_q[s]} < Depth;
+      opa[s] = reg_q[s][head[s].ra];
+      opb[s] = reg_q[s][head[s].rb] + head[s].imm0;
+      taken[s] = 1'b0;
+      reg_we[s] = 1'b0;
+      reg_wv[s] = '0;
+      unique case (isa_pkg::op_e'(head[s].op))
+        isa_pkg::OpRegSet: begin
+          reg_we[s] = 1'b1;
+          reg_wv[s] = opb[s];
+        end
+        isa_pkg::OpRegAdd: begin
+          reg_we[s] = 1'b1;
+          reg_wv[s] = opa[s] + opb[s];
+        end
+        isa_pkg::OpRegMul: begin
+          reg_we[s] = 1'b1;
+          reg_wv[s] = opa[s] * opb[s];
+        end
+        isa_pkg::OpBranch: begin
+          unique case (head[s].cond)
+            3'd0: taken[s] = opa[s] == opb[s];
+            3'd1: taken[s] = opa[s] != opb[s];
+            3'd2: taken[s] = $signed(opa[s]) < $signed(opb[s]);
+            3'd3: taken[s] = $signed(opa[s]) >= $signed(opb[s]);
+            3'd4: taken[s] = opa[s] < opb[s];
+            3'd5: taken[s] = opa[s] >= opb[s];
+            default: taken[s] = 1'b0;
+          endcase
+        end
+        isa_pkg::OpLoop: begin
+          reg_we[s] = 1'b1;
+          reg_wv[s] = reg_q[s][head[s].rd] - 32'd1;
+          taken[s] = reg_wv[s] != '0;
+        end
+        default: ;
+      endcase
+    end
+  end
+
+  always_comb begin
+    for (int unsigned s = 0; s < Streams; s++) begin
       wait_ok[s] = !head[s].wait_en || sem_q[head[s].wait_sem] >= {12'b0, head[s].wait_val};
       unit_op[s] = isa_pkg::op_unit(head[s].op) != isa_pkg::UnitCtl;
       tag_free[s] = !unit_op[s] || !tag_busy[s];  // (the sync stream's tag is never busy)
-      valid[s] = go && head_valid[s] && wait_ok[s] && tag_free[s];
-      waits[s] = head_valid[s] && !wait_ok[s];
+      valid[s] = go && head_valid[s] && !stale_q[s] && wait_ok[s] && tag_free[s];
+      waits[s] = head_valid[s] && !stale_q[s] && !wait_ok[s];
     end
   end
 
   assign issue = valid & (~unit_op | ready);
+  assign redirect = issue & taken;
+  assign pop = issue | ({Streams{go}} & head_valid & stale_q);
+  always_comb begin
+    for (int unsigned s = 0; s < Streams; s++)
+      fetch[s] = go && !fetched_end_q[s] && q_push_ready[s] && {1'b0, pc_q[s]} < Depth && !redirect[s];
+  end
 
   // the units' completions: the tensor engine's two, the vector engine's, the scalar engine's
   logic [3:0]      done_v;
@@ -447,6 +512,8 @@ module core_ctl
     err_detail_d = err_detail_q;
     err_stream_d = err_stream_q;
     err_pc_d = err_pc_q;
+    reg_d = reg_q;
+    stale_d = stale_q & ~pop;
     if (start_i && !running_q && !err_q) begin
       // a new run (the queues are empty after reset and after done)
       pc_d = '0;
@@ -455,12 +522,20 @@ module core_ctl
       slot_d = '0;
       tag_d = '0;
       sem_d = '0;
+      reg_d = '0;
+      stale_d = '0;
       running_d = 1'b1;
     end else begin
       for (int unsigned s = 0; s < Streams; s++) begin
         if (fetch[s]) begin
           if (fetch_word[s].op == isa_pkg::OpEnd) fetched_end_d[s] = 1'b1;
           pc_d[s] = pc_q[s] + 1'b1;
+        end
+        if (issue[s] && reg_we[s] && head[s].rd != '0) reg_d[s][head[s].rd] = reg_wv[s];
+        if (redirect[s]) begin
+          pc_d[s] = head[s].target;
+          fetched_end_d[s] = 1'b0;
+          stale_d[s] = q_usage[s] == 2'd2;  // the word behind the branch
         end
       end
       // completions free their slots, issues take one
@@ -502,6 +577,8 @@ module core_ctl
       err_detail_q <= '0;
       err_stream_q <= isa_pkg::StreamTensor;
       err_pc_q <= '0;
+      reg_q <= '0;
+      stale_q <= '0;
     end else begin
       pc_q <= pc_d;
       fetched_end_q <= fetched_end_d;
@@ -515,19 +592,21 @@ module core_ctl
       err_detail_q <= err_detail_d;
       err_stream_q <= err_stream_d;
       err_pc_q <= err_pc_d;
+      reg_q <= reg_d;
+      stale_q <= stale_d;
     end
   end
 
   // ---- outputs
   assign te_cmd_valid_o = valid[StreamTensor] && unit_op[StreamTensor];
-  assign te_cmd_o = te_cmd(head[StreamTensor], tag_q[0]);
+  assign te_cmd_o = te_cmd(eff[StreamTensor], tag_q[0]);
   assign ve_cmd_valid_o = valid[StreamVector] && unit_op[StreamVector];
   assign ve_cmd_o = ve_head_cmd;
   assign se_cmd_valid_o = valid[StreamScalar] && unit_op[StreamScalar];
   assign se_cmd_o = se_head_cmd;
   assign dma_desc_valid_o = valid[StreamSync] && unit_op[StreamSync];
-  assign dma_desc_engine_o = head[StreamSync].engine;
-  assign dma_desc_queue_o = head[StreamSync].queue;
+  assign dma_desc_engine_o = eff[StreamSync].engine;
+  assign dma_desc_queue_o = eff[StreamSync].queue;
   assign dma_desc_o = dma_head_desc;
   assign running_o = running_q;
   assign done_o = done;
@@ -544,11 +623,11 @@ module core_ctl
       else if (ended_q[s]) st_o[s].state = isa_pkg::StEnd;
       else if (!running_q) st_o[s].state = isa_pkg::StIdle;
       else if (waits[s]) st_o[s].state = isa_pkg::StWait;
-      else if (head_valid[s] && unit_op[s] && !(ready[s] && tag_free[s])) st_o[s].state = isa_pkg::StBusy;
+      else if (head_valid[s] && !stale_q[s] && unit_op[s] && !(ready[s] && tag_free[s])) st_o[s].state = isa_pkg::StBusy;
       else st_o[s].state = isa_pkg::StRun;
-      st_o[s].pc = head_valid[s] ? head_pc[s] : pc_q[s];
-      st_o[s].wait_sem = (head_valid[s] && head[s].wait_en) ? head[s].wait_sem : '0;
-      st_o[s].wait_val = (head_valid[s] && head[s].wait_en) ? head[s].wait_val : '0;
+      st_o[s].pc = head_valid[s] && !stale_q[s] ? head_pc[s] : pc_q[s];
+      st_o[s].wait_sem = (head_valid[s] && !stale_q[s] && head[s].wait_en) ? head[s].wait_sem : '0;
+      st_o[s].wait_val = (head_valid[s] && !stale_q[s] && head[s].wait_en) ? head[s].wait_val : '0;
     end
   end
 
@@ -562,6 +641,11 @@ module core_ctl
         a_wait_holds: assert (!(issue[s] && head[s].wait_en) || sem_q[head[s].wait_sem] >= {12'b0, head[s].wait_val})
           else $error("stream %0d issued at pc %0d waiting for semaphore %0d >= %0d, which holds %0d", s, head_pc[s],
                       head[s].wait_sem, head[s].wait_val, sem_q[head[s].wait_sem]);
+        // a stale word is the one fetched behind a taken branch: it is in the queue until dropped
+        a_stale_in_queue: assert (!stale_q[s] || head_valid[s])
+          else $error("stream %0d: a stale word is marked with the queue empty", s);
+        // r0 reads 0
+        a_r0_zero: assert (reg_q[s][0] == '0) else $error("stream %0d: r0 is %0d", s, reg_q[s][0]);
       end
     end
   end
