@@ -159,6 +159,7 @@ class Isa:
             if needs and (needs not in self.keys or self.keys[needs]["syntax"] not in ENABLED):
                 fail(f"{where}: needs '{needs}' is not a key with an enable")
             used = {"op", "wait_en", "wait_sem", "wait_val", "post_en", "post_sem", "post_val"}
+            used.update(c for fn in list(used) for c in self.comp.get(fn, []))
             for k in keys:
                 used.update(self.keys[k]["fields"])
                 for fn in self.keys[k]["fields"]:
@@ -292,6 +293,7 @@ def emit_sv(isa: Isa) -> str:
     for n, k in isa.keys.items():
         if k["syntax"] in ENABLED:
             en, rest = k["fields"][0], k["fields"][1:]
+            rest = rest + [c for r in rest for c in isa.comp.get(r, [])]
             conds.append(f"(i.{en} || (" + " && ".join(f"i.{r} == '0" for r in rest) + "))")
     for name, comp in isa.comp.items():
         if len(comp) > 1:  # a dimension named with no register
@@ -354,7 +356,15 @@ def emit_sv_subst(isa: Isa) -> list:
             out.append(f"    sum = 33'(i.{name}) + {{1'b0, r[i.{comp[0]}]}};")
             bits = f["bits"]
         out.append(f"    ok &= (sum >> {bits}) == 33'd0;")
-    out += ["    return ok;", "  endfunction"]
+    out += ["    return ok;", "  endfunction", "",
+            "  // The registers an instruction names in any register field (r0 never counts).",
+            "  function automatic logic [Regs-1:0] regs_named(inst_t i);",
+            "    logic [Regs-1:0] m;",
+            "    m = '0;"]
+    for f in isa.fields:
+        if f["kind"] == "reg":
+            out.append(f"    m[i.{f['name']}] = 1'b1;")
+    out += ["    m[0] = 1'b0;", "    return m;", "  endfunction"]
     return out
 
 

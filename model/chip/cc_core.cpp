@@ -79,6 +79,8 @@ void CcCore::settle(const In& in) const {
     c.sem_add_valid_i = to_.sem_valid_o;
     c.sem_add_idx_i = static_cast<unsigned>(to_.sem_idx_o);
     c.sem_add_val_i = to_.sem_val_o;
+    c.sem_add_reg_i = to_.sem_reg_o;
+    c.sem_add_stream_i = static_cast<unsigned>(to_.sem_stream_o);
     if (pass > 0 && c == ci_ && di_.wr_ready_i == to_.in_ready_o) {
       settled_in_ = in;
       settled_ = true;

@@ -85,6 +85,7 @@ void Control::reset() {
   tag_q_.fill(0);
   sem_q_.fill(0);
   for (auto& r : reg_q_) r.fill(0);
+  pend_q_.fill(0);
   stale_q_.fill(false);
   running_q_ = err_q_ = false;
   err_code_q_ = err_detail_q_ = err_stream_q_ = 0;
@@ -160,6 +161,24 @@ Control::desc_t Control::dma_desc(const Bits& w) {
   return d;
 }
 
+Control::desc_t Control::reg_desc(const Bits& w, unsigned s) {
+  desc_t d;
+  d.src_space = f(w, tbl::kF_src_space) != 0;
+  d.src_addr = static_cast<std::uint32_t>(f(w, tbl::kF_src_addr));
+  d.dst_space = false;  // HBM: the register address is taken off the unit's HBM port (sem_tap)
+  d.dst_addr = dma::reg_addr(s, static_cast<unsigned>(f(w, tbl::kF_rd)));
+  d.len = 4;
+  d.stype = d.dtype = static_cast<std::uint8_t>(dma::kTypeBytes);
+  d.layout = 0;
+  d.cols = 0;
+  d.op = static_cast<std::uint8_t>(dma::Op::reg);
+  d.sem = false;
+  d.sem_space = false;
+  d.sem_addr = d.sem_val = 0;
+  d.barrier = d.last = false;
+  return d;
+}
+
 /// The decode check of a legal word on stream s: 0, or an error code (and its detail).
 unsigned Control::unit_check(unsigned s, const Bits& w, unsigned& detail) const {
   detail = 0;
@@ -172,7 +191,10 @@ unsigned Control::unit_check(unsigned s, const Bits& w, unsigned& detail) const 
     }
   } else if (o->unit == tbl::Unit::dma) {
     if (f(w, tbl::kF_queue) >= p_.queues || f(w, tbl::kF_engine) >= p_.dma_engines) return kErrIllegal;
-    const dma::Err e = dma::check(dma::DmaEngine::decode(dma_desc(w)), geo_);
+    const dma::Err e = std::strcmp(o->name, "reg_load") == 0
+                           ? dma::check_reg(f(w, tbl::kF_src_space) ? dma::Space::sbuf : dma::Space::hbm,
+                                            static_cast<std::uint32_t>(f(w, tbl::kF_src_addr)), geo_)
+                           : dma::check(dma::DmaEngine::decode(dma_desc(w)), geo_);
     if (e != dma::Err::none) {
       detail = static_cast<unsigned>(e);
       return kErrDma;
@@ -203,6 +225,8 @@ const Control::Decoded& Control::decoded(unsigned s, const Bits& word, unsigned 
     for (const auto& [name, c] : kCtl)
       if (std::strcmp(d.op->name, name) == 0) d.ctl = c;
   }
+  d.rl = d.op && std::strcmp(d.op->name, "reg_load") == 0;
+  d.regs = isa::regs_named(word);
   d.rd = static_cast<unsigned>(f(word, tbl::kF_rd));
   d.ra = static_cast<unsigned>(f(word, tbl::kF_ra));
   d.rb = static_cast<unsigned>(f(word, tbl::kF_rb));
@@ -211,10 +235,10 @@ const Control::Decoded& Control::decoded(unsigned s, const Bits& word, unsigned 
   d.target = static_cast<std::uint32_t>(f(word, tbl::kF_target));
   if (s == tensor) d.te = te_cmd(word, tag);
   if (s == vector || s == scalar) d.lane = lane_cmd(word, tag);
-  if (s == sync) {
+  if (s == sync || d.rl) {
     d.engine = static_cast<unsigned>(f(word, tbl::kF_engine));
     d.queue = static_cast<unsigned>(f(word, tbl::kF_queue));
-    d.desc = dma_desc(word);
+    d.desc = d.rl ? reg_desc(word, s) : dma_desc(word);
   }
   return d;
 }
@@ -227,6 +251,8 @@ Control::Step& Control::fresh_step() const {
   }
   st.fetch = st.issue = st.valid = st.wait_ok = st.pop = st.redirect = st.stale = st.reg_we = {};
   st.reg_wv = {};
+  st.reg_in = false;
+  st.rl = {};
   st.err_now = false;
   st.err_code = st.err_detail = st.err_stream = 0;
   st.err_pc = 0;
@@ -289,7 +315,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
         st.err_detail = unit_code[s];
         st.err_stream = s;
         st.err_pc = slot_q_[s][unit_tag[s] % kTags].pc;
-      } else if (h.valid && !stale_q_[s]) {
+      } else if (h.valid && !stale_q_[s] && (dec[s]->regs & pend_q_[s]) == 0) {
         // illegal, then range, then loop, then the unit's check
         const Decoded& ck = *dec[s];
         unsigned code = ck.code, detail = ck.detail;
@@ -316,16 +342,28 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   const bool go = live && !st.err_now;
 
   // fetch, wait, issue
-  const bool ready[kStreams] = {in.te_cmd_ready_i, in.ve_cmd_ready_i, in.se_cmd_ready_i, in.dma_desc_ready_i};
-  std::array<bool, kStreams> unit_op{}, tag_free{};
+  const bool eng_ready[kStreams] = {in.te_cmd_ready_i, in.ve_cmd_ready_i, in.se_cmd_ready_i, false};
+  std::array<bool, kStreams> unit_op{}, tag_op{}, dma_op{}, tag_free{}, reg_busy{}, ready{};
   for (unsigned s = 0; s < kStreams; ++s) {
     const Head& h = st.head[s];
     const Decoded& dh = *dec[s];
     st.wait_ok[s] = !dh.wait_en || sem_q_[dh.wait_sem % kSems] >= dh.wait_val;
     const tbl::Op* o = dh.op;
     unit_op[s] = o && o->unit != tbl::Unit::ctl;
-    tag_free[s] = !(s < 3 && unit_op[s]) || !slot_q_[s][tag_q_[s]].busy;
-    st.valid[s] = go && h.valid && !stale_q_[s] && st.wait_ok[s] && tag_free[s];
+    dma_op[s] = o && o->unit == tbl::Unit::dma;
+    tag_op[s] = unit_op[s] && !dma_op[s];  // a tensor or lane op: it takes a tag of its engine
+    tag_free[s] = !(s < 3 && tag_op[s]) || !slot_q_[s][tag_q_[s]].busy;
+    reg_busy[s] = (dh.regs & pend_q_[s]) != 0;
+    st.valid[s] = go && h.valid && !stale_q_[s] && st.wait_ok[s] && tag_free[s] && !reg_busy[s];
+  }
+  // the DMA port: the lowest stream whose DMA op asks has it
+  unsigned gnt = kStreams;
+  for (unsigned s = kStreams; s-- > 0;)
+    if (st.valid[s] && dma_op[s]) gnt = s;
+  for (unsigned s = 0; s < kStreams; ++s) ready[s] = dma_op[s] ? in.dma_desc_ready_i && gnt == s : eng_ready[s];
+  for (unsigned s = 0; s < kStreams; ++s) {
+    const Head& h = st.head[s];
+    const Decoded& dh = *dec[s];
     st.issue[s] = st.valid[s] && (!unit_op[s] || ready[s]);
     // the control's own operations: operands ra and rb + imm0
     const isa::Regs& r = reg_q_[s];
@@ -355,6 +393,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
         break;
     }
     st.redirect[s] = st.issue[s] && taken;
+    st.rl[s] = dh.rl;
     st.stale[s] = st.redirect[s] && qo[s].usage_o == 2;  // the word behind the branch
     st.pop[s] = st.issue[s] || (go && h.valid && stale_q_[s]);
     st.fetch[s] = go && !fetched_end_q_[s] && qo[s].push_ready_o && pc_q_[s] < p_.imem_depth && !st.redirect[s];
@@ -382,12 +421,15 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   done(0, in.te_cpl_i.mm_done, in.te_cpl_i.mm_tag);
   done(1, in.ve_cpl_i.done, in.ve_cpl_i.tag);
   done(2, in.se_cpl_i.done, in.se_cpl_i.tag);
-  add(in.sem_add_valid_i, in.sem_add_idx_i, in.sem_add_val_i);
+  add(in.sem_add_valid_i && !in.sem_add_reg_i, in.sem_add_idx_i, in.sem_add_val_i);
+  st.reg_in = in.sem_add_valid_i && in.sem_add_reg_i;
   add(in.sem_ext_valid_i, in.sem_ext_idx_i, in.sem_ext_val_i);
 
   // deadlock: every stream not ended waits on its semaphore, and nothing is in flight (unless
   // another unit may still add to the semaphores)
-  if (go && !in.sem_ext_en_i && !slots_busy && dma_idle && !st.any_add) {
+  bool pend = false;
+  for (auto m : pend_q_) pend |= m != 0;
+  if (go && !in.sem_ext_en_i && !slots_busy && !pend && dma_idle && !st.any_add) {
     bool all = true, some = false;
     unsigned first = 0;
     for (unsigned s = 0; s < kStreams; ++s) {
@@ -407,18 +449,19 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   }
   bool all_ended = true;
   for (unsigned s = 0; s < kStreams; ++s) all_ended &= ended_q_[s];
-  st.done = live && !st.err_now && all_ended && !slots_busy && dma_idle;
+  st.done = live && !st.err_now && all_ended && !slots_busy && !pend && dma_idle;
 
   if (!out) return;
   Out& o = *out;
-  o.te_cmd_valid_o = st.valid[tensor] && unit_op[tensor];
+  o.te_cmd_valid_o = st.valid[tensor] && tag_op[tensor];
   o.te_cmd_o = dec[tensor]->te;
-  o.ve_cmd_valid_o = st.valid[vector] && unit_op[vector];
+  o.ve_cmd_valid_o = st.valid[vector] && tag_op[vector];
   o.ve_cmd_o = dec[vector]->lane;
-  o.se_cmd_valid_o = st.valid[scalar] && unit_op[scalar];
+  o.se_cmd_valid_o = st.valid[scalar] && tag_op[scalar];
   o.se_cmd_o = dec[scalar]->lane;
-  o.dma_desc_valid_o = st.valid[sync] && unit_op[sync];
-  const Decoded& ds = *dec[sync];
+  // the DMA port: the granted stream's descriptor (the sync stream's when none asks)
+  o.dma_desc_valid_o = gnt < kStreams;
+  const Decoded& ds = *dec[gnt < kStreams ? gnt : static_cast<unsigned>(sync)];
   o.dma_desc_engine_o = ds.engine;
   o.dma_desc_queue_o = ds.queue;
   o.dma_desc_o = ds.desc;
@@ -441,7 +484,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
       ss.state = State::StIdle;
     else if (hv && !st.wait_ok[s])
       ss.state = State::StWait;
-    else if (hv && unit_op[s] && !(ready[s] && tag_free[s]))
+    else if (hv && (reg_busy[s] || (unit_op[s] && !(ready[s] && tag_free[s]))))
       ss.state = State::StBusy;
     else
       ss.state = State::StRun;
@@ -476,7 +519,7 @@ bool Control::quiet() const {
   const Step& st = step_;
   for (unsigned s = 0; s < kStreams; ++s)
     if (st.fetch[s] || st.pop[s]) return false;
-  return !st.any_add && !st.err_now && !st.done;
+  return !st.any_add && !st.reg_in && !st.err_now && !st.done;
 }
 
 void Control::write_imem(unsigned s, std::uint32_t addr, const Bits& word) {
@@ -544,6 +587,7 @@ bool Control::tick(const In& in) {
     tag_q_.fill(0);
     sem_q_.fill(0);
     for (auto& r : reg_q_) r.fill(0);
+    pend_q_.fill(0);
     stale_q_.fill(false);
     running_q_ = true;
     return true;
@@ -556,9 +600,10 @@ bool Control::tick(const In& in) {
     }
     // the registers and the pc of a taken branch (its word is the head, not substituted)
     if (st.pop[s]) stale_q_[s] = false;
-    if (st.issue[s] && st.reg_we[s]) {
-      const unsigned rd = static_cast<unsigned>(f(st.head[s].word, tbl::kF_rd));
-      if (rd) reg_q_[s][rd % tbl::kRegs] = st.reg_wv[s];
+    if (st.issue[s] && (st.reg_we[s] || st.rl[s])) {
+      const unsigned rd = static_cast<unsigned>(f(st.head[s].word, tbl::kF_rd)) % tbl::kRegs;
+      if (rd && st.reg_we[s]) reg_q_[s][rd] = st.reg_wv[s];
+      if (rd && st.rl[s]) pend_q_[s] = static_cast<std::uint16_t>(pend_q_[s] | 1u << rd);
     }
     if (st.redirect[s]) {
       pc_q_[s] = static_cast<std::uint32_t>(f(st.head[s].word, tbl::kF_target));
@@ -579,7 +624,7 @@ bool Control::tick(const In& in) {
     const Bits& w = st.head[s].word;
     const tbl::Op* o = op_of(w);
     if (std::strcmp(o->name, "end") == 0) ended_q_[s] = true;
-    if (s < 3 && o->unit != tbl::Unit::ctl) {
+    if (s < 3 && (o->unit == tbl::Unit::tensor || o->unit == tbl::Unit::lane)) {
       Slot& sl = slot_q_[s][tag_q_[s]];
       sl.busy = true;
       sl.pc = st.head[s].pc;
@@ -590,6 +635,12 @@ bool Control::tick(const In& in) {
     }
   }
   for (unsigned i = 0; i < kSems; ++i) sem_q_[i] = static_cast<std::uint32_t>(sem_q_[i] + st.add[i]);
+  // a register load's word (the register is pending, so nothing else writes it now)
+  if (st.reg_in && in.sem_add_idx_i % tbl::kRegs) {
+    const unsigned s = in.sem_add_stream_i % kStreams, r = in.sem_add_idx_i % tbl::kRegs;
+    reg_q_[s][r] = in.sem_add_val_i;
+    pend_q_[s] = static_cast<std::uint16_t>(pend_q_[s] & ~(1u << r));
+  }
   if (st.err_now && !err_q_) {
     err_q_ = true;
     err_code_q_ = st.err_code;

@@ -79,6 +79,8 @@ class Control {
     bool sem_add_valid_i = false;  ///< a descriptor's completion write: add sem_add_val_i to sem_add_idx_i
     unsigned sem_add_idx_i = 0;
     std::uint32_t sem_add_val_i = 0;
+    bool sem_add_reg_i = false;     ///< ... or a register load's word: to register sem_add_idx_i % 16
+    unsigned sem_add_stream_i = 0;  ///< ... of this stream
     // semaphore additions from outside the unit (another unit's, another chip's)
     bool sem_ext_en_i = false;  ///< they may come: a wait with nothing in flight is no deadlock
     bool sem_ext_valid_i = false;
@@ -150,6 +152,8 @@ class Control {
   static te_cmd_t te_cmd(const Bits& w, unsigned tag);
   static instr_t lane_cmd(const Bits& w, unsigned tag);
   static desc_t dma_desc(const Bits& w);
+  /// reg_load's descriptor: 4 bytes from its source to register rd of stream s.
+  static desc_t reg_desc(const Bits& w, unsigned s);
 
   /// The ports of rtl/core/core_ctl.sv, generated from its header; the module's parameters from this model's.
   sv::ports::core_ctl::Params sv_params() const {
@@ -187,6 +191,8 @@ class Control {
     std::array<bool, kStreams> stale{};     ///< ... with a word behind it in the queue
     std::array<bool, kStreams> reg_we{};    ///< the issuing instruction writes register rd
     std::array<std::uint32_t, kStreams> reg_wv{};
+    bool reg_in = false;              ///< a register load's word comes in
+    std::array<bool, kStreams> rl{};  ///< the head is a reg_load
     bool err_now = false;
     unsigned err_code = 0, err_detail = 0, err_stream = 0;
     std::uint32_t err_pc = 0;
@@ -223,6 +229,8 @@ class Control {
     unsigned code = 0, detail = 0;
     Ctl ctl = Ctl::none;
     unsigned rd = 0, ra = 0, rb = 0, cond = 0;
+    bool rl = false;         ///< reg_load
+    std::uint16_t regs = 0;  ///< the registers it names (isa::regs_named)
     std::uint32_t imm0 = 0, target = 0;
     bool wait_en = false;
     unsigned wait_sem = 0;
@@ -247,7 +255,8 @@ class Control {
   std::array<unsigned, 3> tag_q_{};
   std::array<std::uint32_t, kSems> sem_q_{};
   std::array<isa::Regs, kStreams> reg_q_{};
-  std::array<bool, kStreams> stale_q_{};  ///< the queue's head was fetched behind a taken branch
+  std::array<std::uint16_t, kStreams> pend_q_{};  ///< registers a reg_load has yet to write
+  std::array<bool, kStreams> stale_q_{};          ///< the queue's head was fetched behind a taken branch
   bool running_q_ = false, err_q_ = false;
   unsigned err_code_q_ = 0, err_detail_q_ = 0, err_stream_q_ = 0;
   std::uint32_t err_pc_q_ = 0;

@@ -80,6 +80,8 @@ void NeuronCore::settle(const In& in) const {
       c.sem_add_valid_i = to_.sem_valid_o;
       c.sem_add_idx_i = static_cast<unsigned>(to_.sem_idx_o);
       c.sem_add_val_i = to_.sem_val_o;
+      c.sem_add_reg_i = to_.sem_reg_o;
+      c.sem_add_stream_i = static_cast<unsigned>(to_.sem_stream_o);
     }
     const bool ctl_same = !first && c == ci_;
     if (!ctl_same) {

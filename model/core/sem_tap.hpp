@@ -2,7 +2,9 @@
 // a collective core) on its way out to the chip (docs/chip.md). Combinational.
 //   - A semaphore write (in_info_i.sem) whose chip and unit fields are both 0 is the unit's own:
 //     taken at once, it becomes the addition of its data's low 32 bits to semaphore
-//     (address / 4) mod 32 (sem_*).
+//     (address / 4) mod 32 (sem_*); one whose address has bit 12 set (a register load, docs/isa.md)
+//     is the write of those bits to register address[5:2] of stream address[14:13] instead
+//     (sem_reg_o, sem_stream_o).
 //   - Every other write passes to out_*; a semaphore write's unit field 0 becomes unit + 1.
 #pragma once
 
@@ -40,6 +42,8 @@ class SemTap {
     bool sem_valid_o = false;
     std::uint64_t sem_idx_o = 0;
     std::uint32_t sem_val_o = 0;
+    bool sem_reg_o = false;          ///< the own write is a register's: register sem_idx_o % 16 ...
+    std::uint64_t sem_stream_o = 0;  ///< ... of this stream
   };
 
   explicit SemTap(Params p) : p_(p) {}
@@ -59,6 +63,8 @@ class SemTap {
     out.sem_valid_o = in.in_valid_i && own;
     out.sem_idx_o = (a >> 2) & 31;
     out.sem_val_o = static_cast<std::uint32_t>(in.in_data_i.slice(0, 32));
+    out.sem_reg_o = (a >> dma::kRegBit) & 1;
+    out.sem_stream_o = (a >> dma::kRegStreamLsb) & 3;
     out.in_ready_o = own || in.out_ready_i;
     out.out_valid_o = in.in_valid_i && !own;
     out.out_o = in.in_i;

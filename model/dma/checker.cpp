@@ -31,11 +31,13 @@ void OrderingChecker::on_write(const Write& w) {
   Q& qu = q_[w.queue];
   if (w.desc >= qu.descs.size()) fail("monitor", w, fmt::format("the queue has {} descriptors", qu.descs.size()));
   D& d = qu.descs[w.desc];
+  // the completion (a register load's one write is marked as a semaphore write too: it is data)
+  const bool sem = w.sem && d.d.op != static_cast<unsigned>(Op::reg);
   if (!d.legal) fail("bad descriptor", w, fmt::format("descriptor fails its check ({})", err_name(check(d.d, g_))));
-  const std::uint64_t cnt = w.sem ? 0 : w.elems();
-  if (!w.sem && (cnt == 0 || w.elem + cnt > d.nelem))
+  const std::uint64_t cnt = sem ? 0 : w.elems();
+  if (!sem && (cnt == 0 || w.elem + cnt > d.nelem))
     fail("monitor", w, fmt::format("elements {}..{} outside the descriptor's {}", w.elem, w.elem + cnt, d.nelem));
-  if (w.sem && d.sem_seen) fail("semaphore", w, "written twice");
+  if (sem && d.sem_seen) fail("semaphore", w, "written twice");
 
   // barrier: every earlier descriptor of the queue is complete
   if (d.d.barrier)
@@ -47,10 +49,10 @@ void OrderingChecker::on_write(const Write& w) {
                          p.d.sem && !p.sem_seen ? " and no semaphore" : ""));
     }
   // semaphore: all of this descriptor's data
-  if (w.sem && d.seen != d.nelem) fail("semaphore", w, fmt::format("only {} of {} elements visible", d.seen, d.nelem));
+  if (sem && d.seen != d.nelem) fail("semaphore", w, fmt::format("only {} of {} elements visible", d.seen, d.nelem));
 
   // strong order: exactly the next write of the queue
-  const std::uint64_t k = key(w.desc, w.sem ? d.nelem : w.elem);
+  const std::uint64_t k = key(w.desc, sem ? d.nelem : w.elem);
   if (qu.strong) {
     if (w.desc != qu.cur) {
       if (w.desc < qu.cur) fail("strong order", w, fmt::format("descriptor {} is already being written", qu.cur));
@@ -62,7 +64,7 @@ void OrderingChecker::on_write(const Write& w) {
       qu.cur = w.desc;
       qu.next = 0;
     }
-    if (w.sem ? qu.next != d.nelem : w.elem != qu.next)
+    if (sem ? qu.next != d.nelem : w.elem != qu.next)
       fail("strong order", w, fmt::format("expected element {} of descriptor {}", qu.next, qu.cur));
     qu.next += cnt;
   } else if (qu.any && k < qu.max_key) {
@@ -72,7 +74,7 @@ void OrderingChecker::on_write(const Write& w) {
   qu.any = true;
 
   // same address: per byte, writers in issue order
-  if (!w.sem) {
+  if (!sem) {
     const std::uint64_t base = key(w.desc, w.elem);
     const unsigned es = w.esize;
     w.for_each_byte(g_, [&](std::uint64_t a, unsigned i) {

@@ -73,8 +73,15 @@ bool in_range(const Geometry& g, Space space, std::uint32_t addr, std::uint64_t 
   return g.part_of(addr) < g.parts && static_cast<std::uint64_t>(g.off_of(addr)) + bytes <= g.part_bytes;
 }
 
+Err check_reg(Space src_space, std::uint32_t src_addr, const Geometry& g) {
+  if (src_addr % 4 != 0) return Err::format;
+  if (src_space == Space::hbm && chip_of(src_addr) != 0) return Err::chip;
+  if (!in_range(g, src_space, src_addr, 4)) return Err::range;
+  return Err::none;
+}
+
 Err check(const Desc& d, const Geometry& g) {
-  if (!type_known(d.stype) || !type_known(d.dtype) || d.op > 1 || d.layout > 2) return Err::format;
+  if (!type_known(d.stype) || !type_known(d.dtype) || d.op > 2 || d.layout > 2) return Err::format;
   if (type_mx(d.stype) || type_mx(d.dtype)) return Err::mx_cast;
   if ((d.stype == kTypeBytes) != (d.dtype == kTypeBytes)) return Err::format;
   if (d.len == 0) return Err::zero_len;
@@ -82,6 +89,8 @@ Err check(const Desc& d, const Geometry& g) {
   const unsigned ss = type_size(d.stype), ds = type_size(d.dtype);
   if (d.len % ss != 0) return Err::format;
   if (d.op == static_cast<unsigned>(Op::acc) && !(d.dtype == 0 || d.dtype == 2)) return Err::format;
+  const bool reg = d.op == static_cast<unsigned>(Op::reg);
+  if (reg && (d.stype != kTypeBytes || d.len != 4 || d.layout != 0 || d.sem || d.src_addr % 4 != 0)) return Err::format;
   // an HBM address names chip 0 .. chips (0: this chip); a source only this chip
   auto chip_ok = [&](Space sp, std::uint32_t a) { return sp != Space::hbm || chip_of(a) <= g.chips; };
   if ((d.src_space == Space::hbm && chip_of(d.src_addr) != 0) || !chip_ok(d.dst_space, d.dst_addr) ||
@@ -96,7 +105,9 @@ Err check(const Desc& d, const Geometry& g) {
     rows = nelem / d.cols;
   }
   if (!in_range(g, d.src_space, d.src_addr, d.len)) return Err::range;
-  if (d.layout == 0) {
+  if (reg) {
+    if (d.dst_space != Space::hbm || !is_reg_addr(d.dst_addr)) return Err::range;
+  } else if (d.layout == 0) {
     if (!in_range(g, d.dst_space, d.dst_addr, nelem * ds)) return Err::range;
   } else if (static_cast<std::uint64_t>(g.part_of(d.dst_addr)) + d.cols > g.parts ||
              g.off_of(d.dst_addr) + rows * es > g.part_bytes) {

@@ -12,7 +12,9 @@ namespace trn::dma {
 
 enum class Space : std::uint8_t { hbm = 0, sbuf = 1 };
 enum class Layout : std::uint8_t { row = 0, col2 = 1, col4 = 2 };
-enum class Op : std::uint8_t { copy = 0, acc = 1 };
+/// copy; acc: destination += source (BF16 or FP32); reg: 4 bytes from a 4-aligned source to a
+/// register address, one write marked as a semaphore write that the issuing unit takes (reg_load).
+enum class Op : std::uint8_t { copy = 0, acc = 1, reg = 2 };
 
 /// Element type codes: trn::numerics::Format 0..9, and raw bytes.
 inline constexpr unsigned kTypeBytes = 15;
@@ -40,6 +42,15 @@ inline constexpr unsigned kReadIdBits = 8;
 inline constexpr std::uint32_t kLocalMask = (1u << kLocalBits) - 1;
 inline unsigned chip_of(std::uint32_t a) { return a >> kChipLsb; }
 inline unsigned unit_of(std::uint32_t a) { return (a >> kUnitLsb) & ((1u << kUnitBits) - 1); }
+/// A register address (Op::reg's destination, docs/isa.md reg_load): bit 12 set, the stream in
+/// [14:13], the register in [5:2]; chip and unit fields 0 (the issuing unit).
+inline constexpr unsigned kRegBit = 12, kRegStreamLsb = 13;
+inline std::uint32_t reg_addr(unsigned stream, unsigned reg) {
+  return (stream & 3u) << kRegStreamLsb | 1u << kRegBit | (reg & 15u) << 2;
+}
+inline bool is_reg_addr(std::uint32_t a) {
+  return (a & ~(3u << kRegStreamLsb | 1u << kRegBit | 15u << 2)) == 0 && (a >> kRegBit & 1);
+}
 /// Does an HBM address name chip `id` (its chip field 0, or id + 1)?
 inline bool is_local(std::uint32_t a, unsigned id) { return chip_of(a) == 0 || chip_of(a) == ((id + 1) & 0xFF); }
 std::string_view err_name(Err e);
@@ -53,7 +64,7 @@ struct Desc {
   unsigned stype = kTypeBytes, dtype = kTypeBytes;
   unsigned layout = 0;     ///< Layout code (2 bits; 3 is illegal)
   std::uint32_t cols = 0;  ///< column layouts: source row length in elements
-  unsigned op = 0;         ///< Op code (2 bits; 2 and 3 are illegal)
+  unsigned op = 0;         ///< Op code (2 bits; 3 is illegal)
   bool sem = false;
   Space sem_space = Space::sbuf;
   std::uint32_t sem_addr = 0, sem_val = 0;
@@ -97,6 +108,9 @@ std::optional<unsigned> parse_type(std::string_view s);
 /// names; SBUF ranges stay inside one partition (parts = 0: no SBUF, nothing is inside).
 bool in_range(const Geometry& g, Space space, std::uint32_t addr, std::uint64_t bytes);
 Err check(const Desc& d, const Geometry& g);
+/// check() of an Op::reg descriptor from `src` (4 bytes, types bytes, to a register address), from
+/// the source alone: what a control checks its reg_load with.
+Err check_reg(Space src_space, std::uint32_t src_addr, const Geometry& g);
 
 /// One element: source code -> destination code through FP32 (exact decode, RNE encode, standard
 /// FP8 biases, Inf where the type has it, otherwise saturation as numerics::encode does).

@@ -323,7 +323,7 @@ void DmaEngine::eval(const In& in, Out& o) const {
     const Slot& s = s_[w_slot_];
     o.wr_o = {s.space, s.col, static_cast<std::uint8_t>(s.esize), s.addr, static_cast<std::uint8_t>(s.n), s.acc};
     o.wr_data_o = s.data;
-    o.wr_info_o = {static_cast<std::uint8_t>(w_q_), s.desc, s.elem, false};
+    o.wr_info_o = {static_cast<std::uint8_t>(w_q_), s.desc, s.elem, s.rg};
   }
   o.q_idle_o = o.q_err_o = 0;
   if (o.q_code_o.width() != 3 * p_.queues) o.q_code_o = Bits(3 * p_.queues);
@@ -370,6 +370,7 @@ void DmaEngine::tick(const In& in) {
     ns.space = d.dst_space == Space::sbuf;
     ns.col = d.layout != 0;
     ns.acc = d.op == static_cast<unsigned>(Op::acc);
+    ns.rg = d.op == static_cast<unsigned>(Op::reg);
     ns.cast = d.cast();
     ns.esize = d.layout != 0 ? c.es : qu.ds;
     ns.ss = qu.ss;

@@ -114,7 +114,7 @@ class DmaEngine {
     unsigned q = 0;
     std::uint16_t seq = 0, desc = 0;
     std::uint32_t elem = 0;
-    bool space = false, col = false, acc = false, cast = false;
+    bool space = false, col = false, acc = false, cast = false, rg = false;  ///< rg: an Op::reg write
     unsigned esize = 0, ss = 0, stype = 0, dtype = 0;
     std::uint32_t addr = 0;
     unsigned n = 0, cnt = 0;

@@ -560,7 +560,7 @@ class Assembler {
         if (m == std::string::npos || m >= b) fail(a, fmt::format("expected {}=SEM{}VALUE", k.name, op));
         put(w, k.fields[0], 1, a);
         put(w, k.fields[1], sem_value(code, a, m), a);
-        put(w, k.fields[2], eval(code, m + 2, b), m + 2);
+        field_value(w, k.fields[2], code, m + 2, b);  // (a wait value may add a register)
         break;
       }
       case tbl::Syntax::operand:

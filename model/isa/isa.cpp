@@ -22,8 +22,10 @@ Bits used_mask(const tbl::Op& o) {
     for (unsigned b = 0; b < fd.bits; ++b) m.set_bit(fd.lsb + b, true);
   };
   for (unsigned f : {tbl::kF_op, tbl::kF_wait_en, tbl::kF_wait_sem, tbl::kF_wait_val, tbl::kF_post_en, tbl::kF_post_sem,
-                     tbl::kF_post_val})
+                     tbl::kF_post_val}) {
     mark(static_cast<int>(f));
+    mark(tbl::kFields[f].reg);
+  }
   for (unsigned k = 0; k < o.nkeys; ++k) {
     const auto& key = tbl::kKeys[o.keys[k]];
     for (unsigned i = 0; i < key.count; ++i) {
@@ -129,9 +131,12 @@ std::string illegal(const Bits& w, unsigned s) {
     if (key.syntax != tbl::Syntax::wait && key.syntax != tbl::Syntax::post && key.syntax != tbl::Syntax::vecaddr)
       continue;
     if (get(w, static_cast<unsigned>(key.fields[0]))) continue;
-    for (unsigned i = 1; i < key.count; ++i)
-      if (get(w, static_cast<unsigned>(key.fields[i])))
-        return fmt::format("{} is set without {}", tbl::kFields[key.fields[i]].name, tbl::kFields[key.fields[0]].name);
+    for (unsigned i = 1; i < key.count; ++i) {
+      const auto& fd = tbl::kFields[key.fields[i]];
+      for (const int x : {key.fields[i], fd.reg})  // the field, and its register companion
+        if (x >= 0 && get(w, static_cast<unsigned>(x)))
+          return fmt::format("{} is set without {}", tbl::kFields[x].name, tbl::kFields[key.fields[0]].name);
+    }
   }
   for (const auto& f : tbl::kFields)
     if (f.reg_dim >= 0 && !get(w, static_cast<unsigned>(f.reg)) && get(w, static_cast<unsigned>(f.reg_dim)))
@@ -149,6 +154,13 @@ bool names_register(const Bits& w) {
   for (const auto& f : tbl::kFields)
     if (f.reg >= 0 && get(w, static_cast<unsigned>(f.reg))) return true;
   return false;
+}
+
+std::uint16_t regs_named(const Bits& w) {
+  std::uint16_t m = 0;
+  for (unsigned i = 0; i < tbl::kFieldCount; ++i)
+    if (tbl::kFields[i].kind == tbl::Kind::reg) m |= static_cast<std::uint16_t>(1u << (get(w, i) % tbl::kRegs));
+  return static_cast<std::uint16_t>(m & ~1u);
 }
 
 bool substitute(const Bits& w, const Regs& r, Bits& out) {

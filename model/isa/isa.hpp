@@ -62,6 +62,8 @@ struct Error : std::runtime_error {
 using Regs = std::array<std::uint32_t, tbl::kRegs>;
 /// Does `w` name a register in a field's register companion (a_addr_r, size_r, n_r, ...)?
 bool names_register(const Bits& w);
+/// The registers `w` names in any register field (rd, ra, rb, the companions), a bit each; r0 never.
+std::uint16_t regs_named(const Bits& w);
 /// The instruction as it issues (docs/isa.md, "Registers and control flow"): `w` with every field
 /// that has a register companion plus that register of `r`, truncated to the field (a dims field:
 /// the dimension its reg_dim names). False if a sum does not fit its field (the error range).

@@ -421,24 +421,19 @@ std::vector<std::uint8_t> f32_rows(std::mt19937_64& rng, unsigned rows, unsigned
   return b;
 }
 
-// ---- softmax.s: softmax over rows, FP32, RB blocks of PARTS rows of MAX_N
-Case softmax(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
-  Sizes sz("softmax", over);
-  const unsigned P = a.partitions, n = a.max_moving_n;
-  const auto RB = static_cast<unsigned>(sz.get("RB", 2, 1, 256));
+// ---- softmax.s: softmax over rows, FP32, RB blocks of PARTS rows of n (softmax.s: n = MAX_N; and
+// softmax_dyn.s, n and RB read at run time), the SBUF laid out for rows of nmax, X at hx, Y at hy
+void softmax_rows(Case& c, const cfg::Arch& a, std::mt19937_64& rng, unsigned n, unsigned RB, unsigned nmax,
+                  std::uint32_t hx, std::uint32_t hy) {
+  const unsigned P = a.partitions;
   const unsigned R = RB * P;
-  const std::uint32_t RS = 64 * ((16 * n + 16 + 63) / 64), OX = 0, OT = 4 * n, OE = 8 * n, OY = 12 * n, OM = 16 * n,
-                      OS = OM + 4, OR = OM + 8, HY = 4 * R * n;
-  if (RS * RB > a.sbuf_bytes_per_partition || std::uint64_t{HY} + 4ull * R * n > a.hbm_bytes)
-    throw std::invalid_argument(fmt::format("kernel softmax: RB = {} does not fit in SBUF or HBM", RB));
-  std::mt19937_64 rng(seed);
-  Case c;
-  c.defines = sz.done();
+  const std::uint32_t RS = 64 * ((16 * nmax + 16 + 63) / 64), OX = 0, OT = 4 * nmax, OE = 8 * nmax, OY = 12 * nmax,
+                      OM = 16 * nmax, OS = OM + 4, OR = OM + 8, HY = hy;
   // blocks alternate rows spanning e^-16 and e^-80 of their maximum
   std::vector<float> spread;
   for (unsigned r = 0; r < R; ++r) spread.push_back((r / P) % 2 ? 40.0f : 8.0f);
-  c.inputs.push_back({"X", 0, f32_rows(rng, R, n, spread)});
-  const auto& x = c.inputs[0].bytes;
+  c.inputs.push_back({"X", hx, f32_rows(rng, R, n, spread)});
+  const auto& x = c.inputs.back().bytes;
   tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
   vector::FunctionalReference vref(shape(a, vector::Engine::vector)), sref(shape(a, vector::Engine::scalar));
   for (unsigned b = 0; b < RB; ++b) {
@@ -488,6 +483,47 @@ Case softmax(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   c.bounds.push_back(std::move(bd));
   const unsigned q = std::min(P, a.dma_queues);
   c.sems = {{0, RB * q}, {1, RB}, {2, RB}, {3, RB}, {4, RB * q}};  // ld, sub, rcp, mul, out
+}
+
+Case softmax(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
+  Sizes sz("softmax", over);
+  const unsigned P = a.partitions, n = a.max_moving_n;
+  const auto RB = static_cast<unsigned>(sz.get("RB", 2, 1, 256));
+  const unsigned R = RB * P;
+  const std::uint32_t RS = 64 * ((16 * n + 16 + 63) / 64), HY = 4 * R * n;
+  if (RS * RB > a.sbuf_bytes_per_partition || std::uint64_t{HY} + 4ull * R * n > a.hbm_bytes)
+    throw std::invalid_argument(fmt::format("kernel softmax: RB = {} does not fit in SBUF or HBM", RB));
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.defines = sz.done();
+  softmax_rows(c, a, rng, n, RB, n, 0, HY);
+  return c;
+}
+
+// ---- softmax_dyn.s: softmax.s with n and RB from an argument block at ARGS (n, RB, HX, HY); the
+// sizes N and RB are the run's, RBMAX the binary's (the assembler sees RBMAX and ARGS only)
+Case softmax_dyn(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
+  Sizes sz("softmax_dyn", over);
+  const unsigned P = a.partitions, nmax = a.max_moving_n;
+  const auto RBMAX = static_cast<unsigned>(sz.get("RBMAX", 3, 1, 256));
+  const auto n = static_cast<unsigned>(sz.get("N", nmax - 1, 1, nmax));
+  const auto RB = static_cast<unsigned>(sz.get("RB", RBMAX, 1, RBMAX));
+  const auto args = static_cast<std::uint32_t>(sz.get("ARGS", 0, 0, a.hbm_bytes - 64));
+  const std::uint32_t RS = 64 * ((16 * nmax + 16 + 63) / 64), R = RB * P, hx = args + 64, hy = hx + 4 * R * n;
+  if (args % 4 || RS * RBMAX > a.sbuf_bytes_per_partition || std::uint64_t{hy} + 4ull * R * n > a.hbm_bytes)
+    throw std::invalid_argument(
+        fmt::format("kernel softmax_dyn: RBMAX = {} or ARGS = {:#x} does not fit in SBUF or HBM", RBMAX, args));
+  std::mt19937_64 rng(seed);
+  Case c;
+  sz.done();                                       // (refuses a size the kernel does not have)
+  c.defines = {{"RBMAX", RBMAX}, {"ARGS", args}};  // the binary's: the same for every n and RB
+  std::vector<std::uint8_t> blk(16);
+  for (unsigned i = 0; i < 4; ++i) {
+    const std::uint32_t v = std::array<std::uint32_t, 4>{n, RB, hx, hy}[i];
+    for (unsigned j = 0; j < 4; ++j) blk[4 * i + j] = static_cast<std::uint8_t>(v >> (8 * j));
+  }
+  c.inputs.push_back({"args", args, blk});
+  softmax_rows(c, a, rng, n, RB, nmax, hx, hy);
   return c;
 }
 
@@ -897,6 +933,9 @@ const Kernel kAll[] = {
     {"matmul", "matmul.s", "one tile: C = gelu(0.5 W^T X), BF16, all four streams", matmul},
     {"gemm", "gemm.s", "tiled GEMM with double-buffered loads: C = gelu(W^T X + bias), BF16", gemm},
     {"softmax", "softmax.s", "softmax over rows (max, subtract, exp and sum, reciprocal, multiply), FP32", softmax},
+    {"softmax_dyn", "softmax_dyn.s",
+     "softmax.s with the row length n and block count RB read from an argument block at run time (one binary)",
+     softmax_dyn},
     {"layernorm", "layernorm.s", "layer norm over rows with gamma and beta, FP32", layernorm},
     {"attention", "attention.s", "one attention head: softmax(Q K^T / sqrt(d)) V, BF16", attention},
     {"mlp", "mlp.s", "an MLP step on MXFP8: Y = W2^T gelu(W1^T X), quantized by the vector engine", mlp},
@@ -1090,6 +1129,9 @@ void relocate(Case& c, isa::Program& p, std::uint32_t base) {
     for (Bits& w : stream) {
       const tbl::Op* o = isa::find_op(static_cast<unsigned>(isa::get(w, tbl::kF_op)));
       if (!o || o->unit != tbl::Unit::dma) continue;
+      if (std::string_view(o->name) == "reg_load")
+        throw std::invalid_argument(
+            "relocate: the program reads its addresses at run time (reg_load); place its argument block instead");
       if (isa::get(w, tbl::kF_src_space) == 0) isa::set(w, tbl::kF_src_addr, moved(isa::get(w, tbl::kF_src_addr)));
       if (isa::get(w, tbl::kF_dst_space) == 0) isa::set(w, tbl::kF_dst_addr, moved(isa::get(w, tbl::kF_dst_addr)));
     }

@@ -69,7 +69,8 @@ isa::Program assemble(const Kernel& k, const Case& c, const cfg::Arch& arch);
 /// Move a case and its program to HBM address `base`: every input and output block, and every
 /// dma_start's HBM source and destination address (a chip's second core runs a kernel beside the
 /// first in another part of the chip's HBM). Throws std::invalid_argument when an address would
-/// pass the 24-bit byte address of a chip's HBM.
+/// pass the 24-bit byte address of a chip's HBM, or the program loads registers (reg_load: its
+/// addresses come from memory at run time, so its argument block is what places it).
 void relocate(Case& c, isa::Program& p, std::uint32_t base);
 /// The first differences between the case's outputs and `hbm` (one line each, at most `max`), or
 /// "" when every output byte matches.

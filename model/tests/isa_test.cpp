@@ -152,9 +152,11 @@ top:
 fwd:
     copy pc=1 size=8,r4+2 a=sbuf:r2+64:fp32 o=sbuf:r3:fp32
     loop r1, top post=s+=1
+    sem_wait wait=s>=r6+2
     end
 .stream sync
     dma_start src=hbm:r5 dst=sbuf:0 len=r6+4 stype=bytes dtype=bytes
+    reg_load r7, sbuf:r1+8 queue=1
     end
 )";
   const isa::Program p = isa::assemble(".sem s\n" + src, "c.s");
@@ -177,9 +179,16 @@ fwd:
   BOOST_TEST(isa::get(v[4], tbl::kF_o_addr) == 0u);
   BOOST_TEST(isa::get(v[4], tbl::kF_o_addr_r) == 3u);
   BOOST_TEST(isa::get(v[5], tbl::kF_target) == 1u);  // top
+  BOOST_TEST(isa::get(v[6], tbl::kF_wait_val) == 2u);
+  BOOST_TEST(isa::get(v[6], tbl::kF_wait_r) == 6u);
   BOOST_TEST(isa::get(p.streams[3][0], tbl::kF_src_r) == 5u);
   BOOST_TEST(isa::get(p.streams[3][0], tbl::kF_len_r) == 6u);
   BOOST_TEST(isa::get(p.streams[3][0], tbl::kF_len) == 4u);
+  BOOST_TEST(isa::get(p.streams[3][1], tbl::kF_rd) == 7u);
+  BOOST_TEST(isa::get(p.streams[3][1], tbl::kF_src_space) == 1u);  // sbuf
+  BOOST_TEST(isa::get(p.streams[3][1], tbl::kF_src_r) == 1u);
+  BOOST_TEST(isa::get(p.streams[3][1], tbl::kF_src_addr) == 8u);
+  BOOST_TEST(isa::get(p.streams[3][1], tbl::kF_queue) == 1u);
   for (const auto& s : p.streams)
     for (const auto& w : s) BOOST_TEST(isa::illegal(w, static_cast<unsigned>(&s - &p.streams[0])) == "");
   // the text names the labels and registers again, and assembles back to the same program

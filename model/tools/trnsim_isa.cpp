@@ -59,7 +59,7 @@ ended and nothing is in flight, or the core stops on an error. A .s file is asse
   --trace FILE.json    the engine timeline (Chrome/Perfetto trace-event JSON); also TRACE=FILE.json
   --limit N            stop after N cycles (default 50000000)
   --waw                write-after-write DMA ordering (default strong-order-write)
-Prints the cycles and per-stream figures. Exit status: 0 done, 1 stopped on an error or the
+Prints the cycles, per-stream figures and the semaphores that are not 0. Exit status: 0 done, 1 stopped on an error or the
 limit, 2 bad input.
 )";
 
@@ -346,6 +346,15 @@ int cmd_run(int argc, char** argv) {
                config);
     if (!r.ok) fmt::print("{}\n", r.what);
     print_counts(tl);
+    // the semaphores that are not zero, by name
+    std::string sems;
+    for (unsigned i = 0; i < core::Control::kSems; ++i) {
+      const std::uint32_t v = run.out().sem_o[i];
+      if (!v) continue;
+      const auto it = p.sem_names.find(i);
+      sems += fmt::format(" {}={}", it != p.sem_names.end() ? it->second : fmt::format("{}", i), v);
+    }
+    fmt::print("semaphores:{}\n", sems.empty() ? " all 0" : sems);
     write_trace(tl, trace, fmt::format("NeuronCore ({}) {}", config, in));
     for (const auto& [addr, len, file] : dumps) {
       if (file.empty()) {

@@ -78,6 +78,8 @@ module cc_core
   logic          own_valid;
   logic [4:0]    own_idx;
   logic [31:0]   own_val;
+  logic          own_reg;
+  logic [1:0]    own_stream;
   logic          dma_wr_valid, dma_wr_ready;
   wr_req_t       dma_wr;
   logic [DW-1:0] dma_wr_data;
@@ -95,7 +97,8 @@ module cc_core
     .se_cmd_valid_o(se_valid_unused), .se_cmd_ready_i(1'b0), .se_cmd_o(se_cmd_unused), .se_cpl_i(le_cpl_t'('0)),
     .dma_desc_valid_o(desc_valid), .dma_desc_ready_i(desc_ready), .dma_desc_engine_o(desc_engine_unused),
     .dma_desc_queue_o(desc_queue), .dma_desc_o(desc), .dma_q_idle_i(dma_q_idle_o),
-    .sem_add_valid_i(own_valid), .sem_add_idx_i(own_idx), .sem_add_val_i(own_val),
+    .sem_add_valid_i(own_valid), .sem_add_idx_i(own_idx), .sem_add_val_i(own_val), .sem_add_reg_i(own_reg),
+    .sem_add_stream_i(own_stream),
     .sem_ext_en_i, .sem_ext_valid_i(sem_add_valid_i), .sem_ext_idx_i(sem_add_idx_i),
     .sem_ext_val_i(sem_add_val_i),
     .running_o, .done_o, .err_o, .err_code_o, .err_detail_o, .err_stream_o, .err_pc_o, .st_o, .sem_o
@@ -120,6 +123,7 @@ module cc_core
     .in_info_i(dma_wr_info),
     .out_valid_o(hbm_wr_valid_o), .out_ready_i(hbm_wr_ready_i), .out_o(hbm_wr_o), .out_data_o(hbm_wr_data_o),
     .out_info_o(hbm_wr_info_o),
-    .sem_valid_o(own_valid), .sem_idx_o(own_idx), .sem_val_o(own_val)
+    .sem_valid_o(own_valid), .sem_idx_o(own_idx), .sem_val_o(own_val), .sem_reg_o(own_reg),
+    .sem_stream_o(own_stream)
   );
 endmodule

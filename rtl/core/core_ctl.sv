@@ -13,7 +13,8 @@
 //     (dma_pkg::check) on the sync stream. A failing head stops the core; it never issues.
 //     The head is checked as it issues: with each field that names a register plus that register
 //     (isa_pkg::subst; a sum that does not fit is the error range), and a loop whose counter is 0
-//     is the error loop.
+//     is the error loop. A head that names a register still pending (reg_load) is not checked
+//     until the register arrives.
 //   - issue: when the head's wait holds (semaphore >= value, at the start of the cycle) and, for a
 //     unit op, a tag is free and the unit is ready. A unit op takes the engine's next tag (16 per
 //     engine); its pc and post wait in the tag's slot until the unit reports the tag done.
@@ -22,6 +23,11 @@
 //     instruction. A branch or loop that is taken sets the pc to its target and clears the fetched
 //     end; the word fetched behind it (the queue's second entry, if any) is stale and dropped the
 //     next cycle without a check, while the target is fetched: a taken branch costs one cycle.
+//   - reg_load (any stream): a register-load descriptor (dma_pkg::OpReg, checked with
+//     dma_pkg::check_reg) on the DMA descriptor port, which the streams share with the sync
+//     stream's dma_start (lowest stream first). Its register is pending until the word comes back
+//     as an own write to its register address (sem_add_* with sem_add_reg_i); a head that names a
+//     pending register (any register field) waits, shown busy.
 // Semaphores: every addition of a cycle counts (issue-time posts of the four streams, the tensor
 // engine's two completions, the vector and scalar completions (te_cpl_i, ve_cpl_i, se_cpl_i), the
 // unit's own DMA completion write on sem_add_*, and one from outside the unit on sem_ext_*: another
@@ -107,6 +113,9 @@ module core_ctl
   input  logic                        sem_add_valid_i,   /// a descriptor's completion: add sem_add_val_i ...
   input  logic [SemBits-1:0]          sem_add_idx_i,     /// ... to this semaphore
   input  logic [31:0]                 sem_add_val_i,
+  input  logic                        sem_add_reg_i,     /// ... or a register load: sem_add_val_i to register
+  input  logic [1:0]                  sem_add_stream_i,  /// sem_add_idx_i[3:0] of this stream
+
   // semaphore additions from outside the unit (another unit's or another chip's completions)
   input  logic                        sem_ext_en_i,      /// they may come: a wait with nothing in flight is no deadlock
   input  logic                        sem_ext_valid_i,
@@ -210,6 +219,21 @@ module core_ctl
     return c;
   endfunction
 
+  // reg_load's descriptor: 4 bytes from src to register rd of stream s (docs/isa.md)
+  function automatic desc_t reg_desc(inst_t i, logic [1:0] s);
+    desc_t d;
+    d = '0;
+    d.src_space = i.src_space;
+    d.src_addr = i.src_addr;
+    d.dst_space = dma_pkg::SpaceHbm;
+    d.dst_addr = dma_pkg::reg_addr(s, i.rd);
+    d.len = 32'd4;
+    d.stype = dma_pkg::TypeBytes;
+    d.dtype = dma_pkg::TypeBytes;
+    d.op = dma_pkg::OpReg;
+    return d;
+  endfunction
+
   function automatic desc_t dma_desc(inst_t i);
     desc_t d;
     d.src_space = i.src_space;
@@ -243,6 +267,7 @@ module core_ctl
   stream_e             err_stream_q, err_stream_d;
   logic [PcBits-1:0]   err_pc_q, err_pc_d;
   regs_t [Streams-1:0] reg_q, reg_d;
+  logic [Streams-1:0][isa_pkg::Regs-1:0] pend_q, pend_d;  // registers a reg_load has yet to write
   logic [Streams-1:0]  stale_q, stale_d;  // the queue's head was fetched behind a taken branch
 
   // ---- stages: instruction memories (a write port for the loader, a read port per stream; a
@@ -283,6 +308,9 @@ module core_ctl
   instr_t                   ve_head_cmd, se_head_cmd;
   desc_t                    dma_head_desc;
   logic                     lane, dma;  // (decode's loop: the head's unit)
+  logic [Streams-1:0]       rl;         // the head is a reg_load
+  desc_t [Streams-1:0]      head_desc;  // the descriptor a DMA op at the head sends
+  dma_pkg::err_e [Streams-1:0] rl_chk;
 
   assign ve_head_cmd = lane_cmd(eff[StreamVector], tag_q[1]);
   assign se_head_cmd = lane_cmd(eff[StreamScalar], tag_q[2]);
@@ -290,6 +318,15 @@ module core_ctl
   assign ve_chk = le_pkg::check(ve_head_cmd, 1'b0, Parts, SbufBytes, PsumBytes, Group);
   assign se_chk = le_pkg::check(se_head_cmd, 1'b1, Parts, SbufBytes, PsumBytes, Group);
   assign dma_chk = dma_pkg::check(dma_head_desc, HbmBytes, DmaParts, OffBits, SbufBytes, DmaMaxLen, Chips);
+  for (genvar s = 0; s < Streams; s++) begin : g_rl
+    assign rl[s] = head[s].op == isa_pkg::OpRegLoad;
+    assign rl_chk[s] = dma_pkg::check_reg(eff[s].src_space, eff[s].src_addr, HbmBytes, DmaParts, OffBits, SbufBytes);
+    if (s == 32'(StreamSync)) begin : g_sync
+      assign head_desc[s] = rl[s] ? reg_desc(eff[s], 2'(s)) : dma_head_desc;
+    end else begin : g_other
+      assign head_desc[s] = reg_desc(eff[s], 2'(s));
+    end
+  end
 
   always_comb begin
     for (int unsigned s = 0; s < Streams; s++) begin
@@ -311,9 +348,12 @@ module core_ctl
       end else if (s == 32'(StreamScalar) && lane && se_chk != le_pkg::LeErrNone) begin
         dec_code[s] = isa_pkg::CtlErrScalar;
         dec_detail[s] = se_chk;
-      end else if (s == 32'(StreamSync) && dma && (32'(head[s].queue) >= Queues || 32'(head[s].engine) >= DmaEngines)) begin
+      end else if (dma && (32'(head[s].queue) >= Queues || 32'(head[s].engine) >= DmaEngines)) begin
         dec_code[s] = isa_pkg::CtlErrIllegal;
-      end else if (s == 32'(StreamSync) && dma && dma_chk != dma_pkg::ErrNone) begin
+      end else if (rl[s] && rl_chk[s] != dma_pkg::ErrNone) begin
+        dec_code[s] = isa_pkg::CtlErrDma;
+        dec_detail[s] = rl_chk[s];
+      end else if (s == 32'(StreamSync) && dma && !rl[s] && dma_chk != dma_pkg::ErrNone) begin
         dec_code[s] = isa_pkg::CtlErrDma;
         dec_detail[s] = dma_chk;
       end
@@ -326,14 +366,35 @@ module core_ctl
   logic [2:0]         err_now_detail;
   stream_e            err_now_stream;
   logic [PcBits-1:0]  err_now_pc;
-  logic [Streams-1:0] wait_ok, unit_op, tag_free, valid, ready, waits;
+  logic [Streams-1:0] wait_ok, unit_op, tag_op, dma_op, reg_busy, tag_free, valid, ready, waits;
+  logic [Streams-1:0] dma_req, dma_gnt;
   // per stream (the sync stream has no tags and no unit report)
   logic [Streams-1:0] unit_err, tag_busy;
   logic [Streams-1:0][2:0] unit_err_code;
   logic [Streams-1:0][PcBits-1:0] unit_err_pc;
   logic [Sems-1:0][31:0] add;
 
-  assign ready = {dma_desc_ready_i, se_cmd_ready_i, ve_cmd_ready_i, te_cmd_ready_i};
+  // a unit op's unit is ready: the engine of its stream, or the DMA port (the lowest stream that
+  // asks for it has it)
+  logic dma_lower;  // (the grant's loop: a lower stream asks)
+  logic [Streams-1:0] eng_ready;
+  assign eng_ready = {1'b0, se_cmd_ready_i, ve_cmd_ready_i, te_cmd_ready_i};
+  always_comb begin
+    dma_lower = 1'b0;
+    for (int unsigned s = 0; s < Streams; s++) begin
+      dma_req[s] = valid[s] && dma_op[s];
+      dma_gnt[s] = dma_req[s] && !dma_lower;
+      dma_lower |= dma_req[s];
+    end
+  end
+  always_comb begin
+    for (int unsigned s = 0; s < Streams; s++) ready[s] = dma_op[s] ? dma_desc_ready_i && dma_gnt[s] : eng_ready[s];
+  end
+  // a head that names a register a reg_load has yet to write waits (and is not checked)
+  always_comb begin
+    for (int unsigned s = 0; s < Streams; s++) reg_busy[s] = (isa_pkg::regs_named(head[s]) & pend_q[s]) != '0;
+  end
+
   assign unit_err = {1'b0, se_cpl_i.err, ve_cpl_i.err, te_cpl_i.err};
   assign unit_err_code = {3'd0, 3'(se_cpl_i.code), 3'(ve_cpl_i.code), 3'(te_cpl_i.code)};
   assign unit_err_pc = {PcBits'(0), slot_q[2][se_cpl_i.err_tag].pc, slot_q[1][ve_cpl_i.err_tag].pc,
@@ -364,7 +425,7 @@ module core_ctl
             err_now_detail = unit_err_code[s];
             err_now_stream = stream_e'(s);
             err_now_pc = unit_err_pc[s];
-          end else if (head_valid[s] && !stale_q[s] && dec_code[s] != isa_pkg::CtlErrNone) begin
+          end else if (head_valid[s] && !stale_q[s] && !reg_busy[s] && dec_code[s] != isa_pkg::CtlErrNone) begin
             err_now = 1'b1;
             err_now_code = dec_code[s];
             err_now_detail = dec_detail[s];
@@ -429,10 +490,12 @@ module core_ctl
 
   always_comb begin
     for (int unsigned s = 0; s < Streams; s++) begin
-      wait_ok[s] = !head[s].wait_en || sem_q[head[s].wait_sem] >= {12'b0, head[s].wait_val};
+      wait_ok[s] = !head[s].wait_en || sem_q[head[s].wait_sem] >= {12'b0, eff[s].wait_val};
       unit_op[s] = isa_pkg::op_unit(head[s].op) != isa_pkg::UnitCtl;
-      tag_free[s] = !unit_op[s] || !tag_busy[s];  // (the sync stream's tag is never busy)
-      valid[s] = go && head_valid[s] && !stale_q[s] && wait_ok[s] && tag_free[s];
+      dma_op[s] = isa_pkg::op_unit(head[s].op) == isa_pkg::UnitDma;
+      tag_op[s] = unit_op[s] && !dma_op[s];  // a tensor or lane op: it takes a tag of its engine
+      tag_free[s] = !tag_op[s] || !tag_busy[s];
+      valid[s] = go && head_valid[s] && !stale_q[s] && wait_ok[s] && tag_free[s] && !reg_busy[s];
       waits[s] = head_valid[s] && !stale_q[s] && !wait_ok[s];
     end
   end
@@ -469,7 +532,7 @@ module core_ctl
         any_add = 1'b1;
       end
     end
-    if (sem_add_valid_i) begin
+    if (sem_add_valid_i && !sem_add_reg_i) begin
       add[sem_add_idx_i] += sem_add_val_i;
       any_add = 1'b1;
     end
@@ -494,9 +557,10 @@ module core_ctl
       end
     end
   end
-  assign deadlock = go && !sem_ext_en_i && !slots_busy && dma_idle && !any_add && all_wait && some_wait;
+  assign deadlock = go && !sem_ext_en_i && !slots_busy && pend_q == '0 && dma_idle && !any_add && all_wait &&
+                    some_wait;
   assign all_ended = &ended_q;
-  assign done = live && !err_now && !deadlock && all_ended && !slots_busy && dma_idle;
+  assign done = live && !err_now && !deadlock && all_ended && !slots_busy && pend_q == '0 && dma_idle;
 
   // ---- next state
   always_comb begin
@@ -513,6 +577,7 @@ module core_ctl
     err_stream_d = err_stream_q;
     err_pc_d = err_pc_q;
     reg_d = reg_q;
+    pend_d = pend_q;
     stale_d = stale_q & ~pop;
     if (start_i && !running_q && !err_q) begin
       // a new run (the queues are empty after reset and after done)
@@ -523,6 +588,7 @@ module core_ctl
       tag_d = '0;
       sem_d = '0;
       reg_d = '0;
+      pend_d = '0;
       stale_d = '0;
       running_d = 1'b1;
     end else begin
@@ -532,6 +598,7 @@ module core_ctl
           pc_d[s] = pc_q[s] + 1'b1;
         end
         if (issue[s] && reg_we[s] && head[s].rd != '0) reg_d[s][head[s].rd] = reg_wv[s];
+        if (issue[s] && rl[s] && head[s].rd != '0) pend_d[s][head[s].rd] = 1'b1;
         if (redirect[s]) begin
           pc_d[s] = head[s].target;
           fetched_end_d[s] = 1'b0;
@@ -544,7 +611,7 @@ module core_ctl
       for (int unsigned s = 0; s < Streams; s++)
         if (issue[s] && head[s].op == isa_pkg::OpEnd) ended_d[s] = 1'b1;
       for (int unsigned e = 0; e < Engines; e++) begin
-        if (issue[e] && unit_op[e]) begin
+        if (issue[e] && tag_op[e]) begin
           slot_d[e][tag_q[e]] = '{busy: 1'b1, pc: head_pc[e],
                                  post_en: !isa_pkg::done_at_issue(head[e].op) && head[e].post_en,
                                  post_sem: head[e].post_sem, post_val: head[e].post_val};
@@ -552,6 +619,11 @@ module core_ctl
         end
       end
       for (int unsigned i = 0; i < Sems; i++) sem_d[i] = sem_q[i] + add[i];
+      // a register load's word (a register it names is pending, so nothing else writes it now)
+      if (sem_add_valid_i && sem_add_reg_i && sem_add_idx_i[3:0] != '0) begin
+        reg_d[sem_add_stream_i][sem_add_idx_i[3:0]] = sem_add_val_i;
+        pend_d[sem_add_stream_i][sem_add_idx_i[3:0]] = 1'b0;
+      end
       if ((err_now || deadlock) && !err_q) begin
         err_d = 1'b1;
         err_code_d = deadlock ? isa_pkg::CtlErrDeadlock : err_now_code;
@@ -578,6 +650,7 @@ module core_ctl
       err_stream_q <= isa_pkg::StreamTensor;
       err_pc_q <= '0;
       reg_q <= '0;
+      pend_q <= '0;
       stale_q <= '0;
     end else begin
       pc_q <= pc_d;
@@ -593,21 +666,32 @@ module core_ctl
       err_stream_q <= err_stream_d;
       err_pc_q <= err_pc_d;
       reg_q <= reg_d;
+      pend_q <= pend_d;
       stale_q <= stale_d;
     end
   end
 
   // ---- outputs
-  assign te_cmd_valid_o = valid[StreamTensor] && unit_op[StreamTensor];
+  assign te_cmd_valid_o = valid[StreamTensor] && tag_op[StreamTensor];
   assign te_cmd_o = te_cmd(eff[StreamTensor], tag_q[0]);
-  assign ve_cmd_valid_o = valid[StreamVector] && unit_op[StreamVector];
+  assign ve_cmd_valid_o = valid[StreamVector] && tag_op[StreamVector];
   assign ve_cmd_o = ve_head_cmd;
-  assign se_cmd_valid_o = valid[StreamScalar] && unit_op[StreamScalar];
+  assign se_cmd_valid_o = valid[StreamScalar] && tag_op[StreamScalar];
   assign se_cmd_o = se_head_cmd;
-  assign dma_desc_valid_o = valid[StreamSync] && unit_op[StreamSync];
-  assign dma_desc_engine_o = eff[StreamSync].engine;
-  assign dma_desc_queue_o = eff[StreamSync].queue;
-  assign dma_desc_o = dma_head_desc;
+  // the DMA port: the granted stream's descriptor (the sync stream's when none asks)
+  always_comb begin
+    dma_desc_engine_o = eff[StreamSync].engine;
+    dma_desc_queue_o = eff[StreamSync].queue;
+    dma_desc_o = head_desc[StreamSync];
+    for (int s = Streams - 1; s >= 0; s--) begin
+      if (dma_gnt[s]) begin
+        dma_desc_engine_o = eff[s].engine;
+        dma_desc_queue_o = eff[s].queue;
+        dma_desc_o = head_desc[s];
+      end
+    end
+  end
+  assign dma_desc_valid_o = |dma_req;
   assign running_o = running_q;
   assign done_o = done;
   assign err_o = err_q;
@@ -623,11 +707,12 @@ module core_ctl
       else if (ended_q[s]) st_o[s].state = isa_pkg::StEnd;
       else if (!running_q) st_o[s].state = isa_pkg::StIdle;
       else if (waits[s]) st_o[s].state = isa_pkg::StWait;
-      else if (head_valid[s] && !stale_q[s] && unit_op[s] && !(ready[s] && tag_free[s])) st_o[s].state = isa_pkg::StBusy;
+      else if (head_valid[s] && !stale_q[s] && (reg_busy[s] || (unit_op[s] && !(ready[s] && tag_free[s]))))
+        st_o[s].state = isa_pkg::StBusy;
       else st_o[s].state = isa_pkg::StRun;
       st_o[s].pc = head_valid[s] && !stale_q[s] ? head_pc[s] : pc_q[s];
       st_o[s].wait_sem = (head_valid[s] && !stale_q[s] && head[s].wait_en) ? head[s].wait_sem : '0;
-      st_o[s].wait_val = (head_valid[s] && !stale_q[s] && head[s].wait_en) ? head[s].wait_val : '0;
+      st_o[s].wait_val = (head_valid[s] && !stale_q[s] && head[s].wait_en) ? eff[s].wait_val : '0;
     end
   end
 
@@ -638,9 +723,9 @@ module core_ctl
     if (rst_ni) begin
       for (int unsigned s = 0; s < Streams; s++) begin
         // an instruction issues only when its wait holds: semaphore >= value at the start of the cycle
-        a_wait_holds: assert (!(issue[s] && head[s].wait_en) || sem_q[head[s].wait_sem] >= {12'b0, head[s].wait_val})
+        a_wait_holds: assert (!(issue[s] && head[s].wait_en) || sem_q[head[s].wait_sem] >= {12'b0, eff[s].wait_val})
           else $error("stream %0d issued at pc %0d waiting for semaphore %0d >= %0d, which holds %0d", s, head_pc[s],
-                      head[s].wait_sem, head[s].wait_val, sem_q[head[s].wait_sem]);
+                      head[s].wait_sem, eff[s].wait_val, sem_q[head[s].wait_sem]);
         // a stale word is the one fetched behind a taken branch: it is in the queue until dropped
         a_stale_in_queue: assert (!stale_q[s] || head_valid[s])
           else $error("stream %0d: a stale word is marked with the queue empty", s);

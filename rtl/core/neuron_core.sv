@@ -10,6 +10,9 @@
 //     docs/chip.md) never leaves the NeuronCore: sem_tap accepts it at once and it becomes the
 //     semaphore addition of its data's low 32 bits to semaphore (address / 4) mod 32; a completion
 //     for another unit or chip leaves on the HBM port with its unit field filled in (Unit + 1);
+//   - a register load's word (a write marked as a semaphore write to a register address of the
+//     core: dma_pkg::is_reg_addr) is taken the same way and becomes the write of that register of
+//     its stream (sem_tap's sem_reg_o, sem_stream_o);
 //   - every other HBM access passes through;
 //   - a semaphore addition from outside (the chip: another unit's or another chip's completion)
 //     arrives on sem_add_*; with sem_ext_en_i set a wait with nothing in flight is no deadlock.
@@ -117,6 +120,8 @@ module neuron_core
   logic          sem_add_valid;
   logic [SemBits-1:0] sem_add_idx;
   logic [31:0]   sem_add_val;
+  logic          sem_add_reg;
+  logic [1:0]    sem_add_stream;
   // the core's HBM write channel, before the semaphore writes are taken off it
   logic          core_wr_valid, core_wr_ready;
   wr_req_t       core_wr;
@@ -138,6 +143,7 @@ module neuron_core
     .dma_desc_valid_o(dma_desc_valid), .dma_desc_ready_i(dma_desc_ready), .dma_desc_engine_o(dma_desc_engine),
     .dma_desc_queue_o(dma_desc_queue), .dma_desc_o(dma_desc), .dma_q_idle_i(dma_q_idle_o),
     .sem_add_valid_i(sem_add_valid), .sem_add_idx_i(sem_add_idx), .sem_add_val_i(sem_add_val),
+    .sem_add_reg_i(sem_add_reg), .sem_add_stream_i(sem_add_stream),
     .sem_ext_en_i, .sem_ext_valid_i(sem_add_valid_i), .sem_ext_idx_i(sem_add_idx_i), .sem_ext_val_i(sem_add_val_i),
     .running_o, .done_o, .err_o, .err_code_o, .err_detail_o, .err_stream_o, .err_pc_o, .st_o, .sem_o
   );
@@ -167,6 +173,7 @@ module neuron_core
     .in_info_i(core_wr_info),
     .out_valid_o(hbm_wr_valid_o), .out_ready_i(hbm_wr_ready_i), .out_o(hbm_wr_o), .out_data_o(hbm_wr_data_o),
     .out_info_o(hbm_wr_info_o),
-    .sem_valid_o(sem_add_valid), .sem_idx_o(sem_add_idx), .sem_val_o(sem_add_val)
+    .sem_valid_o(sem_add_valid), .sem_idx_o(sem_add_idx), .sem_val_o(sem_add_val), .sem_reg_o(sem_add_reg),
+    .sem_stream_o(sem_add_stream)
   );
 endmodule

@@ -2,7 +2,9 @@
 // the chip (SPEC 5.7, docs/chip.md). Combinational.
 //   - A semaphore write (in_info_i.sem) whose chip and unit fields are both 0 is the unit's own: it
 //     is taken at once and becomes the addition of its data's low 32 bits to semaphore
-//     (address / 4) mod 32 (sem_*).
+//     (address / 4) mod 32 (sem_*); one whose address has bit 12 set (dma_pkg::is_reg_addr's
+//     form: a register load, docs/isa.md) is the write of those bits to register address[5:2] of
+//     stream address[14:13] instead (sem_reg_o, sem_stream_o).
 //   - Every other write passes to out_*, a semaphore write with its unit field 0 replaced by
 //     Unit + 1, so that the chip routes every semaphore write by an explicit unit.
 module sem_tap
@@ -11,6 +13,8 @@ module sem_tap
   import dma_pkg::UnitLsb;
   import dma_pkg::UnitBits;
   import dma_pkg::ChipLsb;
+  import dma_pkg::RegBit;
+  import dma_pkg::RegStreamLsb;
 #(
   parameter int unsigned Unit      = 0,   /// this unit's index on its chip
   parameter int unsigned BeatBytes = 16,
@@ -28,13 +32,17 @@ module sem_tap
   output wr_info_t      out_info_o,
   output logic          sem_valid_o,
   output logic [4:0]    sem_idx_o,
-  output logic [31:0]   sem_val_o
+  output logic [31:0]   sem_val_o,
+  output logic          sem_reg_o,     /// the own write is a register's: register sem_idx_o[3:0] ...
+  output logic [1:0]    sem_stream_o   /// ... of this stream
 );
   logic own;
   assign own = in_info_i.sem && in_i.addr[31:ChipLsb] == '0 && in_i.addr[UnitLsb +: UnitBits] == '0;
   assign sem_valid_o = in_valid_i && own;
   assign sem_idx_o = in_i.addr[6:2];
   assign sem_val_o = in_data_i[31:0];
+  assign sem_reg_o = in_i.addr[RegBit];
+  assign sem_stream_o = in_i.addr[RegStreamLsb +: 2];
   assign in_ready_o = own ? 1'b1 : out_ready_i;
   assign out_valid_o = in_valid_i && !own;
   always_comb begin

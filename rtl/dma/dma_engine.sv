@@ -104,7 +104,7 @@ module dma_engine
     logic [QW-1:0] q;
     logic [15:0]   seq, desc;
     logic [31:0]   elem;
-    logic          space, col, acc, cast;
+    logic          space, col, acc, cast, rg;  // rg: an OpReg write (marked as a semaphore write)
     logic [2:0]    esize, ss;
     logic [3:0]    stype, dtype;
     logic [AddrBits-1:0] addr;
@@ -381,7 +381,7 @@ module dma_engine
       if (issue && free_slot == SW'(i))
         sl_d[i] = '{st: SWait, q: win, seq: qs_q[win].iseq, desc: qs_q[win].dseq, elem: qs_q[win].elem,
                     space: wd.dst_space, col: wd.layout != LayoutRow, acc: wd.op == OpAcc,
-                    cast: wd.stype != wd.dtype, esize: wd.layout != LayoutRow ? es : qs_q[win].ds,
+                    cast: wd.stype != wd.dtype, rg: wd.op == OpReg, esize: wd.layout != LayoutRow ? es : qs_q[win].ds,
                     ss: qs_q[win].ss, stype: wd.stype, dtype: wd.dtype, addr: c_dst, n: c_wn, cnt: cn,
                     lo: c_lo, hi: c_hi, data: sl_q[i].data};
       if (r_valid_i && r_id_i == SW'(i)) begin
@@ -472,7 +472,7 @@ module dma_engine
     end else if (w_v_q) begin
       wr_o = '{space: ws.space, col: ws.col, esize: ws.esize, addr: ws.addr, n: 8'(ws.n), acc: ws.acc};
       wr_data_o = ws.data;
-      wr_info_o = '{qid: 8'(w_qid_q), desc: ws.desc, elem: ws.elem, sem: 1'b0};
+      wr_info_o = '{qid: 8'(w_qid_q), desc: ws.desc, elem: ws.elem, sem: ws.rg};
     end
   end
 

@@ -4,7 +4,8 @@
 // Addresses (docs/chip.md): an HBM address carries a chip field in [31:24] (0: this chip; c: chip
 // c - 1 of the system) above the byte address in that chip's HBM ([23:0]). A semaphore address adds
 // a unit field in [11:7] (0: the issuing unit; u: unit u - 1 of the chip) and the semaphore in
-// [6:2]. SBUF addresses are {partition, offset} of the issuing core's SBUF: the partition in the
+// [6:2]; a register address (docs/isa.md, reg_load) sets bit 12 and names a stream in [14:13] and
+// a register in [5:2], with the chip and unit fields 0 (the issuing unit). SBUF addresses are {partition, offset} of the issuing core's SBUF: the partition in the
 // bits above OffBits (= clog2(bytes per partition)), the byte offset below; SBUF is never remote.
 // The functions' case statements are plain `case` with a default (not `unique case`): each
 // function is inlined at every call, and Verilator's --assert puts a parallel-case check that
@@ -17,6 +18,8 @@ package dma_pkg;
   localparam int unsigned LocalBits = 24;  // the byte address in a chip's HBM
   localparam int unsigned UnitLsb = 7;     // the unit field of a semaphore address: [11:7]
   localparam int unsigned UnitBits = 5;
+  localparam int unsigned RegBit = 12;     // a register address (OpReg's destination): [12] set,
+  localparam int unsigned RegStreamLsb = 13;  // [14:13] the stream, [5:2] the register
   localparam logic SpaceHbm = 1'b0;
   localparam logic SpaceSbuf = 1'b1;
 
@@ -31,7 +34,9 @@ package dma_pkg;
 
   typedef enum logic [1:0] {
     OpCopy = 2'd0,
-    OpAcc  = 2'd1  // destination = destination + source, in the destination type (BF16 or FP32)
+    OpAcc  = 2'd1, // destination = destination + source, in the destination type (BF16 or FP32)
+    OpReg  = 2'd2  // 4 bytes from a 4-aligned source to a register address: one write marked as a
+                   // semaphore write (wr_info_t.sem), which the issuing unit takes (sem_tap)
   } op_e;
 
   // Error codes of a queue's status (docs/dma.md), in the order they are checked.
@@ -120,6 +125,14 @@ package dma_pkg;
   function automatic logic is_local(logic [AddrBits-1:0] a, logic [7:0] id);
     return a[AddrBits-1:ChipLsb] == 8'd0 || a[AddrBits-1:ChipLsb] == id + 8'd1;
   endfunction
+  // Is a an address of a register of the issuing unit (OpReg's destination)?
+  function automatic logic is_reg_addr(logic [AddrBits-1:0] a);
+    return a[AddrBits-1:RegStreamLsb+2] == '0 && a[RegBit] && a[RegBit-1:6] == '0 && a[1:0] == 2'b0;
+  endfunction
+  // The register address of register r of stream s.
+  function automatic logic [AddrBits-1:0] reg_addr(logic [1:0] s, logic [3:0] r);
+    return {17'b0, s, 1'b1, 6'b0, r, 2'b0};
+  endfunction
   // The unit field of a semaphore address.
   function automatic logic [UnitBits-1:0] unit_of(logic [AddrBits-1:0] a);
     return a[UnitLsb +: UnitBits];
@@ -142,12 +155,22 @@ package dma_pkg;
     return space != SpaceHbm || 32'(chip_of(addr)) <= chips;
   endfunction
 
+  // The check of an OpReg descriptor from src (4 bytes, types bytes, to a register address): the
+  // answer check gives it, from the source alone (a control checks its reg_load with this).
+  function automatic err_e check_reg(logic src_space, logic [AddrBits-1:0] src_addr, int unsigned hbm_bytes,
+                                     int unsigned parts, int unsigned off_bits, int unsigned part_bytes);
+    if (src_addr[1:0] != 2'b0) return ErrFormat;
+    if (src_space == SpaceHbm && chip_of(src_addr) != 8'd0) return ErrChip;
+    if (!in_range(src_space, src_addr, 34'd4, hbm_bytes, parts, off_bits, part_bytes)) return ErrRange;
+    return ErrNone;
+  endfunction
+
   function automatic err_e check(desc_t d, int unsigned hbm_bytes, int unsigned parts,
                                        int unsigned off_bits, int unsigned part_bytes, int unsigned max_len,
                                        int unsigned chips);
     logic [2:0] ss, ds, es;
     logic [33:0] nelem, rows, dbytes, obase, pbase;
-    if (!type_known(d.stype) || !type_known(d.dtype) || d.op > 2'd1 || d.layout > 2'd2) return ErrFormat;
+    if (!type_known(d.stype) || !type_known(d.dtype) || d.op > 2'd2 || d.layout > 2'd2) return ErrFormat;
     if (type_mx(d.stype) || type_mx(d.dtype)) return ErrMxCast;
     if ((d.stype == TypeBytes) != (d.dtype == TypeBytes)) return ErrFormat;
     if (d.len == 32'd0) return ErrZeroLen;
@@ -156,6 +179,9 @@ package dma_pkg;
     ds = type_size(d.dtype);
     if ({2'b0, d.len} % {31'b0, ss} != 34'd0) return ErrFormat;
     if (d.op == OpAcc && !(d.dtype == FmtFp32 || d.dtype == FmtBf16)) return ErrFormat;
+    if (d.op == OpReg && (d.stype != TypeBytes || d.len != 32'd4 || d.layout != LayoutRow || d.sem ||
+                          d.src_addr[1:0] != 2'b0))
+      return ErrFormat;
     if ((d.src_space == SpaceHbm && chip_of(d.src_addr) != 8'd0) || !chip_ok(d.dst_space, d.dst_addr, chips) ||
         (d.sem && !chip_ok(d.sem_space, d.sem_addr, chips)))
       return ErrChip;
@@ -172,7 +198,9 @@ package dma_pkg;
       rows = nelem / {18'b0, d.cols};
     end
     if (!in_range(d.src_space, d.src_addr, {2'b0, d.len}, hbm_bytes, parts, off_bits, part_bytes)) return ErrRange;
-    if (d.layout == LayoutRow) begin
+    if (d.op == OpReg) begin
+      if (d.dst_space != SpaceHbm || !is_reg_addr(d.dst_addr)) return ErrRange;
+    end else if (d.layout == LayoutRow) begin
       if (!in_range(d.dst_space, d.dst_addr, dbytes, hbm_bytes, parts, off_bits, part_bytes)) return ErrRange;
     end else if (pbase + {18'b0, d.cols} > 34'(parts) || obase + rows * {31'b0, es} > 34'(part_bytes)) begin
       return ErrRange;

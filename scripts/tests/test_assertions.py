@@ -77,7 +77,7 @@ CASES: list[tuple[str, str, str, str, str, bool]] = [
     ("sbuf", "core", "hand|rreq[b][i] = e_valid_i[i] && !e_i[i].we && e_bank[i][b];|e_valid_i[i] && !e_i[i].we && "
      "e_bank[i][b]|!e_i[i].we && e_bank[i][b]", "core.end_to_end_fp8_bias", "a_grant_requested", True),
     ("core_ctl", "neuron_core", "hand|wait_ok[s] = !head[s].wait_en || sem_q[head[s].wait_sem] >= {12'b0, "
-     "head[s].wait_val};|!head[s].wait_en|1'b1", "neuron_core.kernel_softmax", "a_wait_holds", True),
+     "eff[s].wait_val};|!head[s].wait_en|1'b1", "neuron_core.kernel_softmax", "a_wait_holds", True),
 ]
 
 

@@ -222,6 +222,46 @@ Task<> run_back_to_back(Env& env) {
   check(ran >= 2, "fewer than two control programs end done: {} ran", ran);
 }
 
+/// A dynamic-shape kernel: one binary, loaded once, run with several argument blocks (shapes) one
+/// after another on one NeuronCore, each run's HBM outputs and semaphores against its own
+/// reference (the lockstep compares every cycle of every run with the model).
+Task<> run_shapes(Env& env, const char* name, const std::vector<kernels::Defines>& shapes) {
+  const kernels::Kernel* k = kernels::find(name);
+  check(k != nullptr, "no kernel {}", name);
+  NcBench t(env);
+  co_await t.begin();
+  isa::Program first;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    kernels::Case c = k->make(env.cfg().arch, env.rng("data").next(), shapes[i]);
+    isa::Program p;
+    try {
+      p = kernels::assemble(*k, c, env.cfg().arch);
+    } catch (const isa::Error& e) {
+      check(false, "{}", e.what());
+    }
+    if (i == 0) {
+      first = p;
+      co_await t.load(p);
+    } else {
+      for (int c = 0; c < 4; ++c) co_await t.cycle();  // idle between runs, as a host would be
+    }
+    check(p == first, "kernel {}: shape {} assembles to another binary", name, i);
+    auto& hbm = t.hbm.mem.image().hbm;
+    std::fill(hbm.begin(), hbm.end(), 0);
+    for (const auto& in : c.inputs) std::copy(in.bytes.begin(), in.bytes.end(), hbm.begin() + in.addr);
+    const std::uint64_t cycles = co_await t.run();
+    kernels::Outcome o = t.outcome();
+    check(o.done, "kernel {} shape {}: stopped with error {} on stream {} at pc {}", name, i, o.code, o.stream, o.pc);
+    const std::string diff = kernels::compare(c, hbm);
+    check(diff.empty(), "kernel {} shape {}: the HBM image differs from the reference:\n{}", name, i, diff);
+    for (const auto& [s, v] : c.sems)
+      check(o.sems.at(s) == v, "kernel {} shape {}: semaphore {} is {}, expected {}", name, i, s, o.sems.at(s), v);
+    const kernels::Accuracy acc = kernels::accuracy(c, hbm);
+    check(acc.fail.empty(), "kernel {} shape {}: outside the double-precision bound:\n{}", name, i, acc.fail);
+    info("kernel {} shape {}: {} cycles", name, i, cycles);
+  }
+}
+
 }  // namespace
 
 TRN_TEST(kernel_matmul, .timeout_ns = 1e10) { co_await run_kernel(env, "matmul"); }
@@ -236,6 +276,14 @@ TRN_TEST(kernel_gemm_mxfp8, .timeout_ns = 1e11) {
   co_await run_kernel(env, "gemm", false, sizes);
 }
 TRN_TEST(kernel_softmax, .timeout_ns = 1e11) { co_await run_kernel(env, "softmax"); }
+// the shape read at run time: one binary, four argument blocks (row lengths and block counts)
+TRN_TEST(kernel_softmax_dyn, .timeout_ns = 1e11) {
+  const std::int64_t n = env.cfg().arch.max_moving_n;
+  using D = kernels::Defines;
+  const std::vector<D> shapes{D{{"N", n}, {"RB", 3}}, D{{"N", 1}, {"RB", 1}}, D{{"N", 5}, {"RB", 2}},
+                              D{{"N", n - 3}, {"RB", 3}}};
+  co_await run_shapes(env, "softmax_dyn", shapes);
+}
 TRN_TEST(kernel_layernorm, .timeout_ns = 1e11) { co_await run_kernel(env, "layernorm"); }
 TRN_TEST(kernel_attention, .timeout_ns = 1e11) { co_await run_kernel(env, "attention"); }
 // three query tiles: the streams' two-deep overlap and the paired buffers
