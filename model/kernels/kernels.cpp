@@ -207,6 +207,28 @@ Case matmul(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
 
 // ---- gemm.s: C[M, N] = gelu(W[K, M]^T X[K, N] + bias) in BF16, tiled (KT x MT x NT tiles), the
 // operands BF16 (R = 1), FP8 E4M3 two rows a PE (R = 2) or MXFP8 four rows a PE (R = 4)
+/// A GEMM's C = gelu(W^T X + bias) in double precision and its bound (gemm, gemm_dyn): W as
+/// [M][K] and X as [N][K] values, the bias FP32 bytes [M]. The FP32 sum of K exact products and
+/// the bias has error at most (K + 1) u sum|terms|; gelu's slope is at most 1.13; gelu's FP32
+/// error and the BF16 rounding are at most one BF16 unit roundoff of the result; twice over.
+Bound gemm_bound(const std::vector<double>& wv, const std::vector<double>& xv, const std::vector<std::uint8_t>& b,
+                 unsigned K, unsigned M, unsigned N) {
+  Bound bd{"C", 2, {}, {}, "2 (2^-8 |y| + 1.13 (K + 1) 2^-24 (sum |w x| + |b|))"};
+  for (unsigned m = 0; m < M; ++m)
+    for (unsigned n = 0; n < N; ++n) {
+      double s = f32_at(b, m), mag = std::abs(s);
+      for (unsigned k = 0; k < K; ++k) {
+        const double t = wv[std::size_t{K} * m + k] * xv[std::size_t{K} * n + k];
+        s += t;
+        mag += std::abs(t);
+      }
+      const double y = gelu_d(s);
+      bd.want.push_back(y);
+      bd.tol.push_back(2 * (kU16 * std::abs(y) + 1.13 * (K + 1) * kU32 * mag));
+    }
+  return bd;
+}
+
 Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   Sizes sz("gemm", over);
   const unsigned P = a.partitions, COLS = a.te_cols, TN = a.max_moving_n;
@@ -363,28 +385,13 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     }
   }
   c.outputs.push_back(gather("C", HC, sb, M, COLS, 2 * N, [&](unsigned m) { return AC + 2 * N * (m / COLS); }));
-  // double precision: gelu(sum + bias). The FP32 sum of K exact products and the bias has error
-  // at most (K + 1) u sum|terms|; gelu's slope is at most 1.13; gelu's FP32 error and the BF16
-  // rounding are at most one BF16 unit roundoff of the result; twice over.
-  Bound bd{"C", 2, {}, {}, "2 (2^-8 |y| + 1.13 (K + 1) 2^-24 (sum |w x| + |b|))"};
+  // double precision: gelu(sum + bias) (gemm_bound)
   std::vector<double> wv(std::size_t{K} * M), xv(std::size_t{K} * N);  // [m][k], [n][k]
   for (unsigned k = 0; k < K; ++k) {
     for (unsigned m = 0; m < M; ++m) wv[std::size_t{K} * m + k] = value(w, wsc, M, k, m);
     for (unsigned n = 0; n < N; ++n) xv[std::size_t{K} * n + k] = value(x, xsc, N, k, n);
   }
-  for (unsigned m = 0; m < M; ++m)
-    for (unsigned n = 0; n < N; ++n) {
-      double s = f32_at(b, m), mag = std::abs(s);
-      for (unsigned k = 0; k < K; ++k) {
-        const double t = wv[std::size_t{K} * m + k] * xv[std::size_t{K} * n + k];
-        s += t;
-        mag += std::abs(t);
-      }
-      const double y = gelu_d(s);
-      bd.want.push_back(y);
-      bd.tol.push_back(2 * (kU16 * std::abs(y) + 1.13 * (K + 1) * kU32 * mag));
-    }
-  c.bounds.push_back(std::move(bd));
+  c.bounds.push_back(gemm_bound(wv, xv, b, K, M, N));
   // each k-tile of W and X tile 0, each chunk of X tile 1 (XC of them, of whole k-tiles), each
   // later X tile and each output tile: one completion per (engine, queue) its descriptors use,
   // loads on half the DMA engines and stores (of ST X tiles each) on the other half (one engine
@@ -406,6 +413,123 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
             {8, NT > 1 ? (xn + 1) / 2 * lg : 0},
             {9, NT > 1 ? xn / 2 * lg : 0},
             {10, mx ? 1u : 0u}};
+  return c;
+}
+
+// ---- gemm_dyn.s: C = gelu(W^T X + bias), BF16, with KT, NT and the moving size n from an argument
+// block at ARGS (KT, NT, n, and the addresses of W, X, the bias and C); KTMAX, NTMAX, MT and ARGS
+// are the binary's (the assembler sees only them)
+Case gemm_dyn(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
+  Sizes sz("gemm_dyn", over);
+  const unsigned P = a.partitions, COLS = a.te_cols, TN = a.max_moving_n;
+  const auto KTMAX = static_cast<unsigned>(sz.get("KTMAX", 4, 1, 64));
+  const auto NTMAX = static_cast<unsigned>(sz.get("NTMAX", 4, 1, 256));
+  const auto MT = static_cast<unsigned>(sz.get("MT", 2, 1, a.psum_banks));
+  const auto KT = static_cast<unsigned>(sz.get("KT", KTMAX, 1, KTMAX));
+  const auto NT = static_cast<unsigned>(sz.get("NT", NTMAX, 1, NTMAX));
+  const auto n = static_cast<unsigned>(sz.get("N", TN - 1, 1, TN));
+  const auto args = static_cast<std::uint32_t>(sz.get("ARGS", 0, 0, a.hbm_bytes - 64));
+  sz.done();
+  const unsigned K = KT * P, M = MT * COLS, N = NT * n;
+  const std::uint32_t CB = 2 * NTMAX * TN, AW = 0, AX = AW + (KTMAX * 2 * M + 63) / 64 * 64,
+                      AC = AX + (KTMAX * 2 * TN + 63) / 64 * 64, AB = AC + MT * CB;
+  const std::uint32_t HW = args + 64, HX = HW + 2 * K * M, HB = HX + 2 * K * N, HC = HB + 4 * M, HEND = HC + 2 * M * N;
+  if (args % 4 || AB + 4 * MT > a.sbuf_bytes_per_partition || HEND > a.hbm_bytes)
+    throw std::invalid_argument(fmt::format(
+        "kernel gemm_dyn: KTMAX={} NTMAX={} MT={} ARGS={:#x} do not fit in SBUF or HBM", KTMAX, NTMAX, MT, args));
+  std::mt19937_64 rng(seed);
+  Case c;
+  c.defines = {{"KTMAX", KTMAX}, {"NTMAX", NTMAX}, {"MT", MT}, {"ARGS", args}};  // the binary's
+  c.macs = std::uint64_t{K} * M * N;
+  // BF16 codes, W [K][M] about 1.5 / sqrt(K) and X [K][N] in [-1, 1] (as gemm)
+  const float ws = 1.5f / std::sqrt(static_cast<float>(K));
+  const auto codes = [&](std::size_t cnt, float lo, float hi) {
+    std::vector<std::uint16_t> v(cnt);
+    for (auto& x : v)
+      x = static_cast<std::uint16_t>(numerics::encode(
+          numerics::Format::bf16, numerics::f32_bits(lo + (hi - lo) * static_cast<float>(rng() % 1001) / 1000.0f)));
+    return v;
+  };
+  const std::vector<std::uint16_t> w = codes(std::size_t{K} * M, -ws, ws), x = codes(std::size_t{K} * N, -1.0f, 1.0f);
+  // partition p's row of k-tile kt: columns j0 .. j0 + cnt - 1 of `v` (`cols` columns), 2 bytes each
+  const auto row = [&](const std::vector<std::uint16_t>& v, unsigned cols, unsigned kt, unsigned p, unsigned j0,
+                       unsigned cnt) {
+    std::vector<std::uint8_t> r(2 * std::size_t{cnt});
+    for (unsigned j = 0; j < cnt; ++j) {
+      const std::uint16_t code = v[std::size_t{cols} * (kt * P + p) + j0 + j];
+      r[2 * j] = static_cast<std::uint8_t>(code);
+      r[2 * j + 1] = static_cast<std::uint8_t>(code >> 8);
+    }
+    return r;
+  };
+  std::vector<std::uint8_t> blk(28);
+  const std::array<std::uint32_t, 7> words{KT, NT, n, HW, HX, HB, HC};
+  for (unsigned i = 0; i < 7; ++i)
+    for (unsigned j = 0; j < 4; ++j) blk[4 * i + j] = static_cast<std::uint8_t>(words[i] >> (8 * j));
+  c.inputs.push_back({"args", args, blk});
+  Block wh{"W", HW, std::vector<std::uint8_t>(2 * std::size_t{K} * M)};  // [P][KT][M]
+  Block xh{"X", HX, std::vector<std::uint8_t>(2 * std::size_t{K} * N)};  // [NT][P][KT][n]
+  for (unsigned p = 0; p < P; ++p)
+    for (unsigned kt = 0; kt < KT; ++kt) {
+      const auto wr = row(w, M, kt, p, 0, M);
+      std::copy(wr.begin(), wr.end(), wh.bytes.begin() + std::ptrdiff_t{2} * M * (KT * p + kt));
+      for (unsigned nt = 0; nt < NT; ++nt) {
+        const auto xr = row(x, N, kt, p, nt * n, n);
+        std::copy(xr.begin(), xr.end(), xh.bytes.begin() + std::ptrdiff_t{2} * n * (KT * (P * nt + p) + kt));
+      }
+    }
+  c.inputs.push_back(std::move(wh));
+  c.inputs.push_back(std::move(xh));
+  c.inputs.push_back({"bias", HB, f32_data(rng, M, -1.0f, 1.0f)});
+  const auto& b = c.inputs.back().bytes;
+  // in the program's order: W and the bias; per X tile its buffer, per output tile KT matmuls
+  // accumulating in bank mt, then the evacuation into C's rows at the tile's columns
+  tensor::Sbuf sb(P, std::vector<std::uint8_t>(a.sbuf_bytes_per_partition, 0));
+  for (unsigned kt = 0; kt < KT; ++kt)
+    for (unsigned p = 0; p < P; ++p) {
+      const auto wr = row(w, M, kt, p, 0, M);
+      put(sb, p, AW + kt * 2 * M, wr.data(), wr.size());
+    }
+  for (unsigned m = 0; m < M; ++m) put(sb, m % COLS, AB + 4 * (m / COLS), &b[4 * m], 4);
+  tensor::FunctionalReference tref(te_params(a));
+  vector::FunctionalReference sref(shape(a, vector::Engine::scalar));
+  for (unsigned nt = 0; nt < NT; ++nt) {
+    for (unsigned kt = 0; kt < KT; ++kt)
+      for (unsigned p = 0; p < P; ++p) {
+        const auto xr = row(x, N, kt, p, nt * n, n);
+        put(sb, p, AX + kt * 2 * n, xr.data(), xr.size());
+      }
+    for (unsigned mt = 0; mt < MT; ++mt) {
+      for (unsigned kt = 0; kt < KT; ++kt) {
+        tref.run(ls_cmd(AW + kt * 2 * M + mt * 2 * COLS, P, COLS), sb);
+        tref.run(mm_cmd(AX + kt * 2 * n, n, mt, kt > 0), sb);
+      }
+      vector::Instr act = lane(vector::Op::activate, COLS, n);
+      act.a_stride = act.o_stride = kUnit;
+      act.a_space = true;
+      act.a_addr = mt * a.psum_bank_bytes;
+      act.o_addr = AC + CB * mt + 2 * n * nt;
+      act.o_fmt = 2;
+      act.imm0 = numerics::f32_bits(1.0f);
+      act.s1_vec = true;
+      act.s1_addr = AB + 4 * mt;
+      act.func = static_cast<unsigned>(scalar::Act::gelu);
+      vector::Memory ps = tref.psum_rows();
+      exec(sref, act, sb, &ps, "gemm_dyn's activate");
+    }
+  }
+  c.outputs.push_back(gather("C", HC, sb, M, COLS, 2 * N, [&](unsigned m) { return AC + CB * (m / COLS); }));
+  // double precision: gemm's bound
+  const auto val = [](std::uint16_t code) {
+    return numerics::f32_from(numerics::decode(numerics::Format::bf16, code));
+  };
+  std::vector<double> wv(std::size_t{K} * M), xv(std::size_t{K} * N);  // [m][k], [n][k]
+  for (unsigned k = 0; k < K; ++k) {
+    for (unsigned m = 0; m < M; ++m) wv[std::size_t{K} * m + k] = val(w[std::size_t{M} * k + m]);
+    for (unsigned j = 0; j < N; ++j) xv[std::size_t{K} * j + k] = val(x[std::size_t{N} * k + j]);
+  }
+  c.bounds.push_back(gemm_bound(wv, xv, b, K, M, N));
+  c.sems = {{0, P}, {1, MT}, {2, P * NT}, {3, KT * MT * NT}, {4, MT * NT}, {5, MT * COLS}};  // w_in b_in xin mm ev out
   return c;
 }
 
@@ -932,6 +1056,8 @@ Case mlp(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
 const Kernel kAll[] = {
     {"matmul", "matmul.s", "one tile: C = gelu(0.5 W^T X), BF16, all four streams", matmul},
     {"gemm", "gemm.s", "tiled GEMM with double-buffered loads: C = gelu(W^T X + bias), BF16", gemm},
+    {"gemm_dyn", "gemm_dyn.s",
+     "gemm with K, N and the moving size read from an argument block at run time (one binary), BF16", gemm_dyn},
     {"softmax", "softmax.s", "softmax over rows (max, subtract, exp and sum, reciprocal, multiply), FP32", softmax},
     {"softmax_dyn", "softmax_dyn.s",
      "softmax.s with the row length n and block count RB read from an argument block at run time (one binary)",

@@ -308,43 +308,50 @@ BOOST_AUTO_TEST_CASE(illegal_instruction_stops_the_core_with_its_pc) {
   BOOST_TEST(r.out().sem_o[0] == 1u);  // the add before it issued
 }
 
-/// A dynamic-shape kernel (softmax_dyn.s): one binary, loaded once, run with argument blocks of
-/// several row lengths and block counts one after another on one core; each run's outputs
-/// against its own reference, bit for bit and within the double-precision bound, and its
-/// semaphores. The binary assembled for each shape is the same (the shape is not in it).
+/// The dynamic-shape kernels (softmax_dyn.s, gemm_dyn.s): one binary, loaded once, run with
+/// argument blocks of several shapes one after another on one core; each run's outputs against
+/// its own reference, bit for bit and within the double-precision bound, and its semaphores. The
+/// binary assembled for each shape is the same (the shape is not in it), and the run's time
+/// follows its shape: the smallest takes under half the cycles of the largest.
 BOOST_AUTO_TEST_CASE(one_binary_runs_every_shape_its_argument_block_names) {
   const auto& arch = cfg::find("tiny")->arch;
-  const kernels::Kernel* k = kernels::find("softmax_dyn");
-  BOOST_TEST_REQUIRE(k);
   const std::int64_t nmax = arch.max_moving_n;
-  const std::vector<kernels::Defines> shapes = {
-      {{"N", nmax}, {"RB", 3}}, {{"N", 1}, {"RB", 1}}, {{"N", 5}, {"RB", 2}}, {{"N", nmax - 3}, {"RB", 3}}};
-  core::ProgramRunner r(params("tiny"), dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 5);
-  isa::Program first;
-  std::vector<std::uint64_t> cycles;
-  for (std::size_t i = 0; i < shapes.size(); ++i) {
-    BOOST_TEST_CONTEXT("shape " << i) {
-      const kernels::Case c = k->make(arch, 40 + i, shapes[i]);
-      const isa::Program p = kernels::assemble(*k, c, arch);
-      if (i == 0) {
-        first = p;
-        r.load(p);
+  using D = kernels::Defines;
+  const std::vector<std::pair<const char*, std::vector<D>>> runs = {
+      {"softmax_dyn",
+       {D{{"N", nmax}, {"RB", 3}}, D{{"N", 1}, {"RB", 1}}, D{{"N", 5}, {"RB", 2}}, D{{"N", nmax - 3}, {"RB", 3}}}},
+      {"gemm_dyn",
+       {D{{"KT", 4}, {"NT", 4}, {"N", nmax}}, D{{"KT", 1}, {"NT", 1}, {"N", 1}}, D{{"KT", 3}, {"NT", 2}, {"N", 5}},
+        D{{"KT", 2}, {"NT", 3}, {"N", nmax - 3}}}}};
+  for (const auto& [name, shapes] : runs) {
+    const kernels::Kernel* k = kernels::find(name);
+    BOOST_TEST_REQUIRE(k);
+    core::ProgramRunner r(params("tiny"), dma::MemSystem::Params{4, 40, 2, 0.9, 0.9, 0}, 5);
+    isa::Program first;
+    std::vector<std::uint64_t> cycles;
+    for (std::size_t i = 0; i < shapes.size(); ++i) {
+      BOOST_TEST_CONTEXT(name << " shape " << i) {
+        const kernels::Case c = k->make(arch, 40 + i, shapes[i]);
+        const isa::Program p = kernels::assemble(*k, c, arch);
+        if (i == 0) {
+          first = p;
+          r.load(p);
+        }
+        BOOST_TEST((p == first));
+        auto& hbm = r.hbm().image().hbm;
+        std::fill(hbm.begin(), hbm.end(), 0);
+        for (const auto& b : c.inputs) std::copy(b.bytes.begin(), b.bytes.end(), hbm.begin() + b.addr);
+        const core::RunResult res = r.run(200000);
+        BOOST_TEST_REQUIRE(res.ok, res.what);
+        BOOST_TEST(kernels::compare(c, hbm) == "");
+        BOOST_TEST(kernels::accuracy(c, hbm).fail == "");
+        for (const auto& [sem, v] : c.sems) BOOST_TEST(r.out().sem_o[sem] == v, "semaphore " << sem);
+        cycles.push_back(res.cycles);
       }
-      BOOST_TEST((p == first));
-      auto& hbm = r.hbm().image().hbm;
-      std::fill(hbm.begin(), hbm.end(), 0);
-      for (const auto& b : c.inputs) std::copy(b.bytes.begin(), b.bytes.end(), hbm.begin() + b.addr);
-      const core::RunResult res = r.run(200000);
-      BOOST_TEST_REQUIRE(res.ok, res.what);
-      BOOST_TEST(kernels::compare(c, hbm) == "");
-      BOOST_TEST(kernels::accuracy(c, hbm).fail == "");
-      for (const auto& [sem, v] : c.sems) BOOST_TEST(r.out().sem_o[sem] == v, "semaphore " << sem);
-      cycles.push_back(res.cycles);
     }
+    BOOST_TEST_REQUIRE(cycles.size() == shapes.size());
+    BOOST_TEST(2 * cycles[1] < cycles[0], name);
   }
-  // the run's time follows its shape: one block of one element takes under half of three of MAX_N
-  BOOST_TEST_REQUIRE(cycles.size() == shapes.size());
-  BOOST_TEST(2 * cycles[1] < cycles[0]);
 }
 
 /// A taken branch or loop costs one cycle more than a word that falls through: the target is

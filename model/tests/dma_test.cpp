@@ -314,6 +314,16 @@ BOOST_AUTO_TEST_CASE(checker_reports_each_broken_promise) {
     c.on_write(wr(0, 0, 0, 20000, 16));
     BOOST_CHECK_THROW(c.check_complete(), OrderingViolation);
   }
+  {  // a register load: its marked write is its data, once; a second is past its 4 elements
+    Desc r = copy_desc(Space::hbm, 0x20, Space::hbm, reg_addr(2, 5), 4, kTypeBytes);
+    r.op = static_cast<unsigned>(Op::reg);
+    auto c = prog(true, {r});
+    c.on_write(wr(0, 0, 0, reg_addr(2, 5), 4, true));
+    c.check_complete();
+    expect(c, wr(0, 0, 4, reg_addr(2, 5), 4, true), "monitor");
+    auto c2 = prog(true, {r});  // and one that never comes is missing at the end
+    BOOST_CHECK_THROW(c2.check_complete(), OrderingViolation);
+  }
 }
 
 /// A register load (Op::reg, docs/isa.md reg_load): 4 bytes from a 4-aligned source to a register

@@ -447,7 +447,8 @@ KernelRun run_kernel(const kernels::Kernel& k, const cfg::Config& c, const std::
       if (sl.cat == "inst" && sl.stream == 0 && sl.name == "multiply_moving") {
         const auto n = static_cast<unsigned>(isa::get(p.streams[0][sl.pc], isa::tbl::kF_n));
         if (!isa::get(p.streams[0][sl.pc], isa::tbl::kF_tr)) {
-          one_n = one_n && (starts.empty() || n == mm_n);
+          // (an N from a register is known only as it issues: no figure then)
+          one_n = one_n && (starts.empty() || n == mm_n) && !isa::get(p.streams[0][sl.pc], isa::tbl::kF_n_r);
           mm_n = n;
           starts.push_back(sl.begin);
         }

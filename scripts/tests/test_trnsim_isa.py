@@ -134,7 +134,7 @@ def main():
         rc, out, _ = run("kernel", "--roofline", "--config", "tiny")
         rows = [l.split()[0] for l in out.splitlines()[3:] if l and not l.startswith("PASS")]
         check(rc == 0 and out.rstrip().endswith("PASS")
-              and rows == ["matmul", "gemm", "softmax", "softmax_dyn", "layernorm", "attention", "mlp"],
+              and rows == ["matmul", "gemm", "gemm_dyn", "softmax", "softmax_dyn", "layernorm", "attention", "mlp"],
               f"--roofline with no kernel: a row per kernel, every kernel passing ({out.strip()[-400:]})")
         rc, _, err = run("kernel", "--roofline", "-D", "KT=2")
         check(rc == 2 and "-D needs a kernel" in err, "--roofline over every kernel refuses a size")

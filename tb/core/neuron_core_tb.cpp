@@ -284,6 +284,14 @@ TRN_TEST(kernel_softmax_dyn, .timeout_ns = 1e11) {
                               D{{"N", n - 3}, {"RB", 3}}};
   co_await run_shapes(env, "softmax_dyn", shapes);
 }
+// K, N and the moving size read at run time: one binary, four argument blocks
+TRN_TEST(kernel_gemm_dyn, .timeout_ns = 1e11) {
+  const std::int64_t n = env.cfg().arch.max_moving_n;
+  using D = kernels::Defines;
+  const std::vector<D> shapes{D{{"KT", 4}, {"NT", 4}, {"N", n}}, D{{"KT", 1}, {"NT", 1}, {"N", 1}},
+                              D{{"KT", 3}, {"NT", 2}, {"N", 5}}, D{{"KT", 2}, {"NT", 3}, {"N", n - 3}}};
+  co_await run_shapes(env, "gemm_dyn", shapes);
+}
 TRN_TEST(kernel_layernorm, .timeout_ns = 1e11) { co_await run_kernel(env, "layernorm"); }
 TRN_TEST(kernel_attention, .timeout_ns = 1e11) { co_await run_kernel(env, "attention"); }
 // three query tiles: the streams' two-deep overlap and the paired buffers
