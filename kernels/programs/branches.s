@@ -12,11 +12,14 @@
 ;   ge  r1, -1       taken      (imm0 alone: -1 >= -1; bit 7 skipped)
 ;   ne  r0, r1+1     not taken  (r1 + 1 wraps to 0; bit 8 runs)
 ;   r5 = r3 * 2 = 0 (the low 32 bits of 2^32); eq r5, 0 taken (bit 9 skipped)
+;   then on ran3: ne r2, 0 taken (1 skipped); ltu r2, r1 taken (1 < 0xFFFFFFFF; 2 skipped);
+;   lt r2, 1 and ltu r1, r1 not taken (equal operands; 4 and 8 run); ge r2, 1 and geu r1, -1
+;   taken (equal operands; 16 and 32 skipped): ran3 = 4 + 8 = 12.
 ; Bits 0-7 go to `ran`, bits 8 and 9 to `ran2` (a post adds at most 255): bits 1, 3, 4, 6 run,
 ; ran = 2 + 8 + 16 + 64 = 90; bit 8 runs, ran2 = 1.
 ; expect: done
-; expect-sem: ran=90 ran2=1
-.sem ran, ran2
+; expect-sem: ran=90 ran2=1 ran3=12
+.sem ran, ran2, ran3
 .stream scalar
     reg_set r1, -1
     reg_set r2, 1
@@ -43,4 +46,16 @@ b7: branch ne, r0, r1+1, b8
 b8: reg_mul r5, r3, 2
     branch eq, r5, 0, b9
     sem_add post=ran2+=2
-b9: end
+b9: branch ne, r2, 0, c0
+    sem_add post=ran3+=1
+c0: branch ltu, r2, r1, c1
+    sem_add post=ran3+=2
+c1: branch lt, r2, 1, c2
+    sem_add post=ran3+=4
+c2: branch ltu, r1, r1, c3
+    sem_add post=ran3+=8
+c3: branch ge, r2, 1, c4
+    sem_add post=ran3+=16
+c4: branch geu, r1, -1, c5
+    sem_add post=ran3+=32
+c5: end

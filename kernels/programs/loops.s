@@ -5,8 +5,9 @@
 ;           fetched before it is taken: that word is dropped and fetching goes on. 4 passes.
 ;   scalar: posts 4 times for the vector stream, then a loop of one instruction (its own target)
 ;           that runs 7 times and adds nothing, then a branch forward over an addition.
-;   sync:   a loop of 6 passes, each adding 2; then a branch that waits for the vector stream's
-;           4 passes (the addition of 100 behind it is fetched, then dropped, never issued); then a
+;   sync:   a loop of 6 passes, each adding 2; then a branch that waits for the scalar stream's
+;           last addition (the word behind it, an unknown opcode, is fetched, then dropped without its
+;           check: no error); then a
 ;           register-built count: r3 = (2 + 1) * 4 = 12 passes adding 1. 12 + 12 = 24.
 ; expect: done
 ; expect-sem: inner=15 outer=5 vec=4 sca=4 hop=1 sy=24
@@ -48,8 +49,8 @@ s_skip:
 y_top:
     sem_add post=sy+=2
     loop r5, y_top
-    branch eq, r0, 0, y_go wait=vec>=4
-    sem_add post=sy+=100
+    branch eq, r0, 0, y_go wait=hop>=1
+    .word 0x7f
 y_go:
     reg_set r1, 2
     reg_add r1, r1, 1
