@@ -26,6 +26,8 @@ UNITS = ("ctl", "tensor", "lane", "dma")
 ENABLED = ("wait", "post", "vecaddr")
 # the control's stream states (the status st_o[s].state, docs/isa.md)
 STATES = ("idle", "run", "wait", "busy", "end", "halt")
+# Enum fields whose names the control's RTL decodes (emitted as SystemVerilog enums).
+CTL_ENUMS = ["cond"]
 PC_BITS = 16
 REGS = 16  # a stream's registers r0 .. r15 (r0 reads 0)
 BEGIN, END = "<!-- isa-table:begin -->", "<!-- isa-table:end -->"
@@ -207,6 +209,20 @@ def emit_sv(isa: Isa) -> str:
     out.append(",\n".join(f"    CtlErr{camel(n)} = {eb}'d{c}" for n, c, _ in isa.errors))
     out.append("  } ctl_err_e;")
     out.append("")
+    # the enums the control decodes itself: their names and which codes are known
+    for en in CTL_ENUMS:
+        w = isa.fields[isa.fidx[en]]["bits"]
+        out.append(f"  // The {en} field's names (docs/isa.md).")
+        out.append(f"  typedef enum logic [{w - 1}:0] {{")
+        out.append(",\n".join(f"    {camel(en)}{camel(n)} = {w}'d{v}" for n, v in isa.enums[en].items()))
+        out.append(f"  }} {en}_e;")
+        out.append(f"  function automatic logic {en}_known(logic [{w - 1}:0] v);")
+        out.append(f"    unique case ({en}_e'(v))")
+        out.append("      " + ", ".join(f"{camel(en)}{camel(n)}" for n in isa.enums[en]) + ": return 1'b1;")
+        out.append("      default: return 1'b0;")
+        out.append("    endcase")
+        out.append("  endfunction")
+        out.append("")
     out.append(f"  localparam int unsigned PcBits = {PC_BITS};")
     out.append("  // A stream's state in the status (docs/isa.md).")
     out.append("  typedef enum logic [2:0] {")

@@ -252,7 +252,7 @@ Control::Step& Control::fresh_step() const {
   st.fetch = st.issue = st.valid = st.wait_ok = st.pop = st.redirect = st.stale = st.reg_we = {};
   st.reg_wv = {};
   st.reg_in = false;
-  st.rl = {};
+  st.dec = {};
   st.err_now = false;
   st.err_code = st.err_detail = st.err_stream = 0;
   st.err_pc = 0;
@@ -283,7 +283,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   }
   // every head decoded once as it would issue (its registers added: isa::substitute; its tag's; an
   // invalid head's word is decoded too, and never used)
-  std::array<const Decoded*, kStreams> dec;
+  auto& dec = st.dec;
   std::array<bool, kStreams> fits{};
   for (unsigned s = 0; s < kStreams; ++s) {
     const Bits* w = &st.head[s].word;
@@ -393,7 +393,6 @@ void Control::decide(const In& in, Step& st, Out* out) const {
         break;
     }
     st.redirect[s] = st.issue[s] && taken;
-    st.rl[s] = dh.rl;
     st.stale[s] = st.redirect[s] && qo[s].usage_o == 2;  // the word behind the branch
     st.pop[s] = st.issue[s] || (go && h.valid && stale_q_[s]);
     st.fetch[s] = go && !fetched_end_q_[s] && qo[s].push_ready_o && pc_q_[s] < p_.imem_depth && !st.redirect[s];
@@ -600,10 +599,10 @@ bool Control::tick(const In& in) {
     }
     // the registers and the pc of a taken branch (its word is the head, not substituted)
     if (st.pop[s]) stale_q_[s] = false;
-    if (st.issue[s] && (st.reg_we[s] || st.rl[s])) {
+    if (st.issue[s] && (st.reg_we[s] || st.dec[s]->rl)) {
       const unsigned rd = static_cast<unsigned>(f(st.head[s].word, tbl::kF_rd)) % tbl::kRegs;
       if (rd && st.reg_we[s]) reg_q_[s][rd] = st.reg_wv[s];
-      if (rd && st.rl[s]) pend_q_[s] = static_cast<std::uint16_t>(pend_q_[s] | 1u << rd);
+      if (rd && st.dec[s]->rl) pend_q_[s] = static_cast<std::uint16_t>(pend_q_[s] | 1u << rd);
     }
     if (st.redirect[s]) {
       pc_q_[s] = static_cast<std::uint32_t>(f(st.head[s].word, tbl::kF_target));

@@ -182,6 +182,7 @@ class Control {
     std::uint32_t pc = 0;
     Bits word;
   };
+  struct Decoded;
   /// What the control decides this cycle (eval's work, shared with tick).
   struct Step {
     std::array<Head, kStreams> head;
@@ -191,8 +192,8 @@ class Control {
     std::array<bool, kStreams> stale{};     ///< ... with a word behind it in the queue
     std::array<bool, kStreams> reg_we{};    ///< the issuing instruction writes register rd
     std::array<std::uint32_t, kStreams> reg_wv{};
-    bool reg_in = false;              ///< a register load's word comes in
-    std::array<bool, kStreams> rl{};  ///< the head is a reg_load
+    bool reg_in = false;                         ///< a register load's word comes in
+    std::array<const Decoded*, kStreams> dec{};  ///< each stream's head word, decoded
     bool err_now = false;
     unsigned err_code = 0, err_detail = 0, err_stream = 0;
     std::uint32_t err_pc = 0;

@@ -120,6 +120,52 @@ void exec(vector::FunctionalReference& r, const vector::Instr& in, tensor::Sbuf&
     throw std::logic_error(fmt::format("kernel reference: the lane reference refused {}", what));
 }
 
+/// `cnt` element codes of format `f`, uniform in [lo, hi] on a grid of 1/1000 (gemm, gemm_dyn).
+std::vector<std::uint32_t> grid_codes(std::mt19937_64& rng, numerics::Format f, std::size_t cnt, float lo, float hi) {
+  std::vector<std::uint32_t> v(cnt);
+  for (auto& x : v)
+    x = numerics::encode(f, numerics::f32_bits(lo + (hi - lo) * static_cast<float>(rng() % 1001) / 1000.0f));
+  return v;
+}
+
+/// One partition's bytes of rows k0 .. k0 + R - 1 of the codes `v` (`cols` columns), columns
+/// j0 .. j0 + n - 1: a 2-byte element a column when R = 1 (BF16), else the R one-byte codes of a
+/// column side by side (FP8 and MX with R K-rows a PE).
+std::vector<std::uint8_t> pack_row(const std::vector<std::uint32_t>& v, unsigned cols, unsigned R, unsigned k0,
+                                   unsigned j0, unsigned n) {
+  const unsigned EB = std::max(R, 2u);
+  std::vector<std::uint8_t> r(std::size_t{EB} * n);
+  for (unsigned j = 0; j < n; ++j)
+    for (unsigned i = 0; i < R; ++i) {
+      const std::uint32_t code = v[std::size_t{cols} * (k0 + i) + j0 + j];
+      if (R == 1) {
+        r[2 * j] = static_cast<std::uint8_t>(code);
+        r[2 * j + 1] = static_cast<std::uint8_t>(code >> 8);
+      } else {
+        r[EB * j + i] = static_cast<std::uint8_t>(code);
+      }
+    }
+  return r;
+}
+
+/// The evacuation of a GEMM's output tile (gemm, gemm_dyn): C = gelu(1.0 * PSUM + bias) over `cols`
+/// partitions and `n` columns, the FP32 PSUM rows at `psum_addr` into BF16 at `o_addr`, the bias a
+/// per-partition FP32 value at `bias_addr`.
+vector::Instr gelu_evacuate(unsigned cols, unsigned n, std::uint32_t psum_addr, std::uint32_t o_addr,
+                            std::uint32_t bias_addr) {
+  vector::Instr act = lane(vector::Op::activate, cols, n);
+  act.a_stride = act.o_stride = kUnit;
+  act.a_space = true;
+  act.a_addr = psum_addr;
+  act.o_addr = o_addr;
+  act.o_fmt = 2;
+  act.imm0 = numerics::f32_bits(1.0f);
+  act.s1_vec = true;
+  act.s1_addr = bias_addr;
+  act.func = static_cast<unsigned>(scalar::Act::gelu);
+  return act;
+}
+
 /// Uniform FP32 values in [lo, hi] on a grid of 1/1000, little-endian.
 std::vector<std::uint8_t> f32_data(std::mt19937_64& rng, std::size_t n, float lo, float hi) {
   std::vector<std::uint8_t> b(4 * n);
@@ -262,14 +308,9 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   // have about unit spread at every K; MX: the elements within [-1, 1] and a scale of 2^-2 .. 2^1
   // (X) or near the same spread (W) per block of 32 rows and column
   const float ws = 1.5f / std::sqrt(static_cast<float>(K));
-  const auto codes = [&](std::size_t n, float lo, float hi) {
-    std::vector<std::uint32_t> v(n);
-    for (auto& x : v)
-      x = numerics::encode(ef, numerics::f32_bits(lo + (hi - lo) * static_cast<float>(rng() % 1001) / 1000.0f));
-    return v;
-  };
-  const std::vector<std::uint32_t> w = mx ? codes(std::size_t{K} * M, -1.0f, 1.0f) : codes(std::size_t{K} * M, -ws, ws);
-  const std::vector<std::uint32_t> x = codes(std::size_t{K} * N, -1.0f, 1.0f);
+  const std::vector<std::uint32_t> w =
+      mx ? grid_codes(rng, ef, std::size_t{K} * M, -1.0f, 1.0f) : grid_codes(rng, ef, std::size_t{K} * M, -ws, ws);
+  const std::vector<std::uint32_t> x = grid_codes(rng, ef, std::size_t{K} * N, -1.0f, 1.0f);
   const int wexp = static_cast<int>(std::floor(std::log2(ws)));
   std::vector<std::uint8_t> wsc, xsc;  // E8M0 codes: W's [KT][SP][M], X's [KT][SP][N]
   if (mx) {
@@ -287,20 +328,7 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   };
   // partition p's row of k-tile kt (EB bytes a column) from the codes, columns j0 .. j0 + n - 1
   const auto row = [&](const std::vector<std::uint32_t>& v, unsigned cols, unsigned kt, unsigned p, unsigned j0,
-                       unsigned n) {
-    std::vector<std::uint8_t> r(std::size_t{EB} * n);
-    for (unsigned j = 0; j < n; ++j)
-      for (unsigned i = 0; i < R; ++i) {
-        const std::uint32_t code = v[std::size_t{cols} * (kt * KP + R * p + i) + j0 + j];
-        if (R == 1) {
-          r[2 * j] = static_cast<std::uint8_t>(code);
-          r[2 * j + 1] = static_cast<std::uint8_t>(code >> 8);
-        } else {
-          r[EB * j + i] = static_cast<std::uint8_t>(code);
-        }
-      }
-    return r;
-  };
+                       unsigned n) { return pack_row(v, cols, R, kt * KP + R * p, j0, n); };
   // HBM layouts that let a descriptor fill one partition: W as [P][KT][M], X as [NT][P][KT][TN];
   // the MX scales as [SP][KT][M] and [NT][SP][KT][TN]
   Block wh{"W", 0, std::vector<std::uint8_t>(std::size_t{EB} * P * KT * M)};
@@ -370,16 +398,8 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
         tref.run(typed(ls_cmd(AW + kt * EB * M + mt * EB * COLS, KP, COLS), AWS + kt * M + mt * COLS), sb);
         tref.run(typed(mm_cmd(buf + kt * EB * TN, TN, bank, kt > 0), sbuf + kt * TN), sb);
       }
-      vector::Instr act = lane(vector::Op::activate, COLS, TN);
-      act.a_stride = act.o_stride = kUnit;
-      act.a_space = true;
-      act.a_addr = bank * a.psum_bank_bytes;
-      act.o_addr = AC + 2 * N * mt + 2 * TN * nt;
-      act.o_fmt = 2;
-      act.imm0 = numerics::f32_bits(1.0f);
-      act.s1_vec = true;
-      act.s1_addr = AB + 4 * mt;
-      act.func = static_cast<unsigned>(scalar::Act::gelu);
+      const vector::Instr act =
+          gelu_evacuate(COLS, TN, bank * a.psum_bank_bytes, AC + 2 * N * mt + 2 * TN * nt, AB + 4 * mt);
       vector::Memory ps = tref.psum_rows();
       exec(sref, act, sb, &ps, "gemm's activate");
     }
@@ -443,25 +463,11 @@ Case gemm_dyn(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   c.macs = std::uint64_t{K} * M * N;
   // BF16 codes, W [K][M] about 1.5 / sqrt(K) and X [K][N] in [-1, 1] (as gemm)
   const float ws = 1.5f / std::sqrt(static_cast<float>(K));
-  const auto codes = [&](std::size_t cnt, float lo, float hi) {
-    std::vector<std::uint16_t> v(cnt);
-    for (auto& x : v)
-      x = static_cast<std::uint16_t>(numerics::encode(
-          numerics::Format::bf16, numerics::f32_bits(lo + (hi - lo) * static_cast<float>(rng() % 1001) / 1000.0f)));
-    return v;
-  };
-  const std::vector<std::uint16_t> w = codes(std::size_t{K} * M, -ws, ws), x = codes(std::size_t{K} * N, -1.0f, 1.0f);
+  const std::vector<std::uint32_t> w = grid_codes(rng, numerics::Format::bf16, std::size_t{K} * M, -ws, ws);
+  const std::vector<std::uint32_t> x = grid_codes(rng, numerics::Format::bf16, std::size_t{K} * N, -1.0f, 1.0f);
   // partition p's row of k-tile kt: columns j0 .. j0 + cnt - 1 of `v` (`cols` columns), 2 bytes each
-  const auto row = [&](const std::vector<std::uint16_t>& v, unsigned cols, unsigned kt, unsigned p, unsigned j0,
-                       unsigned cnt) {
-    std::vector<std::uint8_t> r(2 * std::size_t{cnt});
-    for (unsigned j = 0; j < cnt; ++j) {
-      const std::uint16_t code = v[std::size_t{cols} * (kt * P + p) + j0 + j];
-      r[2 * j] = static_cast<std::uint8_t>(code);
-      r[2 * j + 1] = static_cast<std::uint8_t>(code >> 8);
-    }
-    return r;
-  };
+  const auto row = [&](const std::vector<std::uint32_t>& v, unsigned cols, unsigned kt, unsigned p, unsigned j0,
+                       unsigned cnt) { return pack_row(v, cols, 1, kt * P + p, j0, cnt); };
   std::vector<std::uint8_t> blk(28);
   const std::array<std::uint32_t, 7> words{KT, NT, n, HW, HX, HB, HC};
   for (unsigned i = 0; i < 7; ++i)
@@ -504,23 +510,14 @@ Case gemm_dyn(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
         tref.run(ls_cmd(AW + kt * 2 * M + mt * 2 * COLS, P, COLS), sb);
         tref.run(mm_cmd(AX + kt * 2 * n, n, mt, kt > 0), sb);
       }
-      vector::Instr act = lane(vector::Op::activate, COLS, n);
-      act.a_stride = act.o_stride = kUnit;
-      act.a_space = true;
-      act.a_addr = mt * a.psum_bank_bytes;
-      act.o_addr = AC + CB * mt + 2 * n * nt;
-      act.o_fmt = 2;
-      act.imm0 = numerics::f32_bits(1.0f);
-      act.s1_vec = true;
-      act.s1_addr = AB + 4 * mt;
-      act.func = static_cast<unsigned>(scalar::Act::gelu);
+      const vector::Instr act = gelu_evacuate(COLS, n, mt * a.psum_bank_bytes, AC + CB * mt + 2 * n * nt, AB + 4 * mt);
       vector::Memory ps = tref.psum_rows();
       exec(sref, act, sb, &ps, "gemm_dyn's activate");
     }
   }
   c.outputs.push_back(gather("C", HC, sb, M, COLS, 2 * N, [&](unsigned m) { return AC + CB * (m / COLS); }));
   // double precision: gemm's bound
-  const auto val = [](std::uint16_t code) {
+  const auto val = [](std::uint32_t code) {
     return numerics::f32_from(numerics::decode(numerics::Format::bf16, code));
   };
   std::vector<double> wv(std::size_t{K} * M), xv(std::size_t{K} * N);  // [m][k], [n][k]

@@ -336,7 +336,7 @@ module core_ctl
       dec_detail[s] = '0;
       if (!isa_pkg::op_known(head[s].op) || !isa_pkg::op_on_stream(head[s].op, stream_e'(s)) ||
           (head[s] & ~inst_t'(isa_pkg::used_mask(head[s].op))) != '0 || !isa_pkg::groups_ok(head[s]) ||
-          !isa_pkg::needs_ok(head[s]) || (head[s].op == isa_pkg::OpBranch && head[s].cond > 3'd5)) begin
+          !isa_pkg::needs_ok(head[s]) || (head[s].op == isa_pkg::OpBranch && !isa_pkg::cond_known(head[s].cond))) begin
         dec_code[s] = isa_pkg::CtlErrIllegal;
       end else if (!isa_pkg::subst_ok(head[s], reg_q[s])) begin
         dec_code[s] = isa_pkg::CtlErrRange;
@@ -468,13 +468,13 @@ module core_ctl
           reg_wv[s] = opa[s] * opb[s];
         end
         isa_pkg::OpBranch: begin
-          unique case (head[s].cond)
-            3'd0: taken[s] = opa[s] == opb[s];
-            3'd1: taken[s] = opa[s] != opb[s];
-            3'd2: taken[s] = $signed(opa[s]) < $signed(opb[s]);
-            3'd3: taken[s] = $signed(opa[s]) >= $signed(opb[s]);
-            3'd4: taken[s] = opa[s] < opb[s];
-            3'd5: taken[s] = opa[s] >= opb[s];
+          unique case (isa_pkg::cond_e'(head[s].cond))
+            isa_pkg::CondEq: taken[s] = opa[s] == opb[s];
+            isa_pkg::CondNe: taken[s] = opa[s] != opb[s];
+            isa_pkg::CondLt: taken[s] = $signed(opa[s]) < $signed(opb[s]);
+            isa_pkg::CondGe: taken[s] = $signed(opa[s]) >= $signed(opb[s]);
+            isa_pkg::CondLtu: taken[s] = opa[s] < opb[s];
+            isa_pkg::CondGeu: taken[s] = opa[s] >= opb[s];
             default: taken[s] = 1'b0;
           endcase
         end
