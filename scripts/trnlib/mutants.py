@@ -53,6 +53,7 @@ UNITS: dict[str, tuple[str, list[str]]] = {
     "torus_net": ("rtl/link/torus_net.sv", ["torus_net", "torus3d_net"]),
     "switch_net": ("rtl/link/switch_net.sv", ["switch_net"]),
     "core": ("rtl/core/core.sv", ["core"]),
+    "gpsimd_proc": ("rtl/gpsimd/gpsimd_proc.sv", ["gpsimd_proc"]),
     "core_ctl": ("rtl/core/core_ctl.sv", ["neuron_core"]),
     "sem_tap": ("rtl/core/sem_tap.sv", ["neuron_core"]),
     "neuron_core": ("rtl/core/neuron_core.sv", ["neuron_core"]),

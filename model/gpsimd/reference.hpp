@@ -1,0 +1,61 @@
+// trn::gpsimd::Reference — the GpSimd processor's reference interpreter, written from the RISC-V
+// unprivileged specification (RV32I chapter, the M chapter, and the instruction-set listings'
+// match/mask table) and docs/gpsimd.md for the custom instructions and the stops. It knows no timing
+// and shares no code with the cycle model (proc.hpp) or the RTL: the benches check both against it,
+// one retired instruction at a time.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "sv/gpsimd_pkg.hpp"
+
+namespace trn::gpsimd {
+
+class Reference {
+ public:
+  /// What one instruction did (the retire port's fields).
+  struct Retired {
+    std::uint32_t pc = 0, insn = 0;
+    unsigned rd = 0;          ///< the register written, 0 for none
+    std::uint32_t wdata = 0;  ///< its value (0 for none)
+    unsigned st_mask = 0;     ///< the bytes stored within the word at st_addr
+    std::uint32_t st_addr = 0, st_data = 0;
+    bool end = false;  ///< op.end
+    bool operator==(const Retired&) const = default;
+  };
+  /// Why it stopped without retiring.
+  struct Stop {
+    sv::gpsimd_pkg::gp_err_e code = sv::gpsimd_pkg::gp_err_e::GpErrNone;
+    std::uint32_t pc = 0;
+  };
+
+  explicit Reference(std::uint32_t mem_bytes);
+  void load(std::uint32_t addr, std::span<const std::uint8_t> bytes);
+  /// A start: every register 0 but a0 = arg0 and a1 = arg1, the pc at entry.
+  void start(std::uint32_t entry, std::uint32_t arg0, std::uint32_t arg1);
+  /// Executes the instruction at the pc: what it retired, or nothing and stop() says why. After a
+  /// stop or op.end, step() does nothing more.
+  std::optional<Retired> step();
+  bool running() const { return running_; }
+  const Stop& stop() const { return stop_; }
+  std::uint32_t pc() const { return pc_; }
+  std::uint32_t x(unsigned i) const { return x_.at(i); }
+  const std::vector<std::uint8_t>& memory() const { return mem_; }
+  /// The instruction's name in the listing ("addi", "op.end"), or "" for none.
+  static std::string name_of(std::uint32_t insn);
+
+ private:
+  void fail(sv::gpsimd_pkg::gp_err_e code);
+  std::vector<std::uint8_t> mem_;
+  std::array<std::uint32_t, 32> x_{};
+  std::uint32_t pc_ = 0;
+  bool running_ = false;
+  Stop stop_;
+};
+
+}  // namespace trn::gpsimd

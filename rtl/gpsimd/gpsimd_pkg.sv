@@ -1,0 +1,33 @@
+// gpsimd_pkg — the GpSimd processors' shared definitions (SPEC 5.8, docs/gpsimd.md).
+package gpsimd_pkg;
+  // Why a processor stopped (err_code_o); the pc it reports is given with each.
+  typedef enum logic [3:0] {
+    GpErrNone = 4'd0,
+    GpErrIllegal = 4'd1,     // not an RV32IM or GpSimd custom instruction (pc: the instruction)
+    GpErrFetch = 4'd2,       // an instruction fetched from outside local memory, or a start address
+                             // not a multiple of 4 (pc: the address)
+    GpErrMisaligned = 4'd3,  // a jump or taken branch to an address not a multiple of 4, or a load or
+                             // store not aligned to its size (pc: the instruction)
+    GpErrAccess = 4'd4       // a load or store outside local memory (pc: the instruction)
+  } gp_err_e;
+
+  // Opcodes (the instruction's bits [6:0]) of RV32IM and the custom-0 space.
+  localparam logic [6:0] OpcLui = 7'b0110111;
+  localparam logic [6:0] OpcAuipc = 7'b0010111;
+  localparam logic [6:0] OpcJal = 7'b1101111;
+  localparam logic [6:0] OpcJalr = 7'b1100111;
+  localparam logic [6:0] OpcBranch = 7'b1100011;
+  localparam logic [6:0] OpcLoad = 7'b0000011;
+  localparam logic [6:0] OpcStore = 7'b0100011;
+  localparam logic [6:0] OpcOpImm = 7'b0010011;
+  localparam logic [6:0] OpcOp = 7'b0110011;
+  localparam logic [6:0] OpcMiscMem = 7'b0001111;
+  localparam logic [6:0] OpcCustom0 = 7'b0001011;
+
+  // custom-0 funct3 values (docs/gpsimd.md "Custom instructions")
+  localparam logic [2:0] F3OpEnd = 3'd0;
+
+  // Cycles a division or remainder occupies the processor: one to start, one a quotient bit, one
+  // to finish.
+  localparam int unsigned DivCycles = 34;
+endpackage
