@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpsimd/encode.hpp"
+#include "gpsimd/operators.hpp"
 #include "gpsimd/proc.hpp"
 #include "gpsimd/random_program.hpp"
 #include "gpsimd/reference.hpp"
@@ -36,14 +37,18 @@ struct Run {
 
   Run(std::uint32_t mem, const std::vector<std::uint32_t>& code, std::uint32_t data_at = 0,
       const std::vector<std::uint8_t>& data = {})
-      : m({mem}), ref(mem) {
-    const auto b = bytes_of(code);
-    m.load(0, b);
-    ref.load(0, b);
+      : Run(mem, Image{bytes_of(code)}) {
     if (!data.empty()) {
       m.load(data_at, data);
       ref.load(data_at, data);
     }
+  }
+  struct Image {
+    const std::vector<std::uint8_t>& bytes;  ///< local memory from 0
+  };
+  Run(std::uint32_t mem, Image image) : m({mem}), ref(mem) {
+    m.load(0, image.bytes);
+    ref.load(0, image.bytes);
   }
   void go(std::uint32_t a0 = 0, std::uint32_t a1 = 0, std::uint64_t limit = 100000) {
     Proc::In in;
@@ -242,6 +247,42 @@ BOOST_AUTO_TEST_CASE(a_store_and_a_fetch_of_the_same_word_at_one_edge_fetch_the_
   BOOST_TEST(r.m.done());
   BOOST_TEST(r.m.reg(5) == 9u);
   BOOST_TEST(r.m.word(2) == op_end());
+}
+
+BOOST_AUTO_TEST_CASE(operators_compiled_by_gcc_equal_their_host_build_bit_for_bit) {
+  // every operator of kernels/gpsimd, built for each configuration's local memory, on the model
+  // (each retire against the reference), its outputs against the same C built for the host
+  for (const std::uint32_t tcm : {4096u, 16384u, 65536u})
+    for (const std::string& name : operator_names()) {
+      BOOST_TEST_CONTEXT(name << " in " << tcm << " bytes") {
+        std::mt19937_64 rng(tcm + name.size());
+        const OperatorCase c = operator_case(name, tcm, rng, 1024);
+        Run r(tcm, Run::Image{c.image});
+        r.go(0, c.args, 20000000);
+        BOOST_TEST_REQUIRE(r.m.done());
+        for (const auto& o : c.outputs)
+          for (std::uint32_t i = 0; i < o.bytes; i += 4) {
+            const std::uint32_t want = c.expected[o.addr + i] | c.expected[o.addr + i + 1] << 8 |
+                                       c.expected[o.addr + i + 2] << 16 |
+                                       std::uint32_t{c.expected[o.addr + i + 3]} << 24;
+            BOOST_REQUIRE_MESSAGE(r.m.word((o.addr + i) / 4) == want, o.what << " word " << i / 4 << ": "
+                                                                             << r.m.word((o.addr + i) / 4)
+                                                                             << ", the host build " << want);
+          }
+        BOOST_TEST_MESSAGE(name << " (" << tcm << " bytes): " << c.elements << " elements in " << r.cycles
+                                << " cycles, " << static_cast<double>(r.cycles) / c.elements << " a element");
+      }
+    }
+}
+
+BOOST_AUTO_TEST_CASE(an_unknown_operator_or_one_that_does_not_fit_is_refused_by_name) {
+  std::mt19937_64 rng(1);
+  BOOST_CHECK_EXCEPTION(operator_case("sort", 4096, rng), std::invalid_argument, [](const std::invalid_argument& e) {
+    return std::string(e.what()).find("'sort': unknown") != std::string::npos;
+  });
+  BOOST_CHECK_EXCEPTION(operator_case("scan", 1000, rng), std::invalid_argument, [](const std::invalid_argument& e) {
+    return std::string(e.what()).find("no configuration has 1000 bytes") != std::string::npos;
+  });
 }
 
 BOOST_AUTO_TEST_SUITE_END()

@@ -3,9 +3,11 @@
 // the RISC-V specification (trn::gpsimd::Reference), then local memory word by word through the
 // host port. Random RV32IM programs, every stop with its code and pc, a start after a stop, and
 // self-tests showing the lockstep and the scoreboard each catching a wrong DUT.
+#include <cstring>
 #include <random>
 
 #include "gpsimd/encode.hpp"
+#include "gpsimd/operators.hpp"
 #include "gpsimd/proc.hpp"
 #include "gpsimd/random_program.hpp"
 #include "gpsimd/reference.hpp"
@@ -277,6 +279,50 @@ TRN_TEST(mul_div_corner_cases, .timeout_ns = 1e10) {
   co_await p.check_end();
   check((p.done.get() & 1) && p.retired == 301, "{} instructions retired, not 301", p.retired);
   fmt::print("gpsimd_proc: 288 multiplications and divisions and 13 more instructions in {} cycles\n", cycles);
+}
+
+namespace {
+/// One operator of kernels/gpsimd, compiled by GCC for this configuration's local memory: each
+/// retire against the reference, local memory read back, and the outputs against the same C built
+/// for the host, bit for bit. `wrong`: the host build's first output word is taken as one bit off
+/// (the self-test of that comparison).
+Task<> run_operator(ProcEnv& p, const std::string& name, std::mt19937_64& g, bool wrong = false) {
+  gpsimd::OperatorCase c = gpsimd::operator_case(name, p.bytes(), g, 256);
+  if (wrong) c.expected[c.outputs.front().addr] ^= 1;
+  std::vector<std::uint32_t> words(p.bytes() / 4);
+  std::memcpy(words.data(), c.image.data(), c.image.size());
+  co_await p.write(0, words);
+  const std::uint64_t cycles = co_await p.run(0, c.args, 10000000);
+  check(p.done.get() & 1, "{} stopped with code {} at pc {:#x}", name, p.code.get(), p.err_pc.get());
+  co_await p.check_end();
+  const auto& m = p.ref.memory();
+  for (const auto& o : c.outputs)
+    check(std::equal(c.expected.begin() + o.addr, c.expected.begin() + o.addr + o.bytes, m.begin() + o.addr),
+          "{}: its {} differ from the host build's", name, o.what);
+  fmt::print("gpsimd_proc: operator {}: {} elements in {} cycles ({:.1f} a element), equal to the host build\n", name,
+             c.elements, cycles, static_cast<double>(cycles) / c.elements);
+}
+}  // namespace
+
+TRN_TEST(operators, .timeout_ns = 1e11) {
+  ProcEnv p(env);
+  co_await p.begin();
+  auto r = env.rng("operators");
+  for (const std::string& name : gpsimd::operator_names()) {
+    std::mt19937_64 g(r.next());
+    co_await run_operator(p, name, g);
+  }
+}
+
+TRN_TEST(selftest_operator_check_catches_a_wrong_output, .timeout_ns = 1e10, .expect_fail = true) {
+  expect_failure([](const TestFailure& e) {
+    check(std::string(e.what()).find("gather: its out differ from the host build's") != std::string::npos,
+          "failed for another reason: {}", e.what());
+  });
+  ProcEnv p(env);
+  co_await p.begin();
+  std::mt19937_64 g(1);
+  co_await run_operator(p, "gather", g, true);
 }
 
 TRN_TEST(every_stop_names_its_code_and_pc, .timeout_ns = 1e10) {
