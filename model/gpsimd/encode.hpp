@@ -41,6 +41,29 @@ constexpr std::uint32_t lw(unsigned rd, unsigned rs1, std::int32_t imm) { return
 constexpr std::uint32_t sw(unsigned rs1, unsigned rs2, std::int32_t imm) { return s_type(2, rs1, rs2, imm); }
 constexpr std::uint32_t op_end() { return 0x0000000B; }  // custom-0, docs/gpsimd.md
 
+// ---- the vector subset (docs/gpsimd.md "The vector unit")
+constexpr std::uint32_t kOpV = 0x57, kVLoad = 0x07, kVStore = 0x27;
+/// vtype: SEW 8 << vsew, LMUL 1 << vlmul (and vta, vma)
+constexpr std::uint32_t vtype(unsigned vsew, unsigned vlmul, bool ta = false, bool ma = false) {
+  return vlmul | vsew << 3 | unsigned{ta} << 6 | unsigned{ma} << 7;
+}
+constexpr std::uint32_t vsetvli(unsigned rd, unsigned rs1, std::uint32_t vt) {
+  return (vt & 0x7FF) << 20 | (rs1 & 31) << 15 | 7u << 12 | (rd & 31) << 7 | kOpV;
+}
+constexpr std::uint32_t vsetivli(unsigned rd, unsigned uimm, std::uint32_t vt) {
+  return 3u << 30 | (vt & 0x3FF) << 20 | (uimm & 31) << 15 | 7u << 12 | (rd & 31) << 7 | kOpV;
+}
+/// An OP-V word: funct6, vm (1: unmasked), vs2, vs1 / rs1 / imm, funct3 (the operand form), vd / rd.
+constexpr std::uint32_t opv(unsigned f6, bool vm, unsigned vs2, unsigned vs1, unsigned f3, unsigned vd) {
+  return f6 << 26 | unsigned{vm} << 25 | (vs2 & 31) << 20 | (vs1 & 31) << 15 | f3 << 12 | (vd & 31) << 7 | kOpV;
+}
+/// A vector load or store: width 0 / 5 / 6 (EEW 8 / 16 / 32), mop 0 unit-stride or 2 strided (rs2).
+constexpr std::uint32_t vmem(bool store, unsigned width, unsigned vd, unsigned rs1, bool vm, unsigned mop = 0,
+                             unsigned rs2 = 0) {
+  return mop << 26 | unsigned{vm} << 25 | (rs2 & 31) << 20 | (rs1 & 31) << 15 | width << 12 | (vd & 31) << 7 |
+         (store ? kVStore : kVLoad);
+}
+
 /// The two words that set rd to v: lui with the upper 20 bits (rounded for addi's sign), then addi.
 struct Li {
   std::uint32_t hi, lo;

@@ -12,9 +12,12 @@ std::int32_t sext(std::uint32_t v, unsigned bits) {
 std::uint32_t bits(std::uint32_t w, unsigned hi, unsigned lo) { return (w >> lo) & ((2u << (hi - lo)) - 1); }
 }  // namespace
 
-Proc::Proc(Params p) : p_(p), words_(p.tcm_bytes / 4), mem_q_(p.tcm_bytes / 4, 0) {
+Proc::Proc(Params p)
+    : p_(p), words_(p.tcm_bytes / 4), mem_q_(p.tcm_bytes / 4, 0), vrf_q_(std::size_t{32} * (p.vlen / 32), 0) {
   if (p_.tcm_bytes < 64 || (p_.tcm_bytes & (p_.tcm_bytes - 1)))
     throw std::invalid_argument("gpsimd::Proc: tcm_bytes must be a power of two, at least 64");
+  if (p_.vlen < 64 || (p_.vlen & (p_.vlen - 1)) || p_.vlen > p_.tcm_bytes / 4)
+    throw std::invalid_argument("gpsimd::Proc: vlen must be a power of two, at least 64, at most tcm_bytes / 4");
 }
 
 void Proc::load(std::uint32_t addr, std::span<const std::uint8_t> bytes) {
@@ -110,6 +113,10 @@ Proc::Step Proc::decide() const {
   if (!run_q_) return s;
   if (fe_q_) {
     s.code = Err::GpErrFetch;
+    return s;
+  }
+  if (const unsigned opc = ir_q_ & 0x7F; opc == 0x57 || opc == 0x07 || opc == 0x27) {
+    decide_vector(ir_q_, s);
     return s;
   }
   const Decoded d = decode(ir_q_);
@@ -255,6 +262,10 @@ void Proc::eval(const In& in, Out& o) const {
   const Step s = decide();
   o.busy_o = run_q_, o.done_o = done_q_, o.err_o = err_q_;
   o.err_code_o = code_q_, o.err_pc_o = err_pc_q_, o.host_rdata_o = dr_q_;
+  if (s.vw) {
+    o.vw_o = true, o.vw_reg_o = s.vw_reg, o.vw_off_o = s.vw_off, o.vw_bit_o = s.vw_bit;
+    o.vw_data_o = s.vw_data;
+  }
   if (s.retire) {
     const Decoded d = decode(ir_q_);
     o.ret_o = true;
@@ -274,6 +285,9 @@ void Proc::tick(const In& in) {
     err_pc_q_ = ir_q_ = pc_q_ = dr_q_ = 0;
     div_n_ = 0;
     x_q_.fill(0);
+    std::fill(vrf_q_.begin(), vrf_q_.end(), 0);
+    vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0;
+    lmul2_q_ = false, vill_q_ = true, lp_q_ = false;
     return;
   }
   const Step s = decide();
@@ -281,10 +295,28 @@ void Proc::tick(const In& in) {
   const bool start = in.start_i && !run_q_;
   const std::uint32_t host_word = in.host_addr_i % words_;
   // the data port's read (a load's first cycle, or the host's while idle)
-  if (s.load_go)
-    dr_q_ = mem_q_[s.ld_word];
+  if (s.load_go || s.v_load)
+    dr_q_ = mem_q_[s.load_go ? s.ld_word : s.v_word];
   else if (!run_q_ && in.host_re_i)
     dr_q_ = mem_q_[host_word];
+  if (!run_q_ && in.host_vre_i) {  // a vector register's word: register addr / (vlen / 32)
+    const unsigned wpr = p_.vlen / 32;
+    dr_q_ = vrf_q_[(host_word / wpr % 32) * wpr + host_word % wpr];
+  }
+  // the vector unit's register write, and its state
+  if (s.vw) {
+    std::uint32_t& word = vrf_q_[(s.vw_reg % 32) * (p_.vlen / 32) + s.vw_off / 32];
+    const std::uint32_t m = (s.vw_bit ? 1u : s.sew == 32 ? ~0u : (1u << s.sew) - 1) << (s.vw_off % 32);
+    word = (word & ~m) | (s.vw_data << (s.vw_off % 32) & m);
+  }
+  if (run_q_ && ((ir_q_ & 0x7F) == 0x57 || (ir_q_ & 0x7F) == 0x07 || (ir_q_ & 0x7F) == 0x27) && !fe_q_ &&
+      s.code == Err::GpErrNone) {
+    vl_q_ = s.vl, sew_q_ = s.sew, lmul2_q_ = s.lmul2, vill_q_ = s.vill;
+    ve_q_ = s.ve, acc_q_ = s.acc;
+  } else if (s.code != Err::GpErrNone) {
+    ve_q_ = 0;
+  }
+  lp_q_ = s.lp;
   ld_q_ = s.load_go;
   div_n_ = s.div_go ? div_n_ + 1 : 0;
   // the fetch, before the store of this edge
@@ -294,16 +326,20 @@ void Proc::tick(const In& in) {
     fe_q_ = fa % 4 != 0 || fa >= p_.tcm_bytes;
     if (!fe_q_) ir_q_ = mem_q_[fa / 4];
   }
-  if (s.retire && s.st_mask) {
+  if ((s.retire && s.st_mask) || s.v_store) {
+    const std::uint32_t wd = s.v_store ? s.v_word : s.st_word, mk = s.v_store ? s.v_mask : s.st_mask;
+    const std::uint32_t data = s.v_store ? s.v_data : s.st_data;
     for (unsigned l = 0; l < 4; ++l)
-      if (s.st_mask >> l & 1)
-        mem_q_[s.st_word] = (mem_q_[s.st_word] & ~(0xFFu << 8 * l)) | (s.st_data & 0xFFu << 8 * l);
+      if (mk >> l & 1) mem_q_[wd] = (mem_q_[wd] & ~(0xFFu << 8 * l)) | (data & 0xFFu << 8 * l);
   } else if (!run_q_ && in.host_we_i) {
     mem_q_[host_word] = in.host_wdata_i;
   }
   if (s.retire && s.wen && d.rd) x_q_[d.rd] = s.wv;
   if (start) {
     x_q_.fill(0);
+    std::fill(vrf_q_.begin(), vrf_q_.end(), 0);
+    vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0;
+    lmul2_q_ = false, vill_q_ = true, lp_q_ = false;
     x_q_[10] = in.arg0_i, x_q_[11] = in.arg1_i;
     run_q_ = true, done_q_ = err_q_ = false;
     code_q_ = Err::GpErrNone, err_pc_q_ = 0;

@@ -27,12 +27,13 @@ class Proc {
  public:
   struct Params {
     unsigned tcm_bytes = 4096;  ///< local memory: a power of two, >= 64
+    unsigned vlen = 128;        ///< vector register bits: a power of two, >= 64
   };
   struct In {
     bool rst_ni = false;
     bool start_i = false;
     std::uint32_t entry_i = 0, arg0_i = 0, arg1_i = 0;
-    bool host_we_i = false, host_re_i = false;
+    bool host_we_i = false, host_re_i = false, host_vre_i = false;
     std::uint32_t host_addr_i = 0, host_wdata_i = 0;
   };
   struct Out {
@@ -42,6 +43,10 @@ class Proc {
     bool ret_o = false;
     std::uint32_t ret_pc_o = 0, ret_insn_o = 0, ret_rd_o = 0, ret_wdata_o = 0;
     std::uint32_t ret_st_mask_o = 0, ret_st_addr_o = 0, ret_st_data_o = 0;
+    bool vw_o = false;
+    std::uint32_t vw_reg_o = 0, vw_off_o = 0;
+    bool vw_bit_o = false;
+    std::uint32_t vw_data_o = 0;
   };
 
   explicit Proc(Params p);
@@ -51,7 +56,7 @@ class Proc {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  sv::ports::gpsimd_proc::Params sv_params() const { return {.TcmBytes = p_.tcm_bytes}; }
+  sv::ports::gpsimd_proc::Params sv_params() const { return {.TcmBytes = p_.tcm_bytes, .Vlen = p_.vlen}; }
   TRN_MODULE_PORTS(gpsimd_proc)
 
   // ---- state, for the fast path (trnsim) and the tests
@@ -64,6 +69,9 @@ class Proc {
   /// Local memory word i (byte address 4 i), little-endian.
   std::uint32_t word(unsigned i) const { return mem_q_.at(i); }
   std::span<const std::uint32_t> memory() const { return mem_q_; }
+  /// Word `word` of vector register `reg`; vl.
+  std::uint32_t vreg_word(unsigned reg, unsigned word) const { return vrf_q_.at(reg * (p_.vlen / 32) + word); }
+  std::uint32_t vl() const { return vl_q_; }
   /// Writes bytes into local memory at `addr` directly (a loader; the host port's effect without its cycles).
   void load(std::uint32_t addr, std::span<const std::uint8_t> bytes);
 
@@ -97,8 +105,18 @@ class Proc {
     bool retire = false, stop = false, wen = false, load_go = false, div_go = false;
     Err code = Err::GpErrNone;
     std::uint32_t wv = 0, next = 0, st_mask = 0, st_word = 0, st_data = 0, ld_word = 0;
+    // the vector unit: a register write (an element or a mask bit), a load's read, a store, and its
+    // state after the edge
+    bool vw = false, vw_bit = false, v_load = false, v_store = false;
+    unsigned vw_reg = 0, vw_off = 0;
+    std::uint32_t vw_data = 0, v_word = 0, v_mask = 0, v_data = 0;
+    std::uint32_t vl = 0, sew = 8, ve = 0, acc = 0;
+    bool lmul2 = false, vill = true, lp = false;
   };
   Step decide() const;
+  /// The vector unit's part of decide() for a vector instruction (proc_vector.cpp).
+  void decide_vector(std::uint32_t w, Step& s) const;
+  std::uint32_t velem(unsigned reg, unsigned i, unsigned sew) const;
   static std::uint32_t alu(unsigned f3, bool alt, std::uint32_t x, std::uint32_t y);
 
   Params p_;
@@ -113,6 +131,10 @@ class Proc {
   std::uint32_t dr_q_ = 0;
   bool ld_q_ = false;   ///< a load's second cycle
   unsigned div_n_ = 0;  ///< cycles a division has taken so far
+  // the vector unit
+  std::vector<std::uint32_t> vrf_q_;  ///< v0 .. v31, vlen / 32 words each
+  std::uint32_t vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0;
+  bool lmul2_q_ = false, vill_q_ = true, lp_q_ = false;
 };
 
 }  // namespace trn::gpsimd

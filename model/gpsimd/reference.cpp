@@ -135,7 +135,11 @@ std::uint32_t low32(std::int64_t v) { return static_cast<std::uint32_t>(static_c
 
 }  // namespace
 
-Reference::Reference(std::uint32_t mem_bytes) : mem_(mem_bytes, 0) {}
+Reference::Reference(std::uint32_t mem_bytes, unsigned vlen)
+    : mem_(mem_bytes, 0), vlen_(vlen), vlenb_(vlen / 8), v_(std::size_t{32} * (vlen / 8), 0) {
+  if (vlen < 64 || vlen % 32 || (vlen & (vlen - 1)))
+    throw std::invalid_argument("gpsimd::Reference: vlen must be a power of two >= 64");
+}
 
 void Reference::load(std::uint32_t addr, std::span<const std::uint8_t> bytes) {
   if (std::uint64_t{addr} + bytes.size() > mem_.size())
@@ -145,6 +149,8 @@ void Reference::load(std::uint32_t addr, std::span<const std::uint8_t> bytes) {
 
 void Reference::start(std::uint32_t entry, std::uint32_t arg0, std::uint32_t arg1) {
   x_.fill(0);
+  std::fill(v_.begin(), v_.end(), 0);
+  vl_ = 0, sew_ = 8, lmul_ = 1, vill_ = true;  // no vector instruction before a vsetvli
   x_[10] = arg0;
   x_[11] = arg1;
   pc_ = entry;
@@ -169,6 +175,11 @@ std::optional<Reference::Retired> Reference::step() {
     return std::nullopt;
   }
   const std::uint32_t w = mem_[pc_] | mem_[pc_ + 1] << 8 | mem_[pc_ + 2] << 16 | std::uint32_t{mem_[pc_ + 3]} << 24;
+  if (const unsigned opc = w & 0x7F; opc == 0x57 || opc == 0x07 || opc == 0x27) {
+    Retired r;
+    r.pc = pc_, r.insn = w;
+    return vector_step(w, r);
+  }
   const Entry* e = lookup(w);
   if (!e) {
     fail(gp_err_e::GpErrIllegal);

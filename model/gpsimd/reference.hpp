@@ -1,6 +1,7 @@
 // trn::gpsimd::Reference — the GpSimd processor's reference interpreter, written from the RISC-V
 // unprivileged specification (RV32I chapter, the M chapter, and the instruction-set listings'
-// match/mask table) and docs/gpsimd.md for the custom instructions and the stops. It knows no timing
+// match/mask table), the "V" specification for the vector subset (reference_vector.cpp) and
+// docs/gpsimd.md for the custom instructions and the stops. It knows no timing
 // and shares no code with the cycle model (proc.hpp) or the RTL: the benches check both against it,
 // one retired instruction at a time.
 #pragma once
@@ -34,7 +35,8 @@ class Reference {
     std::uint32_t pc = 0;
   };
 
-  explicit Reference(std::uint32_t mem_bytes);
+  /// `vlen`: the vector registers' bits (gpsimd_vlen).
+  explicit Reference(std::uint32_t mem_bytes, unsigned vlen = 128);
   void load(std::uint32_t addr, std::span<const std::uint8_t> bytes);
   /// A start: every register 0 but a0 = arg0 and a1 = arg1, the pc at entry.
   void start(std::uint32_t entry, std::uint32_t arg0, std::uint32_t arg1);
@@ -46,12 +48,26 @@ class Reference {
   std::uint32_t pc() const { return pc_; }
   std::uint32_t x(unsigned i) const { return x_.at(i); }
   const std::vector<std::uint8_t>& memory() const { return mem_; }
+  /// Vector state: vl, and word `word` of vector register `reg` (little-endian elements).
+  std::uint32_t vl() const { return vl_; }
+  std::uint32_t vreg_word(unsigned reg, unsigned word) const;
   /// The instruction's name in the listing ("addi", "op.end"), or "" for none.
   static std::string name_of(std::uint32_t insn);
 
  private:
   void fail(sv::gpsimd_pkg::gp_err_e code);
+  std::optional<Retired> vector_step(std::uint32_t w, Retired r);
+  void set_vtype(std::uint32_t vtype, std::uint64_t avl, bool keep_vl);
+  std::uint32_t velem(unsigned reg, unsigned i, unsigned sew) const;
+  void vset(unsigned reg, unsigned i, unsigned sew, std::uint32_t v);
+  bool vbit(unsigned reg, unsigned i) const;
+  void vset_bit(unsigned reg, unsigned i, bool b);
   std::vector<std::uint8_t> mem_;
+  unsigned vlen_, vlenb_;
+  std::vector<std::uint8_t> v_;  ///< v0 .. v31, vlenb_ bytes each
+  std::uint32_t vl_ = 0;
+  unsigned sew_ = 8, lmul_ = 1;
+  bool vill_ = true;
   std::array<std::uint32_t, 32> x_{};
   std::uint32_t pc_ = 0;
   bool running_ = false;

@@ -46,7 +46,7 @@ struct Run {
   struct Image {
     const std::vector<std::uint8_t>& bytes;  ///< local memory from 0
   };
-  Run(std::uint32_t mem, Image image) : m({mem}), ref(mem) {
+  Run(std::uint32_t mem, Image image, unsigned vlen = 128) : m({mem, vlen}), ref(mem, vlen) {
     m.load(0, image.bytes);
     ref.load(0, image.bytes);
   }
@@ -82,6 +82,10 @@ struct Run {
     }
     BOOST_TEST(!ref.running());
     for (unsigned r = 0; r < 32; ++r) BOOST_TEST(m.reg(r) == ref.x(r), "x" << r);
+    for (unsigned r = 0; r < 32; ++r)
+      for (unsigned w = 0; w < m.params().vlen / 32; ++w)
+        BOOST_REQUIRE_MESSAGE(m.vreg_word(r, w) == ref.vreg_word(r, w), "v" << r << " word " << w);
+    BOOST_TEST(m.vl() == ref.vl());
     for (unsigned i = 0; i < ref.memory().size() / 4; ++i) {
       const auto* p = &ref.memory()[4 * i];
       BOOST_REQUIRE(m.word(i) == (p[0] | p[1] << 8 | p[2] << 16 | std::uint32_t{p[3]} << 24));
@@ -119,6 +123,94 @@ BOOST_AUTO_TEST_CASE(random_programs_retire_as_the_reference_interprets_them) {
         "slli", "srli",  "srai", "add",  "sub",    "sll",   "slt",  "sltu", "xor",   "srl",  "sra",   "or",
         "and",  "fence", "mul",  "mulh", "mulhsu", "mulhu", "div",  "divu", "rem",   "remu", "op.end"})
     BOOST_TEST(seen[n] >= 20u, n << " retired " << seen[n] << " times");
+}
+
+BOOST_AUTO_TEST_CASE(random_vector_programs_as_the_reference) {
+  // programs with vector blocks at every VLEN of the configurations: each retire, and at the end
+  // the registers, vector registers, vl and memory, against the reference
+  std::uint64_t total = 0;
+  for (const unsigned vlen : {128u, 256u, 512u})
+    for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+      std::mt19937_64 rng(seed * 7 + vlen);
+      const std::uint32_t mem = 16384;
+      const RandomProgram p = random_program(rng, mem, 120, vlen);
+      Run r(mem, Run::Image{bytes_of(p.words)}, vlen);
+      r.m.load(p.data_lo, p.data);
+      r.ref.load(p.data_lo, p.data);
+      r.go(static_cast<std::uint32_t>(seed), 0);
+      BOOST_TEST_REQUIRE(r.m.done(), "vlen " << vlen << " seed " << seed << ": stopped with code "
+                                             << static_cast<unsigned>(r.m.err_code()) << " at pc " << r.m.err_pc());
+      total += r.retired;
+    }
+  BOOST_TEST(total > 3u * 60 * 100);
+}
+
+BOOST_AUTO_TEST_CASE(random_vector_words_as_the_reference) {
+  // every OP-V funct6 and funct3, loads and stores with random fields, then random words, each at a
+  // random vtype and vl: it retires, or stops where and why the reference does
+  unsigned stopped = 0;
+  for (const unsigned vlen : {128u, 512u})
+    for (unsigned k = 0; k < 2560; ++k) {
+      std::mt19937_64 rng(k * 3 + vlen);
+      const RandomProgram p = random_vector_word(rng, 4096, vlen, k);
+      Run r(4096, Run::Image{bytes_of(p.words)}, vlen);
+      r.m.load(p.data_lo, p.data);
+      r.ref.load(p.data_lo, p.data);
+      r.go(0, 0);
+      stopped += r.m.error();
+    }
+  BOOST_TEST(stopped > 2u * 2560 / 4);         // a fair share of the words is illegal or out of range
+  BOOST_TEST(stopped < 2u * 2560 * 95 / 100);  // and some run (the OP-V space is mostly not the subset)
+}
+
+BOOST_AUTO_TEST_CASE(fp32_vector_operations_on_every_class_of_value_as_the_reference) {
+  // the results in their own arrays: the reference compares each operation's; and a few worked
+  // out by hand from SPEC 4 and IEEE 754-2019
+  const RandomProgram p = fp_corners(16384, true);
+  Run r(16384, Run::Image{bytes_of(p.words)}, 256);
+  r.m.load(p.data_lo, p.data);
+  r.ref.load(p.data_lo, p.data);
+  r.go();
+  BOOST_TEST_REQUIRE(r.m.done());
+  constexpr unsigned n = 144;
+  const std::uint32_t out = 8192 + 8 * n;
+  const auto res = [&](unsigned op, unsigned x, unsigned y) { return r.m.word((out + 4 * (op * n + 12 * x + y)) / 4); };
+  // values: 0 +0, 1 -0, 4 +inf, 5 -inf, 6 qNaN, 7 sNaN, 8 1.0
+  BOOST_TEST(res(0, 4, 5) == 0x7FC00000u);  // inf + -inf: the canonical NaN
+  BOOST_TEST(res(0, 0, 1) == 0x00000000u);  // +0 + -0 = +0 (round to nearest)
+  BOOST_TEST(res(0, 1, 1) == 0x80000000u);  // -0 + -0 = -0
+  BOOST_TEST(res(2, 0, 4) == 0x7FC00000u);  // 0 * inf
+  BOOST_TEST(res(3, 0, 1) == 0x80000000u);  // vfmin(+0, -0) = -0
+  BOOST_TEST(res(4, 1, 0) == 0x00000000u);  // vfmax(-0, +0) = +0
+  BOOST_TEST(res(3, 6, 8) == 0x3F800000u);  // vfmin(NaN, 1) = 1
+  BOOST_TEST(res(4, 7, 7) == 0x7FC00000u);  // vfmax(sNaN, sNaN): the canonical NaN
+  BOOST_TEST(res(6, 0, 1) == 1u);           // vmfeq(+0, -0)
+  BOOST_TEST(res(6, 6, 6) == 0u);           // vmfeq(NaN, NaN)
+  BOOST_TEST(res(7, 5, 5) == 1u);           // vmfle(-inf, -inf)
+  BOOST_TEST(res(8, 9, 9) == 0u);           // vmflt(-1, -1)
+}
+
+BOOST_AUTO_TEST_CASE(a_start_resets_the_vector_state) {
+  using namespace trn::gpsimd::enc;
+  // run 1: e32, vl 4, v1 = 5 everywhere; run 2: vsetvli x0, x0 keeps vl, which a start made 0, so
+  // vmv.s.x writes nothing, and v1 reads 0 again; run 3: a vector instruction first is illegal
+  Run r(4096, std::vector<std::uint32_t>{vsetivli(0, 4, vtype(2, 0)), opv(0x17, true, 0, 5, 3, 1), op_end()});
+  r.go();
+  BOOST_TEST(r.m.vreg_word(1, 3) == 5u);
+  const auto run2 = bytes_of({vsetvli(0, 0, vtype(2, 0)), addi(5, 0, 77), opv(0x10, true, 0, 5, 6, 2),
+                              opv(0x10, true, 2, 0, 2, 6), opv(0x10, true, 1, 0, 2, 7), op_end()});
+  r.m.load(0, run2);
+  r.ref.load(0, run2);
+  r.go();
+  BOOST_TEST(r.m.done());
+  BOOST_TEST(r.m.reg(6) == 0u);  // v2[0]: not written at vl 0
+  BOOST_TEST(r.m.reg(7) == 0u);  // v1 cleared by the start
+  const auto run3 = bytes_of({opv(0x00, true, 1, 1, 0, 1), op_end()});
+  r.m.load(0, run3);
+  r.ref.load(0, run3);
+  r.go();
+  BOOST_TEST(r.m.error());
+  BOOST_TEST(static_cast<unsigned>(r.m.err_code()) == static_cast<unsigned>(Err::GpErrIllegal));
 }
 
 BOOST_AUTO_TEST_CASE(a_start_clears_the_registers_and_passes_a0_a1) {

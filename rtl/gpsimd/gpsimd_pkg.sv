@@ -24,6 +24,16 @@ package gpsimd_pkg;
   localparam logic [6:0] OpcMiscMem = 7'b0001111;
   localparam logic [6:0] OpcCustom0 = 7'b0001011;
 
+  localparam logic [6:0] OpcV = 7'b1010111;  // OP-V
+  localparam logic [6:0] OpcVLoad = 7'b0000111;  // LOAD-FP: the vector loads
+  localparam logic [6:0] OpcVStore = 7'b0100111;  // STORE-FP: the vector stores
+
+  // The vector unit's element operations (docs/gpsimd.md "The vector unit").
+  typedef enum logic [4:0] {
+    VAdd, VSub, VMinu, VMin, VMaxu, VMax, VAnd, VOr, VXor, VSll, VSrl, VSra, VMul,
+    VFadd, VFsub, VFmul, VFmin, VFmax, VFmacc, VNone
+  } vop_e;
+
   // custom-0 funct3 values (docs/gpsimd.md "Custom instructions")
   localparam logic [2:0] F3OpEnd = 3'd0;
 

@@ -19,6 +19,7 @@ module gpsimd_proc
   import gpsimd_pkg::*;
 #(
   parameter int unsigned TcmBytes = 4096,  /// local memory (a power of two, >= 64)
+  parameter int unsigned Vlen = 128,  /// vector register bits (a power of two, >= 64)
   localparam int unsigned Words = TcmBytes / 4,
   localparam int unsigned WAW = $clog2(Words)
 ) (
@@ -35,6 +36,8 @@ module gpsimd_proc
   output logic [   31:0] err_pc_o,
   input  logic           host_we_i,      /// write host_wdata_i to word host_addr_i (while not busy)
   input  logic           host_re_i,      /// read word host_addr_i into host_rdata_o (while not busy)
+  input  logic           host_vre_i,     /// read word host_addr_i % (Vlen/32) of vector register
+                                         /// host_addr_i / (Vlen/32) into host_rdata_o (while not busy)
   input  logic [WAW-1:0] host_addr_i,
   input  logic [   31:0] host_wdata_i,
   output logic [   31:0] host_rdata_o,   /// the word of the last read
@@ -45,7 +48,12 @@ module gpsimd_proc
   output logic [   31:0] ret_wdata_o,    /// the value written (0 when ret_rd_o is 0)
   output logic [    3:0] ret_st_mask_o,  /// the bytes of the word it stores (0: no store)
   output logic [   31:0] ret_st_addr_o,  /// that word's byte address
-  output logic [   31:0] ret_st_data_o   /// the word's new bytes, in the mask's lanes (others 0)
+  output logic [   31:0] ret_st_data_o,  /// the word's new bytes, in the mask's lanes (others 0)
+  output logic                   vw_o,       /// the vector unit writes a register this cycle:
+  output logic [            4:0] vw_reg_o,   /// the register,
+  output logic [$clog2(Vlen)-1:0] vw_off_o,  /// the bit offset of the element (or mask bit),
+  output logic                   vw_bit_o,   /// one mask bit (else an element of SEW bits),
+  output logic [           31:0] vw_data_o   /// its value
 );
   // ---- state
   logic [31:0] mem_q[Words];  // local memory
@@ -125,6 +133,371 @@ module gpsimd_proc
     endcase
   end
 
+  // ---- the vector unit (docs/gpsimd.md "The vector unit"): vtype and vl, the register file, and
+  // one element a cycle of the instruction in ir_q
+  localparam int unsigned VB = $clog2(Vlen);  // a bit's offset in a register
+  logic [Vlen-1:0] vrf_q[32];
+  logic [15:0] vl_q, vl_d;
+  logic [1:0] vsew_q, vsew_d;  // SEW = 8 << vsew
+  logic vlmul_q, vlmul_d;  // LMUL = 1 << vlmul
+  logic vill_q, vill_d;
+  logic [15:0] ve_q, ve_d;  // the element a vector instruction is at
+  logic [31:0] acc_q, acc_d;  // a reduction's running value
+  logic lp_q, lp_d;  // a load's element ve_q - 1 is in dr_q
+
+  // an element of width 8 << sew of a register group, or a mask bit
+  function automatic logic [31:0] vread(logic [Vlen-1:0] lo, logic [Vlen-1:0] hi, logic [1:0] sew,
+                                        logic [15:0] i);
+    logic [31:0] bit_at;
+    logic [2*Vlen-1:0] grp;
+    logic [31:0] e;
+    bit_at = 32'(i) << (3 + sew);
+    grp = {hi, lo};
+    e = 32'(grp >> bit_at);
+    unique case (sew)
+      2'd0: return {24'b0, e[7:0]};
+      2'd1: return {16'b0, e[15:0]};
+      default: return e;
+    endcase
+  endfunction
+  function automatic logic [31:0] vsext(logic [31:0] e, logic [1:0] sew);
+    unique case (sew)
+      2'd0: return {{24{e[7]}}, e[7:0]};
+      2'd1: return {{16{e[15]}}, e[15:0]};
+      default: return e;
+    endcase
+  endfunction
+  function automatic logic [31:0] vtrunc(logic [31:0] e, logic [1:0] sew);
+    return vread({{(Vlen - 32) {1'b0}}, e}, '0, sew, '0);
+  endfunction
+  // FP32 a < b and a == b for values that are not NaN (+0 and -0 equal)
+  function automatic logic flt_num(logic [31:0] x, logic [31:0] y);
+    if ((x[30:0] | y[30:0]) == '0) return 1'b0;
+    if (x[31] != y[31]) return x[31];
+    return x[31] ? x[30:0] > y[30:0] : x[30:0] < y[30:0];
+  endfunction
+  function automatic logic fnan(logic [30:0] x);  // the sign does not matter
+    return x[30:23] == 8'hFF && x[22:0] != '0;
+  endfunction
+  // vfmin / vfmax: minimumNumber / maximumNumber (a NaN gives the other operand; -0 below +0)
+  function automatic logic [31:0] fminmax(logic [31:0] x, logic [31:0] y, logic mx);
+    if (fnan(x[30:0]) && fnan(y[30:0])) return numerics_pkg::CanonicalNaN;
+    if (fnan(x[30:0])) return y;
+    if (fnan(y[30:0])) return x;
+    if (x == y || (x[30:0] | y[30:0]) == '0) return mx ? (x & y) : (x | y);
+    return (mx ? flt_num(y, x) : flt_num(x, y)) ? x : y;
+  endfunction
+
+  // decode
+  logic is_v, vm;
+  logic [5:0] f6;
+  assign is_v = opc == OpcV || opc == OpcVLoad || opc == OpcVStore;
+  assign vm = ir_q[25];
+  assign f6 = ir_q[31:26];
+  logic vcfg, vmem, vmvxs, vmvsx, vred, vcmp, vmerge, vslide, vgath, vew, vlegal;
+  logic [2:0] vcmp_k;  // 0 eq, 1 ne, 2 ltu, 3 lt, 4 feq, 5 fle, 6 flt
+  logic [1:0] vred_k;  // 0 sum, 1 max, 2 fp ordered sum
+  vop_e vop;
+  logic [15:0] vlmax;
+  logic [31:0] vscal;  // the .vx / .vi operand at SEW
+  always_comb begin
+    logic ivv, fvv, mvv, ivi, ivx, mvx, iv, fp, eew_ok;
+    logic [1:0] lm;
+    ivv = f3 == 3'd0;
+    fvv = f3 == 3'd1;
+    mvv = f3 == 3'd2;
+    ivi = f3 == 3'd3;
+    ivx = f3 == 3'd4;
+    mvx = f3 == 3'd6;
+    iv = ivv || ivx || ivi;
+    lm = vlmul_q ? 2'd2 : 2'd1;
+    vlmax = 16'(Vlen * 32'(lm) >> (3 + vsew_q));
+    vscal = ivi ? vtrunc({{27{rs1[4]}}, rs1}, vsew_q) : vtrunc(a, vsew_q);
+    vcfg = opc == OpcV && f3 == 3'd7;
+    vmem = opc == OpcVLoad || opc == OpcVStore;
+    vmvxs = opc == OpcV && f6 == 6'h10 && mvv && rs1 == '0;
+    vmvsx = opc == OpcV && f6 == 6'h10 && mvx && rs2 == '0;
+    vred_k = mvv && f6 == 6'h00 ? 2'd0 : mvv && f6 == 6'h07 ? 2'd1 : 2'd2;
+    vred = opc == OpcV && ((mvv && (f6 == 6'h00 || f6 == 6'h07)) || (fvv && f6 == 6'h03));
+    vcmp_k = 3'd0;
+    vcmp = 1'b0;
+    if (opc == OpcV && iv && f6 == 6'h18) {vcmp, vcmp_k} = {1'b1, 3'd0};
+    if (opc == OpcV && iv && f6 == 6'h19) {vcmp, vcmp_k} = {1'b1, 3'd1};
+    if (opc == OpcV && (ivv || ivx) && f6 == 6'h1A) {vcmp, vcmp_k} = {1'b1, 3'd2};
+    if (opc == OpcV && (ivv || ivx) && f6 == 6'h1B) {vcmp, vcmp_k} = {1'b1, 3'd3};
+    if (opc == OpcV && fvv && f6 == 6'h18) {vcmp, vcmp_k} = {1'b1, 3'd4};
+    if (opc == OpcV && fvv && f6 == 6'h19) {vcmp, vcmp_k} = {1'b1, 3'd5};
+    if (opc == OpcV && fvv && f6 == 6'h1B) {vcmp, vcmp_k} = {1'b1, 3'd6};
+    vmerge = opc == OpcV && iv && f6 == 6'h17;
+    vslide = opc == OpcV && (ivx || ivi) && (f6 == 6'h0E || f6 == 6'h0F);
+    vgath = opc == OpcV && ivv && f6 == 6'h0C;
+    vop = VNone;
+    if (opc == OpcV && iv) begin
+      unique case (f6)
+        6'h00: vop = VAdd;
+        6'h02: vop = ivi ? VNone : VSub;
+        6'h04: vop = ivi ? VNone : VMinu;
+        6'h05: vop = ivi ? VNone : VMin;
+        6'h06: vop = ivi ? VNone : VMaxu;
+        6'h07: vop = ivi ? VNone : VMax;
+        6'h09: vop = VAnd;
+        6'h0A: vop = VOr;
+        6'h0B: vop = VXor;
+        6'h25: vop = VSll;
+        6'h28: vop = VSrl;
+        6'h29: vop = VSra;
+        default: vop = VNone;
+      endcase
+    end else if (opc == OpcV && (mvv || mvx) && f6 == 6'h25) begin
+      vop = VMul;
+    end else if (opc == OpcV && fvv) begin
+      unique case (f6)
+        6'h00: vop = VFadd;
+        6'h02: vop = VFsub;
+        6'h04: vop = VFmin;
+        6'h06: vop = VFmax;
+        6'h24: vop = VFmul;
+        6'h2C: vop = VFmacc;
+        default: vop = VNone;
+      endcase
+    end
+    vew = vop != VNone;
+    fp = fvv;
+    // legality: the rules of docs/gpsimd.md (and the reference's)
+    eew_ok = (f3 == 3'd0 && vsew_q == 2'd0) || (f3 == 3'd5 && vsew_q == 2'd1) || (f3 == 3'd6 && vsew_q == 2'd2);
+    if (vcfg) begin
+      vlegal = !ir_q[31] || ir_q[31:30] == 2'b11;
+    end else if (vill_q) begin
+      vlegal = 1'b0;
+    end else if (vmem) begin
+      vlegal = eew_ok && ir_q[31:28] == '0 && (ir_q[27:26] == 2'b00 || ir_q[27:26] == 2'b10) &&
+               (ir_q[27:26] != 2'b00 || rs2 == '0) && (!vlmul_q || !rd[0]) && (vm || rd != '0 || opc == OpcVStore);
+    end else if (vmvxs || vmvsx) begin
+      vlegal = vm;
+    end else if (vred) begin
+      vlegal = (!fp || vsew_q == 2'd2) && (!vlmul_q || !rs2[0]);
+    end else if (vcmp) begin
+      vlegal = (vcmp_k < 3'd4 || vsew_q == 2'd2) && (!vlmul_q || (!rs2[0] && rd != (rs2 | 5'd1))) &&
+               (!(ivv || fvv) || !vlmul_q || (!rs1[0] && rd != (rs1 | 5'd1)));
+    end else if (vmerge || vslide || vgath || vew) begin
+      vlegal = (!vlmul_q || (!rd[0] && !rs2[0] && (!(ivv || fvv || mvv) || !rs1[0]))) && (vm || rd != '0) &&
+               (!vmerge || !vm || rs2 == '0) && (!fp || vsew_q == 2'd2) &&
+               (!vslide || f6 == 6'h0F || (rd[4:1] != rs2[4:1] || (!vlmul_q && rd != rs2))) &&
+               (!vgath || ((rd[4:1] != rs2[4:1] || (!vlmul_q && rd != rs2)) &&
+                           (rd[4:1] != rs1[4:1] || (!vlmul_q && rd != rs1))));
+    end else begin
+      vlegal = 1'b0;
+    end
+  end
+
+  // execution: element ve_q this cycle
+  logic v_retire, v_wen, v_err, v_mis, v_oor;  // the instruction is done; writes rd; stops
+  logic [31:0] v_wv;
+  logic vw, vwbit;  // a register write: an element of width SEW, or one mask bit
+  logic [4:0] vw_reg;
+  logic [VB:0] vw_off;  // the bit offset in the group from vw_reg (an element past the first register: the second)
+  logic [31:0] vw_data;
+  logic v_rgo, v_st;  // a load's read request; a store of an element
+  logic [31:0] v_addr;  // its byte address
+  logic [3:0] v_smask;
+  logic [31:0] v_sdata;
+  logic [31:0] v_a, v_b, v_d, v_r;  // vs2[i] (or the source of a slide or gather), op1, vd[i], the result
+  logic v_act;  // element ve_q is active (unmasked, or its v0 bit set)
+  always_comb begin
+    logic [15:0] i, src;
+    logic [31:0] stride, off, mx;
+    logic last, in_src;
+    logic [4:0] sh;
+    i = ve_q;
+    stride = '0;
+    mx = '0;
+    last = i + 16'd1 >= vl_q;
+    v_retire = 1'b0;
+    v_wen = 1'b0;
+    v_wv = '0;
+    v_err = 1'b0;
+    v_mis = 1'b0;
+    v_oor = 1'b0;
+    vw = 1'b0;
+    vwbit = 1'b0;
+    vw_reg = rd;
+    vw_off = '0;
+    vw_data = '0;
+    v_rgo = 1'b0;
+    v_st = 1'b0;
+    v_addr = '0;
+    v_smask = '0;
+    v_sdata = '0;
+    ve_d = ve_q;
+    acc_d = acc_q;
+    lp_d = 1'b0;
+    vl_d = vl_q;
+    vsew_d = vsew_q;
+    vlmul_d = vlmul_q;
+    vill_d = vill_q;
+    v_act = vm || vrf_q[0][i[VB-1:0]];
+    v_b = (f3 == 3'd0 || f3 == 3'd1 || f3 == 3'd2) ? vread(vrf_q[rs1], vrf_q[rs1|5'd1], vsew_q, i) : vscal;
+    v_d = vread(vrf_q[rd], vrf_q[rd|5'd1], vsew_q, i);
+    off = f3 == 3'd3 ? {27'b0, rs1} : a;
+    // the source element: vs2[i], vs2[i - off] (slide up), vs2[i + off] (slide down), vs2[vs1[i]]
+    src = i;
+    in_src = 1'b1;
+    if (vslide && f6 == 6'h0E) src = i - off[15:0];
+    if (vslide && f6 == 6'h0F) begin
+      src = i + off[15:0];
+      in_src = 32'(i) + off < 32'(vlmax) && off < 32'(vlmax);
+    end
+    if (vgath) begin
+      src = v_b[15:0];
+      in_src = v_b < 32'(vlmax);
+    end
+    v_a = in_src ? vread(vrf_q[rs2], vrf_q[rs2|5'd1], vsew_q, src) : '0;
+    sh = v_b[4:0] & (5'(8 << vsew_q) - 5'd1);
+    unique case (vop)
+      VAdd: v_r = vtrunc(v_a + v_b, vsew_q);
+      VSub: v_r = vtrunc(v_a - v_b, vsew_q);
+      VMinu: v_r = v_a < v_b ? v_a : v_b;
+      VMin: v_r = $signed(vsext(v_a, vsew_q)) < $signed(vsext(v_b, vsew_q)) ? v_a : v_b;
+      VMaxu: v_r = v_a > v_b ? v_a : v_b;
+      VMax: v_r = $signed(vsext(v_a, vsew_q)) > $signed(vsext(v_b, vsew_q)) ? v_a : v_b;
+      VAnd: v_r = v_a & v_b;
+      VOr: v_r = v_a | v_b;
+      VXor: v_r = v_a ^ v_b;
+      VSll: v_r = vtrunc(v_a << sh, vsew_q);
+      VSrl: v_r = v_a >> sh;
+      VSra: v_r = vtrunc(32'($signed(vsext(v_a, vsew_q)) >>> sh), vsew_q);
+      VMul: v_r = vtrunc(v_a * v_b, vsew_q);
+      VFadd: v_r = numerics_pkg::fp32_add_f(v_a, v_b);
+      VFsub: v_r = numerics_pkg::fp32_add_f(v_a, {~v_b[31], v_b[30:0]});
+      VFmul: v_r = numerics_pkg::fp32_mul_f(v_a, v_b);
+      VFmin: v_r = fminmax(v_a, v_b, 1'b0);
+      VFmax: v_r = fminmax(v_a, v_b, 1'b1);
+      VFmacc: v_r = numerics_pkg::fp32_add_f(numerics_pkg::fp32_mul_f(v_b, v_a), v_d);
+      default: v_r = v_a;  // slides, gathers
+    endcase
+    if (run_q && is_v && vlegal && !fe_q) begin
+      if (vcfg) begin
+        // vsetvli / vsetivli: SEW 8, 16, 32 and LMUL 1, 2, else vill and vl = 0
+        logic [2:0] vt_rsv, vt_sew, vt_mul;  // vtype's reserved bits [10:8], vsew, vlmul (vta and
+        logic [31:0] avl;                    // vma are taken: this unit leaves tails and masked-off
+        logic keep;                          // elements undisturbed, which agnostic allows)
+        vt_rsv = ir_q[31] ? {1'b0, ir_q[29:28]} : ir_q[30:28];
+        vt_sew = ir_q[25:23];
+        vt_mul = ir_q[22:20];
+        keep = !ir_q[31] && rs1 == '0 && rd == '0;
+        avl = ir_q[31] ? {27'b0, rs1} : rs1 != '0 ? a : 32'hFFFF_FFFF;
+        if (vt_rsv != '0 || vt_sew > 3'd2 || vt_mul > 3'd1) begin
+          vill_d = 1'b1;
+          vl_d = '0;
+        end else begin
+          vill_d = 1'b0;
+          vsew_d = vt_sew[1:0];
+          vlmul_d = vt_mul[0];
+          mx = (Vlen << vt_mul[0]) >> (3 + vt_sew[1:0]);
+          vl_d = keep ? (32'(vl_q) < mx ? vl_q : 16'(mx)) : (avl < mx ? 16'(avl) : 16'(mx));
+        end
+        v_retire = 1'b1;
+        v_wen = 1'b1;
+        v_wv = 32'(vl_d);
+      end else if (vmvxs) begin
+        v_retire = 1'b1;
+        v_wen = 1'b1;
+        v_wv = vsext(vread(vrf_q[rs2], vrf_q[rs2], vsew_q, '0), vsew_q);
+      end else if (vmvsx) begin
+        v_retire = 1'b1;
+        vw = vl_q != '0;
+        vw_off = '0;
+        vw_data = vscal;
+      end else if (vmem) begin
+        // element i: its address (unit stride: EEW / 8 bytes apart), checked, then read or written;
+        // a load writes element i - 1 (its word came back) in the same cycle
+        stride = ir_q[27] ? b : 32'(1) << vsew_q;
+        v_addr = a + stride * 32'(i);
+        if (lp_q) begin
+          vw = 1'b1;
+          vw_off = (VB + 1)'(32'(16'(i - 16'd1)) << (3 + vsew_q));
+          vw_data = vread({{(Vlen - 32) {1'b0}}, dr_q >> {acc_q[1:0], 3'b0}}, '0, vsew_q, '0);
+        end
+        if (i < vl_q && v_act) begin
+          v_mis = (vsew_q == 2'd1 && v_addr[0]) || (vsew_q == 2'd2 && v_addr[1:0] != '0);
+          v_oor = v_addr >= 32'(TcmBytes);
+        end
+        if (v_mis || v_oor) begin
+          v_err = 1'b1;
+        end else begin
+          if (i < vl_q && v_act) begin
+            v_rgo = opc == OpcVLoad;
+            v_st = opc == OpcVStore;
+            unique case (vsew_q)
+              2'd0: v_smask = 4'b0001 << v_addr[1:0];
+              2'd1: v_smask = 4'b0011 << v_addr[1:0];
+              default: v_smask = 4'b1111;
+            endcase
+            v_sdata = v_d << {v_addr[1:0], 3'b0};
+          end
+          acc_d = v_addr;  // a load's byte offset in its word, for the next cycle
+          lp_d = v_rgo;
+          if (opc == OpcVLoad ? i >= vl_q : last) begin
+            v_retire = 1'b1;
+            ve_d = '0;
+          end else begin
+            ve_d = i + 16'd1;
+          end
+        end
+      end else if (vred) begin
+        // vd[0] = vs1[0] op the active vs2[i], in order; nothing when vl = 0
+        logic [31:0] cur, nx;
+        cur = i == '0 ? vread(vrf_q[rs1], vrf_q[rs1], vsew_q, '0) : acc_q;
+        unique case (vred_k)
+          2'd0: nx = vtrunc(cur + v_a, vsew_q);
+          2'd1: nx = $signed(vsext(v_a, vsew_q)) > $signed(vsext(cur, vsew_q)) ? v_a : cur;
+          default: nx = numerics_pkg::fp32_add_f(cur, v_a);
+        endcase
+        acc_d = v_act ? nx : cur;
+        if (last) begin  // also vl = 0: nothing done
+          v_retire = 1'b1;
+          ve_d = '0;
+          vw = vl_q != '0;
+          vw_reg = rd;
+          vw_off = '0;
+          vw_data = acc_d;
+        end else begin
+          ve_d = i + 16'd1;
+        end
+      end else begin
+        // element-wise, compares, merges, slides, gathers: element i written (if active)
+        if (vl_q != '0) begin
+          if (vcmp) begin
+            logic t;
+            unique case (vcmp_k)
+              3'd0: t = v_a == v_b;
+              3'd1: t = v_a != v_b;
+              3'd2: t = v_a < v_b;
+              3'd3: t = $signed(vsext(v_a, vsew_q)) < $signed(vsext(v_b, vsew_q));
+              3'd4: t = !fnan(v_a[30:0]) && !fnan(v_b[30:0]) && !flt_num(v_a, v_b) && !flt_num(v_b, v_a);
+              3'd5: t = !fnan(v_a[30:0]) && !fnan(v_b[30:0]) && !flt_num(v_b, v_a);
+              default: t = !fnan(v_a[30:0]) && !fnan(v_b[30:0]) && flt_num(v_a, v_b);
+            endcase
+            vw = v_act;
+            vwbit = 1'b1;
+            vw_off = {1'b0, i[VB-1:0]};
+            vw_data = {31'b0, t};
+          end else begin
+            vw = vmerge || (v_act && !(vslide && f6 == 6'h0E && 32'(i) < off));
+            vw_off = (VB + 1)'(32'(i) << (3 + vsew_q));
+            vw_data = vmerge ? (vm || vrf_q[0][i[VB-1:0]] ? v_b : v_a) : v_r;
+          end
+        end
+        if (last) begin  // also vl = 0: nothing done
+          v_retire = 1'b1;
+          ve_d = '0;
+        end else begin
+          ve_d = i + 16'd1;
+        end
+      end
+    end
+  end
+
   // ---- the instruction in ir_q: what it does this cycle
   logic is_m, is_div, sgn, neg_q, neg_r;
   logic [31:0] ea, br_t, nxt, wv, st_data;
@@ -180,6 +553,14 @@ module gpsimd_proc
     if (run_q) begin
       if (fe_q) begin
         code = GpErrFetch;
+      end else if (is_v) begin
+        if (!vlegal) code = GpErrIllegal;
+        else if (v_err) code = v_mis ? GpErrMisaligned : GpErrAccess;
+        else begin
+          retire = v_retire;
+          wen = v_wen;
+          wv = v_wv;
+        end
       end else if (!legal) begin
         code = GpErrIllegal;
       end else begin
@@ -300,12 +681,12 @@ module gpsimd_proc
   assign fetch = start || (retire && !stop);
   assign fa = start ? entry_i : nxt;
   assign fbad = fa[1:0] != 2'd0 || fa >= 32'(TcmBytes);
-  assign dre = ld_go || (!run_q && host_re_i);
-  assign dw = run_q ? ea[WAW+1:2] : host_addr_i;
-  assign mwe = (retire && st_mask != '0) || (!run_q && host_we_i);
-  assign mmask = run_q ? st_mask : 4'b1111;
-  assign mwa = run_q ? ea[WAW+1:2] : host_addr_i;
-  assign mwd = run_q ? st_data : host_wdata_i;
+  assign dre = ld_go || v_rgo || (!run_q && host_re_i);
+  assign dw = !run_q ? host_addr_i : is_v ? v_addr[WAW+1:2] : ea[WAW+1:2];
+  assign mwe = (retire && st_mask != '0) || v_st || (!run_q && host_we_i);
+  assign mmask = !run_q ? 4'b1111 : is_v ? v_smask : st_mask;
+  assign mwa = !run_q ? host_addr_i : is_v ? v_addr[WAW+1:2] : ea[WAW+1:2];
+  assign mwd = !run_q ? host_wdata_i : is_v ? v_sdata : st_data;
 
   always_comb begin
     run_d = run_q;
@@ -317,6 +698,7 @@ module gpsimd_proc
     pc_d = pc_q;
     fe_d = fe_q;
     dr_d = dre ? mem_q[dw] : dr_q;
+    if (!run_q && host_vre_i) dr_d = 32'(vrf_q[host_addr_i[VB-1:VB-5]] >> {host_addr_i[VB-6:0], 5'b0});
     ld_d = ld_go;
     if (start) begin
       run_d = 1'b1;
@@ -357,6 +739,37 @@ module gpsimd_proc
       quo_q <= '0;
       rem_q <= '0;
       dsor_q <= '0;
+      vl_q <= '0;
+      vsew_q <= '0;
+      vlmul_q <= 1'b0;
+      vill_q <= 1'b1;
+      ve_q <= '0;
+      acc_q <= '0;
+      lp_q <= 1'b0;
+    end else if (start) begin
+      // a start: the vector state as after reset (vill: no vector instruction before a vsetvli)
+      run_q <= run_d;
+      done_q <= done_d;
+      err_q <= err_d;
+      err_code_q <= err_code_d;
+      err_pc_q <= err_pc_d;
+      ir_q <= ir_d;
+      pc_q <= pc_d;
+      fe_q <= fe_d;
+      dr_q <= dr_d;
+      ld_q <= ld_d;
+      dv_q <= dv_d;
+      dcnt_q <= dcnt_d;
+      quo_q <= quo_d;
+      rem_q <= rem_d;
+      dsor_q <= dsor_d;
+      vl_q <= '0;
+      vsew_q <= '0;
+      vlmul_q <= 1'b0;
+      vill_q <= 1'b1;
+      ve_q <= '0;
+      acc_q <= '0;
+      lp_q <= 1'b0;
     end else begin
       run_q <= run_d;
       done_q <= done_d;
@@ -373,6 +786,32 @@ module gpsimd_proc
       quo_q <= quo_d;
       rem_q <= rem_d;
       dsor_q <= dsor_d;
+      vl_q <= vl_d;
+      vsew_q <= vsew_d;
+      vlmul_q <= vlmul_d;
+      vill_q <= vill_d;
+      ve_q <= v_err ? '0 : ve_d;
+      acc_q <= acc_d;
+      lp_q <= lp_d;
+    end
+  end
+
+  // the vector registers: cleared by a start, one element or mask bit written a cycle
+  logic [4:0] vw_r;
+  logic [VB-1:0] vw_o_off;
+  logic [31:0] vw_mask;
+  assign vw_r = vw_reg + 5'(vw_off[VB]);
+  assign vw_o_off = vw_off[VB-1:0];
+  assign vw_mask = vwbit ? 32'd1 : vtrunc('1, vsew_q);
+  logic [31:0] vw_val;
+  assign vw_val = vw_data & vw_mask;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      for (int r = 0; r < 32; r++) vrf_q[r] <= '0;
+    end else if (start) begin
+      for (int r = 0; r < 32; r++) vrf_q[r] <= '0;
+    end else if (vw) begin
+      vrf_q[vw_r] <= (vrf_q[vw_r] & ~(Vlen'(vw_mask) << vw_o_off)) | (Vlen'(vw_val) << vw_o_off);
     end
   end
 
@@ -407,4 +846,9 @@ module gpsimd_proc
   assign ret_st_mask_o = retire ? st_mask : '0;
   assign ret_st_addr_o = retire && st_mask != '0 ? {ea[31:2], 2'b0} : '0;
   assign ret_st_data_o = retire ? st_data : '0;
+  assign vw_o = vw;
+  assign vw_reg_o = vw ? vw_r : '0;
+  assign vw_off_o = vw ? vw_o_off : '0;
+  assign vw_bit_o = vw && vwbit;
+  assign vw_data_o = vw ? vw_data & vw_mask : '0;
 endmodule

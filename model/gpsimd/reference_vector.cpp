@@ -1,0 +1,435 @@
+// The reference interpreter's vector instructions: the RVV 1.0 subset of docs/gpsimd.md "The vector
+// unit", written from the RISC-V "V" specification (vtype and vl, the instruction formats, the
+// element and mask layout, each instruction's definition) and SPEC 4's FP32 rule.
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "gpsimd/reference.hpp"
+
+namespace trn::gpsimd {
+
+using sv::gpsimd_pkg::gp_err_e;
+
+namespace {
+
+constexpr std::uint32_t kCanonicalNaN = 0x7FC00000;  // SPEC 4: any NaN result
+float f32(std::uint32_t b) { return std::bit_cast<float>(b); }
+std::uint32_t bits(float f) { return std::isnan(f) ? kCanonicalNaN : std::bit_cast<std::uint32_t>(f); }
+bool is_nan(std::uint32_t b) { return (b & 0x7F800000) == 0x7F800000 && (b & 0x7FFFFF); }
+/// IEEE 754-2019 minimumNumber / maximumNumber (vfmin, vfmax): a NaN operand gives the other; two
+/// NaNs the canonical NaN; -0 is below +0.
+std::uint32_t fminmax(std::uint32_t a, std::uint32_t b, bool max) {
+  if (is_nan(a) && is_nan(b)) return kCanonicalNaN;
+  if (is_nan(a)) return b;
+  if (is_nan(b)) return a;
+  const float x = f32(a), y = f32(b);
+  if (x == y) return max ? (a & b) : (a | b);  // equal: zeros of two signs, max takes +0
+  return (max ? x > y : x < y) ? a : b;
+}
+std::int64_t sx(std::uint32_t v, unsigned sew) {  // sign-extend an element
+  const unsigned sh = 64 - sew;
+  return static_cast<std::int64_t>(std::uint64_t{v} << sh) >> sh;
+}
+std::uint32_t trunc(std::uint64_t v, unsigned sew) {
+  return static_cast<std::uint32_t>(v & ((std::uint64_t{1} << sew) - 1));
+}
+
+}  // namespace
+
+std::uint32_t Reference::velem(unsigned reg, unsigned i, unsigned sew) const {
+  const std::size_t at = std::size_t{reg} * vlenb_ + std::size_t{i} * sew / 8;
+  std::uint32_t v = 0;
+  for (unsigned b = 0; b < sew / 8; ++b) v |= std::uint32_t{v_[at + b]} << 8 * b;
+  return v;
+}
+void Reference::vset(unsigned reg, unsigned i, unsigned sew, std::uint32_t v) {
+  const std::size_t at = std::size_t{reg} * vlenb_ + std::size_t{i} * sew / 8;
+  for (unsigned b = 0; b < sew / 8; ++b) v_[at + b] = static_cast<std::uint8_t>(v >> 8 * b);
+}
+bool Reference::vbit(unsigned reg, unsigned i) const { return v_[std::size_t{reg} * vlenb_ + i / 8] >> (i % 8) & 1; }
+void Reference::vset_bit(unsigned reg, unsigned i, bool b) {
+  std::uint8_t& byte = v_[std::size_t{reg} * vlenb_ + i / 8];
+  byte = static_cast<std::uint8_t>((byte & ~(1u << (i % 8))) | unsigned{b} << (i % 8));
+}
+std::uint32_t Reference::vreg_word(unsigned reg, unsigned word) const { return velem(reg, word, 32); }
+
+// vtype (vsew [5:3], vlmul [2:0], vta, vma; every other bit reserved): SEW 8, 16, 32 and LMUL 1, 2
+// are supported, anything else sets vill and vl = 0.
+void Reference::set_vtype(std::uint32_t vtype, std::uint64_t avl, bool keep_vl) {
+  const unsigned vsew = (vtype >> 3) & 7, vlmul = vtype & 7;
+  if ((vtype >> 8) != 0 || vsew > 2 || vlmul > 1) {
+    vill_ = true, vl_ = 0;
+    return;
+  }
+  vill_ = false;
+  sew_ = 8u << vsew, lmul_ = 1u << vlmul;
+  const std::uint32_t vlmax = lmul_ * vlen_ / sew_;
+  vl_ = static_cast<std::uint32_t>(std::min<std::uint64_t>(keep_vl ? vl_ : avl, vlmax));
+}
+
+std::optional<Reference::Retired> Reference::vector_step(std::uint32_t w, Retired r) {
+  const unsigned opc = w & 0x7F, vd = (w >> 7) & 31, f3 = (w >> 12) & 7, vs1 = (w >> 15) & 31, vs2 = (w >> 20) & 31;
+  const bool vm = (w >> 25) & 1;  // 1: unmasked
+  const unsigned f6 = w >> 26;
+  const auto illegal = [&] {
+    fail(gp_err_e::GpErrIllegal);
+    return std::nullopt;
+  };
+  // ---- configuration
+  if (opc == 0x57 && f3 == 7) {
+    std::uint64_t avl = 0;
+    bool keep = false;
+    std::uint32_t vtype = 0;
+    if ((w >> 31) == 0) {  // vsetvli rd, rs1, vtypei
+      vtype = (w >> 20) & 0x7FF;
+      if (vs1 != 0)
+        avl = x_[vs1];
+      else if (vd != 0)
+        avl = ~std::uint64_t{0};
+      else
+        keep = true;
+    } else if ((w >> 30) == 3) {  // vsetivli rd, uimm, vtypei
+      vtype = (w >> 20) & 0x3FF;
+      avl = vs1;
+    } else {
+      return illegal();  // vsetvl: not in the subset
+    }
+    set_vtype(vtype, avl, keep);
+    if (vd) x_[vd] = vl_, r.rd = vd, r.wdata = vl_;
+    pc_ += 4;
+    return r;
+  }
+  if (vill_) return illegal();
+  const unsigned sew = sew_, lmul = lmul_, vlmax = lmul * vlen_ / sew;
+  const auto group_ok = [&](unsigned reg) { return reg % lmul == 0; };
+  const auto active = [&](unsigned i) { return vm || vbit(0, i); };
+  // ---- loads and stores: unit-stride and strided, EEW = SEW, one field (nf 0, mew 0)
+  if (opc == 0x07 || opc == 0x27) {
+    const unsigned width = f3, mop = (w >> 26) & 3, nf = w >> 29, mew = (w >> 28) & 1;
+    const unsigned eew = width == 0 ? 8 : width == 5 ? 16 : width == 6 ? 32 : 0;
+    if (eew == 0 || eew != sew || nf || mew || (mop != 0 && mop != 2) || (mop == 0 && vs2 != 0) || !group_ok(vd) ||
+        (!vm && vd == 0 && opc == 0x07))
+      return illegal();
+    const std::int64_t stride = mop == 2 ? static_cast<std::int32_t>(x_[vs2]) : eew / 8;
+    for (unsigned i = 0; i < vl_; ++i) {
+      if (!active(i)) continue;
+      const std::uint64_t a = (std::uint64_t{x_[vs1]} + static_cast<std::uint64_t>(stride * i)) & 0xFFFFFFFFu;
+      if (a % (eew / 8)) return fail(gp_err_e::GpErrMisaligned), std::nullopt;
+      if (a + eew / 8 > mem_.size()) return fail(gp_err_e::GpErrAccess), std::nullopt;
+      if (opc == 0x07) {
+        std::uint32_t v = 0;
+        for (unsigned b = 0; b < eew / 8; ++b) v |= std::uint32_t{mem_[a + b]} << 8 * b;
+        vset(vd, i, sew, v);
+      } else {
+        const std::uint32_t v = velem(vd, i, sew);
+        for (unsigned b = 0; b < eew / 8; ++b) mem_[a + b] = static_cast<std::uint8_t>(v >> 8 * b);
+      }
+    }
+    pc_ += 4;
+    return r;
+  }
+  if (opc != 0x57) return illegal();
+  // ---- arithmetic: operand forms by funct3
+  const bool ivv = f3 == 0, fvv = f3 == 1, mvv = f3 == 2, ivi = f3 == 3, ivx = f3 == 4, mvx = f3 == 6;
+  if (f3 == 5) return illegal();  // OPFVF: a scalar FP register, which RV32IM has not
+  // the scalar or immediate operand of .vx / .vi, as an element of width SEW
+  const std::uint32_t scal = ivi ? trunc(static_cast<std::uint64_t>(sx(vs1, 5)), sew) : trunc(x_[vs1], sew);
+  const auto op1 = [&](unsigned i) { return (ivv || fvv || mvv) ? velem(vs1, i, sew) : scal; };
+  // vmv.x.s, vmv.s.x (VWXUNARY0 / VRXUNARY0)
+  if (f6 == 0x10 && mvv && vs1 == 0) {
+    if (!vm) return illegal();
+    const auto v = static_cast<std::uint32_t>(sx(velem(vs2, 0, sew), sew));
+    if (vd) x_[vd] = v, r.rd = vd, r.wdata = v;
+    pc_ += 4;
+    return r;
+  }
+  if (f6 == 0x10 && mvx && vs2 == 0) {
+    if (!vm) return illegal();
+    if (vl_ > 0) vset(vd, 0, sew, scal);
+    pc_ += 4;
+    return r;
+  }
+  // reductions: vd[0] = vs1[0] op the active vs2[i]; vd and vs1 single registers
+  const bool redsum = mvv && f6 == 0x00, redmax = mvv && f6 == 0x07, fredosum = fvv && f6 == 0x03;
+  if (redsum || redmax || fredosum) {
+    if ((fredosum && sew != 32) || !group_ok(vs2)) return illegal();
+    if (vl_ == 0) {
+      pc_ += 4;
+      return r;
+    }
+    std::uint32_t acc = velem(vs1, 0, sew);
+    for (unsigned i = 0; i < vl_; ++i) {
+      if (!active(i)) continue;
+      const std::uint32_t e = velem(vs2, i, sew);
+      if (redsum)
+        acc = trunc(std::uint64_t{acc} + e, sew);
+      else if (redmax)
+        acc = sx(e, sew) > sx(acc, sew) ? e : acc;
+      else
+        acc = bits(f32(acc) + f32(e));
+    }
+    vset(vd, 0, sew, acc);
+    pc_ += 4;
+    return r;
+  }
+  // compares into a mask register (vd any register; masked-off and tail bits kept)
+  int cmp = -1;  // 0 eq, 1 ne, 2 ltu, 3 lt, 4 feq, 5 fle, 6 flt
+  if ((ivv || ivx || ivi) && f6 == 0x18)
+    cmp = 0;
+  else if ((ivv || ivx || ivi) && f6 == 0x19)
+    cmp = 1;
+  else if ((ivv || ivx) && f6 == 0x1A)
+    cmp = 2;
+  else if ((ivv || ivx) && f6 == 0x1B)
+    cmp = 3;
+  else if (fvv && f6 == 0x18)
+    cmp = 4;
+  else if (fvv && f6 == 0x19)
+    cmp = 5;
+  else if (fvv && f6 == 0x1B)
+    cmp = 6;
+  if (cmp >= 0) {
+    // the mask may overlap a source group only as its first register (the elements it would
+    // clobber are read first then)
+    const auto clobbers = [&](unsigned g) { return vd != g && vd >= g && vd < g + lmul; };
+    if ((cmp >= 4 && sew != 32) || !group_ok(vs2) || clobbers(vs2) ||
+        ((ivv || fvv) && (!group_ok(vs1) || clobbers(vs1))))
+      return illegal();
+    for (unsigned i = 0; i < vl_; ++i) {
+      if (!active(i)) continue;
+      const std::uint32_t a = velem(vs2, i, sew), b = op1(i);
+      bool t = false;
+      switch (cmp) {
+        case 0:
+          t = a == b;
+          break;
+        case 1:
+          t = a != b;
+          break;
+        case 2:
+          t = a < b;
+          break;
+        case 3:
+          t = sx(a, sew) < sx(b, sew);
+          break;
+        case 4:
+          t = f32(a) == f32(b);
+          break;
+        case 5:
+          t = f32(a) <= f32(b);
+          break;
+        default:
+          t = f32(a) < f32(b);
+          break;
+      }
+      vset_bit(vd, i, t);
+    }
+    pc_ += 4;
+    return r;
+  }
+  // element-wise operations writing a register group vd
+  if (!group_ok(vd) || !group_ok(vs2) || ((ivv || fvv || mvv) && !group_ok(vs1))) return illegal();
+  if (!vm && vd == 0) return illegal();  // a masked op may not write v0 (its own mask)
+  const auto overlaps = [&](unsigned a, unsigned b) { return a < b + lmul && b < a + lmul; };
+  // vmerge / vmv.v.*: vm = 0 merges by v0, vm = 1 with vs2 = 0 moves
+  if ((ivv || ivx || ivi) && f6 == 0x17) {
+    if (vm && vs2 != 0) return illegal();
+    for (unsigned i = 0; i < vl_; ++i) vset(vd, i, sew, vm || vbit(0, i) ? op1(i) : velem(vs2, i, sew));
+    pc_ += 4;
+    return r;
+  }
+  // slides: the offset from rs1 or the immediate (unsigned)
+  if ((ivx || ivi) && (f6 == 0x0E || f6 == 0x0F)) {
+    const std::uint64_t off = ivi ? vs1 : x_[vs1];
+    if (f6 == 0x0E && overlaps(vd, vs2)) return illegal();  // vslideup may not overlap its source
+    std::vector<std::uint32_t> src(vlmax);
+    for (unsigned i = 0; i < vlmax; ++i) src[i] = velem(vs2, i, sew);
+    for (unsigned i = 0; i < vl_; ++i) {
+      if (!active(i)) continue;
+      if (f6 == 0x0E) {
+        if (i >= off) vset(vd, i, sew, src[i - off]);
+      } else {
+        vset(vd, i, sew, i + off < vlmax ? src[i + off] : 0);
+      }
+    }
+    pc_ += 4;
+    return r;
+  }
+  if (ivv && f6 == 0x0C) {  // vrgather.vv: vd may overlap neither source
+    if (overlaps(vd, vs2) || overlaps(vd, vs1)) return illegal();
+    for (unsigned i = 0; i < vl_; ++i) {
+      if (!active(i)) continue;
+      const std::uint32_t ix = velem(vs1, i, sew);
+      vset(vd, i, sew, ix < vlmax ? velem(vs2, ix, sew) : 0);
+    }
+    pc_ += 4;
+    return r;
+  }
+  // the rest: vd[i] = f(vs2[i], op1(i)) over the active elements
+  enum class K {
+    none,
+    add,
+    sub,
+    minu,
+    min,
+    maxu,
+    max,
+    and_,
+    or_,
+    xor_,
+    sll,
+    srl,
+    sra,
+    mul,
+    fadd,
+    fsub,
+    fmul,
+    fmin,
+    fmax,
+    fmacc
+  };
+  K k = K::none;
+  if (ivv || ivx || ivi) {
+    switch (f6) {
+      case 0x00:
+        k = K::add;
+        break;
+      case 0x02:
+        k = ivi ? K::none : K::sub;
+        break;
+      case 0x04:
+        k = ivi ? K::none : K::minu;
+        break;
+      case 0x05:
+        k = ivi ? K::none : K::min;
+        break;
+      case 0x06:
+        k = ivi ? K::none : K::maxu;
+        break;
+      case 0x07:
+        k = ivi ? K::none : K::max;
+        break;
+      case 0x09:
+        k = K::and_;
+        break;
+      case 0x0A:
+        k = K::or_;
+        break;
+      case 0x0B:
+        k = K::xor_;
+        break;
+      case 0x25:
+        k = K::sll;
+        break;
+      case 0x28:
+        k = K::srl;
+        break;
+      case 0x29:
+        k = K::sra;
+        break;
+      default:
+        break;
+    }
+  } else if ((mvv || mvx) && f6 == 0x25) {
+    k = K::mul;
+  } else if (fvv) {
+    switch (f6) {
+      case 0x00:
+        k = K::fadd;
+        break;
+      case 0x02:
+        k = K::fsub;
+        break;
+      case 0x04:
+        k = K::fmin;
+        break;
+      case 0x06:
+        k = K::fmax;
+        break;
+      case 0x24:
+        k = K::fmul;
+        break;
+      case 0x2C:
+        k = K::fmacc;
+        break;
+      default:
+        break;
+    }
+  }
+  if (k == K::none || (fvv && sew != 32)) return illegal();
+  for (unsigned i = 0; i < vl_; ++i) {
+    if (!active(i)) continue;
+    const std::uint32_t a = velem(vs2, i, sew), b = op1(i);
+    const unsigned sh = b % sew;
+    std::uint32_t v = 0;
+    switch (k) {
+      case K::add:
+        v = trunc(std::uint64_t{a} + b, sew);
+        break;
+      case K::sub:
+        v = trunc(std::uint64_t{a} - b, sew);
+        break;
+      case K::minu:
+        v = std::min(a, b);
+        break;
+      case K::min:
+        v = sx(a, sew) < sx(b, sew) ? a : b;
+        break;
+      case K::maxu:
+        v = std::max(a, b);
+        break;
+      case K::max:
+        v = sx(a, sew) > sx(b, sew) ? a : b;
+        break;
+      case K::and_:
+        v = a & b;
+        break;
+      case K::or_:
+        v = a | b;
+        break;
+      case K::xor_:
+        v = a ^ b;
+        break;
+      case K::sll:
+        v = trunc(std::uint64_t{a} << sh, sew);
+        break;
+      case K::srl:
+        v = a >> sh;
+        break;
+      case K::sra:
+        v = trunc(static_cast<std::uint64_t>(sx(a, sew) >> sh), sew);
+        break;
+      case K::mul:
+        v = trunc(std::uint64_t{a} * b, sew);
+        break;
+      case K::fadd:
+        v = bits(f32(a) + f32(b));
+        break;
+      case K::fsub:
+        v = bits(f32(a) - f32(b));
+        break;
+      case K::fmul:
+        v = bits(f32(a) * f32(b));
+        break;
+      case K::fmin:
+        v = fminmax(a, b, false);
+        break;
+      case K::fmax:
+        v = fminmax(a, b, true);
+        break;
+      case K::fmacc: {  // vd = vs1 * vs2 + vd: the product rounded, then the sum (SPEC 4: never fused)
+        const float p = f32(bits(f32(b) * f32(a)));
+        v = bits(p + f32(velem(vd, i, sew)));
+        break;
+      }
+      case K::none:
+        break;
+    }
+    vset(vd, i, sew, v);
+  }
+  pc_ += 4;
+  return r;
+}
+
+}  // namespace trn::gpsimd
