@@ -64,6 +64,20 @@ constexpr std::uint32_t vmem(bool store, unsigned width, unsigned vd, unsigned r
          (store ? kVStore : kVLoad);
 }
 
+// ---- the custom instructions (custom-0, docs/gpsimd.md "Custom instructions")
+constexpr std::uint32_t kCustom0 = 0x0B;
+/// sb.load vd, (partition x[rs1], byte offset x[rs2]); bf16: BF16 in SBUF widened to FP32
+constexpr std::uint32_t sb_load(unsigned vd, unsigned rs1, unsigned rs2, bool bf16 = false) {
+  return r_type(kCustom0, 1, bf16, vd, rs1, rs2);
+}
+/// sb.store vs3, (x[rs1], x[rs2]); bf16: FP32 narrowed to BF16 (round to nearest even)
+constexpr std::uint32_t sb_store(unsigned vs3, unsigned rs1, unsigned rs2, bool bf16 = false) {
+  return r_type(kCustom0, 2, bf16, vs3, rs1, rs2);
+}
+/// sem.wait x[rs1] >= x[rs2]; sem.add x[rs1] += x[rs2]
+constexpr std::uint32_t sem_wait(unsigned rs1, unsigned rs2) { return r_type(kCustom0, 3, 0, 0, rs1, rs2); }
+constexpr std::uint32_t sem_add(unsigned rs1, unsigned rs2) { return r_type(kCustom0, 4, 0, 0, rs1, rs2); }
+
 /// The two words that set rd to v: lui with the upper 20 bits (rounded for addi's sign), then addi.
 struct Li {
   std::uint32_t hi, lo;

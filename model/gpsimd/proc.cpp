@@ -76,8 +76,9 @@ Proc::Decoded Proc::decode(std::uint32_t w) {
     case 0x0F:
       if (d.f3 == 0) d.kind = Kind::fence;
       break;
-    case 0x0B:  // custom-0: op.end is the word with every other field 0
+    case 0x0B:  // custom-0: op.end is the word with every other field 0; sem.wait, sem.add have rs1, rs2
       if (w == 0x0B) d.kind = Kind::end;
+      if ((d.f3 == 3 || d.f3 == 4) && f7 == 0 && d.rd == 0) d.kind = d.f3 == 3 ? Kind::sem_wait : Kind::sem_add;
       break;
     default:
       break;
@@ -107,7 +108,7 @@ std::uint32_t Proc::alu(unsigned f3, bool alt, std::uint32_t x, std::uint32_t y)
   }
 }
 
-Proc::Step Proc::decide() const {
+Proc::Step Proc::decide(const In& in) const {
   Step s;
   s.next = pc_q_ + 4;
   if (!run_q_) return s;
@@ -116,7 +117,11 @@ Proc::Step Proc::decide() const {
     return s;
   }
   if (const unsigned opc = ir_q_ & 0x7F; opc == 0x57 || opc == 0x07 || opc == 0x27) {
-    decide_vector(ir_q_, s);
+    decide_vector(ir_q_, in, s);
+    return s;
+  }
+  if (const unsigned f3 = (ir_q_ >> 12) & 7; (ir_q_ & 0x7F) == 0x0B && (f3 == 1 || f3 == 2)) {
+    decide_sbuf(ir_q_, in, s);
     return s;
   }
   const Decoded d = decode(ir_q_);
@@ -252,6 +257,16 @@ Proc::Step Proc::decide() const {
     case Kind::end:
       s.retire = s.stop = true;
       break;
+    case Kind::sem_wait:
+    case Kind::sem_add:
+      if (a >= kSems) {
+        s.code = Err::GpErrSem;
+      } else if (d.kind == Kind::sem_add) {
+        s.retire = s.sem_add = true, s.sem_idx = a, s.sem_val = b;
+      } else {
+        s.retire = in.sem_i[a] >= b;  // waits until the semaphore holds the value
+      }
+      break;
   }
   return s;
 }
@@ -259,13 +274,18 @@ Proc::Step Proc::decide() const {
 void Proc::eval(const In& in, Out& o) const {
   o = Out{};
   if (!in.rst_ni) return;
-  const Step s = decide();
+  const Step s = decide(in);
   o.busy_o = run_q_, o.done_o = done_q_, o.err_o = err_q_;
   o.err_code_o = code_q_, o.err_pc_o = err_pc_q_, o.host_rdata_o = dr_q_;
   if (s.vw) {
     o.vw_o = true, o.vw_reg_o = s.vw_reg, o.vw_off_o = s.vw_off, o.vw_bit_o = s.vw_bit;
     o.vw_data_o = s.vw_data;
   }
+  if (s.sb_req) {
+    o.sb_req_o = true, o.sb_we_o = s.sb_we, o.sb_part_o = s.sb_part & 0xFFFF, o.sb_off_o = s.sb_off;
+    o.sb_mask_o = s.sb_mask, o.sb_wdata_o = s.sb_we ? s.sb_wdata : 0;
+  }
+  if (s.sem_add) o.sem_add_o = true, o.sem_idx_o = s.sem_idx % 32, o.sem_val_o = s.sem_val;
   if (s.retire) {
     const Decoded d = decode(ir_q_);
     o.ret_o = true;
@@ -286,11 +306,11 @@ void Proc::tick(const In& in) {
     div_n_ = 0;
     x_q_.fill(0);
     std::fill(vrf_q_.begin(), vrf_q_.end(), 0);
-    vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0;
+    vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0, sbr_q_ = 0;
     lmul2_q_ = false, vill_q_ = true, lp_q_ = false;
     return;
   }
-  const Step s = decide();
+  const Step s = decide(in);
   const Decoded d = decode(ir_q_);  // before the fetch replaces the word
   const bool start = in.start_i && !run_q_;
   const std::uint32_t host_word = in.host_addr_i % words_;
@@ -309,12 +329,13 @@ void Proc::tick(const In& in) {
     const std::uint32_t m = (s.vw_bit ? 1u : s.sew == 32 ? ~0u : (1u << s.sew) - 1) << (s.vw_off % 32);
     word = (word & ~m) | (s.vw_data << (s.vw_off % 32) & m);
   }
-  if (run_q_ && ((ir_q_ & 0x7F) == 0x57 || (ir_q_ & 0x7F) == 0x07 || (ir_q_ & 0x7F) == 0x27) && !fe_q_ &&
-      s.code == Err::GpErrNone) {
+  const unsigned opc = ir_q_ & 0x7F, cf3 = (ir_q_ >> 12) & 7;
+  const bool vec = opc == 0x57 || opc == 0x07 || opc == 0x27 || (opc == 0x0B && (cf3 == 1 || cf3 == 2));
+  if (run_q_ && vec && !fe_q_ && s.code == Err::GpErrNone) {
     vl_q_ = s.vl, sew_q_ = s.sew, lmul2_q_ = s.lmul2, vill_q_ = s.vill;
-    ve_q_ = s.ve, acc_q_ = s.acc;
+    ve_q_ = s.ve, acc_q_ = s.acc, sbr_q_ = s.sbr;
   } else if (s.code != Err::GpErrNone) {
-    ve_q_ = 0;
+    ve_q_ = 0, sbr_q_ = 0;
   }
   lp_q_ = s.lp;
   ld_q_ = s.load_go;
@@ -338,7 +359,7 @@ void Proc::tick(const In& in) {
   if (start) {
     x_q_.fill(0);
     std::fill(vrf_q_.begin(), vrf_q_.end(), 0);
-    vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0;
+    vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0, sbr_q_ = 0;
     lmul2_q_ = false, vill_q_ = true, lp_q_ = false;
     x_q_[10] = in.arg0_i, x_q_[11] = in.arg1_i;
     run_q_ = true, done_q_ = err_q_ = false;

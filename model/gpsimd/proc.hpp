@@ -26,15 +26,21 @@ using Err = sv::gpsimd_pkg::gp_err_e;
 class Proc {
  public:
   struct Params {
-    unsigned tcm_bytes = 4096;  ///< local memory: a power of two, >= 64
-    unsigned vlen = 128;        ///< vector register bits: a power of two, >= 64
+    unsigned tcm_bytes = 4096;   ///< local memory: a power of two, >= 64
+    unsigned vlen = 128;         ///< vector register bits: a power of two, >= 64
+    unsigned sbuf_bytes = 1024;  ///< bytes of an SBUF partition
   };
+  static constexpr unsigned kSems = 32;  ///< the core's semaphores (the sem_i port)
   struct In {
     bool rst_ni = false;
     bool start_i = false;
     std::uint32_t entry_i = 0, arg0_i = 0, arg1_i = 0;
     bool host_we_i = false, host_re_i = false, host_vre_i = false;
     std::uint32_t host_addr_i = 0, host_wdata_i = 0;
+    std::uint32_t part_lo_i = 0, part_hi_i = 0;
+    bool sb_gnt_i = false, sb_rvalid_i = false;
+    std::uint32_t sb_rdata_i = 0;
+    std::array<std::uint32_t, kSems> sem_i{};
   };
   struct Out {
     bool busy_o = false, done_o = false, err_o = false;
@@ -47,6 +53,10 @@ class Proc {
     std::uint32_t vw_reg_o = 0, vw_off_o = 0;
     bool vw_bit_o = false;
     std::uint32_t vw_data_o = 0;
+    bool sb_req_o = false, sb_we_o = false;
+    std::uint32_t sb_part_o = 0, sb_off_o = 0, sb_mask_o = 0, sb_wdata_o = 0;
+    bool sem_add_o = false;
+    std::uint32_t sem_idx_o = 0, sem_val_o = 0;
   };
 
   explicit Proc(Params p);
@@ -56,7 +66,9 @@ class Proc {
   void eval(const In& in, Out& out) const;
   void tick(const In& in);
 
-  sv::ports::gpsimd_proc::Params sv_params() const { return {.TcmBytes = p_.tcm_bytes, .Vlen = p_.vlen}; }
+  sv::ports::gpsimd_proc::Params sv_params() const {
+    return {.TcmBytes = p_.tcm_bytes, .Vlen = p_.vlen, .SbufBytes = p_.sbuf_bytes, .Sems = kSems};
+  }
   TRN_MODULE_PORTS(gpsimd_proc)
 
   // ---- state, for the fast path (trnsim) and the tests
@@ -91,7 +103,9 @@ class Proc {
     mul,
     div,
     fence,
-    end
+    end,
+    sem_wait,
+    sem_add
   };
   struct Decoded {
     Kind kind = Kind::illegal;
@@ -110,12 +124,16 @@ class Proc {
     bool vw = false, vw_bit = false, v_load = false, v_store = false;
     unsigned vw_reg = 0, vw_off = 0;
     std::uint32_t vw_data = 0, v_word = 0, v_mask = 0, v_data = 0;
-    std::uint32_t vl = 0, sew = 8, ve = 0, acc = 0;
+    std::uint32_t vl = 0, sew = 8, ve = 0, acc = 0, sbr = 0;
     bool lmul2 = false, vill = true, lp = false;
+    // SBUF and the semaphores
+    bool sb_req = false, sb_we = false, sem_add = false;
+    std::uint32_t sb_part = 0, sb_off = 0, sb_mask = 0, sb_wdata = 0, sem_idx = 0, sem_val = 0;
   };
-  Step decide() const;
-  /// The vector unit's part of decide() for a vector instruction (proc_vector.cpp).
-  void decide_vector(std::uint32_t w, Step& s) const;
+  Step decide(const In& in) const;
+  /// The vector unit's part of decide() for a vector instruction or an SBUF transfer (proc_vector.cpp).
+  void decide_vector(std::uint32_t w, const In& in, Step& s) const;
+  void decide_sbuf(std::uint32_t w, const In& in, Step& s) const;
   std::uint32_t velem(unsigned reg, unsigned i, unsigned sew) const;
   static std::uint32_t alu(unsigned f3, bool alt, std::uint32_t x, std::uint32_t y);
 
@@ -133,7 +151,7 @@ class Proc {
   unsigned div_n_ = 0;  ///< cycles a division has taken so far
   // the vector unit
   std::vector<std::uint32_t> vrf_q_;  ///< v0 .. v31, vlen / 32 words each
-  std::uint32_t vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0;
+  std::uint32_t vl_q_ = 0, sew_q_ = 8, ve_q_ = 0, acc_q_ = 0, sbr_q_ = 0;
   bool lmul2_q_ = false, vill_q_ = true, lp_q_ = false;
 };
 

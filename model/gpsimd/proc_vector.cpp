@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "gpsimd/proc.hpp"
+#include "numerics/format.hpp"
 
 namespace trn::gpsimd {
 
@@ -114,12 +115,12 @@ std::uint32_t Proc::velem(unsigned reg, unsigned i, unsigned sew) const {
   return (vrf_q_[(r % 32) * wpr + word] >> (bit % 32)) & mask_of(sew);
 }
 
-void Proc::decide_vector(std::uint32_t w, Step& s) const {
+void Proc::decide_vector(std::uint32_t w, [[maybe_unused]] const In& in, Step& s) const {
   const unsigned opc = w & 0x7F, rd = (w >> 7) & 31, f3 = (w >> 12) & 7, rs1 = (w >> 15) & 31, rs2 = (w >> 20) & 31;
   const unsigned f6 = w >> 26;
   const bool vm = (w >> 25) & 1;
   const std::uint32_t a = x_q_[rs1], b = x_q_[rs2];
-  s.vl = vl_q_, s.sew = sew_q_, s.lmul2 = lmul2_q_, s.vill = vill_q_, s.ve = ve_q_, s.acc = acc_q_;
+  s.vl = vl_q_, s.sew = sew_q_, s.lmul2 = lmul2_q_, s.vill = vill_q_, s.ve = ve_q_, s.acc = acc_q_, s.sbr = sbr_q_;
   const auto illegal = [&] { s.code = Err::GpErrIllegal; };
   // ---- configuration
   if (opc == 0x57 && f3 == 7) {
@@ -346,6 +347,44 @@ void Proc::decide_vector(std::uint32_t w, Step& s) const {
     }
   }
   next(vl_q_ == 0 || last);
+}
+
+// sb.load / sb.store (docs/gpsimd.md "Custom instructions"): element i requested (one SBUF word)
+// when i requests have been granted, done when its word is back (a load) or granted (a store);
+// checked first: the partition owned, the offset aligned, the last byte inside the partition.
+void Proc::decide_sbuf(std::uint32_t w, const In& in, Step& s) const {
+  s.vl = vl_q_, s.sew = sew_q_, s.lmul2 = lmul2_q_, s.vill = vill_q_, s.ve = ve_q_, s.acc = acc_q_, s.sbr = sbr_q_;
+  const unsigned rd = (w >> 7) & 31, f3 = (w >> 12) & 7, f7 = w >> 25;
+  const std::uint32_t part = x_q_[(w >> 15) & 31], off = x_q_[(w >> 20) & 31];
+  const bool load = f3 == 1;
+  if (vill_q_ || !(f7 == 0 || (f7 == 1 && sew_q_ == 32)) || (lmul2_q_ && rd % 2)) {
+    s.code = Err::GpErrIllegal;
+    return;
+  }
+  const unsigned eb = f7 ? 2 : sew_q_ / 8;
+  if (vl_q_) {
+    if (part < in.part_lo_i || part >= in.part_hi_i) return void(s.code = Err::GpErrPartition);
+    if (off % eb) return void(s.code = Err::GpErrMisaligned);
+    if (std::uint64_t{off} + std::uint64_t{vl_q_} * eb > p_.sbuf_bytes) return void(s.code = Err::GpErrAccess);
+  }
+  const std::uint32_t ea = off + sbr_q_ * eb;
+  s.sb_req = sbr_q_ < vl_q_;
+  s.sb_we = s.sb_req && !load;
+  s.sb_part = part, s.sb_off = ea & ~3u;
+  s.sb_mask = ((1u << eb) - 1) << (ea % 4);
+  const std::uint32_t e = s.sb_req ? velem(rd, sbr_q_, sew_q_) : 0;
+  s.sb_wdata = (f7 ? numerics::encode(numerics::Format::bf16, e) : e) << 8 * (ea % 4);
+  const bool taken = s.sb_req && in.sb_gnt_i;
+  if (taken) s.sbr = sbr_q_ + 1;
+  if (load && in.sb_rvalid_i) {
+    const std::uint32_t word = in.sb_rdata_i >> 8 * ((off + ve_q_ * eb) % 4);
+    const unsigned i = ve_q_;
+    s.vw = true, s.vw_reg = rd + i * sew_q_ / p_.vlen, s.vw_off = i * sew_q_ % p_.vlen;
+    s.vw_data = (f7 ? (word & 0xFFFF) << 16 : word) & mask_of(sew_q_);
+    s.ve = ve_q_ + 1;
+  }
+  if (!load && taken) s.ve = ve_q_ + 1;
+  if (s.ve >= vl_q_) s.retire = true, s.ve = 0, s.sbr = 0;
 }
 
 }  // namespace trn::gpsimd

@@ -426,6 +426,43 @@ RandomProgram fp_corners(std::uint32_t mem_bytes, bool separate) {
   return p;
 }
 
+RandomProgram sbuf_program(std::mt19937_64& rng, std::uint32_t mem_bytes, unsigned vlen, std::uint32_t sbuf_bytes,
+                           unsigned lo, unsigned hi, unsigned count) {
+  Gen g{rng, mem_bytes, mem_bytes / 2, mem_bytes, {}, {}, vlen, 0, 0};
+  // v0 .. v31 from the data region (so stores of them are not all zeros)
+  g.w.push_back(enc::vsetvli(kAvl, 0, enc::vtype(2, 1)));
+  for (unsigned r = 0; r < 32; r += 2) {
+    g.li(kAddr, g.data_lo + 4 * g.below((g.data_hi - g.data_lo) / 4 - 2 * vlen / 32));
+    g.w.push_back(enc::vmem(false, 6, r, kAddr, true));
+  }
+  for (unsigned k = 0; k < count; ++k) {
+    g.vset();
+    const bool bf16 = g.sew() == 32 && g.chance(40);
+    const unsigned eb = bf16 ? 2 : g.sew() / 8;
+    const unsigned part = g.chance(97) ? lo + g.below(hi - lo) : g.chance(50) ? lo - 1 : hi;
+    std::uint32_t off = g.below(sbuf_bytes / eb) * eb;
+    if (g.chance(3)) off = sbuf_bytes - eb * g.below(4);  // running past the end now and then
+    if (g.chance(2))
+      off += 1;  // misaligned (for elements of 2 or 4 bytes)
+    else if (off + eb * g.vlmax() > sbuf_bytes && g.chance(80))
+      off = g.below(sbuf_bytes / 4 / eb) * eb;
+    g.li(kAddr, part);
+    g.li(kBase, off);
+    g.w.push_back(g.chance(50) ? enc::sb_load(g.vreg(), kAddr, kBase, bf16)
+                               : enc::sb_store(g.vreg(), kAddr, kBase, bf16));
+    if (g.chance(40)) g.vblock();
+  }
+  g.w.push_back(enc::op_end());
+  RandomProgram p;
+  p.words.assign(g.data_lo / 4, 0);
+  if (g.w.size() > p.words.size()) throw std::invalid_argument("sbuf_program: too many transfers for the code region");
+  std::copy(g.w.begin(), g.w.end(), p.words.begin());
+  p.data_lo = g.data_lo, p.data_hi = g.data_hi;
+  p.data.resize(g.data_hi - g.data_lo);
+  for (auto& b : p.data) b = static_cast<std::uint8_t>(rng());
+  return p;
+}
+
 std::vector<std::uint32_t> mul_div_corners() {
   static constexpr std::array<std::uint32_t, 6> v{0, 1, 0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, 0xFFFFFFF9};
   std::vector<std::uint32_t> w;

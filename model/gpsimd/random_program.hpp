@@ -41,6 +41,13 @@ RandomProgram random_vector_word(std::mt19937_64& rng, std::uint32_t mem_bytes, 
 /// else all to one (the lockstep still sees every write).
 RandomProgram fp_corners(std::uint32_t mem_bytes, bool separate);
 
+/// SBUF transfers: about `count` sb.load and sb.store of random vtype and vl (BF16 ones at SEW 32),
+/// to partitions mostly in [lo, hi) (now and then the one below or at hi), at offsets mostly
+/// aligned and inside a partition of `sbuf_bytes` (now and then misaligned or running past its
+/// end), with vector arithmetic between them; then op.end. A stop is as likely as not.
+RandomProgram sbuf_program(std::mt19937_64& rng, std::uint32_t mem_bytes, unsigned vlen, std::uint32_t sbuf_bytes,
+                           unsigned lo, unsigned hi, unsigned count);
+
 /// Every M instruction (mul, mulh, mulhsu, mulhu, div, divu, rem, remu) on every ordered pair of
 /// the operands 0, 1, -1, INT_MIN, INT_MAX and -7 (division by zero, the signed overflow, each sign
 /// of quotient and remainder), ending with op.end: 301 words.

@@ -180,6 +180,11 @@ std::optional<Reference::Retired> Reference::step() {
     r.pc = pc_, r.insn = w;
     return vector_step(w, r);
   }
+  if ((w & 0x7F) == 0x0B && w != 0x0B) {  // custom-0 but op.end (docs/gpsimd.md)
+    Retired r;
+    r.pc = pc_, r.insn = w;
+    return custom_step(w, r);
+  }
   const Entry* e = lookup(w);
   if (!e) {
     fail(gp_err_e::GpErrIllegal);

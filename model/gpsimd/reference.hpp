@@ -26,7 +26,9 @@ class Reference {
     std::uint32_t wdata = 0;  ///< its value (0 for none)
     unsigned st_mask = 0;     ///< the bytes stored within the word at st_addr
     std::uint32_t st_addr = 0, st_data = 0;
-    bool end = false;  ///< op.end
+    bool end = false;     ///< op.end
+    unsigned sem_op = 0;  ///< 1 sem.wait, 2 sem.add: on semaphore sem_idx with sem_val
+    std::uint32_t sem_idx = 0, sem_val = 0;
     bool operator==(const Retired&) const = default;
   };
   /// Why it stopped without retiring.
@@ -38,6 +40,11 @@ class Reference {
   /// `vlen`: the vector registers' bits (gpsimd_vlen).
   explicit Reference(std::uint32_t mem_bytes, unsigned vlen = 128);
   void load(std::uint32_t addr, std::span<const std::uint8_t> bytes);
+  /// SBUF for sb.load and sb.store: `parts` partitions of bytes, of which [lo, hi) are this
+  /// processor's (none until set).
+  void set_sbuf(std::vector<std::vector<std::uint8_t>>* parts, unsigned lo, unsigned hi) {
+    sbuf_ = parts, part_lo_ = lo, part_hi_ = hi;
+  }
   /// A start: every register 0 but a0 = arg0 and a1 = arg1, the pc at entry.
   void start(std::uint32_t entry, std::uint32_t arg0, std::uint32_t arg1);
   /// Executes the instruction at the pc: what it retired, or nothing and stop() says why. After a
@@ -57,6 +64,9 @@ class Reference {
  private:
   void fail(sv::gpsimd_pkg::gp_err_e code);
   std::optional<Retired> vector_step(std::uint32_t w, Retired r);
+  std::optional<Retired> custom_step(std::uint32_t w, Retired r);
+  std::vector<std::vector<std::uint8_t>>* sbuf_ = nullptr;
+  unsigned part_lo_ = 0, part_hi_ = 0;
   void set_vtype(std::uint32_t vtype, std::uint64_t avl, bool keep_vl);
   std::uint32_t velem(unsigned reg, unsigned i, unsigned sew) const;
   void vset(unsigned reg, unsigned i, unsigned sew, std::uint32_t v);

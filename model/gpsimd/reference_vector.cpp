@@ -432,4 +432,45 @@ std::optional<Reference::Retired> Reference::vector_step(std::uint32_t w, Retire
   return r;
 }
 
+// The custom instructions other than op.end (docs/gpsimd.md "Custom instructions"): R-type words of
+// custom-0, funct3 1 sb.load vd, 2 sb.store vs3 (rs1 the partition, rs2 the byte offset; funct7 1:
+// BF16 in SBUF, FP32 in the register), 3 sem.wait, 4 sem.add (rs1 the semaphore, rs2 the value;
+// rd and funct7 0).
+std::optional<Reference::Retired> Reference::custom_step(std::uint32_t w, Retired r) {
+  const unsigned rd = (w >> 7) & 31, f3 = (w >> 12) & 7, f7 = w >> 25;
+  const std::uint32_t a = x_[(w >> 15) & 31], b = x_[(w >> 20) & 31];
+  if ((f3 == 3 || f3 == 4) && f7 == 0 && rd == 0) {
+    if (a >= 32) return fail(gp_err_e::GpErrSem), std::nullopt;
+    r.sem_op = f3 == 3 ? 1 : 2, r.sem_idx = a, r.sem_val = b;  // a wait retires once the value is there
+    pc_ += 4;
+    return r;
+  }
+  if (f3 != 1 && f3 != 2) return fail(gp_err_e::GpErrIllegal), std::nullopt;
+  if (vill_ || f7 > 1 || (f7 == 1 && sew_ != 32) || rd % lmul_) return fail(gp_err_e::GpErrIllegal), std::nullopt;
+  const unsigned eb = f7 ? 2 : sew_ / 8;  // bytes an element in SBUF
+  if (vl_ > 0) {
+    if (a < part_lo_ || a >= part_hi_ || !sbuf_ || a >= sbuf_->size())
+      return fail(gp_err_e::GpErrPartition), std::nullopt;
+    std::vector<std::uint8_t>& part = (*sbuf_)[a];
+    if (b % eb) return fail(gp_err_e::GpErrMisaligned), std::nullopt;
+    if (std::uint64_t{b} + std::uint64_t{vl_} * eb > part.size()) return fail(gp_err_e::GpErrAccess), std::nullopt;
+    for (unsigned i = 0; i < vl_; ++i) {
+      const std::size_t at = b + std::size_t{i} * eb;
+      if (f3 == 1) {
+        std::uint32_t v = 0;
+        for (unsigned k = 0; k < eb; ++k) v |= std::uint32_t{part[at + k]} << 8 * k;
+        vset(rd, i, sew_, f7 ? v << 16 : v);  // BF16 widened: its bits are FP32's upper half
+      } else {
+        std::uint32_t v = velem(rd, i, sew_);
+        if (f7) {  // FP32 -> BF16, round to nearest even; a NaN gives the canonical 0x7FC0
+          v = is_nan(v) ? 0x7FC0 : static_cast<std::uint32_t>((std::uint64_t{v} + 0x7FFF + ((v >> 16) & 1)) >> 16);
+        }
+        for (unsigned k = 0; k < eb; ++k) part[at + k] = static_cast<std::uint8_t>(v >> 8 * k);
+      }
+    }
+  }
+  pc_ += 4;
+  return r;
+}
+
 }  // namespace trn::gpsimd

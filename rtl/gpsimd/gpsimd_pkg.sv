@@ -8,7 +8,10 @@ package gpsimd_pkg;
                              // not a multiple of 4 (pc: the address)
     GpErrMisaligned = 4'd3,  // a jump or taken branch to an address not a multiple of 4, or a load or
                              // store not aligned to its size (pc: the instruction)
-    GpErrAccess = 4'd4       // a load or store outside local memory (pc: the instruction)
+    GpErrAccess = 4'd4,      // a load or store outside local memory, an SBUF transfer past the
+                             // partition (pc: the instruction)
+    GpErrPartition = 4'd5,   // an SBUF transfer to a partition the processor does not own
+    GpErrSem = 4'd6          // a semaphore index past the core's
   } gp_err_e;
 
   // Opcodes (the instruction's bits [6:0]) of RV32IM and the custom-0 space.
@@ -35,7 +38,17 @@ package gpsimd_pkg;
   } vop_e;
 
   // custom-0 funct3 values (docs/gpsimd.md "Custom instructions")
-  localparam logic [2:0] F3OpEnd = 3'd0;
+  localparam logic [2:0] F3OpEnd = 3'd0;  // op.end
+  localparam logic [2:0] F3SbLoad = 3'd1;  // sb.load vd, (partition rs1, byte offset rs2); funct7 1: BF16 -> FP32
+  localparam logic [2:0] F3SbStore = 3'd2;  // sb.store vs3, (rs1, rs2); funct7 1: FP32 -> BF16 (RNE)
+  localparam logic [2:0] F3SemWait = 3'd3;  // sem.wait rs1 (semaphore), rs2 (until it is >= this)
+  localparam logic [2:0] F3SemAdd = 3'd4;  // sem.add rs1 (semaphore), rs2 (added)
+
+  // FP32 -> BF16, round to nearest even; a NaN gives the canonical quiet NaN (SPEC 4)
+  function automatic logic [15:0] bf16_rne(logic [31:0] x);
+    if (x[30:23] == 8'hFF && x[22:0] != '0) return 16'h7FC0;
+    return 16'((x + 32'h7FFF + {31'b0, x[16]}) >> 16);
+  endfunction
 
   // Cycles a division or remainder occupies the processor: one to start, one a quotient bit, one
   // to finish.

@@ -20,6 +20,8 @@ module gpsimd_proc
 #(
   parameter int unsigned TcmBytes = 4096,  /// local memory (a power of two, >= 64)
   parameter int unsigned Vlen = 128,  /// vector register bits (a power of two, >= 64)
+  parameter int unsigned SbufBytes = 1024,  /// bytes of an SBUF partition
+  parameter int unsigned Sems = 32,  /// the core's semaphores (at most 32)
   localparam int unsigned Words = TcmBytes / 4,
   localparam int unsigned WAW = $clog2(Words)
 ) (
@@ -53,7 +55,25 @@ module gpsimd_proc
   output logic [            4:0] vw_reg_o,   /// the register,
   output logic [$clog2(Vlen)-1:0] vw_off_o,  /// the bit offset of the element (or mask bit),
   output logic                   vw_bit_o,   /// one mask bit (else an element of SEW bits),
-  output logic [           31:0] vw_data_o   /// its value
+  output logic [           31:0] vw_data_o,  /// its value
+  // SBUF (sb.load, sb.store): one word request a cycle, taken when sb_gnt_i; a read's word comes
+  // back later with sb_rvalid_i, the reads in order
+  input  logic [           15:0] part_lo_i,  /// the partitions this processor owns: [part_lo_i,
+  input  logic [           15:0] part_hi_i,  /// part_hi_i)
+  output logic                   sb_req_o,
+  output logic                   sb_we_o,
+  output logic [           15:0] sb_part_o,
+  output logic [           31:0] sb_off_o,   /// the word's byte offset in the partition (4-aligned)
+  output logic [            3:0] sb_mask_o,  /// the bytes written (a write)
+  output logic [           31:0] sb_wdata_o,
+  input  logic                   sb_gnt_i,
+  input  logic                   sb_rvalid_i,
+  input  logic [           31:0] sb_rdata_i,
+  // the core's semaphores (sem.wait, sem.add)
+  input  logic [Sems-1:0][31:0]  sem_i,      /// their values
+  output logic                   sem_add_o,  /// add sem_val_o to semaphore sem_idx_o this cycle
+  output logic [            4:0] sem_idx_o,
+  output logic [           31:0] sem_val_o
 );
   // ---- state
   logic [31:0] mem_q[Words];  // local memory
@@ -104,7 +124,9 @@ module gpsimd_proc
       legal = f3 == 3'd1 ? f7 == 7'b0 : f3 == 3'd5 ? (f7 == 7'b0 || f7 == 7'b0100000) : 1'b1;
       OpcOp: legal = f7 == 7'b0 || f7 == 7'b0000001 || (f7 == 7'b0100000 && (f3 == 3'd0 || f3 == 3'd5));
       OpcMiscMem: legal = f3 == 3'd0;
-      OpcCustom0: legal = f3 == F3OpEnd && ir_q[31:15] == '0 && rd == '0;
+      OpcCustom0:
+      legal = (f3 == F3OpEnd && ir_q[31:15] == '0 && rd == '0) ||
+              ((f3 == F3SemWait || f3 == F3SemAdd) && f7 == '0 && rd == '0);
       default: legal = 1'b0;
     endcase
   end
@@ -144,6 +166,7 @@ module gpsimd_proc
   logic [15:0] ve_q, ve_d;  // the element a vector instruction is at
   logic [31:0] acc_q, acc_d;  // a reduction's running value
   logic lp_q, lp_d;  // a load's element ve_q - 1 is in dr_q
+  logic [15:0] sbr_q, sbr_d;  // sb.load / sb.store: the elements requested so far (ve_q: those done)
 
   // an element of width 8 << sew of a register group, or a mask bit
   function automatic logic [31:0] vread(logic [Vlen-1:0] lo, logic [Vlen-1:0] hi, logic [1:0] sew,
@@ -191,7 +214,9 @@ module gpsimd_proc
   // decode
   logic is_v, vm;
   logic [5:0] f6;
-  assign is_v = opc == OpcV || opc == OpcVLoad || opc == OpcVStore;
+  logic vsb;  // sb.load, sb.store: vector transfers with SBUF
+  assign vsb = opc == OpcCustom0 && (f3 == F3SbLoad || f3 == F3SbStore);
+  assign is_v = opc == OpcV || opc == OpcVLoad || opc == OpcVStore || vsb;
   assign vm = ir_q[25];
   assign f6 = ir_q[31:26];
   logic vcfg, vmem, vmvxs, vmvsx, vred, vcmp, vmerge, vslide, vgath, vew, vlegal;
@@ -269,6 +294,9 @@ module gpsimd_proc
       vlegal = !ir_q[31] || ir_q[31:30] == 2'b11;
     end else if (vill_q) begin
       vlegal = 1'b0;
+    end else if (vsb) begin
+      // funct7 0, or 1 (BF16 in SBUF) at SEW 32; a register group at LMUL 2
+      vlegal = (f7 == 7'd0 || (f7 == 7'd1 && vsew_q == 2'd2)) && (!vlmul_q || !rd[0]);
     end else if (vmem) begin
       vlegal = eew_ok && ir_q[31:28] == '0 && (ir_q[27:26] == 2'b00 || ir_q[27:26] == 2'b10) &&
                (ir_q[27:26] != 2'b00 || rs2 == '0) && (!vlmul_q || !rd[0]) && (vm || rd != '0 || opc == OpcVStore);
@@ -303,6 +331,10 @@ module gpsimd_proc
   logic [31:0] v_sdata;
   logic [31:0] v_a, v_b, v_d, v_r;  // vs2[i] (or the source of a slide or gather), op1, vd[i], the result
   logic v_act;  // element ve_q is active (unmasked, or its v0 bit set)
+  logic v_sbreq;  // an SBUF word request
+  logic [31:0] v_sboff, v_sbdata;
+  logic [3:0] v_sbmask;
+  gp_err_e v_code;  // sb.load / sb.store's stop (else v_mis / v_oor say)
   always_comb begin
     logic [15:0] i, src;
     logic [31:0] stride, off, mx;
@@ -331,6 +363,12 @@ module gpsimd_proc
     ve_d = ve_q;
     acc_d = acc_q;
     lp_d = 1'b0;
+    sbr_d = sbr_q;
+    v_sbreq = 1'b0;
+    v_sboff = '0;
+    v_sbmask = '0;
+    v_sbdata = '0;
+    v_code = GpErrNone;
     vl_d = vl_q;
     vsew_d = vsew_q;
     vlmul_d = vlmul_q;
@@ -376,7 +414,49 @@ module gpsimd_proc
       default: v_r = v_a;  // slides, gathers
     endcase
     if (run_q && is_v && vlegal && !fe_q) begin
-      if (vcfg) begin
+      if (vsb) begin
+        // element i of the transfer: requested when sbr_q = i, done when ve_q = i (a read: its word
+        // back). Checked first: the partition owned, the offset aligned to the element, the last
+        // byte inside the partition (docs/gpsimd.md "Custom instructions")
+        logic [2:0] eb;
+        logic [47:0] end_b;
+        logic ld, cvt;
+        ld = f3 == F3SbLoad;
+        cvt = f7[0];
+        eb = cvt ? 3'd2 : 3'(1 << vsew_q);
+        end_b = 48'(b) + 48'(vl_q) * 48'(eb);
+        if (vl_q != '0 && (a >= 32'(part_hi_i) || a < 32'(part_lo_i))) v_code = GpErrPartition;
+        else if (vl_q != '0 && (b & 32'(3'(eb - 3'd1))) != '0) v_code = GpErrMisaligned;
+        else if (vl_q != '0 && end_b > 48'(SbufBytes)) v_code = GpErrAccess;
+        if (v_code != GpErrNone) begin
+          v_err = 1'b1;
+        end else begin
+          logic [31:0] sa, sd;  // the requested element's byte offset and (a store) value
+          sa = b + 32'(sbr_q) * 32'(eb);
+          v_sbreq = sbr_q < vl_q;
+          v_sboff = {sa[31:2], 2'b0};
+          v_sbmask = eb == 3'd1 ? 4'b0001 << sa[1:0] : eb == 3'd2 ? 4'b0011 << sa[1:0] : 4'b1111;
+          sd = vread(vrf_q[rd], vrf_q[rd|5'd1], vsew_q, sbr_q);
+          v_sbdata = (cvt ? {16'b0, bf16_rne(sd)} : sd) << {sa[1:0], 3'b0};
+          if (v_sbreq && sb_gnt_i) sbr_d = sbr_q + 16'd1;
+          if (ld && sb_rvalid_i) begin
+            logic [1:0] eo;  // the element's byte in the word
+            logic [31:0] w;
+            eo = 2'(b + 32'(ve_q) * 32'(eb));
+            w = sb_rdata_i >> {eo, 3'b0};
+            vw = 1'b1;
+            vw_off = (VB + 1)'(32'(ve_q) << (3 + vsew_q));
+            vw_data = cvt ? {w[15:0], 16'b0} : w;
+            ve_d = ve_q + 16'd1;
+          end
+          if (!ld && v_sbreq && sb_gnt_i) ve_d = ve_q + 16'd1;
+          if (32'(ve_d) >= 32'(vl_q)) begin
+            v_retire = 1'b1;
+            ve_d = '0;
+            sbr_d = '0;
+          end
+        end
+      end else if (vcfg) begin
         // vsetvli / vsetivli: SEW 8, 16, 32 and LMUL 1, 2, else vill and vl = 0
         logic [2:0] vt_rsv, vt_sew, vt_mul;  // vtype's reserved bits [10:8], vsew, vlmul (vta and
         logic [31:0] avl;                    // vma are taken: this unit leaves tails and masked-off
@@ -555,7 +635,7 @@ module gpsimd_proc
         code = GpErrFetch;
       end else if (is_v) begin
         if (!vlegal) code = GpErrIllegal;
-        else if (v_err) code = v_mis ? GpErrMisaligned : GpErrAccess;
+        else if (v_err) code = v_code != GpErrNone ? v_code : v_mis ? GpErrMisaligned : GpErrAccess;
         else begin
           retire = v_retire;
           wen = v_wen;
@@ -659,9 +739,15 @@ module gpsimd_proc
             end
           end
           OpcMiscMem: retire = 1'b1;  // fence: one hart, one memory; nothing to order
-          default: begin  // op.end (the only legal custom-0 instruction)
-            retire = 1'b1;
-            stop = 1'b1;
+          default: begin  // custom-0: op.end, sem.wait, sem.add (sb.load and sb.store are the vector unit's)
+            if (f3 == F3OpEnd) begin
+              retire = 1'b1;
+              stop = 1'b1;
+            end else if (a >= 32'(Sems)) begin
+              code = GpErrSem;
+            end else begin
+              retire = f3 == F3SemAdd || sem_i[a[4:0]] >= b;  // a wait holds until the value is there
+            end
           end
         endcase
       end
@@ -746,6 +832,7 @@ module gpsimd_proc
       ve_q <= '0;
       acc_q <= '0;
       lp_q <= 1'b0;
+      sbr_q <= '0;
     end else if (start) begin
       // a start: the vector state as after reset (vill: no vector instruction before a vsetvli)
       run_q <= run_d;
@@ -770,6 +857,7 @@ module gpsimd_proc
       ve_q <= '0;
       acc_q <= '0;
       lp_q <= 1'b0;
+      sbr_q <= '0;
     end else begin
       run_q <= run_d;
       done_q <= done_d;
@@ -793,6 +881,7 @@ module gpsimd_proc
       ve_q <= v_err ? '0 : ve_d;
       acc_q <= acc_d;
       lp_q <= lp_d;
+      sbr_q <= v_err ? '0 : sbr_d;
     end
   end
 
@@ -851,4 +940,13 @@ module gpsimd_proc
   assign vw_off_o = vw ? vw_o_off : '0;
   assign vw_bit_o = vw && vwbit;
   assign vw_data_o = vw ? vw_data & vw_mask : '0;
+  assign sb_req_o = v_sbreq;
+  assign sb_we_o = v_sbreq && f3 == F3SbStore;
+  assign sb_part_o = v_sbreq ? a[15:0] : '0;
+  assign sb_off_o = v_sbreq ? v_sboff : '0;
+  assign sb_mask_o = v_sbreq ? v_sbmask : '0;
+  assign sb_wdata_o = v_sbreq && f3 == F3SbStore ? v_sbdata : '0;
+  assign sem_add_o = retire && opc == OpcCustom0 && f3 == F3SemAdd;
+  assign sem_idx_o = sem_add_o ? a[4:0] : '0;
+  assign sem_val_o = sem_add_o ? b : '0;
 endmodule

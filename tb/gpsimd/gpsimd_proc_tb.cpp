@@ -4,6 +4,7 @@
 // host port. Random RV32IM programs, every stop with its code and pc, a start after a stop, and
 // self-tests showing the lockstep and the scoreboard each catching a wrong DUT.
 #include <cstring>
+#include <deque>
 #include <random>
 
 #include "gpsimd/encode.hpp"
@@ -30,12 +31,26 @@ struct ProcEnv {
   Signal &rst, &start, &entry, &arg0, &arg1, &busy, &done, &err, &code, &err_pc;
   Signal &we, &re, &vre, &addr, &wdata, &rdata;
   Signal &ret, &ret_pc, &ret_insn, &ret_rd, &ret_wdata, &st_mask, &st_addr, &st_data;
+  Signal &part_lo, &part_hi, &sb_req, &sb_we, &sb_part, &sb_off, &sb_mask, &sb_wdata, &sb_gnt, &sb_rvalid, &sb_rdata;
+  Signal &sem_in, &sem_add, &sem_idx, &sem_val;
   Clock clk;
   Proc model;
   Lockstep<Proc> lockstep;
   Reference ref;
   std::uint64_t retired = 0;
   Rng junk;
+  // SBUF: kParts partitions, [kLo, kHi) this processor's; the DUT's copy (the responder's) and the
+  // reference's, compared after each run. Requests are granted at random, reads answered in order
+  // after 1 to 3 cycles
+  static constexpr unsigned kParts = 8, kLo = 2, kHi = 5;
+  Rng sbuf_rng;
+  std::vector<std::vector<std::uint8_t>> sbuf_dut, sbuf_ref;
+  std::deque<std::pair<std::uint64_t, std::uint32_t>> reads;  // (the cycle it may come back, the word)
+  bool gnt_now = false, next_rvalid = false;                  // this cycle's grant; the next cycle's read answer
+  std::uint32_t next_rdata = 0;
+  // the semaphores: sem.add adds; each cycle they are driven on sem_i
+  std::array<std::uint32_t, 32> sems{};
+  Clock::HookId sbuf_hook;
   bool ran_on = false;  ///< the reference retired an instruction where the DUT stopped (run())
   /// run() presents host writes while busy (off: a run whose outputs are compared with the host build)
   bool junk_writes = true;
@@ -67,22 +82,54 @@ struct ProcEnv {
         st_mask(e.sig("ret_st_mask_o")),
         st_addr(e.sig("ret_st_addr_o")),
         st_data(e.sig("ret_st_data_o")),
+        part_lo(e.sig("part_lo_i")),
+        part_hi(e.sig("part_hi_i")),
+        sb_req(e.sig("sb_req_o")),
+        sb_we(e.sig("sb_we_o")),
+        sb_part(e.sig("sb_part_o")),
+        sb_off(e.sig("sb_off_o")),
+        sb_mask(e.sig("sb_mask_o")),
+        sb_wdata(e.sig("sb_wdata_o")),
+        sb_gnt(e.sig("sb_gnt_i")),
+        sb_rvalid(e.sig("sb_rvalid_i")),
+        sb_rdata(e.sig("sb_rdata_i")),
+        sem_in(e.sig("sem_i")),
+        sem_add(e.sig("sem_add_o")),
+        sem_idx(e.sig("sem_idx_o")),
+        sem_val(e.sig("sem_val_o")),
         clk(e.sig("clk_i"), 10),
-        model({TRN_PARAM_TcmBytes, TRN_PARAM_Vlen}),
+        model({TRN_PARAM_TcmBytes, TRN_PARAM_Vlen, TRN_PARAM_SbufBytes}),
         lockstep(e, clk, model),
         ref(TRN_PARAM_TcmBytes, TRN_PARAM_Vlen),
-        junk(e.rng("host junk")) {
+        junk(e.rng("host junk")),
+        sbuf_rng(e.rng("sbuf")),
+        sbuf_dut(kParts, std::vector<std::uint8_t>(TRN_PARAM_SbufBytes, 0)),
+        sbuf_ref(sbuf_dut) {
+    ref.set_sbuf(&sbuf_ref, kLo, kHi);
     // the scoreboard: each retire is the reference's next instruction, field for field
     hook = clk.add_pre_edge_hook([this] {
       if (!(rst.get() & 1) || !(ret.get() & 1)) return;
       const auto r = ref.step();
       check(r.has_value(), "cycle {}: the DUT retires pc {:#x} where the reference stops (code {}, pc {:#x})",
             clk.cycle(), ret_pc.get(), static_cast<unsigned>(ref.stop().code), ref.stop().pc);
-      const Reference::Retired got{
-          static_cast<std::uint32_t>(ret_pc.get()),  static_cast<std::uint32_t>(ret_insn.get()),
-          static_cast<unsigned>(ret_rd.get()),       static_cast<std::uint32_t>(ret_wdata.get()),
-          static_cast<unsigned>(st_mask.get()),      static_cast<std::uint32_t>(st_addr.get()),
-          static_cast<std::uint32_t>(st_data.get()), r->end};
+      const Reference::Retired got{static_cast<std::uint32_t>(ret_pc.get()),
+                                   static_cast<std::uint32_t>(ret_insn.get()),
+                                   static_cast<unsigned>(ret_rd.get()),
+                                   static_cast<std::uint32_t>(ret_wdata.get()),
+                                   static_cast<unsigned>(st_mask.get()),
+                                   static_cast<std::uint32_t>(st_addr.get()),
+                                   static_cast<std::uint32_t>(st_data.get()),
+                                   r->end,
+                                   r->sem_op,
+                                   r->sem_idx,
+                                   r->sem_val};
+      // a sem.add on the port in its retiring cycle; a sem.wait retiring only once the value is there
+      if (r->sem_op == 2)
+        check((sem_add.get() & 1) && sem_idx.get() == r->sem_idx && sem_val.get() == r->sem_val,
+              "cycle {}: sem.add of {} to semaphore {} not on the port", clk.cycle(), r->sem_val, r->sem_idx);
+      if (r->sem_op == 1)
+        check(sems[r->sem_idx] >= r->sem_val, "cycle {}: sem.wait for semaphore {} >= {} retired at {}", clk.cycle(),
+              r->sem_idx, r->sem_val, sems[r->sem_idx]);
       check(got == *r,
             "cycle {}: retire {} differs from the reference: DUT pc {:#x} insn {:#010x} rd x{} = {:#x} store "
             "{:#x}@{:#x}={:#x}; reference pc {:#x} insn {:#010x} ({}) rd x{} = {:#x} store {:#x}@{:#x}={:#x}",
@@ -91,11 +138,61 @@ struct ProcEnv {
       ++retired;
     });
   }
-  ~ProcEnv() { clk.remove_hook(hook); }
+  ~ProcEnv() {
+    clk.remove_hook(hook);
+    clk.remove_hook(sbuf_hook);
+  }
+  void drive_sems() {
+    Bits b(32 * 32);
+    for (unsigned i = 0; i < 32; ++i) b.set_slice(32 * i, 32, sems[i]);
+    sem_in.set(b);
+  }
+  /// Before every edge: the request taken (a write lands, a read is queued), a sem.add added; and
+  /// the next cycle's grant and read answer chosen.
+  void sbuf_edge() {
+    if (!(rst.get() & 1)) return;
+    if ((sb_req.get() & 1) && gnt_now) {
+      const auto p = static_cast<unsigned>(sb_part.get());
+      const auto off = static_cast<std::uint32_t>(sb_off.get());
+      check(p >= kLo && p < kHi && off + 4 <= TRN_PARAM_SbufBytes && off % 4 == 0,
+            "cycle {}: an SBUF request to partition {} offset {:#x}, outside what the processor owns", clk.cycle(), p,
+            off);
+      auto& part = sbuf_dut[p];
+      if (sb_we.get() & 1) {
+        for (unsigned k = 0; k < 4; ++k)
+          if (sb_mask.get() >> k & 1) part[off + k] = static_cast<std::uint8_t>(sb_wdata.get() >> 8 * k);
+      } else {
+        const std::uint32_t w =
+            part[off] | part[off + 1] << 8 | part[off + 2] << 16 | std::uint32_t{part[off + 3]} << 24;
+        reads.emplace_back(clk.cycle() + 1 + sbuf_rng.below(3), w);
+      }
+    }
+    if (sem_add.get() & 1) sems[sem_idx.get() % 32] += static_cast<std::uint32_t>(sem_val.get());
+    // the next cycle's inputs, which sbuf_driver drives after the edge (hooks write no signal)
+    gnt_now = sbuf_rng.chance(0.7);
+    next_rvalid = !reads.empty() && reads.front().first <= clk.cycle() + 1;
+    next_rdata = next_rvalid ? reads.front().second : static_cast<std::uint32_t>(sbuf_rng.next());
+    if (next_rvalid) reads.pop_front();
+  }
+  Task<> sbuf_driver() {
+    for (;;) {
+      co_await RisingEdge(clk.signal());
+      sb_gnt.set(gnt_now);
+      sb_rvalid.set(next_rvalid);
+      sb_rdata.set(next_rdata);
+      drive_sems();
+    }
+  }
   std::uint32_t bytes() const { return TRN_PARAM_TcmBytes; }
 
   Task<> begin() {
-    for (Signal* s : {&start, &entry, &arg0, &arg1, &we, &re, &vre, &addr, &wdata}) s->set(0);
+    for (Signal* s : {&start, &entry, &arg0, &arg1, &we, &re, &vre, &addr, &wdata, &sb_gnt, &sb_rvalid, &sb_rdata})
+      s->set(0);
+    part_lo.set(kLo);
+    part_hi.set(kHi);
+    drive_sems();
+    sbuf_hook = clk.add_pre_edge_hook([this] { sbuf_edge(); });
+    start_soon(sbuf_driver());
     clk.start();
     lockstep.start();
     co_await reset_dut(clk, rst);
@@ -185,6 +282,10 @@ struct ProcEnv {
       const std::uint32_t want = m[4 * w] | m[4 * w + 1] << 8 | m[4 * w + 2] << 16 | std::uint32_t{m[4 * w + 3]} << 24;
       check(rdata.get() == want, "local memory word {:#x}: {:#010x}, the reference {:#010x}", 4 * w, rdata.get(), want);
     }
+    for (unsigned p = 0; p < kParts; ++p)
+      for (std::uint32_t i = 0; i < TRN_PARAM_SbufBytes; ++i)
+        check(sbuf_dut[p][i] == sbuf_ref[p][i], "SBUF partition {} byte {:#x}: {:#04x}, the reference {:#04x}", p, i,
+              sbuf_dut[p][i], sbuf_ref[p][i]);
     // then the vector registers, word by word
     const unsigned wpr = TRN_PARAM_Vlen / 32;
     for (std::uint32_t i = 0; i <= 32 * wpr; ++i) {
@@ -201,6 +302,21 @@ struct ProcEnv {
   }
 };
 
+/// A generated program (its whole code region, so nothing of an earlier one stays: local memory
+/// is not reset, and its data) loaded, run from a0, a1 and checked (check_end); returns whether
+/// it stopped with an error. `cycles` gets the cycles it was busy added.
+Task<bool> run_program(ProcEnv& p, const gpsimd::RandomProgram& prog, std::uint64_t* cycles = nullptr,
+                       std::uint32_t a0 = 0, std::uint32_t a1 = 0) {
+  std::vector<std::uint32_t> data((prog.data_hi - prog.data_lo) / 4);
+  std::memcpy(data.data(), prog.data.data(), prog.data.size());
+  co_await p.write(0, prog.words);
+  co_await p.write(prog.data_lo, data);
+  const std::uint64_t n = co_await p.run(a0, a1);
+  if (cycles) *cycles += n;
+  co_await p.check_end();
+  co_return (p.err.get() & 1) != 0;
+}
+
 /// Random programs (random_program.hpp; with vector blocks when `vector`), each loaded, run from
 /// a0 = its index, and checked.
 Task<> random_programs(Env& env, unsigned count, unsigned blocks, bool vector = false) {
@@ -211,16 +327,8 @@ Task<> random_programs(Env& env, unsigned count, unsigned blocks, bool vector = 
   for (unsigned k = 0; k < count; ++k) {
     std::mt19937_64 g(r.next());
     const gpsimd::RandomProgram prog = gpsimd::random_program(g, p.bytes(), blocks, vector ? TRN_PARAM_Vlen : 0);
-    std::vector<std::uint32_t> data((prog.data_hi - prog.data_lo) / 4);
-    for (std::size_t i = 0; i < data.size(); ++i)
-      for (unsigned b = 0; b < 4; ++b) data[i] |= std::uint32_t{prog.data[4 * i + b]} << 8 * b;
-    std::vector<std::uint32_t> code(prog.data_lo / 4, 0);  // the code region whole: local memory is not reset
-    std::copy(prog.words.begin(), prog.words.end(), code.begin());
-    co_await p.write(0, code);
-    co_await p.write(prog.data_lo, data);
-    cycles += co_await p.run(k, 0x100);
-    co_await p.check_end();
-    check(p.done.get() & 1, "program {} stopped with code {} at pc {:#x}", k, p.code.get(), p.err_pc.get());
+    const bool stopped = co_await run_program(p, prog, &cycles, k, 0x100);
+    check(!stopped, "program {} stopped with code {} at pc {:#x}", k, p.code.get(), p.err_pc.get());
   }
   fmt::print("gpsimd_proc: {} programs, {} instructions retired in {} cycles, each against the reference\n", count,
              p.retired, cycles);
@@ -245,14 +353,7 @@ TRN_TEST(random_vector_words, .timeout_ns = 1e11) {
   unsigned stopped = 0;
   for (unsigned k = 0; k < count; ++k) {
     std::mt19937_64 g(r.next());
-    const gpsimd::RandomProgram prog = gpsimd::random_vector_word(g, p.bytes(), TRN_PARAM_Vlen, k);
-    std::vector<std::uint32_t> data((prog.data_hi - prog.data_lo) / 4);
-    std::memcpy(data.data(), prog.data.data(), prog.data.size());
-    co_await p.write(0, prog.words);
-    co_await p.write(prog.data_lo, data);
-    co_await p.run(0, 0);
-    co_await p.check_end();
-    stopped += p.err.get() & 1;
+    stopped += co_await run_program(p, gpsimd::random_vector_word(g, p.bytes(), TRN_PARAM_Vlen, k));
   }
   fmt::print("gpsimd_proc: {} vector words, {} stopped with an error, each against the reference\n", count, stopped);
   check(stopped > count / 4 && stopped < count * 95 / 100, "{} of {} stopped: a poor mix", stopped, count);
@@ -264,13 +365,8 @@ TRN_TEST(fp_corners, .timeout_ns = 1e10) {
   ProcEnv p(env);
   co_await p.begin();
   const bool separate = p.bytes() >= 16384;
-  const gpsimd::RandomProgram prog = gpsimd::fp_corners(p.bytes(), separate);
-  std::vector<std::uint32_t> data((prog.data_hi - prog.data_lo) / 4);
-  std::memcpy(data.data(), prog.data.data(), prog.data.size());
-  co_await p.write(0, prog.words);
-  co_await p.write(prog.data_lo, data);
-  const std::uint64_t cycles = co_await p.run(0, 0);
-  co_await p.check_end();
+  std::uint64_t cycles = 0;
+  co_await run_program(p, gpsimd::fp_corners(p.bytes(), separate), &cycles);
   check(p.done.get() & 1, "stopped with code {} at pc {:#x}", p.code.get(), p.err_pc.get());
   fmt::print("gpsimd_proc: 9 FP32 vector operations on 144 pairs in {} cycles{}\n", cycles,
              separate ? ", each in its own array" : "");
@@ -341,17 +437,108 @@ TRN_TEST(vector_register_rules, .timeout_ns = 1e10) {
       {1, e::opv(0x00, true, 3, 4, 0, 6), 1},   // vadd.vv v6, v3, v4: vs2 odd at LMUL 2
       {1, e::opv(0x00, false, 2, 4, 0, 0), 1},  // vadd.vv v0, v2, v4, v0.t: a masked op writing v0
       {1, e::opv(0x18, false, 2, 4, 0, 0), 0},  // vmseq.vv v0, v2, v4, v0.t: a compare may write v0
+      {0, e::sb_load(4, 1, 0), 0},              // sb.load v4, (x1 = an owned partition, 0)
+      {0, e::sb_load(4, 1, 0, true), 0},        // BF16 at SEW 32
+      {1, e::sb_load(5, 1, 0), 1},              // an odd vd at LMUL 2
+      {1, e::sb_store(4, 1, 0), 0},             // sb.store v4-v5
+      {0, e::r_type(0x0B, 1, 2, 4, 1, 0), 1},   // funct7 2
+      {0, e::r_type(0x0B, 2, 3, 4, 1, 0), 1},   // funct7 3
   };
   for (std::size_t k = 0; k < rules.size(); ++k) {
     std::vector<std::uint32_t> words(p.bytes() / 4, 0);
-    words[0] = e::vsetivli(0, 4, e::vtype(2, rules[k].lmul));
-    words[1] = rules[k].word;
-    words[2] = e::op_end();
+    words[0] = e::addi(1, 0, ProcEnv::kLo);  // for the SBUF transfers: an owned partition
+    words[1] = e::vsetivli(0, 4, e::vtype(2, rules[k].lmul));
+    words[2] = rules[k].word;
+    words[3] = e::op_end();
     co_await p.write(0, words);
     co_await p.run(0, 0);
     co_await p.check_end();
     check((p.err.get() & 1) == rules[k].code, "rule {}: err_o {}, not {}", k, p.err.get(), rules[k].code);
   }
+}
+
+TRN_TEST(sbuf_transfers, .timeout_ns = 1e11) {
+  // gpsimd::sbuf_program: sb.load and sb.store of every SEW and LMUL, BF16 ones, partitions owned
+  // and not, offsets inside, misaligned and running past the end, under random grants and read
+  // latencies; each program's stop, SBUF, memory and vector registers against the reference
+  ProcEnv p(env);
+  co_await p.begin();
+  auto r = env.rng("sbuf programs");
+  const unsigned count = static_cast<unsigned>(scaled(40));
+  unsigned stopped = 0;
+  for (unsigned k = 0; k < count; ++k) {
+    std::mt19937_64 g(r.next());
+    stopped += co_await run_program(
+        p, gpsimd::sbuf_program(g, p.bytes(), TRN_PARAM_Vlen, TRN_PARAM_SbufBytes, ProcEnv::kLo, ProcEnv::kHi, 12));
+  }
+  fmt::print("gpsimd_proc: {} SBUF programs, {} stopped (partition, alignment, range), each against the reference\n",
+             count, stopped);
+  check(stopped > count / 10 && stopped < count * 9 / 10, "{} of {} stopped: a poor mix", stopped, count);
+}
+
+TRN_TEST(sbuf_stops, .timeout_ns = 1e10) {
+  // sb.store of 4 e32 elements: ending at the partition's last byte (runs), one element further
+  // (access), at an offset of 2 (misaligned), to the partitions just below and at part_hi (partition);
+  // at vl 0 none of them is checked; sb.load of 8 BF16 elements ending at the last byte (runs)
+  namespace e = gpsimd::enc;
+  ProcEnv p(env);
+  co_await p.begin();
+  const std::uint32_t end = TRN_PARAM_SbufBytes;
+  struct Case {
+    unsigned vl, part;
+    std::uint32_t off;
+    bool bf16_load;
+    unsigned code;
+  };
+  const std::vector<Case> cases{{4, ProcEnv::kLo, end - 16, false, 0}, {4, ProcEnv::kHi - 1, end - 12, false, 4},
+                                {4, ProcEnv::kLo, 2, false, 3},        {4, ProcEnv::kLo - 1, 0, false, 5},
+                                {4, ProcEnv::kHi, 0, false, 5},        {0, ProcEnv::kHi, end + 2, false, 0},
+                                {8, ProcEnv::kLo, end - 16, true, 0},  {8, ProcEnv::kLo, end - 14, true, 4}};
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    const Case& c = cases[k];
+    std::vector<std::uint32_t> words(p.bytes() / 4, 0);
+    const e::Li off = e::li(2, c.off);
+    const std::vector<std::uint32_t> prog{e::addi(1, 0, static_cast<std::int32_t>(c.part)),
+                                          off.hi,
+                                          off.lo,
+                                          e::vsetivli(0, c.vl, e::vtype(2, 1)),
+                                          c.bf16_load ? e::sb_load(4, 1, 2, true) : e::sb_store(4, 1, 2),
+                                          e::op_end()};
+    std::copy(prog.begin(), prog.end(), words.begin());
+    co_await p.write(0, words);
+    co_await p.run(0, 0);
+    co_await p.check_end();
+    check(p.code.get() == c.code, "case {}: code {}, not {}", k, p.code.get(), c.code);
+  }
+}
+
+TRN_TEST(semaphores, .timeout_ns = 1e10) {
+  // sem.add s3 += 5; sem.wait s3 >= 5 (at once); sem.wait s4 >= 2, which the bench makes true 40
+  // cycles later; op.end. Then a semaphore index of 32: the stop 'sem'
+  namespace e = gpsimd::enc;
+  ProcEnv p(env);
+  co_await p.begin();
+  std::vector<std::uint32_t> words(p.bytes() / 4, 0);
+  const std::vector<std::uint32_t> prog{e::addi(1, 0, 3),  e::addi(2, 0, 5), e::sem_add(1, 2),
+                                        e::sem_wait(1, 2), e::addi(3, 0, 4), e::addi(4, 0, 2),
+                                        e::sem_wait(3, 4), e::addi(5, 0, 1), e::op_end()};
+  std::copy(prog.begin(), prog.end(), words.begin());
+  co_await p.write(0, words);
+  start_soon([](ProcEnv& q) -> Task<> {
+    co_await ClockCycles(q.clk.signal(), 40);
+    q.sems[4] = 2;
+  }(p));
+  const std::uint64_t cycles = co_await p.run(0, 0);
+  co_await p.check_end();
+  check((p.done.get() & 1) && p.sems[3] == 5, "done {}, semaphore 3 = {}", p.done.get(), p.sems[3]);
+  check(cycles >= 40, "sem.wait let the program end after {} cycles, before semaphore 4 reached 2", cycles);
+  words[0] = e::addi(1, 0, 32);
+  words[1] = e::sem_add(1, 2);
+  words[2] = e::op_end();
+  co_await p.write(0, words);
+  co_await p.run(0, 0);
+  co_await p.check_end();
+  check(p.code.get() == 6 && p.err_pc.get() == 4, "semaphore 32: code {} at {:#x}", p.code.get(), p.err_pc.get());
 }
 
 TRN_TEST(vector_state_after_a_start, .timeout_ns = 1e10) {
@@ -418,7 +605,8 @@ TRN_TEST(random_words, .timeout_ns = 1e10) {
     trial.start(0, a0, a1);
     bool own = false;  // a store into the program's own words: fetched before it lands (docs/gpsimd.md)
     for (unsigned i = 0; i < 16 && trial.running(); ++i)
-      if (const auto t = trial.step(); t && t->st_mask && t->st_addr < 8) own = true;
+      if (const auto t = trial.step(); t && ((t->st_mask && t->st_addr < 8) || (t->sem_op == 1 && t->sem_val)))
+        own = true;  // (or a sem.wait for a value the semaphores, all 0 here, never reach)
     if (trial.running() || own) continue;
     const std::vector<std::uint32_t> word{w};
     co_await p.write(0, word);
