@@ -9,6 +9,7 @@
 #include <string>
 
 #include "gpsimd/encode.hpp"
+#include "gpsimd/engine.hpp"
 #include "gpsimd/operators.hpp"
 #include "gpsimd/proc.hpp"
 #include "gpsimd/random_program.hpp"
@@ -365,6 +366,38 @@ BOOST_AUTO_TEST_CASE(operators_compiled_by_gcc_equal_their_host_build_bit_for_bi
                                 << " cycles, " << static_cast<double>(r.cycles) / c.elements << " a element");
       }
     }
+}
+
+BOOST_AUTO_TEST_CASE(the_engine_runs_an_operator_on_every_processor_at_once) {
+  // gpsimd::Engine alone (the fast path): four processors, each with its own inputs, the same
+  // operator; every processor's outputs equal to the host build's
+  const Engine::Params ep{4, 16384, 256, 16, 16384, 4};
+  for (const std::string& name : operator_names()) {
+    BOOST_TEST_CONTEXT(name) {
+      Engine e(ep);
+      std::vector<OperatorCase> cases;
+      for (unsigned i = 0; i < ep.procs; ++i) {
+        std::mt19937_64 rng(100 * i + name.size());
+        cases.push_back(operator_case(name, ep.tcm_bytes, rng, 512));
+        e.proc(i).load(0, cases.back().image);
+      }
+      Engine::In in;
+      Engine::Out out = e.make_out();
+      in.rst_ni = true, in.start_i = true, in.args_i = cases[0].args;
+      e.tick(in);
+      in.start_i = false;
+      std::uint64_t cycles = 0;
+      for (e.eval(in, out); out.busy_o && cycles < 10000000; e.eval(in, out)) e.tick(in), ++cycles;
+      BOOST_TEST_REQUIRE(out.done_o);
+      for (unsigned i = 0; i < ep.procs; ++i)
+        for (const auto& o : cases[i].outputs)
+          for (std::uint32_t b = 0; b < o.bytes; b += 4) {
+            const auto* x = &cases[i].expected[o.addr + b];
+            BOOST_REQUIRE(e.proc(i).word((o.addr + b) / 4) ==
+                          (x[0] | x[1] << 8 | x[2] << 16 | std::uint32_t{x[3]} << 24));
+          }
+    }
+  }
 }
 
 BOOST_AUTO_TEST_CASE(an_unknown_operator_or_one_that_does_not_fit_is_refused_by_name) {

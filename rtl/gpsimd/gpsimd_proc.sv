@@ -318,6 +318,40 @@ module gpsimd_proc
     end
   end
 
+  // sb.load / sb.store, the request side (apart from the grant and the answers, which the
+  // execution block below takes): checked first, the partition owned, the offset aligned to the
+  // element, the last byte inside the partition (docs/gpsimd.md "Custom instructions"); then
+  // element sbr_q requested, one SBUF word
+  logic v_sbreq;  // an SBUF word request
+  logic [31:0] v_sboff, v_sbdata;
+  logic [3:0] v_sbmask;
+  logic [2:0] sb_eb;  // bytes an element in SBUF
+  gp_err_e v_code;  // the transfer's stop (else v_mis / v_oor say)
+  always_comb begin : sb_req_c
+    logic [47:0] end_b;
+    logic [31:0] sa, sd;  // the requested element's byte offset and (a store) value
+    v_sbreq = 1'b0;
+    v_sboff = '0;
+    v_sbmask = '0;
+    v_sbdata = '0;
+    v_code = GpErrNone;
+    sb_eb = f7[0] ? 3'd2 : 3'(1 << vsew_q);
+    end_b = 48'(b) + 48'(vl_q) * 48'(sb_eb);
+    sa = b + 32'(sbr_q) * 32'(sb_eb);
+    sd = vread(vrf_q[rd], vrf_q[rd|5'd1], vsew_q, sbr_q);
+    if (run_q && vsb && vlegal && !fe_q) begin
+      if (vl_q != '0 && (a >= 32'(part_hi_i) || a < 32'(part_lo_i))) v_code = GpErrPartition;
+      else if (vl_q != '0 && (b & 32'(3'(sb_eb - 3'd1))) != '0) v_code = GpErrMisaligned;
+      else if (vl_q != '0 && end_b > 48'(SbufBytes)) v_code = GpErrAccess;
+      if (v_code == GpErrNone) begin
+        v_sbreq = sbr_q < vl_q;
+        v_sboff = {sa[31:2], 2'b0};
+        v_sbmask = sb_eb == 3'd1 ? 4'b0001 << sa[1:0] : sb_eb == 3'd2 ? 4'b0011 << sa[1:0] : 4'b1111;
+        v_sbdata = (f7[0] ? {16'b0, bf16_rne(sd)} : sd) << {sa[1:0], 3'b0};
+      end
+    end
+  end
+
   // execution: element ve_q this cycle
   logic v_retire, v_wen, v_err, v_mis, v_oor;  // the instruction is done; writes rd; stops
   logic [31:0] v_wv;
@@ -331,10 +365,6 @@ module gpsimd_proc
   logic [31:0] v_sdata;
   logic [31:0] v_a, v_b, v_d, v_r;  // vs2[i] (or the source of a slide or gather), op1, vd[i], the result
   logic v_act;  // element ve_q is active (unmasked, or its v0 bit set)
-  logic v_sbreq;  // an SBUF word request
-  logic [31:0] v_sboff, v_sbdata;
-  logic [3:0] v_sbmask;
-  gp_err_e v_code;  // sb.load / sb.store's stop (else v_mis / v_oor say)
   always_comb begin
     logic [15:0] i, src;
     logic [31:0] stride, off, mx;
@@ -364,11 +394,6 @@ module gpsimd_proc
     acc_d = acc_q;
     lp_d = 1'b0;
     sbr_d = sbr_q;
-    v_sbreq = 1'b0;
-    v_sboff = '0;
-    v_sbmask = '0;
-    v_sbdata = '0;
-    v_code = GpErrNone;
     vl_d = vl_q;
     vsew_d = vsew_q;
     vlmul_d = vlmul_q;
@@ -415,41 +440,22 @@ module gpsimd_proc
     endcase
     if (run_q && is_v && vlegal && !fe_q) begin
       if (vsb) begin
-        // element i of the transfer: requested when sbr_q = i, done when ve_q = i (a read: its word
-        // back). Checked first: the partition owned, the offset aligned to the element, the last
-        // byte inside the partition (docs/gpsimd.md "Custom instructions")
-        logic [2:0] eb;
-        logic [47:0] end_b;
-        logic ld, cvt;
-        ld = f3 == F3SbLoad;
-        cvt = f7[0];
-        eb = cvt ? 3'd2 : 3'(1 << vsew_q);
-        end_b = 48'(b) + 48'(vl_q) * 48'(eb);
-        if (vl_q != '0 && (a >= 32'(part_hi_i) || a < 32'(part_lo_i))) v_code = GpErrPartition;
-        else if (vl_q != '0 && (b & 32'(3'(eb - 3'd1))) != '0) v_code = GpErrMisaligned;
-        else if (vl_q != '0 && end_b > 48'(SbufBytes)) v_code = GpErrAccess;
+        // element ve_q done: a read's word back (the request side is sb_req_c's)
         if (v_code != GpErrNone) begin
           v_err = 1'b1;
         end else begin
-          logic [31:0] sa, sd;  // the requested element's byte offset and (a store) value
-          sa = b + 32'(sbr_q) * 32'(eb);
-          v_sbreq = sbr_q < vl_q;
-          v_sboff = {sa[31:2], 2'b0};
-          v_sbmask = eb == 3'd1 ? 4'b0001 << sa[1:0] : eb == 3'd2 ? 4'b0011 << sa[1:0] : 4'b1111;
-          sd = vread(vrf_q[rd], vrf_q[rd|5'd1], vsew_q, sbr_q);
-          v_sbdata = (cvt ? {16'b0, bf16_rne(sd)} : sd) << {sa[1:0], 3'b0};
           if (v_sbreq && sb_gnt_i) sbr_d = sbr_q + 16'd1;
-          if (ld && sb_rvalid_i) begin
+          if (f3 == F3SbLoad && sb_rvalid_i) begin
             logic [1:0] eo;  // the element's byte in the word
             logic [31:0] w;
-            eo = 2'(b + 32'(ve_q) * 32'(eb));
+            eo = 2'(b + 32'(ve_q) * 32'(sb_eb));
             w = sb_rdata_i >> {eo, 3'b0};
             vw = 1'b1;
             vw_off = (VB + 1)'(32'(ve_q) << (3 + vsew_q));
-            vw_data = cvt ? {w[15:0], 16'b0} : w;
+            vw_data = f7[0] ? {w[15:0], 16'b0} : w;
             ve_d = ve_q + 16'd1;
           end
-          if (!ld && v_sbreq && sb_gnt_i) ve_d = ve_q + 16'd1;
+          if (f3 == F3SbStore && v_sbreq && sb_gnt_i) ve_d = ve_q + 16'd1;
           if (32'(ve_d) >= 32'(vl_q)) begin
             v_retire = 1'b1;
             ve_d = '0;

@@ -54,6 +54,7 @@ UNITS: dict[str, tuple[str, list[str]]] = {
     "switch_net": ("rtl/link/switch_net.sv", ["switch_net"]),
     "core": ("rtl/core/core.sv", ["core"]),
     "gpsimd_proc": ("rtl/gpsimd/gpsimd_proc.sv", ["gpsimd_proc"]),
+    "gpsimd": ("rtl/gpsimd/gpsimd.sv", ["gpsimd"]),
     "core_ctl": ("rtl/core/core_ctl.sv", ["neuron_core"]),
     "sem_tap": ("rtl/core/sem_tap.sv", ["neuron_core"]),
     "neuron_core": ("rtl/core/neuron_core.sv", ["neuron_core"]),

@@ -17,6 +17,7 @@
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
 #include "harness/verilated_bench.hpp"
+#include "sbuf_port.hpp"
 
 using namespace trn;
 using namespace trn::tb;
@@ -31,26 +32,18 @@ struct ProcEnv {
   Signal &rst, &start, &entry, &arg0, &arg1, &busy, &done, &err, &code, &err_pc;
   Signal &we, &re, &vre, &addr, &wdata, &rdata;
   Signal &ret, &ret_pc, &ret_insn, &ret_rd, &ret_wdata, &st_mask, &st_addr, &st_data;
-  Signal &part_lo, &part_hi, &sb_req, &sb_we, &sb_part, &sb_off, &sb_mask, &sb_wdata, &sb_gnt, &sb_rvalid, &sb_rdata;
-  Signal &sem_in, &sem_add, &sem_idx, &sem_val;
+  Signal &part_lo, &part_hi, &sem_add, &sem_idx, &sem_val;
   Clock clk;
   Proc model;
   Lockstep<Proc> lockstep;
   Reference ref;
   std::uint64_t retired = 0;
   Rng junk;
-  // SBUF: kParts partitions, [kLo, kHi) this processor's; the DUT's copy (the responder's) and the
-  // reference's, compared after each run. Requests are granted at random, reads answered in order
-  // after 1 to 3 cycles
+  // SBUF (tb/gpsimd/sbuf_port.hpp): kParts partitions, [kLo, kHi) this processor's; the port's
+  // copy (what the DUT wrote) and the reference's, compared after each run; and the semaphores
   static constexpr unsigned kParts = 8, kLo = 2, kHi = 5;
-  Rng sbuf_rng;
-  std::vector<std::vector<std::uint8_t>> sbuf_dut, sbuf_ref;
-  std::deque<std::pair<std::uint64_t, std::uint32_t>> reads;  // (the cycle it may come back, the word)
-  bool gnt_now = false, next_rvalid = false;                  // this cycle's grant; the next cycle's read answer
-  std::uint32_t next_rdata = 0;
-  // the semaphores: sem.add adds; each cycle they are driven on sem_i
-  std::array<std::uint32_t, 32> sems{};
-  Clock::HookId sbuf_hook;
+  SbufPort port;
+  std::vector<std::vector<std::uint8_t>> sbuf_ref;
   bool ran_on = false;  ///< the reference retired an instruction where the DUT stopped (run())
   /// run() presents host writes while busy (off: a run whose outputs are compared with the host build)
   bool junk_writes = true;
@@ -84,16 +77,6 @@ struct ProcEnv {
         st_data(e.sig("ret_st_data_o")),
         part_lo(e.sig("part_lo_i")),
         part_hi(e.sig("part_hi_i")),
-        sb_req(e.sig("sb_req_o")),
-        sb_we(e.sig("sb_we_o")),
-        sb_part(e.sig("sb_part_o")),
-        sb_off(e.sig("sb_off_o")),
-        sb_mask(e.sig("sb_mask_o")),
-        sb_wdata(e.sig("sb_wdata_o")),
-        sb_gnt(e.sig("sb_gnt_i")),
-        sb_rvalid(e.sig("sb_rvalid_i")),
-        sb_rdata(e.sig("sb_rdata_i")),
-        sem_in(e.sig("sem_i")),
         sem_add(e.sig("sem_add_o")),
         sem_idx(e.sig("sem_idx_o")),
         sem_val(e.sig("sem_val_o")),
@@ -102,9 +85,8 @@ struct ProcEnv {
         lockstep(e, clk, model),
         ref(TRN_PARAM_TcmBytes, TRN_PARAM_Vlen),
         junk(e.rng("host junk")),
-        sbuf_rng(e.rng("sbuf")),
-        sbuf_dut(kParts, std::vector<std::uint8_t>(TRN_PARAM_SbufBytes, 0)),
-        sbuf_ref(sbuf_dut) {
+        port(e, clk, kParts, TRN_PARAM_SbufBytes, 1, [](unsigned q) { return q >= kLo && q < kHi; }),
+        sbuf_ref(port.sbuf) {
     ref.set_sbuf(&sbuf_ref, kLo, kHi);
     // the scoreboard: each retire is the reference's next instruction, field for field
     hook = clk.add_pre_edge_hook([this] {
@@ -128,8 +110,8 @@ struct ProcEnv {
         check((sem_add.get() & 1) && sem_idx.get() == r->sem_idx && sem_val.get() == r->sem_val,
               "cycle {}: sem.add of {} to semaphore {} not on the port", clk.cycle(), r->sem_val, r->sem_idx);
       if (r->sem_op == 1)
-        check(sems[r->sem_idx] >= r->sem_val, "cycle {}: sem.wait for semaphore {} >= {} retired at {}", clk.cycle(),
-              r->sem_idx, r->sem_val, sems[r->sem_idx]);
+        check(port.sems[r->sem_idx] >= r->sem_val, "cycle {}: sem.wait for semaphore {} >= {} retired at {}",
+              clk.cycle(), r->sem_idx, r->sem_val, port.sems[r->sem_idx]);
       check(got == *r,
             "cycle {}: retire {} differs from the reference: DUT pc {:#x} insn {:#010x} rd x{} = {:#x} store "
             "{:#x}@{:#x}={:#x}; reference pc {:#x} insn {:#010x} ({}) rd x{} = {:#x} store {:#x}@{:#x}={:#x}",
@@ -138,61 +120,14 @@ struct ProcEnv {
       ++retired;
     });
   }
-  ~ProcEnv() {
-    clk.remove_hook(hook);
-    clk.remove_hook(sbuf_hook);
-  }
-  void drive_sems() {
-    Bits b(32 * 32);
-    for (unsigned i = 0; i < 32; ++i) b.set_slice(32 * i, 32, sems[i]);
-    sem_in.set(b);
-  }
-  /// Before every edge: the request taken (a write lands, a read is queued), a sem.add added; and
-  /// the next cycle's grant and read answer chosen.
-  void sbuf_edge() {
-    if (!(rst.get() & 1)) return;
-    if ((sb_req.get() & 1) && gnt_now) {
-      const auto p = static_cast<unsigned>(sb_part.get());
-      const auto off = static_cast<std::uint32_t>(sb_off.get());
-      check(p >= kLo && p < kHi && off + 4 <= TRN_PARAM_SbufBytes && off % 4 == 0,
-            "cycle {}: an SBUF request to partition {} offset {:#x}, outside what the processor owns", clk.cycle(), p,
-            off);
-      auto& part = sbuf_dut[p];
-      if (sb_we.get() & 1) {
-        for (unsigned k = 0; k < 4; ++k)
-          if (sb_mask.get() >> k & 1) part[off + k] = static_cast<std::uint8_t>(sb_wdata.get() >> 8 * k);
-      } else {
-        const std::uint32_t w =
-            part[off] | part[off + 1] << 8 | part[off + 2] << 16 | std::uint32_t{part[off + 3]} << 24;
-        reads.emplace_back(clk.cycle() + 1 + sbuf_rng.below(3), w);
-      }
-    }
-    if (sem_add.get() & 1) sems[sem_idx.get() % 32] += static_cast<std::uint32_t>(sem_val.get());
-    // the next cycle's inputs, which sbuf_driver drives after the edge (hooks write no signal)
-    gnt_now = sbuf_rng.chance(0.7);
-    next_rvalid = !reads.empty() && reads.front().first <= clk.cycle() + 1;
-    next_rdata = next_rvalid ? reads.front().second : static_cast<std::uint32_t>(sbuf_rng.next());
-    if (next_rvalid) reads.pop_front();
-  }
-  Task<> sbuf_driver() {
-    for (;;) {
-      co_await RisingEdge(clk.signal());
-      sb_gnt.set(gnt_now);
-      sb_rvalid.set(next_rvalid);
-      sb_rdata.set(next_rdata);
-      drive_sems();
-    }
-  }
+  ~ProcEnv() { clk.remove_hook(hook); }
   std::uint32_t bytes() const { return TRN_PARAM_TcmBytes; }
 
   Task<> begin() {
-    for (Signal* s : {&start, &entry, &arg0, &arg1, &we, &re, &vre, &addr, &wdata, &sb_gnt, &sb_rvalid, &sb_rdata})
-      s->set(0);
+    for (Signal* s : {&start, &entry, &arg0, &arg1, &we, &re, &vre, &addr, &wdata}) s->set(0);
     part_lo.set(kLo);
     part_hi.set(kHi);
-    drive_sems();
-    sbuf_hook = clk.add_pre_edge_hook([this] { sbuf_edge(); });
-    start_soon(sbuf_driver());
+    port.start();
     clk.start();
     lockstep.start();
     co_await reset_dut(clk, rst);
@@ -284,8 +219,8 @@ struct ProcEnv {
     }
     for (unsigned p = 0; p < kParts; ++p)
       for (std::uint32_t i = 0; i < TRN_PARAM_SbufBytes; ++i)
-        check(sbuf_dut[p][i] == sbuf_ref[p][i], "SBUF partition {} byte {:#x}: {:#04x}, the reference {:#04x}", p, i,
-              sbuf_dut[p][i], sbuf_ref[p][i]);
+        check(port.sbuf[p][i] == sbuf_ref[p][i], "SBUF partition {} byte {:#x}: {:#04x}, the reference {:#04x}", p, i,
+              port.sbuf[p][i], sbuf_ref[p][i]);
     // then the vector registers, word by word
     const unsigned wpr = TRN_PARAM_Vlen / 32;
     for (std::uint32_t i = 0; i <= 32 * wpr; ++i) {
@@ -526,11 +461,11 @@ TRN_TEST(semaphores, .timeout_ns = 1e10) {
   co_await p.write(0, words);
   start_soon([](ProcEnv& q) -> Task<> {
     co_await ClockCycles(q.clk.signal(), 40);
-    q.sems[4] = 2;
+    q.port.sems[4] = 2;
   }(p));
   const std::uint64_t cycles = co_await p.run(0, 0);
   co_await p.check_end();
-  check((p.done.get() & 1) && p.sems[3] == 5, "done {}, semaphore 3 = {}", p.done.get(), p.sems[3]);
+  check((p.done.get() & 1) && p.port.sems[3] == 5, "done {}, semaphore 3 = {}", p.done.get(), p.port.sems[3]);
   check(cycles >= 40, "sem.wait let the program end after {} cycles, before semaphore 4 reached 2", cycles);
   words[0] = e::addi(1, 0, 32);
   words[1] = e::sem_add(1, 2);
