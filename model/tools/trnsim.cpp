@@ -35,6 +35,7 @@ int cmd_collective(int argc, char** argv);
 int cmd_asm(int argc, char** argv);
 int cmd_run(int argc, char** argv);
 int cmd_kernel(int argc, char** argv);
+int cmd_gpsimd(int argc, char** argv);
 }  // namespace trn::tools
 
 namespace {
@@ -53,6 +54,7 @@ Commands:
   disasm        disassemble a NeuronCore program: trnsim disasm FILE.bin
   run           run a NeuronCore program on the model alone, with its timeline (trnsim run --help)
   kernel        run a kernel of kernels/ on fresh data and check it against its references (trnsim kernel --help)
+  gpsimd        run a GpSimd operator of kernels/gpsimd on the engine model, against its host build (trnsim gpsimd --help)
 
 convert options:
   --to FMT          target format: bf16 fp16 e5m2 e4m3 e4m3fn e3m4 e2m1 e8m0 tf32 (and ml_dtypes names)
@@ -381,6 +383,7 @@ int main(int argc, char** argv) {
       return trn::tools::cmd_asm(argc, argv);
     if (argc >= 2 && std::string(argv[1]) == "run") return trn::tools::cmd_run(argc, argv);
     if (argc >= 2 && std::string(argv[1]) == "kernel") return trn::tools::cmd_kernel(argc, argv);
+    if (argc >= 2 && std::string(argv[1]) == "gpsimd") return trn::tools::cmd_gpsimd(argc, argv);
     const Args a = parse(argc, argv);
     if (a.cmd == "--help" || a.cmd == "-h") {
       fmt::print("{}", kUsage);

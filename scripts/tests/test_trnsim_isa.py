@@ -7,7 +7,8 @@ result; its TRACE timeline is valid trace-event JSON with one instruction slice 
 instruction (every instruction of the program: it has no branches), a slice per DMA descriptor
 and the semaphore waits; a program that deadlocks exits 1 naming the waiting streams; and bad
 input (a syntax error, an unknown option, a missing or malformed binary, an unknown
-configuration) is one line on stderr with exit status 2. `trnsim kernel` runs a kernel and passes its
+configuration) is one line on stderr with exit status 2. `trnsim gpsimd` runs every operator against its
+host build and refuses an unknown one. `trnsim kernel` runs a kernel and passes its
 checks, and refuses an unknown kernel or size; scripts/timeline draws its trace as text (the
 picture, --plot, is test_timeline_plot.py's).
 
@@ -147,6 +148,20 @@ def main():
         check(rc == 2 and "outside" in err, "a size out of range")
         rc, _, err = run("kernel", "nope")
         check(rc == 2 and "unknown kernel 'nope'" in err, "an unknown kernel")
+
+        # trnsim gpsimd: an operator of kernels/gpsimd on the engine model, against its host build
+        for op in ("gather", "hardswish", "scan", "topk"):
+            rc, out, err = run("gpsimd", op, "--config", "tiny", "--seed", "2")
+            check(rc == 0 and "outputs equal to the host build" in out and "2 processors" in out,
+                  f"trnsim gpsimd {op} equals its host build (exit {rc}: {out.strip()} {err.strip()})")
+        rc, out, _ = run("gpsimd", "--list")
+        check(rc == 0 and out.split() == ["gather", "hardswish", "scan", "topk"], "gpsimd --list names every operator")
+        rc, _, err = run("gpsimd", "nope")
+        check(rc == 2 and "'nope': unknown" in err and err.count("\n") == 1, "an unknown operator: one line, exit 2")
+        rc, _, err = run("gpsimd", "scan", "--config", "huge")
+        check(rc == 2 and "unknown configuration 'huge'" in err, "an unknown configuration")
+        rc, _, err = run("gpsimd", "scan", "--elements", "x")
+        check(rc == 2 and "--elements x: not a number" in err, "a bad number")
         p = subprocess.run([sys.executable, str(ROOT / "scripts" / "timeline"), str(ktrace), "--width", "60"],
                            capture_output=True, text=True)
         rows = p.stdout.splitlines()
