@@ -275,4 +275,21 @@ TRN_TEST(selftest_lockstep_catches_wrong_sbuf_request, .timeout_ns = 1e10, .expe
   co_await sbuf_run(e, false);
 }
 
+TRN_TEST(throughput) {
+  // For make bench: the SBUF program on every processor, again and again, for about BENCH_CYCLES
+  // cycles (the reads back and the references too: the cycles counted are the engine's)
+  EngineEnv e(env);
+  co_await e.begin();
+  const std::uint64_t n = bench_cycles(20000);
+  BenchTimer t;
+  std::uint64_t cycles = 0;
+  std::vector<std::uint32_t> code(kTcm / 4, 0);
+  const auto prog = sbuf_program(false);
+  std::copy(prog.begin(), prog.end(), code.begin());
+  co_await e.write(-1, 0, code);
+  cycles += kTcm / 4;
+  while (cycles < n) cycles += co_await e.run(0, 0) + 1;
+  t.report(cycles);
+}
+
 TRN_BENCH_MAIN(Vgpsimd, "gpsimd")
