@@ -81,6 +81,7 @@ void Engine::settle(const In& in, Wires& w) const {
 
 void Engine::eval(const In& in, Out& o) const {
   settle(in, w_);
+  w_in_ = in, w_valid_ = true;
   const unsigned n = p_.procs;
   if (o.sem_idx_o.width() != 5 * n) o = make_out();
   o.busy_o = o.done_o = o.err_o = false;
@@ -110,7 +111,8 @@ void Engine::eval(const In& in, Out& o) const {
 }
 
 void Engine::tick(const In& in) {
-  settle(in, w_);
+  if (!w_valid_ || !(in == w_in_)) settle(in, w_);
+  w_valid_ = false;
   for (unsigned i = 0; i < p_.procs; ++i) procs_[i].tick(w_.pin[i]);
   arb_.tick(w_.ain);
   reads_.tick(w_.fin);

@@ -32,6 +32,7 @@ class Engine {
     bool sb_gnt_i = false, sb_rvalid_i = false;
     std::uint32_t sb_rdata_i = 0;
     std::array<std::uint32_t, kSems> sem_i{};
+    bool operator==(const In&) const = default;
   };
   struct Out {
     bool busy_o = false, done_o = false, err_o = false;
@@ -63,7 +64,10 @@ class Engine {
   TRN_MODULE_PORTS(gpsimd)
 
   const Proc& proc(unsigned i) const { return procs_.at(i); }
-  Proc& proc(unsigned i) { return procs_.at(i); }
+  Proc& proc(unsigned i) {  // (a change through it, a load, voids the settled wiring)
+    w_valid_ = false;
+    return procs_.at(i);
+  }
 
  private:
   /// Every unit's inputs for this cycle, from `in` and the units' outputs (eval's and tick's).
@@ -84,6 +88,8 @@ class Engine {
   common::StreamFifo reads_;
   unsigned host_q_ = 0;  ///< the processor the last host read went to
   mutable Wires w_;
+  mutable In w_in_;  ///< the input w_ was settled for (tick after eval on it settles no more)
+  mutable bool w_valid_ = false;
 };
 
 }  // namespace trn::gpsimd

@@ -20,7 +20,17 @@ Proc::Proc(Params p)
     throw std::invalid_argument("gpsimd::Proc: vlen must be a power of two, at least 64, at most tcm_bytes / 4");
 }
 
+const Proc::Step& Proc::decided(const In& in) const {
+  if (!step_valid_ || !(in == step_in_)) {
+    step_ = decide(in);
+    step_in_ = in;
+    step_valid_ = true;
+  }
+  return step_;
+}
+
 void Proc::load(std::uint32_t addr, std::span<const std::uint8_t> bytes) {
+  step_valid_ = false;
   if (addr > p_.tcm_bytes || bytes.size() > p_.tcm_bytes - addr)
     throw std::invalid_argument("gpsimd::Proc::load: past the local memory");
   for (std::size_t i = 0; i < bytes.size(); ++i) {
@@ -274,7 +284,7 @@ Proc::Step Proc::decide(const In& in) const {
 void Proc::eval(const In& in, Out& o) const {
   o = Out{};
   if (!in.rst_ni) return;
-  const Step s = decide(in);
+  const Step s = decided(in);
   o.busy_o = run_q_, o.done_o = done_q_, o.err_o = err_q_;
   o.err_code_o = code_q_, o.err_pc_o = err_pc_q_, o.host_rdata_o = dr_q_;
   if (s.vw) {
@@ -299,6 +309,10 @@ void Proc::eval(const In& in, Out& o) const {
 }
 
 void Proc::tick(const In& in) {
+  struct Invalidate {  // the state changes below: the remembered step no longer holds
+    bool& v;
+    ~Invalidate() { v = false; }
+  } invalidate{step_valid_};
   if (!in.rst_ni) {
     run_q_ = done_q_ = err_q_ = fe_q_ = ld_q_ = false;
     code_q_ = Err::GpErrNone;
@@ -310,7 +324,7 @@ void Proc::tick(const In& in) {
     lmul2_q_ = false, vill_q_ = true, lp_q_ = false;
     return;
   }
-  const Step s = decide(in);
+  const Step s = decided(in);
   const Decoded d = decode(ir_q_);  // before the fetch replaces the word
   const bool start = in.start_i && !run_q_;
   const std::uint32_t host_word = in.host_addr_i % words_;

@@ -41,6 +41,7 @@ class Proc {
     bool sb_gnt_i = false, sb_rvalid_i = false;
     std::uint32_t sb_rdata_i = 0;
     std::array<std::uint32_t, kSems> sem_i{};
+    bool operator==(const In&) const = default;
   };
   struct Out {
     bool busy_o = false, done_o = false, err_o = false;
@@ -131,6 +132,12 @@ class Proc {
     std::uint32_t sb_part = 0, sb_off = 0, sb_mask = 0, sb_wdata = 0, sem_idx = 0, sem_val = 0;
   };
   Step decide(const In& in) const;
+  /// decide(), remembered for the last input until the state changes (eval and tick on one input
+  /// decide once)
+  const Step& decided(const In& in) const;
+  mutable Step step_;
+  mutable In step_in_;
+  mutable bool step_valid_ = false;
   /// The vector unit's part of decide() for a vector instruction or an SBUF transfer (proc_vector.cpp).
   void decide_vector(std::uint32_t w, const In& in, Step& s) const;
   void decide_sbuf(std::uint32_t w, const In& in, Step& s) const;
