@@ -839,31 +839,6 @@ module gpsimd_proc
       acc_q <= '0;
       lp_q <= 1'b0;
       sbr_q <= '0;
-    end else if (start) begin
-      // a start: the vector state as after reset (vill: no vector instruction before a vsetvli)
-      run_q <= run_d;
-      done_q <= done_d;
-      err_q <= err_d;
-      err_code_q <= err_code_d;
-      err_pc_q <= err_pc_d;
-      ir_q <= ir_d;
-      pc_q <= pc_d;
-      fe_q <= fe_d;
-      dr_q <= dr_d;
-      ld_q <= ld_d;
-      dv_q <= dv_d;
-      dcnt_q <= dcnt_d;
-      quo_q <= quo_d;
-      rem_q <= rem_d;
-      dsor_q <= dsor_d;
-      vl_q <= '0;
-      vsew_q <= '0;
-      vlmul_q <= 1'b0;
-      vill_q <= 1'b1;
-      ve_q <= '0;
-      acc_q <= '0;
-      lp_q <= 1'b0;
-      sbr_q <= '0;
     end else begin
       run_q <= run_d;
       done_q <= done_d;
@@ -880,14 +855,15 @@ module gpsimd_proc
       quo_q <= quo_d;
       rem_q <= rem_d;
       dsor_q <= dsor_d;
-      vl_q <= vl_d;
-      vsew_q <= vsew_d;
-      vlmul_q <= vlmul_d;
-      vill_q <= vill_d;
-      ve_q <= v_err ? '0 : ve_d;
-      acc_q <= acc_d;
-      lp_q <= lp_d;
-      sbr_q <= v_err ? '0 : sbr_d;
+      // a start: the vector state as after reset (vill: no vector instruction before a vsetvli)
+      vl_q <= start ? '0 : vl_d;
+      vsew_q <= start ? '0 : vsew_d;
+      vlmul_q <= start ? 1'b0 : vlmul_d;
+      vill_q <= start ? 1'b1 : vill_d;
+      ve_q <= start || v_err ? '0 : ve_d;
+      acc_q <= start ? '0 : acc_d;
+      lp_q <= start ? 1'b0 : lp_d;
+      sbr_q <= start || v_err ? '0 : sbr_d;
     end
   end
 
