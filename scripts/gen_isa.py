@@ -21,7 +21,7 @@ from pathlib import Path
 KINDS = ("int", "flag", "dims", "sem", "reg", "target")
 SYNTAXES = ("field", "wait", "post", "operand", "tile", "mem", "vecaddr", "regimm")
 GROUP_ARITY = {"wait": 3, "post": 3, "operand": 3, "tile": 2, "mem": 2, "vecaddr": 2, "regimm": 2, "field": 1}
-UNITS = ("ctl", "tensor", "lane", "dma")
+UNITS = ("ctl", "tensor", "lane", "dma", "gpsimd")
 # group keys whose first field enables the rest: with it zero, the rest must be zero too
 ENABLED = ("wait", "post", "vecaddr")
 # the control's stream states (the status st_o[s].state, docs/isa.md)
@@ -277,9 +277,10 @@ def emit_sv(isa: Isa) -> str:
     out.append("  endfunction")
     out.append("")
     out.append("  // What runs an op: the control itself, the tensor engine, a lane engine (vector or scalar),")
-    out.append("  // or the DMA.")
-    out.append("  typedef enum logic [1:0] {")
-    out.append(",\n".join(f"    Unit{camel(u)} = 2'd{i}" for i, u in enumerate(UNITS)))
+    out.append("  // the DMA, or the GpSimd engine.")
+    ub = max(1, (len(UNITS) - 1).bit_length())
+    out.append(f"  typedef enum logic [{ub - 1}:0] {{")
+    out.append(",\n".join(f"    Unit{camel(u)} = {ub}'d{i}" for i, u in enumerate(UNITS)))
     out.append("  } unit_e;")
     out.append("")
     out.append(f"  function automatic unit_e op_unit(logic [{ob - 1}:0] op);")
@@ -403,7 +404,7 @@ def emit_hpp(isa: Isa) -> str:
            "enum class Kind : std::uint8_t { int_, flag, dims, sem, reg, target, enum_ };",
            "enum class Syntax : std::uint8_t { field, wait, post, operand, tile, mem, vecaddr, regimm };",
            f"inline constexpr unsigned kRegs = {REGS};",
-           "enum class Unit : std::uint8_t { ctl, tensor, lane, dma };",
+           "enum class Unit : std::uint8_t { " + ", ".join(UNITS) + " };",
            "",
            "struct EnumItem { const char* name; unsigned value; };",
            "struct Enum { const char* name; const EnumItem* items; unsigned count; };"]

@@ -6,14 +6,6 @@
  * Arguments (32-bit words): in, out (count FP32 each), count. */
 #include "gpsimd.h"
 
-#ifdef __riscv
-static uint32_t bits(float f) {
-  uint32_t b;
-  __builtin_memcpy(&b, &f, 4);
-  return b;
-}
-#endif
-
 void GP_MAIN(uint32_t proc, uint32_t args) {
   (void)proc;
   const uint32_t* a = GP_PTR(const uint32_t, args);
@@ -24,8 +16,8 @@ void GP_MAIN(uint32_t proc, uint32_t args) {
   /* v8 = 3, v10 = +0, v12 = 6, v14 = 1/6 in every element */
   uint32_t vl;
   __asm__ volatile("vsetvli %0, zero, e32, m2, ta, ma" : "=r"(vl));
-  __asm__ volatile("vmv.v.x v8, %0\n vmv.v.i v10, 0\n vmv.v.x v12, %1\n vmv.v.x v14, %2" ::"r"(bits(3.0f)),
-                   "r"(bits(6.0f)), "r"(bits(1.0f / 6.0f)));
+  __asm__ volatile("vmv.v.x v8, %0\n vmv.v.i v10, 0\n vmv.v.x v12, %1\n vmv.v.x v14, %2" ::"r"(gp_f32_bits(3.0f)),
+                   "r"(gp_f32_bits(6.0f)), "r"(gp_f32_bits(1.0f / 6.0f)));
   while (count) {
     __asm__ volatile("vsetvli %0, %1, e32, m2, ta, ma" : "=r"(vl) : "r"(count));
     __asm__ volatile("vle32.v v2, (%0)" ::"r"(in) : "memory");

@@ -40,6 +40,7 @@ void Chip::Dirty::all(bool v) {
 Chip::Params Chip::Params::of(const cfg::Arch& a, unsigned chips, unsigned kx, unsigned ky, unsigned kz) {
   Params p;
   p.core = core::NeuronCore::Params::of(a);
+  p.core.core.gp_procs = 0;  // the chip's NeuronCores are built without their GpSimd engine (rtl/chip/chip.sv)
   p.core.core.chips = chips;
   p.cores = a.cores_per_chip;
   p.cc_cores = a.cc_cores;

@@ -18,7 +18,7 @@ constexpr unsigned kInstBits = tbl::kInstBits;
 
 // control error codes (rtl/core/isa.toml [[error]])
 constexpr unsigned kErrIllegal = 1, kErrTensor = 2, kErrVector = 3, kErrScalar = 4, kErrDma = 5, kErrDeadlock = 6,
-                   kErrImem = 7, kErrRange = 8, kErrLoop = 9;
+                   kErrImem = 7, kErrRange = 8, kErrLoop = 9, kErrGpsimd = 10;
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrIllegal) == kErrIllegal);
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrTensor) == kErrTensor);
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrVector) == kErrVector);
@@ -28,6 +28,8 @@ static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrDeadlock) == k
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrImem) == kErrImem);
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrRange) == kErrRange);
 static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrLoop) == kErrLoop);
+static_assert(static_cast<unsigned>(sv::isa_pkg::ctl_err_e::CtlErrGpsimd) == kErrGpsimd);
+static_assert(static_cast<unsigned>(sv::isa_pkg::stream_e::StreamGpsimd) == Control::gpsimd);
 static_assert(sv::isa_pkg::inst_t::kWidth == kInstBits);
 static_assert(sv::isa_pkg::Sems == Control::kSems);
 
@@ -56,7 +58,7 @@ const std::vector<int>& lane_map() {
 Control::Control(Params p)
     : p_(p),
       q_{common::StreamFifo({kPcBits + kInstBits, kQueueDepth}), common::StreamFifo({kPcBits + kInstBits, kQueueDepth}),
-         common::StreamFifo({kPcBits + kInstBits, kQueueDepth}),
+         common::StreamFifo({kPcBits + kInstBits, kQueueDepth}), common::StreamFifo({kPcBits + kInstBits, kQueueDepth}),
          common::StreamFifo({kPcBits + kInstBits, kQueueDepth})} {
   for (auto& m : imem_) m.assign(p_.imem_depth, Bits(kInstBits));
   vshape_ = vector::Shape{vector::Engine::vector, p_.parts, p_.sbuf_bytes, p_.psum_bytes};
@@ -74,6 +76,8 @@ Control::In Control::make_in() const {
   In in;
   in.im_data_i = Bits(kInstBits);
   in.dma_q_idle_i = Bits(p_.nq());
+  in.gp_sem_idx_i = Bits(5 * p_.gp_procs);
+  in.gp_sem_val_i = Bits(32 * p_.gp_procs);
   return in;
 }
 
@@ -82,6 +86,7 @@ void Control::reset() {
   fetched_end_q_.fill(false);
   ended_q_.fill(false);
   for (auto& s : slot_q_) s.fill(Slot{});
+  gp_slot_q_ = Slot{};
   tag_q_.fill(0);
   sem_q_.fill(0);
   for (auto& r : reg_q_) r.fill(0);
@@ -235,6 +240,8 @@ const Control::Decoded& Control::decoded(unsigned s, const Bits& word, unsigned 
   d.target = static_cast<std::uint32_t>(f(word, tbl::kF_target));
   if (s == tensor) d.te = te_cmd(word, tag);
   if (s == vector || s == scalar) d.lane = lane_cmd(word, tag);
+  d.gp_entry = static_cast<std::uint32_t>(f(word, tbl::kF_gp_entry));
+  d.gp_args = static_cast<std::uint32_t>(f(word, tbl::kF_gp_args));
   if (s == sync || d.rl) {
     d.engine = static_cast<unsigned>(f(word, tbl::kF_engine));
     d.queue = static_cast<unsigned>(f(word, tbl::kF_queue));
@@ -297,7 +304,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   const bool live = in.rst_ni && running_q_ && !err_q_;
   bool dma_idle = true;
   for (unsigned q = 0; q < p_.nq(); ++q) dma_idle = dma_idle && in.dma_q_idle_i.bit(q);
-  bool slots_busy = false;
+  bool slots_busy = gp_slot_q_.busy;
   for (const auto& e : slot_q_)
     for (const auto& sl : e) slots_busy |= sl.busy;
 
@@ -315,6 +322,13 @@ void Control::decide(const In& in, Step& st, Out* out) const {
         st.err_detail = unit_code[s];
         st.err_stream = s;
         st.err_pc = slot_q_[s][unit_tag[s] % kTags].pc;
+      } else if (s == gpsimd && in.gp_err_i && gp_slot_q_.busy) {
+        // the operator in flight: a processor stopped it
+        st.err_now = true;
+        st.err_code = kErrGpsimd;
+        st.err_detail = static_cast<unsigned>(in.gp_code_i);
+        st.err_stream = s;
+        st.err_pc = gp_slot_q_.pc;
       } else if (h.valid && !stale_q_[s] && (dec[s]->regs & pend_q_[s]) == 0) {
         // illegal, then range, then loop, then the unit's check
         const Decoded& ck = *dec[s];
@@ -342,7 +356,7 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   const bool go = live && !st.err_now;
 
   // fetch, wait, issue
-  const bool eng_ready[kStreams] = {in.te_cmd_ready_i, in.ve_cmd_ready_i, in.se_cmd_ready_i, false};
+  const bool eng_ready[kStreams] = {in.te_cmd_ready_i, in.ve_cmd_ready_i, in.se_cmd_ready_i, false, in.gp_ready_i};
   std::array<bool, kStreams> unit_op{}, tag_op{}, dma_op{}, tag_free{}, reg_busy{}, ready{};
   for (unsigned s = 0; s < kStreams; ++s) {
     const Head& h = st.head[s];
@@ -351,8 +365,8 @@ void Control::decide(const In& in, Step& st, Out* out) const {
     const tbl::Op* o = dh.op;
     unit_op[s] = o && o->unit != tbl::Unit::ctl;
     dma_op[s] = o && o->unit == tbl::Unit::dma;
-    tag_op[s] = unit_op[s] && !dma_op[s];  // a tensor or lane op: it takes a tag of its engine
-    tag_free[s] = !(s < 3 && tag_op[s]) || !slot_q_[s][tag_q_[s]].busy;
+    tag_op[s] = unit_op[s] && !dma_op[s];  // a tensor, lane or GpSimd op: it takes a tag (slot) of its engine
+    tag_free[s] = !tag_op[s] || !(s < 3 ? slot_q_[s][tag_q_[s]].busy : gp_slot_q_.busy);
     reg_busy[s] = (dh.regs & pend_q_[s]) != 0;
     st.valid[s] = go && h.valid && !stale_q_[s] && st.wait_ok[s] && tag_free[s] && !reg_busy[s];
   }
@@ -420,6 +434,10 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   done(0, in.te_cpl_i.mm_done, in.te_cpl_i.mm_tag);
   done(1, in.ve_cpl_i.done, in.ve_cpl_i.tag);
   done(2, in.se_cpl_i.done, in.se_cpl_i.tag);
+  add(in.gp_done_i && gp_slot_q_.busy && gp_slot_q_.post_en, gp_slot_q_.post_sem, gp_slot_q_.post_val);
+  for (unsigned i = 0; i < p_.gp_procs; ++i)
+    add((in.gp_sem_add_i >> i) & 1, static_cast<unsigned>(in.gp_sem_idx_i.slice(5 * i, 5)),
+        in.gp_sem_val_i.slice(32 * i, 32));
   add(in.sem_add_valid_i && !in.sem_add_reg_i, in.sem_add_idx_i, in.sem_add_val_i);
   st.reg_in = in.sem_add_valid_i && in.sem_add_reg_i;
   add(in.sem_ext_valid_i, in.sem_ext_idx_i, in.sem_ext_val_i);
@@ -458,6 +476,9 @@ void Control::decide(const In& in, Step& st, Out* out) const {
   o.ve_cmd_o = dec[vector]->lane;
   o.se_cmd_valid_o = st.valid[scalar] && tag_op[scalar];
   o.se_cmd_o = dec[scalar]->lane;
+  o.gp_start_o = st.valid[gpsimd] && tag_op[gpsimd];
+  o.gp_entry_o = dec[gpsimd]->gp_entry;
+  o.gp_args_o = dec[gpsimd]->gp_args;
   // the DMA port: the granted stream's descriptor (the sync stream's when none asks)
   o.dma_desc_valid_o = gnt < kStreams;
   const Decoded& ds = *dec[gnt < kStreams ? gnt : static_cast<unsigned>(sync)];
@@ -557,7 +578,7 @@ bool Control::tick(const In& in) {
   // fetch, issue, addition, error or finish; the queues neither push nor pop): the state and the
   // step on this input hold
   if (!in.im_valid_i && !in.start_i && !in.te_cpl_i.ls_done && !in.te_cpl_i.mm_done && !in.ve_cpl_i.done &&
-      !in.se_cpl_i.done && quiet()) {
+      !in.se_cpl_i.done && !in.gp_done_i && quiet()) {
     if (!fresh) step_in_ = in;
     step_fresh_ = true;
     return false;
@@ -583,6 +604,7 @@ bool Control::tick(const In& in) {
     pc_q_.fill(0);
     for (unsigned s = 0; s < kStreams; ++s) fetched_end_q_[s] = ended_q_[s] = !((p_.streams_on >> s) & 1);
     for (auto& e : slot_q_) e.fill(Slot{});
+    gp_slot_q_ = Slot{};
     tag_q_.fill(0);
     sem_q_.fill(0);
     for (auto& r : reg_q_) r.fill(0);
@@ -618,6 +640,7 @@ bool Control::tick(const In& in) {
   free_slot(0, in.te_cpl_i.mm_done, in.te_cpl_i.mm_tag);
   free_slot(1, in.ve_cpl_i.done, in.ve_cpl_i.tag);
   free_slot(2, in.se_cpl_i.done, in.se_cpl_i.tag);
+  if (in.gp_done_i) gp_slot_q_.busy = false;
   for (unsigned s = 0; s < kStreams; ++s) {
     if (!st.issue[s]) continue;
     const Bits& w = st.head[s].word;
@@ -632,11 +655,18 @@ bool Control::tick(const In& in) {
       sl.post_val = static_cast<unsigned>(f(w, tbl::kF_post_val));
       tag_q_[s] = (tag_q_[s] + 1) % kTags;
     }
+    if (s == gpsimd && o->unit == tbl::Unit::gpsimd) {
+      gp_slot_q_ = Slot{.busy = true,
+                        .pc = st.head[s].pc,
+                        .post_en = f(w, tbl::kF_post_en) != 0,
+                        .post_sem = static_cast<unsigned>(f(w, tbl::kF_post_sem)),
+                        .post_val = static_cast<unsigned>(f(w, tbl::kF_post_val))};
+    }
   }
   for (unsigned i = 0; i < kSems; ++i) sem_q_[i] = static_cast<std::uint32_t>(sem_q_[i] + st.add[i]);
   // a register load's word (the register is pending, so nothing else writes it now)
-  if (st.reg_in && in.sem_add_idx_i % tbl::kRegs) {
-    const unsigned s = in.sem_add_stream_i % kStreams, r = in.sem_add_idx_i % tbl::kRegs;
+  if (st.reg_in && in.sem_add_idx_i % tbl::kRegs && in.sem_add_stream_i < kStreams) {
+    const unsigned s = in.sem_add_stream_i, r = in.sem_add_idx_i % tbl::kRegs;
     reg_q_[s][r] = in.sem_add_val_i;
     pend_q_[s] = static_cast<std::uint16_t>(pend_q_[s] & ~(1u << r));
   }

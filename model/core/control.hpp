@@ -1,12 +1,14 @@
 // trn::core::Control — cycle-exact model of rtl/core/core_ctl.sv, the NeuronCore's control
-// (docs/isa.md): four instruction streams (tensor, vector, scalar, sync), each with its instruction
+// (docs/isa.md): five instruction streams (tensor, vector, scalar, sync, gpsimd), each with its instruction
 // memory, a two-entry instruction queue (common::StreamFifo, as the RTL's stream_fifo), decode and
 // in-order issue; 16 registers per stream with branches and loops; 32 hardware semaphores with every addition of a
-// cycle counted; 16 tags per engine holding each issued instruction's pc and post until its unit reports it done; the
-// first error kept with its code, detail, stream and pc; a deadlock detector.
+// cycle counted; 16 tags per engine holding each issued instruction's pc and post until its unit reports it done, and
+// one slot for the gpsimd stream's operator; the first error kept with its code, detail, stream and pc; a deadlock
+// detector.
 //
 // Its ports face the core datapath (trn::core::Core): the engines' command ports and done/err
-// reports, the DMA's descriptor port and queue idle flags, and the DMA's completion writes that
+// reports, the GpSimd engine's start, status and semaphore additions, the DMA's descriptor port and
+// queue idle flags, and the DMA's completion writes that
 // the NeuronCore turns into semaphore additions (trn::core::NeuronCore).
 #pragma once
 
@@ -21,6 +23,7 @@
 #include "isa/isa.hpp"
 #include "isa_table.hpp"
 #include "sv/dma_pkg.hpp"
+#include "sv/gpsimd_pkg.hpp"
 #include "sv/isa_pkg.hpp"
 #include "sv/le_pkg.hpp"
 #include "sv/ports/core_ctl.hpp"
@@ -31,8 +34,9 @@ namespace trn::core {
 
 class Control {
  public:
-  static constexpr unsigned kStreams = 4, kSems = 32, kTags = 16, kQueueDepth = 2, kPcBits = 16;
-  enum Stream : unsigned { tensor = 0, vector = 1, scalar = 2, sync = 3 };
+  static constexpr unsigned kStreams = isa::tbl::kStreams, kSems = 32, kTags = 16, kQueueDepth = 2, kPcBits = 16;
+  enum Stream : unsigned { tensor = 0, vector = 1, scalar = 2, sync = 3, gpsimd = 4 };
+  static_assert(kStreams == 5, "the streams of rtl/core/isa.toml");
   /// Stream states of the status (docs/isa.md): StIdle, StRun, StWait, StBusy, StEnd, StHalt.
   using State = sv::isa_pkg::ctl_state_e;
   /// One stream's status (st_o[s]): state, pc, and the semaphore and value its head waits for.
@@ -46,10 +50,11 @@ class Control {
     std::uint32_t hbm_bytes = 65536;
     unsigned imem_depth = 256;
     std::uint32_t dma_max_len = 65536;
-    unsigned dma_engines = 1;   ///< DMA engines, each with `queues` queues
-    unsigned chips = 1;         ///< chips a descriptor may name (docs/chip.md)
-    int dma_parts = -1;         ///< SBUF partitions the DMA reaches (-1: parts; 0: none, a collective core)
-    unsigned streams_on = 0xF;  ///< the streams built, a bit each (a collective core: the sync stream)
+    unsigned dma_engines = 1;    ///< DMA engines, each with `queues` queues
+    unsigned chips = 1;          ///< chips a descriptor may name (docs/chip.md)
+    int dma_parts = -1;          ///< SBUF partitions the DMA reaches (-1: parts; 0: none, a collective core)
+    unsigned streams_on = 0x1F;  ///< the streams built, a bit each (a collective core: the sync stream)
+    unsigned gp_procs = 1;       ///< GpSimd processors whose sem.add come in (gp_sem_*)
     unsigned nq() const { return dma_engines * queues; }
   };
   using te_cmd_t = sv::te_pkg::te_cmd_t;
@@ -81,6 +86,12 @@ class Control {
     std::uint32_t sem_add_val_i = 0;
     bool sem_add_reg_i = false;     ///< ... or a register load's word: to register sem_add_idx_i % 16
     unsigned sem_add_stream_i = 0;  ///< ... of this stream
+    // the GpSimd engine
+    bool gp_ready_i = false;  ///< not busy: a start is taken
+    bool gp_done_i = false, gp_err_i = false;
+    sv::gpsimd_pkg::gp_err_e gp_code_i{};
+    std::uint64_t gp_sem_add_i = 0;   ///< bit i: processor i's sem.add ...
+    Bits gp_sem_idx_i, gp_sem_val_i;  ///< ... to semaphore [5 i +: 5], of [32 i +: 32]
     // semaphore additions from outside the unit (another unit's, another chip's)
     bool sem_ext_en_i = false;  ///< they may come: a wait with nothing in flight is no deadlock
     bool sem_ext_valid_i = false;
@@ -95,6 +106,8 @@ class Control {
     instr_t ve_cmd_o;
     bool se_cmd_valid_o = false;
     instr_t se_cmd_o;
+    bool gp_start_o = false;
+    std::uint32_t gp_entry_o = 0, gp_args_o = 0;
     bool dma_desc_valid_o = false;
     unsigned dma_desc_engine_o = 0, dma_desc_queue_o = 0;
     desc_t dma_desc_o;
@@ -166,7 +179,8 @@ class Control {
             .DmaEngines = p_.dma_engines,
             .Chips = p_.chips,
             .DmaParts = p_.dma_parts < 0 ? p_.parts : static_cast<unsigned>(p_.dma_parts),
-            .StreamsOn = p_.streams_on};
+            .StreamsOn = p_.streams_on,
+            .GpProcs = p_.gp_procs};
   }
   TRN_MODULE_PORTS(core_ctl)
 
@@ -239,6 +253,7 @@ class Control {
     const isa::table::Op* op = nullptr;
     te_cmd_t te;
     instr_t lane;
+    std::uint32_t gp_entry = 0, gp_args = 0;
     desc_t desc;
     unsigned engine = 0, queue = 0;
   };
@@ -253,6 +268,7 @@ class Control {
   std::array<std::uint32_t, kStreams> pc_q_{};
   std::array<bool, kStreams> fetched_end_q_{}, ended_q_{};
   std::array<std::array<Slot, kTags>, 3> slot_q_{};  ///< tensor, vector, scalar
+  Slot gp_slot_q_;                                   ///< the gpsimd stream's operator in flight
   std::array<unsigned, 3> tag_q_{};
   std::array<std::uint32_t, kSems> sem_q_{};
   std::array<isa::Regs, kStreams> reg_q_{};

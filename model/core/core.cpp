@@ -50,13 +50,22 @@ Core::Params Core::Params::of(const cfg::Arch& a) {
   return p;
 }
 
+gpsimd::Engine::Params Core::gp_params(const Params& p) {
+  return {.procs = p.gp_procs,
+          .tcm_bytes = p.gp_tcm_bytes,
+          .vlen = p.gp_vlen,
+          .parts = p.parts,
+          .sbuf_bytes = p.sbuf_bytes,
+          .read_depth = 4};
+}
+
 mem::Sbuf::Params Core::sb_params(const Params& p) {
   mem::Sbuf::Params s;
   s.parts = p.parts;
   s.part_bytes = p.sbuf_bytes;
   s.beat_bytes = p.beat_bytes;
   s.banks = p.sbuf_banks;
-  s.eports = kEPorts;
+  s.eports = eports(p);
   return s;
 }
 tensor::TensorEngine::Params Core::te_params(const Params& p) {
@@ -101,6 +110,11 @@ Core::Core(Params p)
   esw_ = clog2(p.slots / p.dma_engines);
   id_mask_ = (1ull << clog2(p.slots)) - 1;
   for (unsigned e = 0; e < p.dma_engines; ++e) dma_.emplace_back(dma_params(p));
+  if (p.gp_procs > 0) {
+    gp_.emplace(gp_params(p));
+    w_.gp_in = gp_->make_in();
+    w_.gp_out = gp_->make_out();
+  }
   w_.te_in = te_.make_in();
   w_.te_out = te_.make_out();
   w_.ve_in = ve_.make_in();
@@ -141,6 +155,9 @@ Core::Out Core::make_out() const {
   o.dma_q_code_o = Bits(sv::dma_pkg::err_e_width * p_.nq());
   o.dma_q_done_o = Bits(16 * p_.nq());
   o.hbm_wr_data_o = Bits(8 * p_.beat_bytes);
+  const unsigned gpn = p_.gp_procs > 0 ? p_.gp_procs : 1;
+  o.gp_sem_idx_o = Bits(5 * gpn);
+  o.gp_sem_val_o = Bits(32 * gpn);
   return o;
 }
 
@@ -164,8 +181,9 @@ bool Core::wire(const In& in) const {
     mem::Sbuf::In s = w.sb_in;
     s.rst_ni = in.rst_ni;
     s.e_valid_i = 0;
-    s.e_mask_i = Bits(kEPorts * P);
-    s.e_wdata_i = Bits(kEPorts * LW);
+    const unsigned ne = eports(p_);
+    s.e_mask_i = Bits(ne * P);
+    s.e_wdata_i = Bits(ne * LW);
     auto put = [&](unsigned port, bool valid, const mem::Sbuf::e_req_t& r) {
       if (valid) s.e_valid_i |= 1ull << port;
       s.e_i[port] = r;
@@ -180,6 +198,28 @@ bool Core::wire(const In& in) const {
       put(wr_port[k], o.wr_valid_o && !o.wr_o.space, o.wr_o);
       s.e_mask_i.copy(wr_port[k] * P, o.wr_mask_o, 0, P);
       s.e_wdata_i.copy(wr_port[k] * LW, o.wr_data_o, 0, LW);
+    }
+    if (gp_) {
+      // the GpSimd word: a whole word, or the 2- or 1-byte element its write mask names
+      const auto& g = w.gp_out;
+      mem::Sbuf::e_req_t r{};
+      r.we = g.sb_we_o;
+      const unsigned m = g.sb_mask_o, k = m & 1 ? 0 : m & 2 ? 1 : m & 4 ? 2 : 3;
+      using ES = sv::sbuf_pkg::esize_e;
+      if (!g.sb_we_o || m == 0xF) {
+        r.esize = ES::ESize4;
+        r.idx = g.sb_off_o >> 2;
+      } else if (m == (3u << k)) {
+        r.esize = ES::ESize2;
+        r.idx = (g.sb_off_o + k) >> 1;
+      } else {
+        r.esize = ES::ESize1;
+        r.idx = g.sb_off_o + k;
+      }
+      r.idx &= 0xFFFFFF;
+      put(kGp, g.sb_req_o, r);
+      if (g.sb_part_o < P) s.e_mask_i.set_bit(kGp * P + g.sb_part_o, true);
+      for (unsigned p = 0; p < P; ++p) s.e_wdata_i.set_slice(kGp * LW + 32 * p, 32, g.sb_wdata_o >> (8 * k));
     }
     // SBUF's DMA ports: the grants of the engines' SBUF arbiters
     const auto& ao = w.ar_out[kSbuf];
@@ -281,6 +321,26 @@ bool Core::wire(const In& in) const {
     set(*le_in[k], l);
   }
 
+  // ---- the GpSimd engine
+  if (gp_) {
+    gpsimd::Engine::In g = w.gp_in;
+    g.rst_ni = in.rst_ni;
+    g.start_i = in.gp_start_i;
+    g.entry_i = in.gp_entry_i;
+    g.args_i = in.gp_args_i;
+    g.host_we_i = in.gp_host_we_i;
+    g.host_re_i = in.gp_host_re_i;
+    g.host_all_i = in.gp_host_all_i;
+    g.host_proc_i = in.gp_host_proc_i;
+    g.host_addr_i = in.gp_host_addr_i;
+    g.host_wdata_i = in.gp_host_wdata_i;
+    g.sb_gnt_i = ((w.sb_out.e_ready_o >> kGp) & 1) != 0;
+    g.sb_rvalid_i = ((w.sb_out.e_rvalid_o >> kGp) & 1) != 0;
+    g.sb_rdata_i = static_cast<std::uint32_t>(w.sb_out.e_rdata_o.slice(kGp * LW + 32 * gp_rpart_q_, 32));
+    g.sem_i = in.gp_sem_i;
+    set(w.gp_in, g);
+  }
+
   // ---- DMA engines: the arbiters onto the core's channels (readies by the granted request's
   // space), the read responses merged (SBUF's first) and returned to the engine of their id
   const unsigned E = p_.dma_engines, Q = p_.queues, DW = 8 * p_.beat_bytes;
@@ -359,6 +419,7 @@ void Core::settle(const In& in) const {
     sb_.eval(w.sb_in, w.sb_out);
     prd_.eval(w.prd_in, w.prd_out);
     pwr_.eval(w.pwr_in, w.pwr_out);
+    if (gp_) gp_->eval(w.gp_in, w.gp_out);
     if (!wire(in)) {  // the inputs the units were evaluated with are the wired ones
       w.passes = pass + 1;
       return;
@@ -397,6 +458,19 @@ void Core::eval(const In& in, Out& out) const {
   out.hbm_wr_o = sv::dma_pkg::wr_req_t::unpack(wo.gnt_data_o, dwr_wr_lsb());
   out.hbm_wr_data_o.copy(0, wo.gnt_data_o, sv::dma_pkg::wr_info_t::kWidth, 8 * p_.beat_bytes);
   out.hbm_wr_info_o = sv::dma_pkg::wr_info_t::unpack(wo.gnt_data_o);
+  if (gp_) {
+    const auto& g = w.gp_out;
+    out.gp_busy_o = g.busy_o;
+    out.gp_done_o = g.done_o;
+    out.gp_err_o = g.err_o;
+    out.gp_err_proc_o = g.err_proc_o;
+    out.gp_err_code_o = g.err_code_o;
+    out.gp_err_pc_o = g.err_pc_o;
+    out.gp_host_rdata_o = g.host_rdata_o;
+    out.gp_sem_add_o = g.sem_add_o;
+    out.gp_sem_idx_o = g.sem_idx_o;
+    out.gp_sem_val_o = g.sem_val_o;
+  }
 }
 
 dma::Write Core::hbm_write(const Out& o, unsigned beat_bytes) {
@@ -423,12 +497,16 @@ void Core::tick(const In& in) {
   sb_.tick(s.sb_in);
   prd_.tick(s.prd_in);
   pwr_.tick(s.pwr_in);
+  if (gp_) gp_->tick(s.gp_in);
   if (!in.rst_ni) {
     prv_q_ = false;
     prp_q_ = 0;
+    gp_rpart_q_ = 0;
   } else {
     prv_q_ = s.prd_out.gnt_valid_o;
     prp_q_ = static_cast<unsigned>(s.prd_out.gnt_idx_o);
+    const auto& g = s.gp_out;
+    if (gp_ && g.sb_req_o && ((s.sb_out.e_ready_o >> kGp) & 1) && !g.sb_we_o) gp_rpart_q_ = g.sb_part_o;
   }
 }
 

@@ -16,13 +16,20 @@
 //     (u_sb_ar_arb, u_sb_wr_arb), a beat a cycle on each of the four. A read response goes to the
 //     engine of its id; SBUF's and the HBM port's reach two engines in one cycle, and for one engine
 //     SBUF's has priority and the HBM port's r_ready is low in its cycle.
+//   - The GpSimd engine (gp_procs > 0: gpsimd::Engine, docs/gpsimd.md "In the NeuronCore") on
+//     SBUF engine port e9: a word write of mask 1111 is a 4-byte element at offset / 4, of 0011 << k
+//     or 0001 << k a 2- or 1-byte element at (offset + k) / 2 or offset + k, in the partition the
+//     request names; a read the word's 4-byte element, its data the lane of that partition, the
+//     next cycle. gp_procs = 0: no engine, nine SBUF engine ports.
 // Evaluation: every unit's inputs are wired from the units' outputs and the core's inputs, the
 // units evaluated, and the wiring repeated until no unit input changes (combinational paths
 // between units, e.g. SBUF's grants from the engines' requests, settle in two or three passes).
 // tick() gives every unit the edge with the settled inputs.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "common/bits.hpp"
@@ -30,6 +37,7 @@
 #include "common/rr_arbiter.hpp"
 #include "dma/dma_engine.hpp"
 #include "dma/memsys.hpp"
+#include "gpsimd/engine.hpp"
 #include "mem/sbuf.hpp"
 #include "sv/dma_pkg.hpp"
 #include "sv/le_pkg.hpp"
@@ -55,6 +63,8 @@ class Core {
     unsigned dma_engines = 1;  ///< DMA engines, each with `queues` queues and slots / dma_engines slots
     unsigned chips = 1;        ///< chips an HBM address may name (docs/chip.md)
     unsigned te_gen = 2;       ///< the tensor engine's generation: 0 v2, 1 v3, 2 v4 (te_pkg::te_gen_e)
+    unsigned gp_procs = 0;     ///< GpSimd processors (0: no GpSimd engine)
+    unsigned gp_tcm_bytes = 4096, gp_vlen = 128;
     unsigned nq() const { return dma_engines * queues; }  ///< every engine's queues
     static Params of(const cfg::Arch& a);
   };
@@ -63,6 +73,7 @@ class Core {
   static mem::Sbuf::Params sb_params(const Params& p);
   static vector::LaneEngine::Params le_params(const Params& p, vector::Engine e);
   static dma::DmaEngine::Params dma_params(const Params& p);
+  static gpsimd::Engine::Params gp_params(const Params& p);
   using te_cmd_t = sv::te_pkg::te_cmd_t;
   using instr_t = sv::le_pkg::instr_t;
   using desc_t = sv::dma_pkg::desc_t;
@@ -90,6 +101,12 @@ class Core {
     std::uint64_t hbm_r_id_i = 0;
     Bits hbm_r_data_i;
     bool hbm_wr_ready_i = false;
+    // the GpSimd engine
+    bool gp_start_i = false;
+    std::uint32_t gp_entry_i = 0, gp_args_i = 0;
+    bool gp_host_we_i = false, gp_host_re_i = false, gp_host_all_i = false;
+    std::uint32_t gp_host_proc_i = 0, gp_host_addr_i = 0, gp_host_wdata_i = 0;
+    std::array<std::uint32_t, 32> gp_sem_i{};
     bool operator==(const In&) const = default;  ///< (the NeuronCore's wiring settles on it)
   };
   struct Out {
@@ -110,6 +127,12 @@ class Core {
     wr_req_t hbm_wr_o;
     Bits hbm_wr_data_o;
     wr_info_t hbm_wr_info_o;
+    bool gp_busy_o = false, gp_done_o = false, gp_err_o = false;
+    std::uint32_t gp_err_proc_o = 0;
+    sv::gpsimd_pkg::gp_err_e gp_err_code_o{};
+    std::uint32_t gp_err_pc_o = 0, gp_host_rdata_o = 0;
+    std::uint64_t gp_sem_add_o = 0;  ///< bit i: processor i's sem.add
+    Bits gp_sem_idx_o, gp_sem_val_o;
   };
 
   /// The units' ports as wired in the last eval() (for the probes that compare them with the RTL's).
@@ -128,6 +151,8 @@ class Core {
     mem::Sbuf::Out sb_out;
     common::RrArbiter::In prd_in, pwr_in;
     common::RrArbiter::Out prd_out, pwr_out;
+    gpsimd::Engine::In gp_in;  ///< (gp_procs > 0)
+    gpsimd::Engine::Out gp_out;
     unsigned passes = 0;  ///< wiring passes the last eval needed
   };
 
@@ -150,6 +175,9 @@ class Core {
   const mem::Sbuf& sbuf() const { return sb_; }
   const common::RrArbiter& psum_rd_arb() const { return prd_; }  ///< u_prd_arb
   const common::RrArbiter& psum_wr_arb() const { return pwr_; }  ///< u_pwr_arb
+  /// The GpSimd engine (g_gp.u_gp; gp_procs > 0).
+  const gpsimd::Engine& gp() const { return gp_.value(); }
+  gpsimd::Engine& gp() { return gp_.value(); }
   /// The units' ports of the last eval().
   const Wires& wires() const { return w_; }
 
@@ -167,7 +195,10 @@ class Core {
             .HbmBytes = p_.hbm_bytes,
             .DmaEngines = p_.dma_engines,
             .Chips = p_.chips,
-            .TeGen = p_.te_gen};
+            .TeGen = p_.te_gen,
+            .GpProcs = p_.gp_procs,
+            .GpTcmBytes = p_.gp_tcm_bytes,
+            .GpVlen = p_.gp_vlen};
   }
   TRN_MODULE_PORTS(core)
 
@@ -185,8 +216,10 @@ class Core {
     kSeRd1 = 6,
     kSeWr = 7,
     kTeSx = 8,  ///< the tensor engine's scale words (four-row MX multiplies)
-    kEPorts = 9
+    kGp = 9,    ///< the GpSimd engine's word port (gp_procs > 0)
   };
+  /// SBUF engine ports: e0..e8, and e9 with a GpSimd engine.
+  static unsigned eports(const Params& p) { return p.gp_procs > 0 ? 10 : 9; }
 
  private:
   /// Wire every unit's inputs from the core's inputs and the units' outputs in w_; true if any
@@ -204,8 +237,10 @@ class Core {
   mem::Sbuf sb_;
   common::RrArbiter prd_, pwr_;
   std::vector<common::RrArbiter> ar_arb_, wr_arb_;  ///< by space
-  unsigned esw_;                                    ///< bits of an engine's slot
-  std::uint64_t id_mask_ = 0;                       ///< a read id's bits (the slot; above: the SBUF tag)
+  std::optional<gpsimd::Engine> gp_;
+  unsigned gp_rpart_q_ = 0;    ///< the partition of the GpSimd read whose data returns this cycle
+  unsigned esw_;               ///< bits of an engine's slot
+  std::uint64_t id_mask_ = 0;  ///< a read id's bits (the slot; above: the SBUF tag)
   // the PSUM read whose data arrives this cycle, and the port that asked (0..3)
   bool prv_q_ = false;
   unsigned prp_q_ = 0;

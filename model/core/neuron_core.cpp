@@ -10,6 +10,9 @@ namespace trn::core {
 NeuronCore::Params NeuronCore::Params::of(const cfg::Arch& a) {
   Params p;
   p.core = Core::Params::of(a);
+  p.core.gp_procs = a.gpsimd_procs;
+  p.core.gp_tcm_bytes = a.gpsimd_tcm_bytes;
+  p.core.gp_vlen = a.gpsimd_vlen;
   p.imem_depth = a.imem_depth;
   return p;
 }
@@ -25,6 +28,8 @@ Control::Params ctl_params(const NeuronCore::Params& p) {
   c.imem_depth = p.imem_depth;
   c.dma_engines = p.core.dma_engines;
   c.chips = p.core.chips;
+  c.gp_procs = p.core.gp_procs > 0 ? p.core.gp_procs : 1;
+  c.streams_on = p.core.gp_procs > 0 ? 0x1Fu : 0x1Fu & ~(1u << Control::gpsimd);
   return c;
 }
 }  // namespace
@@ -82,6 +87,13 @@ void NeuronCore::settle(const In& in) const {
       c.sem_add_val_i = to_.sem_val_o;
       c.sem_add_reg_i = to_.sem_reg_o;
       c.sem_add_stream_i = static_cast<unsigned>(to_.sem_stream_o);
+      c.gp_ready_i = !ko_.gp_busy_o;
+      c.gp_done_i = ko_.gp_done_o;
+      c.gp_err_i = ko_.gp_err_o;
+      c.gp_code_i = ko_.gp_err_code_o;
+      c.gp_sem_add_i = ko_.gp_sem_add_o;
+      c.gp_sem_idx_i = ko_.gp_sem_idx_o;
+      c.gp_sem_val_i = ko_.gp_sem_val_o;
     }
     const bool ctl_same = !first && c == ci_;
     if (!ctl_same) {
@@ -109,6 +121,16 @@ void NeuronCore::settle(const In& in) const {
     k.hbm_r_id_i = in.hbm_r_id_i;
     k.hbm_r_data_i = in.hbm_r_data_i;
     k.hbm_wr_ready_i = first ? in.hbm_wr_ready_i : to_.in_ready_o;
+    k.gp_start_i = co_.gp_start_o;
+    k.gp_entry_i = co_.gp_entry_o;
+    k.gp_args_i = co_.gp_args_o;
+    k.gp_host_we_i = in.gp_host_we_i;
+    k.gp_host_re_i = in.gp_host_re_i;
+    k.gp_host_all_i = in.gp_host_all_i;
+    k.gp_host_proc_i = in.gp_host_proc_i;
+    k.gp_host_addr_i = in.gp_host_addr_i;
+    k.gp_host_wdata_i = in.gp_host_wdata_i;
+    k.gp_sem_i = co_.sem_o;
     const bool core_same = !first && k == ki_;
     if (ctl_same && core_same) return;
     if (!core_same) {
@@ -142,6 +164,9 @@ void NeuronCore::eval(const In& in, Out& out) const {
   out.hbm_wr_o = to_.out_o;
   out.hbm_wr_data_o = to_.out_data_o;
   out.hbm_wr_info_o = to_.out_info_o;
+  out.gp_err_proc_o = ko_.gp_err_proc_o;
+  out.gp_err_pc_o = ko_.gp_err_pc_o;
+  out.gp_host_rdata_o = ko_.gp_host_rdata_o;
 }
 
 void NeuronCore::tick(const In& in) {

@@ -10,6 +10,10 @@
 //     itself (chip and unit fields 0) never leaves the NeuronCore but becomes the semaphore addition
 //     of its data's low 32 bits to semaphore (address / 4) mod 32; other writes leave, a completion
 //     for another unit with its unit field filled in;
+//   - the control's gpsimd_run starts the core's GpSimd engine (core.gp_procs > 0); the engine sees
+//     the control's semaphores and its processors' sem.add go to the control; its done and error
+//     go to the control, its error's processor and pc to gp_err_proc_o, gp_err_pc_o; the gp_host_*
+//     port reaches the processors' local memories;
 //   - everything else on the HBM port passes through; the chip's semaphore additions (sem_add_*)
 //     go to the control's second addition port.
 // Evaluation: the control, then the core, repeated until neither's inputs change (two passes: the
@@ -52,6 +56,8 @@ class NeuronCore {
     std::uint64_t hbm_r_id_i = 0;
     Bits hbm_r_data_i;
     bool hbm_wr_ready_i = false;
+    bool gp_host_we_i = false, gp_host_re_i = false, gp_host_all_i = false;
+    std::uint32_t gp_host_proc_i = 0, gp_host_addr_i = 0, gp_host_wdata_i = 0;
 
     bool operator==(const In&) const = default;
   };
@@ -61,6 +67,8 @@ class NeuronCore {
     std::uint32_t err_pc_o = 0;
     std::array<Control::StreamStatus, Control::kStreams> st_o{};
     std::array<std::uint32_t, Control::kSems> sem_o{};
+    std::uint32_t gp_err_proc_o = 0, gp_err_pc_o = 0;  ///< the GpSimd engine's error: processor, pc
+    std::uint32_t gp_host_rdata_o = 0;
     // observation
     Bits dma_q_idle_o, dma_q_err_o, dma_q_code_o, dma_q_done_o;
     bool ve_busy_o = false, se_busy_o = false;
@@ -95,7 +103,10 @@ class NeuronCore {
             .ImemDepth = p_.imem_depth,
             .DmaEngines = p_.core.dma_engines,
             .Chips = p_.core.chips,
-            .Unit = p_.unit};
+            .Unit = p_.unit,
+            .GpProcs = p_.core.gp_procs,
+            .GpTcmBytes = p_.core.gp_tcm_bytes,
+            .GpVlen = p_.core.gp_vlen};
   }
   TRN_MODULE_PORTS(neuron_core)
 

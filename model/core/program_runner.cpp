@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <stdexcept>
+
 #include "core/runner.hpp"
 #include "dma/desc.hpp"
 #include "vector/ops.hpp"
@@ -14,6 +16,8 @@ namespace tbl = isa::tbl;
 const char* const kStateNames[] = {"idle", "run", "wait", "busy", "end", "halt"};
 const char* const kTeErr[] = {"none", "shape", "range", "type", "no weights", "kind"};
 const char* const kLeErr[] = {"none", "pattern", "partitions", "type", "op"};
+// gpsimd_pkg::gp_err_e (docs/gpsimd.md "The processor")
+const char* const kGpErr[] = {"none", "illegal", "fetch", "misaligned", "access", "partition", "sem"};
 
 std::string detail_name(unsigned code, unsigned detail) {
   switch (code) {
@@ -24,6 +28,8 @@ std::string detail_name(unsigned code, unsigned detail) {
       return detail < 5 ? kLeErr[detail] : fmt::format("{}", detail);
     case 5:
       return std::string(dma::err_name(static_cast<dma::Err>(detail)));
+    case 10:
+      return detail < std::size(kGpErr) ? kGpErr[detail] : fmt::format("{}", detail);
     default:
       return "";
   }
@@ -52,8 +58,9 @@ std::string describe(const isa::Program& p, bool err, unsigned code, unsigned de
   if (err) {
     const std::string d = detail_name(code, detail);
     s = fmt::format("error {}{} on the {} stream at {}", code < std::size(tbl::kErrors) ? tbl::kErrors[code].name : "?",
-                    d.empty() ? "" : " (" + d + ")", tbl::kStreamNames[stream % 4], p.where(stream, pc));
-    if (code == 1 && stream < 4 && pc < p.streams[stream].size())
+                    d.empty() ? "" : " (" + d + ")", tbl::kStreamNames[stream % Control::kStreams],
+                    p.where(stream, pc));
+    if (code == 1 && stream < Control::kStreams && pc < p.streams[stream].size())
       s += ": " + isa::illegal(p.streams[stream][pc], stream);
     s += "; ";
   }
@@ -115,6 +122,29 @@ void ProgramRunner::load(const isa::Program& p) {
       step();
     }
   in_.im_valid_i = false;
+}
+
+void ProgramRunner::load_gpsimd(int proc, std::uint32_t addr, const std::vector<std::uint8_t>& bytes) {
+  const Core::Params& c = nc_.params().core;
+  if (c.gp_procs == 0) throw std::invalid_argument("this NeuronCore has no GpSimd engine");
+  if (addr % 4 || static_cast<std::uint64_t>(addr) + bytes.size() > c.gp_tcm_bytes)
+    throw std::invalid_argument(
+        fmt::format("{} bytes at {:#x} do not fit a GpSimd local memory of {} bytes (or {:#x} "
+                    "is not a multiple of 4)",
+                    bytes.size(), addr, c.gp_tcm_bytes, addr));
+  if (proc >= static_cast<int>(c.gp_procs))
+    throw std::invalid_argument(fmt::format("GpSimd processor {} of {}", proc, c.gp_procs));
+  in_.gp_host_all_i = proc < 0;
+  in_.gp_host_proc_i = proc < 0 ? 0 : static_cast<std::uint32_t>(proc);
+  for (std::size_t i = 0; i < bytes.size(); i += 4) {
+    std::uint32_t w = 0;
+    for (std::size_t k = 0; k < 4 && i + k < bytes.size(); ++k) w |= std::uint32_t{bytes[i + k]} << (8 * k);
+    in_.gp_host_we_i = true;
+    in_.gp_host_addr_i = static_cast<std::uint32_t>((addr + i) / 4);
+    in_.gp_host_wdata_i = w;
+    step();
+  }
+  in_.gp_host_we_i = in_.gp_host_all_i = false;
 }
 
 RunResult ProgramRunner::run(std::uint64_t limit) {

@@ -51,6 +51,10 @@ class ProgramRunner {
 
   /// Write the program's words into the instruction memories (one per cycle).
   void load(const isa::Program& p);
+  /// Write `bytes` into GpSimd processor `proc`'s local memory at byte `addr` (every processor's
+  /// when proc < 0) through the gp_host port, one word a cycle. Throws std::invalid_argument when
+  /// the core has no GpSimd engine, or the bytes do not fit.
+  void load_gpsimd(int proc, std::uint32_t addr, const std::vector<std::uint8_t>& bytes);
   /// Start and step until done or an error, or `limit` cycles (then the result says so).
   RunResult run(std::uint64_t limit = 50'000'000);
   /// One clock cycle.

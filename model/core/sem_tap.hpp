@@ -64,7 +64,7 @@ class SemTap {
     out.sem_idx_o = (a >> 2) & 31;
     out.sem_val_o = static_cast<std::uint32_t>(in.in_data_i.slice(0, 32));
     out.sem_reg_o = (a >> dma::kRegBit) & 1;
-    out.sem_stream_o = (a >> dma::kRegStreamLsb) & 3;
+    out.sem_stream_o = (a >> dma::kRegStreamLsb) & 7;
     out.in_ready_o = own || in.out_ready_i;
     out.out_valid_o = in.in_valid_i && !own;
     out.out_o = in.in_i;

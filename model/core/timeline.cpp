@@ -38,6 +38,7 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
   counts_[1].sbuf += (refused & (bit(Core::kVeRd0) | bit(Core::kVeRd1) | bit(Core::kVeWr))) != 0;
   counts_[2].sbuf += (refused & (bit(Core::kSeRd0) | bit(Core::kSeRd1) | bit(Core::kSeWr))) != 0;
   counts_[3].sbuf += (w.sb_in.dw_valid_i && !w.sb_out.dw_ready_o) || (w.sb_in.dr_valid_i && !w.sb_out.dr_ready_o);
+  counts_[Control::gpsimd].sbuf += (refused & bit(Core::kGp)) != 0;
   // completions reported this cycle (before this cycle's issues take their tags)
   auto done = [&](unsigned e, bool v, unsigned tag) {
     if (!v) return;
@@ -49,6 +50,11 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
   done(0, ci.te_cpl_i.mm_done, ci.te_cpl_i.mm_tag);
   done(1, ci.ve_cpl_i.done, ci.ve_cpl_i.tag);
   done(2, ci.se_cpl_i.done, ci.se_cpl_i.tag);
+  if (ci.gp_done_i && in_flight_[Control::gpsimd] > 0) {
+    const auto [pc, t0] = gp_fly_;
+    slices_.push_back({Control::gpsimd, inst_name(Control::gpsimd, pc), "inst", t0, cycle + 1, Control::gpsimd, pc});
+    --in_flight_[Control::gpsimd];
+  }
   for (unsigned s = 0; s < Control::kStreams; ++s) {
     const auto& st = o.st_o[s];
     // semaphore waits
@@ -82,6 +88,9 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
     if (s < 3 && unit) {
       fly_[s][co.issue_tag[s] % Control::kTags] = {pc, cycle};
       ++in_flight_[s];
+    } else if (s == Control::gpsimd && unit) {
+      gp_fly_ = {pc, cycle};
+      ++in_flight_[s];
     } else {
       slices_.push_back({s, inst_name(s, pc), "inst", cycle, cycle + 1, s, pc});
     }
@@ -95,7 +104,7 @@ void Timeline::observe(const NeuronCore& nc, const NeuronCore::Out& o, std::uint
     while (done_q_[q] != d && !dq_[q].empty()) {
       const auto [pc, t0] = dq_[q].front();
       dq_[q].pop_front();
-      slices_.push_back({4 + q, fmt::format("{}", p_.where(3, pc)), "dma", t0, cycle + 1, 3, pc});
+      slices_.push_back({Control::kStreams + q, fmt::format("{}", p_.where(3, pc)), "dma", t0, cycle + 1, 3, pc});
       done_q_[q] = (done_q_[q] + 1) & 0xFFFF;
     }
     done_q_[q] = d;
@@ -115,11 +124,11 @@ std::string Timeline::json(const std::string& title) const {
   // sub-tracks: a slice goes to the first lane of its track whose last slice has ended
   std::vector<Slice> order = slices_;
   std::stable_sort(order.begin(), order.end(), [](const Slice& a, const Slice& b) { return a.begin < b.begin; });
-  std::vector<std::vector<std::uint64_t>> lanes(4 + queues_);
+  std::vector<std::vector<std::uint64_t>> lanes(Control::kStreams + queues_);
   std::string ev;
   auto track_name = [&](unsigned t) {
-    if (t < 4) return std::string(tbl::kStreamNames[t]);
-    const unsigned e = (t - 4) / per_engine_, q = (t - 4) % per_engine_;
+    if (t < Control::kStreams) return std::string(tbl::kStreamNames[t]);
+    const unsigned e = (t - Control::kStreams) / per_engine_, q = (t - Control::kStreams) % per_engine_;
     return e == 0 ? fmt::format("dma queue {}", q) : fmt::format("dma engine {} queue {}", e, q);
   };
   std::vector<std::string> meta;

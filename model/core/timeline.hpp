@@ -22,7 +22,7 @@ namespace trn::core {
 class Timeline {
  public:
   struct Slice {
-    unsigned track;            ///< 0..3 the streams, 4.. the DMA queues
+    unsigned track;            ///< 0..4 the streams, 5.. the DMA queues
     std::string name, cat;     ///< cat: "inst", "wait", "dma"
     std::uint64_t begin, end;  ///< cycles, end exclusive (at least begin + 1)
     unsigned stream;
@@ -60,6 +60,7 @@ class Timeline {
   std::array<Counts, Control::kStreams> counts_{};
   // instructions in flight per engine stream: tag -> (pc, issue cycle)
   std::array<std::array<std::pair<std::uint32_t, std::uint64_t>, Control::kTags>, 3> fly_{};
+  std::pair<std::uint32_t, std::uint64_t> gp_fly_{};  ///< the gpsimd stream's operator: pc, issue cycle
   std::array<int, Control::kStreams> in_flight_{};
   std::array<std::int64_t, Control::kStreams> wait_from_{};  ///< -1: not waiting
   std::array<std::uint32_t, Control::kStreams> wait_pc_{};

@@ -43,13 +43,13 @@ inline constexpr std::uint32_t kLocalMask = (1u << kLocalBits) - 1;
 inline unsigned chip_of(std::uint32_t a) { return a >> kChipLsb; }
 inline unsigned unit_of(std::uint32_t a) { return (a >> kUnitLsb) & ((1u << kUnitBits) - 1); }
 /// A register address (Op::reg's destination, docs/isa.md reg_load): bit 12 set, the stream in
-/// [14:13], the register in [5:2]; chip and unit fields 0 (the issuing unit).
+/// [15:13], the register in [5:2]; chip and unit fields 0 (the issuing unit).
 inline constexpr unsigned kRegBit = 12, kRegStreamLsb = 13;
 inline std::uint32_t reg_addr(unsigned stream, unsigned reg) {
-  return (stream & 3u) << kRegStreamLsb | 1u << kRegBit | (reg & 15u) << 2;
+  return (stream & 7u) << kRegStreamLsb | 1u << kRegBit | (reg & 15u) << 2;
 }
 inline bool is_reg_addr(std::uint32_t a) {
-  return (a & ~(3u << kRegStreamLsb | 1u << kRegBit | 15u << 2)) == 0 && (a >> kRegBit & 1);
+  return (a & ~(7u << kRegStreamLsb | 1u << kRegBit | 15u << 2)) == 0 && (a >> kRegBit & 1);
 }
 /// Does an HBM address name chip `id` (its chip field 0, or id + 1)?
 inline bool is_local(std::uint32_t a, unsigned id) { return chip_of(a) == 0 || chip_of(a) == ((id + 1) & 0xFF); }

@@ -18,7 +18,11 @@ void scan_main(std::uint32_t proc, std::uint32_t args);
 void topk_main(std::uint32_t proc, std::uint32_t args);
 void gather_main(std::uint32_t proc, std::uint32_t args);
 void hardswish_main(std::uint32_t proc, std::uint32_t args);
+void sbuf_hardswish_main(std::uint32_t proc, std::uint32_t args);
 std::uint8_t* gp_host_tcm = nullptr;
+std::uint8_t* gp_host_sbuf = nullptr;
+std::uint32_t gp_host_sbuf_bytes = 0;
+std::uint32_t gp_host_sems[32] = {};
 }
 
 namespace trn::gpsimd {
@@ -175,6 +179,91 @@ OperatorCase operator_case(const std::string& name, std::uint32_t tcm_bytes, std
     if (std::equal(c.image.begin() + o.addr, c.image.begin() + o.addr + o.bytes, c.expected.begin() + o.addr))
       throw std::logic_error(fmt::format("GpSimd operator {}: the host build left its {} as it was", name, o.what));
   return c;
+}
+
+const std::vector<std::string>& sbuf_operator_names() {
+  static const std::vector<std::string> names{"sbuf_hardswish"};
+  return names;
+}
+
+SbufCase sbuf_operator_case(const std::string& name, std::uint32_t tcm_bytes, unsigned parts, std::uint32_t part_bytes,
+                            unsigned procs, std::mt19937_64& rng, std::uint32_t max_elements, unsigned sem) {
+  if (name != "sbuf_hardswish")
+    throw std::invalid_argument(fmt::format("GpSimd SBUF operator '{}': unknown (kernels/gpsimd has {})", name,
+                                            fmt::join(sbuf_operator_names(), ", ")));
+  if (procs == 0 || parts % procs != 0 || sem >= 32)
+    throw std::invalid_argument(
+        fmt::format("GpSimd SBUF operator {}: {} processors on {} partitions, semaphore {}", name, procs, parts, sem));
+  SbufCase c;
+  c.name = name;
+  c.parts = parts;
+  c.procs = procs;
+  c.part_bytes = part_bytes;
+  c.sem = sem;
+  const std::vector<std::uint8_t> code = operator_code(name, tcm_bytes);
+  if (code.size() + kStack + 64 > tcm_bytes)
+    throw std::invalid_argument(fmt::format("GpSimd operator {}: its {} bytes of code leave no room in {} bytes", name,
+                                            code.size(), tcm_bytes));
+  // the rows: BF16 inputs at 0 of each partition, outputs after them, 64-aligned
+  const std::uint32_t count = std::min<std::uint32_t>(max_elements, part_bytes / 4 / 32 * 32);
+  if (count == 0) throw std::invalid_argument(fmt::format("GpSimd operator {}: no room in SBUF", name));
+  c.in = 0;
+  c.out = (2 * count + 63) / 64 * 64;
+  c.bytes = 2 * count;
+  c.elements = count * parts;
+  c.image.assign(tcm_bytes, 0);
+  std::copy(code.begin(), code.end(), c.image.begin());
+  c.args = static_cast<std::uint32_t>((code.size() + 63) / 64 * 64);
+  const std::uint32_t words[] = {parts / procs, c.in, c.out, count, sem};
+  for (unsigned i = 0; i < 5; ++i)
+    for (unsigned k = 0; k < 4; ++k) c.image[c.args + 4 * i + k] = static_cast<std::uint8_t>(words[i] >> 8 * k);
+  // BF16 inputs in [-5, 5] (each of the three pieces; -3 and 3 exactly), the rest of SBUF random
+  c.sbuf.resize(static_cast<std::size_t>(parts) * part_bytes);
+  for (auto& b : c.sbuf) b = static_cast<std::uint8_t>(rng());
+  for (unsigned p = 0; p < parts; ++p)
+    for (std::uint32_t i = 0; i < count; ++i) {
+      const float x = i % 16 == 0 ? -3.0f : i % 16 == 1 ? 3.0f : grid(rng, -5.0f, 5.0f);
+      const auto h = static_cast<std::uint16_t>(std::bit_cast<std::uint32_t>(x) >> 16);
+      c.sbuf[p * part_bytes + c.in + 2 * i] = static_cast<std::uint8_t>(h);
+      c.sbuf[p * part_bytes + c.in + 2 * i + 1] = static_cast<std::uint8_t>(h >> 8);
+    }
+  // the reference: the host build as each processor, on a copy of SBUF
+  c.expected = c.sbuf;
+  std::vector<std::uint8_t> tcm;
+  gp_host_sbuf = c.expected.data();
+  gp_host_sbuf_bytes = part_bytes;
+  for (unsigned i = 0; i < procs; ++i) {
+    tcm = c.image;
+    gp_host_tcm = tcm.data();
+    sbuf_hardswish_main(i, c.args);
+  }
+  gp_host_tcm = gp_host_sbuf = nullptr;
+  for (unsigned p = 0; p < parts; ++p)
+    if (std::equal(c.sbuf.begin() + p * part_bytes + c.out, c.sbuf.begin() + p * part_bytes + c.out + c.bytes,
+                   c.expected.begin() + p * part_bytes + c.out))
+      throw std::logic_error(fmt::format("GpSimd operator {}: the host build left partition {}'s output", name, p));
+  return c;
+}
+
+std::string sbuf_program(const SbufCase& c, std::uint32_t hx, std::uint32_t hy) {
+  if (c.sem != 1) throw std::invalid_argument(fmt::format("GpSimd operator {}: its semaphore is not 1", c.name));
+  return fmt::format(R"(
+.sem x_in, ops, g, out
+.stream sync
+.for p = 0, PARTS
+    dma_start queue=0 src=hbm:{hx}+{n}*p dst=sbuf:sb(p, {in}) len={n} stype=bytes dtype=bytes dsem=x_in+=1
+.endfor
+.for p = 0, PARTS
+    dma_start queue=1%QUEUES src=sbuf:sb(p, {out}) dst=hbm:{hy}+{n}*p len={n} stype=bytes dtype=bytes dsem=out+=1 wait=g>=1
+.endfor
+    sem_wait wait=out>=PARTS
+    end
+.stream gpsimd
+    gpsimd_run entry=0 args={args} wait=x_in>=PARTS post=g+=1
+    end
+)",
+                     fmt::arg("hx", hx), fmt::arg("hy", hy), fmt::arg("n", c.bytes), fmt::arg("in", c.in),
+                     fmt::arg("out", c.out), fmt::arg("args", c.args));
 }
 
 }  // namespace trn::gpsimd

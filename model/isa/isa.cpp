@@ -11,7 +11,7 @@ namespace trn::isa {
 namespace {
 
 constexpr char kMagic[4] = {'T', 'R', 'N', 'I'};
-constexpr unsigned kVersion = 1;
+constexpr unsigned kVersion = 2;  // 2: five streams (gpsimd)
 
 /// The bits of op's fields (the opcode, wait, post and its keys' fields).
 Bits used_mask(const tbl::Op& o) {
@@ -266,10 +266,20 @@ Program from_binary(const std::vector<std::uint8_t>& bytes, const std::string& f
 }
 
 std::map<std::string, std::int64_t> config_defines(const cfg::Arch& a) {
-  return {{"PARTS", a.partitions},      {"COLS", a.te_cols},          {"SBUF_BYTES", a.sbuf_bytes_per_partition},
-          {"SBUF_BANKS", a.sbuf_banks}, {"PSUM_BANKS", a.psum_banks}, {"PSUM_BANK_BYTES", a.psum_bank_bytes},
-          {"MAX_N", a.max_moving_n},    {"QUEUES", a.dma_queues},     {"HBM_BYTES", a.hbm_bytes},
-          {"IMEM_DEPTH", a.imem_depth}, {"SEMS", tbl::kSems},         {"DMA_ENGINES", a.dma_engines}};
+  return {{"PARTS", a.partitions},
+          {"COLS", a.te_cols},
+          {"SBUF_BYTES", a.sbuf_bytes_per_partition},
+          {"SBUF_BANKS", a.sbuf_banks},
+          {"PSUM_BANKS", a.psum_banks},
+          {"PSUM_BANK_BYTES", a.psum_bank_bytes},
+          {"MAX_N", a.max_moving_n},
+          {"QUEUES", a.dma_queues},
+          {"HBM_BYTES", a.hbm_bytes},
+          {"IMEM_DEPTH", a.imem_depth},
+          {"SEMS", tbl::kSems},
+          {"DMA_ENGINES", a.dma_engines},
+          {"GP_PROCS", a.gpsimd_procs},
+          {"GP_TCM_BYTES", a.gpsimd_tcm_bytes}};
 }
 
 std::vector<std::uint8_t> read_file(const std::string& path) {

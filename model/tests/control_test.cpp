@@ -3,11 +3,15 @@
 // several sources in one cycle; and each error: illegal instruction, a lane instruction and a descriptor refused at
 // decode, a tensor engine refusal, deadlock, running past the instruction memory. Each error names its stream and pc,
 // and nothing issues after it.
+#include <fmt/format.h>
+
 #include <boost/test/unit_test.hpp>
+#include <cstring>
 #include <random>
 
 #include "core/program_runner.hpp"
 #include "core/roofline.hpp"
+#include "gpsimd/operators.hpp"
 #include "kernels/kernels.hpp"
 #include "numerics/arith.hpp"
 #include "numerics/format.hpp"
@@ -306,6 +310,94 @@ BOOST_AUTO_TEST_CASE(illegal_instruction_stops_the_core_with_its_pc) {
   BOOST_TEST(res.what.find("copy does not use field k") != std::string::npos, res.what);
   BOOST_TEST((r.out().st_o[1].state == core::Control::State::StHalt));
   BOOST_TEST(r.out().sem_o[0] == 1u);  // the add before it issued
+}
+
+/// The GpSimd operators of kernels/gpsimd in the NeuronCore model at small and full (docs/gpsimd.md
+/// "In the NeuronCore"): each processor's image (its own inputs) loaded through the gp_host port,
+/// the operator started by the gpsimd stream's gpsimd_run, whose post the sync stream waits for;
+/// every processor's outputs against the host build, bit for bit.
+BOOST_AUTO_TEST_CASE(gpsimd_operators_in_the_neuron_core_equal_their_host_build) {
+  for (const char* cfg : {"small", "full"}) {
+    const core::NeuronCore::Params prm = params(cfg);
+    const unsigned procs = prm.core.gp_procs;
+    BOOST_TEST_REQUIRE(procs > 0u);
+    std::mt19937_64 rng(11);
+    for (const std::string& name : {std::string("hardswish"), std::string("scan")}) {
+      core::ProgramRunner r(prm, dma::MemSystem::Params{}, 1);
+      std::vector<gpsimd::OperatorCase> cases;
+      for (unsigned i = 0; i < procs; ++i) {
+        cases.push_back(gpsimd::operator_case(name, prm.core.gp_tcm_bytes, rng, 256));
+        r.load_gpsimd(static_cast<int>(i), 0, cases.back().image);
+      }
+      const isa::Program p = assemble(fmt::format(".sem op, seen\n.stream gpsimd\n gpsimd_run entry=0 args={} "
+                                                  "post=op+=1\n end\n.stream sync\n sem_add wait=op>=1 "
+                                                  "post=seen+=1\n end\n",
+                                                  cases[0].args),
+                                      cfg);
+      r.load(p);
+      const core::RunResult res = r.run(20'000'000);
+      BOOST_TEST_REQUIRE(res.ok, cfg << " " << name << ": " << res.what);
+      BOOST_TEST(r.out().sem_o[1] == 1u);
+      for (unsigned i = 0; i < procs; ++i) {
+        const auto mem = r.nc().core().gp().proc(i).memory();
+        std::vector<std::uint8_t> m(4 * mem.size());
+        std::memcpy(m.data(), mem.data(), m.size());
+        for (const auto& o : cases[i].outputs)
+          BOOST_TEST(std::equal(m.begin() + o.addr, m.begin() + o.addr + o.bytes, cases[i].expected.begin() + o.addr),
+                     cfg << " " << name << ": processor " << i << "'s " << o.what << " differ from the host build's");
+      }
+    }
+  }
+}
+
+/// The SBUF operators of kernels/gpsimd in the NeuronCore model at small and full: the DMA brings
+/// every partition's rows into SBUF, the gpsimd stream runs the operator, the DMA takes the results
+/// out; HBM against the host build, bit for bit, and every processor's semaphore addition.
+BOOST_AUTO_TEST_CASE(gpsimd_sbuf_operators_in_the_neuron_core_equal_their_host_build) {
+  for (const char* cfg : {"small", "full"}) {
+    const auto& a = cfg::find(cfg)->arch;
+    std::mt19937_64 rng(12);
+    for (const std::string& name : gpsimd::sbuf_operator_names()) {
+      const gpsimd::SbufCase c = gpsimd::sbuf_operator_case(name, a.gpsimd_tcm_bytes, a.partitions,
+                                                            a.sbuf_bytes_per_partition, a.gpsimd_procs, rng, 512, 1);
+      core::ProgramRunner r(params(cfg), dma::MemSystem::Params{}, 1);
+      const std::uint32_t hx = 0, hy = c.bytes * c.parts;
+      auto& hbm = r.hbm().image().hbm;
+      for (unsigned p = 0; p < c.parts; ++p)
+        std::copy_n(c.sbuf.begin() + p * c.part_bytes + c.in, c.bytes, hbm.begin() + hx + p * c.bytes);
+      r.load_gpsimd(-1, 0, c.image);
+      r.load(assemble(gpsimd::sbuf_program(c, hx, hy), cfg));
+      const core::RunResult res = r.run(20'000'000);
+      BOOST_TEST_REQUIRE(res.ok, cfg << " " << name << ": " << res.what);
+      for (unsigned q = 0; q < c.parts; ++q)
+        BOOST_TEST(std::equal(hbm.begin() + hy + q * c.bytes, hbm.begin() + hy + (q + 1) * c.bytes,
+                              c.expected.begin() + q * c.part_bytes + c.out),
+                   cfg << " " << name << ": partition " << q << "'s output differs from the host build's");
+      BOOST_TEST(r.out().sem_o[c.sem] == c.procs);
+      BOOST_TEST_MESSAGE(cfg << " " << name << ": " << c.elements << " elements on " << c.procs << " processors, "
+                             << res.cycles << " cycles with the DMA in and out");
+    }
+  }
+}
+
+/// A GpSimd processor's error stops the core (docs/isa.md "Errors"): error gpsimd on the gpsimd
+/// stream at the gpsimd_run, its detail the processor's code, described by name.
+BOOST_AUTO_TEST_CASE(a_gpsimd_error_stops_the_core_and_is_described) {
+  core::ProgramRunner r(params("tiny"), dma::MemSystem::Params{}, 1);
+  r.load_gpsimd(-1, 0, std::vector<std::uint8_t>(8, 0));  // an illegal word at 4
+  const isa::Program p = assemble(".stream gpsimd\n reg_set r1, 1\n gpsimd_run entry=4 args=0\n end\n", "tiny");
+  r.load(p);
+  const core::RunResult res = r.run(10000);
+  BOOST_TEST(!res.ok);
+  BOOST_TEST(res.code == 10u);
+  BOOST_TEST(res.detail == 1u);
+  BOOST_TEST(res.stream == static_cast<unsigned>(core::Control::gpsimd));
+  BOOST_TEST(res.pc == 1u);
+  BOOST_TEST(res.what.find("error gpsimd (illegal) on the gpsimd stream") != std::string::npos, res.what);
+  BOOST_TEST(r.out().gp_err_pc_o == 4u);
+  BOOST_CHECK_THROW(r.load_gpsimd(-1, 4092, std::vector<std::uint8_t>(8, 0)), std::invalid_argument);
+  core::ProgramRunner none(core::NeuronCore::Params{}, dma::MemSystem::Params{}, 1);  // no GpSimd engine
+  BOOST_CHECK_THROW(none.load_gpsimd(-1, 0, std::vector<std::uint8_t>(4, 0)), std::invalid_argument);
 }
 
 /// The dynamic-shape kernels (softmax_dyn.s, gemm_dyn.s): one binary, loaded once, run with

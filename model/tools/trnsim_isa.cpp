@@ -55,6 +55,9 @@ ended and nothing is in flight, or the core stops on an error. A .s file is asse
   -D NAME=VALUE        a constant for a .s file (repeatable)
   --seed N             seed of the HBM model's latencies (default 1)
   --hbm FILE@ADDR      load FILE's bytes into HBM at ADDR before the run (repeatable)
+  --gpsimd FILE@ADDR   load FILE's bytes (a GpSimd operator image, e.g. build/gpsimd/<config>/NAME.bin)
+                       into every GpSimd processor's local memory at ADDR before the run (repeatable);
+                       the gpsimd stream's gpsimd_run starts it (docs/gpsimd.md)
   --dump ADDR:LEN[@FILE]  after the run, HBM bytes [ADDR, ADDR+LEN) to FILE, or in hex to stdout
   --trace FILE.json    the engine timeline (Chrome/Perfetto trace-event JSON); also TRACE=FILE.json
   --limit N            stop after N cycles (default 50000000)
@@ -285,7 +288,7 @@ int cmd_asm(int argc, char** argv) {
 
 int cmd_run(int argc, char** argv) {
   try {
-    std::vector<std::pair<std::string, std::uint32_t>> loads;
+    std::vector<std::pair<std::string, std::uint32_t>> loads, gp_loads;
     std::vector<std::tuple<std::uint32_t, std::uint32_t, std::string>> dumps;
     bool strong = true;
     const auto opts =
@@ -297,6 +300,11 @@ int cmd_run(int argc, char** argv) {
             const auto at = v.rfind('@');
             if (at == std::string::npos || at == 0) throw Usage(fmt::format("--hbm {}: expected FILE@ADDR", v));
             loads.emplace_back(v.substr(0, at), static_cast<std::uint32_t>(integer("--hbm", v.substr(at + 1))));
+          } else if (s == "--gpsimd") {
+            const std::string v = value();
+            const auto at = v.rfind('@');
+            if (at == std::string::npos || at == 0) throw Usage(fmt::format("--gpsimd {}: expected FILE@ADDR", v));
+            gp_loads.emplace_back(v.substr(0, at), static_cast<std::uint32_t>(integer("--gpsimd", v.substr(at + 1))));
           } else if (s == "--dump") {
             const std::string v = value();
             const auto colon = v.find(':');
@@ -338,6 +346,13 @@ int cmd_run(int argc, char** argv) {
     for (const auto& [addr, len, file] : dumps)
       if (static_cast<std::uint64_t>(addr) + len > hbm.size())
         throw Usage(fmt::format("--dump {:#x}:{}: outside HBM ({} bytes)", addr, len, hbm.size()));
+    for (const auto& [file, addr] : gp_loads) {
+      try {
+        run.load_gpsimd(-1, addr, isa::read_file(file));
+      } catch (const std::invalid_argument& e) {
+        throw Usage(fmt::format("--gpsimd {}@{:#x}: {}", file, addr, e.what()));
+      }
+    }
     run.load(p);
     core::Timeline tl(p, prm.core.queues, prm.core.dma_engines);
     const Observed ob = run_observed(run, tl, "trnsim run", opts->limit);

@@ -79,7 +79,10 @@ module cc_core
   logic [4:0]    own_idx;
   logic [31:0]   own_val;
   logic          own_reg;
-  logic [1:0]    own_stream;
+  stream_e       own_stream;
+  logic [2:0]    own_stream_bits;
+  logic          gp_start_unused;
+  logic [31:0]   gp_entry_unused, gp_args_unused;
   logic          dma_wr_valid, dma_wr_ready;
   wr_req_t       dma_wr;
   logic [DW-1:0] dma_wr_data;
@@ -90,7 +93,7 @@ module cc_core
   logic          te_valid_unused, ve_valid_unused, se_valid_unused;
 
   core_ctl #(.Queues(Queues), .HbmBytes(HbmBytes), .ImemDepth(ImemDepth), .Chips(Chips), .DmaParts(0),
-             .StreamsOn(Streams'(1) << StreamSync)) u_ctl (
+             .StreamsOn(1 << StreamSync)) u_ctl (
     .clk_i, .rst_ni, .start_i, .im_valid_i, .im_stream_i, .im_addr_i, .im_data_i,
     .te_cmd_valid_o(te_valid_unused), .te_cmd_ready_i(1'b0), .te_cmd_o(te_cmd_unused), .te_cpl_i(te_cpl_t'('0)),
     .ve_cmd_valid_o(ve_valid_unused), .ve_cmd_ready_i(1'b0), .ve_cmd_o(ve_cmd_unused), .ve_cpl_i(le_cpl_t'('0)),
@@ -99,6 +102,8 @@ module cc_core
     .dma_desc_queue_o(desc_queue), .dma_desc_o(desc), .dma_q_idle_i(dma_q_idle_o),
     .sem_add_valid_i(own_valid), .sem_add_idx_i(own_idx), .sem_add_val_i(own_val), .sem_add_reg_i(own_reg),
     .sem_add_stream_i(own_stream),
+    .gp_start_o(gp_start_unused), .gp_ready_i(1'b0), .gp_entry_o(gp_entry_unused), .gp_args_o(gp_args_unused),
+    .gp_done_i(1'b0), .gp_err_i(1'b0), .gp_code_i(gpsimd_pkg::GpErrNone), .gp_sem_add_i(1'b0), .gp_sem_idx_i('0), .gp_sem_val_i('0),
     .sem_ext_en_i, .sem_ext_valid_i(sem_add_valid_i), .sem_ext_idx_i(sem_add_idx_i),
     .sem_ext_val_i(sem_add_val_i),
     .running_o, .done_o, .err_o, .err_code_o, .err_detail_o, .err_stream_o, .err_pc_o, .st_o, .sem_o
@@ -124,6 +129,7 @@ module cc_core
     .out_valid_o(hbm_wr_valid_o), .out_ready_i(hbm_wr_ready_i), .out_o(hbm_wr_o), .out_data_o(hbm_wr_data_o),
     .out_info_o(hbm_wr_info_o),
     .sem_valid_o(own_valid), .sem_idx_o(own_idx), .sem_val_o(own_val), .sem_reg_o(own_reg),
-    .sem_stream_o(own_stream)
+    .sem_stream_o(own_stream_bits)
   );
+  assign own_stream = stream_e'(own_stream_bits);
 endmodule

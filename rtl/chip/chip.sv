@@ -165,6 +165,8 @@ module chip
     dma_pkg::err_e [NQ-1:0]       q_code_unused;
     logic [16*NQ-1:0]             q_done_unused;
     logic                         ve_busy_unused, se_busy_unused;
+    logic [31:0]                  gp_rdata_unused, gp_pc_unused;  // (no GpSimd engine on a chip's cores yet)
+    logic                         gp_proc_unused;
     neuron_core #(.Parts(Parts), .SbufBytes(SbufBytes), .SbufBanks(SbufBanks), .PsumBanks(PsumBanks),
                   .PsumBankBytes(PsumBankBytes), .MaxN(MaxN), .Queues(Queues), .Slots(Slots),
                   .BeatBytes(BeatBytes), .HbmBytes(HbmBytes), .ImemDepth(ImemDepth), .DmaEngines(DmaEngines),
@@ -181,7 +183,10 @@ module chip
       .hbm_ar_valid_o(u_ar_valid[c]), .hbm_ar_ready_i(u_ar_ready[c]), .hbm_ar_o(u_ar[c]),
       .hbm_r_valid_i(u_r_valid[c]), .hbm_r_ready_o(u_r_ready[c]), .hbm_r_id_i(u_r_id), .hbm_r_data_i(u_r_data),
       .hbm_wr_valid_o(u_wr_valid[c]), .hbm_wr_ready_i(u_wr_ready[c]), .hbm_wr_o(u_wr[c]),
-      .hbm_wr_data_o(u_wr_data[c]), .hbm_wr_info_o(u_wr_info[c])
+      .hbm_wr_data_o(u_wr_data[c]), .hbm_wr_info_o(u_wr_info[c]),
+      .gp_host_we_i(1'b0), .gp_host_re_i(1'b0), .gp_host_all_i(1'b0), .gp_host_proc_i('0), .gp_host_addr_i('0),
+      .gp_host_wdata_i('0), .gp_host_rdata_o(gp_rdata_unused), .gp_err_proc_o(gp_proc_unused),
+      .gp_err_pc_o(gp_pc_unused)
     );
   end
 

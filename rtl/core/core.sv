@@ -20,8 +20,15 @@
 //   - Read responses go to the engine of their id. SBUF's (the cycle after its request) and the HBM
 //     port's reach different engines in one cycle; for the same engine SBUF's has priority and the
 //     HBM port's r_ready is low in that cycle (the memory offers it again).
-// Commands come from the testbench, one port per engine and the DMA's descriptor port; the
-// instruction streams and semaphores are the next step (docs/core.md).
+//   - The GpSimd engine (GpProcs > 0 processors, rtl/gpsimd/gpsimd.sv; docs/gpsimd.md "In the
+//     NeuronCore"): its SBUF word port is engine port e9. A write of a whole word is one 4-byte
+//     element at offset / 4 in the partition of its mask; of two or one bytes (a BF16 or 8-bit
+//     store: mask 0011 << k or 0001 << k) a 2- or 1-byte element at (offset + k) / 2 or offset + k.
+//     A read is the word's 4-byte element; its data (the lane of the partition that asked,
+//     registered with the request) returns the next cycle. GpProcs = 0 builds no engine: its
+//     outputs are 0 and SBUF has the nine ports e0..e8.
+// Commands come from the control (neuron_core) or the testbench: one port per engine, the DMA's
+// descriptor port and the GpSimd engine's start.
 module core
   import dma_pkg::*;
   import sbuf_pkg::e_req_t;
@@ -44,6 +51,9 @@ module core
   parameter int unsigned DmaEngines    = 1,      /// DMA engines, Slots / DmaEngines read slots each
   parameter int unsigned Chips         = 1,      /// chips an HBM address may name (docs/chip.md)
   parameter int unsigned TeGen         = 2,      /// the tensor engine's generation: 0 v2, 1 v3, 2 v4 (te_pkg::te_gen_e)
+  parameter int unsigned GpProcs       = 0,      /// GpSimd processors (0: no GpSimd engine)
+  parameter int unsigned GpTcmBytes    = 4096,   /// each one's local memory
+  parameter int unsigned GpVlen        = 128,    /// its vector registers' bits
   localparam int unsigned Depth = PsumBankBytes / 4,
   localparam int unsigned OW    = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned LW    = 32 * Parts,
@@ -52,7 +62,10 @@ module core
   localparam int unsigned ESW   = $clog2(Slots / DmaEngines),       // an engine's slot
   localparam int unsigned EW    = DmaEngines > 1 ? $clog2(DmaEngines) : 1,
   localparam int unsigned NQ    = DmaEngines * Queues,              // every engine's queues
-  localparam int unsigned DW    = 8 * BeatBytes
+  localparam int unsigned DW    = 8 * BeatBytes,
+  localparam int unsigned GPN   = GpProcs > 0 ? GpProcs : 1,
+  localparam int unsigned GPW   = GpProcs > 1 ? $clog2(GpProcs) : 1,  // a processor's index
+  localparam int unsigned GAW   = $clog2(GpTcmBytes / 4)              // a word index in its local memory
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -100,9 +113,30 @@ module core
   input  logic                  hbm_wr_ready_i,
   output wr_req_t               hbm_wr_o,
   output logic [DW-1:0]         hbm_wr_data_o,
-  output wr_info_t              hbm_wr_info_o     /// where the write comes from (for checkers)
+  output wr_info_t              hbm_wr_info_o,    /// where the write comes from (for checkers)
+  // GpSimd engine: start, status, the host port to the local memories, semaphores
+  input  logic                  gp_start_i,       /// start an operator (taken when not busy)
+  input  logic [31:0]           gp_entry_i,
+  input  logic [31:0]           gp_args_i,
+  output logic                  gp_busy_o,
+  output logic                  gp_done_o,        /// every processor ran op.end since the start
+  output logic                  gp_err_o,         /// a processor stopped since the start ...
+  output logic [GPW-1:0]        gp_err_proc_o,    /// ... the lowest-numbered one, its code and pc
+  output gpsimd_pkg::gp_err_e   gp_err_code_o,
+  output logic [31:0]           gp_err_pc_o,
+  input  logic                  gp_host_we_i,
+  input  logic                  gp_host_re_i,
+  input  logic                  gp_host_all_i,    /// a write to every processor's local memory
+  input  logic [GPW-1:0]        gp_host_proc_i,
+  input  logic [GAW-1:0]        gp_host_addr_i,   /// a word index in the local memory
+  input  logic [31:0]           gp_host_wdata_i,
+  output logic [31:0]           gp_host_rdata_o,  /// the word the last read asked for
+  input  logic [31:0][31:0]     gp_sem_i,         /// the control's semaphores (sem.wait)
+  output logic [GPN-1:0]        gp_sem_add_o,     /// processor i's sem.add
+  output logic [GPN-1:0][4:0]   gp_sem_idx_o,
+  output logic [GPN-1:0][31:0]  gp_sem_val_o
 );
-  localparam int unsigned NE = 9;  // SBUF engine ports
+  localparam int unsigned NE = GpProcs > 0 ? 10 : 9;  // SBUF engine ports
   // The vector/scalar engines' memory ports, in the order of the PSUM arbiters.
   localparam int unsigned NRd = 4;  // ve rd0, ve rd1, se rd0, se rd1
   localparam int unsigned NWr = 2;  // ve wr, se wr
@@ -304,6 +338,77 @@ module core
     .acc_busy_o(sb_acc_busy)
   );
 
+  // ---- the GpSimd engine and its SBUF word port (e9)
+  logic               gp_e_valid;
+  e_req_t             gp_e;
+  logic [Parts-1:0]   gp_e_mask;
+  logic [LW-1:0]      gp_e_wdata;
+  if (GpProcs > 0) begin : g_gp
+    logic        req, we, gnt, rvalid;
+    logic [15:0] part;
+    logic [31:0] off, wdata, rdata;
+    logic [3:0]  mask;
+    logic [1:0]  k;                    // the lowest byte a write's mask names
+    logic [15:0] rpart_q, rpart_d;     // the partition of the read whose data returns this cycle
+    gpsimd #(.Procs(GpProcs), .TcmBytes(GpTcmBytes), .Vlen(GpVlen), .Parts(Parts), .SbufBytes(SbufBytes),
+             .Sems(32)) u_gp (
+      .clk_i, .rst_ni,
+      .start_i(gp_start_i), .entry_i(gp_entry_i), .args_i(gp_args_i),
+      .busy_o(gp_busy_o), .done_o(gp_done_o), .err_o(gp_err_o), .err_proc_o(gp_err_proc_o), .err_code_o(gp_err_code_o),
+      .err_pc_o(gp_err_pc_o),
+      .host_we_i(gp_host_we_i), .host_re_i(gp_host_re_i), .host_all_i(gp_host_all_i),
+      .host_proc_i(gp_host_proc_i), .host_addr_i(gp_host_addr_i), .host_wdata_i(gp_host_wdata_i),
+      .host_rdata_o(gp_host_rdata_o),
+      .sb_req_o(req), .sb_we_o(we), .sb_part_o(part), .sb_off_o(off), .sb_mask_o(mask), .sb_wdata_o(wdata),
+      .sb_gnt_i(gnt), .sb_rvalid_i(rvalid), .sb_rdata_i(rdata),
+      .sem_i(gp_sem_i), .sem_add_o(gp_sem_add_o), .sem_idx_o(gp_sem_idx_o), .sem_val_o(gp_sem_val_o)
+    );
+    always_comb begin
+      k = mask[0] ? 2'd0 : mask[1] ? 2'd1 : mask[2] ? 2'd2 : 2'd3;
+      gp_e = '0;
+      gp_e.we = we;
+      if (!we || mask == 4'b1111) begin
+        gp_e.esize = sbuf_pkg::ESize4;
+        gp_e.idx = 24'(off >> 2);
+      end else if (mask == 4'b0011 << k) begin
+        gp_e.esize = sbuf_pkg::ESize2;
+        gp_e.idx = 24'((off + 32'(k)) >> 1);
+      end else begin
+        gp_e.esize = sbuf_pkg::ESize1;
+        gp_e.idx = 24'(off + 32'(k));
+      end
+      gp_e_wdata = {Parts{wdata >> {k, 3'b0}}};
+    end
+    assign gp_e_valid = req;
+    assign gp_e_mask = Parts'(1) << part;
+    assign gnt = sb_e_ready[NE-1];
+    assign rvalid = sb_e_rvalid[NE-1];
+    assign rdata = sb_e_rdata[NE-1][32*rpart_q +: 32];
+    assign rpart_d = req && gnt && !we ? part : rpart_q;
+    always_ff @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) rpart_q <= '0;
+      else rpart_q <= rpart_d;
+    end
+  end else begin : g_no_gp
+    logic in_unused;  // the engine's inputs, read by nothing without it
+    assign in_unused = ^{gp_start_i, gp_entry_i, gp_args_i, gp_host_we_i, gp_host_re_i, gp_host_all_i, gp_host_proc_i,
+                         gp_host_addr_i, gp_host_wdata_i, gp_sem_i};
+    assign gp_e_valid = 1'b0;
+    assign gp_e = '0;
+    assign gp_e_mask = '0;
+    assign gp_e_wdata = '0;
+    assign gp_busy_o = 1'b0;
+    assign gp_done_o = 1'b0;
+    assign gp_err_o = 1'b0;
+    assign gp_err_proc_o = '0;
+    assign gp_err_code_o = gpsimd_pkg::GpErrNone;
+    assign gp_err_pc_o = '0;
+    assign gp_host_rdata_o = '0;
+    assign gp_sem_add_o = '0;
+    assign gp_sem_idx_o = '0;
+    assign gp_sem_val_o = '0;
+  end
+
   // ---- SBUF engine ports: the tensor engine always; the others when their request is for SBUF
   always_comb begin
     sb_e_valid = '0;
@@ -316,6 +421,12 @@ module core
     sb_e[1] = te_mv_req;
     sb_e_valid[8] = te_sx_req_valid;
     sb_e[8] = te_sx_req;
+    if (GpProcs > 0) begin
+      sb_e_valid[NE-1] = gp_e_valid;
+      sb_e[NE-1] = gp_e;
+      sb_e_mask[NE-1] = gp_e_mask;
+      sb_e_wdata[NE-1] = gp_e_wdata;
+    end
     for (int unsigned k = 0; k < 2; k++) begin
       sb_e_valid[RdPort[2*k]] = le_rd0_valid[k] && !le_rd0_req[k].space;
       sb_e[RdPort[2*k]] = le_rd0_req[k];

@@ -1,5 +1,5 @@
-// core_ctl — the NeuronCore's control (SPEC 5.7, docs/isa.md): four instruction streams (tensor,
-// vector, scalar, sync) that meet only through 32 hardware semaphores.
+// core_ctl — the NeuronCore's control (SPEC 5.7, docs/isa.md): five instruction streams (tensor,
+// vector, scalar, sync, gpsimd) that meet only through 32 hardware semaphores.
 //
 // Stages, per stream s (StreamsOn: the streams built; a collective core builds only the sync
 // stream, and the others have ended from every start):
@@ -17,7 +17,11 @@
 //     until the register arrives.
 //   - issue: when the head's wait holds (semaphore >= value, at the start of the cycle) and, for a
 //     unit op, a tag is free and the unit is ready. A unit op takes the engine's next tag (16 per
-//     engine); its pc and post wait in the tag's slot until the unit reports the tag done.
+//     engine); its pc and post wait in the tag's slot until the unit reports the tag done. The
+//     gpsimd stream's gpsimd_run has one slot: it issues when the slot is free and the GpSimd
+//     engine is not busy (gp_ready_i), starting it (gp_start_o, gp_entry_o, gp_args_o); gp_done_i
+//     (every processor ran op.end) while the slot is busy frees it and adds its post, gp_err_i
+//     (a processor stopped) while the slot is busy is the unit error gpsimd (detail gp_code_i).
 //   - control flow (docs/isa.md, "Registers and control flow"): 16 registers per stream (r0 reads
 //     0), written by reg_set, reg_add, reg_mul and loop as they issue and read by the next
 //     instruction. A branch or loop that is taken sets the pc to its target and clears the fetched
@@ -28,10 +32,11 @@
 //     stream's dma_start (lowest stream first). Its register is pending until the word comes back
 //     as an own write to its register address (sem_add_* with sem_add_reg_i); a head that names a
 //     pending register (any register field) waits, shown busy.
-// Semaphores: every addition of a cycle counts (issue-time posts of the four streams, the tensor
+// Semaphores: every addition of a cycle counts (issue-time posts of the five streams, the tensor
 // engine's two completions, the vector and scalar completions (te_cpl_i, ve_cpl_i, se_cpl_i), the
-// unit's own DMA completion write on sem_add_*, and one from outside the unit on sem_ext_*: another
-// unit's or another chip's); the sum is visible the next cycle. start clears them.
+// GpSimd operator's completion, each GpSimd processor's sem.add (gp_sem_*), the unit's own DMA
+// completion write on sem_add_*, and one from outside the unit on sem_ext_*: another unit's or
+// another chip's); the sum is visible the next cycle. start clears them.
 // Errors: the first is kept (code, detail, stream, pc); lowest stream first, and within a stream
 // the unit's report, then decode, then fetch; a deadlock (every stream not ended waits on its
 // semaphore, nothing in flight, no addition) is one too, unless sem_ext_en_i says another unit may
@@ -53,6 +58,7 @@ module core_ctl
   import isa_pkg::StreamVector;
   import isa_pkg::StreamScalar;
   import isa_pkg::StreamSync;
+  import isa_pkg::StreamGpsimd;
   import isa_pkg::ctl_err_e;
   import isa_pkg::ctl_state_e;
   import isa_pkg::stream_status_t;
@@ -75,7 +81,8 @@ module core_ctl
   parameter int unsigned DmaEngines    = 1,      /// DMA engines, each of Queues queues
   parameter int unsigned Chips         = 1,      /// chips a descriptor may name (docs/chip.md)
   parameter int unsigned DmaParts      = Parts,  /// SBUF partitions the DMA reaches (0: none, a collective core)
-  parameter logic [3:0]  StreamsOn     = 4'b1111,  /// the streams built (a collective core: the sync stream)
+  parameter int unsigned StreamsOn     = (1 << Streams) - 1,  /// the streams built, bit s stream s (a collective core: the sync stream)
+  parameter int unsigned GpProcs       = 1,      /// GpSimd processors whose sem.add come in (gp_sem_*)
   localparam int unsigned Tags = 16,
   localparam int unsigned Engines = 3,           // streams with tags: tensor, vector, scalar
   localparam int unsigned IW = ImemDepth > 1 ? $clog2(ImemDepth) : 1
@@ -114,7 +121,18 @@ module core_ctl
   input  logic [SemBits-1:0]          sem_add_idx_i,     /// ... to this semaphore
   input  logic [31:0]                 sem_add_val_i,
   input  logic                        sem_add_reg_i,     /// ... or a register load: sem_add_val_i to register
-  input  logic [1:0]                  sem_add_stream_i,  /// sem_add_idx_i[3:0] of this stream
+  input  stream_e                     sem_add_stream_i,  /// sem_add_idx_i[3:0] of this stream
+  // GpSimd engine (the gpsimd stream's gpsimd_run)
+  output logic                        gp_start_o,
+  input  logic                        gp_ready_i,        /// not busy: a start is taken
+  output logic [31:0]                 gp_entry_o,
+  output logic [31:0]                 gp_args_o,
+  input  logic                        gp_done_i,         /// every processor ran op.end since the start
+  input  logic                        gp_err_i,          /// a processor stopped since the start
+  input  gpsimd_pkg::gp_err_e         gp_code_i,         /// its code
+  input  logic [GpProcs-1:0]          gp_sem_add_i,      /// processor i's sem.add: gp_sem_val_i[i] ...
+  input  logic [GpProcs-1:0][SemBits-1:0] gp_sem_idx_i,  /// ... to this semaphore
+  input  logic [GpProcs-1:0][31:0]    gp_sem_val_i,
 
   // semaphore additions from outside the unit (another unit's or another chip's completions)
   input  logic                        sem_ext_en_i,      /// they may come: a wait with nothing in flight is no deadlock
@@ -220,7 +238,7 @@ module core_ctl
   endfunction
 
   // reg_load's descriptor: 4 bytes from src to register rd of stream s (docs/isa.md)
-  function automatic desc_t reg_desc(inst_t i, logic [1:0] s);
+  function automatic desc_t reg_desc(inst_t i, stream_e s);
     desc_t d;
     d = '0;
     d.src_space = i.src_space;
@@ -259,6 +277,7 @@ module core_ctl
   logic [Streams-1:0][PcBits-1:0] pc_q, pc_d;
   logic [Streams-1:0]  fetched_end_q, fetched_end_d, ended_q, ended_d;
   slot_t [Engines-1:0][Tags-1:0] slot_q, slot_d;
+  slot_t               gp_slot_q, gp_slot_d;  // the gpsimd stream's operator in flight
   logic [Engines-1:0][3:0] tag_q, tag_d;
   logic [Sems-1:0][31:0] sem_q, sem_d;
   logic                running_q, running_d, err_q, err_d;
@@ -322,9 +341,9 @@ module core_ctl
     assign rl[s] = head[s].op == isa_pkg::OpRegLoad;
     assign rl_chk[s] = dma_pkg::check_reg(eff[s].src_space, eff[s].src_addr, HbmBytes, DmaParts, OffBits, SbufBytes);
     if (s == 32'(StreamSync)) begin : g_sync
-      assign head_desc[s] = rl[s] ? reg_desc(eff[s], 2'(s)) : dma_head_desc;
+      assign head_desc[s] = rl[s] ? reg_desc(eff[s], stream_e'(s)) : dma_head_desc;
     end else begin : g_other
-      assign head_desc[s] = reg_desc(eff[s], 2'(s));
+      assign head_desc[s] = reg_desc(eff[s], stream_e'(s));
     end
   end
 
@@ -378,7 +397,7 @@ module core_ctl
   // asks for it has it)
   logic dma_lower;  // (the grant's loop: a lower stream asks)
   logic [Streams-1:0] eng_ready;
-  assign eng_ready = {1'b0, se_cmd_ready_i, ve_cmd_ready_i, te_cmd_ready_i};
+  assign eng_ready = {gp_ready_i, 1'b0, se_cmd_ready_i, ve_cmd_ready_i, te_cmd_ready_i};
   always_comb begin
     dma_lower = 1'b0;
     for (int unsigned s = 0; s < Streams; s++) begin
@@ -395,16 +414,21 @@ module core_ctl
     for (int unsigned s = 0; s < Streams; s++) reg_busy[s] = (isa_pkg::regs_named(head[s]) & pend_q[s]) != '0;
   end
 
-  assign unit_err = {1'b0, se_cpl_i.err, ve_cpl_i.err, te_cpl_i.err};
-  assign unit_err_code = {3'd0, 3'(se_cpl_i.code), 3'(ve_cpl_i.code), 3'(te_cpl_i.code)};
-  assign unit_err_pc = {PcBits'(0), slot_q[2][se_cpl_i.err_tag].pc, slot_q[1][ve_cpl_i.err_tag].pc,
+  assign unit_err = {gp_err_i && gp_slot_q.busy, 1'b0, se_cpl_i.err, ve_cpl_i.err, te_cpl_i.err};
+  assign unit_err_code[StreamTensor] = 3'(te_cpl_i.code);
+  assign unit_err_code[StreamVector] = 3'(ve_cpl_i.code);
+  assign unit_err_code[StreamScalar] = 3'(se_cpl_i.code);
+  assign unit_err_code[StreamSync] = 3'd0;
+  assign unit_err_code[StreamGpsimd] = 3'(gp_code_i);
+  assign unit_err_pc = {gp_slot_q.pc, PcBits'(0), slot_q[2][se_cpl_i.err_tag].pc, slot_q[1][ve_cpl_i.err_tag].pc,
                         slot_q[0][te_cpl_i.err_tag].pc};
-  assign tag_busy = {1'b0, slot_q[2][tag_q[2]].busy, slot_q[1][tag_q[1]].busy, slot_q[0][tag_q[0]].busy};
+  assign tag_busy = {gp_slot_q.busy, 1'b0, slot_q[2][tag_q[2]].busy, slot_q[1][tag_q[1]].busy,
+                     slot_q[0][tag_q[0]].busy};
   assign live = running_q && !err_q;
   assign dma_idle = &dma_q_idle_i;
 
   always_comb begin
-    slots_busy = 1'b0;
+    slots_busy = gp_slot_q.busy;
     for (int unsigned e = 0; e < Engines; e++)
       for (int unsigned t = 0; t < Tags; t++) slots_busy |= slot_q[e][t].busy;
   end
@@ -421,7 +445,8 @@ module core_ctl
         if (!err_now) begin
           if (unit_err[s]) begin
             err_now = 1'b1;
-            err_now_code = ctl_err_e'(3'(isa_pkg::CtlErrTensor) + 3'(s));
+            err_now_code = s == 32'(StreamGpsimd) ? isa_pkg::CtlErrGpsimd
+                                                  : ctl_err_e'(4'(isa_pkg::CtlErrTensor) + 4'(s));
             err_now_detail = unit_err_code[s];
             err_now_stream = stream_e'(s);
             err_now_pc = unit_err_pc[s];
@@ -493,7 +518,7 @@ module core_ctl
       wait_ok[s] = !head[s].wait_en || sem_q[head[s].wait_sem] >= {12'b0, eff[s].wait_val};
       unit_op[s] = isa_pkg::op_unit(head[s].op) != isa_pkg::UnitCtl;
       dma_op[s] = isa_pkg::op_unit(head[s].op) == isa_pkg::UnitDma;
-      tag_op[s] = unit_op[s] && !dma_op[s];  // a tensor or lane op: it takes a tag of its engine
+      tag_op[s] = unit_op[s] && !dma_op[s];  // a tensor, lane or GpSimd op: it takes a tag (slot) of its engine
       tag_free[s] = !tag_op[s] || !tag_busy[s];
       valid[s] = go && head_valid[s] && !stale_q[s] && wait_ok[s] && tag_free[s] && !reg_busy[s];
       waits[s] = head_valid[s] && !stale_q[s] && !wait_ok[s];
@@ -529,6 +554,16 @@ module core_ctl
     for (int unsigned k = 0; k < 4; k++) begin
       if (done_v[k] && slot_q[done_e[k]][done_t[k]].busy && slot_q[done_e[k]][done_t[k]].post_en) begin
         add[slot_q[done_e[k]][done_t[k]].post_sem] += {24'b0, slot_q[done_e[k]][done_t[k]].post_val};
+        any_add = 1'b1;
+      end
+    end
+    if (gp_done_i && gp_slot_q.busy && gp_slot_q.post_en) begin
+      add[gp_slot_q.post_sem] += {24'b0, gp_slot_q.post_val};
+      any_add = 1'b1;
+    end
+    for (int unsigned i = 0; i < GpProcs; i++) begin
+      if (gp_sem_add_i[i]) begin
+        add[gp_sem_idx_i[i]] += gp_sem_val_i[i];
         any_add = 1'b1;
       end
     end
@@ -568,6 +603,7 @@ module core_ctl
     fetched_end_d = fetched_end_q;
     ended_d = ended_q;
     slot_d = slot_q;
+    gp_slot_d = gp_slot_q;
     tag_d = tag_q;
     sem_d = sem_q;
     running_d = running_q;
@@ -582,9 +618,10 @@ module core_ctl
     if (start_i && !running_q && !err_q) begin
       // a new run (the queues are empty after reset and after done)
       pc_d = '0;
-      fetched_end_d = ~StreamsOn;
-      ended_d = ~StreamsOn;
+      fetched_end_d = ~Streams'(StreamsOn);
+      ended_d = ~Streams'(StreamsOn);
       slot_d = '0;
+      gp_slot_d = '0;
       tag_d = '0;
       sem_d = '0;
       reg_d = '0;
@@ -608,6 +645,10 @@ module core_ctl
       // completions free their slots, issues take one
       for (int unsigned k = 0; k < 4; k++)
         if (done_v[k]) slot_d[done_e[k]][done_t[k]].busy = 1'b0;
+      if (gp_done_i) gp_slot_d.busy = 1'b0;
+      if (issue[StreamGpsimd] && tag_op[StreamGpsimd])
+        gp_slot_d = '{busy: 1'b1, pc: head_pc[StreamGpsimd], post_en: head[StreamGpsimd].post_en,
+                      post_sem: head[StreamGpsimd].post_sem, post_val: head[StreamGpsimd].post_val};
       for (int unsigned s = 0; s < Streams; s++)
         if (issue[s] && head[s].op == isa_pkg::OpEnd) ended_d[s] = 1'b1;
       for (int unsigned e = 0; e < Engines; e++) begin
@@ -620,7 +661,7 @@ module core_ctl
       end
       for (int unsigned i = 0; i < Sems; i++) sem_d[i] = sem_q[i] + add[i];
       // a register load's word (a register it names is pending, so nothing else writes it now)
-      if (sem_add_valid_i && sem_add_reg_i && sem_add_idx_i[3:0] != '0) begin
+      if (sem_add_valid_i && sem_add_reg_i && sem_add_idx_i[3:0] != '0 && 32'(sem_add_stream_i) < Streams) begin
         reg_d[sem_add_stream_i][sem_add_idx_i[3:0]] = sem_add_val_i;
         pend_d[sem_add_stream_i][sem_add_idx_i[3:0]] = 1'b0;
       end
@@ -641,6 +682,7 @@ module core_ctl
       fetched_end_q <= '0;
       ended_q <= '0;
       slot_q <= '0;
+      gp_slot_q <= '0;
       tag_q <= '0;
       sem_q <= '0;
       running_q <= 1'b0;
@@ -657,6 +699,7 @@ module core_ctl
       fetched_end_q <= fetched_end_d;
       ended_q <= ended_d;
       slot_q <= slot_d;
+      gp_slot_q <= gp_slot_d;
       tag_q <= tag_d;
       sem_q <= sem_d;
       running_q <= running_d;
@@ -678,6 +721,9 @@ module core_ctl
   assign ve_cmd_o = ve_head_cmd;
   assign se_cmd_valid_o = valid[StreamScalar] && tag_op[StreamScalar];
   assign se_cmd_o = se_head_cmd;
+  assign gp_start_o = valid[StreamGpsimd] && tag_op[StreamGpsimd];
+  assign gp_entry_o = eff[StreamGpsimd].gp_entry;
+  assign gp_args_o = eff[StreamGpsimd].gp_args;
   // the DMA port: the granted stream's descriptor (the sync stream's when none asks)
   always_comb begin
     dma_desc_engine_o = eff[StreamSync].engine;

@@ -4,7 +4,7 @@
 //     is taken at once and becomes the addition of its data's low 32 bits to semaphore
 //     (address / 4) mod 32 (sem_*); one whose address has bit 12 set (dma_pkg::is_reg_addr's
 //     form: a register load, docs/isa.md) is the write of those bits to register address[5:2] of
-//     stream address[14:13] instead (sem_reg_o, sem_stream_o).
+//     stream address[15:13] instead (sem_reg_o, sem_stream_o).
 //   - Every other write passes to out_*, a semaphore write with its unit field 0 replaced by
 //     Unit + 1, so that the chip routes every semaphore write by an explicit unit.
 module sem_tap
@@ -34,7 +34,7 @@ module sem_tap
   output logic [4:0]    sem_idx_o,
   output logic [31:0]   sem_val_o,
   output logic          sem_reg_o,     /// the own write is a register's: register sem_idx_o[3:0] ...
-  output logic [1:0]    sem_stream_o   /// ... of this stream
+  output logic [2:0]    sem_stream_o   /// ... of this stream
 );
   logic own;
   assign own = in_info_i.sem && in_i.addr[31:ChipLsb] == '0 && in_i.addr[UnitLsb +: UnitBits] == '0;
@@ -42,7 +42,7 @@ module sem_tap
   assign sem_idx_o = in_i.addr[6:2];
   assign sem_val_o = in_data_i[31:0];
   assign sem_reg_o = in_i.addr[RegBit];
-  assign sem_stream_o = in_i.addr[RegStreamLsb +: 2];
+  assign sem_stream_o = in_i.addr[RegStreamLsb +: 3];
   assign in_ready_o = own ? 1'b1 : out_ready_i;
   assign out_valid_o = in_valid_i && !own;
   always_comb begin

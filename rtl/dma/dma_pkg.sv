@@ -19,7 +19,7 @@ package dma_pkg;
   localparam int unsigned UnitLsb = 7;     // the unit field of a semaphore address: [11:7]
   localparam int unsigned UnitBits = 5;
   localparam int unsigned RegBit = 12;     // a register address (OpReg's destination): [12] set,
-  localparam int unsigned RegStreamLsb = 13;  // [14:13] the stream, [5:2] the register
+  localparam int unsigned RegStreamLsb = 13;  // [15:13] the stream, [5:2] the register
   localparam logic SpaceHbm = 1'b0;
   localparam logic SpaceSbuf = 1'b1;
 
@@ -127,11 +127,11 @@ package dma_pkg;
   endfunction
   // Is a an address of a register of the issuing unit (OpReg's destination)?
   function automatic logic is_reg_addr(logic [AddrBits-1:0] a);
-    return a[AddrBits-1:RegStreamLsb+2] == '0 && a[RegBit] && a[RegBit-1:6] == '0 && a[1:0] == 2'b0;
+    return a[AddrBits-1:RegStreamLsb+3] == '0 && a[RegBit] && a[RegBit-1:6] == '0 && a[1:0] == 2'b0;
   endfunction
   // The register address of register r of stream s.
-  function automatic logic [AddrBits-1:0] reg_addr(logic [1:0] s, logic [3:0] r);
-    return {17'b0, s, 1'b1, 6'b0, r, 2'b0};
+  function automatic logic [AddrBits-1:0] reg_addr(logic [2:0] s, logic [3:0] r);
+    return {16'b0, s, 1'b1, 6'b0, r, 2'b0};
   endfunction
   // The unit field of a semaphore address.
   function automatic logic [UnitBits-1:0] unit_of(logic [AddrBits-1:0] a);

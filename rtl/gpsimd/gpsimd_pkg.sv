@@ -1,17 +1,18 @@
 // gpsimd_pkg — the GpSimd processors' shared definitions (SPEC 5.8, docs/gpsimd.md).
 package gpsimd_pkg;
-  // Why a processor stopped (err_code_o); the pc it reports is given with each.
-  typedef enum logic [3:0] {
-    GpErrNone = 4'd0,
-    GpErrIllegal = 4'd1,     // not an RV32IM or GpSimd custom instruction (pc: the instruction)
-    GpErrFetch = 4'd2,       // an instruction fetched from outside local memory, or a start address
+  // Why a processor stopped (err_code_o); the pc it reports is given with each. Three bits: the
+  // NeuronCore's control reports it as the detail of its error gpsimd (rtl/core/core_ctl.sv).
+  typedef enum logic [2:0] {
+    GpErrNone = 3'd0,
+    GpErrIllegal = 3'd1,     // not an RV32IM or GpSimd custom instruction (pc: the instruction)
+    GpErrFetch = 3'd2,       // an instruction fetched from outside local memory, or a start address
                              // not a multiple of 4 (pc: the address)
-    GpErrMisaligned = 4'd3,  // a jump or taken branch to an address not a multiple of 4, or a load or
+    GpErrMisaligned = 3'd3,  // a jump or taken branch to an address not a multiple of 4, or a load or
                              // store not aligned to its size (pc: the instruction)
-    GpErrAccess = 4'd4,      // a load or store outside local memory, an SBUF transfer past the
+    GpErrAccess = 3'd4,      // a load or store outside local memory, an SBUF transfer past the
                              // partition (pc: the instruction)
-    GpErrPartition = 4'd5,   // an SBUF transfer to a partition the processor does not own
-    GpErrSem = 4'd6          // a semaphore index past the core's
+    GpErrPartition = 3'd5,   // an SBUF transfer to a partition the processor does not own
+    GpErrSem = 3'd6          // a semaphore index past the core's
   } gp_err_e;
 
   // Opcodes (the instruction's bits [6:0]) of RV32IM and the custom-0 space.

@@ -8,7 +8,9 @@ instruction (every instruction of the program: it has no branches), a slice per 
 and the semaphore waits; a program that deadlocks exits 1 naming the waiting streams; and bad
 input (a syntax error, an unknown option, a missing or malformed binary, an unknown
 configuration) is one line on stderr with exit status 2. `trnsim gpsimd` runs every operator against its
-host build and refuses an unknown one. `trnsim kernel` runs a kernel and passes its
+host build and refuses an unknown one. `trnsim run --gpsimd` loads an image into the GpSimd
+processors' local memories for the gpsimd stream's gpsimd_run: an op.end finishes, an illegal word
+stops the core with the error gpsimd, and an image that does not fit is a one-line error. `trnsim kernel` runs a kernel and passes its
 checks, and refuses an unknown kernel or size; scripts/timeline draws its trace as text (the
 picture, --plot, is test_timeline_plot.py's).
 
@@ -73,7 +75,7 @@ def main():
         check(True, "the timeline parses as trace-event JSON")
         insts = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "inst"]
         # every instruction runs once (the program has no branches); an empty stream runs a lone end
-        counts = struct.unpack_from("<4I", (t / "mm_tiny.bin").read_bytes(), 8)
+        counts = struct.unpack_from("<5I", (t / "mm_tiny.bin").read_bytes(), 8)  # five streams
         expected = sum(c if c else 1 for c in counts)
         check(len(insts) == expected, f"one instruction slice per executed instruction ({len(insts)} == {expected})")
         per_stream = {s: sum(1 for e in insts if e["args"]["stream"] == s) for s in ("tensor", "vector", "scalar", "sync")}
@@ -162,6 +164,19 @@ def main():
         check(rc == 2 and "unknown configuration 'huge'" in err, "an unknown configuration")
         rc, _, err = run("gpsimd", "scan", "--elements", "x")
         check(rc == 2 and "--elements x: not a number" in err, "a bad number")
+        # trnsim run --gpsimd: the gpsimd stream starts the image loaded into every processor
+        (t / "gp.s").write_text(".sem g, seen\n.stream gpsimd\n    gpsimd_run entry=4 args=0 post=g+=1\n    end\n"
+                                ".stream sync\n    sem_add wait=g>=1 post=seen+=1\n    end\n")
+        (t / "gp_end.bin").write_bytes(struct.pack("<II", 0, 0x0000000B))  # op.end at 4
+        (t / "gp_bad.bin").write_bytes(struct.pack("<II", 0, 0))  # an illegal word at 4
+        rc, out, err = run("run", str(t / "gp.s"), "--gpsimd", f"{t / 'gp_end.bin'}@0")
+        check(rc == 0 and "semaphores: g=1 seen=1" in out, f"run --gpsimd: the operator ends, its post seen ({out} {err})")
+        rc, out, _ = run("run", str(t / "gp.s"), "--gpsimd", f"{t / 'gp_bad.bin'}@0")
+        check(rc == 1 and "gpsimd" in out, f"run --gpsimd: an illegal word stops the core (exit {rc}: {out.strip()})")
+        rc, _, err = run("run", str(t / "gp.s"), "--gpsimd", f"{t / 'gp_end.bin'}@4092")
+        check(rc == 2 and "do not fit" in err and err.count("\n") == 1, "run --gpsimd: an image past local memory")
+        rc, _, err = run("run", str(t / "gp.s"), "--gpsimd", str(t / "gp_end.bin"))
+        check(rc == 2 and "expected FILE@ADDR" in err, "run --gpsimd: no address")
         p = subprocess.run([sys.executable, str(ROOT / "scripts" / "timeline"), str(ktrace), "--width", "60"],
                            capture_output=True, text=True)
         rows = p.stdout.splitlines()

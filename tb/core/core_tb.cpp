@@ -615,11 +615,14 @@ TRN_TEST(end_to_end_mxfp8, .timeout_ns = 1e10) {
 
 namespace {
 
+/// SBUF's engine ports in the core bench: e0..e8 (it builds no GpSimd engine, whose port is e9).
+constexpr unsigned kPorts = CoreModel::kGp;
+
 /// SBUF port activity from the RTL instance's ports (the probes' signals), per cycle.
 struct PortStats {
   Signal &e_valid, &e_ready, &dw_valid, &dw_ready, &dr_valid, &dr_ready;
   std::uint64_t cycles = 0;
-  std::array<std::uint64_t, CoreModel::kEPorts> grants{}, refusals{};
+  std::array<std::uint64_t, kPorts> grants{}, refusals{};
   std::uint64_t dma_grants = 0, dma_refusals = 0;
   explicit PortStats(Env& env)
       : e_valid(env.sig("core.u_sbuf.e_valid_i")),
@@ -630,7 +633,7 @@ struct PortStats {
         dr_ready(env.sig("core.u_sbuf.dr_ready_o")) {}
   void sample() {
     const std::uint64_t v = e_valid.get(), r = e_ready.get();
-    for (unsigned k = 0; k < CoreModel::kEPorts; ++k) {
+    for (unsigned k = 0; k < kPorts; ++k) {
       grants[k] += (v >> k) & (r >> k) & 1;
       refusals[k] += (v >> k) & ~(r >> k) & 1;
     }
@@ -966,7 +969,7 @@ struct Mix {
 
   std::string utilization() const {
     std::string u;
-    for (unsigned k = 0; k < CoreModel::kEPorts; ++k)
+    for (unsigned k = 0; k < kPorts; ++k)
       u += fmt::format(" e{} {:.3f}/{:.3f}", k, static_cast<double>(st.grants[k]) / st.cycles,
                        static_cast<double>(st.refusals[k]) / st.cycles);
     return u + fmt::format(" dma {:.3f}/{:.3f}", static_cast<double>(st.dma_grants) / st.cycles,

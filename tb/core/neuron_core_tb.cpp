@@ -8,15 +8,24 @@
 //     trn::core::Core), every input and output every cycle, so a mismatch names the half and port;
 //   - the end of each run against an independent expectation: a kernel's HBM outputs and
 //     semaphores against its plain C++ reference (trn::kernels), a control program's error code,
-//     stream, pc, detail and semaphores against its `; expect:` lines (kernels/programs/).
-// Environment: the HBM port served by trn::dma::MemSystem (trn::tb::HbmPort).
+//     stream, pc, detail and semaphores against its `; expect:` lines (kernels/programs/);
+//   - the GpSimd engine inside the core (docs/gpsimd.md "In the NeuronCore"): an operator of
+//     kernels/gpsimd started by the gpsimd stream, each processor's local memory against its host
+//     build; a program on SBUF data that the DMA brings in and takes out, beside the other streams,
+//     against a plain C++ reference; a processor's error as the core's stop.
+// Environment: the HBM port served by trn::dma::MemSystem (trn::tb::HbmPort); the GpSimd local
+// memories loaded and read through the gp_host_* port.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "core/neuron_core.hpp"
 #include "core/program_runner.hpp"
+#include "gpsimd/encode.hpp"
+#include "gpsimd/operators.hpp"
 #include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
 #include "harness/reset.hpp"
@@ -43,6 +52,7 @@ struct NcBench {
   Probe<core::Core> p_core;
   HbmPort hbm;
   Signal &start, &im_valid, &im_stream, &im_addr, &im_data, &done, &err;
+  Signal &gp_we, &gp_re, &gp_all, &gp_proc, &gp_addr, &gp_wdata, &gp_rdata;
   Clock::HookId hook;
 
   static dma::Geometry geo(const NcModel::Params& p) {
@@ -65,7 +75,14 @@ struct NcBench {
         im_addr(e.sig("im_addr_i")),
         im_data(e.sig("im_data_i")),
         done(e.sig("done_o")),
-        err(e.sig("err_o")) {
+        err(e.sig("err_o")),
+        gp_we(e.sig("gp_host_we_i")),
+        gp_re(e.sig("gp_host_re_i")),
+        gp_all(e.sig("gp_host_all_i")),
+        gp_proc(e.sig("gp_host_proc_i")),
+        gp_addr(e.sig("gp_host_addr_i")),
+        gp_wdata(e.sig("gp_host_wdata_i")),
+        gp_rdata(e.sig("gp_host_rdata_o")) {
     lockstep.after_eval([this] {
       p_ctl.compare(model.ctl_in(), model.ctl_out());
       p_core.compare(model.core_in(), model.core_out());
@@ -83,7 +100,7 @@ struct NcBench {
 
   /// Start the clock and the lockstep and reset the DUT (the model starts in its reset state).
   Task<> begin() {
-    for (Signal* s : {&start, &im_valid}) s->set(0);
+    for (Signal* s : {&start, &im_valid, &gp_we, &gp_re, &gp_all, &gp_proc, &gp_addr, &gp_wdata}) s->set(0);
     hbm.idle();
     env.sig("dma_cfg_strong_i").set(Bits::ones(prm.core.nq()));
     env.sig("dma_cfg_max_outst_i").set(prm.core.slots / prm.core.dma_engines);
@@ -109,6 +126,37 @@ struct NcBench {
       }
     }
     im_valid.set(0);
+  }
+
+  /// Words into GpSimd processor p's local memory (every processor's when p < 0), one a cycle.
+  Task<> gp_write(int p, std::uint32_t byte_addr, const std::vector<std::uint32_t>& words) {
+    gp_all.set(p < 0);
+    gp_proc.set(p < 0 ? 0 : static_cast<unsigned>(p));
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      gp_we.set(1);
+      gp_addr.set(byte_addr / 4 + i);
+      gp_wdata.set(words[i]);
+      co_await cycle();
+    }
+    gp_we.set(0);
+    gp_all.set(0);
+  }
+  /// GpSimd processor p's whole local memory, read back (a word asked for at an edge is on
+  /// gp_host_rdata_o after it).
+  Task<std::vector<std::uint8_t>> gp_read(unsigned p) {
+    const std::uint32_t bytes = prm.core.gp_tcm_bytes;
+    std::vector<std::uint8_t> m(bytes);
+    gp_proc.set(p);
+    for (std::uint32_t i = 0; i < bytes / 4; ++i) {
+      gp_re.set(1);
+      gp_addr.set(i);
+      co_await cycle();
+      gp_re.set(0);
+      co_await ReadOnly();
+      for (unsigned k = 0; k < 4; ++k) m[4 * i + k] = static_cast<std::uint8_t>(gp_rdata.get() >> 8 * k);
+      co_await cycle();
+    }
+    co_return m;
   }
 
   /// Start and run until done or an error (or `limit` cycles: a failure); the cycles taken.
@@ -307,6 +355,254 @@ TRN_TEST(kernel_mlp_tiles, .timeout_ns = 1e11) {
 }
 
 TRN_TEST(control_programs, .timeout_ns = 1e11) { co_await run_programs(env); }
+
+namespace {
+
+std::vector<std::uint32_t> words_of(const std::vector<std::uint8_t>& b) {
+  std::vector<std::uint32_t> w(b.size() / 4);
+  std::memcpy(w.data(), b.data(), 4 * w.size());
+  return w;
+}
+
+/// The index of semaphore `name` in program p.
+unsigned sem_index(const isa::Program& p, const std::string& name) {
+  for (const auto& [i, n] : p.sem_names)
+    if (n == name) return i;
+  check(false, "no semaphore {} in the program", name);
+  return 0;
+}
+
+/// Every operator of kernels/gpsimd on every processor, started by the gpsimd stream (each
+/// processor with its own inputs, the same layout): each processor's outputs against the host
+/// build. The gpsimd_run's post reaches the semaphore the sync stream waits for.
+Task<> run_gpsimd_operators(Env& env, bool spoil = false) {
+  NcBench t(env);
+  const unsigned procs = t.prm.core.gp_procs;
+  check(procs > 0, "this NeuronCore has no GpSimd engine");
+  co_await t.begin();
+  auto r = env.rng("operators");
+  for (const std::string& name : gpsimd::operator_names()) {
+    std::vector<gpsimd::OperatorCase> cases;
+    for (unsigned i = 0; i < procs; ++i) {
+      std::mt19937_64 g(r.next());
+      cases.push_back(gpsimd::operator_case(name, t.prm.core.gp_tcm_bytes, g, 128));
+      co_await t.gp_write(static_cast<int>(i), 0, words_of(cases.back().image));
+    }
+    if (spoil) cases[procs - 1].expected.at(cases[procs - 1].outputs.at(0).addr) ^= 0x01;
+    const std::string text = fmt::format(R"(
+.sem op, seen
+.stream gpsimd
+    gpsimd_run entry=0 args={} post=op+=1
+    end
+.stream sync
+    sem_add wait=op>=1 post=seen+=1
+    end
+)",
+                                         cases[0].args);
+    const isa::Program p = assemble(env, text, name + ".s");
+    co_await t.load(p);
+    const std::uint64_t cycles = co_await t.run(4000000);
+    const kernels::Outcome o = t.outcome();
+    check(o.done, "operator {}: the core stopped with error {} on stream {} at pc {} (detail {})", name, o.code,
+          o.stream, o.pc, o.detail);
+    check(o.sems.at(sem_index(p, "seen")) == 1, "operator {}: the sync stream did not see the operator's post", name);
+    for (unsigned i = 0; i < procs; ++i) {
+      const auto m = co_await t.gp_read(i);
+      for (const auto& out : cases[i].outputs)
+        check(std::equal(m.begin() + out.addr, m.begin() + out.addr + out.bytes, cases[i].expected.begin() + out.addr),
+              "operator {}: processor {}'s {} differ from the host build's", name, i, out.what);
+    }
+    info("operator {} on {} processors in the NeuronCore: {} cycles, equal to the host build", name, procs, cycles);
+  }
+}
+
+/// A GpSimd program on SBUF beside the other streams: the sync stream brings X (NW int32 a
+/// partition) from HBM into SBUF; the processors wait for the vector stream's semaphore, add
+/// (their index + 1) to each of their partitions' words in place (sb.load, vadd, sb.store) and
+/// each adds 1 to semaphore c; the gpsimd stream's post lets the sync stream take the partitions
+/// back to HBM. Meanwhile the vector engine fills a region of every partition and copies it to
+/// another (its SBUF ports contend with the GpSimd port), which the sync stream takes out too.
+/// Checked: HBM against X + (p / per + 1) and the copied constant, semaphore c against the
+/// processors.
+Task<> run_gpsimd_sbuf(Env& env) {
+  NcBench t(env);
+  const unsigned procs = t.prm.core.gp_procs, parts = t.prm.core.parts, per = parts / procs;
+  const unsigned nw = t.prm.core.gp_vlen / 32;  // int32 words a vector register holds
+  check(procs > 0, "this NeuronCore has no GpSimd engine");
+  const std::uint32_t hx = 0, hy = 4 * nw * parts, hc = 2 * hy, sb_off = 64, nv = 8 * nw;
+  const std::string text = fmt::format(R"(
+.sem x_in, v, c, g, out, vd
+.stream sync
+.for p = 0, PARTS
+    dma_start queue=0 src=hbm:{hx}+4*{nw}*p dst=sbuf:sb(p, {off}) len=4*{nw} stype=bytes dtype=bytes dsem=x_in+=1
+.endfor
+.for p = 0, PARTS
+    dma_start queue=1%QUEUES src=sbuf:sb(p, {off}) dst=hbm:{hy}+4*{nw}*p len=4*{nw} stype=bytes dtype=bytes dsem=out+=1 wait=g>=1
+.endfor
+.for p = 0, PARTS
+    dma_start queue=0 src=sbuf:sb(p, 512) dst=hbm:{hc}+4*{nv}*p len=4*{nv} stype=bytes dtype=bytes dsem=out+=1 wait=vd>=1
+.endfor
+    sem_wait wait=out>=2*PARTS
+    end
+.stream vector
+    sem_add post=v+=1
+    memset pc=PARTS size={nv} o=sbuf:256:fp32 o.stride=1 imm0=0x3FC00000
+    copy pc=PARTS size={nv} a=sbuf:256:fp32 a.stride=1 o=sbuf:512:fp32 o.stride=1 post=vd+=1
+    end
+.stream gpsimd
+    reg_set r1, 8
+    gpsimd_run entry=0 args=r1+0x100 wait=x_in>=PARTS post=g+=1
+    end
+)",
+                                       fmt::arg("hx", hx), fmt::arg("hy", hy), fmt::arg("hc", hc), fmt::arg("nw", nw),
+                                       fmt::arg("nv", nv), fmt::arg("off", sb_off));
+  const isa::Program p = assemble(env, text, "gpsimd_sbuf.s");
+  namespace enc = gpsimd::enc;
+  const std::int32_t sv = static_cast<std::int32_t>(sem_index(p, "v")),
+                     sc = static_cast<std::int32_t>(sem_index(p, "c"));
+  std::vector<std::uint32_t> code{
+      enc::vsetivli(0, nw, enc::vtype(2, 0)),           // e32, m1, vl = nw
+      enc::addi(5, 0, static_cast<std::int32_t>(per)),  // t0 = partitions left
+      enc::r_type(enc::kOp, 0, 1, 6, 10, 5),            // t1 = a0 * per: the first
+      enc::addi(28, 10, 1),                             // t3 = a0 + 1
+      enc::addi(29, 0, 1),                              // t4 = 1
+      enc::addi(30, 0, sv),                             // t5 = v
+      enc::addi(31, 0, static_cast<std::int32_t>(sb_off)),
+      enc::sem_wait(30, 29),  // v >= 1
+  };
+  const std::size_t top = code.size();
+  code.push_back(enc::sb_load(1, 6, 31));
+  code.push_back(enc::opv(0x00, true, 1, 28, 4, 1));  // vadd.vx v1, v1, t3
+  code.push_back(enc::sb_store(1, 6, 31));
+  code.push_back(enc::addi(6, 6, 1));
+  code.push_back(enc::addi(5, 5, -1));
+  code.push_back(enc::bne(5, 0, -4 * static_cast<std::int32_t>(code.size() - top)));
+  code.push_back(enc::addi(30, 0, sc));
+  code.push_back(enc::sem_add(30, 29));  // c += 1
+  code.push_back(enc::sw(11, 11, 0));    // a1 (r1 + 0x100 = 0x108) at address a1
+  code.push_back(enc::op_end());
+  code.resize(t.prm.core.gp_tcm_bytes / 4, 0);
+  auto r = env.rng("sbuf data");
+  std::vector<std::uint32_t> x(nw * parts);
+  for (auto& w : x) w = static_cast<std::uint32_t>(r.next());
+  auto& hbm = t.hbm.mem.image().hbm;
+  std::memcpy(hbm.data() + hx, x.data(), 4 * x.size());
+  co_await t.begin();
+  co_await t.gp_write(-1, 0, code);
+  co_await t.load(p);
+  const std::uint64_t cycles = co_await t.run();
+  const kernels::Outcome o = t.outcome();
+  check(o.done, "the core stopped with error {} on stream {} at pc {} (detail {})", o.code, o.stream, o.pc, o.detail);
+  for (unsigned q = 0; q < parts; ++q)
+    for (unsigned i = 0; i < nw; ++i) {
+      std::uint32_t y;
+      std::memcpy(&y, hbm.data() + hy + 4 * (nw * q + i), 4);
+      const std::uint32_t want = x[nw * q + i] + q / per + 1;
+      check(y == want, "partition {} word {}: {:#x}, expected {:#x}", q, i, y, want);
+    }
+  for (unsigned q = 0; q < parts; ++q)
+    for (unsigned i = 0; i < nv; ++i) {
+      std::uint32_t y;
+      std::memcpy(&y, hbm.data() + hc + 4 * (nv * q + i), 4);
+      check(y == 0x3FC00000u, "the vector engine's copy: partition {} word {}: {:#x}, expected 0x3fc00000", q, i, y);
+    }
+  check(o.sems.at(static_cast<unsigned>(sc)) == procs, "semaphore c is {}, expected {} (a sem.add a processor)",
+        o.sems.at(static_cast<unsigned>(sc)), procs);
+  for (unsigned i = 0; i < procs; ++i) {
+    const auto m = co_await t.gp_read(i);
+    std::uint32_t w;
+    std::memcpy(&w, m.data() + 0x108, 4);
+    check(w == 0x108, "processor {}: word 0x108 is {:#x}: a1 was not the argument address 0x108 (r1 + 0x100)", i, w);
+  }
+  info("GpSimd on SBUF beside the DMA and the vector stream: {} cycles", cycles);
+}
+
+/// Each SBUF operator of kernels/gpsimd (its rows brought into SBUF by the DMA and taken out
+/// again): the rows in HBM against its host build, bit for bit, and the operator's semaphore.
+Task<> run_gpsimd_sbuf_operators(Env& env) {
+  NcBench t(env);
+  const auto& a = env.cfg().arch;
+  check(t.prm.core.gp_procs > 0, "this NeuronCore has no GpSimd engine");
+  co_await t.begin();
+  auto r = env.rng("sbuf operators");
+  for (const std::string& name : gpsimd::sbuf_operator_names()) {
+    std::mt19937_64 g(r.next());
+    const gpsimd::SbufCase c = gpsimd::sbuf_operator_case(name, a.gpsimd_tcm_bytes, a.partitions,
+                                                          a.sbuf_bytes_per_partition, a.gpsimd_procs, g, 128, 1);
+    const std::uint32_t hx = 0, hy = c.bytes * c.parts;
+    auto& hbm = t.hbm.mem.image().hbm;
+    std::fill(hbm.begin(), hbm.end(), 0);
+    for (unsigned p = 0; p < c.parts; ++p)
+      std::copy_n(c.sbuf.begin() + p * c.part_bytes + c.in, c.bytes, hbm.begin() + hx + p * c.bytes);
+    co_await t.gp_write(-1, 0, words_of(c.image));
+    const isa::Program p = assemble(env, gpsimd::sbuf_program(c, hx, hy), name + ".s");
+    check(sem_index(p, "ops") == c.sem, "the program's semaphore ops is not the operator's");
+    co_await t.load(p);
+    const std::uint64_t cycles = co_await t.run(4000000);
+    const kernels::Outcome o = t.outcome();
+    check(o.done, "operator {}: the core stopped with error {} on stream {} at pc {} (detail {})", name, o.code,
+          o.stream, o.pc, o.detail);
+    for (unsigned q = 0; q < c.parts; ++q)
+      check(std::equal(hbm.begin() + hy + q * c.bytes, hbm.begin() + hy + (q + 1) * c.bytes,
+                       c.expected.begin() + q * c.part_bytes + c.out),
+            "operator {}: partition {}'s output differs from the host build's", name, q);
+    check(o.sems.at(c.sem) == c.procs, "operator {}: semaphore ops is {}, expected {} (one a processor)", name,
+          o.sems.at(c.sem), c.procs);
+    info(
+        "SBUF operator {} on {} processors, {} elements: {} cycles from start (DMA in and out included), equal to "
+        "the host build",
+        name, c.procs, c.elements, cycles);
+  }
+}
+
+/// A processor's error stops the core: processor `bad` runs an illegal word (0) where the others
+/// run op.end; the core's error is gpsimd on the gpsimd stream at the gpsimd_run's pc, its detail
+/// the processor's code (illegal), gp_err_proc_o and gp_err_pc_o the processor and its pc.
+Task<> run_gpsimd_error(Env& env) {
+  NcBench t(env);
+  const unsigned procs = t.prm.core.gp_procs;
+  check(procs > 0, "this NeuronCore has no GpSimd engine");
+  co_await t.begin();
+  const unsigned bad = procs - 1;
+  std::vector<std::uint32_t> good(t.prm.core.gp_tcm_bytes / 4, 0), wrong = good;
+  good[4] = gpsimd::enc::op_end();  // entry 16
+  wrong[4] = gpsimd::enc::addi(5, 0, 1);
+  wrong[5] = 0;  // illegal, at 20
+  for (unsigned i = 0; i < procs; ++i) co_await t.gp_write(static_cast<int>(i), 0, i == bad ? wrong : good);
+  const isa::Program p = assemble(env, R"(
+.sem g
+.stream gpsimd
+    sem_add post=g+=0
+    gpsimd_run entry=16 args=0 post=g+=1
+    end
+)",
+                                  "gpsimd_error.s");
+  co_await t.load(p);
+  co_await t.run();
+  const kernels::Outcome o = t.outcome();
+  check(!o.done, "the core finished: the processor's error was lost");
+  check(o.code == 10 && o.stream == core::Control::gpsimd && o.pc == 1 && o.detail == 1,
+        "error {} stream {} pc {} detail {}, expected gpsimd (10) on the gpsimd stream (4) at pc 1, illegal (1)",
+        o.code, o.stream, o.pc, o.detail);
+  co_await ReadOnly();
+  const auto proc = env.sig("gp_err_proc_o").get(), pc = env.sig("gp_err_pc_o").get();
+  check(proc == bad && pc == 20, "the GpSimd error names processor {} at pc {}, expected {} at 20", proc, pc, bad);
+  check(o.sems.at(0) == 0, "the operator's post was added");
+}
+
+}  // namespace
+
+TRN_TEST(gpsimd_operators, .timeout_ns = 1e12) { co_await run_gpsimd_operators(env); }
+TRN_TEST(gpsimd_sbuf, .timeout_ns = 1e11) { co_await run_gpsimd_sbuf(env); }
+TRN_TEST(gpsimd_sbuf_operators, .timeout_ns = 1e12) { co_await run_gpsimd_sbuf_operators(env); }
+TRN_TEST(gpsimd_error_stops_the_core, .timeout_ns = 1e11) { co_await run_gpsimd_error(env); }
+TRN_TEST(selftest_gpsimd_operator_check_catches_wrong_output, .timeout_ns = 1e12, .expect_fail = true) {
+  expect_failure([](const TestFailure& e) {
+    check(std::string(e.what()).find("differ from the host build") != std::string::npos,
+          "failed for another reason: {}", e.what());
+  });
+  co_await run_gpsimd_operators(env, true);
+}
 
 TRN_TEST(runs_back_to_back, .timeout_ns = 1e11) { co_await run_back_to_back(env); }
 
