@@ -1,18 +1,14 @@
 #include "gpsimd/engine.hpp"
 
+#include <algorithm>
 #include <stdexcept>
+
+#include "common/clog2.hpp"
 
 namespace trn::gpsimd {
 
-namespace {
-unsigned bits_for(unsigned n) {
-  unsigned b = 1;
-  while ((1u << b) < n) ++b;
-  return b;
-}
-}  // namespace
-
-Engine::Engine(Params p) : p_(p), arb_({p.procs, kReqW}), reads_({bits_for(p.procs), p.read_depth}) {
+// the read FIFO holds a processor's index: as the RTL's PW, Procs > 1 ? $clog2(Procs) : 1 bits
+Engine::Engine(Params p) : p_(p), arb_({p.procs, kReqW}), reads_({std::max(1u, clog2(p.procs)), p.read_depth}) {
   if (p_.procs < 1 || p_.procs > 64 || p_.parts % p_.procs)
     throw std::invalid_argument("gpsimd::Engine: procs must be 1 .. 64 and divide parts");
   for (unsigned i = 0; i < p_.procs; ++i) procs_.emplace_back(Proc::Params{p_.tcm_bytes, p_.vlen, p_.sbuf_bytes});

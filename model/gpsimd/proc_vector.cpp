@@ -16,7 +16,7 @@ namespace trn::gpsimd {
 
 namespace {
 
-constexpr std::uint32_t kNaN = 0x7FC00000;  // SPEC 4: the canonical NaN
+constexpr std::uint32_t kNaN = numerics::kCanonicalNaN;  // SPEC 4
 float as_f(std::uint32_t b) { return std::bit_cast<float>(b); }
 std::uint32_t as_b(float f) { return std::isnan(f) ? kNaN : std::bit_cast<std::uint32_t>(f); }
 bool nan(std::uint32_t b) { return std::isnan(as_f(b)); }

@@ -35,6 +35,51 @@ std::uint32_t trunc(std::uint64_t v, unsigned sew) {
   return static_cast<std::uint32_t>(v & ((std::uint64_t{1} << sew) - 1));
 }
 
+// The subset's rows of the RVV 1.0 instruction listing ("Vector Instruction Listing"): the funct6
+// group (I: OPIVV/OPIVX/OPIVI, M: OPMVV/OPMVX, F: OPFVV/OPFVF), the operand forms it has there
+// (V vector-vector, X vector-scalar, I vector-immediate), whether it writes a mask, and what it
+// computes of a = vs2[i], b = vs1[i], x[rs1] or the immediate, and d = vd[i] (the
+// "Vector Integer Arithmetic", "Vector Floating-Point" and compare chapters; FP32 as SPEC 4, every
+// operation rounded on its own, NaN results canonical). vfmacc.vv: vd = (vs1 * vs2) + vd.
+struct Listing {
+  char group;
+  unsigned f6;
+  const char* forms;
+  bool mask;
+  std::uint32_t (*fn)(std::uint32_t a, std::uint32_t b, std::uint32_t d, unsigned sew);
+};
+using U = std::uint32_t;
+const Listing kListing[] = {
+    {'I', 0x00, "VXI", false, [](U a, U b, U, unsigned w) { return trunc(std::uint64_t{a} + b, w); }},  // vadd
+    {'I', 0x02, "VX", false, [](U a, U b, U, unsigned w) { return trunc(std::uint64_t{a} - b, w); }},   // vsub
+    {'I', 0x04, "VX", false, [](U a, U b, U, unsigned) { return a < b ? a : b; }},                      // vminu
+    {'I', 0x05, "VX", false, [](U a, U b, U, unsigned w) { return sx(a, w) < sx(b, w) ? a : b; }},      // vmin
+    {'I', 0x06, "VX", false, [](U a, U b, U, unsigned) { return a > b ? a : b; }},                      // vmaxu
+    {'I', 0x07, "VX", false, [](U a, U b, U, unsigned w) { return sx(a, w) > sx(b, w) ? a : b; }},      // vmax
+    {'I', 0x09, "VXI", false, [](U a, U b, U, unsigned) { return a & b; }},                             // vand
+    {'I', 0x0A, "VXI", false, [](U a, U b, U, unsigned) { return a | b; }},                             // vor
+    {'I', 0x0B, "VXI", false, [](U a, U b, U, unsigned) { return a ^ b; }},                             // vxor
+    {'I', 0x18, "VXI", true, [](U a, U b, U, unsigned) { return U{a == b}; }},                          // vmseq
+    {'I', 0x19, "VXI", true, [](U a, U b, U, unsigned) { return U{a != b}; }},                          // vmsne
+    {'I', 0x1A, "VX", true, [](U a, U b, U, unsigned) { return U{a < b}; }},                            // vmsltu
+    {'I', 0x1B, "VX", true, [](U a, U b, U, unsigned w) { return U{sx(a, w) < sx(b, w)}; }},            // vmslt
+    // shifts: the low log2(SEW) bits of the shift amount
+    {'I', 0x25, "VXI", false, [](U a, U b, U, unsigned w) { return trunc(std::uint64_t{a} << (b % w), w); }},  // vsll
+    {'I', 0x28, "VXI", false, [](U a, U b, U, unsigned w) { return a >> (b % w); }},                           // vsrl
+    {'I', 0x29, "VXI", false,
+     [](U a, U b, U, unsigned w) { return trunc(static_cast<std::uint64_t>(sx(a, w) >> (b % w)), w); }},  // vsra
+    {'M', 0x25, "VX", false, [](U a, U b, U, unsigned w) { return trunc(std::uint64_t{a} * b, w); }},     // vmul
+    {'F', 0x00, "V", false, [](U a, U b, U, unsigned) { return bits(f32(a) + f32(b)); }},                 // vfadd
+    {'F', 0x02, "V", false, [](U a, U b, U, unsigned) { return bits(f32(a) - f32(b)); }},                 // vfsub
+    {'F', 0x04, "V", false, [](U a, U b, U, unsigned) { return fminmax(a, b, false); }},                  // vfmin
+    {'F', 0x06, "V", false, [](U a, U b, U, unsigned) { return fminmax(a, b, true); }},                   // vfmax
+    {'F', 0x18, "V", true, [](U a, U b, U, unsigned) { return U{f32(a) == f32(b)}; }},                    // vmfeq
+    {'F', 0x19, "V", true, [](U a, U b, U, unsigned) { return U{f32(a) <= f32(b)}; }},                    // vmfle
+    {'F', 0x1B, "V", true, [](U a, U b, U, unsigned) { return U{f32(a) < f32(b)}; }},                     // vmflt
+    {'F', 0x24, "V", false, [](U a, U b, U, unsigned) { return bits(f32(a) * f32(b)); }},                 // vfmul
+    {'F', 0x2C, "V", false,
+     [](U a, U b, U d, unsigned) { return bits(f32(bits(f32(b) * f32(a))) + f32(d)); }},  // vfmacc: never fused
+};
 }  // namespace
 
 std::uint32_t Reference::velem(unsigned reg, unsigned i, unsigned sew) const {
@@ -173,58 +218,22 @@ std::optional<Reference::Retired> Reference::vector_step(std::uint32_t w, Retire
     pc_ += 4;
     return r;
   }
+  // the listing's row of this instruction (kListing: its group, funct6 and operand form)
+  const char form = ivv || mvv || fvv ? 'V' : ivx || mvx ? 'X' : 'I';
+  const char group = ivv || ivx || ivi ? 'I' : mvv || mvx ? 'M' : 'F';
+  const Listing* row = nullptr;
+  for (const Listing& l : kListing)
+    if (l.group == group && l.f6 == f6 && std::strchr(l.forms, form)) row = &l;
   // compares into a mask register (vd any register; masked-off and tail bits kept)
-  int cmp = -1;  // 0 eq, 1 ne, 2 ltu, 3 lt, 4 feq, 5 fle, 6 flt
-  if ((ivv || ivx || ivi) && f6 == 0x18)
-    cmp = 0;
-  else if ((ivv || ivx || ivi) && f6 == 0x19)
-    cmp = 1;
-  else if ((ivv || ivx) && f6 == 0x1A)
-    cmp = 2;
-  else if ((ivv || ivx) && f6 == 0x1B)
-    cmp = 3;
-  else if (fvv && f6 == 0x18)
-    cmp = 4;
-  else if (fvv && f6 == 0x19)
-    cmp = 5;
-  else if (fvv && f6 == 0x1B)
-    cmp = 6;
-  if (cmp >= 0) {
+  if (row && row->mask) {
     // the mask may overlap a source group only as its first register (the elements it would
     // clobber are read first then)
     const auto clobbers = [&](unsigned g) { return vd != g && vd >= g && vd < g + lmul; };
-    if ((cmp >= 4 && sew != 32) || !group_ok(vs2) || clobbers(vs2) ||
-        ((ivv || fvv) && (!group_ok(vs1) || clobbers(vs1))))
+    if ((group == 'F' && sew != 32) || !group_ok(vs2) || clobbers(vs2) ||
+        (form == 'V' && (!group_ok(vs1) || clobbers(vs1))))
       return illegal();
-    for (unsigned i = 0; i < vl_; ++i) {
-      if (!active(i)) continue;
-      const std::uint32_t a = velem(vs2, i, sew), b = op1(i);
-      bool t = false;
-      switch (cmp) {
-        case 0:
-          t = a == b;
-          break;
-        case 1:
-          t = a != b;
-          break;
-        case 2:
-          t = a < b;
-          break;
-        case 3:
-          t = sx(a, sew) < sx(b, sew);
-          break;
-        case 4:
-          t = f32(a) == f32(b);
-          break;
-        case 5:
-          t = f32(a) <= f32(b);
-          break;
-        default:
-          t = f32(a) < f32(b);
-          break;
-      }
-      vset_bit(vd, i, t);
-    }
+    for (unsigned i = 0; i < vl_; ++i)
+      if (active(i)) vset_bit(vd, i, row->fn(velem(vs2, i, sew), op1(i), 0, sew) != 0);
     pc_ += 4;
     return r;
   }
@@ -266,168 +275,10 @@ std::optional<Reference::Retired> Reference::vector_step(std::uint32_t w, Retire
     pc_ += 4;
     return r;
   }
-  // the rest: vd[i] = f(vs2[i], op1(i)) over the active elements
-  enum class K {
-    none,
-    add,
-    sub,
-    minu,
-    min,
-    maxu,
-    max,
-    and_,
-    or_,
-    xor_,
-    sll,
-    srl,
-    sra,
-    mul,
-    fadd,
-    fsub,
-    fmul,
-    fmin,
-    fmax,
-    fmacc
-  };
-  K k = K::none;
-  if (ivv || ivx || ivi) {
-    switch (f6) {
-      case 0x00:
-        k = K::add;
-        break;
-      case 0x02:
-        k = ivi ? K::none : K::sub;
-        break;
-      case 0x04:
-        k = ivi ? K::none : K::minu;
-        break;
-      case 0x05:
-        k = ivi ? K::none : K::min;
-        break;
-      case 0x06:
-        k = ivi ? K::none : K::maxu;
-        break;
-      case 0x07:
-        k = ivi ? K::none : K::max;
-        break;
-      case 0x09:
-        k = K::and_;
-        break;
-      case 0x0A:
-        k = K::or_;
-        break;
-      case 0x0B:
-        k = K::xor_;
-        break;
-      case 0x25:
-        k = K::sll;
-        break;
-      case 0x28:
-        k = K::srl;
-        break;
-      case 0x29:
-        k = K::sra;
-        break;
-      default:
-        break;
-    }
-  } else if ((mvv || mvx) && f6 == 0x25) {
-    k = K::mul;
-  } else if (fvv) {
-    switch (f6) {
-      case 0x00:
-        k = K::fadd;
-        break;
-      case 0x02:
-        k = K::fsub;
-        break;
-      case 0x04:
-        k = K::fmin;
-        break;
-      case 0x06:
-        k = K::fmax;
-        break;
-      case 0x24:
-        k = K::fmul;
-        break;
-      case 0x2C:
-        k = K::fmacc;
-        break;
-      default:
-        break;
-    }
-  }
-  if (k == K::none || (fvv && sew != 32)) return illegal();
-  for (unsigned i = 0; i < vl_; ++i) {
-    if (!active(i)) continue;
-    const std::uint32_t a = velem(vs2, i, sew), b = op1(i);
-    const unsigned sh = b % sew;
-    std::uint32_t v = 0;
-    switch (k) {
-      case K::add:
-        v = trunc(std::uint64_t{a} + b, sew);
-        break;
-      case K::sub:
-        v = trunc(std::uint64_t{a} - b, sew);
-        break;
-      case K::minu:
-        v = std::min(a, b);
-        break;
-      case K::min:
-        v = sx(a, sew) < sx(b, sew) ? a : b;
-        break;
-      case K::maxu:
-        v = std::max(a, b);
-        break;
-      case K::max:
-        v = sx(a, sew) > sx(b, sew) ? a : b;
-        break;
-      case K::and_:
-        v = a & b;
-        break;
-      case K::or_:
-        v = a | b;
-        break;
-      case K::xor_:
-        v = a ^ b;
-        break;
-      case K::sll:
-        v = trunc(std::uint64_t{a} << sh, sew);
-        break;
-      case K::srl:
-        v = a >> sh;
-        break;
-      case K::sra:
-        v = trunc(static_cast<std::uint64_t>(sx(a, sew) >> sh), sew);
-        break;
-      case K::mul:
-        v = trunc(std::uint64_t{a} * b, sew);
-        break;
-      case K::fadd:
-        v = bits(f32(a) + f32(b));
-        break;
-      case K::fsub:
-        v = bits(f32(a) - f32(b));
-        break;
-      case K::fmul:
-        v = bits(f32(a) * f32(b));
-        break;
-      case K::fmin:
-        v = fminmax(a, b, false);
-        break;
-      case K::fmax:
-        v = fminmax(a, b, true);
-        break;
-      case K::fmacc: {  // vd = vs1 * vs2 + vd: the product rounded, then the sum (SPEC 4: never fused)
-        const float p = f32(bits(f32(b) * f32(a)));
-        v = bits(p + f32(velem(vd, i, sew)));
-        break;
-      }
-      case K::none:
-        break;
-    }
-    vset(vd, i, sew, v);
-  }
+  // the rest: vd[i] = f(vs2[i], op1(i)) over the active elements, f the listing's
+  if (!row || (group == 'F' && sew != 32)) return illegal();
+  for (unsigned i = 0; i < vl_; ++i)
+    if (active(i)) vset(vd, i, sew, row->fn(velem(vs2, i, sew), op1(i), velem(vd, i, sew), sew));
   pc_ += 4;
   return r;
 }
