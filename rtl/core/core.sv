@@ -370,7 +370,7 @@ module core
       if (!we || mask == 4'b1111) begin
         gp_e.esize = sbuf_pkg::ESize4;
         gp_e.idx = 24'(off >> 2);
-      end else if (mask == 4'b0011 << k) begin
+      end else if ({1'b0, mask} == 5'b00011 << k) begin  // (five bits: 0011 << 3 is no halfword)
         gp_e.esize = sbuf_pkg::ESize2;
         gp_e.idx = 24'((off + 32'(k)) >> 1);
       end else begin

@@ -418,11 +418,12 @@ Task<> run_gpsimd_operators(Env& env, bool spoil = false) {
 
 /// A GpSimd program on SBUF beside the other streams: the sync stream brings X (NW int32 a
 /// partition) from HBM into SBUF; the processors wait for the vector stream's semaphore, add
-/// (their index + 1) to each of their partitions' words in place (sb.load, vadd, sb.store) and
+/// (their index + 1) * 0x01010101 to each of their partitions' words in place (sb.load, vadd,
+/// sb.store) and
 /// each adds 1 to semaphore c; the gpsimd stream's post lets the sync stream take the partitions
 /// back to HBM. Meanwhile the vector engine fills a region of every partition and copies it to
 /// another (its SBUF ports contend with the GpSimd port), which the sync stream takes out too.
-/// Checked: HBM against X + (p / per + 1) and the copied constant, semaphore c against the
+/// Checked: HBM against X + (p / per + 1) * 0x01010101 and the copied constant, semaphore c against the
 /// processors.
 Task<> run_gpsimd_sbuf(Env& env) {
   NcBench t(env);
@@ -430,7 +431,9 @@ Task<> run_gpsimd_sbuf(Env& env) {
   const unsigned nw = t.prm.core.gp_vlen / 32;  // int32 words a vector register holds
   check(procs > 0, "this NeuronCore has no GpSimd engine");
   const std::uint32_t hx = 0, hy = 4 * nw * parts, hc = 2 * hy, sb_off = 64, nv = 8 * nw;
-  const std::string text = fmt::format(R"(
+  const std::uint32_t hb = hc + 4 * nv * parts, hh = hb + hy;  // the byte and halfword copies
+  const std::string text =
+      fmt::format(R"(
 .sem x_in, v, c, g, out, vd
 .stream sync
 .for p = 0, PARTS
@@ -442,7 +445,11 @@ Task<> run_gpsimd_sbuf(Env& env) {
 .for p = 0, PARTS
     dma_start queue=0 src=sbuf:sb(p, 512) dst=hbm:{hc}+4*{nv}*p len=4*{nv} stype=bytes dtype=bytes dsem=out+=1 wait=vd>=1
 .endfor
-    sem_wait wait=out>=2*PARTS
+.for p = 0, PARTS
+    dma_start queue=1%QUEUES src=sbuf:sb(p, 129) dst=hbm:{hb}+4*{nw}*p len=4*{nw} stype=bytes dtype=bytes dsem=out+=1 wait=g>=1
+    dma_start queue=1%QUEUES src=sbuf:sb(p, 194) dst=hbm:{hh}+4*{nw}*p len=4*{nw} stype=bytes dtype=bytes dsem=out+=1 wait=g>=1
+.endfor
+    sem_wait wait=out>=4*PARTS
     end
 .stream vector
     sem_add post=v+=1
@@ -454,8 +461,8 @@ Task<> run_gpsimd_sbuf(Env& env) {
     gpsimd_run entry=0 args=r1+0x100 wait=x_in>=PARTS post=g+=1
     end
 )",
-                                       fmt::arg("hx", hx), fmt::arg("hy", hy), fmt::arg("hc", hc), fmt::arg("nw", nw),
-                                       fmt::arg("nv", nv), fmt::arg("off", sb_off));
+                  fmt::arg("hx", hx), fmt::arg("hy", hy), fmt::arg("hc", hc), fmt::arg("hb", hb), fmt::arg("hh", hh),
+                  fmt::arg("nw", nw), fmt::arg("nv", nv), fmt::arg("off", sb_off));
   const isa::Program p = assemble(env, text, "gpsimd_sbuf.s");
   namespace enc = gpsimd::enc;
   const std::int32_t sv = static_cast<std::int32_t>(sem_index(p, "v")),
@@ -465,8 +472,11 @@ Task<> run_gpsimd_sbuf(Env& env) {
       enc::addi(5, 0, static_cast<std::int32_t>(per)),  // t0 = partitions left
       enc::r_type(enc::kOp, 0, 1, 6, 10, 5),            // t1 = a0 * per: the first
       enc::addi(28, 10, 1),                             // t3 = a0 + 1
-      enc::addi(29, 0, 1),                              // t4 = 1
-      enc::addi(30, 0, sv),                             // t5 = v
+      enc::li(19, 0x01010101).hi,
+      enc::li(19, 0x01010101).lo,
+      enc::r_type(enc::kOp, 0, 1, 28, 28, 19),  // t3 = (a0 + 1) * 0x01010101: every byte changes
+      enc::addi(29, 0, 1),                      // t4 = 1
+      enc::addi(30, 0, sv),                     // t5 = v
       enc::addi(31, 0, static_cast<std::int32_t>(sb_off)),
       enc::sem_wait(30, 29),  // v >= 1
   };
@@ -477,6 +487,22 @@ Task<> run_gpsimd_sbuf(Env& env) {
   code.push_back(enc::addi(6, 6, 1));
   code.push_back(enc::addi(5, 5, -1));
   code.push_back(enc::bne(5, 0, -4 * static_cast<std::int32_t>(code.size() - top)));
+  // then each partition's words again, as bytes to offset 129 and as halfwords to offset 194: the
+  // 1- and 2-byte SBUF writes, at every byte and both halves of a word
+  for (const std::uint32_t w : {enc::addi(5, 0, static_cast<std::int32_t>(per)), enc::r_type(enc::kOp, 0, 1, 6, 10, 5),
+                                enc::addi(7, 0, static_cast<std::int32_t>(4 * nw)), enc::addi(8, 0, 129),
+                                enc::addi(9, 0, 194), enc::addi(18, 0, static_cast<std::int32_t>(2 * nw))})
+    code.push_back(w);
+  const std::size_t top2 = code.size();
+  code.push_back(enc::vsetvli(0, 7, enc::vtype(0, 0)));  // e8, vl = 4 nw
+  code.push_back(enc::sb_load(2, 6, 31));
+  code.push_back(enc::sb_store(2, 6, 8));
+  code.push_back(enc::vsetvli(0, 18, enc::vtype(1, 0)));  // e16, vl = 2 nw
+  code.push_back(enc::sb_load(3, 6, 31));
+  code.push_back(enc::sb_store(3, 6, 9));
+  code.push_back(enc::addi(6, 6, 1));
+  code.push_back(enc::addi(5, 5, -1));
+  code.push_back(enc::bne(5, 0, -4 * static_cast<std::int32_t>(code.size() - top2)));
   code.push_back(enc::addi(30, 0, sc));
   code.push_back(enc::sem_add(30, 29));  // c += 1
   code.push_back(enc::sw(11, 11, 0));    // a1 (r1 + 0x100 = 0x108) at address a1
@@ -497,8 +523,12 @@ Task<> run_gpsimd_sbuf(Env& env) {
     for (unsigned i = 0; i < nw; ++i) {
       std::uint32_t y;
       std::memcpy(&y, hbm.data() + hy + 4 * (nw * q + i), 4);
-      const std::uint32_t want = x[nw * q + i] + q / per + 1;
+      const std::uint32_t want = x[nw * q + i] + (q / per + 1) * 0x01010101u;
       check(y == want, "partition {} word {}: {:#x}, expected {:#x}", q, i, y, want);
+      std::memcpy(&y, hbm.data() + hb + 4 * (nw * q + i), 4);
+      check(y == want, "partition {} word {} stored by bytes at 129: {:#x}, expected {:#x}", q, i, y, want);
+      std::memcpy(&y, hbm.data() + hh + 4 * (nw * q + i), 4);
+      check(y == want, "partition {} word {} stored by halfwords at 194: {:#x}, expected {:#x}", q, i, y, want);
     }
   for (unsigned q = 0; q < parts; ++q)
     for (unsigned i = 0; i < nv; ++i) {
