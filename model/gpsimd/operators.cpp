@@ -232,12 +232,18 @@ SbufCase sbuf_operator_case(const std::string& name, std::uint32_t tcm_bytes, un
   std::vector<std::uint8_t> tcm;
   gp_host_sbuf = c.expected.data();
   gp_host_sbuf_bytes = part_bytes;
+  std::fill(std::begin(gp_host_sems), std::end(gp_host_sems), 0u);
   for (unsigned i = 0; i < procs; ++i) {
     tcm = c.image;
     gp_host_tcm = tcm.data();
     sbuf_hardswish_main(i, c.args);
   }
   gp_host_tcm = gp_host_sbuf = nullptr;
+  // each processor adds 1 to the case's semaphore when done, and touches no other
+  for (unsigned s = 0; s < 32; ++s)
+    if (gp_host_sems[s] != (s == sem ? procs : 0u))
+      throw std::logic_error(fmt::format("GpSimd operator {}: the host build added {} to semaphore {} ({} expected)",
+                                         name, gp_host_sems[s], s, s == sem ? procs : 0u));
   for (unsigned p = 0; p < parts; ++p)
     if (std::equal(c.sbuf.begin() + p * part_bytes + c.out, c.sbuf.begin() + p * part_bytes + c.out + c.bytes,
                    c.expected.begin() + p * part_bytes + c.out))

@@ -25,6 +25,7 @@
 #include "core/neuron_core.hpp"
 #include "core/program_runner.hpp"
 #include "gpsimd/encode.hpp"
+#include "gpsimd/host_port.hpp"
 #include "gpsimd/operators.hpp"
 #include "harness/bench_util.hpp"
 #include "harness/lockstep.hpp"
@@ -52,7 +53,7 @@ struct NcBench {
   Probe<core::Core> p_core;
   HbmPort hbm;
   Signal &start, &im_valid, &im_stream, &im_addr, &im_data, &done, &err;
-  Signal &gp_we, &gp_re, &gp_all, &gp_proc, &gp_addr, &gp_wdata, &gp_rdata;
+  GpHostPort gp;
   Clock::HookId hook;
 
   static dma::Geometry geo(const NcModel::Params& p) {
@@ -76,13 +77,7 @@ struct NcBench {
         im_data(e.sig("im_data_i")),
         done(e.sig("done_o")),
         err(e.sig("err_o")),
-        gp_we(e.sig("gp_host_we_i")),
-        gp_re(e.sig("gp_host_re_i")),
-        gp_all(e.sig("gp_host_all_i")),
-        gp_proc(e.sig("gp_host_proc_i")),
-        gp_addr(e.sig("gp_host_addr_i")),
-        gp_wdata(e.sig("gp_host_wdata_i")),
-        gp_rdata(e.sig("gp_host_rdata_o")) {
+        gp(e, "gp_host_", prm.core.gp_tcm_bytes, [this] { return cycle(); }) {
     lockstep.after_eval([this] {
       p_ctl.compare(model.ctl_in(), model.ctl_out());
       p_core.compare(model.core_in(), model.core_out());
@@ -100,7 +95,8 @@ struct NcBench {
 
   /// Start the clock and the lockstep and reset the DUT (the model starts in its reset state).
   Task<> begin() {
-    for (Signal* s : {&start, &im_valid, &gp_we, &gp_re, &gp_all, &gp_proc, &gp_addr, &gp_wdata}) s->set(0);
+    for (Signal* s : {&start, &im_valid}) s->set(0);
+    gp.idle();
     hbm.idle();
     env.sig("dma_cfg_strong_i").set(Bits::ones(prm.core.nq()));
     env.sig("dma_cfg_max_outst_i").set(prm.core.slots / prm.core.dma_engines);
@@ -126,37 +122,6 @@ struct NcBench {
       }
     }
     im_valid.set(0);
-  }
-
-  /// Words into GpSimd processor p's local memory (every processor's when p < 0), one a cycle.
-  Task<> gp_write(int p, std::uint32_t byte_addr, const std::vector<std::uint32_t>& words) {
-    gp_all.set(p < 0);
-    gp_proc.set(p < 0 ? 0 : static_cast<unsigned>(p));
-    for (std::size_t i = 0; i < words.size(); ++i) {
-      gp_we.set(1);
-      gp_addr.set(byte_addr / 4 + i);
-      gp_wdata.set(words[i]);
-      co_await cycle();
-    }
-    gp_we.set(0);
-    gp_all.set(0);
-  }
-  /// GpSimd processor p's whole local memory, read back (a word asked for at an edge is on
-  /// gp_host_rdata_o after it).
-  Task<std::vector<std::uint8_t>> gp_read(unsigned p) {
-    const std::uint32_t bytes = prm.core.gp_tcm_bytes;
-    std::vector<std::uint8_t> m(bytes);
-    gp_proc.set(p);
-    for (std::uint32_t i = 0; i < bytes / 4; ++i) {
-      gp_re.set(1);
-      gp_addr.set(i);
-      co_await cycle();
-      gp_re.set(0);
-      co_await ReadOnly();
-      for (unsigned k = 0; k < 4; ++k) m[4 * i + k] = static_cast<std::uint8_t>(gp_rdata.get() >> 8 * k);
-      co_await cycle();
-    }
-    co_return m;
   }
 
   /// Start and run until done or an error (or `limit` cycles: a failure); the cycles taken.
@@ -358,12 +323,6 @@ TRN_TEST(control_programs, .timeout_ns = 1e11) { co_await run_programs(env); }
 
 namespace {
 
-std::vector<std::uint32_t> words_of(const std::vector<std::uint8_t>& b) {
-  std::vector<std::uint32_t> w(b.size() / 4);
-  std::memcpy(w.data(), b.data(), 4 * w.size());
-  return w;
-}
-
 /// The index of semaphore `name` in program p.
 unsigned sem_index(const isa::Program& p, const std::string& name) {
   for (const auto& [i, n] : p.sem_names)
@@ -386,7 +345,7 @@ Task<> run_gpsimd_operators(Env& env, bool spoil = false) {
     for (unsigned i = 0; i < procs; ++i) {
       std::mt19937_64 g(r.next());
       cases.push_back(gpsimd::operator_case(name, t.prm.core.gp_tcm_bytes, g, 128));
-      co_await t.gp_write(static_cast<int>(i), 0, words_of(cases.back().image));
+      co_await t.gp.write(static_cast<int>(i), 0, words_of(cases.back().image));
     }
     if (spoil) cases[procs - 1].expected.at(cases[procs - 1].outputs.at(0).addr) ^= 0x01;
     const std::string text = fmt::format(R"(
@@ -407,7 +366,7 @@ Task<> run_gpsimd_operators(Env& env, bool spoil = false) {
           o.stream, o.pc, o.detail);
     check(o.sems.at(sem_index(p, "seen")) == 1, "operator {}: the sync stream did not see the operator's post", name);
     for (unsigned i = 0; i < procs; ++i) {
-      const auto m = co_await t.gp_read(i);
+      const auto m = co_await t.gp.read(i);
       for (const auto& out : cases[i].outputs)
         check(std::equal(m.begin() + out.addr, m.begin() + out.addr + out.bytes, cases[i].expected.begin() + out.addr),
               "operator {}: processor {}'s {} differ from the host build's", name, i, out.what);
@@ -514,7 +473,7 @@ Task<> run_gpsimd_sbuf(Env& env) {
   auto& hbm = t.hbm.mem.image().hbm;
   std::memcpy(hbm.data() + hx, x.data(), 4 * x.size());
   co_await t.begin();
-  co_await t.gp_write(-1, 0, code);
+  co_await t.gp.write(-1, 0, code);
   co_await t.load(p);
   const std::uint64_t cycles = co_await t.run();
   const kernels::Outcome o = t.outcome();
@@ -539,7 +498,7 @@ Task<> run_gpsimd_sbuf(Env& env) {
   check(o.sems.at(static_cast<unsigned>(sc)) == procs, "semaphore c is {}, expected {} (a sem.add a processor)",
         o.sems.at(static_cast<unsigned>(sc)), procs);
   for (unsigned i = 0; i < procs; ++i) {
-    const auto m = co_await t.gp_read(i);
+    const auto m = co_await t.gp.read(i);
     std::uint32_t w;
     std::memcpy(&w, m.data() + 0x108, 4);
     check(w == 0x108, "processor {}: word 0x108 is {:#x}: a1 was not the argument address 0x108 (r1 + 0x100)", i, w);
@@ -564,7 +523,7 @@ Task<> run_gpsimd_sbuf_operators(Env& env) {
     std::fill(hbm.begin(), hbm.end(), 0);
     for (unsigned p = 0; p < c.parts; ++p)
       std::copy_n(c.sbuf.begin() + p * c.part_bytes + c.in, c.bytes, hbm.begin() + hx + p * c.bytes);
-    co_await t.gp_write(-1, 0, words_of(c.image));
+    co_await t.gp.write(-1, 0, words_of(c.image));
     const isa::Program p = assemble(env, gpsimd::sbuf_program(c, hx, hy), name + ".s");
     check(sem_index(p, "ops") == c.sem, "the program's semaphore ops is not the operator's");
     co_await t.load(p);
@@ -598,7 +557,7 @@ Task<> run_gpsimd_error(Env& env) {
   good[4] = gpsimd::enc::op_end();  // entry 16
   wrong[4] = gpsimd::enc::addi(5, 0, 1);
   wrong[5] = 0;  // illegal, at 20
-  for (unsigned i = 0; i < procs; ++i) co_await t.gp_write(static_cast<int>(i), 0, i == bad ? wrong : good);
+  for (unsigned i = 0; i < procs; ++i) co_await t.gp.write(static_cast<int>(i), 0, i == bad ? wrong : good);
   const isa::Program p = assemble(env, R"(
 .sem g
 .stream gpsimd

@@ -8,6 +8,7 @@
 
 #include "gpsimd/encode.hpp"
 #include "gpsimd/engine.hpp"
+#include "gpsimd/host_port.hpp"
 #include "gpsimd/operators.hpp"
 #include "gpsimd/reference.hpp"
 #include "gpsimd_ports.hpp"
@@ -31,11 +32,11 @@ constexpr std::uint32_t kTcm = TRN_PARAM_TcmBytes;
 struct EngineEnv {
   Env& env;
   Signal &rst, &start, &entry, &args, &busy, &done, &err, &err_proc, &code, &err_pc;
-  Signal &we, &re, &all, &proc, &addr, &wdata, &rdata;
   Clock clk;
   Engine model;
   Lockstep<Engine> lockstep;
   SbufPort port;
+  GpHostPort host;
 
   explicit EngineEnv(Env& e)
       : env(e),
@@ -49,53 +50,21 @@ struct EngineEnv {
         err_proc(e.sig("err_proc_o")),
         code(e.sig("err_code_o")),
         err_pc(e.sig("err_pc_o")),
-        we(e.sig("host_we_i")),
-        re(e.sig("host_re_i")),
-        all(e.sig("host_all_i")),
-        proc(e.sig("host_proc_i")),
-        addr(e.sig("host_addr_i")),
-        wdata(e.sig("host_wdata_i")),
-        rdata(e.sig("host_rdata_o")),
         clk(e.sig("clk_i"), 10),
         model({kProcs, kTcm, TRN_PARAM_Vlen, kParts, TRN_PARAM_SbufBytes, TRN_PARAM_ReadDepth}),
         lockstep(e, clk, model),
-        port(e, clk, kParts, TRN_PARAM_SbufBytes, kProcs, [](unsigned p) { return p < kParts; }) {}
+        port(e, clk, kParts, TRN_PARAM_SbufBytes, kProcs, [](unsigned p) { return p < kParts; }),
+        host(e, "host_", kTcm, [this] { return edge(); }) {}
 
   Task<> begin() {
-    for (Signal* s : {&start, &entry, &args, &we, &re, &all, &proc, &addr, &wdata}) s->set(0);
+    for (Signal* s : {&start, &entry, &args}) s->set(0);
+    host.idle();
     clk.start();
     lockstep.start();
     co_await reset_dut(clk, rst);
     port.start();
   }
-  /// Words into processor p's local memory (every processor's when p < 0).
-  Task<> write(int p, std::uint32_t byte_addr, const std::vector<std::uint32_t>& words) {
-    all.set(p < 0);
-    proc.set(p < 0 ? 0 : static_cast<unsigned>(p));
-    for (std::size_t i = 0; i < words.size(); ++i) {
-      we.set(1);
-      addr.set(byte_addr / 4 + i);
-      wdata.set(words[i]);
-      co_await RisingEdge(clk.signal());
-    }
-    we.set(0);
-    all.set(0);
-  }
-  /// Processor p's whole local memory, read back.
-  Task<std::vector<std::uint8_t>> read(unsigned p) {
-    std::vector<std::uint8_t> m(kTcm);
-    proc.set(p);
-    for (std::uint32_t i = 0; i < kTcm / 4; ++i) {  // the word read at an edge is in host_rdata_o after it
-      re.set(1);
-      addr.set(i);
-      co_await RisingEdge(clk.signal());
-      co_await ReadOnly();
-      for (unsigned k = 0; k < 4; ++k) m[4 * i + k] = static_cast<std::uint8_t>(rdata.get() >> 8 * k);
-      co_await RisingEdge(clk.signal());
-    }
-    re.set(0);
-    co_return m;
-  }
+  Task<> edge() { co_await RisingEdge(clk.signal()); }
   /// Starts the operator at `entry_pc` with `a1` and waits until every processor is idle.
   Task<std::uint64_t> run(std::uint32_t entry_pc, std::uint32_t a1, std::uint64_t limit = 2000000) {
     start.set(1);
@@ -129,12 +98,6 @@ std::vector<Reference> references(const std::vector<std::vector<std::uint8_t>>& 
     }
   }
   return refs;
-}
-
-std::vector<std::uint32_t> words_of(const std::vector<std::uint8_t>& b) {
-  std::vector<std::uint32_t> w(b.size() / 4);
-  std::memcpy(w.data(), b.data(), w.size() * 4);
-  return w;
 }
 
 /// Every processor's program: for each partition it owns, 4 elements (e32) from offset 0 plus
@@ -185,7 +148,7 @@ Task<bool> sbuf_run(EngineEnv& e, bool stray) {
   std::vector<std::uint32_t> code(kTcm / 4, 0);
   const auto prog = sbuf_program(stray);
   std::copy(prog.begin(), prog.end(), code.begin());
-  co_await e.write(-1, 0, code);
+  co_await e.host.write(-1, 0, code);
   const std::array<std::uint32_t, 32> sems0 = e.port.sems;
   co_await e.run(0, 0);
   std::vector<std::vector<std::uint8_t>> images(kProcs, std::vector<std::uint8_t>(kTcm));
@@ -193,7 +156,7 @@ Task<bool> sbuf_run(EngineEnv& e, bool stray) {
   auto refs = references(images, 0, sbuf_ref);
   std::array<std::uint32_t, 32> sems = sems0;
   for (unsigned i = 0; i < kProcs; ++i) {
-    const auto m = co_await e.read(i);
+    const auto m = co_await e.host.read(i);
     check(m == refs[i].memory(), "processor {}: local memory differs from its reference", i);
   }
   check(e.port.sbuf == sbuf_ref, "SBUF differs from the references'");
@@ -245,7 +208,7 @@ TRN_TEST(operators_on_every_processor, .timeout_ns = 1e12) {
     for (unsigned i = 0; i < kProcs; ++i) {
       std::mt19937_64 g(r.next());
       cases.push_back(gpsimd::operator_case(name, kTcm, g, 128));
-      co_await e.write(static_cast<int>(i), 0, words_of(cases.back().image));
+      co_await e.host.write(static_cast<int>(i), 0, words_of(cases.back().image));
     }
     const std::uint64_t cycles = co_await e.run(0, cases[0].args);
     co_await ReadOnly();
@@ -257,7 +220,7 @@ TRN_TEST(operators_on_every_processor, .timeout_ns = 1e12) {
     auto sbuf = e.port.sbuf;
     const auto refs = references(images, cases[0].args, sbuf);
     for (unsigned i = 0; i < kProcs; ++i) {
-      const auto m = co_await e.read(i);
+      const auto m = co_await e.host.read(i);
       check(m == refs[i].memory(), "{}: processor {}'s local memory differs from its reference", name, i);
       for (const auto& o : cases[i].outputs)
         check(std::equal(m.begin() + o.addr, m.begin() + o.addr + o.bytes, cases[i].expected.begin() + o.addr),
@@ -286,7 +249,7 @@ TRN_TEST(throughput) {
   std::vector<std::uint32_t> code(kTcm / 4, 0);
   const auto prog = sbuf_program(false);
   std::copy(prog.begin(), prog.end(), code.begin());
-  co_await e.write(-1, 0, code);
+  co_await e.host.write(-1, 0, code);
   cycles += kTcm / 4;
   while (cycles < n) cycles += co_await e.run(0, 0) + 1;
   t.report(cycles);
