@@ -22,7 +22,9 @@
 ;   soon as it is evacuated. Every transfer lands in one partition (the row layout writes a beat
 ;   per cycle; a column layout, an element), and the descriptors spread over every queue of half
 ;   the DMA engines for loads and of the other half for stores, so that the core's HBM -> SBUF and
-;   SBUF -> HBM paths move a beat each in the same cycle (an engine issues one read a cycle).
+;   SBUF -> HBM paths move a beat each in the same cycle (an engine issues one read a cycle). The
+;   stores of an X tile are a loop over the output row tiles (COLS descriptors a pass), so the
+;   sync stream's instructions do not grow with MT.
 ; - tensor: per output tile (nt, mt), KT LoadStationary / MultiplyMoving pairs accumulating over K
 ;   in one PSUM bank (the first overwrites, the rest accumulate). The output tiles take the PSUM
 ;   banks in turn; a bank is reused once the scalar engine has evacuated it.
@@ -173,17 +175,26 @@
 .endfor
 .endif
 ; the output tiles of X tiles (nt - 1) / ST * ST .. nt - 1 (ST of them, fewer at the end), each
-; once it is evacuated: a row of C per descriptor (the tiles' rows are contiguous in SBUF and HBM)
+; once it is evacuated: a row of C per descriptor (the tiles' rows are contiguous in SBUF and HBM),
+; a pass of the loop per output row tile mt (r1 = 2N mt: its columns in SBUF; r2 = 2N COLS mt: its
+; rows in HBM; r3 = mt, for the evacuation it waits for)
 .if nt % ST == 0 || nt == NT
-.for mt = 0, MT
+    reg_set r1, 0
+    reg_set r2, 0
+    reg_set r3, 0
+    reg_set r4, MT
+1:
 .for p = 0, COLS
 .if p >= COLS - SG
-    dma_start engine=SE0+(p/QUEUES)%SE queue=p%QUEUES src=sbuf:sb(p, AC+2*N*mt+2*TN*((nt-1)/ST*ST)) dst=hbm:HC+2*N*(mt*COLS+p)+2*TN*((nt-1)/ST*ST) len=2*TN*(nt-(nt-1)/ST*ST) stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=(nt-1)*MT+mt+1
+    dma_start engine=SE0+(p/QUEUES)%SE queue=p%QUEUES src=sbuf:r1+sb(p, AC+2*TN*((nt-1)/ST*ST)) dst=hbm:r2+HC+2*N*p+2*TN*((nt-1)/ST*ST) len=2*TN*(nt-(nt-1)/ST*ST) stype=bf16 dtype=bf16 dsem=out+=1 wait=ev>=r3+(nt-1)*MT+1
 .else
-    dma_start engine=SE0+(p/QUEUES)%SE queue=p%QUEUES src=sbuf:sb(p, AC+2*N*mt+2*TN*((nt-1)/ST*ST)) dst=hbm:HC+2*N*(mt*COLS+p)+2*TN*((nt-1)/ST*ST) len=2*TN*(nt-(nt-1)/ST*ST) stype=bf16 dtype=bf16 wait=ev>=(nt-1)*MT+mt+1
+    dma_start engine=SE0+(p/QUEUES)%SE queue=p%QUEUES src=sbuf:r1+sb(p, AC+2*TN*((nt-1)/ST*ST)) dst=hbm:r2+HC+2*N*p+2*TN*((nt-1)/ST*ST) len=2*TN*(nt-(nt-1)/ST*ST) stype=bf16 dtype=bf16 wait=ev>=r3+(nt-1)*MT+1
 .endif
 .endfor
-.endfor
+    reg_add r1, r1, 2*N
+    reg_add r2, r2, 2*N*COLS
+    reg_add r3, r3, 1
+    loop r4, 1b
 .endif
 .endfor
     end

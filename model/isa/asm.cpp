@@ -6,8 +6,10 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <set>
 #include <string_view>
+#include <utility>
 
 #include "isa/isa.hpp"
 #include "numerics/format.hpp"
@@ -62,6 +64,12 @@ class Assembler {
       if (it == labels_.end()) fail(x.col, fmt::format("unknown label '{}'", x.name));
       same_stream(x.name, x.stream, x.col);
       set(prog_.streams[x.stream][x.index], static_cast<unsigned>(x.field), it->second);
+    }
+    if (!local_fixups_.empty()) {
+      const Fixup& x = local_fixups_.front();
+      line_ = x.line;
+      fail(x.col, fmt::format("local label '{}f': no '{}:' after it in the {} stream", x.name, x.name,
+                              tbl::kStreamNames[x.stream]));
     }
     std::stable_sort(prog_.labels.begin(), prog_.labels.end(), [](const auto& a, const auto& b) {
       return a.stream != b.stream ? a.stream < b.stream : a.pc < b.pc;
@@ -146,9 +154,16 @@ class Assembler {
         }
         continue;
       }
-      // a label
+      // a label, or a local label (digits: defined again and again, named by `1b` or `1f`)
       std::size_t b = a;
-      if (ident_start(code[b])) {
+      if (std::isdigit(static_cast<unsigned char>(code[b]))) {
+        while (b < code.size() && std::isdigit(static_cast<unsigned char>(code[b]))) ++b;
+        if (b < code.size() && code[b] == ':') {
+          define_local(code.substr(a, b - a), a);
+          a = code.find_first_not_of(" \t", b + 1);
+          if (a == std::string::npos) continue;
+        }
+      } else if (ident_start(code[b])) {
         while (b < code.size() && ident_char(code[b])) ++b;
         if (b < code.size() && code[b] == ':') {
           define_label(code.substr(a, b - a), a);
@@ -292,6 +307,25 @@ class Assembler {
     labels_[name] = pc;
     label_stream_[name] = static_cast<unsigned>(stream_);
     prog_.labels.push_back({static_cast<unsigned>(stream_), pc, name});
+  }
+
+  /// A local label (GNU as's numeric labels): `N:` may be defined any number of times in a stream;
+  /// a branch names the nearest before it (`Nb`) or after it (`Nf`). So a loop inside `.for` needs
+  /// no name of its own. It is not kept in the program's labels (the disassembly gives the pc).
+  void define_local(const std::string& num, std::size_t col) {
+    need_stream(col);
+    if (num.size() > 9) fail(col, fmt::format("local label '{}' is too long (at most 9 digits)", num));
+    auto& defs = locals_[{static_cast<unsigned>(stream_), num}];
+    const unsigned pc = static_cast<unsigned>(prog_.streams[stream_].size());
+    defs.push_back(pc);
+    // the forward references it is the first definition after
+    for (auto it = local_fixups_.begin(); it != local_fixups_.end();)
+      if (it->stream == static_cast<unsigned>(stream_) && it->name == num) {
+        set(prog_.streams[it->stream][it->index], static_cast<unsigned>(it->field), pc);
+        it = local_fixups_.erase(it);
+      } else {
+        ++it;
+      }
   }
 
   // ---- instructions: MNEMONIC key=value ... (a value ends at whitespace outside parentheses)
@@ -477,6 +511,20 @@ class Assembler {
     const std::size_t x = code.find_first_not_of(" \t", a), y = code.find_last_not_of(" \t", b - 1);
     if (x >= b) fail(a, "expected a label");
     const std::string word = code.substr(x, y + 1 - x);
+    if (word.size() >= 2 && (word.back() == 'b' || word.back() == 'f') &&
+        std::all_of(word.begin(), word.end() - 1, [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+      const std::string num = word.substr(0, word.size() - 1);
+      const unsigned st = static_cast<unsigned>(stream_);
+      if (word.back() == 'b') {
+        const auto it = locals_.find({st, num});
+        if (it == locals_.end())
+          fail(x, fmt::format("local label '{}': no '{}:' before it in the {} stream", word, num, tbl::kStreamNames[st]));
+        put(w, f, it->second.back(), x);
+      } else {
+        local_fixups_.push_back({st, prog_.streams[stream_].size(), f, num, line_, x});
+      }
+      return;
+    }
     bool ident = ident_start(word[0]);
     for (char c : word) ident = ident && ident_char(c);
     if (ident && !consts_.count(word)) {
@@ -878,6 +926,9 @@ class Assembler {
     std::size_t line, col;
   };
   std::vector<Fixup> fixups_;
+  /// Local labels: each definition's pc, by stream and number; forward references not yet defined.
+  std::map<std::pair<unsigned, std::string>, std::vector<unsigned>> locals_;
+  std::vector<Fixup> local_fixups_;
   int stream_ = -1;
   Program prog_;
 };
@@ -1005,8 +1056,10 @@ std::string disassemble(const Bits& w, unsigned stream, const std::map<unsigned,
 std::string disassemble(const Program& p) {
   std::size_t n = 0;
   for (const auto& s : p.streams) n += s.size();
-  std::string out = fmt::format("; NeuronCore program: {} instructions ({} tensor, {} vector, {} scalar, {} sync)\n", n,
-                                p.streams[0].size(), p.streams[1].size(), p.streams[2].size(), p.streams[3].size());
+  std::string out = fmt::format("; NeuronCore program: {} instructions (", n);
+  for (unsigned s = 0; s < kStreams; ++s)
+    out += fmt::format("{}{} {}", s ? ", " : "", p.streams[s].size(), tbl::kStreamNames[s]);
+  out += ")\n";
   for (const auto& [idx, name] : p.sem_names) out += fmt::format(".sem {} = {}\n", name, idx);
   for (unsigned s = 0; s < kStreams; ++s) {
     const auto& ins = p.streams[s];

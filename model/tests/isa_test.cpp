@@ -220,6 +220,41 @@ fwd:
   BOOST_TEST(isa::illegal(d, 1) == "size_rd is set without size_r");
 }
 
+BOOST_AUTO_TEST_CASE(local_labels_name_the_nearest_definition) {
+  // a loop inside .for: each pass of the .for defines 1 again, and each loop names its own; 2f
+  // the next 2 after it (the one in the vector stream is not this stream's)
+  const isa::Program p = isa::assemble(R"(
+.stream vector
+2:
+    end
+.stream sync
+.for i = 0, 3
+    reg_set r1, 2
+1:
+    reg_add r2, r2, 1
+    loop r1, 1b
+    branch eq, r2, 6, 2f
+.endfor
+2:
+    end
+)",
+                                       "l.s");
+  const auto& v = p.streams[3];
+  BOOST_TEST_REQUIRE(v.size() == 13u);
+  for (unsigned i = 0; i < 3; ++i) {
+    BOOST_TEST(isa::get(v[4 * i + 2], tbl::kF_target) == 4 * i + 1);  // its own pass's 1
+    BOOST_TEST(isa::get(v[4 * i + 3], tbl::kF_target) == 12u);        // the sync stream's 2
+  }
+  BOOST_TEST(p.labels.empty());  // not kept: the disassembly gives pcs, which assemble back
+  BOOST_TEST((isa::assemble(isa::disassemble(p), "l2.s") == p));
+  BOOST_TEST(error_of(".stream sync\n  loop r1, 1b\n1:\n  end\n") ==
+             "k.s:2:12: error: local label '1b': no '1:' before it in the sync stream");
+  BOOST_TEST(error_of(".stream sync\n1:\n  loop r1, 1f\n  end\n") ==
+             "k.s:3:12: error: local label '1f': no '1:' after it in the sync stream");
+  BOOST_TEST(error_of(".stream vector\n1:\n  end\n.stream sync\n  loop r1, 1b\n  end\n") ==
+             "k.s:5:12: error: local label '1b': no '1:' before it in the sync stream");
+}
+
 BOOST_AUTO_TEST_CASE(control_flow_errors_name_the_place) {
   BOOST_TEST(error_of(".stream vector\n  loop r1, nowhere\n") == "k.s:2:12: error: unknown label 'nowhere'");
   BOOST_TEST(error_of(".stream vector\nx:\n  end\n.stream scalar\n  loop r1, x\n") ==
