@@ -110,16 +110,17 @@
 ; their partition's queue ahead of its elements, whose completion then covers them. Even k-tiles
 ; count on w_in, odd ones on w_in1, and k-tile kt + 2 starts only once k-tile kt has completed on
 ; every queue: then a count reaches (kt / 2 + 1) LG only when every queue has posted k-tile kt (a
-; queue running ahead cannot make up another's missing post). The first MX scales wait until the
-; vector engine has cleared the scale tensors' lines in every partition (clr: the tensor engine's
-; scale read returns its byte in every partition, and SBUF is not reset, docs/core.md).
+; queue running ahead cannot make up another's missing post). The MX scales wait until the
+; vector engine has cleared the scale tensors' lines in every partition (the tensor engine's scale
+; read returns its byte in every partition, and SBUF is not reset, docs/core.md): k-tile 0's for
+; clr >= 1 (its lines), the later ones and X tile 1's for clr >= 2 (all of them).
 .for kt = 0, KT
 .if kt >= 2
     sem_wait wait=w_in+kt%2>=kt/2*LG
 .endif
 .if MX
 .for b = 0, SP
-    dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HWS+M*(KT*b+kt) dst=sbuf:sb(8*b, AWS+kt*M) len=M stype=bytes dtype=bytes wait=clr>=(kt==0&&b==0)
+    dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HWS+M*(KT*b+kt) dst=sbuf:sb(8*b, AWS+kt*M) len=M stype=bytes dtype=bytes wait=clr>=(b==0)*min(kt+1,2)
     dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HXS+TN*(KT*b+kt) dst=sbuf:sb(8*b, AXS+kt*TN) len=TN stype=bytes dtype=bytes
 .endfor
 .endif
@@ -141,7 +142,7 @@
 .endif
 .if MX
 .for b = 0, SP
-    dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HXS+TN*(KT*(SP+b)+c*XK) dst=sbuf:sb(8*b, AXS+KT*TN+c*XK*TN) len=TN*(min((c+1)*XK,KT)-c*XK) stype=bytes dtype=bytes
+    dma_start engine=(8*b/QUEUES)%LE queue=8*b%QUEUES src=hbm:HXS+TN*(KT*(SP+b)+c*XK) dst=sbuf:sb(8*b, AXS+KT*TN+c*XK*TN) len=TN*(min((c+1)*XK,KT)-c*XK) stype=bytes dtype=bytes wait=clr>=2*(b==0)
 .endfor
 .endif
 .for p = 0, PARTS
@@ -266,8 +267,15 @@
     end
 
 .stream vector
+; MX: k-tile 0's scale lines first (W's and X buffer 0's: clr = 1), then the rest (clr = 2), so
+; that the first loads wait for a quarter of the clearing or less
 .if MX
-    memset pc=PARTS size=SCB/4 o=sbuf:AWS:fp32 o.stride=1 post=clr+=1
+    memset pc=PARTS size=M/4 o=sbuf:AWS:fp32 o.stride=1
+    memset pc=PARTS size=TN/4 o=sbuf:AXS:fp32 o.stride=1 post=clr+=1
+.if AXS > AWS + M
+    memset pc=PARTS size=(AXS-AWS-M)/4 o=sbuf:AWS+M:fp32 o.stride=1
+.endif
+    memset pc=PARTS size=(2*KT-1)*TN/4 o=sbuf:AXS+TN:fp32 o.stride=1 post=clr+=1
 .endif
     end
 

@@ -518,7 +518,8 @@ class Assembler {
       if (word.back() == 'b') {
         const auto it = locals_.find({st, num});
         if (it == locals_.end())
-          fail(x, fmt::format("local label '{}': no '{}:' before it in the {} stream", word, num, tbl::kStreamNames[st]));
+          fail(x,
+               fmt::format("local label '{}': no '{}:' before it in the {} stream", word, num, tbl::kStreamNames[st]));
         put(w, f, it->second.back(), x);
       } else {
         local_fixups_.push_back({st, prog_.streams[stream_].size(), f, num, line_, x});

@@ -432,7 +432,7 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
             {7, MT * ((NT + ST - 1) / ST) * sg},
             {8, NT > 1 ? (xn + 1) / 2 * lg : 0},
             {9, NT > 1 ? xn / 2 * lg : 0},
-            {10, mx ? 1u : 0u}};
+            {10, mx ? 2u : 0u}};
   return c;
 }
 
