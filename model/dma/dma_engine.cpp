@@ -116,6 +116,7 @@ void DmaEngine::reset() {
   ar_bytes_ = ar_id_ = 0;
   w_v_ = w_sem_ = false;
   w_slot_ = w_q_ = 0;
+  wptr_ = 0;
 }
 
 void DmaEngine::set_slot(unsigned i, S st) {
@@ -225,9 +226,19 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
       sem = true;
       c.sem_q = q;
     }
-  // the lowest slot holding data its queue may write: under write-after-write any, under strong
-  // order the one holding the queue's next write (wseq)
+  // the slot holding data its queue may write (under write-after-write any, under strong order the
+  // one holding the queue's next write, wseq) that comes first from wptr_, the slot after the last
+  // one written: round-robin over the slots, so data waits at most Slots - 1 writes
   bool data = false;
+  unsigned best = 0;  // the chosen slot's distance from wptr_
+  const auto consider = [&](unsigned i) {
+    const unsigned dist = i >= wptr_ ? i - wptr_ : i + p_.slots - wptr_;
+    if (!data || dist < best) {
+      data = true;
+      best = dist;
+      c.data_slot = i;
+    }
+  };
   const std::uint64_t all = Q >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << Q) - 1;
   bool scan = (in.cfg_strong_i & all) != all;
   for (unsigned q = 0; q < Q && !scan; ++q) {  // every queue strong: each queue's next write
@@ -237,20 +248,16 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
     const Slot& s = s_[i];
     if (s.st == S::free || s.q != q || s.seq != qu.wseq) {
       scan = true;  // its slot's entry taken by a later issue: search every slot
-    } else if (s.st == S::data && (!data || i < c.data_slot)) {
-      data = true;
-      c.data_slot = i;
+    } else if (s.st == S::data) {
+      consider(i);
     }
   }
   if (scan) data = false;
-  for (unsigned k = 0; k < data_.size() && !data && scan; ++k)
-    for (std::uint64_t m = data_[k]; m != 0 && !data; m &= m - 1) {
+  for (unsigned k = 0; k < data_.size() && scan; ++k)
+    for (std::uint64_t m = data_[k]; m != 0; m &= m - 1) {
       const unsigned i = 64 * k + static_cast<unsigned>(std::countr_zero(m));
       const Slot& s = s_[i];
-      if (!strong(in, s.q) || s.seq == q_[s.q].wseq) {
-        data = true;
-        c.data_slot = i;
-      }
+      if (!strong(in, s.q) || s.seq == q_[s.q].wseq) consider(i);
     }
   c.sem_pick = sem && c.wfree;
   c.data_pick = data && c.wfree && !c.sem_pick;
@@ -484,6 +491,7 @@ void DmaEngine::tick(const In& in) {
     w_sem_ = false;
     w_slot_ = c.data_slot;
     w_q_ = data_slot_q;
+    wptr_ = c.data_slot + 1 == p_.slots ? 0 : c.data_slot + 1;
     set_slot(c.data_slot, S::wr);
   } else if (in.wr_ready_i) {
     w_v_ = false;

@@ -910,7 +910,12 @@ BOOST_AUTO_TEST_CASE(cycle_level_on_switched_systems) {
                  o.r.cycle_system);
       const double ratio = o.r.time_ns / o.r.flow_ns;
       BOOST_TEST_MESSAGE(what << ": cycle " << o.r.time_ns << " ns, flow " << o.r.flow_ns << " ns");
-      BOOST_TEST((ratio > 0.8 && ratio < 1.2), what << ": cycle / flow = " << ratio);
+      // the all-to-all as on the torus above: its concurrent streams into one NIC cost the cycle
+      // level more than the flow level's fair sharing of it (trn4-us128: 1.21 since the DMA
+      // engine's writes take the slots in turn, docs/dma.md; 1.01 while the lowest slot went first
+      // and one queue's writes at a time mostly went out)
+      const double tol = op == Op::all_to_all ? 0.25 : 0.2;
+      BOOST_TEST((ratio > 1 - tol && ratio < 1 + tol), what << ": cycle / flow = " << ratio);
       ++ran;
     }
   BOOST_TEST(ran == 14u);

@@ -16,8 +16,10 @@
 //     grant (rr_arbiter's lock) until they are.
 //   - A read response (any order) is converted into its slot (cast via FP32 when the types differ).
 //   - Write selection, when the write register is free or being accepted: a semaphore that may be
-//     written (below; lowest queue first), else the lowest slot with data that its queue may
-//     write: any, in write-after-write mode; only its next in issue order, in strong mode.
+//     written (below; lowest queue first), else a slot with data that its queue may write (any, in
+//     write-after-write mode; only its next in issue order, in strong mode): the first such slot
+//     from the one after the last slot written, wrapping (round-robin over the slots), so data
+//     waits at most Slots - 1 writes.
 //   - After its last chunk, a descriptor with a semaphore waits until none of its own writes is
 //     pending (in write-after-write mode an earlier descriptor's may still be: SPEC 5.5's hazard,
 //     which strong order or a barrier removes), one with `last` until the queue has no pending
@@ -128,6 +130,7 @@ module dma_engine
   // the write register
   logic                w_v_q, w_v_d, w_sem_q, w_sem_d;
   logic [SW-1:0]       w_slot_q, w_slot_d;
+  logic [SW-1:0]       wptr_q, wptr_d;  // the write selection's first slot: the one after the last written
   logic [QW-1:0]       w_qid_q, w_qid_d;
 
   function automatic logic [2:0] lg(logic [2:0] s);
@@ -270,6 +273,8 @@ module dma_engine
   logic [QW-1:0] sem_q;
   logic [SW-1:0] data_slot;
   logic [QW-1:0] data_q;  // its queue
+  logic [Slots-1:0] wcand;  // slots with data their queue may write
+  logic [SW:0]   wrot;      // a candidate slot, wptr_q + k before wrapping
   logic          w_acc;
   always_comb begin
     w_acc = w_v_q && wr_ready_i;
@@ -282,14 +287,20 @@ module dma_engine
         sem_q = QW'(q);
       end
     end
+    // the slot with data that its queue may write nearest at or after wptr_q (the slot after the
+    // last one written, wrapping): round-robin over the slots
+    for (int i = 0; i < Slots; i++)
+      wcand[i] = sl_q[i].st == SData && (!cfg_strong_i[sl_q[i].q] || sl_q[i].seq == qs_q[sl_q[i].q].wseq);
     data_pick = 1'b0;
     data_slot = '0;
     data_q = '0;
-    for (int i = Slots - 1; i >= 0; i--) begin
-      if (sl_q[i].st == SData && (!cfg_strong_i[sl_q[i].q] || sl_q[i].seq == qs_q[sl_q[i].q].wseq)) begin
+    for (int k = Slots - 1; k >= 0; k--) begin
+      wrot = {1'b0, wptr_q} + (SW + 1)'(k);
+      if (wrot >= (SW + 1)'(Slots)) wrot = wrot - (SW + 1)'(Slots);
+      if (wcand[wrot[SW-1:0]]) begin
         data_pick = 1'b1;
-        data_slot = SW'(i);
-        data_q = sl_q[i].q;
+        data_slot = wrot[SW-1:0];
+        data_q = sl_q[wrot[SW-1:0]].q;
       end
     end
     sem_pick = sem_pick && wfree;
@@ -325,6 +336,7 @@ module dma_engine
     w_sem_d = w_sem_q;
     w_slot_d = w_slot_q;
     w_qid_d = w_qid_q;
+    wptr_d = wptr_q;
     // the queues
     for (int q = 0; q < Queues; q++) begin
       unique case (qs_q[q].st)
@@ -416,6 +428,7 @@ module dma_engine
       w_sem_d = 1'b0;
       w_slot_d = data_slot;
       w_qid_d = data_q;
+      wptr_d = data_slot == SW'(Slots - 1) ? '0 : data_slot + 1'b1;
     end else if (wr_ready_i) begin
       w_v_d = 1'b0;
     end
@@ -437,6 +450,7 @@ module dma_engine
       w_sem_q <= 1'b0;
       w_slot_q <= '0;
       w_qid_q <= '0;
+      wptr_q <= '0;
     end else begin
       qs_q <= qs_d;
       sl_q <= sl_d;
@@ -451,6 +465,7 @@ module dma_engine
       w_sem_q <= w_sem_d;
       w_slot_q <= w_slot_d;
       w_qid_q <= w_qid_d;
+      wptr_q <= wptr_d;
     end
   end
 
