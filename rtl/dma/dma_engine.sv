@@ -274,7 +274,7 @@ module dma_engine
   logic [SW-1:0] data_slot;
   logic [QW-1:0] data_q;  // its queue
   logic [Slots-1:0] wcand;  // slots with data their queue may write
-  logic [SW:0]   wrot;      // a candidate slot, wptr_q + k before wrapping
+  logic [Slots-1:0] wup;    // those at or after wptr_q
   logic          w_acc;
   always_comb begin
     w_acc = w_v_q && wr_ready_i;
@@ -291,18 +291,16 @@ module dma_engine
     // last one written, wrapping): round-robin over the slots
     for (int i = 0; i < Slots; i++)
       wcand[i] = sl_q[i].st == SData && (!cfg_strong_i[sl_q[i].q] || sl_q[i].seq == qs_q[sl_q[i].q].wseq);
-    data_pick = 1'b0;
+    // two priority passes instead of a rotation: the lowest candidate at or after wptr_q, else
+    // the lowest of all (linear in Slots, where a rotated index is quadratic in synthesis)
+    for (int i = 0; i < Slots; i++) wup[i] = wcand[i] && SW'(i) >= wptr_q;
+    data_pick = |wcand;
     data_slot = '0;
-    data_q = '0;
-    for (int k = Slots - 1; k >= 0; k--) begin
-      wrot = {1'b0, wptr_q} + (SW + 1)'(k);
-      if (wrot >= (SW + 1)'(Slots)) wrot = wrot - (SW + 1)'(Slots);
-      if (wcand[wrot[SW-1:0]]) begin
-        data_pick = 1'b1;
-        data_slot = wrot[SW-1:0];
-        data_q = sl_q[wrot[SW-1:0]].q;
-      end
-    end
+    for (int i = Slots - 1; i >= 0; i--)
+      if (wcand[i]) data_slot = SW'(i);
+    for (int i = Slots - 1; i >= 0; i--)
+      if (wup[i]) data_slot = SW'(i);
+    data_q = sl_q[data_slot].q;
     sem_pick = sem_pick && wfree;
     data_pick = data_pick && wfree && !sem_pick;
   end
