@@ -115,8 +115,8 @@ void DmaEngine::reset() {
   ar_addr_ = 0;
   ar_bytes_ = ar_id_ = 0;
   w_v_ = w_sem_ = false;
-  w_slot_ = w_q_ = 0;
-  wptr_ = 0;
+  w_slot_ = p_.slots - 1;  // the write selection starts from slot 0
+  w_q_ = 0;
 }
 
 void DmaEngine::set_slot(unsigned i, S st) {
@@ -227,12 +227,12 @@ DmaEngine::Comb DmaEngine::comb(const In& in) const {
       c.sem_q = q;
     }
   // the slot holding data its queue may write (under write-after-write any, under strong order the
-  // one holding the queue's next write, wseq) that comes first from wptr_, the slot after the last
-  // one written: round-robin over the slots, so data waits at most Slots - 1 writes
+  // one holding the queue's next write, wseq) that comes first after w_slot_, the slot last
+  // written: round-robin over the slots, so data waits at most Slots - 1 writes
   bool data = false;
-  unsigned best = 0;  // the chosen slot's distance from wptr_
+  unsigned best = 0;  // the chosen slot's distance from the one after w_slot_
   const auto consider = [&](unsigned i) {
-    const unsigned dist = i >= wptr_ ? i - wptr_ : i + p_.slots - wptr_;
+    const unsigned dist = i > w_slot_ ? i - w_slot_ : i + p_.slots - w_slot_;
     if (!data || dist < best) {
       data = true;
       best = dist;
@@ -491,7 +491,6 @@ void DmaEngine::tick(const In& in) {
     w_sem_ = false;
     w_slot_ = c.data_slot;
     w_q_ = data_slot_q;
-    wptr_ = c.data_slot + 1 == p_.slots ? 0 : c.data_slot + 1;
     set_slot(c.data_slot, S::wr);
   } else if (in.wr_ready_i) {
     w_v_ = false;

@@ -167,7 +167,6 @@ class DmaEngine {
   unsigned ar_bytes_ = 0, ar_id_ = 0;
   bool w_v_ = false, w_sem_ = false;
   unsigned w_slot_ = 0, w_q_ = 0;
-  unsigned wptr_ = 0;  ///< the write selection's first slot: the one after the last written (wptr_q)
 };
 
 }  // namespace trn::dma

@@ -421,7 +421,6 @@ BOOST_AUTO_TEST_CASE(write_selection_serves_every_slot_in_turn) {
   std::vector<std::deque<Desc>> todo(kQueues);
   for (unsigned q = 0; q < kQueues; ++q)
     todo[q].push_back(copy(Space::hbm, q * kLen, Space::hbm, kDst + q * kLen, kLen));
-  std::vector<std::uint32_t> src_of(kSlots);               // each slot's outstanding read
   std::map<std::uint32_t, std::uint64_t> arrived;          // destination chunk -> writes done when its data came
   std::optional<std::pair<unsigned, std::uint32_t>> resp;  // (slot, source) answered this cycle
   std::uint64_t writes = 0, worst = 0, cycle = 0;
@@ -443,7 +442,6 @@ BOOST_AUTO_TEST_CASE(write_selection_serves_every_slot_in_turn) {
     if (resp) arrived[resp->second + kDst] = writes;
     resp.reset();
     if (out.ar_valid_o && in.ar_ready_i) {
-      src_of[out.ar_o.id] = out.ar_o.addr;
       resp = std::make_pair(static_cast<unsigned>(out.ar_o.id), static_cast<std::uint32_t>(out.ar_o.addr));
     }
     if (out.wr_valid_o && in.wr_ready_i) {

@@ -130,7 +130,6 @@ module dma_engine
   // the write register
   logic                w_v_q, w_v_d, w_sem_q, w_sem_d;
   logic [SW-1:0]       w_slot_q, w_slot_d;
-  logic [SW-1:0]       wptr_q, wptr_d;  // the write selection's first slot: the one after the last written
   logic [QW-1:0]       w_qid_q, w_qid_d;
 
   function automatic logic [2:0] lg(logic [2:0] s);
@@ -274,7 +273,7 @@ module dma_engine
   logic [SW-1:0] data_slot;
   logic [QW-1:0] data_q;  // its queue
   logic [Slots-1:0] wcand;  // slots with data their queue may write
-  logic [Slots-1:0] wup;    // those at or after wptr_q
+  logic [Slots-1:0] wup;    // those after w_slot_q, the slot last written
   logic          w_acc;
   always_comb begin
     w_acc = w_v_q && wr_ready_i;
@@ -287,13 +286,13 @@ module dma_engine
         sem_q = QW'(q);
       end
     end
-    // the slot with data that its queue may write nearest at or after wptr_q (the slot after the
-    // last one written, wrapping): round-robin over the slots
+    // round-robin over the slots: the first slot with data that its queue may write after w_slot_q
+    // (the slot last written; Slots - 1 from reset), wrapping
     for (int i = 0; i < Slots; i++)
       wcand[i] = sl_q[i].st == SData && (!cfg_strong_i[sl_q[i].q] || sl_q[i].seq == qs_q[sl_q[i].q].wseq);
-    // two priority passes instead of a rotation: the lowest candidate at or after wptr_q, else
-    // the lowest of all (linear in Slots, where a rotated index is quadratic in synthesis)
-    for (int i = 0; i < Slots; i++) wup[i] = wcand[i] && SW'(i) >= wptr_q;
+    // two priority passes instead of a rotation: the lowest candidate after w_slot_q, else the
+    // lowest of all (linear in Slots, where a rotated index is quadratic in synthesis)
+    for (int i = 0; i < Slots; i++) wup[i] = wcand[i] && SW'(i) > w_slot_q;
     data_pick = |wcand;
     data_slot = '0;
     for (int i = Slots - 1; i >= 0; i--)
@@ -334,7 +333,6 @@ module dma_engine
     w_sem_d = w_sem_q;
     w_slot_d = w_slot_q;
     w_qid_d = w_qid_q;
-    wptr_d = wptr_q;
     // the queues
     for (int q = 0; q < Queues; q++) begin
       unique case (qs_q[q].st)
@@ -426,7 +424,6 @@ module dma_engine
       w_sem_d = 1'b0;
       w_slot_d = data_slot;
       w_qid_d = data_q;
-      wptr_d = data_slot == SW'(Slots - 1) ? '0 : data_slot + 1'b1;
     end else if (wr_ready_i) begin
       w_v_d = 1'b0;
     end
@@ -446,9 +443,8 @@ module dma_engine
       ar_id_q <= '0;
       w_v_q <= 1'b0;
       w_sem_q <= 1'b0;
-      w_slot_q <= '0;
+      w_slot_q <= SW'(Slots - 1);  // the write selection starts from slot 0
       w_qid_q <= '0;
-      wptr_q <= '0;
     end else begin
       qs_q <= qs_d;
       sl_q <= sl_d;
@@ -463,7 +459,6 @@ module dma_engine
       w_sem_q <= w_sem_d;
       w_slot_q <= w_slot_d;
       w_qid_q <= w_qid_d;
-      wptr_q <= wptr_d;
     end
   end
 
