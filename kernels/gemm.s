@@ -79,7 +79,14 @@
 .const AC = AX + 2 * XB            ; C row mt COLS + p in partition p at AC + 2N mt
 .const AB = AC + MT * 2 * N        ; bias of row mt COLS + p in partition p at AB + 4 mt
 .const AWS = AB + cdiv(4 * MT, 64) * 64 ; MX: W's scales of k-tile kt at AWS + kt M + m (partition 8b)
-.const AXS = AWS + cdiv(MX * KT * M, 64) * 64 ; MX: X buffer b's scales of k-tile kt at AXS + b KT TN + kt TN + n
+.const AXS0 = AWS + cdiv(MX * KT * M, 64) * 64
+; MX: X buffer b's scales of k-tile kt at AXS + b KT TN + kt TN + n, placed two SBUF banks from
+; the elements (AXS - AX = 2 lines modulo the banks' lines): a multiply's moving reads start in
+; AX's bank and its scale-word reads in AXS's, and a scale read yields to a moving read of its
+; bank, so with both in one bank the multiply's first 32 columns (full) would get a word only when
+; the last one was used: 2 cycles a word (docs/kernels.md)
+.const BL = SBUF_LINE * SBUF_BANKS
+.const AXS = AXS0 + MX * ((AX + 2 * SBUF_LINE - AXS0 % BL + BL) % BL)
 .const SCB = AXS + 2 * MX * KT * TN - AWS ; MX: bytes of the scale tensors (a multiple of 4)
 .const HW = 0
 .const HX = HW + EB * PARTS * KT * M

@@ -270,6 +270,7 @@ std::map<std::string, std::int64_t> config_defines(const cfg::Arch& a) {
           {"COLS", a.te_cols},
           {"SBUF_BYTES", a.sbuf_bytes_per_partition},
           {"SBUF_BANKS", a.sbuf_banks},
+          {"SBUF_LINE", a.dma_beat_bytes},
           {"PSUM_BANKS", a.psum_banks},
           {"PSUM_BANK_BYTES", a.psum_bank_bytes},
           {"MAX_N", a.max_moving_n},
