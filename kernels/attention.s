@@ -34,9 +34,10 @@
 ; The loads come in the order they are needed, each group with a semaphore of its own (a group's
 ; last descriptor on each queue posts it once): Q's tile 0 and K in JT chunks (k0 and k1 in turn,
 ; below: S of tile 0 multiplies each chunk as it arrives), Q's tile 1
-; (q1: S of tile 1), V (vl: the first E V multiply), Q's other tiles (qr: S of tile 2). The three Q
-; groups' semaphores are declared in a row: S of tile t >= 1 waits for q1+min(t-1,1) (from tile 3 on, qr
-; again, long since reached).
+; (q1: S of tile 1), V (vl: the first E V multiply), Q's other tiles one at a time (tile t >= 2 on
+; qr+t%2 in turn, as K's chunks: S of tile t waits for its own tile, not for all of Q). The
+; vector engine takes tile 0's maximum a key tile at a time as S's key tiles are multiplied (sc:
+; the first JT - 1 of them), so that the softmax starts as K's last chunk arrives.
 ; HBM in: Q^T row-major [d][Lq] at HQ, K^T row-major [d][Lk] at HK, V row-major [Lk][e] at HV.
 ; HBM out: O row-major [Lq][e] at HO.
 .default QT = 1
@@ -54,11 +55,12 @@
 .const APT = AE + 8 * Lk            ; E^T tile jt of buffer b, BF16 [COLS, COLS], at APT + b TB + jt 2 COLS
 .const AO = APT + 2 * TB            ; O of query tile q, BF16 [COLS, e], at AO + q 2e
 .const AW = AO + 64 * cdiv(QT * 2 * e, 64) ; words of query tile q at AW + 16 q: max, -scale max, sum, reciprocal
+.const AW2 = AW + 64 * cdiv(16 * QT, 64) ; tile 0's maximum of each key tile, a word each
 .const HQ = 0
 .const HK = HQ + 2 * d * Lq
 .const HV = HK + 2 * d * Lk
 .const HO = HV + 2 * Lk * e
-.sem k0, k1, q1, qr, s, nm, tr, pt, o, ev, out, ex, vl
+.sem k0, k1, q1, qr, qr1, s, nm, tr, pt, o, ev, out, ex, vl, sc
 
 .stream sync
 ; (Q^T's row t holds every query tile's 2 COLS bytes in turn)
@@ -95,15 +97,16 @@
     dma_start queue=j%QUEUES src=hbm:HV+2*e*j dst=sbuf:sb(j%COLS, AV+(j/COLS)*2*e) len=2*e stype=bf16 dtype=bf16
 .endif
 .endfor
-.if QT > 2
+; Q's tiles 2 .. QT - 1, tile u + 2 on qr+u%2 once tile u (the pair's last) is in on every queue
+.for u = 0, QT - 2
 .for t = 0, PARTS
 .if t >= PARTS - QUEUES
-    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t+4*COLS dst=sbuf:sb(t, AQ+4*COLS) len=2*COLS*(QT-2) stype=bf16 dtype=bf16 dsem=qr+=1
+    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t+2*COLS*(u+2) dst=sbuf:sb(t, AQ+2*COLS*(u+2)) len=2*COLS stype=bf16 dtype=bf16 dsem=qr+u%2+=1 wait=qr+u%2>=(u/2)*min(PARTS,QUEUES)*(t==0)
 .else
-    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t+4*COLS dst=sbuf:sb(t, AQ+4*COLS) len=2*COLS*(QT-2) stype=bf16 dtype=bf16
+    dma_start queue=t%QUEUES src=hbm:HQ+2*Lq*t+2*COLS*(u+2) dst=sbuf:sb(t, AQ+2*COLS*(u+2)) len=2*COLS stype=bf16 dtype=bf16 wait=qr+u%2>=(u/2)*min(PARTS,QUEUES)*(t==0)
 .endif
 .endfor
-.endif
+.endfor
 ; O of each query tile once it is evacuated: a row a descriptor
 .for q = 0, QT
 .for i = 0, COLS
@@ -127,12 +130,16 @@
 .if c == JT - 1
     multiply_moving t=AK+2*COLS*c:bf16 n=COLS bank=0 off=COLS*c post=s+=1 wait=k0+c%2>=(c/2+1)*min(PARTS,QUEUES)
 .else
-    multiply_moving t=AK+2*COLS*c:bf16 n=COLS bank=0 off=COLS*c wait=k0+c%2>=(c/2+1)*min(PARTS,QUEUES)
+    multiply_moving t=AK+2*COLS*c:bf16 n=COLS bank=0 off=COLS*c post=sc+=1 wait=k0+c%2>=(c/2+1)*min(PARTS,QUEUES)
 .endif
 .endfor
 .endif
 .if q + 1 > 0 && q + 1 < QT
-    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS wait=q1+min(q,1)>=min(PARTS,QUEUES)
+.if q + 1 == 1
+    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS wait=q1>=min(PARTS,QUEUES)
+.else
+    load_stationary t=AQ+2*COLS*(q+1):bf16 k=d m=COLS wait=qr+(q-1)%2>=((q-1)/2+1)*min(PARTS,QUEUES)
+.endif
     multiply_moving t=AK:bf16 n=Lk bank=(q+1)%2 post=s+=1 wait=ex>=max(q,0)*JT
 .endif
 ; E V of q - 1 (key tile by key tile), then the transposes of q; the last step interleaves them, a
@@ -181,8 +188,17 @@
 ; the maximum and -scale max of tile q + 1 (while the tensor engine transposes E's tiles of q),
 ; then the E^T copies of tile q
 .for q = -1, QT
-.if q + 1 < QT
+.if q + 1 == 0 && JT > 1
+.for c = 0, JT - 1
+    tensor_reduce pc=COLS size=COLS a=psum:4*COLS*c:fp32 a.stride=1 o=sbuf:AW2+4*c:fp32 alu0=max wait=sc>=c+1
+.endfor
+    tensor_reduce pc=COLS size=COLS a=psum:4*COLS*(JT-1):fp32 a.stride=1 o=sbuf:AW2+4*(JT-1):fp32 alu0=max wait=s>=1
+    tensor_reduce pc=COLS size=JT a=sbuf:AW2:fp32 a.stride=1 o=sbuf:AW:fp32 alu0=max
+.endif
+.if q + 1 < QT && (q + 1 > 0 || JT == 1)
     tensor_reduce pc=COLS size=Lk a=psum:((q+1)%2)*PSUM_BANK_BYTES:fp32 a.stride=1 o=sbuf:AW+16*(q+1):fp32 alu0=max wait=s>=q+2
+.endif
+.if q + 1 < QT
     tensor_scalar pc=COLS a=sbuf:AW+16*(q+1):fp32 o=sbuf:AW+16*(q+1)+4:fp32 alu0=mul imm0=f32rsqrt(d)^0x80000000 alu1=bypass post=nm+=1
 .endif
 .if q >= 0

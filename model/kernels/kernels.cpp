@@ -765,7 +765,8 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const std::uint32_t TB = al(JT * 2 * COLS), AQ = 0, AK = AQ + al(2 * Lq), AV = AK + al(2 * Lk),
                       AE = AV + al(JT * 2 * e), APT = AE + 8 * Lk, AO = APT + 2 * TB, AW = AO + al(QT * 2 * e);
   const std::uint32_t HK = 2 * d * Lq, HV = HK + 2 * d * Lk, HO = HV + 2 * Lk * e;
-  if (AW + 16 * QT > a.sbuf_bytes_per_partition || std::uint64_t{HO} + 2ull * Lq * e > a.hbm_bytes)
+  const std::uint32_t AW2 = AW + al(16 * QT);  // tile 0's maximum of each key tile
+  if (AW2 + 4 * JT > a.sbuf_bytes_per_partition || std::uint64_t{HO} + 2ull * Lq * e > a.hbm_bytes)
     throw std::invalid_argument(fmt::format("kernel attention: QT={} does not fit in SBUF or HBM", QT));
   std::mt19937_64 rng(seed);
   Case c;
@@ -795,7 +796,8 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     tref.run(ls_cmd(AQ + 2 * COLS * q, d, COLS), sb);
     tref.run(mm_cmd(AK, Lk, sbank, false), sb);
     vector::Memory ps = tref.psum_rows();
-    // softmax of scale S
+    // softmax of scale S (the kernel takes tile 0's maximum a key tile at a time and then over
+    // those: the same value, a maximum being exact)
     vector::Instr mx = lane(vector::Op::tensor_reduce, COLS, Lk);
     mx.a_space = true, mx.a_addr = sbank * a.psum_bank_bytes, mx.a_stride = kUnit, mx.o_addr = w;
     mx.alu0 = vector::Alu::max;
@@ -887,20 +889,24 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     }
   }
   c.bounds.push_back(std::move(bd));
-  // k0, k1 (K's chunks in turn), q1, qr, s, nm, tr, pt, o, ev, out, ex, vl
+  // k0, k1 (K's chunks in turn), q1, qr, qr1 (Q's tiles 2 .. in turn), s, nm, tr, pt, o, ev, out,
+  // ex, vl, sc
+  const unsigned qrest = QT > 2 ? QT - 2 : 0;
   c.sems = {{0, (JT + 1) / 2 * std::min(P, a.dma_queues)},
             {1, JT / 2 * std::min(P, a.dma_queues)},
             {2, QT > 1 ? std::min(P, a.dma_queues) : 0},
-            {3, QT > 2 ? std::min(P, a.dma_queues) : 0},
-            {4, QT},
+            {3, (qrest + 1) / 2 * std::min(P, a.dma_queues)},
+            {4, qrest / 2 * std::min(P, a.dma_queues)},
             {5, QT},
-            {6, QT * JT},
+            {6, QT},
             {7, QT * JT},
-            {8, QT},
+            {8, QT * JT},
             {9, QT},
-            {10, QT * std::min(COLS, a.dma_queues)},
-            {11, QT * JT},
-            {12, std::min(Lk, a.dma_queues)}};
+            {10, QT},
+            {11, QT * std::min(COLS, a.dma_queues)},
+            {12, QT * JT},
+            {13, std::min(Lk, a.dma_queues)},
+            {14, JT - 1}};
   return c;
 }
 
