@@ -83,8 +83,9 @@
 ; MX: X buffer b's scales of k-tile kt at AXS + b KT TN + kt TN + n, placed two SBUF banks from
 ; the elements (AXS - AX = 2 lines modulo the banks' lines): a multiply's moving reads start in
 ; AX's bank and its scale-word reads in AXS's, and a scale read yields to a moving read of its
-; bank, so with both in one bank the multiply's first 32 columns (full) would get a word only when
-; the last one was used: 2 cycles a word (docs/kernels.md)
+; bank, so with both in one bank the reader, holding no word at a multiply's start, would get
+; words for the first 32 columns (full) only when the moving read ran dry: about a cycle a word
+; (docs/kernels.md)
 .const BL = SBUF_LINE * SBUF_BANKS
 .const AXS = AXS0 + MX * ((AX + 2 * SBUF_LINE - AXS0 % BL + BL) % BL)
 .const SCB = AXS + 2 * MX * KT * TN - AWS ; MX: bytes of the scale tensors (a multiple of 4)
