@@ -293,7 +293,11 @@ Case gemm(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
   const unsigned K = KT * KP, M = MT * COLS, N = NT * TN;
   const std::uint32_t XB = KT * EB * TN, AW = 0, AX = AW + (KT * EB * M + 63) / 64 * 64, AC = AX + 2 * XB,
                       AB = AC + MT * 2 * N, AWS = AB + (4 * MT + 63) / 64 * 64,
-                      AXS = AWS + (mx ? (KT * M + 63) / 64 * 64 : 0);
+                      AXS0 = AWS + (mx ? (KT * M + 63) / 64 * 64 : 0);
+  // MX: X's scale buffers two SBUF banks from its elements (AXS - AX = 2 lines modulo the banks'
+  // lines), as gemm.s places them
+  const std::uint32_t BL = a.dma_beat_bytes * a.sbuf_banks,
+                      AXS = AXS0 + (mx ? (AX + 2 * a.dma_beat_bytes - AXS0 % BL + BL) % BL : 0);
   const std::uint32_t HX = EB * P * KT * M, HB = HX + EB * P * KT * N, HC = HB + 4 * M, HWS = HC + 2 * M * N,
                       HXS = HWS + (mx ? SP * KT * M : 0), HEND = HXS + (mx ? NT * SP * KT * TN : 0);
   if (AXS + (mx ? 2 * KT * TN : 0) > a.sbuf_bytes_per_partition || HEND > a.hbm_bytes)
@@ -796,12 +800,21 @@ Case attention(const cfg::Arch& a, std::uint64_t seed, const Defines& over) {
     tref.run(ls_cmd(AQ + 2 * COLS * q, d, COLS), sb);
     tref.run(mm_cmd(AK, Lk, sbank, false), sb);
     vector::Memory ps = tref.psum_rows();
-    // softmax of scale S (the kernel takes tile 0's maximum a key tile at a time and then over
-    // those: the same value, a maximum being exact)
+    // softmax of scale S; tile 0's maximum a key tile at a time into AW2, then over those words
     vector::Instr mx = lane(vector::Op::tensor_reduce, COLS, Lk);
     mx.a_space = true, mx.a_addr = sbank * a.psum_bank_bytes, mx.a_stride = kUnit, mx.o_addr = w;
     mx.alu0 = vector::Alu::max;
-    exec(vref, mx, sb, &ps, "attention's max");
+    if (q == 0 && JT > 1) {
+      for (unsigned jt = 0; jt < JT; ++jt) {
+        vector::Instr part = mx;
+        part.size = {COLS, 1, 1, 1}, part.a_addr = 4 * COLS * jt, part.o_addr = AW2 + 4 * jt;
+        exec(vref, part, sb, &ps, "attention's key-tile max");
+      }
+      mx.size = {JT, 1, 1, 1}, mx.a_space = false, mx.a_addr = AW2;
+      exec(vref, mx, sb, nullptr, "attention's max");
+    } else {
+      exec(vref, mx, sb, &ps, "attention's max");
+    }
     vector::Instr nm = lane(vector::Op::tensor_scalar, COLS, 1);
     nm.a_addr = w, nm.o_addr = w + 4, nm.alu0 = vector::Alu::mul, nm.imm0 = scale ^ 0x80000000u;
     nm.alu1 = vector::Alu::bypass;
